@@ -1,0 +1,33 @@
+# The course's two commands:  `make course`  and  `make test`.
+# Both create the virtual environment in $(VENV) first if it is missing or out of date.
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PROFILE ?= tiny
+BUILD ?= build/$(PROFILE)
+# On a machine without a local CPU wheel, add: TORCH_INSTALL="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+TORCH_INSTALL ?= torch==2.13.0
+
+.PHONY: course test env lint students clean
+
+env: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(TORCH_INSTALL)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+course: env
+	$(PY) -m course_lib notebooks --profile $(PROFILE) --out $(BUILD)
+
+test: env
+	$(PY) -m ruff check course_lib tests benchmarks
+	$(PY) -m pytest
+
+lint: env
+	$(PY) -m ruff check course_lib tests benchmarks
+
+clean:
+	rm -rf build .pytest_cache

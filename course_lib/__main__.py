@@ -1,0 +1,118 @@
+"""Command line: `python -m course_lib COMMAND ...`, the same operations the notebooks use.
+
+Bad input exits with status 2 and one line on stderr. Introduced in notebooks/00_tiny_world_tour.ipynb.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .errors import CourseError
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see `python -m course_lib {self.prog.split()[-1]} --help`)\n")
+
+
+def cmd_pretrain(args) -> None:
+    """Pretrain a tiny model and write its checkpoint and manifest."""
+    from .models import PretrainConfig, run_pretrain
+
+    config = PretrainConfig(size=args.size, steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed)
+    manifest = run_pretrain(config, args.out, progress=not args.quiet)
+    print(f"saved {manifest['parameters']:,} parameters to {args.out} (sha256 {manifest['sha256']['model.safetensors'][:12]})")
+
+
+def cmd_calibrate(args) -> None:
+    """Measure pass rates per level and (with --write) store them in the model's manifest."""
+    from .calibration import calibrate, check_targets, write_calibration
+
+    report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
+                       progress=not args.quiet)
+    targets = check_targets(args.model, report)
+    if args.write:
+        write_calibration(args.model, report, targets)
+    print(json.dumps({**report, "targets": targets}, indent=2))
+
+
+def cmd_generate(args) -> None:
+    """Print problems of a procedural task as JSON Lines."""
+    from .tasks import generate
+
+    levels = [int(x) for x in args.levels.split(",")] if args.levels else None
+    for problem in generate(args.task, args.n, args.split, args.seed, levels):
+        print(json.dumps(problem.to_dict()))
+
+
+def cmd_notebooks(args) -> None:
+    """Execute every numbered notebook with papermill in one profile."""
+    from .notebooks import run_course
+
+    summary = run_course(args.profile, args.out, only=args.only or None, progress=not args.quiet)
+    for item in summary["notebooks"]:
+        print(f"{item['notebook']}: {item['seconds']} s")
+    print(f"executed notebooks and summary.json are in {args.out}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `course_lib` command line."""
+    parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+
+    pretrain = commands.add_parser("pretrain", help="pretrain a tiny model from scratch (a few CPU minutes)")
+    pretrain.add_argument("--size", default="tiny-m", help="tiny-s, tiny-m or tiny-l")
+    pretrain.add_argument("--steps", type=int, default=2000, help="optimizer steps")
+    pretrain.add_argument("--batch-size", type=int, default=64, help="sequences per step")
+    pretrain.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
+    pretrain.add_argument("--seed", type=int, default=0, help="seed of weights and data")
+    pretrain.add_argument("--out", type=Path, required=True, help="folder for the checkpoint and manifest.json")
+    pretrain.add_argument("--quiet", action="store_true", help="no progress bar")
+    pretrain.set_defaults(run=cmd_pretrain)
+
+    calibrate = commands.add_parser("calibrate", help="pass rate per level of a tiny model at K samples")
+    calibrate.add_argument("--model", required=True, help="tiny name or model folder")
+    calibrate.add_argument("--task", default="arith", help="arith or shuffle")
+    calibrate.add_argument("--n", type=int, default=500, help="training problems to sample")
+    calibrate.add_argument("--k", type=int, default=8, help="samples per problem")
+    calibrate.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
+    calibrate.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+    calibrate.add_argument("--write", action="store_true", help="store the report in the model's manifest.json")
+    calibrate.add_argument("--quiet", action="store_true", help="no progress bar")
+    calibrate.set_defaults(run=cmd_calibrate)
+
+    gen = commands.add_parser("generate", help="print procedural problems as JSON Lines")
+    gen.add_argument("--task", default="arith", help="arith or shuffle")
+    gen.add_argument("--n", type=int, default=10, help="number of problems")
+    gen.add_argument("--split", default="train", help="train, test or ood")
+    gen.add_argument("--levels", default=None, help="comma-separated levels, e.g. 1,2,3")
+    gen.add_argument("--seed", type=int, default=0, help="seed")
+    gen.set_defaults(run=cmd_generate)
+
+    notebooks = commands.add_parser("notebooks", help="execute every numbered notebook with papermill")
+    notebooks.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
+    notebooks.add_argument("--out", type=Path, default=Path("build/tiny"), help="folder for executed notebooks")
+    notebooks.add_argument("--only", nargs="*", help="notebook number prefixes to run, e.g. 00 03")
+    notebooks.add_argument("--quiet", action="store_true", help="no progress bar")
+    notebooks.set_defaults(run=cmd_notebooks)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point: run one command; bad input -> one line on stderr, exit status 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except CourseError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

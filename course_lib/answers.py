@@ -1,0 +1,130 @@
+"""Final-answer extraction and checking for every format the course grades.
+
+Formats: the tiny tasks and GSM8K (`#### N`), MATH (`\\boxed{...}`, equivalence through
+math-verify), BBH options `(A)`..`(G)`, AIME integers, and `<answer>...</answer>` tags.
+Nothing here ever evaluates model output as code. Introduced in notebooks/00_tiny_world_tour.ipynb.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_SCAN = 4000  # only the tail of a completion is searched: bounded work on any string
+MAX_MATH_CHARS = 300  # longer candidate answers are not handed to math-verify
+
+_HASH = re.compile(r"####[ \t]*([^\n]{0,100})")
+_OPTION = re.compile(r"\(([A-G])\)")
+_TAG = re.compile(r"<answer>([\s\S]{0,1000}?)</answer>")
+_NUMBER = re.compile(r"-?\d[\d,]{0,30}(?:\.\d{1,30})?")
+
+
+def _tail(text) -> str:
+    """The last MAX_SCAN characters of a string (anything else becomes '')."""
+    return text[-MAX_SCAN:] if isinstance(text, str) else ""
+
+
+def normalize_number(text: str) -> str:
+    """'1,234' -> '1234', '$5.00' -> '5', ' 7. ' -> '7'; other strings are only stripped."""
+    cleaned = text.strip().replace(",", "").replace("$", "").rstrip(".").strip()
+    if re.fullmatch(r"-?\d+\.0*", cleaned):
+        cleaned = cleaned.split(".")[0]
+    if re.fullmatch(r"-?0*\d+", cleaned):
+        cleaned = str(int(cleaned))
+    return cleaned
+
+
+def extract_hash_answer(text) -> str | None:
+    """The answer after the last `####` (tiny tasks, GSM8K), normalised; None if absent.
+
+    >>> extract_hash_answer("3+4=7\\n#### 7")
+    '7'
+    >>> extract_hash_answer("The total is 1,200.\\n#### 1,200") is None or True
+    True
+    """
+    matches = _HASH.findall(_tail(text))
+    if not matches:
+        return None
+    answer = normalize_number(matches[-1])
+    return answer or None
+
+
+def extract_boxed(text) -> str | None:
+    """Content of the last `\\boxed{...}` or `\\fbox{...}`, braces balanced; None if absent.
+
+    >>> extract_boxed(r"so \\boxed{\\frac{1}{2}}.")
+    '\\\\frac{1}{2}'
+    """
+    text = _tail(text)
+    start = max(text.rfind("\\boxed{"), text.rfind("\\fbox{"))
+    if start < 0:
+        return None
+    i = text.index("{", start) + 1
+    depth, begin = 1, i
+    while i < len(text):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[begin:i].strip()
+        i += 1
+    return None
+
+
+def extract_option(text) -> str | None:
+    """The last option letter written as `(A)`..`(G)` (BBH), as '(X)'; None if absent."""
+    matches = _OPTION.findall(_tail(text))
+    return f"({matches[-1]})" if matches else None
+
+
+def extract_tagged(text) -> str | None:
+    """Content of the last `<answer>...</answer>` tag, stripped; None if absent."""
+    matches = _TAG.findall(_tail(text))
+    return matches[-1].strip() if matches else None
+
+
+def extract_integer(text) -> str | None:
+    """An AIME-style integer answer: boxed, after `####`, in a tag, or the last integer written."""
+    for candidate in (extract_boxed(text), extract_hash_answer(text), extract_tagged(text)):
+        if candidate is not None:
+            number = normalize_number(candidate)
+            if re.fullmatch(r"-?\d+", number):
+                return number
+    numbers = _NUMBER.findall(_tail(text))
+    return normalize_number(numbers[-1]) if numbers else None
+
+
+def math_equal(predicted: str | None, reference: str) -> bool:
+    """Whether two MATH answers are equal: exact after normalisation, else math-verify (never eval)."""
+    if predicted is None:
+        return False
+    if normalize_number(predicted) == normalize_number(reference):
+        return True
+    if len(predicted) > MAX_MATH_CHARS or len(reference) > MAX_MATH_CHARS:
+        return False
+    try:
+        from math_verify import parse, verify
+
+        gold = parse(f"${reference}$", parsing_timeout=2)
+        guess = parse(f"${predicted}$", parsing_timeout=2)
+        return bool(gold and guess and verify(gold, guess, timeout_seconds=2))
+    except Exception:  # math-verify can fail on odd LaTeX; an unparsable answer is wrong
+        return False
+
+
+def is_correct(completion: str, answer: str, source: str) -> bool:
+    """Whether a completion's final answer matches `answer`, by the rules of its source."""
+    answer = str(answer)
+    if source in ("arith", "gsm8k"):
+        return extract_hash_answer(completion) == normalize_number(answer)
+    if source == "shuffle":
+        return extract_hash_answer(completion) == answer.strip()
+    if source == "math":
+        return math_equal(extract_boxed(completion), answer)
+    if source == "bbh":
+        return extract_option(completion) == answer.strip()
+    if source == "aime2025":
+        return extract_integer(completion) == normalize_number(answer)
+    if source == "tagged":
+        return normalize_number(extract_tagged(completion) or "") == normalize_number(answer)
+    raise ValueError(f"source={source!r} has no answer checker")

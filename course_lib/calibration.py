@@ -1,0 +1,91 @@
+"""How competent is a tiny model? Pass rates per level at K samples, written into its manifest.
+
+Introduced in notebooks/00_tiny_world_tour.ipynb.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from .answers import is_correct
+from .errors import check
+from .models import load_model, resolve_model_path
+from .provenance import atomic_write_text
+from .sampling import sample
+from .tasks import generate
+
+
+def pass_rates(model, tokenizer, problems, k, temperature, max_new_tokens, seed, progress=False) -> list[float]:
+    """Each problem's share of correct completions among k samples."""
+    completions = sample(model, tokenizer, [p.prompt for p in problems], k, temperature, max_new_tokens, seed,
+                         progress=progress)
+    return [
+        sum(is_correct(c, p.answer, p.source) for c in group) / k for p, group in zip(problems, completions)
+    ]
+
+
+def summarize(problems, rates, k) -> dict:
+    """Mean pass rate per level and the shares of problems with p = 0, 0 < p < 1 and p = 1."""
+    levels = sorted({p.level for p in problems})
+    by_level = {
+        str(level): round(sum(r for p, r in zip(problems, rates) if p.level == level)
+                          / sum(p.level == level for p in problems), 4)
+        for level in levels
+    }
+    n = len(rates)
+    return {
+        "n_problems": n,
+        "k": k,
+        "mean_pass_rate": round(sum(rates) / n, 4),
+        "pass_rate_by_level": by_level,
+        "share_p0": round(sum(r == 0 for r in rates) / n, 4),
+        "share_mixed": round(sum(0 < r < 1 for r in rates) / n, 4),
+        "share_p1": round(sum(r == 1 for r in rates) / n, 4),
+    }
+
+
+def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperature: float = 1.0,
+              max_new_tokens: int = 128, seed: int = 0, progress: bool = False) -> dict:
+    """Measure a tiny model on `n` training problems of `task` at K samples; returns the report."""
+    check(k >= 2, f"k={k} must be >= 2 to tell mixed problems from solved ones")
+    problems = generate(task, n, "train", seed)
+    model, tokenizer = load_model(name)
+    start = time.time()
+    rates = pass_rates(model, tokenizer, problems, k, temperature, max_new_tokens, seed, progress)
+    report = summarize(problems, rates, k)
+    report.update(task=task, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed,
+                  seconds=round(time.time() - start, 1),
+                  command=f"python -m course_lib calibrate --model {name} --task {task} --n {n} --k {k} --seed {seed}")
+    return report
+
+
+def write_calibration(name: str, report: dict, targets: dict) -> dict:
+    """Store a calibration report and its checked targets in the model's manifest."""
+    path = resolve_model_path(name) / "manifest.json"
+    manifest = json.loads(path.read_text())
+    calibration = manifest.get("calibration") or {}
+    calibration[report["task"]] = {**report, "targets": targets}
+    manifest["calibration"] = calibration
+    atomic_write_text(path, json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def check_targets(name: str, report: dict) -> dict:
+    """The course's calibration targets for this model (issue #2), each with its measured value and verdict."""
+    levels = report["pass_rate_by_level"]
+    top = levels.get("5")
+    targets = {}
+    size = name if name in ("tiny-s", "tiny-m", "tiny-l") else None
+    if report["task"] != "arith" or size is None or top is None:
+        return targets
+    if size == "tiny-m":
+        rates = [levels[str(level)] for level in range(1, 6)]
+        targets["share_mixed >= 0.40"] = {"value": report["share_mixed"], "met": report["share_mixed"] >= 0.40}
+        targets["pass rate falls from level 1 to level 5"] = {
+            "value": rates, "met": all(a >= b for a, b in zip(rates, rates[1:])) and rates[0] > rates[-1]}
+    if size == "tiny-s":
+        targets["level 5 pass rate <= 0.05"] = {"value": top, "met": top <= 0.05}
+    if size == "tiny-l":
+        targets["level 5 pass rate >= 0.15"] = {"value": top, "met": top >= 0.15}
+    return targets

@@ -1,0 +1,172 @@
+"""Real-data loaders: GSM8K, MATH, BBH tracking_shuffled_objects and AIME 2025, as `Problem` records.
+
+Each loader takes the hub id people already use, or a local JSON Lines file (or a folder
+holding the split files). Introduced in notebooks/00_tiny_world_tour.ipynb.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .answers import extract_boxed, extract_hash_answer, normalize_number
+from .errors import CourseError, check
+from .tasks import Problem
+
+HUB_IDS = {
+    "gsm8k": "openai/gsm8k",
+    "math": "EleutherAI/hendrycks_math",
+    "math500": "HuggingFaceH4/MATH-500",
+    "bbh": "lukaemon/bbh",
+    "aime2025": "opencompass/AIME2025",
+}
+MATH_SUBJECTS = {  # hub config name -> subject as written in MATH's `type`
+    "algebra": "Algebra", "counting_and_probability": "Counting & Probability", "geometry": "Geometry",
+    "intermediate_algebra": "Intermediate Algebra", "number_theory": "Number Theory",
+    "prealgebra": "Prealgebra", "precalculus": "Precalculus",
+}
+BBH_FILES = {3: "three", 5: "five", 7: "seven"}
+_NUMERIC = re.compile(r"-?\d+(\.\d+)?")
+
+
+def read_jsonl(path) -> list[tuple[str, dict]]:
+    """Rows of a JSON Lines file as (where, row) pairs; `where` is 'file:line' for error messages."""
+    path = Path(path)
+    check(path.exists(), f"data file {path} does not exist; give a JSON Lines file or a hub id")
+    check(path.is_file(), f"data file {path} is a folder; give a .jsonl file inside it")
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise CourseError(f"{path}:{number}: not JSON Lines ({error.msg}); each line must be one JSON object") from None
+            check(isinstance(row, dict), f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+            rows.append((f"{path}:{number}", row))
+    check(rows, f"data file {path} holds no rows")
+    return rows
+
+
+def _hub_rows(hub_id: str, config: str | None, split: str) -> list[tuple[str, dict]]:
+    """Rows of a hub dataset through `datasets.load_dataset`, with a clear error when offline."""
+    import datasets
+
+    try:
+        dataset = datasets.load_dataset(hub_id, config, split=split)
+    except Exception as error:
+        raise CourseError(
+            f"could not load {hub_id} ({config or 'default'}, split {split}) from the hub: "
+            f"{str(error).splitlines()[0] if str(error) else type(error).__name__}; "
+            "without network access, pass a local JSON Lines path instead"
+        ) from None
+    return [(f"{hub_id}[{split}] row {i + 1}", dict(row)) for i, row in enumerate(dataset)]
+
+
+def _is_local(source) -> bool:
+    """Whether `source` names a local path (as opposed to a hub id)."""
+    text = str(source)
+    return Path(text).exists() or text.endswith(".jsonl") or text.startswith((".", "/", "~"))
+
+
+def _field(where: str, row: dict, *names, kind=str):
+    """The first present field among `names`, of type `kind`; a clear error naming the row if absent."""
+    for name in names:
+        if name in row and row[name] is not None:
+            value = row[name]
+            wanted = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            check(isinstance(value, kind), f"{where}: field {name!r} should be {wanted}, got {type(value).__name__}")
+            return value
+    raise CourseError(f"{where}: missing field {' or '.join(repr(n) for n in names)}")
+
+
+def load_gsm8k(source: str = HUB_IDS["gsm8k"], split: str = "test") -> list[Problem]:
+    """GSM8K; the answer is the number after `####`, the level is the number of solution steps (1-8+)."""
+    rows = read_jsonl(Path(source) / f"{split}.jsonl" if Path(source).is_dir() else source) if _is_local(source) \
+        else _hub_rows(source, "main", split)
+    problems = []
+    for index, (where, row) in enumerate(rows):
+        question = _field(where, row, "question")
+        solution = _field(where, row, "answer")
+        answer = extract_hash_answer(solution)
+        check(answer is not None, f"{where}: field 'answer' has no '#### N' final line")
+        steps = sum(1 for line in solution.split("\n")[:-1] if line.strip())
+        problems.append(Problem(f"gsm8k-{split}-{index}", question, answer, max(1, steps), "gsm8k", solution=solution))
+    return problems
+
+
+def is_numeric_answer(answer: str) -> bool:
+    """Whether a MATH answer is a plain number (the numeric subset of arXiv 2604.06298)."""
+    return bool(_NUMERIC.fullmatch(normalize_number(answer)))
+
+
+def _math_level(where: str, row: dict) -> int | None:
+    """MATH level as an int from 1, '1' or 'Level 1'; None for 'Level ?' or a missing level."""
+    level = row.get("level")
+    if level is None:
+        return None
+    match = re.fullmatch(r"(?:Level )?([1-5]|\?)", str(level).strip())
+    check(match is not None, f"{where}: field 'level' {level!r} is not 1-5 or 'Level N'")
+    return None if match.group(1) == "?" else int(match.group(1))
+
+
+def load_math(source: str = HUB_IDS["math"], split: str = "test", levels=None, numeric_only: bool = False) -> list[Problem]:
+    """MATH (or MATH-500): levels as ints, subject kept, answer from `answer` or the last `\\boxed{}`."""
+    if _is_local(source):
+        rows = read_jsonl(Path(source) / f"{split}.jsonl" if Path(source).is_dir() else source)
+    elif source == HUB_IDS["math"]:
+        rows = [pair for config in MATH_SUBJECTS for pair in _hub_rows(source, config, split)]
+    else:
+        rows = _hub_rows(source, None, split)
+    problems = []
+    for index, (where, row) in enumerate(rows):
+        problem = _field(where, row, "problem")
+        solution = row.get("solution")
+        answer = row.get("answer")
+        if answer is None:
+            check(isinstance(solution, str), f"{where}: missing field 'answer' and no 'solution' to take it from")
+            answer = extract_boxed(solution)
+            check(answer is not None, f"{where}: field 'solution' has no \\boxed{{}} answer")
+        level = _math_level(where, row)
+        uid = row.get("unique_id") or f"math-{split}-{index}"
+        item = Problem(uid, problem, str(answer), level, "math", _field(where, row, "subject", "type"), solution)
+        if (levels is None or level in levels) and (not numeric_only or is_numeric_answer(item.answer)):
+            problems.append(item)
+    return problems
+
+
+def load_bbh(source: str = HUB_IDS["bbh"], n_objects=(3, 5, 7)) -> list[Problem]:
+    """BBH tracking_shuffled_objects with 3, 5 and/or 7 objects; level = number of objects."""
+    problems = []
+    for count in n_objects:
+        check(count in BBH_FILES, f"n_objects={count} is not one of 3, 5, 7")
+        name = f"tracking_shuffled_objects_{BBH_FILES[count]}_objects"
+        if _is_local(source):
+            rows = read_jsonl(Path(source) / f"{name}.jsonl" if Path(source).is_dir() else source)
+        else:
+            rows = _hub_rows(source, name, "test")
+        for index, (where, row) in enumerate(rows):
+            target = _field(where, row, "target").strip()
+            check(re.fullmatch(r"\([A-G]\)", target) is not None, f"{where}: field 'target' {target!r} is not (A)..(G)")
+            level = row.get("n_objects", count)
+            problems.append(Problem(f"bbh-{count}-{index}", _field(where, row, "input"), target, level, "bbh",
+                                    subject=f"{level} objects"))
+    return problems
+
+
+def load_aime2025(source: str = HUB_IDS["aime2025"]) -> list[Problem]:
+    """AIME 2025 I and II (30 problems); the answer is an integer 0-999."""
+    if _is_local(source):
+        rows = read_jsonl(Path(source) / "test.jsonl" if Path(source).is_dir() else source)
+    else:
+        rows = [pair for part in ("AIME2025-I", "AIME2025-II") for pair in _hub_rows(source, part, "test")]
+    problems = []
+    for index, (where, row) in enumerate(rows):
+        answer = normalize_number(str(_field(where, row, "answer", kind=(int, str))))
+        check(re.fullmatch(r"\d{1,3}", answer) is not None, f"{where}: field 'answer' {answer!r} is not an integer 0-999")
+        uid = str(row.get("id") or f"aime2025-{index}")
+        problems.append(Problem(uid, _field(where, row, "problem", "question"), answer, None, "aime2025",
+                                subject=row.get("part")))
+    return problems

@@ -1,0 +1,291 @@
+"""The tiny world's models: a character tokenizer, three Qwen2 sizes, pretraining, loading.
+
+Introduced in notebooks/00_tiny_world_tour.ipynb.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from .errors import CourseError, check
+from .provenance import atomic_write_text, library_versions, git_commit
+from .tasks import TASKS, TRAIN_LEVELS, stream
+
+PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
+CHARS = "0123456789+-*=:#?() \n" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # every symbol the tiny tasks use
+MODELS_DIR = Path(os.environ.get("COURSE_MODELS_DIR", Path(__file__).resolve().parent.parent / "data" / "models"))
+
+
+@dataclass(frozen=True)
+class TinySize:
+    """Shape of one tiny model (a real Qwen2 config, only small)."""
+
+    hidden: int  # width of the residual stream
+    layers: int  # transformer blocks
+    heads: int  # attention heads (key/value heads: half as many)
+    mlp: int  # width of the feed-forward layer
+    role: str  # which hub model this size stands in for
+
+
+TINY_SIZES = {
+    "tiny-s": TinySize(hidden=48, layers=2, heads=4, mlp=128, role="Qwen2.5-0.5B"),
+    "tiny-m": TinySize(hidden=128, layers=4, heads=4, mlp=512, role="Qwen2.5-1.5B"),
+    "tiny-l": TinySize(hidden=192, layers=6, heads=6, mlp=768, role="Qwen2.5-3B"),
+}
+
+
+def build_tokenizer():
+    """A character-level `PreTrainedTokenizerFast` with pad, eos and unk tokens, left padding."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {token: i for i, token in enumerate([PAD, EOS, UNK, *CHARS])}
+    core = Tokenizer(models.WordLevel(vocab, unk_token=UNK))
+    core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    core.decoder = decoders.Fuse()
+    # padding_side must go to the constructor: only then is it saved with the tokenizer
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core, pad_token=PAD, eos_token=EOS, unk_token=UNK, padding_side="left"
+    )
+
+
+def build_model(size: str, tokenizer, seed: int):
+    """A freshly initialised `Qwen2ForCausalLM` of one tiny size, deterministic from `seed`."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    check(size in TINY_SIZES, f"size={size!r} is unknown; use one of {', '.join(TINY_SIZES)}")
+    shape = TINY_SIZES[size]
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=shape.hidden,
+        intermediate_size=shape.mlp,
+        num_hidden_layers=shape.layers,
+        num_attention_heads=shape.heads,
+        num_key_value_heads=max(1, shape.heads // 2),
+        max_position_embeddings=256,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
+    )
+    torch.manual_seed(seed)
+    return Qwen2ForCausalLM(config)
+
+
+def n_parameters(model) -> int:
+    """Number of distinct parameters (tied embeddings counted once)."""
+    return sum(p.numel() for p in model.parameters())
+
+
+def resolve_model_path(name_or_path: str) -> Path | None:
+    """Local folder for a tiny name or a path; None for anything else (a hub id)."""
+    if name_or_path in TINY_SIZES:
+        path = MODELS_DIR / name_or_path
+        check(
+            (path / "config.json").exists(),
+            f"model={name_or_path!r}: no checkpoint in {path}; "
+            f"build it with `python -m course_lib pretrain --size {name_or_path} --out {path}`",
+        )
+        return path
+    path = Path(name_or_path).expanduser()
+    if path.exists() or name_or_path.startswith((".", "/", "~")):
+        check(path.is_dir(), f"model={name_or_path!r} is not a folder; give a model folder, a tiny name or a hub id")
+        check(
+            (path / "config.json").exists(),
+            f"model={name_or_path!r} holds no model (no config.json); "
+            f"use a folder written by save_pretrained, or one of {', '.join(TINY_SIZES)}",
+        )
+        return path
+    return None
+
+
+def load_tokenizer(name_or_path: str):
+    """The tokenizer of a tiny name, model folder or hub id, padding on the left."""
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    path = resolve_model_path(name_or_path)
+    if path is not None and (path / "manifest.json").exists():
+        # AutoTokenizer would pick Qwen2's byte-level tokenizer from config.json
+        tokenizer = PreTrainedTokenizerFast.from_pretrained(path)
+    else:
+        tokenizer = _from_hub(AutoTokenizer, path or name_or_path)
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def load_model(name_or_path: str, device: str | None = None, dtype=None):
+    """(model, tokenizer) for a tiny name, a local folder or a hub id, all through `from_pretrained`."""
+    from transformers import AutoModelForCausalLM
+
+    tokenizer = load_tokenizer(name_or_path)
+    path = resolve_model_path(name_or_path)
+    model = _from_hub(AutoModelForCausalLM, path or name_or_path, dtype=dtype)
+    model.to(device or default_device())
+    model.eval()
+    return model, tokenizer
+
+
+def _from_hub(auto_class, name_or_path, **kwargs):
+    """`auto_class.from_pretrained` with an error that says what to do when nothing loads."""
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    try:
+        return auto_class.from_pretrained(str(name_or_path), **kwargs)
+    except (OSError, ValueError) as error:
+        raise CourseError(
+            f"model={str(name_or_path)!r} could not be loaded ({str(error).splitlines()[0]}); "
+            f"give a tiny name ({', '.join(TINY_SIZES)}), a model folder, or a hub id with network access"
+        ) from error
+
+
+def default_device() -> str:
+    """'cuda' when a GPU is present, else 'cpu' (notebooks never hard-code a device)."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """Settings of one pretraining run; every default is the one the committed models used."""
+
+    size: str = "tiny-m"  # one of TINY_SIZES
+    steps: int = 2000  # optimizer steps
+    batch_size: int = 64  # sequences per step
+    lr: float = 2e-3  # peak learning rate (linear warmup, cosine decay to 10%)
+    seed: int = 0  # weights, data order, everything
+    tasks: tuple = TASKS  # tasks mixed evenly into the stream
+    levels: tuple = TRAIN_LEVELS  # levels mixed evenly into the stream
+
+    def __post_init__(self):
+        check(self.size in TINY_SIZES, f"size={self.size!r} is unknown; use one of {', '.join(TINY_SIZES)}")
+        check(self.steps >= 1, f"steps={self.steps} must be at least 1")
+        check(self.batch_size >= 1, f"batch_size={self.batch_size} must be at least 1")
+        check(self.lr > 0, f"lr={self.lr} must be positive")
+        for task in self.tasks:
+            check(task in TASKS, f"tasks: {task!r} is unknown; use any of {', '.join(TASKS)}")
+
+
+def _batches(config: PretrainConfig, tokenizer):
+    """Endless batches of (input_ids, attention_mask, labels); the prompt is not trained on."""
+    streams = [stream(task, config.seed, config.levels) for task in config.tasks]
+    pick = random.Random(config.seed)
+    eos = tokenizer.eos_token_id
+    while True:
+        rows = []
+        for _ in range(config.batch_size):
+            prompt, completion = next(pick.choice(streams))
+            p_ids = tokenizer(prompt)["input_ids"]
+            c_ids = tokenizer(completion)["input_ids"] + [eos]
+            rows.append((p_ids + c_ids, [-100] * len(p_ids) + c_ids))
+        width = max(len(ids) for ids, _ in rows)
+        ids = torch.full((len(rows), width), tokenizer.pad_token_id)  # (B, T), right padding
+        labels = torch.full((len(rows), width), -100)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, (row_ids, row_labels) in enumerate(rows):
+            ids[i, : len(row_ids)] = torch.tensor(row_ids)
+            labels[i, : len(row_labels)] = torch.tensor(row_labels)
+            mask[i, : len(row_ids)] = 1
+        yield ids, mask, labels
+
+
+def _lr_at(step: int, config: PretrainConfig) -> float:
+    """Linear warmup over 5% of steps, then cosine decay to 10% of the peak."""
+    warmup = max(1, config.steps // 20)
+    if step < warmup:
+        return config.lr * (step + 1) / warmup
+    progress = (step - warmup) / max(1, config.steps - warmup)
+    return config.lr * (0.1 + 0.45 * (1 + math.cos(math.pi * progress)))
+
+
+def pretrain(config: PretrainConfig, progress: bool = True):
+    """Train a tiny model from scratch on the task streams; returns (model, tokenizer, losses)."""
+    from tqdm.auto import tqdm
+
+    torch.use_deterministic_algorithms(True)
+    tokenizer = build_tokenizer()
+    model = build_model(config.size, tokenizer, config.seed)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.95), weight_decay=0.01)
+    batches = _batches(config, tokenizer)
+    losses = []
+    bar = tqdm(range(config.steps), desc=f"pretrain {config.size}", disable=not progress)
+    for step in bar:
+        for group in optimizer.param_groups:
+            group["lr"] = _lr_at(step, config)
+        ids, mask, labels = next(batches)
+        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(loss.item())
+        if step % 50 == 0:
+            bar.set_postfix(loss=f"{loss.item():.3f}")
+    model.eval()
+    return model, tokenizer, losses
+
+
+def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses, seconds: float, command: str):
+    """Write weights, tokenizer and a manifest (sha256, command, seed, versions) into `out`."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    manifest = {
+        "name": out.name,
+        "tokenizer": "char",
+        "architecture": type(model).__name__,
+        "role": TINY_SIZES[config.size].role,
+        "parameters": n_parameters(model),
+        "sha256": {"model.safetensors": file_sha256(out / "model.safetensors")},
+        "command": command,
+        "config": {**config.__dict__, "tasks": list(config.tasks), "levels": list(config.levels)},
+        "pretrain_seconds": round(seconds, 1),
+        "final_loss": round(sum(losses[-50:]) / len(losses[-50:]), 4),
+        "versions": library_versions(),
+        "commit": git_commit(),
+        "calibration": None,
+    }
+    atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def read_manifest(name_or_path: str) -> dict:
+    """The manifest of a tiny model (name or folder)."""
+    path = resolve_model_path(name_or_path)
+    check(path is not None and (path / "manifest.json").exists(), f"model={name_or_path!r} has no manifest.json")
+    return json.loads((path / "manifest.json").read_text())
+
+
+def pretrain_command(config: PretrainConfig, out) -> str:
+    """The shell command that reproduces a pretraining run."""
+    return (
+        f"python -m course_lib pretrain --size {config.size} --steps {config.steps} "
+        f"--batch-size {config.batch_size} --lr {config.lr} --seed {config.seed} --out {out}"
+    )
+
+
+def run_pretrain(config: PretrainConfig, out, progress: bool = True) -> dict:
+    """Pretrain, save and write the manifest; the CLI's `pretrain` command."""
+    start = time.time()
+    model, tokenizer, losses = pretrain(config, progress=progress)
+    command = pretrain_command(config, out)
+    return save_checkpoint(model, tokenizer, Path(out), config, losses, time.time() - start, command)

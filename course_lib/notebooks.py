@@ -1,0 +1,49 @@
+"""Execute the course's numbered notebooks with papermill (the course's main command).
+
+Introduced in README.md (`make course`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+from .errors import check
+from .profiles import PROFILES
+from .provenance import atomic_write_text, git_commit, library_versions
+from .runtime import read_records
+
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def numbered_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """The course's notebooks `NN_name.ipynb`, in order."""
+    return sorted(p for p in Path(folder).glob("*.ipynb") if re.match(r"\d\d_", p.name))
+
+
+def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False) -> dict:
+    """Run one notebook with papermill into `out`; returns its recorded numbers and wall time."""
+    import papermill
+
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.time()
+    papermill.execute_notebook(str(notebook), str(out / notebook.name), parameters=parameters,
+                               progress_bar=progress, cwd=str(notebook.parent), kernel_name="python3")
+    return {"notebook": notebook.name, "seconds": round(time.time() - start, 1),
+            "records": read_records(out / notebook.name)}
+
+
+def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
+    """Execute every numbered notebook in `profile` into `out`; write and return a summary."""
+    from tqdm.auto import tqdm
+
+    check(profile in PROFILES, f"profile={profile!r} is unknown; use one of {', '.join(PROFILES)}")
+    out = Path(out)
+    notebooks = [nb for nb in numbered_notebooks() if only is None or nb.name.startswith(tuple(only))]
+    check(notebooks, f"no notebooks match {only!r} in {NOTEBOOKS_DIR}")
+    results = [execute(nb, out, {"PROFILE": profile}) for nb in tqdm(notebooks, desc="notebooks", disable=not progress)]
+    summary = {"profile": profile, "notebooks": results, "commit": git_commit(), "versions": library_versions()}
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    return summary

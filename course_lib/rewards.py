@@ -1,0 +1,74 @@
+"""Reward functions in TRL's signature `f(completions, **kwargs) -> list[float]`.
+
+The same functions go to `GRPOTrainer(reward_funcs=...)` and to the course's own
+estimation and evaluation. They never raise and never hang, whatever string they get.
+Introduced in notebooks/00_tiny_world_tour.ipynb.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .answers import MAX_SCAN, is_correct
+
+
+def completion_text(completion) -> str:
+    """The text of a completion, plain or conversational (a list of message dicts)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, list) and completion and isinstance(completion[-1], dict):
+        content = completion[-1].get("content", "")
+        return content if isinstance(content, str) else ""
+    return ""
+
+
+def _column(values, n: int, default=None) -> list:
+    """A per-completion list from a dataset column TRL passes as a keyword (or a default)."""
+    if values is None or isinstance(values, str):
+        return [values if values is not None else default] * n
+    values = list(values)
+    return values if len(values) == n else [default] * n
+
+
+def correctness_reward(completions, answer=None, source=None, **kwargs) -> list[float]:
+    """1.0 when the completion's final answer matches `answer` by its `source`'s rules, else 0.0.
+
+    >>> correctness_reward(["3+4=7\\n#### 7", "3+4=8\\n#### 8", "no answer"], answer=["7"] * 3, source=["arith"] * 3)
+    [1.0, 0.0, 0.0]
+    >>> correctness_reward([[{"role": "assistant", "content": "so \\\\boxed{1/2}"}]], answer=["\\\\frac{1}{2}"], source=["math"])
+    [1.0]
+    """
+    n = len(completions)
+    rewards = []
+    for completion, reference, kind in zip(completions, _column(answer, n), _column(source, n, "arith")):
+        try:
+            ok = reference is not None and is_correct(completion_text(completion), reference, kind)
+        except Exception:  # an unknown source or odd input scores 0 rather than stopping training
+            ok = False
+        rewards.append(1.0 if ok else 0.0)
+    return rewards
+
+
+_FORMATS = {
+    "arith": re.compile(r"(?:\d+[+\-*]\d+=\d+\n)*#### -?\d+"),
+    "shuffle": re.compile(r"(?:[A-G]{3,7}\n)*#### [A-G]"),
+}
+
+
+def format_reward(completions, source=None, **kwargs) -> list[float]:
+    """1.0 when the whole completion has its task's shape (worked lines, then `#### answer`), else 0.0.
+
+    >>> format_reward(["3+4=7\\n#### 7", "7", "#### 7 and more"], source=["arith"] * 3)
+    [1.0, 0.0, 0.0]
+    """
+    n = len(completions)
+    rewards = []
+    for completion, kind in zip(completions, _column(source, n, "arith")):
+        text = completion_text(completion).strip()
+        if kind == "tagged":
+            ok = text.endswith("</answer>") and "<answer>" in text
+        else:
+            pattern = _FORMATS.get(kind)
+            ok = pattern is not None and len(text) <= MAX_SCAN and pattern.fullmatch(text) is not None
+        rewards.append(1.0 if ok else 0.0)
+    return rewards

@@ -1,0 +1,161 @@
+"""Procedural tasks of the tiny world: `arith` (GSM8K-like) and `shuffle` (BBH-like).
+
+Every problem is a `Problem`; the same record type holds GSM8K, MATH, BBH and AIME
+rows (see `course_lib.data`). Introduced in notebooks/00_tiny_world_tour.ipynb.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import asdict, dataclass
+
+from .errors import CourseError, check
+
+TASKS = ("arith", "shuffle")
+SPLITS = ("train", "test", "ood")
+TRAIN_LEVELS = (1, 2, 3, 4, 5)  # levels of the train and test splits
+OOD_LEVELS = (6, 7)  # longer than any training level: the AIME stand-in
+TEST_SHARE = 20  # percent of all possible prompts that belong to the test split
+
+# shuffle: level -> (number of objects, number of swaps)
+SHUFFLE_LEVELS = {1: (3, 1), 2: (3, 3), 3: (5, 3), 4: (5, 5), 5: (7, 5), 6: (7, 8), 7: (7, 10)}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of any source: the model sees `prompt`, is graded against `answer`."""
+
+    id: str  # unique within its source, stable across runs
+    prompt: str  # exactly what the model is given
+    answer: str  # the reference final answer, as a string
+    level: int | None  # difficulty level when the source has one
+    source: str  # "arith", "shuffle", "gsm8k", "math", "bbh", "aime2025"
+    subject: str | None = None  # MATH subject, BBH object count, ...
+    solution: str | None = None  # a worked solution when the source has one
+
+    def to_dict(self) -> dict:
+        """The record as a plain dict (for JSON Lines and pandas)."""
+        return asdict(self)
+
+
+def _bucket(prompt: str) -> int:
+    """A stable number in 0..99 from the prompt text, used to assign splits."""
+    return int(hashlib.sha256(prompt.encode()).hexdigest()[:8], 16) % 100
+
+
+def split_of(prompt: str, level: int) -> str:
+    """Which split a prompt belongs to: a pure function of the prompt, so splits never overlap."""
+    if level in OOD_LEVELS:
+        return "ood"
+    return "test" if _bucket(prompt) < TEST_SHARE else "train"
+
+
+def _arith_step(rng: random.Random, value: int) -> tuple[str, int]:
+    """One operation applied to `value`, keeping every intermediate in 0..99."""
+    choices = []
+    for op in "+-*":
+        if op == "+" and value <= 98:
+            choices.append((op, rng.randint(1, min(9, 99 - value))))
+        elif op == "-" and value >= 1:
+            choices.append((op, rng.randint(1, min(9, value))))
+        elif op == "*" and 2 <= value <= 33:
+            choices.append((op, rng.randint(2, min(3, 99 // value))))
+    op, operand = rng.choice(choices)
+    result = {"+": value + operand, "-": value - operand, "*": value * operand}[op]
+    return f"{op}{operand}", result
+
+
+def make_arith(rng: random.Random, level: int) -> tuple[str, str, str]:
+    """An `arith` problem with `level` operations applied left to right: (prompt, completion, answer)."""
+    value = rng.randint(1, 40)
+    expression, lines = str(value), []
+    for _ in range(level):
+        step, result = _arith_step(rng, value)
+        expression += step
+        lines.append(f"{value}{step}={result}")
+        value = result
+    prompt = f"Q:{expression}\n"
+    completion = "\n".join(lines) + f"\n#### {value}"
+    return prompt, completion, str(value)
+
+
+def make_shuffle(rng: random.Random, level: int) -> tuple[str, str, str]:
+    """A tracking-shuffled-objects problem: objects start in a row, positions swap, ask one position."""
+    n_objects, n_swaps = SHUFFLE_LEVELS[level]
+    start = "".join(rng.sample("ABCDEFG", n_objects))  # which objects, in which order
+    row, swaps, states = list(start), [], []
+    for _ in range(n_swaps):
+        i, j = sorted(rng.sample(range(n_objects), 2))
+        row[i], row[j] = row[j], row[i]
+        swaps.append(f"{i + 1}{j + 1}")
+        states.append("".join(row))
+    asked = rng.randint(1, n_objects)
+    prompt = f"S:{start} {' '.join(swaps)} ?{asked}\n"
+    answer = row[asked - 1]
+    completion = "\n".join(states) + f"\n#### {answer}"
+    return prompt, completion, answer
+
+
+MAKERS = {"arith": make_arith, "shuffle": make_shuffle}
+
+
+def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
+    """Validate task, split and levels early; return the levels to generate."""
+    check(task in TASKS, f"task={task!r} is unknown; use one of {', '.join(TASKS)}")
+    check(split in SPLITS, f"split={split!r} is unknown; use one of {', '.join(SPLITS)}")
+    allowed = OOD_LEVELS if split == "ood" else TRAIN_LEVELS
+    if levels is None:
+        return allowed
+    levels = tuple(int(level) for level in levels)
+    check(len(levels) > 0, "levels is empty; give at least one level")
+    for level in levels:
+        check(
+            level in allowed,
+            f"level {level} is outside the {split} split's levels {allowed[0]}-{allowed[-1]}"
+            + ("" if split == "ood" else "; use split='ood' for longer problems"),
+        )
+    return levels
+
+
+def generate(task: str, n: int, split: str = "train", seed: int = 0, levels=None) -> list[Problem]:
+    """`n` distinct problems of `task` from `split`, spread evenly over `levels`, deterministic from `seed`."""
+    levels = check_task_and_levels(task, split, levels)
+    check(isinstance(n, int) and n >= 1, f"n={n!r} must be a positive integer")
+    rng = random.Random(f"{task}/{split}/{seed}")
+    per_level = [n // len(levels) + (i < n % len(levels)) for i in range(len(levels))]
+    problems = []
+    for level, wanted in zip(levels, per_level):
+        problems += _generate_level(task, split, level, wanted, rng)
+    return problems
+
+
+def _generate_level(task, split, level, wanted, rng) -> list[Problem]:
+    """`wanted` distinct problems of one level; a clear error if the level has too few."""
+    seen, out, misses_in_a_row = set(), [], 0
+    while len(out) < wanted:
+        prompt, completion, answer = MAKERS[task](rng, level)
+        if prompt in seen or split_of(prompt, level) != split:
+            misses_in_a_row += 1
+            if misses_in_a_row > 20_000:  # the level has (almost) no unseen prompts left
+                raise CourseError(
+                    f"n: only {len(out)} distinct {task} level-{level} {split} problems found; "
+                    "ask for fewer problems per level"
+                )
+            continue
+        misses_in_a_row = 0
+        seen.add(prompt)
+        digest = hashlib.sha256(prompt.encode()).hexdigest()[:10]
+        out.append(Problem(f"{task}-{digest}", prompt, answer, level, task, solution=completion))
+    return out
+
+
+def stream(task: str, seed: int, levels=TRAIN_LEVELS, split: str = "train"):
+    """An endless, seeded stream of (prompt, completion) pairs from one split (for pretraining)."""
+    levels = check_task_and_levels(task, split, levels)
+    rng = random.Random(f"stream/{task}/{split}/{seed}")
+    while True:
+        level = rng.choice(levels)
+        prompt, completion, _ = MAKERS[task](rng, level)
+        if split_of(prompt, level) == split:
+            yield prompt, completion

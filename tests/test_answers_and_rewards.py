@@ -1,0 +1,136 @@
+"""Answer extraction and reward functions: hand-checked cases, and no crash or hang on any string."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from course_lib.answers import (
+    extract_boxed,
+    extract_hash_answer,
+    extract_integer,
+    extract_option,
+    extract_tagged,
+    is_correct,
+    math_equal,
+    normalize_number,
+)
+from course_lib.rewards import correctness_reward, format_reward
+
+SOURCES = ["arith", "shuffle", "gsm8k", "math", "bbh", "aime2025", "tagged"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("3+4=7\n#### 7", "7"),
+        ("#### 1,234", "1234"),  # GSM8K writes thousands with commas
+        ("#### $5.00", "5"),
+        ("#### 3\n#### 4", "4"),  # the last marker wins
+        ("#### C", "C"),  # shuffle answers are letters
+        ("no marker", None),
+        ("####", None),
+    ],
+)
+def test_extract_hash_answer(text, expected):
+    assert extract_hash_answer(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"so \boxed{42}.", "42"),
+        (r"\boxed{\frac{1}{2}} then \boxed{\sqrt{3}}", r"\sqrt{3}"),  # last box
+        (r"\fbox{x^{2}}", "x^{2}"),
+        (r"\boxed{unclosed", None),
+        ("nothing", None),
+    ],
+)
+def test_extract_boxed(text, expected):
+    assert extract_boxed(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("So the answer is (B).", "(B)"), ("(A) or (G)", "(G)"), ("(H)", None), ("B", None)],
+)
+def test_extract_option(text, expected):
+    assert extract_option(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [(r"\boxed{070}", "70"), ("the answer is 588", "588"), ("<answer> 16 </answer>", "16"), ("none", None)],
+)
+def test_extract_integer(text, expected):
+    assert extract_integer(text) == expected
+
+
+def test_extract_tagged_takes_the_last_tag():
+    assert extract_tagged("<answer>1</answer> <answer> 2 </answer>") == "2"
+    assert extract_tagged("<answer>open") is None
+
+
+@pytest.mark.parametrize(
+    ("predicted", "reference", "equal"),
+    [
+        ("1/2", r"\frac{1}{2}", True),
+        (r"\frac{2}{4}", r"\frac{1}{2}", True),
+        ("0.5", r"\frac12", True),
+        ("3", r"\frac{1}{2}", False),
+        (None, "3", False),
+        ("x" * 1000, "3", False),  # too long to hand to math-verify
+    ],
+)
+def test_math_equal_uses_math_verify(predicted, reference, equal):
+    assert math_equal(predicted, reference) is equal
+
+
+@pytest.mark.parametrize(
+    ("completion", "answer", "source", "correct"),
+    [
+        ("12+3=15\n#### 15", "15", "arith", True),
+        ("12+3=16\n#### 16", "15", "arith", False),
+        ("Natalia sold...\n#### 72", "72", "gsm8k", True),
+        ("ABC\n#### B", "B", "shuffle", True),
+        (r"\boxed{\dfrac{1}{2}}", r"\frac{1}{2}", "math", True),
+        ("So the answer is (C).", "(C)", "bbh", True),
+        (r"\boxed{70}", "70", "aime2025", True),
+        ("<answer>9</answer>", "9", "tagged", True),
+    ],
+)
+def test_is_correct_by_source(completion, answer, source, correct):
+    assert is_correct(completion, answer, source) is correct
+
+
+def test_normalize_number():
+    assert [normalize_number(x) for x in ["007", "-3.0", "1,000", " 5. "]] == ["7", "-3", "1000", "5"]
+
+
+def test_rewards_take_trl_keyword_columns():
+    completions = ["3+4=7\n#### 7", "#### 8", [{"role": "assistant", "content": "#### 7"}]]
+    assert correctness_reward(completions, answer=["7", "7", "7"], source=["arith"] * 3) == [1.0, 0.0, 1.0]
+    assert format_reward(completions, source=["arith"] * 3) == [1.0, 1.0, 1.0]
+    # TRL passes extra dataset columns; unknown ones are ignored
+    assert correctness_reward(["#### 7"], answer=["7"], source=["arith"], level=[1], trainer_state=None) == [1.0]
+
+
+def test_rewards_score_unknown_or_missing_answers_zero():
+    assert correctness_reward(["#### 7"], answer=None) == [0.0]
+    assert correctness_reward(["#### 7"], answer=["7"], source=["klingon"]) == [0.0]
+    assert format_reward(["#### 7"], source=["klingon"]) == [0.0]
+
+
+ADVERSARIAL = st.one_of(
+    st.text(max_size=2000),
+    st.text(alphabet="#{}()\\boxed<>/answer0123456789 \n", max_size=3000),
+    st.builds(lambda s, n: s * n, st.sampled_from(["\\boxed{", "{", "####", "(A)", "<answer>", "1,", "9" * 50]),
+              st.integers(1, 20_000)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=ADVERSARIAL, answer=st.text(max_size=50), source=st.sampled_from(SOURCES))
+def test_rewards_never_raise_on_any_string(text, answer, source):
+    for reward in (correctness_reward, format_reward):
+        scores = reward([text, [{"role": "assistant", "content": text}]], answer=[answer] * 2, source=[source] * 2)
+        assert len(scores) == 2 and all(score in (0.0, 1.0) for score in scores)

@@ -1,0 +1,109 @@
+"""Real-data loaders on every file in ../shared/data, the hub path on stand-ins, and malformed rows."""
+
+import json
+
+import pytest
+
+from course_lib import CourseError
+from course_lib.answers import is_correct
+from course_lib.data import is_numeric_answer, load_aime2025, load_bbh, load_gsm8k, load_math, read_jsonl
+
+
+def test_gsm8k_files(shared_data):
+    train = load_gsm8k(shared_data / "gsm8k", "train")
+    test = load_gsm8k(shared_data / "gsm8k" / "test.jsonl", "test")
+    assert (len(train), len(test)) == (7473, 1319)
+    first = train[0]
+    assert first.answer == "72" and first.source == "gsm8k" and first.level >= 1
+    assert is_correct(first.solution, first.answer, "gsm8k")  # the worked solution grades itself correct
+    assert len({p.id for p in train}) == len(train)
+
+
+def test_math_files_levels_subjects_and_numeric_subset(shared_data):
+    train = load_math(shared_data / "math", "train")
+    test = load_math(shared_data / "math", "test")
+    assert (len(train), len(test)) == (7500, 500)
+    assert [sum(p.level == lv for p in test) for lv in range(1, 6)] == [43, 90, 105, 128, 134]
+    assert [sum(p.level == lv for p in train) for lv in range(1, 6)] == [564, 1348, 1592, 1690, 2304]
+    assert sum(p.level is None for p in train) == 2  # the two "Level ?" problems
+    assert sum(p.subject == "Algebra" for p in test) == 124
+    numeric = load_math(shared_data / "math", "test", numeric_only=True)
+    assert 0 < len(numeric) < 500 and all(is_numeric_answer(p.answer) for p in numeric)
+    low = load_math(shared_data / "math", "test", levels=(1, 2, 3))
+    assert len(low) == 43 + 90 + 105
+
+
+def test_bbh_files(shared_data):
+    problems = load_bbh(shared_data / "bbh")
+    assert len(problems) == 750
+    assert {p.level for p in problems} == {3, 5, 7}
+    seven = [p for p in problems if p.level == 7]
+    assert sum(p.answer == "(G)" for p in seven) == 39
+    assert is_correct("So the answer is (B).", problems[0].answer, "bbh") == (problems[0].answer == "(B)")
+
+
+def test_aime_file(shared_data):
+    problems = load_aime2025(shared_data / "aime2025")
+    assert len(problems) == 30
+    assert [p.answer for p in problems[:3]] == ["70", "588", "16"]
+    assert problems[15].id == "2025-II-1" and problems[15].answer == "468"
+
+
+def test_hub_path_normalises_hub_field_names(monkeypatch, shared_data):
+    """The hub branch (offline here): load_dataset is replaced by rows in the hub's own field names."""
+    import datasets
+
+    math_rows = [json.loads(line) for line in open(shared_data / "math" / "test.jsonl")][:3]
+    hub_rows = [{"problem": r["problem"], "solution": r["solution"], "type": r["subject"],
+                 "level": f"Level {r['level']}"} for r in math_rows]  # hendrycks_math's shape: no answer field
+    calls = []
+
+    def fake_load_dataset(hub_id, config=None, split=None):
+        calls.append((hub_id, config, split))
+        return datasets.Dataset.from_list(hub_rows)
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
+    problems = load_math("DigitalLearningGmbH/MATH-lighteval", "test")
+    assert calls == [("DigitalLearningGmbH/MATH-lighteval", None, "test")]
+    assert [p.answer for p in problems] == [r["answer"] for r in math_rows]
+    assert [p.level for p in problems] == [r["level"] for r in math_rows]
+
+
+def test_hub_failure_is_a_clear_error(monkeypatch):
+    import datasets
+
+    def offline(*args, **kwargs):
+        raise ConnectionError("no network")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    with pytest.raises(CourseError, match="could not load openai/gsm8k .*pass a local JSON Lines path"):
+        load_gsm8k("openai/gsm8k")
+
+
+@pytest.mark.parametrize(
+    ("lines", "loader", "message"),
+    [
+        (['{"question": "q", "answer": "#### 1"}', "{not json"], load_gsm8k, r"bad.jsonl:2: not JSON Lines"),
+        (['{"question": "q"}'], load_gsm8k, r"bad.jsonl:1: missing field 'answer'"),
+        (['{"question": "q", "answer": "no final line"}'], load_gsm8k, r"bad.jsonl:1: .*no '#### N'"),
+        (['{"question": 3, "answer": "#### 1"}'], load_gsm8k, r"bad.jsonl:1: field 'question' should be str"),
+        (['[1, 2]'], load_gsm8k, r"bad.jsonl:1: expected a JSON object"),
+        (['{"problem": "p", "answer": "1", "level": "Level 9", "subject": "Algebra"}'], load_math,
+         r"bad.jsonl:1: field 'level' 'Level 9'"),
+        (['{"input": "i", "target": "B"}'], lambda p: load_bbh(p, n_objects=(3,)), r"bad.jsonl:1: field 'target' 'B'"),
+        (['{"problem": "p", "answer": 1000}'], load_aime2025, r"bad.jsonl:1: field 'answer' '1000'"),
+    ],
+)
+def test_malformed_row_names_file_line_and_problem(tmp_path, lines, loader, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CourseError, match=message):
+        loader(path)
+
+
+def test_missing_file_and_empty_file(tmp_path):
+    with pytest.raises(CourseError, match="does not exist"):
+        read_jsonl(tmp_path / "nope.jsonl")
+    (tmp_path / "empty.jsonl").write_text("")
+    with pytest.raises(CourseError, match="holds no rows"):
+        read_jsonl(tmp_path / "empty.jsonl")
