@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -60,6 +61,57 @@ def cmd_notebooks(args) -> None:
     print(f"executed notebooks and summary.json are in {args.out}")
 
 
+def _problems(task: str, split: str, n: int, seed: int):
+    """Problems of a procedural task, or of a real dataset from a local JSON Lines path."""
+    from .tasks import generate
+
+    return generate(task, n, split, seed)
+
+
+def cmd_estimate(args) -> None:
+    """Estimate pass rates over K samples and write the difficulty table as CSV."""
+    from .difficulty import estimate
+    from .models import load_model
+    from .provenance import atomic_write_text, git_commit, library_versions
+    from .sampling import check_sampling_args
+
+    check_sampling_args(args.k, args.temperature, args.max_new_tokens)
+    if args.k < 2:
+        raise CourseError(f"k={args.k} must be >= 2: a pass rate from one sample cannot show variance")
+    problems = _problems(args.task, args.split, args.n, args.seed)
+    model, tokenizer = load_model(args.model)
+    table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
+                     cache_dir=args.cache_dir, progress=not args.quiet)
+    atomic_write_text(args.out, table.to_csv(index=False))
+    provenance = {"command": "python -m course_lib " + shlex.join(args.argv), "cost": table.attrs["cost"], "commit": git_commit(), "versions": library_versions()}
+    atomic_write_text(Path(str(args.out) + ".provenance.json"), json.dumps(provenance, indent=2) + "\n")
+    cost = table.attrs["cost"]
+    print(f"wrote {len(table)} rows to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
+          f"{cost['generated_tokens']:,} tokens in {cost['wall_seconds']} s")
+
+
+def parse_budget(text: str) -> float | int:
+    """'0.1' -> a fraction, '50' -> a count; anything else is a clear error."""
+    try:
+        return float(text) if any(c in text for c in ".eE") else int(text)
+    except ValueError:
+        raise CourseError(f"budget={text!r} is not a number; give a fraction like 0.1 or a count like 50") from None
+
+
+def cmd_select(args) -> None:
+    """Select problem ids from a difficulty table under a budget."""
+    from .difficulty import read_table
+    from .provenance import atomic_write_text
+    from .selection import select
+
+    table = read_table(args.table)
+    budget = parse_budget(args.budget)
+    levels = [int(x) for x in args.levels.split(",")] if args.levels else None
+    ids = select(table, args.strategy, budget, args.seed, levels=levels)
+    atomic_write_text(args.out, "\n".join(ids) + "\n")
+    print(f"wrote {len(ids)} ids ({args.strategy}, budget {args.budget}) to {args.out}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `course_lib` command line."""
     parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
@@ -94,6 +146,29 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--seed", type=int, default=0, help="seed")
     gen.set_defaults(run=cmd_generate)
 
+    est = commands.add_parser("estimate", help="pass rate of each problem over K samples -> difficulty table (CSV)")
+    est.add_argument("--model", required=True, help="tiny name, model folder or hub id")
+    est.add_argument("--task", default="arith", help="arith or shuffle")
+    est.add_argument("--split", default="train", help="train, test or ood")
+    est.add_argument("--n", type=int, default=500, help="problems in the pool")
+    est.add_argument("--k", type=int, default=8, help="samples per problem (at least 2)")
+    est.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
+    est.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
+    est.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+    est.add_argument("--cache-dir", type=Path, default=None, help="resumable cache folder (default: none)")
+    est.add_argument("--out", type=Path, required=True, help="the table as CSV (+ OUT.provenance.json)")
+    est.add_argument("--quiet", action="store_true", help="no progress bar")
+    est.set_defaults(run=cmd_estimate)
+
+    sel = commands.add_parser("select", help="choose problem ids from a difficulty table under a budget")
+    sel.add_argument("--table", type=Path, required=True, help="CSV written by `estimate`")
+    sel.add_argument("--strategy", required=True, help="easy, medium, hard, random, learnability or levels")
+    sel.add_argument("--budget", required=True, help="a fraction like 0.1, or a count like 50")
+    sel.add_argument("--levels", default=None, help="for --strategy levels: e.g. 1,2,3")
+    sel.add_argument("--seed", type=int, default=0, help="seed for random choices and ties")
+    sel.add_argument("--out", type=Path, required=True, help="file of ids, one per line")
+    sel.set_defaults(run=cmd_select)
+
     notebooks = commands.add_parser("notebooks", help="execute every numbered notebook with papermill")
     notebooks.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     notebooks.add_argument("--out", type=Path, default=Path("build/tiny"), help="folder for executed notebooks")
@@ -105,7 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Entry point: run one command; bad input -> one line on stderr, exit status 2."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
         args.run(args)
     except CourseError as error:

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from .errors import CourseError, check
-from .provenance import atomic_write_text, library_versions, git_commit
+from .provenance import atomic_write_text, git_commit, library_versions
 from .tasks import TASKS, TRAIN_LEVELS, stream
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"

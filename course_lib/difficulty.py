@@ -1,0 +1,142 @@
+"""Difficulty as the base model's pass rate over K samples, cached on disk and resumable.
+
+Introduced in notebooks/01_difficulty_estimation.ipynb.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from .answers import is_correct
+from .errors import check
+from .provenance import atomic_write_text
+from .sampling import check_sampling_args, chunk_seed, sample_chunk
+
+TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "outcomes"]
+DEFAULT_CACHE = Path.home() / ".cache" / "course_lib" / "difficulty"
+
+
+def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95% by default).
+
+    >>> [round(x, 3) for x in wilson_interval(4, 8)]
+    [0.215, 0.785]
+    """
+    check(n >= 1, f"n={n} must be >= 1")
+    p = n_correct / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def model_fingerprint(model) -> str:
+    """sha256 over a model's parameter names and values: the weights part of the cache key."""
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(tensor.detach().to("cpu", torch.float32).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def problems_fingerprint(problems) -> str:
+    """sha256 over the problems' ids, prompts and answers, in order."""
+    text = json.dumps([[p.id, p.prompt, p.answer] for p in problems])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cache_key(model, problems, settings: dict) -> str:
+    """One key for (weights, problems, sampling settings): change any and the cache misses."""
+    parts = [model_fingerprint(model), problems_fingerprint(problems), json.dumps(settings, sort_keys=True)]
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:24]
+
+
+def _score_chunk(model, tokenizer, problems, k, temperature, max_new_tokens, seed) -> list[dict]:
+    """Sample one chunk and grade it: a row per problem (without the interval)."""
+    groups = sample_chunk(model, tokenizer, [p.prompt for p in problems], k, temperature, max_new_tokens, seed)
+    rows = []
+    for problem, group in zip(problems, groups):
+        outcomes = "".join("1" if is_correct(c, problem.answer, problem.source) else "0" for c in group)
+        correct = outcomes.count("1")
+        lengths = [len(tokenizer(c, add_special_tokens=False)["input_ids"]) for c in group]
+        rows.append({"id": problem.id, "level": problem.level, "source": problem.source, "k": k,
+                     "n_correct": correct, "pass_rate": correct / k, "mean_length": sum(lengths) / k,
+                     "tokens": sum(lengths), "outcomes": outcomes})
+    return rows
+
+
+def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, max_new_tokens: int = 128,
+             seed: int = 0, chunk_size: int = 32, cache_dir=DEFAULT_CACHE, progress: bool = True) -> pd.DataFrame:
+    """Pass rate of every problem over k samples; cached by content, resumable chunk by chunk.
+
+    The returned table's `attrs["cost"]` holds generated tokens, completions and wall seconds.
+    """
+    from tqdm.auto import tqdm
+
+    check(isinstance(k, int) and k >= 2, f"k={k!r} must be >= 2: a pass rate from one sample cannot show variance")
+    check_sampling_args(k, temperature, max_new_tokens)
+    check(len(problems) > 0, "problems is empty; give at least one problem")
+    check(len({p.id for p in problems}) == len(problems), "problems: ids must be unique")
+    settings = {"k": k, "temperature": temperature, "max_new_tokens": max_new_tokens, "seed": seed,
+                "chunk_size": chunk_size}
+    folder = Path(cache_dir) / cache_key(model, problems, settings) if cache_dir else None
+    start, rows, fresh_seconds = time.time(), [], 0.0
+    chunks = range(0, len(problems), chunk_size)
+    for index, first in enumerate(tqdm(chunks, desc=f"estimating pass rates (K={k})", disable=not progress)):
+        part = folder / f"chunk-{index:05d}.json" if folder else None
+        if part is not None and part.exists():
+            rows += json.loads(part.read_text())["rows"]
+            continue
+        chunk_start = time.time()
+        chunk_rows = _score_chunk(model, tokenizer, problems[first : first + chunk_size], k, temperature,
+                                  max_new_tokens, chunk_seed(seed, index))
+        seconds = time.time() - chunk_start
+        fresh_seconds += seconds
+        if part is not None:
+            atomic_write_text(part, json.dumps({"rows": chunk_rows, "seconds": seconds}))
+        rows += chunk_rows
+    return _to_table(rows, k, folder, time.time() - start)
+
+
+def _to_table(rows, k, folder, seconds) -> pd.DataFrame:
+    """Rows -> the difficulty table, with Wilson intervals and the cost in `attrs`."""
+    table = pd.DataFrame(rows)
+    intervals = [wilson_interval(n, k) for n in table["n_correct"]]
+    table["ci_low"] = [round(low, 4) for low, _ in intervals]
+    table["ci_high"] = [round(high, 4) for _, high in intervals]
+    table["mean_length"] = table["mean_length"].round(2)
+    chunk_seconds = sum(json.loads(p.read_text())["seconds"] for p in folder.glob("chunk-*.json")) if folder else seconds
+    table.attrs["cost"] = {"completions": int(len(table) * k), "generated_tokens": int(table["tokens"].sum()),
+                           "sampling_seconds": round(chunk_seconds, 2), "wall_seconds": round(seconds, 2)}
+    return table[TABLE_COLUMNS]
+
+
+def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The table as if only the first k samples had been drawn (from its `outcomes` column)."""
+    check("outcomes" in table.columns, "table has no 'outcomes' column; re-estimate it with `estimate`")
+    check(2 <= k <= int(table["k"].min()), f"k={k} must be between 2 and the table's K={int(table['k'].min())}")
+    fewer = table.copy()
+    fewer["outcomes"] = fewer["outcomes"].str[:k]
+    fewer["k"] = k
+    fewer["n_correct"] = fewer["outcomes"].str.count("1")
+    fewer["pass_rate"] = fewer["n_correct"] / k
+    intervals = [wilson_interval(n, k) for n in fewer["n_correct"]]
+    fewer["ci_low"] = [round(low, 4) for low, _ in intervals]
+    fewer["ci_high"] = [round(high, 4) for _, high in intervals]
+    return fewer
+
+
+def read_table(path) -> pd.DataFrame:
+    """A difficulty table from CSV, with a clear error when a required column is missing."""
+    path = Path(path)
+    check(path.exists(), f"table={path} does not exist; make one with `python -m course_lib estimate ... --out {path}`")
+    table = pd.read_csv(path, dtype={"id": str, "outcomes": str})
+    missing = [c for c in ("id", "level", "pass_rate") if c not in table.columns]
+    check(not missing, f"table={path} is missing column(s) {', '.join(missing)}; it must come from `estimate`")
+    return table

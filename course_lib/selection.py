@@ -1,0 +1,209 @@
+"""Which problems to train on under a budget: the selection strategies over a difficulty table.
+
+A difficulty table is a pandas DataFrame with one row per problem and at least the columns
+`id` (str), `level` (int or None) and `pass_rate` (the base model's share of correct samples, in [0, 1]).
+Introduced in notebooks/03_budget_explorer.ipynb.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+
+from .errors import check
+
+STRATEGIES = ("easy", "medium", "hard", "random", "learnability", "levels")
+REQUIRED_COLUMNS = ("id", "level", "pass_rate")
+
+
+# ---------------------------------------------------------------------------
+# Budgets
+# ---------------------------------------------------------------------------
+
+
+def budget_count(budget: float | int, pool_size: int) -> int:
+    """How many problems a budget buys: a float is a fraction of the pool, an int is a count."""
+    check(isinstance(pool_size, Integral) and not isinstance(pool_size, bool) and pool_size >= 1,
+          f"pool_size={pool_size!r} must be a positive integer (the number of problems to choose from)")
+    is_count = isinstance(budget, Integral) and not isinstance(budget, bool)
+    is_fraction = isinstance(budget, Real) and not isinstance(budget, Integral)
+    check(is_count or is_fraction,
+          f"budget={budget!r} must be a fraction of the pool in (0, 1] (a float) or a count of problems (an int)")
+    check(math.isfinite(budget) and budget > 0,
+          f"budget={budget!r} must be positive: a fraction in (0, 1] or a count of at least 1")
+    if is_fraction:
+        check(budget <= 1, f"budget={budget!r} as a fraction must be in (0, 1]; give a count as an integer")
+        # floor, as Pikus et al.'s code does (int(len(pool) * size)); the epsilon keeps 0.29 * 100 at 29
+        return max(1, int(budget * pool_size + 1e-9))
+    check(budget <= pool_size, f"budget={budget} is larger than the pool ({pool_size} problems)")
+    return int(budget)
+
+
+# ---------------------------------------------------------------------------
+# Selection
+# ---------------------------------------------------------------------------
+
+
+def _check_table(table: pd.DataFrame) -> None:
+    """Validate a difficulty table early: required columns, unique ids, pass rates in [0, 1]."""
+    check(isinstance(table, pd.DataFrame), f"table must be a pandas DataFrame, not {type(table).__name__}")
+    missing = [column for column in REQUIRED_COLUMNS if column not in table.columns]
+    check(not missing, f"table is missing the column(s) {', '.join(missing)}; "
+                       f"a difficulty table needs {', '.join(REQUIRED_COLUMNS)}")
+    check(len(table) > 0, "table is empty; select from a pool of at least one problem")
+    duplicated = table["id"][table["id"].duplicated()].tolist()
+    check(not duplicated, f"table has duplicate ids {duplicated[:5]}; each problem needs its own id")
+    rates = pd.to_numeric(table["pass_rate"], errors="coerce")
+    bad = table["id"][~rates.between(0, 1)].tolist()  # NaN and non-numbers fail `between` too
+    check(not bad, f"pass_rate must be a number in [0, 1]; rows {bad[:5]} are not")
+
+
+def _seeded_order(table: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The rows in a random order fixed by `seed` (and not by the table's row order): ties are then broken by it."""
+    check(isinstance(seed, Integral) and not isinstance(seed, bool) and seed >= 0,
+          f"seed={seed!r} must be a non-negative integer")
+    by_id = table.sort_values("id", key=lambda ids: ids.astype(str), kind="stable").reset_index(drop=True)
+    return by_id.iloc[np.random.default_rng(int(seed)).permutation(len(by_id))].reset_index(drop=True)
+
+
+def _ranked(shuffled: pd.DataFrame, key: np.ndarray, descending: bool = False) -> pd.DataFrame:
+    """A *stable* sort of the shuffled rows by `key`: equal keys keep their seeded order."""
+    order = np.argsort(-key if descending else key, kind="stable")
+    return shuffled.iloc[order]
+
+
+def _levels_band(table: pd.DataFrame, levels) -> tuple[pd.DataFrame, list[int]]:
+    """The rows whose level is in `levels` (rows without a level never are), and the levels as a list."""
+    check(levels is not None, "strategy='levels' needs levels=..., e.g. levels=(1, 2, 3) as in arXiv 2604.06298")
+    levels = [levels] if isinstance(levels, Integral) else list(levels)
+    check(len(levels) > 0, "levels is empty; give at least one level, e.g. levels=(1, 2, 3)")
+    check(all(isinstance(level, Integral) for level in levels), f"levels={levels!r} must be integers, e.g. (1, 2, 3)")
+    band = table[table["level"].isin(levels)]
+    check(len(band) > 0, f"no problem in the table has a level in {levels}; "
+                         f"the table's levels are {sorted(table['level'].dropna().unique().tolist())}")
+    return band, levels
+
+
+def select(table: pd.DataFrame, strategy: str, budget: float | int, seed: int = 0, levels=None) -> list[str]:
+    """The ids of the problems `strategy` picks for `budget`, in the order of selection (e.g. hardest first)."""
+    check(strategy in STRATEGIES, f"strategy={strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
+    check(strategy == "levels" or levels is None,
+          f"levels={levels!r} only applies to strategy='levels'; drop it for strategy={strategy!r}")
+    _check_table(table)
+    if strategy == "levels":
+        return _select_levels(table, budget, seed, levels)
+    n = budget_count(budget, len(table))
+    shuffled = _seeded_order(table, seed)
+    p = shuffled["pass_rate"].to_numpy(dtype=float)
+    if strategy == "random":
+        chosen = shuffled.iloc[:n]  # the seeded order is already a random sample
+    elif strategy == "hard":
+        chosen = _ranked(shuffled, p).iloc[:n]  # the n lowest pass rates
+    elif strategy == "easy":
+        chosen = _ranked(shuffled, p, descending=True).iloc[:n]  # the n highest pass rates
+    elif strategy == "medium":
+        start = (len(p) - n) // 2  # an n-wide window centred in the sorted pool, as Pikus et al. do
+        chosen = _ranked(shuffled, p).iloc[start : start + n]
+    else:  # learnability: the n largest p(1 - p), i.e. the largest expected group reward variance
+        chosen = _ranked(shuffled, p * (1 - p), descending=True).iloc[:n]
+    return chosen["id"].astype(str).tolist()
+
+
+def _select_levels(table: pd.DataFrame, budget: float | int, seed: int, levels) -> list[str]:
+    """A seeded random sample of the problems in a level band (a fraction budget is a fraction of the band)."""
+    band, levels = _levels_band(table, levels)
+    is_count = isinstance(budget, Integral) and not isinstance(budget, bool)
+    check(not (is_count and budget > len(band)),
+          f"budget={budget} asks for {budget} problems but levels {levels} hold only {len(band)}; "
+          "lower the budget or widen the levels")
+    n = budget_count(budget, len(band))
+    return _seeded_order(band, seed)["id"].astype(str).iloc[:n].tolist()
+
+
+def degenerate_medium(table: pd.DataFrame, budget: float | int) -> bool:
+    """True when the `medium` window lies inside a larger block of equal pass rates (e.g. all p = 1).
+
+    Then `medium` is not "middle difficulty" at all, only a seeded pick among ties; warn the reader.
+    """
+    _check_table(table)
+    n = budget_count(budget, len(table))
+    p = np.sort(table["pass_rate"].to_numpy(dtype=float))
+    start = (len(p) - n) // 2
+    window = p[start : start + n]
+    block = int(np.sum(p == window[0]))  # how many problems share the window's pass rate
+    return bool(np.all(window == window[0]) and block > n)
+
+
+# ---------------------------------------------------------------------------
+# What estimating difficulty costs
+# ---------------------------------------------------------------------------
+
+
+def estimation_cost(pool_size: int, k: int, tokens_per_completion: float) -> dict:
+    """Completions and generated tokens needed to estimate every pool problem's pass rate from k samples."""
+    check(isinstance(pool_size, Integral) and pool_size >= 1, f"pool_size={pool_size!r} must be a positive integer")
+    check(isinstance(k, Integral) and k >= 1, f"k={k!r} must be a positive integer (samples per problem)")
+    check(isinstance(tokens_per_completion, Real) and tokens_per_completion > 0,
+          f"tokens_per_completion={tokens_per_completion!r} must be a positive number")
+    completions = int(pool_size) * int(k)
+    return {"completions": completions, "tokens": completions * tokens_per_completion}
+
+
+def charge_estimation(
+    budget_in_annotations: int, pool_size: int, k: int, cost_of_one_completion_in_annotations: float
+) -> dict:
+    """Annotate more, or estimate first? Both options for one budget, counted in annotations.
+
+    - "annotate more": spend the whole budget annotating random problems.
+    - "estimate first": sample k completions for each of the pool's problems (paid from the same budget),
+      then annotate the hardest problems with what is left.
+    Assumes pass rates can be measured before annotating (a verifier, or answers that come with the pool).
+    """
+    check(isinstance(budget_in_annotations, Integral) and 1 <= budget_in_annotations <= pool_size,
+          f"budget_in_annotations={budget_in_annotations!r} must be an integer in [1, pool_size={pool_size}]")
+    check(isinstance(cost_of_one_completion_in_annotations, Real) and cost_of_one_completion_in_annotations >= 0,
+          f"cost_of_one_completion_in_annotations={cost_of_one_completion_in_annotations!r} must be a number >= 0")
+    completions = estimation_cost(pool_size, k, 1)["completions"]
+    cost = completions * cost_of_one_completion_in_annotations  # in annotations
+    return {
+        "annotate_more": int(budget_in_annotations),  # random problems annotated
+        "estimate_first": max(0, math.floor(round(budget_in_annotations - cost, 9))),  # hard problems annotated
+        "estimation_cost": cost,  # annotations' worth spent on sampling the pool
+    }
+
+
+# ---------------------------------------------------------------------------
+# What a selection looks like (the budget explorer's numbers)
+# ---------------------------------------------------------------------------
+
+
+def selection_summary(table: pd.DataFrame, strategy: str, budget: float | int, group_size: int = 8,
+                      seed: int = 0, levels=None) -> dict:
+    """The selected subset's size, pass rates, share with 0 < p < 1 and predicted share of dead groups."""
+    from .grpo import informative_share
+
+    ids = select(table, strategy, budget, seed, levels=levels)
+    rates = table.set_index(table["id"].astype(str)).loc[ids, "pass_rate"].to_numpy(dtype=float)
+    return {
+        "strategy": strategy,
+        "n_selected": len(ids),
+        "mean_pass_rate": round(float(rates.mean()), 4),
+        "share_mixed": round(float(np.mean((rates > 0) & (rates < 1))), 4),
+        "predicted_dead_share": round(1 - informative_share(rates, group_size), 4),
+        "medium_degenerate": strategy == "medium" and degenerate_medium(table, budget),
+        "ids": ids,
+    }
+
+
+def pass_rate_histogram(table: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
+    """Counts of pass rates in the pool and in the selection, for a histogram (columns pass_rate, set, count)."""
+    selected = set(ids)
+    rows = []
+    for rate, group in table.groupby("pass_rate"):
+        inside = int(group["id"].astype(str).isin(selected).sum())
+        rows += [{"pass_rate": float(rate), "set": "selected", "count": inside},
+                 {"pass_rate": float(rate), "set": "not selected", "count": len(group) - inside}]
+    return pd.DataFrame(rows)

@@ -1,0 +1,100 @@
+"""The command line: help, one-line errors with exit status 2, and a deterministic rebuild of tiny-s."""
+
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from course_lib.models import file_sha256, read_manifest
+
+
+def run_cli(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "course_lib", *args], capture_output=True, text=True, **kwargs)
+
+
+def test_pretrain_help():
+    result = run_cli("pretrain", "--help")
+    assert result.returncode == 0 and "--size" in result.stdout and "--seed" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["pretrain", "--size", "tiny-xl", "--out", "x"], "size='tiny-xl' is unknown"),
+        (["pretrain", "--steps", "0", "--out", "x"], "steps=0 must be at least 1"),
+        (["pretrain"], "the following arguments are required: --out"),
+        (["calibrate", "--model", "/no/such/model"], "is not a folder"),
+        (["calibrate", "--model", "tiny-s", "--k", "1"], "k=1 must be >= 2"),
+        (["generate", "--task", "algebra"], "task='algebra' is unknown"),
+        (["generate", "--levels", "9"], "level 9 is outside"),
+        (["no-such-command"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_and_status_2(args, message):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+
+
+def test_generate_prints_json_lines():
+    result = run_cli("generate", "--task", "shuffle", "--n", "3", "--levels", "2")
+    assert result.returncode == 0
+    assert len(result.stdout.strip().splitlines()) == 3 and '"level": 2' in result.stdout
+
+
+def test_rebuilding_the_smallest_model_is_deterministic(tmp_path):
+    """Run tiny-s's manifest command (shortened to 30 steps) twice: the weights must be byte-identical."""
+    command = shlex.split(read_manifest("tiny-s")["command"])
+    assert command[:4] == ["python", "-m", "course_lib", "pretrain"]
+    args = command[4:]
+    args[args.index("--steps") + 1] = "30"
+    hashes = []
+    for run in ("a", "b"):
+        out_at = args.index("--out") + 1
+        args[out_at] = str(tmp_path / run)
+        result = run_cli(*args, "--quiet")
+        assert result.returncode == 0, result.stderr
+        hashes.append(file_sha256(tmp_path / run / "model.safetensors"))
+    assert hashes[0] == hashes[1]
+    rebuilt = read_manifest(str(tmp_path / "a"))
+    assert rebuilt["config"] | {"steps": None} == read_manifest("tiny-s")["config"] | {"steps": None}
+
+
+def test_estimate_and_select_are_byte_identical_when_repeated(tmp_path):
+    outputs = []
+    for run in ("a", "b"):
+        table, ids = tmp_path / f"{run}.csv", tmp_path / f"{run}.txt"
+        result = run_cli("estimate", "--model", "tiny-s", "--task", "arith", "--split", "train", "--n", "12",
+                         "--k", "4", "--max-new-tokens", "48", "--seed", "3", "--out", str(table), "--quiet")
+        assert result.returncode == 0, result.stderr
+        result = run_cli("select", "--table", str(table), "--strategy", "hard", "--budget", "0.25", "--seed", "3",
+                         "--out", str(ids))
+        assert result.returncode == 0, result.stderr
+        outputs.append((table.read_bytes(), ids.read_bytes()))
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0][1].decode().split()) == 3  # 25% of 12
+    assert "command" in (tmp_path / "a.csv.provenance.json").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--strategy", "hardest", "--budget", "0.1"], "strategy='hardest' is unknown"),
+        (["--strategy", "hard", "--budget", "0"], "budget=0 must be positive"),
+        (["--strategy", "hard", "--budget", "1.5"], "budget=1.5 as a fraction must be in (0, 1]"),
+        (["--strategy", "hard", "--budget", "500"], "budget=500 is larger than the pool (3 problems)"),
+        (["--strategy", "hard", "--budget", "lots"], "budget='lots' is not a number"),
+    ],
+)
+def test_select_bad_input(tmp_path, args, message):
+    table = tmp_path / "t.csv"
+    table.write_text("id,level,pass_rate\na,1,0.5\nb,2,0.25\nc,3,0.0\n")
+    result = run_cli("select", "--table", str(table), *args, "--out", str(tmp_path / "ids.txt"))
+    assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_estimate_rejects_k_below_two_before_loading_anything():
+    result = run_cli("estimate", "--model", "/no/such/model", "--k", "1", "--out", "x.csv")
+    assert result.returncode == 2 and "k=1 must be >= 2" in result.stderr

@@ -1,0 +1,80 @@
+"""Repository hygiene: stripped notebooks, one parameters cell, environment files, parameter contract."""
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import nbformat
+import papermill
+import pytest
+import yaml
+
+from course_lib.notebooks import numbered_notebooks
+
+ROOT = Path(__file__).resolve().parent.parent
+ALL_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# every parameter that the tests, the sweep and the README pass to a notebook
+PASSED_PARAMETERS = {"PROFILE"}
+
+
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_stripped_and_has_one_parameters_cell(path):
+    notebook = nbformat.read(str(path), as_version=4)
+    assert "widgets" not in notebook.metadata, "widget state must be stripped (nbstripout)"
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None, "outputs must be stripped (nbstripout)"
+    tagged = [c for c in notebook.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, "exactly one cell tagged `parameters`"
+    for line in tagged[0].source.splitlines():
+        assert re.fullmatch(r"[A-Z][A-Z0-9_]* = .+  # .+", line), f"parameter line needs UPPER_SNAKE = literal  # help: {line!r}"
+
+
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
+def test_parameter_contract(path):
+    declared = set(papermill.inspect_notebook(str(path)))
+    assert PASSED_PARAMETERS <= declared, f"{path.name} does not declare {PASSED_PARAMETERS - declared}"
+
+
+def test_nbstripout_agrees_the_notebooks_are_clean():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "nbstripout", "--verify", *map(str, ALL_NOTEBOOKS)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_numbered_notebooks_are_contiguous():
+    numbers = [int(p.name[:2]) for p in numbered_notebooks()]
+    assert numbers == list(range(len(numbers)))
+
+
+def test_binder_environment_is_identical():
+    assert (ROOT / "environment.yml").read_bytes() == (ROOT / "binder" / "environment.yml").read_bytes()
+
+
+def test_environment_lists_pyproject_dependencies():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = [d for d in env["dependencies"] if isinstance(d, dict)][0]["pip"]
+    assert sorted(x for x in pip if not x.startswith("-")) == sorted(pyproject["project"]["dependencies"])
+
+
+def test_no_shared_data_copied_into_the_project():
+    for path in (ROOT / "data").rglob("*.jsonl"):
+        text = path.read_text(errors="ignore")[:2000]
+        assert "Natalia sold clips" not in text and "canary GUID" not in text, f"{path} looks like a shared data copy"
+
+
+def test_binder_postbuild_downloads_no_weights():
+    script = (ROOT / "binder" / "postBuild").read_text()
+    assert "pip install --no-deps -e ." in script
+    assert not re.search(r"from_pretrained|huggingface-cli|hf download|wget|curl", script)
+
+
+def test_manifests_are_valid_json():
+    for path in (ROOT / "data" / "models").glob("*/manifest.json"):
+        manifest = json.loads(path.read_text())
+        assert {"sha256", "command", "versions", "config", "calibration"} <= set(manifest)

@@ -1,0 +1,239 @@
+"""Selection strategies over a difficulty table: hand-computed picks, seeded ties, budgets, bad input."""
+
+import re
+
+import pandas as pd
+import pytest
+
+from course_lib import CourseError
+from course_lib.selection import (
+    STRATEGIES,
+    budget_count,
+    charge_estimation,
+    degenerate_medium,
+    estimation_cost,
+    select,
+)
+
+# Ten problems with distinct pass rates, and distinct p(1 - p) (no pair p, 1 - p).
+#   sorted by pass rate: p2 .02, p6 .10, p9 .25, p4 .40, p7 .50, p1 .65, p10 .70, p8 .85, p3 .95, p5 1.0
+#   p(1 - p):            .0196  .09     .1875   .24     .25     .2275   .21      .1275   .0475   0
+HAND = pd.DataFrame(
+    [
+        ("p1", 3, 0.65),
+        ("p2", 5, 0.02),
+        ("p3", 1, 0.95),
+        ("p4", 2, 0.40),
+        ("p5", 1, 1.00),
+        ("p6", 5, 0.10),
+        ("p7", 3, 0.50),
+        ("p8", 2, 0.85),
+        ("p9", 4, 0.25),
+        ("p10", None, 0.70),  # a problem without a level (GSM8K has none)
+    ],
+    columns=["id", "level", "pass_rate"],
+)
+BAND_1_TO_3 = {"p1", "p3", "p4", "p5", "p7", "p8"}  # levels 1-3; p10 has no level
+
+
+def pool(pass_rates):
+    """A table with ids q0, q1, ... for the given pass rates, all at level 1."""
+    return pd.DataFrame({"id": [f"q{i}" for i in range(len(pass_rates))], "level": 1, "pass_rate": pass_rates})
+
+
+@pytest.mark.parametrize(
+    "strategy, budget, expected",
+    [
+        ("hard", 3, ["p2", "p6", "p9"]),  # the 3 lowest, hardest first
+        ("easy", 3, ["p5", "p3", "p8"]),  # the 3 highest, easiest first
+        ("medium", 3, ["p4", "p7", "p1"]),  # start = (10 - 3) // 2 = 3: sorted positions 3, 4, 5
+        ("medium", 4, ["p4", "p7", "p1", "p10"]),  # start = (10 - 4) // 2 = 3: positions 3..6
+        ("medium", 2, ["p7", "p1"]),  # start = (10 - 2) // 2 = 4: positions 4, 5
+        ("learnability", 3, ["p7", "p4", "p1"]),  # p(1 - p) = .25, .24, .2275
+        ("hard", 1, ["p2"]),
+        ("easy", 10, ["p5", "p3", "p8", "p10", "p1", "p7", "p4", "p9", "p6", "p2"]),
+    ],
+)
+def test_strategy_on_hand_table(strategy, budget, expected):
+    for seed in (0, 1, 7):  # distinct pass rates: the seed cannot matter
+        assert select(HAND, strategy, budget, seed=seed) == expected
+
+
+@pytest.mark.parametrize("strategy", ["easy", "medium", "hard", "random", "learnability"])
+def test_fraction_and_count_budgets_agree(strategy):
+    # 0.3 of a 10-problem pool is 3 problems
+    assert select(HAND, strategy, 0.3, seed=2) == select(HAND, strategy, 3, seed=2)
+    assert len(select(HAND, strategy, 1.0)) == 10
+
+
+def test_random_is_a_seeded_sample():
+    picks = [select(HAND, "random", 4, seed=seed) for seed in range(10)]
+    for ids in picks:
+        assert len(ids) == len(set(ids)) == 4 and set(ids) <= set(HAND["id"])
+    assert select(HAND, "random", 4, seed=3) == select(HAND, "random", 4, seed=3)
+    assert len({tuple(sorted(ids)) for ids in picks}) > 1
+
+
+def test_selection_ignores_the_tables_row_order():
+    shuffled = HAND.sample(frac=1.0, random_state=5)
+    for strategy in ("hard", "random", "learnability"):
+        assert select(shuffled, strategy, 4, seed=1) == select(HAND, strategy, 4, seed=1)
+
+
+# Six problems tied at p = 0, then .2, .4, .6, .8: `hard` with a budget of 3 must pick 3 of the 6 tied ones.
+TIES = pool([0.0, 0.8, 0.0, 0.0, 0.4, 0.0, 0.2, 0.0, 0.6, 0.0])
+TIED_AT_ZERO = {"q0", "q2", "q3", "q5", "q7", "q9"}
+
+
+def test_ties_are_broken_by_the_seed():
+    picks = {seed: select(TIES, "hard", 3, seed=seed) for seed in range(10)}
+    for ids in picks.values():
+        assert set(ids) <= TIED_AT_ZERO
+    assert select(TIES, "hard", 3, seed=4) == picks[4]  # same seed, same ids
+    assert len({frozenset(ids) for ids in picks.values()}) > 1  # another seed picks other tied problems
+    assert set(select(TIES, "hard", 6, seed=8)) == TIED_AT_ZERO  # the whole tied block fits: no choice left
+    assert select(TIES, "hard", 8, seed=8)[6:] == ["q6", "q4"]  # after the block, by pass rate
+
+
+def test_learnability_ties_are_seeded_and_prefer_p_near_half():
+    table = pool([0.5, 0.5, 0.5, 0.1, 1.0, 0.0])  # p(1 - p): .25, .25, .25, .09, 0, 0
+    picks = [select(table, "learnability", 2, seed=seed) for seed in range(10)]
+    assert all(set(ids) <= {"q0", "q1", "q2"} for ids in picks)
+    assert len({frozenset(ids) for ids in picks}) > 1
+    assert select(table, "learnability", 4, seed=0)[3] == "q3"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("budget, size", [(3, 3), (6, 6), (0.5, 3), (1.0, 6), (0.1, 1)])  # fractions of the band (6)
+def test_levels_band(budget, size, seed):
+    ids = select(HAND, "levels", budget, seed=seed, levels=(1, 2, 3))
+    assert len(ids) == len(set(ids)) == size and set(ids) <= BAND_1_TO_3
+    assert ids == select(HAND, "levels", budget, seed=seed, levels=[1, 2, 3])
+
+
+def test_levels_band_single_level_and_float_levels():
+    assert set(select(HAND, "levels", 2, levels=5)) == {"p2", "p6"}
+    as_floats = HAND.assign(level=HAND["level"].astype(float))  # None becomes NaN, 1 becomes 1.0
+    assert set(select(as_floats, "levels", 6, levels=(1, 2, 3))) == BAND_1_TO_3
+
+
+@pytest.mark.parametrize(
+    "budget, pool_size, expected",
+    [
+        (0.1, 500, 50),
+        (1.0, 10, 10),
+        (0.3, 10, 3),
+        (0.01, 10, 1),  # 0.1 of a problem floors to 0: at least one
+        (0.15, 10, 1),  # 1.5 floors to 1, as Pikus et al.'s int(len * size)
+        (0.29, 100, 29),  # 0.29 * 100 is 28.999... in floating point: still 29
+        (1, 10, 1),  # an int is a count, even 1
+        (10, 10, 10),
+    ],
+)
+def test_budget_count(budget, pool_size, expected):
+    assert budget_count(budget, pool_size) == expected
+
+
+@pytest.mark.parametrize(
+    "budget, message",
+    [
+        (0, "budget=0 must be positive: a fraction in (0, 1] or a count of at least 1"),
+        (-0.1, "budget=-0.1 must be positive"),
+        (1.5, "budget=1.5 as a fraction must be in (0, 1]; give a count as an integer"),
+        (600, "budget=600 is larger than the pool (500 problems)"),
+        (True, "budget=True must be a fraction of the pool in (0, 1] (a float) or a count of problems (an int)"),
+        ("10", "budget='10' must be a fraction of the pool"),
+        (None, "budget=None must be a fraction of the pool"),
+    ],
+)
+def test_budget_count_rejects(budget, message):
+    with pytest.raises(CourseError, match=re.escape(message)):
+        budget_count(budget, 500)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"strategy": "hardest"}, "strategy='hardest' is unknown; use one of " + ", ".join(STRATEGIES)),
+        ({"strategy": "levels"}, "strategy='levels' needs levels=..."),
+        ({"strategy": "levels", "levels": (1, 2, 3), "budget": 7},
+         "budget=7 asks for 7 problems but levels [1, 2, 3] hold only 6; lower the budget or widen the levels"),
+        ({"strategy": "levels", "levels": (6, 7)}, "no problem in the table has a level in [6, 7]"),
+        ({"strategy": "levels", "levels": ()}, "levels is empty"),
+        ({"strategy": "hard", "levels": (1, 2)}, "levels=(1, 2) only applies to strategy='levels'"),
+        ({"strategy": "hard", "budget": 11}, "budget=11 is larger than the pool (10 problems)"),
+        ({"strategy": "hard", "seed": -1}, "seed=-1 must be a non-negative integer"),
+    ],
+)
+def test_select_rejects(kwargs, message):
+    arguments = {"table": HAND, "strategy": "hard", "budget": 3} | kwargs
+    with pytest.raises(CourseError, match=re.escape(message)):
+        select(**arguments)
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        (HAND.drop(columns=["level", "pass_rate"]), "table is missing the column(s) level, pass_rate"),
+        (HAND.iloc[:0], "table is empty"),
+        (pool([0.5, 1.2]), "pass_rate must be a number in [0, 1]; rows ['q1'] are not"),
+        (pool([0.5, float("nan")]), "pass_rate must be a number in [0, 1]; rows ['q1'] are not"),
+        (pd.concat([HAND, HAND.iloc[:1]]), "table has duplicate ids ['p1']"),
+    ],
+)
+def test_select_rejects_bad_tables(table, message):
+    with pytest.raises(CourseError, match=re.escape(message)):
+        select(table, "hard", 1)
+
+
+@pytest.mark.parametrize(
+    "pass_rates, budget, expected",
+    [
+        ([1.0] * 8 + [0.2, 0.5], 2, True),  # sorted: .2 .5 1 1 1 1 1 1 1 1; start 4: window of p = 1 only
+        ([1.0] * 10, 0.3, True),  # everything solved
+        ([0.0, 0.1, 0.2, 0.3, 0.4, 1.0, 1.0, 1.0, 1.0, 1.0], 4, False),  # start 3: window .3 .4 1 1
+        ([0.5, 0.5, 0.5, 0.1, 0.9], 3, False),  # the window is exactly the tied block: a real middle
+    ],
+)
+def test_degenerate_medium(pass_rates, budget, expected):
+    assert degenerate_medium(pool(pass_rates), budget) is expected
+
+
+def test_degenerate_medium_false_on_distinct_pass_rates():
+    assert not any(degenerate_medium(HAND, budget) for budget in range(1, 11))
+
+
+def test_estimation_cost():
+    # 1000 problems x 8 samples = 8000 completions; x 30 tokens = 240000 tokens
+    assert estimation_cost(1000, 8, 30) == {"completions": 8000, "tokens": 240000}
+
+
+@pytest.mark.parametrize(
+    "budget, pool_size, k, cost, expected",
+    [
+        # 1000 x 8 completions at 1/100 annotation each = 80 annotations; 100 - 80 = 20 left for hard problems
+        (100, 1000, 8, 0.01, {"annotate_more": 100, "estimate_first": 20, "estimation_cost": 80.0}),
+        # at 1/1000 each: 8 annotations spent, 92 left
+        (100, 1000, 8, 0.001, {"annotate_more": 100, "estimate_first": 92, "estimation_cost": 8.0}),
+        # estimation costs more than the whole budget: nothing left to annotate
+        (50, 1000, 8, 0.01, {"annotate_more": 50, "estimate_first": 0, "estimation_cost": 80.0}),
+        # free sampling: estimating first costs nothing
+        (10, 100, 4, 0, {"annotate_more": 10, "estimate_first": 10, "estimation_cost": 0}),
+    ],
+)
+def test_charge_estimation(budget, pool_size, k, cost, expected):
+    assert charge_estimation(budget, pool_size, k, cost) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((0, 100, 8, 0.01), "budget_in_annotations=0 must be an integer in [1, pool_size=100]"),
+        ((101, 100, 8, 0.01), "budget_in_annotations=101 must be an integer in [1, pool_size=100]"),
+        ((10, 100, 0, 0.01), "k=0 must be a positive integer"),
+        ((10, 100, 8, -1), "cost_of_one_completion_in_annotations=-1 must be a number >= 0"),
+    ],
+)
+def test_charge_estimation_rejects(args, message):
+    with pytest.raises(CourseError, match=re.escape(message)):
+        charge_estimation(*args)
