@@ -112,6 +112,49 @@ def cmd_select(args) -> None:
     print(f"wrote {len(ids)} ids ({args.strategy}, budget {args.budget}) to {args.out}")
 
 
+def read_ids(path: Path, problems) -> list:
+    """The problems named in an ids file, in the file's order; every id must be in the pool."""
+    if not path.exists():
+        raise CourseError(f"ids={path} does not exist; write one with `python -m course_lib select ... --out {path}`")
+    ids = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    by_id = {p.id: p for p in problems}
+    unknown = [i for i in ids if i not in by_id]
+    if unknown or not ids:
+        raise CourseError(f"ids={path} names {len(unknown)} problem(s) not in this task's pool (e.g. {unknown[:2]}); "
+                          "use the same --task, --split, --n and --seed as `estimate`" if ids else f"ids={path} is empty")
+    return [by_id[i] for i in ids]
+
+
+def cmd_train(args) -> None:
+    """GRPO on the selected problems; writes a run folder."""
+    from .training import TrainConfig, train_grpo
+
+    config = TrainConfig(group_size=args.group_size, prompts_per_step=args.prompts_per_step, steps=args.steps,
+                         learning_rate=args.lr, beta=args.beta, lora=args.lora, seed=args.seed,
+                         dynamic_sampling=args.dynamic_sampling, max_completion_length=args.max_new_tokens)
+    pool = _problems(args.task, args.split, args.n, args.pool_seed)
+    problems = read_ids(args.ids, pool) if args.ids else pool
+    summary = train_grpo(args.model, problems, config, args.out, progress=not args.quiet)
+    print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
+
+
+def cmd_evaluate(args) -> None:
+    """Accuracy per level of a model or run folder; writes JSON."""
+    from .evaluation import evaluate
+    from .provenance import atomic_write_text, git_commit, library_versions
+    from .training import load_trained
+
+    problems = _problems(args.task, args.split, args.n, args.seed)
+    model, tokenizer = load_trained(args.model)
+    result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
+                      pass_k=(1, args.k), progress=not args.quiet)
+    result.update(model=args.model, task=args.task, split=args.split, command="python -m course_lib " +
+                  shlex.join(args.argv), commit=git_commit(), versions=library_versions())
+    atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
+    print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
+          f"{result['overall']['ci_high']:.3f}] on {len(problems)} problems; wrote {args.out}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `course_lib` command line."""
     parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
@@ -168,6 +211,39 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--seed", type=int, default=0, help="seed for random choices and ties")
     sel.add_argument("--out", type=Path, required=True, help="file of ids, one per line")
     sel.set_defaults(run=cmd_select)
+
+    train = commands.add_parser("train", help="GRPO (TRL, optionally LoRA) on selected problems -> run folder")
+    train.add_argument("--model", required=True, help="tiny name, model folder or hub id")
+    train.add_argument("--task", default="arith", help="arith or shuffle")
+    train.add_argument("--split", default="train", help="split of the pool the ids come from")
+    train.add_argument("--n", type=int, default=500, help="pool size used by `estimate`")
+    train.add_argument("--pool-seed", type=int, default=0, help="pool seed used by `estimate`")
+    train.add_argument("--ids", type=Path, default=None, help="ids file from `select` (default: the whole pool)")
+    train.add_argument("--steps", type=int, default=100, help="optimizer steps")
+    train.add_argument("--group-size", type=int, default=8, help="G: completions per prompt")
+    train.add_argument("--prompts-per-step", type=int, default=8, help="prompts per optimizer step")
+    train.add_argument("--lr", type=float, default=3e-4, help="learning rate")
+    train.add_argument("--beta", type=float, default=0.0, help="KL penalty to the base model")
+    train.add_argument("--max-new-tokens", type=int, default=96, help="completion length limit")
+    train.add_argument("--lora", action=argparse.BooleanOptionalAction, default=True, help="LoRA (default) or full")
+    train.add_argument("--dynamic-sampling", action="store_true", help="DAPO online filtering of dead groups")
+    train.add_argument("--seed", type=int, default=0, help="training seed")
+    train.add_argument("--out", type=Path, required=True, help="run folder (resumes if it holds the same run)")
+    train.add_argument("--quiet", action="store_true", help="no progress bar")
+    train.set_defaults(run=cmd_train)
+
+    ev = commands.add_parser("evaluate", help="accuracy per level of a model or run folder -> JSON")
+    ev.add_argument("--model", required=True, help="run folder, tiny name, model folder or hub id")
+    ev.add_argument("--task", default="arith", help="arith or shuffle")
+    ev.add_argument("--split", default="test", help="test or ood")
+    ev.add_argument("--n", type=int, default=500, help="problems")
+    ev.add_argument("--k", type=int, default=4, help="samples per problem (at least 2)")
+    ev.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
+    ev.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
+    ev.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+    ev.add_argument("--out", type=Path, required=True, help="JSON file")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.set_defaults(run=cmd_evaluate)
 
     notebooks = commands.add_parser("notebooks", help="execute every numbered notebook with papermill")
     notebooks.add_argument("--profile", default="tiny", help="smoke, tiny or paper")

@@ -1,7 +1,7 @@
-"""GRPO, written to be read: group advantages, dead groups, and (later) a reference loss.
+"""GRPO, written to be read: group advantages, dead groups, and a reference loss and step in plain torch.
 
 Shapes: `rewards` is (B, G), B groups of G completions of one prompt each (G is TRL's `num_generations`).
-Introduced in notebooks/02_zero_variance_groups.ipynb.
+Introduced in notebooks/02_zero_variance_groups.ipynb; the reference step in notebooks/04_grpo_training.ipynb.
 """
 
 from __future__ import annotations
@@ -123,3 +123,112 @@ def completion_logprobs(model, tokenizer, prompts: list[str], completions: list[
         logps[i, : len(c_ids)] = token_logps.gather(1, torch.tensor(c_ids, device=device)[:, None])[:, 0]
         mask[i, : len(c_ids)] = 1
     return logps, mask
+
+
+# ---------------------------------------------------------------------------
+# Reference GRPO step (plain torch): TRL 1.16's loss written out, checked against GRPOTrainer in the tests
+# ---------------------------------------------------------------------------
+
+LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")  # TRL's clipped-ratio losses; "dapo" is TRL 1.16's default
+
+
+def grpo_loss(logps, old_logps, ref_logps, advantages, mask, epsilon=0.2, epsilon_high=None, beta=0.0,
+              loss_type="dapo", max_completion_length=None, num_items_in_batch=None, kl_bias_correction=True):
+    """TRL 1.16's GRPO loss (token-level ratios) on N = B*G completions; returns (loss, {"clip_fraction", "kl"}).
+
+    As on one process without gradient accumulation (TRL also divides by those). `num_items_in_batch` ("dapo"):
+    completion tokens in the whole generation batch, by default this batch's. `ref_logps` may be None if beta=0.
+    Introduced in notebooks/04_grpo_training.ipynb.
+    """
+    _check_loss_inputs(logps, old_logps, ref_logps, advantages, mask, beta, loss_type, max_completion_length)
+    epsilon_high = epsilon if epsilon_high is None else epsilon_high
+    advantages = advantages[:, None]  # (N, 1): a completion's advantage is shared by all its tokens
+    ratio = torch.exp(logps - old_logps)  # (N, T); 1 on-policy, but its gradient is the policy gradient
+    clipped = torch.clamp(ratio, 1 - epsilon, 1 + epsilon_high)  # (N, T)
+    per_token = -torch.min(ratio * advantages, clipped * advantages)  # (N, T); the pessimistic of the two
+    kl = None
+    if ref_logps is not None:
+        log_ref_ratio = ref_logps - logps  # (N, T)
+        kl = torch.exp(log_ref_ratio) - log_ref_ratio - 1  # (N, T): k3 estimate of KL(policy || ref), >= 0
+        if kl_bias_correction:  # TRL's use_bias_correction_kl=True: same value on-policy, different gradient
+            kl = kl * ratio
+        if beta != 0:
+            per_token = per_token + beta * kl
+    loss = _aggregate(per_token, mask, loss_type, max_completion_length, num_items_in_batch)
+    # TRL's clip_ratio/region_mean: tokens where clipping removed the gradient
+    was_clipped = ((ratio < 1 - epsilon) & (advantages < 0)) | ((ratio > 1 + epsilon_high) & (advantages > 0))
+    stats = {"clip_fraction": _masked_mean(was_clipped, mask), "kl": None if kl is None else _masked_mean(kl, mask)}
+    return loss, stats
+
+
+def _aggregate(per_token, mask, loss_type, max_completion_length, num_items_in_batch):
+    """Reduce (N, T) per-token losses to one number, as TRL 1.16's `GRPOTrainer._compute_loss` does."""
+    masked = per_token * mask  # (N, T); padding contributes nothing
+    if loss_type == "grpo":  # mean over each completion's tokens, then over completions: length-biased
+        return (masked.sum(-1) / mask.sum(-1).clamp(min=1.0)).mean()
+    if loss_type == "bnpo":  # mean over all tokens of this batch
+        return masked.sum() / mask.sum().clamp(min=1.0)
+    if loss_type == "dr_grpo":  # a constant denominator, so no length bias
+        return masked.sum() / (per_token.shape[0] * max_completion_length)
+    # dapo: over the tokens of the whole generation batch, however it is split into accumulation steps
+    n_tokens = mask.sum() if num_items_in_batch is None else num_items_in_batch
+    return masked.sum() / max(float(n_tokens), 1.0)
+
+
+def _masked_mean(values, mask) -> float:
+    """Mean of `values` over the positions where mask is 1 (a float, for logging)."""
+    return float((values.detach() * mask).sum() / mask.sum().clamp(min=1.0))
+
+
+def _check_loss_inputs(logps, old_logps, ref_logps, advantages, mask, beta, loss_type, max_completion_length):
+    """Validate grpo_loss's arguments early, naming the one to fix."""
+    check(loss_type in LOSS_TYPES, f"loss_type={loss_type!r} is unknown; use one of {', '.join(LOSS_TYPES)}")
+    check(logps.dim() == 2, f"logps has shape {tuple(logps.shape)}; give (N, T): N completions of T tokens")
+    for name, tensor in (("old_logps", old_logps), ("ref_logps", ref_logps), ("mask", mask)):
+        check(tensor is None or tensor.shape == logps.shape,
+              f"{name} has shape {tuple(tensor.shape) if tensor is not None else None}; "
+              f"give the shape of logps, {tuple(logps.shape)}")
+    check(advantages.shape == logps.shape[:1],
+          f"advantages has shape {tuple(advantages.shape)}; give one per completion, ({logps.shape[0]},)")
+    check(beta == 0 or ref_logps is not None, f"beta={beta} penalises KL to a reference: give ref_logps")
+    check(loss_type != "dr_grpo" or (max_completion_length or 0) >= 1,
+          "loss_type='dr_grpo' divides by max_completion_length: give it (TRL's GRPOConfig default is 512)")
+
+
+def reference_step(model, tokenizer, prompts, completions, rewards, group_size, optimizer=None, ref_model=None,
+                   scale="group", max_grad_norm=1.0, **loss_options):
+    """One on-policy GRPO step on given completions: advantages, log-probs, loss, backward, optimizer step.
+
+    `prompts` holds one prompt per group; `completions` and `rewards` its G completions one after another (B*G).
+    Clears old gradients first; without an optimizer they stay in `.grad`. `loss_options` go to `grpo_loss`.
+    Introduced in notebooks/04_grpo_training.ipynb.
+    """
+    _check_group_size(group_size)
+    N, G = len(completions), group_size
+    check(N % G == 0, f"{N} completions do not split into groups of group_size={G}: "
+                      f"give a multiple of {G} completions, or a group_size that divides {N}")
+    check(len(prompts) * G == N, f"{len(prompts)} prompts x group_size={G} is {len(prompts) * G}, not {N} "
+                                 f"completions: give one prompt per group ({N // G} prompts)")
+    rewards = torch.as_tensor(rewards, dtype=torch.float32)
+    check(rewards.numel() == N, f"{rewards.numel()} rewards for {N} completions: give one reward per completion")
+    beta = loss_options.get("beta", 0.0)
+    check(beta == 0 or ref_model is not None, f"beta={beta} penalises KL to a reference: give ref_model")
+
+    advantages = group_advantages(rewards.reshape(-1, G), scale=scale).reshape(-1)  # (B*G,)
+    repeated = [prompt for prompt in prompts for _ in range(G)]  # (B*G,): each prompt G times, as TRL batches it
+    model.zero_grad(set_to_none=True)
+    logps, mask = completion_logprobs(model, tokenizer, repeated, completions)  # (B*G, T) each
+    ref_logps = None
+    if ref_model is not None:
+        with torch.no_grad():
+            ref_logps, _ = completion_logprobs(ref_model, tokenizer, repeated, completions)  # (B*G, T)
+    advantages = advantages.to(logps.device)
+    # On-policy: these completions were sampled from this very model, so the "old" log-probs are today's
+    loss, stats = grpo_loss(logps, logps.detach(), ref_logps, advantages, mask, **loss_options)
+    loss.backward()
+    # Trainer clips the gradient norm before each step (max_grad_norm=1.0); with no step, only measure it
+    limit = max_grad_norm if optimizer is not None and max_grad_norm is not None else float("inf")
+    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), limit)
+    if optimizer is not None:
+        optimizer.step()
+    return {"loss": loss.item(), "grad_norm": grad_norm.item(), "advantages": advantages, **stats}

@@ -24,6 +24,11 @@ class Profile:
     temperature: float  # sampling temperature for estimation
     max_new_tokens: int  # completion length limit
     sample_batch_size: int  # prompts per batched generate call
+    train_problems: int  # problems in a training subset (notebook 04)
+    train_steps: int  # GRPO optimizer steps per run
+    prompts_per_step: int  # prompts per GRPO step (each with G completions)
+    eval_problems: int  # held-out problems per evaluation
+    eval_k: int  # samples per held-out problem
     notes: dict = field(default_factory=dict)  # where each setting comes from
 
 
@@ -31,17 +36,19 @@ PROFILES = {
     "smoke": Profile(
         name="smoke", models=("tiny-s", "tiny-m", "tiny-l"), model="tiny-m", task="arith",
         n_problems=20, k=4, temperature=1.0, max_new_tokens=96, sample_batch_size=32,
+        train_problems=16, train_steps=2, prompts_per_step=2, eval_problems=16, eval_k=2,
         notes={"purpose": "CI: every notebook runs top to bottom in seconds"},
     ),
     "tiny": Profile(
         name="tiny", models=("tiny-s", "tiny-m", "tiny-l"), model="tiny-m", task="arith",
         n_problems=500, k=8, temperature=1.0, max_new_tokens=96, sample_batch_size=64,
+        train_problems=200, train_steps=60, prompts_per_step=8, eval_problems=300, eval_k=4,
         notes={"purpose": "the whole course offline on a 2-core CPU in minutes"},
     ),
     "paper": Profile(
         name="paper", models=("Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"),
         model="Qwen/Qwen3-4B", task="gsm8k", n_problems=7473, k=10, temperature=1.0, max_new_tokens=250,
-        sample_batch_size=64,
+        sample_batch_size=64, train_problems=747, train_steps=1000, prompts_per_step=1, eval_problems=1319, eval_k=4,
         notes={"k": "arXiv 2508.14094: K=10 samples at temperature 1.0, 250 new tokens",
                "models": "arXiv 2604.06298: Qwen2.5 0.5B/1.5B/3B; arXiv 2508.14094: Qwen3-4B"},
     ),
@@ -52,3 +59,34 @@ def get_profile(name: str) -> Profile:
     """The profile called `name`, with an error listing the valid names."""
     check(name in PROFILES, f"PROFILE={name!r} is unknown; use one of {', '.join(PROFILES)}")
     return PROFILES[name]
+
+
+# The papers' own training settings (paper profile). Each value names its source.
+PIKUS_2508_14094 = {  # "Hard Examples Are All You Need", Qwen3-4B etc. on GSM8K / BBH, 10% budget
+    "lora": True, "lora_rank": 32, "lora_alpha": 32,
+    "lora_target_modules": ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
+    "learning_rate": 5e-6, "adam_beta2": 0.99, "weight_decay": 0.1, "warmup_ratio": 0.1,
+    "lr_scheduler_type": "cosine", "max_grad_norm": 0.1, "group_size": 8, "max_completion_length": 250,
+    "steps": 1000, "prompts_per_step": 1,  # 1000 steps of one prompt x 8 completions (~1.3 passes over 747)
+    "difficulty_k": 10, "difficulty_temperature": 1.0,  # pass rate from K=10 samples at temperature 1.0
+}
+YADAV_2604_06298 = {  # capacity boundary: Qwen2.5 0.5B/1.5B/3B with LoRA on MATH levels 1-3 vs 1-5
+    "lora": True, "difficulty_k": 4,
+    # effective batch (prompts per optimizer step) by training set and model size
+    "effective_batch": {"math": {"0.5B": 20, "1.5B": 16, "3B": 12}, "gsm8k": {"0.5B": 48, "1.5B": 40, "3B": 32}},
+}
+
+
+def paper_train_config(paper: str, dataset: str = "gsm8k", model_size: str = "1.5B", **overrides):
+    """A `TrainConfig` with one paper's settings ("2508.14094" or "2604.06298"); overrides win."""
+    from .training import TrainConfig
+
+    check(paper in ("2508.14094", "2604.06298"), f"paper={paper!r} is unknown; use '2508.14094' or '2604.06298'")
+    if paper == "2508.14094":
+        settings = {k: v for k, v in PIKUS_2508_14094.items() if not k.startswith("difficulty_")}
+    else:
+        batches = YADAV_2604_06298["effective_batch"]
+        check(dataset in batches, f"dataset={dataset!r} has no batch size in arXiv 2604.06298; use math or gsm8k")
+        check(model_size in batches[dataset], f"model_size={model_size!r} is not one of {', '.join(batches[dataset])}")
+        settings = {"lora": True, "prompts_per_step": batches[dataset][model_size]}
+    return TrainConfig(**{**settings, **overrides})

@@ -1,0 +1,79 @@
+"""GRPO step time: `train_grpo` (ledger callback, run folder) vs bare TRL `GRPOTrainer` on the same config.
+
+Run: python benchmarks/bench_training.py [--model tiny-m] [--steps 12]
+Writes benchmarks/results/training.json. The wrapper's overhead should stay under 5%; measured, not asserted.
+"""
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from course_lib.models import load_model
+from course_lib.provenance import atomic_write_text, git_commit, library_versions
+from course_lib.rewards import correctness_reward
+from course_lib.tasks import generate
+from course_lib.training import TrainConfig, _dataset, train_grpo, trl_config
+
+
+class StepTimer:
+    """Records the wall time of each optimizer step."""
+
+    def __init__(self):
+        from transformers import TrainerCallback
+
+        timer = self
+
+        class Callback(TrainerCallback):
+            def on_step_begin(self, args, state, control, **kwargs):
+                timer.start = time.perf_counter()
+
+            def on_step_end(self, args, state, control, **kwargs):
+                timer.times.append(time.perf_counter() - timer.start)
+
+        self.times, self.start, self.callback = [], 0.0, Callback()
+
+
+def bare_trl(model_name, problems, config, out):
+    """The same run through TRL alone: no ledger, no run-folder bookkeeping."""
+    from peft import LoraConfig
+    from trl import GRPOTrainer
+
+    model, tokenizer = load_model(model_name)
+    timer = StepTimer()
+    peft = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, target_modules=list(config.lora_target_modules),
+                      lora_dropout=0.0, task_type="CAUSAL_LM")
+    trainer = GRPOTrainer(model=model, reward_funcs=[correctness_reward], args=trl_config(config, Path(out)),
+                          train_dataset=_dataset(problems), processing_class=tokenizer, peft_config=peft,
+                          callbacks=[timer.callback])
+    trainer.train()
+    return timer.times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="tiny-m")
+    parser.add_argument("--steps", type=int, default=12)
+    args = parser.parse_args()
+    problems = generate("arith", 200, "train", 0)
+    config = TrainConfig(steps=args.steps, save_steps=10_000, group_size=8, prompts_per_step=8)
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = bare_trl(args.model, problems, config, Path(tmp) / "bare")
+        timer = StepTimer()
+        train_grpo(args.model, problems, config, Path(tmp) / "course", progress=False, callbacks=[timer.callback])
+        course = timer.times
+    skip = 2  # the first steps include warm-up
+    bare_median, course_median = statistics.median(bare[skip:]), statistics.median(course[skip:])
+    result = {"model": args.model, "steps": args.steps, "completions_per_step": config.completions_per_step,
+              "bare_trl_median_step_s": round(bare_median, 3), "train_grpo_median_step_s": round(course_median, 3),
+              "overhead_percent": round(100 * (course_median / bare_median - 1), 1),
+              "note": "median wall time per optimizer step, measured by the same callback in both runs",
+              "commit": git_commit(), "versions": library_versions()}
+    atomic_write_text(Path(__file__).parent / "results" / "training.json", json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

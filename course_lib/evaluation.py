@@ -1,0 +1,76 @@
+"""Evaluation: accuracy per level with Wilson intervals, pass@k, and paired bootstrap comparisons.
+
+Introduced in notebooks/04_grpo_training.ipynb.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pandas as pd
+
+from .difficulty import estimate, wilson_interval
+from .errors import check
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from n samples with c correct (Chen et al. 2021): 1 - C(n-c, k) / C(n, k).
+
+    >>> pass_at_k(8, 0, 1), pass_at_k(8, 8, 4), round(pass_at_k(8, 2, 4), 4)
+    (0.0, 1.0, 0.7857)
+    """
+    check(1 <= k <= n, f"k={k} must be between 1 and the number of samples n={n}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
+    """Overall and per-level accuracy (mean pass rate) with Wilson intervals over all samples, and pass@k."""
+    def block(rows: pd.DataFrame) -> dict:
+        n, correct = int(rows["k"].sum()), int(rows["n_correct"].sum())
+        low, high = wilson_interval(correct, n)
+        out = {"accuracy": round(correct / n, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
+               "problems": len(rows)}
+        for k in pass_k:
+            if k <= int(rows["k"].min()):
+                out[f"pass@{k}"] = round(float(np.mean([pass_at_k(int(r.k), int(r.n_correct), k)
+                                                        for r in rows.itertuples()])), 4)
+        return out
+
+    by_level = {str(int(level)): block(rows) for level, rows in table.groupby("level")} if table["level"].notna().any() \
+        else {}
+    return {"overall": block(table), "by_level": by_level}
+
+
+def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, max_new_tokens: int = 128,
+             seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=None) -> dict:
+    """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table."""
+    table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, cache_dir=cache_dir,
+                     progress=progress)
+    return {**summarize_accuracy(table, pass_k), "k": k, "temperature": temperature, "seed": seed,
+            "per_problem": table[["id", "level", "k", "n_correct", "pass_rate"]].to_dict("records")}
+
+
+def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidence: float = 0.95) -> dict:
+    """Mean paired difference (after - before) over the same problems, with a percentile bootstrap interval."""
+    after, before = np.asarray(after, dtype=float), np.asarray(before, dtype=float)
+    check(after.shape == before.shape and after.ndim == 1 and len(after) >= 2,
+          f"after and before must be equal-length lists of per-problem scores (got {after.shape} and {before.shape})")
+    diffs = after - before
+    rng = np.random.default_rng(seed)
+    means = diffs[rng.integers(0, len(diffs), size=(n_boot, len(diffs)))].mean(axis=1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return {"mean_difference": round(float(diffs.mean()), 4), "ci_low": round(float(low), 4),
+            "ci_high": round(float(high), 4), "problems": len(diffs), "excludes_zero": bool(low > 0 or high < 0)}
+
+
+def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0) -> dict:
+    """Paired bootstrap of two `evaluate` results on the same problems (matched by id)."""
+    before_by_id = {row["id"]: row["pass_rate"] for row in before["per_problem"]}
+    ids = [row["id"] for row in after["per_problem"]]
+    check(set(ids) == set(before_by_id), "the two evaluations are not on the same problems; evaluate both on one set")
+    after_by_id = {row["id"]: row["pass_rate"] for row in after["per_problem"]}
+    return paired_bootstrap([after_by_id[i] for i in ids], [before_by_id[i] for i in ids], n_boot, seed)

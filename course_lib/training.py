@@ -1,0 +1,335 @@
+"""GRPO training over TRL's `GRPOTrainer` (+ PEFT LoRA), with a per-example learnability ledger.
+
+A run folder holds: `run_config.json`, TRL checkpoints, `metrics.jsonl` (one line per step),
+`ledger.jsonl` (one line per prompt group: step, problem id, group reward mean and std), and
+`final/` (the trained weights or LoRA adapter). Introduced in notebooks/04_grpo_training.ipynb.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from .errors import CourseError, check
+from .provenance import atomic_write_text, git_commit, library_versions
+from .rewards import correctness_reward
+
+LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
+SCALES = ("group", "batch", "none")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings of one GRPO run; validated on construction with errors that name the field."""
+
+    group_size: int = 8  # G: completions per prompt (TRL's num_generations)
+    prompts_per_step: int = 8  # prompts per optimizer step; a step sees prompts_per_step * G completions
+    steps: int = 100  # optimizer steps
+    learning_rate: float = 3e-4  # 3e-4 suits LoRA on the tiny models; full fine-tuning wants ~3e-5
+    beta: float = 0.0  # KL penalty to the base model (TRL's default is 0: no reference model)
+    loss_type: str = "dapo"  # TRL 1.16's default aggregation of the token losses
+    scale_rewards: str = "group"  # divide advantages by the group std ("group"), the batch std, or not ("none")
+    epsilon: float = 0.2  # PPO-style clipping range of the probability ratio
+    max_completion_length: int = 96  # tokens a completion may have
+    temperature: float = 1.0  # sampling temperature during training
+    lora: bool = True  # train a LoRA adapter instead of all weights
+    lora_rank: int = 16  # LoRA rank r
+    lora_alpha: int = 32  # LoRA scaling alpha
+    lora_target_modules: tuple = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+    weight_decay: float = 0.0  # AdamW weight decay
+    adam_beta2: float = 0.999  # AdamW beta2 (arXiv 2508.14094 uses 0.99)
+    warmup_ratio: float = 0.0  # share of steps with linear warmup
+    lr_scheduler_type: str = "constant"  # "constant", "linear", "cosine", ...
+    max_grad_norm: float = 1.0  # gradient clipping
+    save_steps: int = 25  # checkpoint every this many steps (a killed run loses at most these)
+    seed: int = 0  # data order, sampling, LoRA init
+    dynamic_sampling: bool = False  # DAPO online filtering: drop dead groups and refill the batch
+    dynamic_max_rounds: int = 4  # generation rounds per step at most when refilling
+    use_vllm: bool = False  # generate with vLLM (GPU only; paper profile)
+    extra: dict = field(default_factory=dict)  # any other GRPOConfig field, passed through
+
+    def __post_init__(self):
+        check(isinstance(self.group_size, int) and self.group_size >= 2,
+              f"group_size={self.group_size!r} must be >= 2: GRPO compares completions within a group")
+        check(self.prompts_per_step >= 1, f"prompts_per_step={self.prompts_per_step} must be >= 1")
+        check(self.steps >= 1, f"steps={self.steps} must be >= 1")
+        check(self.learning_rate > 0, f"learning_rate={self.learning_rate} must be positive")
+        check(self.beta >= 0, f"beta={self.beta} must be >= 0")
+        check(self.loss_type in LOSS_TYPES, f"loss_type={self.loss_type!r} is unknown; use one of {', '.join(LOSS_TYPES)}")
+        check(self.scale_rewards in SCALES, f"scale_rewards={self.scale_rewards!r} is unknown; use one of {', '.join(SCALES)}")
+        check(self.max_completion_length >= 1, f"max_completion_length={self.max_completion_length} must be >= 1")
+        check(self.save_steps >= 1, f"save_steps={self.save_steps} must be >= 1")
+        check(self.dynamic_max_rounds >= 1, f"dynamic_max_rounds={self.dynamic_max_rounds} must be >= 1")
+
+    @property
+    def completions_per_step(self) -> int:
+        """Completions per optimizer step (TRL's per_device_train_batch_size counts completions)."""
+        return self.prompts_per_step * self.group_size
+
+    def to_json(self) -> dict:
+        """The config as plain JSON (tuples become lists)."""
+        data = asdict(self)
+        data["lora_target_modules"] = list(self.lora_target_modules)
+        return data
+
+
+def check_batch(completions_per_step: int, group_size: int) -> None:
+    """TRL needs the batch of completions to split into whole groups; say which numbers to change."""
+    check(group_size >= 2, f"group_size={group_size} must be >= 2")
+    check(completions_per_step % group_size == 0,
+          f"a batch of {completions_per_step} completions does not divide into groups of {group_size}; "
+          f"use a multiple of {group_size} (e.g. {group_size * max(1, completions_per_step // group_size)})")
+
+
+def check_lora_targets(model, targets) -> None:
+    """Every LoRA target module must exist in the model; list the ones it has."""
+    linear = sorted({name.rsplit(".", 1)[-1] for name, module in model.named_modules()
+                     if isinstance(module, torch.nn.Linear)})
+    missing = [t for t in targets if t not in linear]
+    check(not missing, f"lora_target_modules {missing} are not in the model; its linear modules are {linear}")
+
+
+# ---------------------------------------------------------------------------
+# The learnability ledger: rewards per group, flushed per step by a callback
+# ---------------------------------------------------------------------------
+
+
+class LedgerReward:
+    """`correctness_reward` that also remembers each group's reward mean and std for the ledger."""
+
+    __name__ = "correctness_reward"  # the name TRL logs the reward under
+
+    def __init__(self, group_size: int):
+        self.group_size = group_size
+        self.pending: list[dict] = []
+
+    def __call__(self, completions, problem_id=None, **kwargs) -> list[float]:
+        rewards = correctness_reward(completions, **kwargs)
+        ids = problem_id or [None] * len(rewards)
+        for start in range(0, len(rewards) - self.group_size + 1, self.group_size):  # TRL keeps groups contiguous
+            group = torch.tensor(rewards[start : start + self.group_size])
+            self.pending.append({"problem_id": ids[start], "reward_mean": round(group.mean().item(), 4),
+                                 "reward_std": round(group.std().item(), 4)})
+        return rewards
+
+
+def _trainer_callback(ledger_reward: LedgerReward, run_dir: Path):
+    """A TRL/transformers callback that writes metrics.jsonl and ledger.jsonl as training goes."""
+    from transformers import TrainerCallback
+
+    class LedgerCallback(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            lines = [json.dumps({"step": state.global_step, **row}) for row in ledger_reward.pending]
+            ledger_reward.pending.clear()
+            _append_lines(run_dir / "ledger.jsonl", lines)
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if logs and "loss" in logs:
+                _append_lines(run_dir / "metrics.jsonl", [json.dumps({"step": state.global_step, **logs})])
+
+    return LedgerCallback()
+
+
+def _append_lines(path: Path, lines: list[str]) -> None:
+    """Append whole lines to a JSON Lines file."""
+    if lines:
+        with open(path, "a") as handle:
+            handle.write("\n".join(lines) + "\n")
+
+
+def _truncate_after(path: Path, step: int) -> None:
+    """Keep only the lines of a JSON Lines file logged at or before `step` (used when resuming)."""
+    if path.exists():
+        kept = [line for line in path.read_text().splitlines() if line and json.loads(line)["step"] <= step]
+        atomic_write_text(path, "".join(line + "\n" for line in kept))
+
+
+# ---------------------------------------------------------------------------
+# Dynamic sampling (DAPO): drop groups whose rewards are all equal, refill the batch
+# ---------------------------------------------------------------------------
+
+
+def _pad_cat(tensors, value, left=False):
+    """Concatenate (N_i, T_i) tensors along N, padding T to the widest (on the left or the right)."""
+    width = max(t.shape[1] for t in tensors)
+    padded = []
+    for t in tensors:
+        pad = (width - t.shape[1], 0) if left else (0, width - t.shape[1])
+        padded.append(torch.nn.functional.pad(t, pad, value=value))
+    return torch.cat(padded)
+
+
+def _dynamic_trainer_class():
+    """GRPOTrainer with DAPO-style online filtering, which TRL does not offer."""
+    from trl import GRPOTrainer
+
+    class DynamicSamplingGRPOTrainer(GRPOTrainer):
+        def _generate_and_score_completions(self, inputs):
+            output = super()._generate_and_score_completions(inputs)
+            if not self.model.training:
+                return output
+            G, wanted = self.num_generations, len(inputs) // self.num_generations
+            kept = [self._alive(output)]
+            rng = random.Random(self.args.seed * 100_003 + self.state.global_step)
+            for _ in range(self.course_max_rounds - 1):
+                if sum(int(mask.sum()) for _, mask in kept) >= wanted:
+                    break
+                fresh = [self.train_dataset[i] for i in rng.sample(range(len(self.train_dataset)), wanted)]
+                more = super()._generate_and_score_completions([row for row in fresh for _ in range(G)])
+                kept.append(self._alive(more))
+            return self._assemble(kept, wanted)
+
+        def _alive(self, output):
+            groups = output["advantages"].view(-1, self.num_generations)
+            return output, groups.abs().sum(dim=1) > 0  # (B,) a dead group has every advantage exactly 0
+
+        def _assemble(self, kept, wanted):
+            """Alive groups first, then dead ones if the rounds ran out; exactly `wanted` groups."""
+            G, pad = self.num_generations, self.processing_class.pad_token_id
+            groups = [(o, g, bool(alive[g])) for o, alive in kept for g in range(len(alive))]
+            chosen = sorted(groups, key=lambda item: not item[2])[:wanted]  # stable: alive first, in order
+
+            def gather(key, value, left=False):
+                return _pad_cat([o[key][g * G : (g + 1) * G] for o, g, _ in chosen], value, left)
+
+            out = {"prompt_ids": gather("prompt_ids", pad, left=True), "prompt_mask": gather("prompt_mask", 0, left=True),
+                   "completion_ids": gather("completion_ids", pad), "completion_mask": gather("completion_mask", 0),
+                   "advantages": torch.cat([o["advantages"][g * G : (g + 1) * G] for o, g, _ in chosen])}
+            for key in ("old_per_token_logps", "ref_per_token_logps"):
+                if key in kept[0][0]:
+                    out[key] = gather(key, 0.0)
+            out["num_items_in_batch"] = out["completion_mask"].sum()
+            self._metrics["train"]["dynamic/alive_groups_found"].append(float(sum(alive for _, _, alive in groups)))
+            self._metrics["train"]["dynamic/frac_dead_after_filter"].append(
+                sum(not alive for _, _, alive in chosen) / wanted)
+            return out
+
+    return DynamicSamplingGRPOTrainer
+
+
+# ---------------------------------------------------------------------------
+# train_grpo
+# ---------------------------------------------------------------------------
+
+
+def trl_config(config: TrainConfig, run_dir: Path):
+    """The `GRPOConfig` for a course config; CPU-safe settings when there is no GPU."""
+    from trl import GRPOConfig
+
+    on_gpu = torch.cuda.is_available()
+    return GRPOConfig(
+        output_dir=str(run_dir), num_generations=config.group_size,
+        per_device_train_batch_size=config.completions_per_step, gradient_accumulation_steps=1,
+        max_steps=config.steps, learning_rate=config.learning_rate, beta=config.beta, loss_type=config.loss_type,
+        scale_rewards=config.scale_rewards, epsilon=config.epsilon,
+        max_completion_length=config.max_completion_length, temperature=config.temperature, top_k=0, top_p=1.0,
+        weight_decay=config.weight_decay, adam_beta2=config.adam_beta2,
+        warmup_steps=config.warmup_ratio,  # transformers 5: a float below 1 is a share of max_steps
+        lr_scheduler_type=config.lr_scheduler_type, max_grad_norm=config.max_grad_norm,
+        logging_steps=1, save_steps=config.save_steps, save_total_limit=2, report_to="none", seed=config.seed,
+        use_cpu=not on_gpu, bf16=on_gpu and torch.cuda.is_bf16_supported(), gradient_checkpointing=False,
+        use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=False, **config.extra,
+    )
+
+
+def _dataset(problems):
+    """Problems as a `datasets.Dataset` with the columns the reward reads (answer, source, problem_id)."""
+    from datasets import Dataset
+
+    return Dataset.from_list([{"prompt": p.prompt, "answer": p.answer, "source": p.source, "problem_id": p.id}
+                              for p in problems])
+
+
+def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_ids: list[str]) -> int | None:
+    """The step to resume from (None for a fresh run); an error if the folder holds a different run."""
+    saved = run_dir / "run_config.json"
+    if not saved.exists():
+        return None
+    previous = json.loads(saved.read_text())
+    same = previous["config"] == config_json and previous["model"] == model_name and \
+        previous["problem_ids"] == problem_ids
+    check(same, f"out={run_dir} holds a run with a different config, model or problems; "
+                "use a new folder or delete this one")
+    checkpoints = sorted(run_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    return int(checkpoints[-1].name.split("-")[1]) if checkpoints else 0
+
+
+def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bool = True, callbacks=()) -> dict:
+    """Train with GRPO on `problems`; writes the run folder `out` and returns its summary.
+
+    Resumes from the last checkpoint when `out` already holds the same run.
+    """
+    from peft import LoraConfig
+
+    from .models import load_model
+
+    check(len(problems) > 0, "problems is empty; give at least one problem to train on")
+    check_batch(config.completions_per_step, config.group_size)
+    run_dir = Path(out)
+    problem_ids = [p.id for p in problems]
+    resume_step = _check_run_dir(run_dir, config.to_json(), model_name, problem_ids)
+    model, tokenizer = load_model(model_name)
+    if config.lora:
+        check_lora_targets(model, config.lora_target_modules)
+    tokenizer.padding_side = "left"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if resume_step is None:
+        for name in ("metrics.jsonl", "ledger.jsonl"):
+            (run_dir / name).unlink(missing_ok=True)
+        atomic_write_text(run_dir / "run_config.json", json.dumps(
+            {"model": model_name, "config": config.to_json(), "problem_ids": problem_ids, "commit": git_commit(),
+             "versions": library_versions()}, indent=1) + "\n")
+    else:
+        for name in ("metrics.jsonl", "ledger.jsonl"):
+            _truncate_after(run_dir / name, resume_step)
+    ledger = LedgerReward(config.group_size)
+    peft_config = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0, bias="none",
+                             target_modules=list(config.lora_target_modules), task_type="CAUSAL_LM") \
+        if config.lora else None
+    trainer_class = _dynamic_trainer_class() if config.dynamic_sampling else __import__("trl").GRPOTrainer
+    trainer = trainer_class(model=model, reward_funcs=[ledger], args=trl_config(config, run_dir),
+                            train_dataset=_dataset(problems), processing_class=tokenizer, peft_config=peft_config,
+                            callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
+    trainer.course_max_rounds = config.dynamic_max_rounds
+    start = time.time()
+    trainer.train(resume_from_checkpoint=bool(resume_step))
+    trainer.save_model(str(run_dir / "final"))
+    tokenizer.save_pretrained(run_dir / "final")
+    summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
+               "lora": config.lora, "resumed_from": resume_step}
+    atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def load_trained(run_or_model: str, device: str | None = None):
+    """(model, tokenizer) from a run folder (merging a LoRA adapter into its base) or any model name."""
+    from .models import load_model
+
+    final = Path(run_or_model) / "final"
+    if not final.exists():
+        return load_model(run_or_model, device=device)
+    run = json.loads((Path(run_or_model) / "run_config.json").read_text())
+    model, tokenizer = load_model(run["model"], device=device)
+    if (final / "adapter_config.json").exists():
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, str(final)).merge_and_unload()
+    else:  # full fine-tuning: new weights, the base model's tokenizer
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained(str(final)).to(model.device)
+    model.eval()
+    return model, tokenizer
+
+
+def read_jsonl_log(path) -> list[dict]:
+    """The rows of a run's metrics.jsonl or ledger.jsonl."""
+    path = Path(path)
+    if not path.exists():
+        raise CourseError(f"{path} does not exist; is this a run folder written by train_grpo?")
+    return [json.loads(line) for line in path.read_text().splitlines() if line]

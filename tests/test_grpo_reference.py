@@ -1,0 +1,257 @@
+"""The plain-torch GRPO step gives the loss and the gradients of TRL 1.16's GRPOTrainer on the same fixed batch.
+
+TRL is run on its own code path from completions to loss: its `rollout_func` hook hands it our fixed completions
+instead of sampling, a reward function hands back our fixed rewards, and `_generate_and_score_completions` (the
+method `GRPOTrainer` calls once per generation batch) computes the advantages, the reference log-probs and the
+token count; then the public `compute_loss`, and `backward`.
+"""
+
+import re
+
+import pytest
+import torch
+
+from course_lib import CourseError
+from course_lib.grpo import completion_logprobs, group_advantages, grpo_loss, reference_step
+from course_lib.models import build_model, build_tokenizer
+
+G = 4
+PROMPTS = ["12+3=", "7*6="]  # different lengths: TRL left-pads the shorter one
+COMPLETIONS = ["15", "14", "1", "105",  # prompt 0's group; lengths 1-3 characters, plus eos
+               "42", "24", "4", "420"]  # prompt 1's group
+REWARDS = [1.0, 0.0, 0.0, 0.0,  # one right of four
+           1.0, 0.0, 1.0, 0.0]  # two right of four
+MAX_LEN = 16  # max_completion_length: dr_grpo divides by it
+RTOL = 1e-5  # relative error allowed on the loss and on the whole gradient
+ATOL = 1e-7  # on the loss too: on-policy "grpo" loss is ~0, as the advantages of a group sum to zero
+
+# TRL 1.16 and transformers 5 deprecation notices about TRL's own default config, not about this code
+pytestmark = pytest.mark.filterwarnings("ignore:.*gradient_checkpointing. is deprecated:FutureWarning")
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return build_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def start(tmp_path_factory, tokenizer):
+    """Folder of the starting model: TRL loads its reference model from the policy's config, so it needs a path."""
+    folder = tmp_path_factory.mktemp("tiny-s-start")
+    build_model("tiny-s", tokenizer, seed=0).save_pretrained(folder)
+    return folder
+
+
+def load(folder):
+    from transformers import Qwen2ForCausalLM
+
+    return Qwen2ForCausalLM.from_pretrained(folder)
+
+
+def policy(start):
+    """The starting model moved by seeded noise, so that it differs from the reference and the KL term bites."""
+    model = load(start)  # its config still names `start`: TRL's reference model is the unmoved one
+    generator = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.05 * torch.randn(parameter.shape, generator=generator))
+    return model
+
+
+def fixed_rollout(prompts, trainer):
+    """TRL's `rollout_func` hook: our completions (with eos, as sampled) instead of generated ones."""
+    def ids(text):
+        return trainer.processing_class(text, add_special_tokens=False)["input_ids"]
+
+    eos = trainer.processing_class.eos_token_id
+    return {"prompt_ids": [ids(p) for p in prompts], "completion_ids": [ids(c) + [eos] for c in COMPLETIONS],
+            "logprobs": None, "fixed_reward": REWARDS}  # extra keys reach the reward functions
+
+
+def fixed_reward(completions, fixed_reward, **kwargs):
+    """Reward function in TRL's signature that returns the rewards `fixed_rollout` passed along."""
+    return fixed_reward
+
+
+def run_trl(start, tokenizer, tmp_path, monkeypatch, old_logps=None, **config):
+    """TRL 1.16's loss (a tensor), gradients (by parameter name) and trainer on the fixed batch."""
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is marked experimental
+    args = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, learning_rate=1e-3, report_to="none",
+                      per_device_train_batch_size=len(COMPLETIONS), num_generations=G, max_completion_length=MAX_LEN,
+                      **config)
+    trainer = GRPOTrainer(model=policy(start), reward_funcs=fixed_reward, args=args, processing_class=tokenizer,
+                          train_dataset=Dataset.from_dict({"prompt": PROMPTS}), rollout_func=fixed_rollout)
+    trainer.model.train()
+    trainer.current_gradient_accumulation_steps = 1  # set by Trainer's training loop, which we skip
+    inputs = trainer._generate_and_score_completions([{"prompt": p} for p in PROMPTS for _ in range(G)])
+    if old_logps is not None:  # as if these completions were sampled a few optimizer steps ago (num_iterations > 1)
+        inputs["old_per_token_logps"] = old_logps
+    loss = trainer.compute_loss(trainer.model, inputs)
+    loss.backward()
+    return loss.detach(), {name: p.grad for name, p in trainer.model.named_parameters()}, trainer, inputs
+
+
+def assert_same_gradients(model, trl_grads):
+    """Every parameter gets a gradient on both sides, and the whole gradient agrees to RTOL (relative L2)."""
+    ours = dict(model.named_parameters())
+    assert ours.keys() == trl_grads.keys()
+    mine = torch.cat([ours[name].grad.flatten() for name in trl_grads])
+    theirs = torch.cat([grad.flatten() for grad in trl_grads.values()])
+    assert theirs.norm() > 0
+    assert (mine - theirs).norm() / theirs.norm() < RTOL
+
+
+@pytest.mark.parametrize(
+    "loss_type, beta",
+    [
+        ("dapo", 0.0),  # TRL 1.16's default loss_type
+        ("dapo", 0.1),  # ... with a KL penalty to the reference model
+        ("grpo", 0.0),
+        ("grpo", 0.1),
+        ("bnpo", 0.1),
+        ("dr_grpo", 0.1),
+    ],
+)
+def test_reference_step_matches_trl(start, tokenizer, tmp_path, monkeypatch, loss_type, beta):
+    trl_loss, trl_grads, trainer, inputs = run_trl(start, tokenizer, tmp_path, monkeypatch,
+                                                   loss_type=loss_type, beta=beta)
+    model = policy(start)
+    result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, REWARDS, group_size=G,
+                            ref_model=load(start) if beta else None,
+                            beta=beta, loss_type=loss_type, max_completion_length=MAX_LEN)
+    torch.testing.assert_close(result["advantages"], inputs["advantages"], rtol=RTOL, atol=0)
+    assert result["loss"] == pytest.approx(trl_loss.item(), rel=RTOL, abs=ATOL)
+    assert_same_gradients(model, trl_grads)
+    trl_grad_norm = torch.cat([grad.flatten() for grad in trl_grads.values()]).norm().item()
+    assert result["grad_norm"] == pytest.approx(trl_grad_norm, rel=RTOL)
+    if beta:  # the KL term is really there: the same mean KL as TRL logs, and not negligible
+        assert result["kl"] == pytest.approx(trainer._metrics["train"]["kl"][-1], rel=RTOL)
+        assert beta * result["kl"] > 0.01 * abs(result["loss"])
+
+
+@pytest.mark.parametrize("loss_type", ["dapo", "grpo"])
+def test_grpo_loss_matches_trl_off_policy_with_clipping(start, tokenizer, tmp_path, monkeypatch, loss_type):
+    # Old log-probs off by up to +-0.5: ratios far from 1, so both clip bounds (0.8 and 1.28 here) are hit
+    model = policy(start)
+    logps, mask = completion_logprobs(model, tokenizer, [p for p in PROMPTS for _ in range(G)], COMPLETIONS)
+    shift = torch.rand(logps.shape, generator=torch.Generator().manual_seed(2)) - 0.5  # (N, T)
+    old_logps = (logps.detach() + shift) * mask
+    config = {"loss_type": loss_type, "beta": 0.1, "epsilon_high": 0.28}
+    trl_loss, trl_grads, trainer, _ = run_trl(start, tokenizer, tmp_path, monkeypatch, old_logps=old_logps, **config)
+    with torch.no_grad():
+        ref_logps, _ = completion_logprobs(load(start), tokenizer, [p for p in PROMPTS for _ in range(G)],
+                                           COMPLETIONS)
+    advantages = group_advantages(torch.tensor(REWARDS).reshape(-1, G)).reshape(-1)
+    loss, stats = grpo_loss(logps, old_logps, ref_logps, advantages, mask, **config)
+    loss.backward()
+    assert loss.item() == pytest.approx(trl_loss.item(), rel=RTOL, abs=ATOL)
+    assert_same_gradients(model, trl_grads)
+    assert 0 < stats["clip_fraction"] < 1
+    assert stats["clip_fraction"] == pytest.approx(trainer._metrics["train"]["clip_ratio/region_mean"][-1])
+
+
+def test_defaults_are_trl_defaults():
+    import inspect
+
+    from trl import GRPOConfig
+
+    trl_defaults = {name: field.default for name, field in GRPOConfig.__dataclass_fields__.items()}
+    ours = inspect.signature(grpo_loss).parameters
+    assert trl_defaults["loss_type"] == ours["loss_type"].default == "dapo"
+    assert trl_defaults["use_bias_correction_kl"] is ours["kl_bias_correction"].default is True
+    assert trl_defaults["epsilon"] == ours["epsilon"].default == 0.2
+    assert trl_defaults["beta"] == ours["beta"].default == 0.0
+
+
+# Hand case: on-policy (ratio 1), beta = 0, so each token's loss is -advantage
+#   advantages [1, -1]; mask [[1, 1, 1], [1, 0, 0]]: masked per-token losses [[-1, -1, -1], [1, 0, 0]]
+#   grpo:    mean over each completion, then over completions: (-3/3 + 1/1) / 2 = 0
+#   bnpo:    over this batch's 4 tokens: (-3 + 1) / 4 = -.5 (dapo too, by default)
+#   dapo:    over the generation batch's tokens, here said to be 8: -2 / 8 = -.25
+#   dr_grpo: over N x max_completion_length = 2 x 4: -2 / 8 = -.25
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        ({"loss_type": "grpo"}, 0.0),
+        ({"loss_type": "bnpo"}, -0.5),
+        ({"loss_type": "dapo"}, -0.5),
+        ({"loss_type": "dapo", "num_items_in_batch": 8}, -0.25),
+        ({"loss_type": "bnpo", "num_items_in_batch": 8}, -0.5),  # only dapo reads it
+        ({"loss_type": "dr_grpo", "max_completion_length": 4}, -0.25),
+    ],
+)
+def test_grpo_loss_aggregation_hand_cases(options, expected):
+    logps = torch.full((2, 3), -1.0)
+    mask = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, 0.0]])
+    loss, stats = grpo_loss(logps, logps, None, torch.tensor([1.0, -1.0]), mask, **options)
+    assert loss.item() == pytest.approx(expected)
+    assert stats == {"clip_fraction": 0.0, "kl": None}
+
+
+def test_dead_groups_give_exactly_zero_gradient(tokenizer):
+    model = build_model("tiny-s", tokenizer, seed=0)
+    result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, [1.0] * 4 + [0.0] * 4, group_size=G)
+    assert result["loss"] == 0.0 and result["grad_norm"] == 0.0
+    assert torch.equal(result["advantages"], torch.zeros(len(COMPLETIONS)))
+    assert all(torch.count_nonzero(p.grad) == 0 for p in model.parameters())
+
+
+def test_dead_group_only_dilutes_the_live_groups_gradient(tokenizer):
+    # dapo divides by every token of the batch: a dead group adds tokens but no gradient of its own
+    model = build_model("tiny-s", tokenizer, seed=0)
+    reference_step(model, tokenizer, PROMPTS[:1], COMPLETIONS[:G], REWARDS[:G], group_size=G)
+    alone = torch.cat([p.grad.flatten() for p in model.parameters()])
+    reference_step(model, tokenizer, PROMPTS, COMPLETIONS, REWARDS[:G] + [1.0] * G, group_size=G)
+    with_dead = torch.cat([p.grad.flatten() for p in model.parameters()])
+    live_tokens = sum(len(c) + 1 for c in COMPLETIONS[:G])  # + 1 for eos
+    all_tokens = sum(len(c) + 1 for c in COMPLETIONS)
+    torch.testing.assert_close(with_dead, alone * live_tokens / all_tokens, rtol=1e-4, atol=1e-7)
+
+
+def test_reference_step_clips_the_gradient_before_the_optimizer_step(tokenizer):
+    model = build_model("tiny-s", tokenizer, seed=0)
+    before = torch.cat([p.detach().flatten() for p in model.parameters()])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, REWARDS, group_size=G, optimizer=optimizer,
+                            max_grad_norm=1e-3)
+    after = torch.cat([p.detach().flatten() for p in model.parameters()])
+    assert result["grad_norm"] > 1e-3  # the norm reported is the one before clipping
+    assert (after - before).norm().item() == pytest.approx(0.1 * 1e-3, rel=1e-3)  # lr x the clipped norm
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"group_size": 1}, "group size G=1: GRPO needs at least 2 completions per prompt to compare"),
+        ({"group_size": 3}, "8 completions do not split into groups of group_size=3: "
+                            "give a multiple of 3 completions, or a group_size that divides 8"),
+        ({"prompts": PROMPTS * 2}, "4 prompts x group_size=4 is 16, not 8 completions: give one prompt per group"),
+        ({"rewards": REWARDS[:6]}, "6 rewards for 8 completions: give one reward per completion"),
+        ({"beta": 0.1}, "beta=0.1 penalises KL to a reference: give ref_model"),
+        ({"loss_type": "ppo"}, "loss_type='ppo' is unknown; use one of dapo, grpo, bnpo, dr_grpo"),
+        ({"loss_type": "dr_grpo"}, "loss_type='dr_grpo' divides by max_completion_length: give it"),
+    ],
+)
+def test_reference_step_rejects(tokenizer, kwargs, message):
+    arguments = {"prompts": PROMPTS, "completions": COMPLETIONS, "rewards": REWARDS, "group_size": G, **kwargs}
+    model = build_model("tiny-s", tokenizer, seed=0)
+    with pytest.raises(CourseError, match=re.escape(message)):
+        reference_step(model, tokenizer, **arguments)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"old_logps": torch.zeros(8, 5)}, "old_logps has shape (8, 5); give the shape of logps, (8, 4)"),
+        ({"advantages": torch.zeros(2, 4)}, "advantages has shape (2, 4); give one per completion, (8,)"),
+        ({"beta": 0.04}, "beta=0.04 penalises KL to a reference: give ref_logps"),
+    ],
+)
+def test_grpo_loss_rejects(change, message):
+    arguments = {"logps": torch.zeros(8, 4), "old_logps": torch.zeros(8, 4), "ref_logps": None,
+                 "advantages": torch.zeros(8), "mask": torch.ones(8, 4), **change}
+    with pytest.raises(CourseError, match=re.escape(message)):
+        grpo_loss(**arguments)

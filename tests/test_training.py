@@ -1,0 +1,108 @@
+"""GRPO training over TRL: run folder, metrics, ledger, resume, dynamic sampling, bad input."""
+
+import json
+import shutil
+
+import pytest
+
+from course_lib import CourseError
+from course_lib.tasks import generate
+from course_lib.training import TrainConfig, check_batch, load_trained, read_jsonl_log, train_grpo
+
+FAST = {"group_size": 4, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 48}
+
+
+@pytest.fixture(scope="module")
+def problems():
+    return generate("arith", 12, "train", seed=4, levels=[1, 2])
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory, problems):
+    out = tmp_path_factory.mktemp("run") / "lora"
+    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+    return out, summary
+
+
+def test_run_folder_has_weights_metrics_and_ledger(finished_run, problems):
+    out, summary = finished_run
+    assert summary["steps"] == 2 and summary["lora"] is True
+    assert (out / "final" / "adapter_config.json").exists()
+    metrics = read_jsonl_log(out / "metrics.jsonl")
+    assert [m["step"] for m in metrics] == [1, 2]
+    for key in ("reward", "reward_std", "frac_reward_zero_std", "completions/mean_length", "grad_norm"):
+        assert key in metrics[0], key
+    ledger = read_jsonl_log(out / "ledger.jsonl")
+    assert [row["step"] for row in ledger] == [1, 1, 2, 2]  # two prompt groups per step
+    assert {row["problem_id"] for row in ledger} <= {p.id for p in problems}
+    # the ledger and TRL's own metric agree on the share of dead groups at each step
+    for step in (1, 2):
+        dead = [row["reward_std"] == 0 for row in ledger if row["step"] == step]
+        assert sum(dead) / len(dead) == pytest.approx(metrics[step - 1]["frac_reward_zero_std"])
+    run = json.loads((out / "run_config.json").read_text())
+    assert run["config"]["group_size"] == 4 and run["versions"]["trl"]
+
+
+def test_trained_adapter_merges_into_the_base(finished_run):
+    out, _ = finished_run
+    model, tokenizer = load_trained(str(out))
+    assert type(model).__name__ == "Qwen2ForCausalLM" and tokenizer.padding_side == "left"
+
+
+def test_resume_after_a_kill_continues_from_the_last_checkpoint(finished_run, problems, tmp_path):
+    out = tmp_path / "resumed"
+    shutil.copytree(finished_run[0], out)
+    shutil.rmtree(out / "checkpoint-2")  # killed after the checkpoint of step 1 ...
+    shutil.rmtree(out / "final")  # ... before the end; metrics.jsonl still holds step 2's line
+    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+    assert summary["resumed_from"] == 1 and summary["steps"] == 2
+    assert [m["step"] for m in read_jsonl_log(out / "metrics.jsonl")] == [1, 2]
+
+
+def test_a_folder_with_a_different_run_is_refused(finished_run, problems):
+    with pytest.raises(CourseError, match="holds a run with a different config"):
+        train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "learning_rate": 1e-5}), finished_run[0])
+
+
+def test_dynamic_sampling_refills_dead_groups(problems, tmp_path):
+    out = tmp_path / "dynamic"
+    config = TrainConfig(**{**FAST, "steps": 1, "dynamic_sampling": True, "dynamic_max_rounds": 3})
+    train_grpo("tiny-s", problems, config, out, progress=False)
+    metrics = read_jsonl_log(out / "metrics.jsonl")
+    assert "dynamic/frac_dead_after_filter" in metrics[0]
+    # with refills, the batch has no more dead groups than the first generation round had
+    assert metrics[0]["dynamic/frac_dead_after_filter"] <= metrics[0]["frac_reward_zero_std"] + 1e-9
+
+
+def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
+    out = tmp_path / "full"
+    train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "steps": 1, "lora": False, "learning_rate": 3e-5}), out,
+               progress=False)
+    assert (out / "final" / "model.safetensors").exists()
+    model, _ = load_trained(str(out))
+    assert type(model).__name__ == "Qwen2ForCausalLM"
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"group_size": 1}, "group_size=1 must be >= 2"),
+        ({"loss_type": "ppo"}, "loss_type='ppo' is unknown"),
+        ({"scale_rewards": "max"}, "scale_rewards='max' is unknown"),
+        ({"steps": 0}, "steps=0 must be >= 1"),
+    ],
+)
+def test_bad_config_names_the_field(override, message):
+    with pytest.raises(CourseError, match=message):
+        TrainConfig(**override)
+
+
+def test_batch_must_split_into_groups():
+    with pytest.raises(CourseError, match="a batch of 10 completions does not divide into groups of 4; use a multiple of 4"):
+        check_batch(10, 4)
+
+
+def test_lora_targets_absent_from_the_model_are_listed(problems, tmp_path):
+    config = TrainConfig(**{**FAST, "lora_target_modules": ("query_key_value",)})
+    with pytest.raises(CourseError, match=r"\['query_key_value'\] are not in the model; its linear modules are .*q_proj"):
+        train_grpo("tiny-s", problems, config, tmp_path / "x")
