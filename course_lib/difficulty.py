@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
 from pathlib import Path
 
@@ -20,7 +21,14 @@ from .provenance import atomic_write_text
 from .sampling import check_sampling_args, chunk_seed, sample_chunk
 
 TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "outcomes"]
-DEFAULT_CACHE = Path.home() / ".cache" / "course_lib" / "difficulty"
+DEFAULT_CACHE = "default"  # resolved at call time: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty
+
+
+def cache_folder(cache_dir) -> Path | None:
+    """Where estimates are cached: None (no cache), a folder, or the default folder."""
+    if cache_dir != DEFAULT_CACHE:
+        return Path(cache_dir) if cache_dir else None
+    return Path(os.environ.get("COURSE_CACHE_DIR", Path.home() / ".cache" / "course_lib" / "difficulty"))
 
 
 def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -85,7 +93,8 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     check(len({p.id for p in problems}) == len(problems), "problems: ids must be unique")
     settings = {"k": k, "temperature": temperature, "max_new_tokens": max_new_tokens, "seed": seed,
                 "chunk_size": chunk_size}
-    folder = Path(cache_dir) / cache_key(model, problems, settings) if cache_dir else None
+    root = cache_folder(cache_dir)
+    folder = root / cache_key(model, problems, settings) if root else None
     start, rows, fresh_seconds = time.time(), [], 0.0
     chunks = range(0, len(problems), chunk_size)
     for index, first in enumerate(tqdm(chunks, desc=f"estimating pass rates (K={k})", disable=not progress)):

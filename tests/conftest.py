@@ -1,8 +1,13 @@
 """Shared fixtures: the real data in ../shared/data and the committed tiny models."""
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# hermetic tests: difficulty caches (also those of notebook kernels, which inherit this) go to a fresh folder
+os.environ["COURSE_CACHE_DIR"] = tempfile.mkdtemp(prefix="course-cache-")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
