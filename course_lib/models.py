@@ -243,7 +243,8 @@ def pretrain(config: PretrainConfig, progress: bool = True):
     return model, tokenizer, losses
 
 
-def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses, seconds: float, command: str):
+def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses, seconds: float, command: str,
+                    commit: str | None):
     """Write weights, tokenizer and a manifest (sha256, command, seed, versions) into `out`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -261,7 +262,7 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
         "pretrain_seconds": round(seconds, 1),
         "final_loss": round(sum(losses[-50:]) / len(losses[-50:]), 4),
         "versions": library_versions(),
-        "commit": git_commit(),
+        "commit": commit,  # the code the run started from
         "calibration": None,
     }
     atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
@@ -285,7 +286,7 @@ def pretrain_command(config: PretrainConfig, out) -> str:
 
 def run_pretrain(config: PretrainConfig, out, progress: bool = True) -> dict:
     """Pretrain, save and write the manifest; the CLI's `pretrain` command."""
-    start = time.time()
+    start, commit = time.time(), git_commit()
     model, tokenizer, losses = pretrain(config, progress=progress)
     command = pretrain_command(config, out)
-    return save_checkpoint(model, tokenizer, Path(out), config, losses, time.time() - start, command)
+    return save_checkpoint(model, tokenizer, Path(out), config, losses, time.time() - start, command, commit)
