@@ -26,6 +26,13 @@ test: env
 	$(PY) -m ruff check course_lib tests benchmarks
 	$(PY) -m pytest
 
+# Student copies: the notebooks without the cells tagged `solution`, outputs stripped.
+students: env
+	rm -rf build/students && mkdir -p build/students
+	cp notebooks/*.ipynb build/students/
+	$(VENV)/bin/nbstripout --drop-tagged-cells solution build/students/*.ipynb
+	@echo "student notebooks (no solutions) are in build/students/"
+
 lint: env
 	$(PY) -m ruff check course_lib tests benchmarks
 

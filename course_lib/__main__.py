@@ -155,6 +155,35 @@ def cmd_evaluate(args) -> None:
           f"{result['overall']['ci_high']:.3f}] on {len(problems)} problems; wrote {args.out}")
 
 
+def cmd_reproduce(args) -> int:
+    """Run (or emit a SLURM array for) every grid point of a study, then aggregate."""
+    from . import sweep
+
+    if args.emit_slurm:
+        script = sweep.emit_slurm(args.study, args.profile, args.out)
+        print(f"wrote {script}; submit it with `sbatch {script}`")
+        return 0
+    outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers,
+                        command="python -m course_lib " + shlex.join(args.argv), progress=not args.quiet)
+    print(f"{outcome['points']} points; results in {outcome['results']}")
+    for failed in outcome["failed"]:
+        print(f"FAILED {failed['point']}: {failed['error']} (see {args.out}/points/{failed['point']}.ipynb)",
+              file=sys.stderr)
+    return 1 if outcome["failed"] else 0
+
+
+def cmd_sweep_point(args) -> int:
+    """Run one grid point by index (what each SLURM array task does)."""
+    from . import sweep
+
+    points = sweep.expand(args.study, args.profile)
+    if not 0 <= args.index < len(points):
+        raise CourseError(f"index={args.index} is outside the grid's 0-{len(points) - 1}")
+    record = sweep.run_point(points[args.index], Path(args.out))
+    print(f"{record['point']}: {record['status']}")
+    return 0 if record["status"] == "ok" else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `course_lib` command line."""
     parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
@@ -245,6 +274,22 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(run=cmd_evaluate)
 
+    rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")
+    rep.add_argument("study", help="hard-wins or capacity-boundary")
+    rep.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
+    rep.add_argument("--workers", type=int, default=2, help="points run in parallel")
+    rep.add_argument("--out", type=Path, required=True, help="folder for executed notebooks and results")
+    rep.add_argument("--emit-slurm", action="store_true", help="write a SLURM job-array script instead of running")
+    rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    rep.set_defaults(run=cmd_reproduce)
+
+    point = commands.add_parser("sweep-point", help="run one grid point of a study by index (SLURM array task)")
+    point.add_argument("study", help="hard-wins or capacity-boundary")
+    point.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
+    point.add_argument("--index", type=int, required=True, help="point index, 0-based")
+    point.add_argument("--out", type=Path, required=True, help="the study's output folder")
+    point.set_defaults(run=cmd_sweep_point)
+
     notebooks = commands.add_parser("notebooks", help="execute every numbered notebook with papermill")
     notebooks.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     notebooks.add_argument("--out", type=Path, default=Path("build/tiny"), help="folder for executed notebooks")
@@ -260,11 +305,10 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = argv
     try:
-        args.run(args)
+        return args.run(args) or 0
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":

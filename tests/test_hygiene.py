@@ -78,3 +78,28 @@ def test_manifests_are_valid_json():
     for path in (ROOT / "data" / "models").glob("*/manifest.json"):
         manifest = json.loads(path.read_text())
         assert {"sha256", "command", "versions", "config", "calibration"} <= set(manifest)
+
+
+def test_every_numbered_notebook_teaches_with_summary_exercises_reading_and_a_solution():
+    for path in numbered_notebooks():
+        notebook = nbformat.read(str(path), as_version=4)
+        text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        for heading in ("## Summary", "## Exercises", "## Further reading", "arXiv:"):
+            assert heading in text, f"{path.name} lacks {heading!r}"
+        assert any("solution" in c.metadata.get("tags", []) for c in notebook.cells), f"{path.name} has no solution cell"
+
+
+def test_student_build_drops_solution_cells(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    for path in numbered_notebooks():
+        shutil.copy(path, tmp_path / path.name)
+    copies = sorted(tmp_path.glob("*.ipynb"))
+    subprocess.run([sys.executable, "-m", "nbstripout", "--drop-tagged-cells", "solution", *map(str, copies)], check=True)
+    for copy in copies:
+        notebook = nbformat.read(str(copy), as_version=4)
+        assert not any("solution" in c.metadata.get("tags", []) for c in notebook.cells)
+        assert any("parameters" in c.metadata.get("tags", []) for c in notebook.cells)
+    assert "--drop-tagged-cells solution" in (ROOT / "Makefile").read_text()

@@ -17,7 +17,38 @@ def check_00(numbers):
     assert 0.0 <= numbers["sample_group_reward_mean"] <= 1.0
 
 
-CHECKS = {"00": check_00}
+def check_01(numbers):
+    shares = numbers["share_p0"] + numbers["share_mixed"] + numbers["share_p1"]
+    assert shares == pytest.approx(1.0)
+    assert numbers["completions"] == numbers["pool"] * numbers["k"]
+    assert -1.0 <= numbers["spearman"]["4"] <= 1.0
+    assert set(numbers["pass_rate_by_level"]) <= {"1", "2", "3", "4", "5"}
+
+
+def check_02(numbers):
+    assert numbers["dead_gradient_norm"] == 0.0  # exactly zero, not merely small
+    assert numbers["mixed_gradient_norm"] > 0.0
+    assert numbers["dead_probability_p05"] == pytest.approx(2 * 0.5 ** numbers["group_size"])
+    assert 0.0 <= numbers["predicted_dead_share"] <= 1.0
+
+
+def check_03(numbers):
+    for model, per_strategy in numbers["predicted_dead_share"].items():
+        # learnability takes the largest p(1-p), which minimises p^G + (1-p)^G: no strategy wastes fewer groups
+        assert per_strategy["learnability"] <= min(per_strategy.values()) + 1e-9, model
+        assert all(0.0 <= v <= 1.0 for v in per_strategy.values())
+    assert numbers["explorer_view"]["n_selected"] == numbers["n_selected"]
+
+
+def check_04(numbers):
+    assert numbers["steps"] == 2
+    assert set(numbers["accuracy"]) == {"base", "lora", "full"}
+    assert all(0.0 <= v <= 1.0 for v in numbers["dead_share_measured"].values())
+    assert all(0.0 <= v <= 1.0 for v in numbers["dead_share_predicted"].values())
+    assert numbers["reference_grad_norm"] >= 0.0
+
+
+CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04}
 
 
 def test_every_notebook_has_a_check():

@@ -1,0 +1,177 @@
+"""Batch reproduction: run the experiment notebook once per grid point with papermill, resumably.
+
+`python -m course_lib reproduce STUDY --profile P --workers N --out DIR` expands a named grid,
+executes `notebooks/experiment.ipynb` per point (in worker processes), keeps every executed
+notebook, skips points already done, records failures, and aggregates one results table plus a
+provenance file. Introduced in notebooks/05_hard_examples_win.ipynb.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import shlex
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import check
+from .provenance import atomic_write_text, git_commit, library_versions
+
+EXPERIMENT = Path(__file__).resolve().parent.parent / "notebooks" / "experiment.ipynb"
+
+# Each study: fixed parameters plus a grid per profile (the product of the lists is the set of points).
+STUDIES = {
+    "hard-wins": {  # arXiv 2508.14094 in the tiny world: 10% budget, strategies, middle model
+        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1},
+        "grid": {
+            "smoke": {"TASK": ["arith"], "STRATEGY": ["hard", "random"], "SEED": [0]},
+            "tiny": {"TASK": ["arith", "shuffle"],
+                     "STRATEGY": ["easy", "medium", "hard", "random", "learnability", "random+dynamic"],
+                     "SEED": [0, 1, 2, 3, 4]},
+            "paper": {"TASK": ["gsm8k"], "STRATEGY": ["easy", "medium", "hard", "random"], "SEED": [0, 1, 2]},
+        },
+    },
+    "capacity-boundary": {  # arXiv 2604.06298 in the tiny world: three sizes, levels 1-3 vs 1-5
+        "fixed": {"TASK": "arith", "BUDGET": 1.0},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0]},
+            "tiny": {"MODEL": ["tiny-s", "tiny-m", "tiny-l"],
+                     "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [0, 1, 2]},
+            "paper": {"MODEL": ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"],
+                      "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0, 1, 2]},
+        },
+    },
+}
+
+
+def expand(study: str, profile: str) -> list[dict]:
+    """The grid points of a study in a profile: one parameter dict per point, in a stable order."""
+    check(study in STUDIES, f"study={study!r} is unknown; use one of {', '.join(STUDIES)}")
+    grids = STUDIES[study]["grid"]
+    check(profile in grids, f"profile={profile!r} has no grid for {study}; use one of {', '.join(grids)}")
+    grid = grids[profile]
+    keys = sorted(grid)
+    return [{"PROFILE": profile, **STUDIES[study]["fixed"], **dict(zip(keys, values))}
+            for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def point_name(point: dict) -> str:
+    """A readable, unique file name for a grid point."""
+    readable = "_".join(f"{str(v).replace('/', '-')}" for k, v in sorted(point.items()) if k != "PROFILE")
+    digest = hashlib.sha256(json.dumps(point, sort_keys=True).encode()).hexdigest()[:6]
+    return f"{readable}_{digest}"
+
+
+def check_parameters(points: list[dict], notebook: Path = EXPERIMENT) -> None:
+    """Every key a point passes must be a parameter the experiment notebook declares."""
+    import papermill
+
+    declared = set(papermill.inspect_notebook(str(notebook)))
+    unknown = sorted({key for point in points for key in point} - declared)
+    check(not unknown, f"grid key(s) {unknown} are not parameters of {notebook.name}; it declares {sorted(declared)}")
+
+
+def _check_out_dir(out: Path, study: str, points: list[dict]) -> None:
+    """Refuse an output folder that holds results of a different grid; otherwise record this grid."""
+    grid_file = out / "grid.json"
+    grid = {"study": study, "points": points}
+    if grid_file.exists():
+        check(json.loads(grid_file.read_text()) == grid,
+              f"out={out} holds results of a different grid; use a new folder or delete it")
+    else:
+        atomic_write_text(grid_file, json.dumps(grid, indent=1) + "\n")
+
+
+def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT) -> dict:
+    """Execute the experiment notebook for one point; returns its record (status ok or failed)."""
+    import papermill
+
+    from .runtime import read_records
+
+    name = point_name(point)
+    executed = out / "points" / f"{name}.ipynb"
+    start = time.time()
+    record = {"point": name, **{k.lower(): v for k, v in point.items()}}
+    try:
+        parameters = {**point, "RUN_DIR": str((out / "runs" / name).resolve())}
+        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, progress_bar=False,
+                                   cwd=str(notebook.parent), kernel_name="python3")
+        record.update(status="ok", **read_records(executed))
+    except Exception as error:  # a failed point is recorded with its error; the sweep goes on
+        record.update(status="failed", error=f"{type(error).__name__}: {str(error).splitlines()[-1] if str(error) else ''}",
+                      traceback=traceback.format_exc(limit=3))
+    record["seconds"] = round(time.time() - start, 1)
+    suffix = "json" if record["status"] == "ok" else "failed.json"
+    atomic_write_text(out / "points" / f"{name}.{suffix}", json.dumps(record, indent=1, default=str) + "\n")
+    return record
+
+
+def done_record(out: Path, point: dict) -> dict | None:
+    """The saved record of a point that already succeeded (so a resumed sweep skips it)."""
+    path = out / "points" / f"{point_name(point)}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
+        notebook: Path = EXPERIMENT) -> dict:
+    """Run every point of a study (skipping finished ones); write results.csv and provenance.json."""
+    from tqdm.auto import tqdm
+
+    check(workers >= 1, f"workers={workers} must be >= 1")
+    points = expand(study, profile)
+    check_parameters(points, notebook)
+    out = Path(out)
+    (out / "points").mkdir(parents=True, exist_ok=True)
+    _check_out_dir(out, study, points)
+    records = [r for r in (done_record(out, p) for p in points) if r]
+    todo = [p for p in points if done_record(out, p) is None]
+    for stale in todo:  # a previous failure is retried
+        (out / "points" / f"{point_name(stale)}.failed.json").unlink(missing_ok=True)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(run_point, p, out, notebook) for p in todo]
+        for future in tqdm(as_completed(futures), total=len(futures), desc=f"{study} ({len(records)} done before)",
+                           disable=not progress):
+            records.append(future.result())
+    return aggregate(study, profile, out, records, command)
+
+
+def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str) -> dict:
+    """One results table (flat columns) and a provenance file for the whole sweep."""
+    table = pd.json_normalize([{k: v for k, v in r.items() if k != "traceback"} for r in records])
+    table = table.sort_values("point").reset_index(drop=True)
+    atomic_write_text(out / "results.csv", table.to_csv(index=False))
+    failed = [r for r in records if r["status"] != "ok"]
+    provenance = {"study": study, "profile": profile, "command": command, "commit": git_commit(),
+                  "versions": library_versions(), "points": len(records), "failed": [r["point"] for r in failed],
+                  "seconds_per_point": {r["point"]: r["seconds"] for r in records}}
+    atomic_write_text(out / "provenance.json", json.dumps(provenance, indent=1) + "\n")
+    return {"results": out / "results.csv", "points": len(records), "failed": failed}
+
+
+def emit_slurm(study: str, profile: str, out, workers_note: str = "") -> Path:
+    """Write a SLURM job-array script that runs the same points, one array task per point."""
+    points = expand(study, profile)
+    check_parameters(points)
+    out = Path(out)
+    (out / "points").mkdir(parents=True, exist_ok=True)
+    _check_out_dir(out, study, points)
+    script = out / "slurm_array.sh"
+    atomic_write_text(script, "\n".join([
+        "#!/usr/bin/env bash",
+        f"#SBATCH --job-name={study}",
+        f"#SBATCH --array=0-{len(points) - 1}",
+        "#SBATCH --cpus-per-task=2",
+        "#SBATCH --output=%x-%A_%a.log",
+        f"# {len(points)} points of {study} ({profile}); afterwards aggregate with:",
+        f"#   python -m course_lib reproduce {study} --profile {profile} --out {shlex.quote(str(out))}",
+        "set -euo pipefail",
+        f"python -m course_lib sweep-point {study} --profile {profile} --out {shlex.quote(str(out))} "
+        "--index \"$SLURM_ARRAY_TASK_ID\"",
+        ""]))
+    script.chmod(0o755)
+    return script
