@@ -8,7 +8,7 @@ BUILD ?= build/$(PROFILE)
 # On a machine without a local CPU wheel, add: TORCH_INSTALL="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 TORCH_INSTALL ?= torch==2.13.0
 
-.PHONY: course test env lint students clean
+.PHONY: course test env lint students explorer clean
 
 env: $(VENV)/.installed
 
@@ -32,6 +32,10 @@ students: env
 	cp notebooks/*.ipynb build/students/
 	$(VENV)/bin/nbstripout --drop-tagged-cells solution build/students/*.ipynb
 	@echo "student notebooks (no solutions) are in build/students/"
+
+# The budget explorer as an app (Voila), for a class: open the printed URL.
+explorer: env
+	$(VENV)/bin/voila notebooks/03_budget_explorer.ipynb --no-browser
 
 lint: env
 	$(PY) -m ruff check course_lib tests benchmarks

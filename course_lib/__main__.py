@@ -184,6 +184,22 @@ def cmd_sweep_point(args) -> int:
     return 0 if record["status"] == "ok" else 1
 
 
+def cmd_compare(args) -> None:
+    """Paired bootstrap of two `evaluate` results on the same problems."""
+    from .evaluation import compare
+    from .provenance import atomic_write_text
+
+    for name, path in (("after", args.after), ("before", args.before)):
+        if not path.exists():
+            raise CourseError(f"{name}={path} does not exist; write it with `python -m course_lib evaluate ... --out {path}`")
+    after, before = (json.loads(Path(p).read_text()) for p in (args.after, args.before))
+    result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
+    result.update(after=str(args.after), before=str(args.before), command="python -m course_lib " + shlex.join(args.argv))
+    atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
+    print(f"gain {result['mean_difference']:+.4f} [{result['ci_low']:+.4f}, {result['ci_high']:+.4f}] "
+          f"over {result['problems']} problems; wrote {args.out}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `course_lib` command line."""
     parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
@@ -273,6 +289,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", type=Path, required=True, help="JSON file")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(run=cmd_evaluate)
+
+    cmp_ = commands.add_parser("compare", help="paired bootstrap of two `evaluate` JSON files")
+    cmp_.add_argument("--after", type=Path, required=True, help="evaluate JSON of the trained model")
+    cmp_.add_argument("--before", type=Path, required=True, help="evaluate JSON of the base model")
+    cmp_.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples")
+    cmp_.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    cmp_.add_argument("--out", type=Path, required=True, help="JSON file")
+    cmp_.set_defaults(run=cmd_compare)
 
     rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")
     rep.add_argument("study", help="hard-wins or capacity-boundary")

@@ -10,7 +10,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 
-from .difficulty import estimate, wilson_interval
+from .difficulty import DEFAULT_CACHE, estimate, wilson_interval
 from .errors import check
 
 
@@ -45,7 +45,7 @@ def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
 
 
 def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, max_new_tokens: int = 128,
-             seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=None) -> dict:
+             seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=DEFAULT_CACHE) -> dict:
     """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table."""
     table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, cache_dir=cache_dir,
                      progress=progress)

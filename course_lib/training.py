@@ -217,7 +217,7 @@ def _dynamic_trainer_class():
 # ---------------------------------------------------------------------------
 
 
-def trl_config(config: TrainConfig, run_dir: Path):
+def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
     """The `GRPOConfig` for a course config; CPU-safe settings when there is no GPU."""
     from trl import GRPOConfig
 
@@ -233,7 +233,7 @@ def trl_config(config: TrainConfig, run_dir: Path):
         lr_scheduler_type=config.lr_scheduler_type, max_grad_norm=config.max_grad_norm,
         logging_steps=1, save_steps=config.save_steps, save_total_limit=2, report_to="none", seed=config.seed,
         use_cpu=not on_gpu, bf16=on_gpu and torch.cuda.is_bf16_supported(), gradient_checkpointing=False,
-        use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=False, **config.extra,
+        use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=not progress, **config.extra,
     )
 
 
@@ -292,10 +292,14 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
                              target_modules=list(config.lora_target_modules), task_type="CAUSAL_LM") \
         if config.lora else None
     trainer_class = _dynamic_trainer_class() if config.dynamic_sampling else __import__("trl").GRPOTrainer
-    trainer = trainer_class(model=model, reward_funcs=[ledger], args=trl_config(config, run_dir),
+    trainer = trainer_class(model=model, reward_funcs=[ledger], args=trl_config(config, run_dir, progress),
                             train_dataset=_dataset(problems), processing_class=tokenizer, peft_config=peft_config,
                             callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
     trainer.course_max_rounds = config.dynamic_max_rounds
+    if not progress:  # without a progress bar, transformers prints every log line instead
+        from transformers.trainer_callback import PrinterCallback
+
+        trainer.remove_callback(PrinterCallback)
     start = time.time()
     trainer.train(resume_from_checkpoint=bool(resume_step))
     trainer.save_model(str(run_dir / "final"))

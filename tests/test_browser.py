@@ -1,0 +1,131 @@
+"""The budget explorer served by Voila, driven in headless Chromium (Debian's) through Playwright.
+
+The test starts Voila on localhost, moves the budget slider and changes the strategy, and checks
+that the numbers and the chart change to what the pure function `explorer_view` computes.
+"""
+
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from course_lib.difficulty import estimate
+from course_lib.models import load_model
+from course_lib.profiles import get_profile
+from course_lib.tasks import generate
+from course_lib.widgets import explorer_view
+
+CHROMIUM = Path("/usr/bin/chromium")
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_budget_explorer.ipynb"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def voila_url(tmp_path_factory):
+    """Voila serving a smoke-profile copy of notebook 03 (papermill injects the parameters, nothing runs)."""
+    import papermill
+
+    assert CHROMIUM.exists(), "the browser test needs Debian's chromium (.ci/run installs it)"
+    folder = tmp_path_factory.mktemp("voila")
+    papermill.execute_notebook(str(NOTEBOOK), str(folder / "explorer.ipynb"), parameters={"PROFILE": "smoke"},
+                               prepare_only=True)
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "voila", "explorer.ipynb", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+         "--VoilaConfiguration.http_keep_alive_timeout=600"],
+        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.5)
+    else:
+        server.kill()
+        pytest.fail("voila did not start: " + server.stdout.read().decode()[-2000:])
+    yield f"http://127.0.0.1:{port}/"
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+def tables():
+    """The same difficulty tables the notebook builds (read from the shared cache the kernel filled)."""
+    profile = get_profile("smoke")
+    pool = generate(profile.task, profile.n_problems, "train", 0)
+    out = {}
+    for name in profile.models:
+        model, tokenizer = load_model(name, device="cpu")
+        out[name] = estimate(model, tokenizer, pool, k=profile.k, temperature=profile.temperature,
+                             max_new_tokens=profile.max_new_tokens, seed=0, progress=False)
+    return out
+
+
+def shown(page, key: str) -> str:
+    return page.inner_text(f".explorer-{key}").strip()
+
+
+def wait_for_change(page, key: str, old: str, timeout: float = 30.0) -> str:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = shown(page, key)
+        if value != old:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"{key} stayed at {old!r}")
+
+
+def test_explorer_in_a_real_browser(voila_url, tables):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(voila_url, timeout=120_000)
+        page.wait_for_selector(".explorer-n_selected", timeout=240_000)
+        model = next(iter(tables))
+        k = int(tables[model]["k"].min())
+
+        expected, _ = explorer_view(tables, model, k, "hard", 0.1)
+        assert shown(page, "n_selected") == str(expected["n_selected"])
+        assert shown(page, "predicted_dead_share") == f"{expected['predicted_dead_share']:.3f}"
+        page.wait_for_function("() => document.body.innerText.includes('hard at budget 0.10')", timeout=30_000)
+        chart_before = page.inner_html("svg >> nth=-1")  # the explorer's chart is the page's last one
+
+        # move the budget slider five steps right (0.10 -> 0.20) with the keyboard, as a user can
+        page.click(".widget-slider .noUi-handle, .widget-hslider .noUi-handle")
+        for _ in range(5):
+            page.keyboard.press("ArrowRight")
+        n_after = wait_for_change(page, "n_selected", str(expected["n_selected"]))
+        expected, _ = explorer_view(tables, model, k, "hard", 0.2)
+        assert n_after == str(expected["n_selected"])
+        assert shown(page, "mean_pass_rate") == f"{expected['mean_pass_rate']:.3f}"
+
+        # change the strategy
+        old_dead = shown(page, "predicted_dead_share")
+        page.select_option(".widget-dropdown select >> nth=1", "learnability")
+        expected, _ = explorer_view(tables, model, k, "learnability", 0.2)
+        target = f"{expected['predicted_dead_share']:.3f}"
+        if target != old_dead:
+            wait_for_change(page, "predicted_dead_share", old_dead)
+        page.wait_for_function("() => document.body.innerText.includes('learnability at budget 0.20')", timeout=30_000)
+        assert shown(page, "predicted_dead_share") == target
+        assert shown(page, "mean_pass_rate") == f"{expected['mean_pass_rate']:.3f}"
+        chart_after = page.inner_html("svg >> nth=-1")
+        assert chart_after != chart_before
+        page.screenshot(path=str(Path(tempfile.gettempdir()) / "explorer.png"), full_page=True)
+        browser.close()
