@@ -200,6 +200,14 @@ def cmd_compare(args) -> None:
           f"over {result['problems']} problems; wrote {args.out}")
 
 
+def cmd_figures(args) -> None:
+    """Render the README's charts as PNGs from committed files."""
+    from .figures import write_figures
+
+    for path in write_figures(args.out):
+        print(f"wrote {path}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `course_lib` command line."""
     parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
@@ -313,6 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
     point.add_argument("--index", type=int, required=True, help="point index, 0-based")
     point.add_argument("--out", type=Path, required=True, help="the study's output folder")
     point.set_defaults(run=cmd_sweep_point)
+
+    fig = commands.add_parser("figures", help="render the README's key charts as PNGs (offline, vl-convert)")
+    fig.add_argument("--out", type=Path, default=Path("docs/figures"), help="folder for the PNGs")
+    fig.set_defaults(run=cmd_figures)
 
     notebooks = commands.add_parser("notebooks", help="execute every numbered notebook with papermill")
     notebooks.add_argument("--profile", default="tiny", help="smoke, tiny or paper")

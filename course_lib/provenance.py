@@ -49,6 +49,7 @@ def atomic_write_text(path, text: str) -> None:
     try:
         with os.fdopen(handle, "w") as out:
             out.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; results and tables are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

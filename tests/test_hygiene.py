@@ -103,3 +103,10 @@ def test_student_build_drops_solution_cells(tmp_path):
         assert not any("solution" in c.metadata.get("tags", []) for c in notebook.cells)
         assert any("parameters" in c.metadata.get("tags", []) for c in notebook.cells)
     assert "--drop-tagged-cells solution" in (ROOT / "Makefile").read_text()
+
+
+def test_accelerate_configs_parse():
+    single = yaml.safe_load((ROOT / "configs" / "accelerate_single_gpu.yaml").read_text())
+    zero3 = yaml.safe_load((ROOT / "configs" / "accelerate_deepspeed_zero3.yaml").read_text())
+    assert single["num_processes"] == 1 and single["mixed_precision"] == "bf16"
+    assert zero3["distributed_type"] == "DEEPSPEED" and zero3["deepspeed_config"]["zero_stage"] == 3

@@ -1,0 +1,48 @@
+"""The README's key charts as PNGs, made from committed files only (`python -m course_lib figures`).
+
+Introduced in README.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+
+from .models import TINY_SIZES, read_manifest
+from .plots import dead_group_chart, pass_rate_by_level_chart, save_png
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def calibration_chart() -> alt.Chart:
+    """Committed calibration of the three tiny models (pass rate by level, arith)."""
+    rows = [{"model": name, "level": int(level), "pass_rate": rate} for name in TINY_SIZES
+            for level, rate in read_manifest(name)["calibration"]["arith"]["pass_rate_by_level"].items()]
+    return pass_rate_by_level_chart(pd.DataFrame(rows), "Tiny models: arith pass rate by level",
+                                    "500 training problems, K=8, temperature 1.0 (data/models/*/manifest.json)")
+
+
+def grpo_result_chart(folder: Path = ROOT / "data" / "results" / "grpo-tiny-m") -> alt.Chart:
+    """Held-out accuracy per level of tiny-m before and after the committed GRPO run."""
+    rows = []
+    for label, name in (("base", "eval_base.json"), ("after GRPO", "eval_trained.json")):
+        result = json.loads((folder / name).read_text())
+        rows += [{"model": label, "level": int(level), "pass_rate": v["accuracy"]} for level, v in result["by_level"].items()]
+    gain = json.loads((folder / "gain.json").read_text())
+    note = (f"500 test problems, K=8; gain {gain['mean_difference']:+.3f} "
+            f"[{gain['ci_low']:+.3f}, {gain['ci_high']:+.3f}] (paired bootstrap); bash {folder.relative_to(ROOT)}/make.sh")
+    return pass_rate_by_level_chart(pd.DataFrame(rows), "tiny-m: held-out arith accuracy, before and after GRPO", note)
+
+
+def write_figures(out) -> list[Path]:
+    """Render every README chart into `out`; returns the files written."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    charts = {"calibration.png": calibration_chart(), "dead_groups.png": dead_group_chart([2, 4, 8, 16]),
+              "grpo_tiny_m.png": grpo_result_chart()}
+    for name, chart in charts.items():
+        save_png(chart, out / name)
+    return [out / name for name in charts]

@@ -1,0 +1,43 @@
+"""Profiles and the papers' settings."""
+
+import pytest
+
+from course_lib import CourseError
+from course_lib.profiles import PROFILES, get_profile, paper_train_config
+
+
+def test_profiles_grow_from_smoke_to_paper():
+    smoke, tiny, paper = (PROFILES[n] for n in ("smoke", "tiny", "paper"))
+    for field in ("n_problems", "train_steps", "eval_problems"):
+        assert getattr(smoke, field) < getattr(tiny, field) < getattr(paper, field), field
+    assert tiny.models == ("tiny-s", "tiny-m", "tiny-l") and paper.k == 10
+
+
+def test_unknown_profile_lists_the_valid_ones():
+    with pytest.raises(CourseError, match="PROFILE='laptop' is unknown; use one of smoke, tiny, paper"):
+        get_profile("laptop")
+
+
+def test_pikus_settings():
+    config = paper_train_config("2508.14094")
+    assert (config.lora_rank, config.lora_alpha, config.learning_rate) == (32, 32, 5e-6)
+    assert (config.adam_beta2, config.weight_decay, config.warmup_ratio, config.max_grad_norm) == (0.99, 0.1, 0.1, 0.1)
+    assert config.lr_scheduler_type == "cosine" and config.group_size == 8 and config.max_completion_length == 250
+    assert config.steps == 1000 and set(config.lora_target_modules) == {
+        "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}
+
+
+@pytest.mark.parametrize(
+    ("dataset", "size", "batch"),
+    [("math", "0.5B", 20), ("math", "1.5B", 16), ("math", "3B", 12), ("gsm8k", "0.5B", 48), ("gsm8k", "3B", 32)],
+)
+def test_yadav_effective_batches(dataset, size, batch):
+    config = paper_train_config("2604.06298", dataset=dataset, model_size=size)
+    assert config.prompts_per_step == batch and config.lora
+
+
+def test_paper_config_bad_input():
+    with pytest.raises(CourseError, match="paper='1234' is unknown"):
+        paper_train_config("1234")
+    with pytest.raises(CourseError, match="model_size='7B' is not one of"):
+        paper_train_config("2604.06298", model_size="7B")
