@@ -20,7 +20,7 @@ def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None =
         alt.Chart(table)
         .mark_line(point=True)
         .encode(
-            x=alt.X("level:O", title="level (number of steps)"),
+            x=alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("pass_rate:Q", title="mean pass rate", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("model:N", title="model"),
             tooltip=["model", "level", alt.Tooltip("pass_rate:Q", format=".2f")],

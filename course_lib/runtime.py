@@ -15,7 +15,9 @@ def setup(seed: int = 0) -> str:
     """Seed python, numpy and torch; return the device to use ('cuda' or 'cpu')."""
     import numpy as np
     import torch
+    from transformers.utils import logging as transformers_logging
 
+    transformers_logging.disable_progress_bar()  # "Loading weights" bars are noise for the tiny models
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)

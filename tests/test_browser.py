@@ -79,6 +79,23 @@ def shown(page, key: str) -> str:
     return page.inner_text(f".explorer-{key}").strip()
 
 
+def last_chart(page) -> str:
+    """The page's last chart: Voila shows SVG outputs as <img src="data:image/svg+xml,...">."""
+    from urllib.parse import unquote
+
+    return unquote(page.eval_on_selector_all("img", "images => images.map(i => i.src).pop() || ''"))
+
+
+def wait_for_chart(page, text: str, timeout: float = 30.0) -> str:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        chart = last_chart(page)
+        if text in chart:
+            return chart
+        time.sleep(0.2)
+    raise AssertionError(f"the explorer's chart never showed {text!r}")
+
+
 def wait_for_change(page, key: str, old: str, timeout: float = 30.0) -> str:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -103,8 +120,7 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         expected, _ = explorer_view(tables, model, k, "hard", 0.1)
         assert shown(page, "n_selected") == str(expected["n_selected"])
         assert shown(page, "predicted_dead_share") == f"{expected['predicted_dead_share']:.3f}"
-        page.wait_for_function("() => document.body.innerText.includes('hard at budget 0.10')", timeout=30_000)
-        chart_before = page.inner_html("svg >> nth=-1")  # the explorer's chart is the page's last one
+        chart_before = wait_for_chart(page, "hard at budget 0.10")
 
         # move the budget slider five steps right (0.10 -> 0.20) with the keyboard, as a user can
         page.click(".widget-slider .noUi-handle, .widget-hslider .noUi-handle")
@@ -122,10 +138,9 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         target = f"{expected['predicted_dead_share']:.3f}"
         if target != old_dead:
             wait_for_change(page, "predicted_dead_share", old_dead)
-        page.wait_for_function("() => document.body.innerText.includes('learnability at budget 0.20')", timeout=30_000)
+        chart_after = wait_for_chart(page, "learnability at budget 0.20")
         assert shown(page, "predicted_dead_share") == target
         assert shown(page, "mean_pass_rate") == f"{expected['mean_pass_rate']:.3f}"
-        chart_after = page.inner_html("svg >> nth=-1")
         assert chart_after != chart_before
         page.screenshot(path=str(Path(tempfile.gettempdir()) / "explorer.png"), full_page=True)
         browser.close()
