@@ -18,7 +18,7 @@ class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr and exit status 2."""
 
     def error(self, message):
-        self.exit(2, f"error: {message} (see `python -m course_lib {self.prog.split()[-1]} --help`)\n")
+        self.exit(2, f"error: {message} (see `python -m {self.prog} --help`)\n")
 
 
 def cmd_pretrain(args) -> None:

@@ -94,6 +94,7 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT) -> dict:
     from .runtime import read_records
 
     name = point_name(point)
+    (out / "points").mkdir(parents=True, exist_ok=True)
     executed = out / "points" / f"{name}.ipynb"
     start = time.time()
     record = {"point": name, **{k.lower(): v for k, v in point.items()}}

@@ -48,7 +48,7 @@ def test_rebuilding_the_smallest_model_is_deterministic(tmp_path):
     """Run tiny-s's manifest command (shortened to 30 steps) twice: the weights must be byte-identical."""
     command = shlex.split(read_manifest("tiny-s")["command"])
     assert command[:4] == ["python", "-m", "course_lib", "pretrain"]
-    args = command[4:]
+    args = command[3:]  # "pretrain --size tiny-s ..."
     args[args.index("--steps") + 1] = "30"
     hashes = []
     for run in ("a", "b"):

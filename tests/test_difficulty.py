@@ -50,9 +50,9 @@ def test_same_seed_same_table_and_the_cache_is_used(tiny_s, pool, tmp_path):
     # poison the cache: a cached run must read it back instead of sampling again
     chunk = next((tmp_path / "a").rglob("chunk-00000.json"))
     data = json.loads(chunk.read_text())
-    data["rows"][0]["n_correct"] = 99
+    data["rows"][0]["mean_length"] = 1234.5
     chunk.write_text(json.dumps(data))
-    assert estimate(model, tokenizer, pool, cache_dir=tmp_path / "a", **SETTINGS).n_correct.iloc[0] == 99
+    assert estimate(model, tokenizer, pool, cache_dir=tmp_path / "a", **SETTINGS).mean_length.iloc[0] == 1234.5
 
 
 def test_interrupted_estimate_resumes_with_the_same_result(tiny_s, pool, tmp_path):

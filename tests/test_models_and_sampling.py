@@ -34,7 +34,8 @@ def test_char_tokenizer_round_trip_and_left_padding_survives_saving(tmp_path):
     (tmp_path / "manifest.json").write_text("{}")
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "qwen2"}))
     reloaded = load_tokenizer(str(tmp_path))
-    assert type(reloaded).__name__ == "PreTrainedTokenizerFast"  # not Qwen2's byte-level tokenizer
+    assert len(reloaded) == len(tokenizer)  # our character vocabulary, not Qwen2's byte-level one
+    assert reloaded(text)["input_ids"] == ids
     assert reloaded.padding_side == "left" and reloaded.decode(ids) == text
 
 
