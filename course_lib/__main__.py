@@ -70,14 +70,13 @@ def _problems(task: str, split: str, n: int, seed: int):
 
 def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
-    from .difficulty import estimate
+    from .difficulty import check_k, estimate
     from .models import load_model
     from .provenance import atomic_write_text, git_commit, library_versions
     from .sampling import check_sampling_args
 
+    check_k(args.k)
     check_sampling_args(args.k, args.temperature, args.max_new_tokens)
-    if args.k < 2:
-        raise CourseError(f"k={args.k} must be >= 2: a pass rate from one sample cannot show variance")
     problems = _problems(args.task, args.split, args.n, args.seed)
     model, tokenizer = load_model(args.model)
     table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
@@ -140,10 +139,14 @@ def cmd_train(args) -> None:
 
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
+    from .difficulty import check_k
     from .evaluation import evaluate
     from .provenance import atomic_write_text, git_commit, library_versions
+    from .sampling import check_sampling_args
     from .training import load_trained
 
+    check_k(args.k)
+    check_sampling_args(args.k, args.temperature, args.max_new_tokens)
     problems = _problems(args.task, args.split, args.n, args.seed)
     model, tokenizer = load_trained(args.model)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
@@ -208,6 +211,18 @@ def cmd_figures(args) -> None:
         print(f"wrote {path}")
 
 
+def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
+    """The arguments `estimate` and `evaluate` share: which model, which problems, how to sample."""
+    parser.add_argument("--model", required=True, help="run folder, tiny name, model folder or hub id")
+    parser.add_argument("--task", default="arith", help="arith or shuffle")
+    parser.add_argument("--split", default=split, help="train, test or ood")
+    parser.add_argument("--n", type=int, default=n, help="problems")
+    parser.add_argument("--k", type=int, default=k, help="samples per problem (at least 2)")
+    parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
+    parser.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
+    parser.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `course_lib` command line."""
     parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
@@ -243,14 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.set_defaults(run=cmd_generate)
 
     est = commands.add_parser("estimate", help="pass rate of each problem over K samples -> difficulty table (CSV)")
-    est.add_argument("--model", required=True, help="tiny name, model folder or hub id")
-    est.add_argument("--task", default="arith", help="arith or shuffle")
-    est.add_argument("--split", default="train", help="train, test or ood")
-    est.add_argument("--n", type=int, default=500, help="problems in the pool")
-    est.add_argument("--k", type=int, default=8, help="samples per problem (at least 2)")
-    est.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
-    est.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
-    est.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+    _add_sampling_args(est, split="train", n=500, k=8)
     est.add_argument("--cache-dir", type=Path, default=None, help="resumable cache folder (default: none)")
     est.add_argument("--out", type=Path, required=True, help="the table as CSV (+ OUT.provenance.json)")
     est.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -286,14 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(run=cmd_train)
 
     ev = commands.add_parser("evaluate", help="accuracy per level of a model or run folder -> JSON")
-    ev.add_argument("--model", required=True, help="run folder, tiny name, model folder or hub id")
-    ev.add_argument("--task", default="arith", help="arith or shuffle")
-    ev.add_argument("--split", default="test", help="test or ood")
-    ev.add_argument("--n", type=int, default=500, help="problems")
-    ev.add_argument("--k", type=int, default=4, help="samples per problem (at least 2)")
-    ev.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
-    ev.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
-    ev.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+    _add_sampling_args(ev, split="test", n=500, k=4)
     ev.add_argument("--out", type=Path, required=True, help="JSON file")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(run=cmd_evaluate)

@@ -9,7 +9,7 @@ import json
 import time
 
 from .answers import is_correct
-from .errors import check
+from .difficulty import check_k
 from .models import load_model, resolve_model_path
 from .provenance import atomic_write_text
 from .sampling import sample
@@ -48,7 +48,7 @@ def summarize(problems, rates, k) -> dict:
 def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperature: float = 1.0,
               max_new_tokens: int = 128, seed: int = 0, progress: bool = False) -> dict:
     """Measure a tiny model on `n` training problems of `task` at K samples; returns the report."""
-    check(k >= 2, f"k={k} must be >= 2 to tell mixed problems from solved ones")
+    check_k(k)
     problems = generate(task, n, "train", seed)
     model, tokenizer = load_model(name)
     start = time.time()

@@ -44,6 +44,11 @@ def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def check_k(k) -> None:
+    """K samples per problem must be at least 2: a pass rate from one sample cannot show variance."""
+    check(isinstance(k, int) and k >= 2, f"k={k!r} must be >= 2: a pass rate from one sample cannot show variance")
+
+
 def model_fingerprint(model) -> str:
     """sha256 over a model's parameter names and values: the weights part of the cache key."""
     digest = hashlib.sha256()
@@ -87,7 +92,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     """
     from tqdm.auto import tqdm
 
-    check(isinstance(k, int) and k >= 2, f"k={k!r} must be >= 2: a pass rate from one sample cannot show variance")
+    check_k(k)
     check_sampling_args(k, temperature, max_new_tokens)
     check(len(problems) > 0, "problems is empty; give at least one problem")
     check(len({p.id for p in problems}) == len(problems), "problems: ids must be unique")
