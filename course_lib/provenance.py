@@ -26,15 +26,22 @@ def library_versions() -> dict:
     return versions
 
 
+CODE_PATHS = ("course_lib", "notebooks", "benchmarks", "pyproject.toml")  # what decides a run's behaviour
+
+
 def git_commit() -> str | None:
-    """The project's current commit (with '+dirty' for uncommitted changes), or None outside git."""
+    """The project's current commit, '+dirty' when its code has uncommitted changes; None outside git.
+
+    Only code paths count: a run that rewrites its own outputs under data/ is still a clean run.
+    """
     root = Path(__file__).resolve().parent.parent
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS], cwd=root, capture_output=True,
+            text=True
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None

@@ -98,3 +98,12 @@ def test_select_bad_input(tmp_path, args, message):
 def test_estimate_rejects_k_below_two_before_loading_anything():
     result = run_cli("estimate", "--model", "/no/such/model", "--k", "1", "--out", "x.csv")
     assert result.returncode == 2 and "k=1 must be >= 2" in result.stderr
+
+
+def test_provenance_commit_ignores_outputs_but_not_code(tmp_path):
+    import shutil
+
+    from course_lib.provenance import CODE_PATHS
+
+    assert "course_lib" in CODE_PATHS and "data" not in CODE_PATHS
+    assert shutil.which("git")
