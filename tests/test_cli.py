@@ -101,9 +101,20 @@ def test_estimate_rejects_k_below_two_before_loading_anything():
 
 
 def test_provenance_commit_ignores_outputs_but_not_code(tmp_path):
-    import shutil
+    """In a fresh clone: rewriting data/ keeps the commit clean, editing course_lib/ marks it dirty."""
+    from pathlib import Path
 
-    from course_lib.provenance import CODE_PATHS
+    root = Path(__file__).resolve().parent.parent
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True)  # local: hard links, fast
 
-    assert "course_lib" in CODE_PATHS and "data" not in CODE_PATHS
-    assert shutil.which("git")
+    def commit() -> str:
+        code = "from course_lib.provenance import git_commit; print(git_commit())"
+        return subprocess.run([sys.executable, "-c", code], cwd=clone, capture_output=True, text=True,
+                              env={"PYTHONPATH": str(clone), "PATH": "/usr/bin:/bin"}).stdout.strip()
+
+    (clone / "data" / "README.md").write_text("rewritten output\n")
+    assert not commit().endswith("+dirty") and len(commit()) == 40
+    with open(clone / "course_lib" / "tasks.py", "a") as handle:
+        handle.write("# an edit to the code\n")
+    assert commit().endswith("+dirty")
