@@ -39,6 +39,7 @@ def main():
     args = parser.parse_args()
     out_file = Path(__file__).parent / "results" / f"notebook_times_{args.profile}.json"
     results = json.loads(out_file.read_text())["notebooks"] if out_file.exists() else {}
+    executed = Path("build") / "notebook_times" / args.profile  # executed copies, for a look afterwards
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["COURSE_CACHE_DIR"] = str(Path(tmp) / "cache")  # the kernel starts with an empty cache
         for notebook in numbered_notebooks():
@@ -47,7 +48,7 @@ def main():
             stop, peak = threading.Event(), [0.0]
             watcher = threading.Thread(target=peak_kernel_memory, args=(stop, peak), daemon=True)
             watcher.start()
-            run = execute(notebook, Path(tmp), {"PROFILE": args.profile})
+            run = execute(notebook, executed, {"PROFILE": args.profile})
             stop.set()
             watcher.join()
             results[notebook.name] = {"seconds": run["seconds"], "peak_memory_mib": round(peak[0])}
