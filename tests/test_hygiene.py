@@ -110,3 +110,12 @@ def test_accelerate_configs_parse():
     zero3 = yaml.safe_load((ROOT / "configs" / "accelerate_deepspeed_zero3.yaml").read_text())
     assert single["num_processes"] == 1 and single["mixed_precision"] == "bf16"
     assert zero3["distributed_type"] == "DEEPSPEED" and zero3["deepspeed_config"]["zero_stage"] == 3
+
+
+def test_readme_course_map_lists_every_notebook_with_measured_numbers():
+    readme = (ROOT / "README.md").read_text()
+    for path in numbered_notebooks():
+        assert f"notebooks/{path.name}" in readme, f"{path.name} missing from the course map"
+    assert "TIME_" not in readme, "fill the course map from benchmarks/results/notebook_times_tiny.json"
+    times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]
+    assert set(times) == {p.name for p in numbered_notebooks()}
