@@ -62,27 +62,42 @@ def cmd_notebooks(args) -> None:
 
 
 def _problems(task: str, split: str, n: int, seed: int):
-    """Problems of a procedural task, or of a real dataset from a local JSON Lines path."""
+    """Problems of a procedural task (the pool every command rebuilds from the same arguments)."""
     from .tasks import generate
 
     return generate(task, n, split, seed)
 
 
-def cmd_estimate(args) -> None:
-    """Estimate pass rates over K samples and write the difficulty table as CSV."""
-    from .difficulty import check_k, estimate
-    from .models import load_model
-    from .provenance import atomic_write_text, git_commit, library_versions
+def _sampled_problems(args):
+    """Validate K and the sampling settings before any model loads; then the problems to sample."""
+    from .difficulty import check_k
     from .sampling import check_sampling_args
 
     check_k(args.k)
     check_sampling_args(args.k, args.temperature, args.max_new_tokens)
-    problems = _problems(args.task, args.split, args.n, args.seed)
+    return _problems(args.task, args.split, args.n, args.seed)
+
+
+def _provenance(args) -> dict:
+    """What re-runs a command: the command line, the commit and the library versions."""
+    from .provenance import git_commit, library_versions
+
+    return {"command": "python -m course_lib " + shlex.join(args.argv), "commit": git_commit(),
+            "versions": library_versions()}
+
+
+def cmd_estimate(args) -> None:
+    """Estimate pass rates over K samples and write the difficulty table as CSV."""
+    from .difficulty import estimate
+    from .models import load_model
+    from .provenance import atomic_write_text
+
+    problems = _sampled_problems(args)
     model, tokenizer = load_model(args.model)
     table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
                      cache_dir=args.cache_dir, progress=not args.quiet)
     atomic_write_text(args.out, table.to_csv(index=False))
-    provenance = {"command": "python -m course_lib " + shlex.join(args.argv), "cost": table.attrs["cost"], "commit": git_commit(), "versions": library_versions()}
+    provenance = {**_provenance(args), "cost": table.attrs["cost"]}
     atomic_write_text(Path(str(args.out) + ".provenance.json"), json.dumps(provenance, indent=2) + "\n")
     cost = table.attrs["cost"]
     print(f"wrote {len(table)} rows to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
@@ -139,20 +154,15 @@ def cmd_train(args) -> None:
 
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
-    from .difficulty import check_k
     from .evaluation import evaluate
-    from .provenance import atomic_write_text, git_commit, library_versions
-    from .sampling import check_sampling_args
+    from .provenance import atomic_write_text
     from .training import load_trained
 
-    check_k(args.k)
-    check_sampling_args(args.k, args.temperature, args.max_new_tokens)
-    problems = _problems(args.task, args.split, args.n, args.seed)
+    problems = _sampled_problems(args)
     model, tokenizer = load_trained(args.model)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
                       pass_k=(1, args.k), progress=not args.quiet)
-    result.update(model=args.model, task=args.task, split=args.split, command="python -m course_lib " +
-                  shlex.join(args.argv), commit=git_commit(), versions=library_versions())
+    result.update(model=args.model, task=args.task, split=args.split, **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
           f"{result['overall']['ci_high']:.3f}] on {len(problems)} problems; wrote {args.out}")
