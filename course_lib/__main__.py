@@ -176,8 +176,12 @@ def cmd_reproduce(args) -> int:
         script = sweep.emit_slurm(args.study, args.profile, args.out)
         print(f"wrote {script}; submit it with `sbatch {script}`")
         return 0
+    bad = [item for item in args.where if "=" not in item]
+    if bad:
+        raise CourseError(f"--where {bad[0]!r} must look like KEY=VALUE, e.g. --where SEED=0")
+    where = dict(item.split("=", 1) for item in args.where)
     outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers,
-                        command="python -m course_lib " + shlex.join(args.argv), progress=not args.quiet)
+                        command="python -m course_lib " + shlex.join(args.argv), progress=not args.quiet, where=where)
     print(f"{outcome['points']} points; results in {outcome['results']}")
     for failed in outcome["failed"]:
         print(f"FAILED {failed['point']}: {failed['error']} (see {args.out}/points/{failed['point']}.ipynb)",
@@ -323,6 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--workers", type=int, default=2, help="points run in parallel")
     rep.add_argument("--out", type=Path, required=True, help="folder for executed notebooks and results")
     rep.add_argument("--emit-slurm", action="store_true", help="write a SLURM job-array script instead of running")
+    rep.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                     help="run only a slice of the grid, e.g. --where SEED=0 --where TASK=arith")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.set_defaults(run=cmd_reproduce)
 

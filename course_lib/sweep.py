@@ -49,15 +49,20 @@ STUDIES = {
 }
 
 
-def expand(study: str, profile: str) -> list[dict]:
-    """The grid points of a study in a profile: one parameter dict per point, in a stable order."""
+def expand(study: str, profile: str, where: dict | None = None) -> list[dict]:
+    """The grid points of a study in a profile, in a stable order; `where` keeps a slice (e.g. {"SEED": "0"})."""
     check(study in STUDIES, f"study={study!r} is unknown; use one of {', '.join(STUDIES)}")
     grids = STUDIES[study]["grid"]
     check(profile in grids, f"profile={profile!r} has no grid for {study}; use one of {', '.join(grids)}")
     grid = grids[profile]
     keys = sorted(grid)
-    return [{"PROFILE": profile, **STUDIES[study]["fixed"], **dict(zip(keys, values))}
-            for values in itertools.product(*(grid[k] for k in keys))]
+    points = [{"PROFILE": profile, **STUDIES[study]["fixed"], **dict(zip(keys, values))}
+              for values in itertools.product(*(grid[k] for k in keys))]
+    for key, value in (where or {}).items():
+        check(key in grid, f"where: {key!r} is not a grid key of {study}; use one of {', '.join(keys)}")
+        points = [p for p in points if str(p[key]) == str(value)]
+    check(points, f"where={where!r} leaves no point of {study} ({profile})")
+    return points
 
 
 def point_name(point: dict) -> str:
@@ -119,12 +124,12 @@ def done_record(out: Path, point: dict) -> dict | None:
 
 
 def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
-        notebook: Path = EXPERIMENT) -> dict:
+        notebook: Path = EXPERIMENT, where: dict | None = None) -> dict:
     """Run every point of a study (skipping finished ones); write results.csv and provenance.json."""
     from tqdm.auto import tqdm
 
     check(workers >= 1, f"workers={workers} must be >= 1")
-    points = expand(study, profile)
+    points = expand(study, profile, where)
     check_parameters(points, notebook)
     out = Path(out)
     (out / "points").mkdir(parents=True, exist_ok=True)

@@ -42,6 +42,15 @@ def test_experiment_notebook_declares_every_grid_key(study, profile):
     check_parameters(expand(study, profile) + [{"RUN_DIR": "x"}])
 
 
+def test_where_keeps_a_slice_of_the_grid():
+    points = expand("hard-wins", "tiny", where={"SEED": "0", "TASK": "arith"})
+    assert len(points) == 6 and {p["SEED"] for p in points} == {0}
+    with pytest.raises(CourseError, match="'LAYERS' is not a grid key of hard-wins"):
+        expand("hard-wins", "tiny", where={"LAYERS": "2"})
+    with pytest.raises(CourseError, match="leaves no point"):
+        expand("hard-wins", "tiny", where={"SEED": "99"})
+
+
 def test_unknown_study_and_undeclared_key_fail_before_running(tmp_path):
     with pytest.raises(CourseError, match="study='nope' is unknown"):
         expand("nope", "tiny")
