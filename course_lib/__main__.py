@@ -52,7 +52,7 @@ def cmd_generate(args) -> None:
 
 
 def cmd_notebooks(args) -> None:
-    """Execute every numbered notebook with papermill in one profile."""
+    """Execute every notebook with papermill in one profile."""
     from .notebooks import run_course
 
     summary = run_course(args.profile, args.out, only=args.only or None, progress=not args.quiet)
@@ -343,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--out", type=Path, default=Path("docs/figures"), help="folder for the PNGs")
     fig.set_defaults(run=cmd_figures)
 
-    notebooks = commands.add_parser("notebooks", help="execute every numbered notebook with papermill")
+    notebooks = commands.add_parser("notebooks", help="execute every notebook (numbered ones, then experiment) with papermill")
     notebooks.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     notebooks.add_argument("--out", type=Path, default=Path("build/tiny"), help="folder for executed notebooks")
     notebooks.add_argument("--only", nargs="*", help="notebook number prefixes to run, e.g. 00 03")

@@ -23,6 +23,11 @@ def numbered_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
     return sorted(p for p in Path(folder).glob("*.ipynb") if re.match(r"\d\d_", p.name))
 
 
+def course_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """Every notebook the main command runs: the numbered ones, then the experiment template."""
+    return numbered_notebooks(folder) + sorted(p for p in Path(folder).glob("*.ipynb") if not re.match(r"\d\d_", p.name))
+
+
 def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False) -> dict:
     """Run one notebook with papermill into `out`; returns its recorded numbers and wall time."""
     import papermill
@@ -36,12 +41,12 @@ def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False)
 
 
 def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
-    """Execute every numbered notebook in `profile` into `out`; write and return a summary."""
+    """Execute every notebook in `profile` into `out` (numbered ones first); write and return a summary."""
     from tqdm.auto import tqdm
 
     check(profile in PROFILES, f"profile={profile!r} is unknown; use one of {', '.join(PROFILES)}")
     out = Path(out)
-    notebooks = [nb for nb in numbered_notebooks() if only is None or nb.name.startswith(tuple(only))]
+    notebooks = [nb for nb in course_notebooks() if only is None or nb.name.startswith(tuple(only))]
     check(notebooks, f"no notebooks match {only!r} in {NOTEBOOKS_DIR}")
     results = [execute(nb, out, {"PROFILE": profile}) for nb in tqdm(notebooks, desc="notebooks", disable=not progress)]
     summary = {"profile": profile, "notebooks": results, "commit": git_commit(), "versions": library_versions()}
