@@ -134,8 +134,9 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     out = Path(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
     _check_out_dir(out, study, points)
-    records = [r for r in (done_record(out, p) for p in points) if r]
-    todo = [p for p in points if done_record(out, p) is None]
+    saved = [done_record(out, p) for p in points]
+    records = [r for r in saved if r]
+    todo = [p for p, r in zip(points, saved) if r is None]
     for stale in todo:  # a previous failure is retried
         (out / "points" / f"{point_name(stale)}.failed.json").unlink(missing_ok=True)
     with ProcessPoolExecutor(max_workers=workers) as pool:
