@@ -11,6 +11,6 @@ $PY -m course_lib train --model tiny-m --task arith --split train --n 2000 --poo
 $PY -m course_lib evaluate --model tiny-m --task arith --split test --n 500 --k 8 --seed 1 --out "$OUT/eval_base.json" --quiet
 $PY -m course_lib evaluate --model "$RUN" --task arith --split test --n 500 --k 8 --seed 1 --out "$OUT/eval_trained.json" --quiet
 $PY -m course_lib compare --after "$OUT/eval_trained.json" --before "$OUT/eval_base.json" --seed 0 --out "$OUT/gain.json"
-mkdir -p "$OUT/run"
+rm -rf "$OUT/run" && mkdir -p "$OUT/run"
 cp "$RUN/run_config.json" "$RUN/metrics.jsonl" "$RUN/ledger.jsonl" "$RUN/summary.json" "$OUT/run/"
 cp -r "$RUN/final" "$OUT/run/final"
