@@ -28,16 +28,16 @@ def course_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
     return numbered_notebooks(folder) + sorted(p for p in Path(folder).glob("*.ipynb") if not re.match(r"\d\d_", p.name))
 
 
-def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False) -> dict:
-    """Run one notebook with papermill into `out`; returns its recorded numbers and wall time."""
+def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False, name: str | None = None) -> dict:
+    """Run one notebook with papermill into `out` (as `name`); returns its recorded numbers and wall time."""
     import papermill
 
     out.mkdir(parents=True, exist_ok=True)
+    executed = out / (name or notebook.name)
     start = time.time()
-    papermill.execute_notebook(str(notebook), str(out / notebook.name), parameters=parameters,
+    papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
                                progress_bar=progress, cwd=str(notebook.parent), kernel_name="python3")
-    return {"notebook": notebook.name, "seconds": round(time.time() - start, 1),
-            "records": read_records(out / notebook.name)}
+    return {"notebook": executed.name, "seconds": round(time.time() - start, 1), "records": read_records(executed)}
 
 
 def run_course(profile: str, out, only=None, progress: bool = True) -> dict:

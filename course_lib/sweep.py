@@ -94,20 +94,14 @@ def _check_out_dir(out: Path, study: str, points: list[dict]) -> None:
 
 def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT) -> dict:
     """Execute the experiment notebook for one point; returns its record (status ok or failed)."""
-    import papermill
-
-    from .runtime import read_records
+    from .notebooks import execute
 
     name = point_name(point)
-    (out / "points").mkdir(parents=True, exist_ok=True)
-    executed = out / "points" / f"{name}.ipynb"
     start = time.time()
     record = {"point": name, **{k.lower(): v for k, v in point.items()}}
     try:
         parameters = {**point, "RUN_DIR": str((out / "runs" / name).resolve())}
-        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, progress_bar=False,
-                                   cwd=str(notebook.parent), kernel_name="python3")
-        record.update(status="ok", **read_records(executed))
+        record.update(status="ok", **execute(notebook, out / "points", parameters, name=f"{name}.ipynb")["records"])
     except Exception as error:  # a failed point is recorded with its error; the sweep goes on
         record.update(status="failed", error=f"{type(error).__name__}: {str(error).splitlines()[-1] if str(error) else ''}",
                       traceback=traceback.format_exc(limit=3))
@@ -160,7 +154,7 @@ def aggregate(study: str, profile: str, out: Path, records: list[dict], command:
     return {"results": out / "results.csv", "points": len(records), "failed": failed}
 
 
-def emit_slurm(study: str, profile: str, out, workers_note: str = "") -> Path:
+def emit_slurm(study: str, profile: str, out) -> Path:
     """Write a SLURM job-array script that runs the same points, one array task per point."""
     points = expand(study, profile)
     check_parameters(points)
