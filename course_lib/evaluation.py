@@ -67,10 +67,13 @@ def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidenc
             "ci_high": round(float(high), 4), "problems": len(diffs), "excludes_zero": bool(low > 0 or high < 0)}
 
 
-def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0) -> dict:
-    """Paired bootstrap of two `evaluate` results on the same problems (matched by id)."""
-    before_by_id = {row["id"]: row["pass_rate"] for row in before["per_problem"]}
+def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k: int | None = None) -> dict:
+    """Paired bootstrap of two `evaluate` results on the same problems (matched by id); pass@1, or pass@`pass_k`."""
+    def score(row) -> float:
+        return row["pass_rate"] if pass_k is None else pass_at_k(int(row["k"]), int(row["n_correct"]), pass_k)
+
+    before_by_id = {row["id"]: score(row) for row in before["per_problem"]}
     ids = [row["id"] for row in after["per_problem"]]
     check(set(ids) == set(before_by_id), "the two evaluations are not on the same problems; evaluate both on one set")
-    after_by_id = {row["id"]: row["pass_rate"] for row in after["per_problem"]}
+    after_by_id = {row["id"]: score(row) for row in after["per_problem"]}
     return paired_bootstrap([after_by_id[i] for i in ids], [before_by_id[i] for i in ids], n_boot, seed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import shlex
 import time
 import traceback
@@ -37,7 +38,7 @@ STUDIES = {
         },
     },
     "capacity-boundary": {  # arXiv 2604.06298 in the tiny world: three sizes, levels 1-3 vs 1-5
-        "fixed": {"TASK": "arith", "BUDGET": 1.0},
+        "fixed": {"TASK": "arith", "BUDGET": 1.0, "POOL_SIZE": 500},
         "grid": {
             "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0]},
             "tiny": {"MODEL": ["tiny-s", "tiny-m", "tiny-l"],
@@ -133,12 +134,32 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     todo = [p for p, r in zip(points, saved) if r is None]
     for stale in todo:  # a previous failure is retried
         (out / "points" / f"{point_name(stale)}.failed.json").unlink(missing_ok=True)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(run_point, p, out, notebook) for p in todo]
-        for future in tqdm(as_completed(futures), total=len(futures), desc=f"{study} ({len(records)} done before)",
-                           disable=not progress):
-            records.append(future.result())
+    bar = tqdm(total=len(todo), desc=f"{study} ({len(records)} done before)", disable=not progress)
+    with ProcessPoolExecutor(max_workers=workers, initializer=_share_cores, initargs=(workers,)) as pool:
+        for wave in warm_up_waves(todo):  # first one point per difficulty table, so the rest hit the cache
+            for future in as_completed([pool.submit(run_point, p, out, notebook) for p in wave]):
+                records.append(future.result())
+                bar.update()
+    bar.close()
     return aggregate(study, profile, out, records, command)
+
+
+def warm_up_waves(points: list[dict]) -> list[list[dict]]:
+    """Two waves: the first point of each (model, task, pool) estimates its difficulty table; the rest reuse it."""
+    first, rest, seen = [], [], set()
+    for point in points:
+        key = (point.get("MODEL"), point.get("TASK"), point.get("POOL_SIZE"))
+        (rest if key in seen else first).append(point)
+        seen.add(key)
+    return [wave for wave in (first, rest) if wave]
+
+
+def _share_cores(workers: int) -> None:
+    """Give each worker (and the kernels it starts) an equal share of the cores: oversubscribed torch threads
+    made parallel points 10x slower on a 2-core machine."""
+    threads = str(max(1, (os.cpu_count() or 1) // workers))
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, threads)
 
 
 def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str) -> dict:
