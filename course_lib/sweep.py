@@ -107,6 +107,7 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT) -> dict:
         record.update(status="failed", error=f"{type(error).__name__}: {str(error).splitlines()[-1] if str(error) else ''}",
                       traceback=traceback.format_exc(limit=3))
     record["seconds"] = round(time.time() - start, 1)
+    record["commit"] = git_commit()  # the code this point ran with (a resumed sweep may mix commits)
     suffix = "json" if record["status"] == "ok" else "failed.json"
     atomic_write_text(out / "points" / f"{name}.{suffix}", json.dumps(record, indent=1, default=str) + "\n")
     return record
@@ -134,6 +135,7 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     todo = [p for p, r in zip(points, saved) if r is None]
     for stale in todo:  # a previous failure is retried
         (out / "points" / f"{point_name(stale)}.failed.json").unlink(missing_ok=True)
+    start = time.time()
     bar = tqdm(total=len(todo), desc=f"{study} ({len(records)} done before)", disable=not progress)
     with ProcessPoolExecutor(max_workers=workers, initializer=_share_cores, initargs=(workers,)) as pool:
         for wave in warm_up_waves(todo):  # first one point per difficulty table, so the rest hit the cache
@@ -141,7 +143,8 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
                 records.append(future.result())
                 bar.update()
     bar.close()
-    return aggregate(study, profile, out, records, command)
+    return aggregate(study, profile, out, records, command,
+                     {"workers": workers, "points_run": len(todo), "wall_seconds": round(time.time() - start, 1)})
 
 
 def warm_up_waves(points: list[dict]) -> list[list[dict]]:
@@ -162,14 +165,16 @@ def _share_cores(workers: int) -> None:
         os.environ.setdefault(variable, threads)
 
 
-def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str) -> dict:
-    """One results table (flat columns) and a provenance file for the whole sweep."""
+def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str,
+              this_run: dict | None = None) -> dict:
+    """One results table (flat columns) and a provenance file for the whole sweep (`this_run`: its wall time)."""
     table = pd.json_normalize([{k: v for k, v in r.items() if k != "traceback"} for r in records])
     table = table.sort_values("point").reset_index(drop=True)
     atomic_write_text(out / "results.csv", table.to_csv(index=False))
     failed = [r for r in records if r["status"] != "ok"]
     provenance = {"study": study, "profile": profile, "command": command, "commit": git_commit(),
                   "versions": library_versions(), "points": len(records), "failed": [r["point"] for r in failed],
+                  "point_commits": sorted({str(r.get("commit")) for r in records}), "this_run": this_run or {},
                   "seconds_per_point": {r["point"]: r["seconds"] for r in records}}
     atomic_write_text(out / "provenance.json", json.dumps(provenance, indent=1) + "\n")
     return {"results": out / "results.csv", "points": len(records), "failed": failed}

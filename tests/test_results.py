@@ -24,6 +24,15 @@ def test_committed_gain_recomputes_from_the_committed_evaluations():
         assert result["command"].startswith("python -m course_lib evaluate")
 
 
+def test_compare_on_pass_at_k_scores_each_problem_as_solved_within_k():
+    before = {"per_problem": [{"id": "a", "k": 8, "n_correct": 0, "pass_rate": 0.0},
+                              {"id": "b", "k": 8, "n_correct": 1, "pass_rate": 0.125}]}
+    after = {"per_problem": [{"id": "a", "k": 8, "n_correct": 1, "pass_rate": 0.125},
+                             {"id": "b", "k": 8, "n_correct": 1, "pass_rate": 0.125}]}
+    assert compare(after, before, pass_k=8)["mean_difference"] == 0.5  # a: 0 -> 1 within 8 samples; b: 1 -> 1
+    assert compare(after, before)["mean_difference"] == 0.0625  # pass@1: (0.125 + 0) / 2
+
+
 def test_committed_adapter_loads_onto_tiny_m():
     run = json.loads((RESULT / "run" / "run_config.json").read_text())
     assert run["model"] == "tiny-m" and run["config"]["lora"] and run["config"]["steps"] == 150

@@ -8,7 +8,8 @@ import nbformat
 import pytest
 
 from course_lib import CourseError
-from course_lib.sweep import STUDIES, check_parameters, emit_slurm, expand, point_name, run, run_point
+from course_lib.sweep import (STUDIES, _share_cores, check_parameters, emit_slurm, expand, point_name, run, run_point,
+                              warm_up_waves)
 
 
 def fake_experiment(path):
@@ -71,6 +72,8 @@ def test_failed_point_is_recorded_and_the_sweep_goes_on_then_resumes(tmp_path, m
     assert "gain.test" in results and "failed" in results
     provenance = json.loads((out / "provenance.json").read_text())
     assert len(provenance["failed"]) == 1 and provenance["versions"]["torch"]
+    assert provenance["this_run"]["points_run"] == 3 and provenance["this_run"]["wall_seconds"] > 0
+    assert provenance["point_commits"]  # the code commit each point ran with
     # resume: finished points are not run again (their records are untouched), the failed one is retried
     done = sorted(p for p in (out / "points").glob("*.json") if not p.name.endswith(".failed.json"))
     assert len(done) == 2
@@ -109,3 +112,23 @@ def test_one_real_smoke_point_of_the_experiment_notebook(tmp_path):
     assert set(record["gain"]) == {"test", "ood"}
     assert 0.0 <= record["learnable_share_of_steps"] <= 1.0
     assert 0.0 <= record["predicted_dead_share"] <= 1.0
+
+
+def test_warm_up_wave_runs_one_point_per_difficulty_table_first():
+    points = expand("capacity-boundary", "tiny")
+    first, rest = warm_up_waves(points)
+    assert sorted(p["MODEL"] for p in first) == ["tiny-l", "tiny-m", "tiny-s"]  # one per (model, task, pool)
+    assert len(first) + len(rest) == len(points) and not any(p in first for p in rest)
+    assert warm_up_waves(points[:1]) == [points[:1]]  # no empty wave
+
+
+def test_each_worker_gets_a_share_of_the_cores(monkeypatch):
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    _share_cores(workers=2)
+    import os
+    assert os.environ["OMP_NUM_THREADS"] == "4" and os.environ["MKL_NUM_THREADS"] == "4"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # a user's own setting wins
+    _share_cores(workers=8)
+    assert os.environ["OMP_NUM_THREADS"] == "3"

@@ -1,0 +1,52 @@
+"""Reading study results: t-intervals across seeds, paired differences, per-level change (notebooks 05-07)."""
+
+import pandas as pd
+import pytest
+
+from course_lib import CourseError
+from course_lib.studies import gain_by_strategy, load_study, mechanism_table, paired_difference, per_level_change, t_interval
+
+
+def synthetic_table():
+    """Three seeds x two strategies; hard = random + 0.05 within every seed, while seeds differ a lot."""
+    rows = []
+    for seed, shift in zip((0, 1, 2), (0.0, 0.2, -0.1)):
+        for strategy, extra in (("random", 0.0), ("hard", 0.05)):
+            rows.append({"task": "arith", "model": "tiny-m", "strategy": strategy, "seed": seed, "status": "ok",
+                         "gain.test": shift + extra, "steps": 17, "learnable_share_of_steps": 0.5 + extra,
+                         "selected_share_mixed": 0.8, "predicted_dead_share": 0.2,
+                         "accuracy_before_by_level.test.1": 0.5, "accuracy_after_by_level.test.1": 0.5 + shift + extra})
+    return pd.DataFrame(rows)
+
+
+def test_t_interval_matches_the_textbook_formula_and_handles_one_seed():
+    interval = t_interval([1.0, 2.0, 3.0, 4.0, 5.0])  # mean 3, sd 1.5811, t(4) = 2.776
+    assert interval["mean"] == 3.0
+    assert interval["ci_high"] == pytest.approx(3 + 2.776 * 1.5811388 / 5 ** 0.5, abs=1e-4)
+    assert t_interval([0.2])["seeds"] == 1 and pd.isna(t_interval([0.2])["ci_low"])
+
+
+def test_pairing_by_seed_removes_the_shared_seed_noise():
+    table = synthetic_table()
+    unpaired = gain_by_strategy(table).set_index("strategy")
+    assert unpaired.loc["hard", "ci_low"] < 0 < unpaired.loc["hard", "ci_high"]  # the seed spread hides the effect
+    paired = paired_difference(table, "hard", "random").iloc[0]
+    assert paired["mean"] == pytest.approx(0.05) and paired["ci_low"] == pytest.approx(0.05)  # identical in every seed
+    with pytest.raises(CourseError, match="strategy 'easy' is not in the results table"):
+        paired_difference(table, "hard", "easy")
+
+
+def test_per_level_change_and_mechanism_table():
+    table = synthetic_table()
+    change = per_level_change(table).set_index("strategy")
+    assert change.loc["hard", "mean"] == pytest.approx(0.05 + (0.0 + 0.2 - 0.1) / 3, abs=1e-4)  # rounded to 4 places
+    assert change.loc["hard", "before"] == 0.5 and change.loc["hard", "level"] == 1
+    mechanism = mechanism_table(table).set_index("strategy")
+    assert mechanism.loc["hard", "learnable share of steps"] == pytest.approx(0.55)
+    with pytest.raises(CourseError, match="column='gain.nope' is not in the results table"):
+        gain_by_strategy(table, "gain.nope")
+
+
+def test_load_study_names_the_command_when_results_are_missing(tmp_path):
+    with pytest.raises(CourseError, match="python -m course_lib reproduce hard-wins"):
+        load_study("hard-wins", tmp_path)
