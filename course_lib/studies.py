@@ -64,7 +64,9 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
         check(strategy in set(table["strategy"]), f"strategy {strategy!r} is not in the results table")
     rows = []
     for key, group in table.groupby(list(by), sort=True):
-        wide = group.pivot_table(index="seed", columns="strategy", values=column).dropna(subset=[first, second])
+        wide = group.pivot_table(index="seed", columns="strategy", values=column).reindex(columns=[first, second]).dropna()
+        if wide.empty:  # this group has no seed with both strategies
+            continue
         rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "difference": f"{first} - {second}",
                      **t_interval(wide[first] - wide[second])})
     return pd.DataFrame(rows)

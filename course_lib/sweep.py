@@ -37,6 +37,13 @@ STUDIES = {
             "paper": {"TASK": ["gsm8k"], "STRATEGY": ["easy", "medium", "hard", "random"], "SEED": [0, 1, 2]},
         },
     },
+    "hard-wins-large-pool": {  # follow-up probe: the same 10% budget of a 4x larger pool (400 problems, 65 steps)
+        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1, "TASK": "arith"},
+        "grid": {
+            "smoke": {"STRATEGY": ["hard", "random"], "SEED": [0], "POOL_SIZE": [40]},
+            "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1], "POOL_SIZE": [4000]},
+        },
+    },
     "capacity-boundary": {  # arXiv 2604.06298 in the tiny world: three sizes, levels 1-3 vs 1-5
         "fixed": {"TASK": "arith", "BUDGET": 1.0, "POOL_SIZE": 500},
         "grid": {

@@ -48,7 +48,31 @@ def check_04(numbers):
     assert numbers["reference_grad_norm"] >= 0.0
 
 
-CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04}
+def check_05(numbers):
+    assert numbers["committed_profile"] == "tiny" and numbers["committed_points"] == 60  # the full committed study
+    assert len(numbers["gain_test"]) == 12  # 2 tasks x 6 strategies
+    assert numbers["live_points"] == 2 and len(numbers["live_gain_test"]) == 2  # the smoke grid's arith, seed 0 slice
+    assert all(-1.0 <= v <= 1.0 for v in numbers["live_gain_test"].values())
+
+
+def check_06(numbers):
+    assert numbers["committed_profile"] == "tiny" and numbers["committed_points"] == 27
+    assert 0.0 < numbers["step_share_levels_1_3"] < 1.0  # levels 1-3 train on fewer problems for the same epochs
+    assert numbers["live_points"] == 2 and all(1 <= v <= 2 for v in numbers["live_steps"].values())
+
+
+def check_07(numbers):
+    dead = numbers["predicted_dead"]
+    for model in ("tiny-s", "tiny-m", "tiny-l"):
+        per_strategy = {k.split("/")[1]: v for k, v in dead.items() if k.startswith(model + "/")}
+        assert per_strategy["learnability"] <= min(per_strategy.values()) + 1e-9, model
+    assert all(-1.0 <= v <= 1.0 for v in numbers["spearman"].values())
+    assert set(numbers["learnability_minus_hard"]) == {"arith/gain.test", "arith/pass_at_k_gain.ood",
+                                                       "shuffle/gain.test", "shuffle/pass_at_k_gain.ood"}
+
+
+CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
+          "06": check_06, "07": check_07}
 
 
 def test_every_notebook_has_a_check():

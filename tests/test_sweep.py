@@ -37,8 +37,7 @@ def test_grids_have_the_sizes_the_studies_need():
     assert len({point_name(p) for p in hard}) == len(hard)  # names are unique
 
 
-@pytest.mark.parametrize("study", list(STUDIES))
-@pytest.mark.parametrize("profile", ["smoke", "tiny", "paper"])
+@pytest.mark.parametrize(("study", "profile"), [(s, p) for s in STUDIES for p in STUDIES[s]["grid"]])
 def test_experiment_notebook_declares_every_grid_key(study, profile):
     check_parameters(expand(study, profile) + [{"RUN_DIR": "x"}])
 
