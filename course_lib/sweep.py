@@ -144,7 +144,7 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
         (out / "points" / f"{point_name(stale)}.failed.json").unlink(missing_ok=True)
     start = time.time()
     bar = tqdm(total=len(todo), desc=f"{study} ({len(records)} done before)", disable=not progress)
-    with ProcessPoolExecutor(max_workers=workers, initializer=_share_cores, initargs=(workers,)) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(workers, out / "logs")) as pool:
         for wave in warm_up_waves(todo):  # first one point per difficulty table, so the rest hit the cache
             for future in as_completed([pool.submit(run_point, p, out, notebook) for p in wave]):
                 records.append(future.result())
@@ -162,6 +162,14 @@ def warm_up_waves(points: list[dict]) -> list[list[dict]]:
         (rest if key in seen else first).append(point)
         seen.add(key)
     return [wave for wave in (first, rest) if wave]
+
+
+def _start_worker(workers: int, log_dir: Path) -> None:
+    """Set up a worker process: its share of the cores, and its kernels' stderr in a log file, not the terminal."""
+    _share_cores(workers)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log = open(log_dir / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (open for the worker's life)
+    os.dup2(log.fileno(), 2)
 
 
 def _share_cores(workers: int) -> None:

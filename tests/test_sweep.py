@@ -73,6 +73,7 @@ def test_failed_point_is_recorded_and_the_sweep_goes_on_then_resumes(tmp_path, m
     assert len(provenance["failed"]) == 1 and provenance["versions"]["torch"]
     assert provenance["this_run"]["points_run"] == 3 and provenance["this_run"]["wall_seconds"] > 0
     assert provenance["point_commits"]  # the code commit each point ran with
+    assert list((out / "logs").glob("worker-*.log"))  # kernels' stderr goes to a log per worker, not the terminal
     # resume: finished points are not run again (their records are untouched), the failed one is retried
     done = sorted(p for p in (out / "points").glob("*.json") if not p.name.endswith(".failed.json"))
     assert len(done) == 2
