@@ -44,11 +44,19 @@ STUDIES = {
             "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1], "POOL_SIZE": [4000]},
         },
     },
+    "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
+        "fixed": {"BUDGET": 0.1, "TASK": "arith"},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["hard", "learnability"], "SEED": [0]},
+            "tiny": {"MODEL": ["tiny-s", "tiny-l"], "STRATEGY": ["easy", "medium", "hard", "random", "learnability"],
+                     "SEED": [0, 1]},
+        },
+    },
     "capacity-boundary": {  # arXiv 2604.06298 in the tiny world: three sizes, levels 1-3 vs 1-5
-        "fixed": {"TASK": "arith", "BUDGET": 1.0, "POOL_SIZE": 500},
+        "fixed": {"TASK": "arith", "BUDGET": 1.0},
         "grid": {
             "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0]},
-            "tiny": {"MODEL": ["tiny-s", "tiny-m", "tiny-l"],
+            "tiny": {"MODEL": ["tiny-s", "tiny-m", "tiny-l"], "POOL_SIZE": [500],
                      "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [0, 1, 2]},
             "paper": {"MODEL": ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"],
                       "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0, 1, 2]},

@@ -29,6 +29,8 @@ def test_notebook_is_stripped_and_has_one_parameters_cell(path):
     assert len(tagged) == 1, "exactly one cell tagged `parameters`"
     for line in tagged[0].source.splitlines():
         assert re.fullmatch(r"[A-Z][A-Z0-9_]* = .+  # .+", line), f"parameter line needs UPPER_SNAKE = literal  # help: {line!r}"
+    declared = papermill.inspect_notebook(str(path))  # papermill must parse every line (an "=" inside a string breaks it)
+    assert len(declared) == len(tagged[0].source.splitlines()), f"papermill parsed only {sorted(declared)}"
 
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
