@@ -67,8 +67,10 @@ def check_07(numbers):
         per_strategy = {k.split("/")[1]: v for k, v in dead.items() if k.startswith(model + "/")}
         assert per_strategy["learnability"] <= min(per_strategy.values()) + 1e-9, model
     assert all(-1.0 <= v <= 1.0 for v in numbers["spearman"].values())
-    assert set(numbers["learnability_minus_hard"]) == {"arith/gain.test", "arith/pass_at_k_gain.ood",
-                                                       "shuffle/gain.test", "shuffle/pass_at_k_gain.ood"}
+    pairs = {"tiny-m/arith", "tiny-m/shuffle", "tiny-s/arith", "tiny-l/arith"}  # committed: hard-wins + strategies-by-size
+    assert set(numbers["learnability_minus_hard"]) == {f"{p}/{m}" for p in pairs for m in ("gain.test", "pass_at_k_gain.ood")}
+    assert set(numbers["hard_minus_random"]) == {"tiny-s", "tiny-m", "tiny-l"}
+    assert len(numbers["gain_by_model"]) == 15  # 3 sizes x 5 strategies
 
 
 CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
