@@ -12,7 +12,8 @@ import altair as alt
 import pandas as pd
 
 from .models import TINY_SIZES, read_manifest
-from .plots import dead_group_chart, pass_rate_by_level_chart, save_png
+from .plots import dead_group_chart, level_change_chart, pass_rate_by_level_chart, save_png, strategy_gain_chart
+from .studies import gain_by_strategy, load_study, per_level_change
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,12 +38,29 @@ def grpo_result_chart(folder: Path = ROOT / "data" / "results" / "grpo-tiny-m") 
     return pass_rate_by_level_chart(pd.DataFrame(rows), "tiny-m: held-out arith accuracy, before and after GRPO", note)
 
 
+def hard_wins_chart() -> alt.FacetChart:
+    """Committed hard-wins study: test gain per strategy with 95% intervals across seeds, per task."""
+    table, provenance = load_study("hard-wins")
+    return strategy_gain_chart(gain_by_strategy(table, "gain.test"), "tiny-m, 10% budget: held-out gain per strategy",
+                               ["easy", "medium", "hard", "random", "learnability", "random+dynamic"],
+                               f"{table.seed.nunique()} seeds, 95% t-intervals; bash data/results/hard-wins/make.sh")
+
+
+def capacity_boundary_chart() -> alt.FacetChart:
+    """Committed capacity-boundary study: accuracy change per level, per model and training subset."""
+    table, provenance = load_study("capacity-boundary")
+    return level_change_chart(per_level_change(table, "test"), "Accuracy change per level after GRPO",
+                              list(TINY_SIZES), ["levels-1-3", "levels-1-5", "random-matched"],
+                              f"{table.seed.nunique()} seeds, 95% t-intervals; bash data/results/capacity-boundary/make.sh")
+
+
 def write_figures(out) -> list[Path]:
     """Render every README chart into `out`; returns the files written."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     charts = {"calibration.png": calibration_chart(), "dead_groups.png": dead_group_chart([2, 4, 8, 16]),
-              "grpo_tiny_m.png": grpo_result_chart()}
+              "grpo_tiny_m.png": grpo_result_chart(), "hard_wins.png": hard_wins_chart(),
+              "capacity_boundary.png": capacity_boundary_chart()}
     for name, chart in charts.items():
         save_png(chart, out / name)
     return [out / name for name in charts]

@@ -68,3 +68,27 @@ def selection_histogram_chart(histogram: pd.DataFrame, title: str) -> alt.Chart:
         )
         .properties(title=title, width=380, height=200)
     )
+
+
+def strategy_gain_chart(gains: pd.DataFrame, title: str, strategies=None, note: str | None = None) -> alt.FacetChart:
+    """Mean gain per strategy with its 95% interval, one panel per task (columns task, strategy, mean, ci_low, ci_high)."""
+    order = list(strategies) if strategies else sorted(gains["strategy"].unique())
+    base = alt.Chart().encode(y=alt.Y("strategy:N", sort=order, title=None))
+    bars = base.mark_bar(opacity=0.7).encode(x=alt.X("mean:Q", title="gain over base"),
+                                             color=alt.Color("strategy:N", sort=order, legend=None))
+    whiskers = base.mark_rule().encode(x="ci_low:Q", x2="ci_high:Q")
+    return alt.layer(bars, whiskers, data=gains).properties(width=240, height=150).facet(column="task:N").properties(
+        title=alt.Title(title, subtitle=note or ""))
+
+
+def level_change_chart(changes: pd.DataFrame, title: str, models=None, strategies=None,
+                       note: str | None = None) -> alt.FacetChart:
+    """Accuracy change per level with 95% intervals, one line per strategy, one panel per model."""
+    color = alt.Color("strategy:N", sort=list(strategies) if strategies else None)
+    lines = alt.Chart().mark_line(point=True).encode(x=alt.X("level:O", axis=alt.Axis(labelAngle=0)),
+                                                     y=alt.Y("mean:Q", title="accuracy change"), color=color)
+    whiskers = alt.Chart().mark_rule().encode(x="level:O", y="ci_low:Q", y2="ci_high:Q", color=color)
+    zero = alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(0))
+    return alt.layer(lines, whiskers, zero, data=changes).properties(width=190, height=170).facet(
+        column=alt.Column("model:N", sort=list(models) if models else None)).properties(
+        title=alt.Title(title, subtitle=note or ""))

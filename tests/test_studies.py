@@ -4,7 +4,14 @@ import pandas as pd
 import pytest
 
 from course_lib import CourseError
-from course_lib.studies import gain_by_strategy, load_study, mechanism_table, paired_difference, per_level_change, t_interval
+from course_lib.studies import (
+    gain_by_strategy,
+    load_study,
+    mechanism_table,
+    paired_difference,
+    per_level_change,
+    t_interval,
+)
 
 
 def synthetic_table():

@@ -8,8 +8,17 @@ import nbformat
 import pytest
 
 from course_lib import CourseError
-from course_lib.sweep import (STUDIES, _share_cores, check_parameters, emit_slurm, expand, point_name, run, run_point,
-                              warm_up_waves)
+from course_lib.sweep import (
+    STUDIES,
+    _share_cores,
+    check_parameters,
+    emit_slurm,
+    expand,
+    point_name,
+    run,
+    run_point,
+    warm_up_waves,
+)
 
 
 def fake_experiment(path):
