@@ -37,11 +37,11 @@ STUDIES = {
             "paper": {"TASK": ["gsm8k"], "STRATEGY": ["easy", "medium", "hard", "random"], "SEED": [0, 1, 2]},
         },
     },
-    "hard-wins-large-pool": {  # follow-up probe: the same 10% budget of a 4x larger pool (400 problems, 65 steps)
+    "hard-wins-large-pool": {  # follow-up probe: the same 10% budget of a 2.5x larger pool (250 problems, 41 steps)
         "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1, "TASK": "arith"},
         "grid": {
             "smoke": {"STRATEGY": ["hard", "random"], "SEED": [0], "POOL_SIZE": [40]},
-            "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1], "POOL_SIZE": [4000]},
+            "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1], "POOL_SIZE": [2500]},
         },
     },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)

@@ -38,3 +38,22 @@ def test_committed_adapter_loads_onto_tiny_m():
     assert run["model"] == "tiny-m" and run["config"]["lora"] and run["config"]["steps"] == 150
     model, tokenizer = load_trained(str(RESULT / "run"), device="cpu")
     assert type(model).__name__ == "Qwen2ForCausalLM"
+
+
+def test_a_committed_study_point_reruns_within_noise(tmp_path):
+    """Re-run one small committed grid point of capacity-boundary from scratch (empty cache) and compare."""
+    from course_lib.studies import load_study
+    from course_lib.sweep import expand, point_name, run_point
+
+    table, provenance = load_study("capacity-boundary")
+    assert provenance["profile"] == "tiny" and not provenance["failed"]
+    point = next(p for p in expand("capacity-boundary", "tiny")
+                 if (p["MODEL"], p["STRATEGY"], p["SEED"]) == ("tiny-s", "levels-1-3", 0))
+    committed = table.set_index("point").loc[point_name(point)]
+    rerun = run_point(point, tmp_path)
+    assert rerun["status"] == "ok", rerun.get("error")
+    assert (rerun["n_selected"], rerun["steps"]) == (committed["n_selected"], committed["steps"])  # same selection
+    assert rerun["selected_mean_pass_rate"] == pytest.approx(committed["selected_mean_pass_rate"], abs=0.02)
+    assert rerun["accuracy_before"]["test"] == pytest.approx(committed["accuracy_before.test"], abs=0.02)
+    low, high = json.loads(committed["gain_ci.test"])  # the committed point's own 95% paired-bootstrap interval
+    assert abs(rerun["gain"]["test"] - committed["gain.test"]) <= (high - low) / 2
