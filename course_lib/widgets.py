@@ -53,9 +53,9 @@ def explorer_view(tables: dict, model: str, k: int, strategy: str, budget: float
     summary.update(model=model, k=k, pool=pool, estimation_completions=pool * k,
                    estimation_tokens=int(round(tables[model]["mean_length"].sum() * k)),
                    ranking_from=f"first {k} of {k_max} samples")
-    if gains is not None and len(gains):
-        match = gains[(gains["strategy"] == strategy)]
-        summary["measured_gain"] = float(match["gain"].mean()) if len(match) else None
+    if gains is not None and len(gains):  # rows of a study's results table (columns model, strategy, gain.test)
+        match = gains[(gains["strategy"] == strategy) & (gains["model"] == model)]
+        summary["measured_gain"] = float(match["gain.test"].mean()) if len(match) else None
     return summary, pass_rate_histogram(table, summary.pop("ids"))
 
 
@@ -94,7 +94,7 @@ def _summary_html(summary: dict) -> str:
             ("predicted dead groups", "predicted_dead_share", "{:.3f}"),
             ("estimation cost (completions)", "estimation_completions", "{:,}")]
     if summary.get("measured_gain") is not None:
-        rows.append(("measured gain (study)", "measured_gain", "{:+.3f}"))
+        rows.append(("measured gain at a 10% budget (committed studies)", "measured_gain", "{:+.3f}"))
     cells = "".join(f"<tr><td>{label}</td><td class='explorer-{key}'>{fmt.format(summary[key])}</td></tr>"
                     for label, key, fmt in rows)
     warning = "<p><b>medium</b> falls inside one block of equal pass rates here.</p>" if summary["medium_degenerate"] else ""

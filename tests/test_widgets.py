@@ -51,7 +51,8 @@ def test_explorer_view_learnability_prefers_half():
 
 
 def test_explorer_view_reports_measured_gain_when_results_exist():
-    gains = pd.DataFrame({"strategy": ["hard", "hard", "easy"], "gain": [0.1, 0.3, -0.1]})
+    gains = pd.DataFrame({"model": ["m", "m", "m", "other"], "strategy": ["hard", "hard", "easy", "hard"],
+                          "gain.test": [0.1, 0.3, -0.1, 0.9]})
     summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.3, gains=gains)
     assert summary["measured_gain"] == pytest.approx(0.2)
 
