@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.set_defaults(run=cmd_compare)
 
     rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")
-    rep.add_argument("study", help="hard-wins, capacity-boundary, strategies-by-size or hard-wins-large-pool")
+    rep.add_argument("study", help="hard-wins, capacity-boundary, strategies-by-size, hard-wins-large-pool or hard-wins-paper-steps")
     rep.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     rep.add_argument("--workers", type=int, default=2, help="points run in parallel")
     rep.add_argument("--out", type=Path, required=True, help="folder for executed notebooks and results")

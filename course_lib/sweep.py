@@ -44,6 +44,13 @@ STUDIES = {
             "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1], "POOL_SIZE": [2500]},
         },
     },
+    "hard-wins-paper-steps": {  # follow-up probe: one prompt per step as the paper, so 130 optimizer steps, not 17
+        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1, "TASK": "arith", "PROMPTS_PER_STEP": 1},
+        "grid": {
+            "smoke": {"STRATEGY": ["hard", "random"], "SEED": [0]},
+            "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1]},
+        },
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {
