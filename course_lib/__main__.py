@@ -176,12 +176,8 @@ def cmd_reproduce(args) -> int:
         script = sweep.emit_slurm(args.study, args.profile, args.out)
         print(f"wrote {script}; submit it with `sbatch {script}`")
         return 0
-    bad = [item for item in args.where if "=" not in item]
-    if bad:
-        raise CourseError(f"--where {bad[0]!r} must look like KEY=VALUE, e.g. --where SEED=0")
-    where = dict(item.split("=", 1) for item in args.where)
-    outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers,
-                        command="python -m course_lib " + shlex.join(args.argv), progress=not args.quiet, where=where)
+    outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers, command=_provenance(args)["command"],
+                        progress=not args.quiet, where=sweep.parse_where(args.where))
     print(f"{outcome['points']} points; results in {outcome['results']}")
     for failed in outcome["failed"]:
         print(f"FAILED {failed['point']}: {failed['error']} (see {args.out}/points/{failed['point']}.ipynb)",
@@ -211,7 +207,7 @@ def cmd_compare(args) -> None:
             raise CourseError(f"{name}={path} does not exist; write it with `python -m course_lib evaluate ... --out {path}`")
     after, before = (json.loads(Path(p).read_text()) for p in (args.after, args.before))
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
-    result.update(after=str(args.after), before=str(args.before), command="python -m course_lib " + shlex.join(args.argv))
+    result.update(after=str(args.after), before=str(args.before), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"gain {result['mean_difference']:+.4f} [{result['ci_low']:+.4f}, {result['ci_high']:+.4f}] "
           f"over {result['problems']} problems; wrote {args.out}")
@@ -235,6 +231,10 @@ def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
     parser.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
     parser.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+
+
+STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, or the probes hard-wins-large-pool and "
+              "hard-wins-paper-steps (course_lib.sweep.STUDIES)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.set_defaults(run=cmd_compare)
 
     rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")
-    rep.add_argument("study", help="hard-wins, capacity-boundary, strategies-by-size, hard-wins-large-pool or hard-wins-paper-steps")
+    rep.add_argument("study", help=STUDY_HELP)
     rep.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     rep.add_argument("--workers", type=int, default=2, help="points run in parallel")
     rep.add_argument("--out", type=Path, required=True, help="folder for executed notebooks and results")
@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(run=cmd_reproduce)
 
     point = commands.add_parser("sweep-point", help="run one grid point of a study by index (SLURM array task)")
-    point.add_argument("study", help="hard-wins or capacity-boundary")
+    point.add_argument("study", help=STUDY_HELP)
     point.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     point.add_argument("--index", type=int, required=True, help="point index, 0-based")
     point.add_argument("--out", type=Path, required=True, help="the study's output folder")

@@ -40,7 +40,7 @@ def grpo_result_chart(folder: Path = ROOT / "data" / "results" / "grpo-tiny-m") 
 
 def hard_wins_chart() -> alt.FacetChart:
     """Committed hard-wins study: test gain per strategy with 95% intervals across seeds, per task."""
-    table, provenance = load_study("hard-wins")
+    table, _ = load_study("hard-wins")
     return strategy_gain_chart(gain_by_strategy(table, "gain.test"), "tiny-m, 10% budget: held-out gain per strategy",
                                ["easy", "medium", "hard", "random", "learnability", "random+dynamic"],
                                f"{table.seed.nunique()} seeds, 95% t-intervals; bash data/results/hard-wins/make.sh")
@@ -48,7 +48,7 @@ def hard_wins_chart() -> alt.FacetChart:
 
 def capacity_boundary_chart() -> alt.FacetChart:
     """Committed capacity-boundary study: accuracy change per level, per model and training subset."""
-    table, provenance = load_study("capacity-boundary")
+    table, _ = load_study("capacity-boundary")
     return level_change_chart(per_level_change(table, "test"), "Accuracy change per level after GRPO",
                               list(TINY_SIZES), ["levels-1-3", "levels-1-5", "random-matched"],
                               f"{table.seed.nunique()} seeds, 95% t-intervals; bash data/results/capacity-boundary/make.sh")

@@ -41,18 +41,19 @@ def t_interval(values) -> dict:
     check(len(values) >= 1, "t_interval needs at least one value")
     mean = float(values.mean())
     if len(values) == 1:
-        return {"mean": round(mean, 4), "ci_low": float("nan"), "ci_high": float("nan"), "seeds": 1}
+        return {"mean": round(mean, 4), "ci_low": float("nan"), "ci_high": float("nan"), "seeds": 1, "excludes_zero": False}
     df = len(values) - 1
     t = T_975[max(d for d in T_975 if d <= df)]
     half = t * float(values.std(ddof=1)) / float(np.sqrt(len(values)))
-    return {"mean": round(mean, 4), "ci_low": round(mean - half, 4), "ci_high": round(mean + half, 4),
-            "seeds": len(values)}
+    low, high = round(mean - half, 4), round(mean + half, 4)
+    return {"mean": round(mean, 4), "ci_low": low, "ci_high": high, "seeds": len(values),
+            "excludes_zero": bool(low > 0 or high < 0)}
 
 
 def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task", "strategy")) -> pd.DataFrame:
     """Mean of `column` per group across seeds, with 95% t-intervals (05 and 06)."""
     check(column in table.columns, f"column={column!r} is not in the results table; use one of {list(table.columns)}")
-    rows = [{**dict(zip(by, key if isinstance(key, tuple) else (key,))), **t_interval(group[column])}
+    rows = [{**dict(zip(by, key)), **t_interval(group[column])}
             for key, group in table.groupby(list(by), sort=True)]
     return pd.DataFrame(rows)
 
@@ -67,9 +68,26 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
         wide = group.pivot_table(index="seed", columns="strategy", values=column).reindex(columns=[first, second]).dropna()
         if wide.empty:  # this group has no seed with both strategies
             continue
-        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "difference": f"{first} - {second}",
+        rows.append({**dict(zip(by, key)), "difference": f"{first} - {second}",
                      **t_interval(wide[first] - wide[second])})
     return pd.DataFrame(rows)
+
+
+def verdict(row) -> str:
+    """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07)."""
+    return "beats" if row.ci_low > 0 else "loses to" if row.ci_high < 0 else "is indistinguishable from"
+
+
+def live_slice(study: str, profile: str, where: str, out, workers: int = 1, command: str = "") -> pd.DataFrame:
+    """Re-run a slice of a study's grid ("KEY:VALUE,KEY:VALUE") fresh into `out`; the points that succeeded (05, 06)."""
+    import shutil
+
+    from .sweep import parse_where, run
+
+    shutil.rmtree(out, ignore_errors=True)  # a fresh slice each time a notebook executes
+    outcome = run(study, profile, out, workers=workers, where=parse_where(where.split(","), ":"), command=command)
+    table = pd.read_csv(outcome["results"])
+    return table[table["status"] == "ok"].reset_index(drop=True)
 
 
 def per_level_change(table: pd.DataFrame, split: str = "test", by=("model", "strategy")) -> pd.DataFrame:

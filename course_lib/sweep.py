@@ -88,6 +88,13 @@ def expand(study: str, profile: str, where: dict | None = None) -> list[dict]:
     return points
 
 
+def parse_where(pairs, separator: str = "=") -> dict:
+    """A slice of a grid from KEY=VALUE pairs (the CLI's --where; notebooks use ':' for papermill's sake)."""
+    bad = [pair for pair in pairs if separator not in pair]
+    check(not bad, f"where: {bad[0]!r} must look like KEY{separator}VALUE, e.g. SEED{separator}0" if bad else "")
+    return dict(pair.split(separator, 1) for pair in pairs)
+
+
 def point_name(point: dict) -> str:
     """A readable, unique file name for a grid point."""
     readable = "_".join(f"{str(v).replace('/', '-')}" for k, v in sorted(point.items()) if k != "PROFILE")

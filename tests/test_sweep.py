@@ -14,6 +14,7 @@ from course_lib.sweep import (
     check_parameters,
     emit_slurm,
     expand,
+    parse_where,
     point_name,
     run,
     run_point,
@@ -141,3 +142,10 @@ def test_each_worker_gets_a_share_of_the_cores(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "3")  # a user's own setting wins
     _share_cores(workers=8)
     assert os.environ["OMP_NUM_THREADS"] == "3"
+
+
+def test_parse_where_reads_pairs_and_names_a_malformed_one():
+    assert parse_where(["SEED=0", "TASK=arith"]) == {"SEED": "0", "TASK": "arith"}
+    assert parse_where("MODEL:tiny-s,SEED:0".split(","), ":") == {"MODEL": "tiny-s", "SEED": "0"}
+    with pytest.raises(CourseError, match="'SEED0' must look like KEY=VALUE"):
+        parse_where(["SEED0"])
