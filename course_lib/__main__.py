@@ -35,7 +35,7 @@ def cmd_calibrate(args) -> None:
     from .calibration import calibrate, check_targets, write_calibration
 
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
-                       progress=not args.quiet)
+                       max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
     targets = check_targets(args.model, report)
     if args.write:
         write_calibration(args.model, report, targets)
@@ -61,21 +61,43 @@ def cmd_notebooks(args) -> None:
     print(f"executed notebooks and summary.json are in {args.out}")
 
 
-def _problems(task: str, split: str, n: int, seed: int):
-    """Problems of a procedural task (the pool every command rebuilds from the same arguments)."""
-    from .tasks import generate
+PROCEDURAL_POOL = 500  # --n for arith and shuffle when not given (real datasets: every problem of the split)
 
-    return generate(task, n, split, seed)
+
+def _levels(text: str | None):
+    """'1,2,3' -> (1, 2, 3); None stays None; anything else is a clear error."""
+    if not text:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise CourseError(f"levels={text!r} must be comma-separated integers, e.g. 1,2,3") from None
+
+
+def _pool_spec(args, seed: int, levels: str | None) -> dict:
+    """Where this command's problems come from (written into provenance so later commands rebuild them)."""
+    from .problems import PROCEDURAL, pool_spec, source_of
+
+    n = args.n if args.n is not None else PROCEDURAL_POOL if source_of(args.task) in PROCEDURAL else None
+    return pool_spec(args.task, args.split, n, seed, _levels(levels), args.data_dir, args.answer_format)
 
 
 def _sampled_problems(args):
     """Validate K and the sampling settings before any model loads; then the problems to sample."""
     from .difficulty import check_k
+    from .problems import from_spec
     from .sampling import check_sampling_args
 
     check_k(args.k)
-    check_sampling_args(args.k, args.temperature, args.max_new_tokens)
-    return _problems(args.task, args.split, args.n, args.seed)
+    check_sampling_args(args.k, args.temperature, args.max_new_tokens, _backend(args))
+    return from_spec(_pool_spec(args, args.seed, args.levels))
+
+
+def _backend(args) -> str:
+    """'vllm' when asked for, or for 'auto' when vLLM and a GPU are present; else 'hf'."""
+    from .sampling import vllm_available
+
+    return "vllm" if args.backend == "vllm" or (args.backend == "auto" and vllm_available()) else "hf"
 
 
 def _provenance(args) -> dict:
@@ -88,16 +110,23 @@ def _provenance(args) -> dict:
 
 def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
-    from .difficulty import estimate
-    from .models import load_model
+    from .difficulty import check_pass_rates, estimate
+    from .models import load_model, load_tokenizer
     from .provenance import atomic_write_text
 
     problems = _sampled_problems(args)
-    model, tokenizer = load_model(args.model)
+    backend = _backend(args)
+    if backend == "vllm":  # vLLM loads the weights itself; only the tokenizer is needed here
+        model, tokenizer = args.model, load_tokenizer(args.model)
+    else:
+        model, tokenizer = load_model(args.model)
     table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
-                     cache_dir=args.cache_dir, progress=not args.quiet)
+                     cache_dir=None if args.no_cache else args.cache_dir or "default", progress=not args.quiet,
+                     backend=backend)
+    if not args.allow_zero:
+        check_pass_rates(table)
+    provenance = {**_provenance(args), "pool": _pool_spec(args, args.seed, args.levels), "model": args.model, "cost": table.attrs["cost"]}
     atomic_write_text(args.out, table.to_csv(index=False))
-    provenance = {**_provenance(args), "cost": table.attrs["cost"]}
     atomic_write_text(Path(str(args.out) + ".provenance.json"), json.dumps(provenance, indent=2) + "\n")
     cost = table.attrs["cost"]
     print(f"wrote {len(table)} rows to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
@@ -120,16 +149,35 @@ def cmd_select(args) -> None:
 
     table = read_table(args.table)
     budget = parse_budget(args.budget)
-    levels = [int(x) for x in args.levels.split(",")] if args.levels else None
-    ids = select(table, args.strategy, budget, args.seed, levels=levels)
+    ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
     atomic_write_text(args.out, "\n".join(ids) + "\n")
+    table_provenance = _read_provenance(args.table)
+    atomic_write_text(Path(str(args.out) + ".provenance.json"), json.dumps(
+        {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),
+         "model": table_provenance.get("model")}, indent=2) + "\n")
     print(f"wrote {len(ids)} ids ({args.strategy}, budget {args.budget}) to {args.out}")
+
+
+def _read_provenance(path) -> dict:
+    """The `PATH.provenance.json` written beside a table or ids file ({} when there is none)."""
+    beside = Path(str(path) + ".provenance.json")
+    if not beside.exists():
+        return {}
+    try:
+        provenance = json.loads(beside.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise CourseError(f"{beside} is not valid JSON; delete it and re-run the command that wrote it") from None
+    if not isinstance(provenance, dict):
+        raise CourseError(f"{beside} does not hold a JSON object; delete it and re-run the command that wrote it")
+    return provenance
 
 
 def read_ids(path: Path, problems) -> list:
     """The problems named in an ids file, in the file's order; every id must be in the pool."""
     if not path.exists():
         raise CourseError(f"ids={path} does not exist; write one with `python -m course_lib select ... --out {path}`")
+    if not path.is_file():
+        raise CourseError(f"ids={path} is a folder; give the ids file `select --out` wrote")
     ids = [line.strip() for line in path.read_text().splitlines() if line.strip()]
     by_id = {p.id: p for p in problems}
     unknown = [i for i in ids if i not in by_id]
@@ -139,14 +187,32 @@ def read_ids(path: Path, problems) -> list:
     return [by_id[i] for i in ids]
 
 
+def _training_pool(args):
+    """The pool the ids come from: the ids file's provenance (written by `select`), else the flags."""
+    from .problems import from_spec
+
+    spec = _read_provenance(args.ids).get("pool") if args.ids else None
+    if spec is None or args.task is not None:
+        args.task = args.task or "arith"
+        spec = _pool_spec(args, args.pool_seed, args.pool_levels)
+    return from_spec(spec)
+
+
 def cmd_train(args) -> None:
     """GRPO on the selected problems; writes a run folder."""
+    from .profiles import paper_train_config
     from .training import TrainConfig, train_grpo
 
-    config = TrainConfig(group_size=args.group_size, prompts_per_step=args.prompts_per_step, steps=args.steps,
-                         learning_rate=args.lr, beta=args.beta, lora=args.lora, seed=args.seed,
-                         dynamic_sampling=args.dynamic_sampling, max_completion_length=args.max_new_tokens)
-    pool = _problems(args.task, args.split, args.n, args.pool_seed)
+    settings = dict(group_size=args.group_size, prompts_per_step=args.prompts_per_step, steps=args.steps,
+                    learning_rate=args.lr, beta=args.beta, lora=args.lora, seed=args.train_seed,
+                    dynamic_sampling=args.dynamic_sampling, max_completion_length=args.max_new_tokens,
+                    use_vllm=args.use_vllm)
+    given = {key: value for key, value in settings.items() if value is not None}
+    if args.settings == "course":
+        config = TrainConfig(**given)
+    else:  # the paper's values, with any flag given on the command line winning
+        config = paper_train_config(args.settings, dataset=args.paper_dataset, model_size=args.model_size, **given)
+    pool = _training_pool(args)
     problems = read_ids(args.ids, pool) if args.ids else pool
     summary = train_grpo(args.model, problems, config, args.out, progress=not args.quiet)
     print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
@@ -161,8 +227,8 @@ def cmd_evaluate(args) -> None:
     problems = _sampled_problems(args)
     model, tokenizer = load_trained(args.model)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
-                      pass_k=(1, args.k), progress=not args.quiet)
-    result.update(model=args.model, task=args.task, split=args.split, **_provenance(args))
+                      pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default")
+    result.update(model=args.model, task=args.task, split=args.split, pool=_pool_spec(args, args.seed, args.levels), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
           f"{result['overall']['ci_high']:.3f}] on {len(problems)} problems; wrote {args.out}")
@@ -221,16 +287,33 @@ def cmd_figures(args) -> None:
         print(f"wrote {path}")
 
 
+def _add_problem_args(parser, split: str, n_help: str = "problems (default: 500 of arith/shuffle, all of a dataset)"):
+    """Which problems: task, split, how many, which levels, where real data lives, the answer format."""
+    from .problems import TASK_HELP
+    from .prompts import INSTRUCTIONS
+
+    parser.add_argument("--task", default="arith", help=TASK_HELP)
+    parser.add_argument("--split", default=split, help="train, test or ood (procedural); train or test (datasets)")
+    parser.add_argument("--n", type=int, default=None, help=n_help)
+    parser.add_argument("--levels", default=None, help="keep only these levels, e.g. 1,2,3")
+    parser.add_argument("--data-dir", default=None,
+                        help="local folder laid out like ../shared/data (default: $COURSE_DATA_DIR, else the hub)")
+    parser.add_argument("--answer-format", default=None, choices=sorted(INSTRUCTIONS),
+                        help="final-answer format asked for and checked (default: the dataset's own)")
+
+
 def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
     """The arguments `estimate` and `evaluate` share: which model, which problems, how to sample."""
     parser.add_argument("--model", required=True, help="run folder, tiny name, model folder or hub id")
-    parser.add_argument("--task", default="arith", help="arith or shuffle")
-    parser.add_argument("--split", default=split, help="train, test or ood")
-    parser.add_argument("--n", type=int, default=n, help="problems")
+    _add_problem_args(parser, split)
     parser.add_argument("--k", type=int, default=k, help="samples per problem (at least 2)")
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
     parser.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
     parser.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+    parser.add_argument("--backend", default="hf", choices=("hf", "vllm", "auto"),
+                        help="hf (transformers generate), vllm (GPU), auto (vllm when installed with a GPU)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="do not cache or resume (default: cached in $COURSE_CACHE_DIR or ~/.cache/course_lib)")
 
 
 STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, or the probes hard-wins-large-pool and "
@@ -253,9 +336,11 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.set_defaults(run=cmd_pretrain)
 
     calibrate = commands.add_parser("calibrate", help="pass rate per level of a tiny model at K samples")
-    calibrate.add_argument("--model", required=True, help="tiny name or model folder")
-    calibrate.add_argument("--task", default="arith", help="arith or shuffle")
+    calibrate.add_argument("--model", required=True, help="tiny name, model folder or hub id")
+    calibrate.add_argument("--task", default="arith", help="arith, shuffle, gsm8k, math, math-numeric or bbh")
     calibrate.add_argument("--n", type=int, default=500, help="training problems to sample")
+    calibrate.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
+    calibrate.add_argument("--data-dir", default=None, help="local data folder (default: $COURSE_DATA_DIR, else the hub)")
     calibrate.add_argument("--k", type=int, default=8, help="samples per problem")
     calibrate.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
     calibrate.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
@@ -273,7 +358,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     est = commands.add_parser("estimate", help="pass rate of each problem over K samples -> difficulty table (CSV)")
     _add_sampling_args(est, split="train", n=500, k=8)
-    est.add_argument("--cache-dir", type=Path, default=None, help="resumable cache folder (default: none)")
+    est.add_argument("--cache-dir", type=Path, default=None,
+                     help="resumable cache folder (default: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty)")
+    est.add_argument("--allow-zero", action="store_true",
+                     help="keep a table where over 95%% of 50+ problems have p = 0 (usually a prompt/format mismatch)")
     est.add_argument("--out", type=Path, required=True, help="the table as CSV (+ OUT.provenance.json)")
     est.add_argument("--quiet", action="store_true", help="no progress bar")
     est.set_defaults(run=cmd_estimate)
@@ -289,20 +377,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="GRPO (TRL, optionally LoRA) on selected problems -> run folder")
     train.add_argument("--model", required=True, help="tiny name, model folder or hub id")
-    train.add_argument("--task", default="arith", help="arith or shuffle")
-    train.add_argument("--split", default="train", help="split of the pool the ids come from")
-    train.add_argument("--n", type=int, default=500, help="pool size used by `estimate`")
-    train.add_argument("--pool-seed", type=int, default=0, help="pool seed used by `estimate`")
+    train.add_argument("--task", default=None,
+                       help="the pool's task (default: from the ids file's provenance, written by `select`)")
+    train.add_argument("--split", default="train", help="split of the pool the ids come from (with --task)")
+    train.add_argument("--n", type=int, default=None, help="pool size used by `estimate` (with --task)")
+    train.add_argument("--pool-seed", type=int, default=0, help="pool seed used by `estimate` (with --task)")
+    train.add_argument("--pool-levels", default=None, help="levels used by `estimate` (with --task)")
+    train.add_argument("--data-dir", default=None, help="local data folder (with --task)")
+    train.add_argument("--answer-format", default=None, help="answer format (with --task)")
     train.add_argument("--ids", type=Path, default=None, help="ids file from `select` (default: the whole pool)")
-    train.add_argument("--steps", type=int, default=100, help="optimizer steps")
-    train.add_argument("--group-size", type=int, default=8, help="G: completions per prompt")
-    train.add_argument("--prompts-per-step", type=int, default=8, help="prompts per optimizer step")
-    train.add_argument("--lr", type=float, default=3e-4, help="learning rate")
-    train.add_argument("--beta", type=float, default=0.0, help="KL penalty to the base model")
-    train.add_argument("--max-new-tokens", type=int, default=96, help="completion length limit")
-    train.add_argument("--lora", action=argparse.BooleanOptionalAction, default=True, help="LoRA (default) or full")
-    train.add_argument("--dynamic-sampling", action="store_true", help="DAPO online filtering of dead groups")
-    train.add_argument("--seed", type=int, default=0, help="training seed")
+    train.add_argument("--settings", default="course", choices=("course", "2508.14094", "2604.06298"),
+                       help="training settings: the course's (TrainConfig defaults) or a paper's (profiles.py)")
+    train.add_argument("--paper-dataset", default="gsm8k", help="with --settings 2604.06298: math or gsm8k batch sizes")
+    train.add_argument("--model-size", default="1.5B", help="with --settings 2604.06298: 0.5B, 1.5B or 3B")
+    train.add_argument("--steps", type=int, default=None, help="optimizer steps (default 100, or the paper's)")
+    train.add_argument("--group-size", type=int, default=None, help="G: completions per prompt (default 8)")
+    train.add_argument("--prompts-per-step", type=int, default=None, help="prompts per optimizer step (default 8)")
+    train.add_argument("--lr", type=float, default=None, help="learning rate (default 3e-4, or the paper's)")
+    train.add_argument("--beta", type=float, default=None, help="KL penalty to the base model (default 0)")
+    train.add_argument("--max-new-tokens", type=int, default=None, help="completion length limit (default 96)")
+    train.add_argument("--lora", action=argparse.BooleanOptionalAction, default=None, help="LoRA (default) or full")
+    train.add_argument("--dynamic-sampling", action="store_true", default=None, help="DAPO online filtering")
+    train.add_argument("--use-vllm", action="store_true", default=None, help="generate with vLLM colocated (GPU)")
+    train.add_argument("--seed", dest="train_seed", type=int, default=None, help="training seed (default 0)")
     train.add_argument("--out", type=Path, required=True, help="run folder (resumes if it holds the same run)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(run=cmd_train)

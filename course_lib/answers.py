@@ -71,16 +71,30 @@ def extract_boxed(text) -> str | None:
     return None
 
 
+_ANSWER_IS = re.compile(r"answer is:?[ \t]*\(?([A-G])\)?(?![A-Za-z])")
+
+
 def extract_option(text) -> str | None:
-    """The last option letter written as `(A)`..`(G)` (BBH), as '(X)'; None if absent."""
-    matches = _OPTION.findall(_tail(text))
+    """The last option letter written as `(A)`..`(G)` (BBH), or after 'answer is' bare (`answer is B.`), as '(X)'.
+
+    >>> extract_option("Alice has (C). So the answer is (B)."), extract_option("So the answer is B."), extract_option("B")
+    ('(B)', '(B)', None)
+    """
+    tail = _tail(text)
+    matches = _OPTION.findall(tail) or _ANSWER_IS.findall(tail)
     return f"({matches[-1]})" if matches else None
 
 
 def extract_tagged(text) -> str | None:
-    """Content of the last `<answer>...</answer>` tag, stripped; None if absent."""
+    """Content of the one `<answer>...</answer>` tag, stripped; None if absent or if there are several.
+
+    Several tags would let a completion list many guesses and be rewarded if any matches, so they score 0.
+
+    >>> extract_tagged("so <answer> 42 </answer>"), extract_tagged("<answer>1</answer> or <answer>2</answer>")
+    ('42', None)
+    """
     matches = _TAG.findall(_tail(text))
-    return matches[-1].strip() if matches else None
+    return matches[0].strip() if len(matches) == 1 else None
 
 
 def extract_integer(text) -> str | None:
@@ -112,19 +126,38 @@ def math_equal(predicted: str | None, reference: str) -> bool:
         return False
 
 
-def is_correct(completion: str, answer: str, source: str) -> bool:
-    """Whether a completion's final answer matches `answer`, by the rules of its source."""
+EXTRACTORS = {"hash": extract_hash_answer, "boxed": extract_boxed, "tagged": extract_tagged, "option": extract_option}
+
+
+def is_correct(completion: str, answer: str, source: str, answer_format: str | None = None) -> bool:
+    """Whether a completion's final answer matches `answer`: found by `answer_format`, compared by `source`'s rules.
+
+    `answer_format` None means the source's own format (GSM8K and the tiny tasks `####`, MATH `\\boxed{}`,
+    BBH `(X)`, AIME any clear integer).
+    """
     answer = str(answer)
-    if source in ("arith", "gsm8k"):
-        return extract_hash_answer(completion) == normalize_number(answer)
-    if source == "shuffle":
-        return extract_hash_answer(completion) == answer.strip()
+    if answer_format is None:
+        if source in ("arith", "gsm8k", "shuffle"):
+            answer_format = "hash"
+        elif source == "math":
+            answer_format = "boxed"
+        elif source == "bbh":
+            answer_format = "option"
+        elif source == "aime2025":
+            return extract_integer(completion) == normalize_number(answer)
+        elif source == "tagged":
+            answer_format = "tagged"
+    if answer_format not in EXTRACTORS:
+        raise ValueError(f"answer_format={answer_format!r} (source {source!r}) has no answer checker")
+    predicted = EXTRACTORS[answer_format](completion)
+    if predicted is None:
+        return False
     if source == "math":
-        return math_equal(extract_boxed(completion), answer)
+        return math_equal(predicted, answer)
     if source == "bbh":
-        return extract_option(completion) == answer.strip()
-    if source == "aime2025":
-        return extract_integer(completion) == normalize_number(answer)
-    if source == "tagged":
-        return normalize_number(extract_tagged(completion) or "") == normalize_number(answer)
+        return predicted.strip("() ") == answer.strip().strip("()")
+    if source == "shuffle":
+        return predicted.strip() == answer.strip()
+    if source in ("arith", "gsm8k", "aime2025", "tagged"):
+        return normalize_number(predicted) == normalize_number(answer)
     raise ValueError(f"source={source!r} has no answer checker")

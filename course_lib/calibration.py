@@ -8,26 +8,24 @@ from __future__ import annotations
 import json
 import time
 
-from .answers import is_correct
-from .difficulty import check_k
+from .difficulty import check_k, estimate
 from .models import load_model, resolve_model_path
+from .problems import problems as problem_source
 from .provenance import atomic_write_text
-from .sampling import sample
-from .tasks import generate
+
+CALIBRATION_CHUNK = 64  # prompts per generate call; the committed calibrations were sampled in chunks of 64
 
 
 def pass_rates(model, tokenizer, problems, k, temperature, max_new_tokens, seed, progress=False) -> list[float]:
-    """Each problem's share of correct completions among k samples."""
-    completions = sample(model, tokenizer, [p.prompt for p in problems], k, temperature, max_new_tokens, seed,
-                         progress=progress)
-    return [
-        sum(is_correct(c, p.answer, p.source) for c in group) / k for p, group in zip(problems, completions)
-    ]
+    """Each problem's share of correct completions among k samples (prompts as in every other stage)."""
+    table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, chunk_size=CALIBRATION_CHUNK,
+                     cache_dir=None, progress=progress)
+    return [float(rate) for rate in table["pass_rate"]]
 
 
 def summarize(problems, rates, k) -> dict:
     """Mean pass rate per level and the shares of problems with p = 0, 0 < p < 1 and p = 1."""
-    levels = sorted({p.level for p in problems})
+    levels = sorted({p.level for p in problems}, key=lambda level: (level is None, level))
     by_level = {
         str(level): round(sum(r for p, r in zip(problems, rates) if p.level == level)
                           / sum(p.level == level for p in problems), 4)
@@ -46,10 +44,10 @@ def summarize(problems, rates, k) -> dict:
 
 
 def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperature: float = 1.0,
-              max_new_tokens: int = 128, seed: int = 0, progress: bool = False) -> dict:
-    """Measure a tiny model on `n` training problems of `task` at K samples; returns the report."""
+              max_new_tokens: int = 128, seed: int = 0, progress: bool = False, data_dir=None) -> dict:
+    """Measure a model on `n` training problems of `task` at K samples; returns the report."""
     check_k(k)
-    problems = generate(task, n, "train", seed)
+    problems = problem_source(task, "train", n, seed, data_dir=data_dir)
     model, tokenizer = load_model(name)
     start = time.time()
     rates = pass_rates(model, tokenizer, problems, k, temperature, max_new_tokens, seed, progress)

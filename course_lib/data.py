@@ -138,21 +138,62 @@ def load_math(source: str = HUB_IDS["math"], split: str = "test", levels=None, n
 
 
 def load_bbh(source: str = HUB_IDS["bbh"], n_objects=(3, 5, 7)) -> list[Problem]:
-    """BBH tracking_shuffled_objects with 3, 5 and/or 7 objects; level = number of objects."""
-    problems = []
+    """BBH tracking_shuffled_objects with 3, 5 and/or 7 objects; level = number of objects.
+
+    `source` is the hub id, a folder holding the three files, or one file (read once; its rows'
+    `n_objects`, or the number in its name, give the level).
+    """
     for count in n_objects:
         check(count in BBH_FILES, f"n_objects={count} is not one of 3, 5, 7")
+    if _is_local(source) and not Path(source).is_dir():
+        named = [c for c, word in BBH_FILES.items() if f"_{word}_" in Path(source).name]
+        rows = read_jsonl(source)
+        return [p for p in _bbh_problems(rows, named[0] if named else None) if p.level in n_objects]
+    problems = []
+    for count in n_objects:
         name = f"tracking_shuffled_objects_{BBH_FILES[count]}_objects"
-        if _is_local(source):
-            rows = read_jsonl(Path(source) / f"{name}.jsonl" if Path(source).is_dir() else source)
-        else:
-            rows = _hub_rows(source, name, "test")
-        for index, (where, row) in enumerate(rows):
-            target = _field(where, row, "target").strip()
-            check(re.fullmatch(r"\([A-G]\)", target) is not None, f"{where}: field 'target' {target!r} is not (A)..(G)")
-            level = row.get("n_objects", count)
-            problems.append(Problem(f"bbh-{count}-{index}", _field(where, row, "input"), target, level, "bbh",
-                                    subject=f"{level} objects"))
+        rows = read_jsonl(Path(source) / f"{name}.jsonl") if _is_local(source) else _hub_rows(source, name, "test")
+        problems += _bbh_problems(rows, count)
+    return problems
+
+
+def _bbh_problems(rows, count: int | None) -> list[Problem]:
+    """BBH rows as problems; the level is the row's `n_objects`, else `count`."""
+    problems = []
+    for index, (where, row) in enumerate(rows):
+        target = _field(where, row, "target").strip()
+        check(re.fullmatch(r"\([A-G]\)", target) is not None, f"{where}: field 'target' {target!r} is not (A)..(G)")
+        level = row.get("n_objects", count)
+        check(level in BBH_FILES, f"{where}: no object count (field 'n_objects' 3, 5 or 7, or one in the file name)")
+        problems.append(Problem(f"bbh-{level}-{index}", _field(where, row, "input"), target, level, "bbh",
+                                subject=f"{level} objects"))
+    return problems
+
+
+GRADED_SOURCES = ("gsm8k", "math", "bbh", "aime2025", "arith", "shuffle")  # whose answer rules a file can use
+
+
+def load_jsonl_problems(path) -> list[Problem]:
+    """Your own questions: a JSON Lines file with `question` (or `prompt`/`problem`) and `answer` per row.
+
+    Optional fields: `id`, `level` (int), `source` (whose answer rules grade it: one of GRADED_SOURCES;
+    default `math`, i.e. a `\\boxed{}` answer compared by math-verify) and `solution`.
+    """
+    path = Path(path).expanduser()
+    problems, seen = [], set()
+    for index, (where, row) in enumerate(read_jsonl(path)):
+        source = _field(where, row, "source") if row.get("source") is not None else "math"
+        check(source in GRADED_SOURCES, f"{where}: field 'source' {source!r} is not one of {', '.join(GRADED_SOURCES)}")
+        level = row.get("level")
+        check(level is None or (isinstance(level, int) and not isinstance(level, bool)),
+              f"{where}: field 'level' should be an integer, got {level!r}")
+        uid = str(row.get("id") if row.get("id") is not None else f"{path.stem}-{index}")
+        check(uid not in seen, f"{where}: id {uid!r} appears twice; ids must be unique")
+        seen.add(uid)
+        answer = str(_field(where, row, "answer", kind=(str, int, float))).strip()
+        check(answer, f"{where}: field 'answer' is empty")
+        problems.append(Problem(uid, _field(where, row, "question", "prompt", "problem"), answer, level, source,
+                                solution=row.get("solution") if isinstance(row.get("solution"), str) else None))
     return problems
 
 

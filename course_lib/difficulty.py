@@ -17,8 +17,9 @@ import torch
 
 from .answers import is_correct
 from .errors import check
+from .prompts import prompt_ids
 from .provenance import atomic_write_text
-from .sampling import check_sampling_args, chunk_seed, sample_chunk
+from .sampling import _sample_vllm, check_sampling_args, chunk_seed, sample_chunk, stop_token_ids
 
 TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "outcomes"]
 DEFAULT_CACHE = "default"  # resolved at call time: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty
@@ -49,18 +50,46 @@ def check_k(k) -> None:
     check(isinstance(k, int) and k >= 2, f"k={k!r} must be >= 2: a pass rate from one sample cannot show variance")
 
 
+FULL_HASH_LIMIT = 16_000_000  # models with fewer parameters have every weight hashed; larger ones are sampled
+
+
 def model_fingerprint(model) -> str:
-    """sha256 over a model's parameter names and values: the weights part of the cache key."""
+    """The weights part of the cache key: every weight of a small model; names, shapes, exact sums and a strided
+    sample of a large one (no gigabytes hashed per call); file names, sizes and headers for a model folder."""
+    if isinstance(model, str | Path):
+        return _files_fingerprint(model)
+    state = model.state_dict()
+    small = sum(t.numel() for t in state.values()) < FULL_HASH_LIMIT
     digest = hashlib.sha256()
-    for name, tensor in sorted(model.state_dict().items()):
+    for name, tensor in sorted(state.items()):
         digest.update(name.encode())
-        digest.update(tensor.detach().to("cpu", torch.float32).numpy().tobytes())
+        flat = tensor.detach().reshape(-1)
+        if not small:
+            digest.update(f"{tuple(tensor.shape)}{tensor.dtype}{float(flat.sum(dtype=torch.float64))!r}".encode())
+            flat = flat[:: max(1, flat.numel() // 4096)]
+        digest.update(flat.to("cpu", torch.float32).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _files_fingerprint(model) -> str:
+    """A model folder's weight files (names, sizes, modification times, safetensors headers), or a hub id's name."""
+    folder = Path(model)
+    if not folder.is_dir():
+        return hashlib.sha256(f"hub:{model}".encode()).hexdigest()
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+        stat = path.stat()
+        digest.update(f"{path.name}/{stat.st_size}/{stat.st_mtime_ns}".encode())
+        if path.suffix == ".safetensors":  # an 8-byte length, then a JSON header of names, shapes, offsets
+            with open(path, "rb") as handle:
+                header_length = int.from_bytes(handle.read(8), "little")
+                digest.update(handle.read(min(header_length, 1 << 24)))
     return digest.hexdigest()
 
 
 def problems_fingerprint(problems) -> str:
-    """sha256 over the problems' ids, prompts and answers, in order."""
-    text = json.dumps([[p.id, p.prompt, p.answer] for p in problems])
+    """sha256 over the problems' ids, prompts, answers and answer formats, in order."""
+    text = json.dumps([[p.id, p.prompt, p.answer, p.answer_format] for p in problems])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -70,52 +99,78 @@ def cache_key(model, problems, settings: dict) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:24]
 
 
-def _score_chunk(model, tokenizer, problems, k, temperature, max_new_tokens, seed) -> list[dict]:
+def _generate(model, tokenizer, id_lists, k, temperature, max_new_tokens, seed, backend) -> list[list[str]]:
+    """k completions per prompt (token id lists) with the chosen backend."""
+    if backend == "vllm":
+        return _sample_vllm(model, id_lists, k, temperature, max_new_tokens, seed, stop_token_ids(model, tokenizer))
+    return sample_chunk(model, tokenizer, id_lists, k, temperature, max_new_tokens, seed)
+
+
+def _score_chunk(model, tokenizer, problems, k, temperature, max_new_tokens, seed, backend="hf") -> list[dict]:
     """Sample one chunk and grade it: a row per problem (without the interval)."""
-    groups = sample_chunk(model, tokenizer, [p.prompt for p in problems], k, temperature, max_new_tokens, seed)
+    id_lists = [prompt_ids(p, tokenizer) for p in problems]
+    groups = _generate(model, tokenizer, id_lists, k, temperature, max_new_tokens, seed, backend)
     rows = []
     for problem, group in zip(problems, groups):
-        outcomes = "".join("1" if is_correct(c, problem.answer, problem.source) else "0" for c in group)
+        outcomes = "".join("1" if is_correct(c, problem.answer, problem.source, problem.answer_format) else "0"
+                           for c in group)
         correct = outcomes.count("1")
         lengths = [len(tokenizer(c, add_special_tokens=False)["input_ids"]) for c in group]
         rows.append({"id": problem.id, "level": problem.level, "source": problem.source, "k": k,
                      "n_correct": correct, "pass_rate": correct / k, "mean_length": sum(lengths) / k,
-                     "tokens": sum(lengths), "outcomes": outcomes})
+                     "tokens": sum(lengths), "clipped": sum(n >= max_new_tokens for n in lengths),
+                     "outcomes": outcomes})
     return rows
 
 
 def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, max_new_tokens: int = 128,
-             seed: int = 0, chunk_size: int = 32, cache_dir=DEFAULT_CACHE, progress: bool = True) -> pd.DataFrame:
+             seed: int = 0, chunk_size: int = 32, cache_dir=DEFAULT_CACHE, progress: bool = True,
+             backend: str = "hf", description: str | None = None) -> pd.DataFrame:
     """Pass rate of every problem over k samples; cached by content, resumable chunk by chunk.
 
-    The returned table's `attrs["cost"]` holds generated tokens, completions and wall seconds.
+    The returned table's `attrs["cost"]` holds generated tokens, completions, clipped completions and wall seconds.
+    With backend="vllm", `model` is a model folder or hub id (vLLM loads it; see `course_lib.sampling`).
     """
     from tqdm.auto import tqdm
 
     check_k(k)
-    check_sampling_args(k, temperature, max_new_tokens)
+    check_sampling_args(k, temperature, max_new_tokens, backend)
     check(len(problems) > 0, "problems is empty; give at least one problem")
     check(len({p.id for p in problems}) == len(problems), "problems: ids must be unique")
     settings = {"k": k, "temperature": temperature, "max_new_tokens": max_new_tokens, "seed": seed,
-                "chunk_size": chunk_size}
+                "chunk_size": chunk_size, "backend": backend, "prompts": _prompts_fingerprint(problems, tokenizer)}
     root = cache_folder(cache_dir)
     folder = root / cache_key(model, problems, settings) if root else None
     start, rows, fresh_seconds = time.time(), [], 0.0
     chunks = range(0, len(problems), chunk_size)
-    for index, first in enumerate(tqdm(chunks, desc=f"estimating pass rates (K={k})", disable=not progress)):
+    for index, first in enumerate(tqdm(chunks, desc=description or f"estimating pass rates (K={k})", disable=not progress)):
         part = folder / f"chunk-{index:05d}.json" if folder else None
         if part is not None and part.exists():
             rows += json.loads(part.read_text())["rows"]
             continue
         chunk_start = time.time()
         chunk_rows = _score_chunk(model, tokenizer, problems[first : first + chunk_size], k, temperature,
-                                  max_new_tokens, chunk_seed(seed, index))
+                                  max_new_tokens, chunk_seed(seed, index), backend)
         seconds = time.time() - chunk_start
         fresh_seconds += seconds
         if part is not None:
             atomic_write_text(part, json.dumps({"rows": chunk_rows, "seconds": seconds}))
         rows += chunk_rows
     return _to_table(rows, k, folder, time.time() - start)
+
+
+def _prompts_fingerprint(problems, tokenizer) -> str:
+    """sha256 over the token ids every problem's prompt becomes (chat template and instruction included)."""
+    return hashlib.sha256(json.dumps([prompt_ids(p, tokenizer) for p in problems]).encode()).hexdigest()
+
+
+def check_pass_rates(table: pd.DataFrame, min_problems: int = 50, max_zero_share: float = 0.95) -> None:
+    """Stop before training when almost every pass rate is 0: that is nearly always a prompt or format mismatch."""
+    zero_share = float((table["pass_rate"] == 0).mean())
+    check(len(table) < min_problems or zero_share <= max_zero_share,
+          f"{zero_share:.0%} of {len(table)} problems have pass rate 0: the model almost never writes an answer the "
+          "reward accepts; check the prompt and answer format (course_lib.prompts.prompt_text shows the prompt) "
+          "and max_new_tokens before training, or pass check_pass_rates=False if the task is truly that hard")
 
 
 def _to_table(rows, k, folder, seconds) -> pd.DataFrame:
@@ -127,6 +182,7 @@ def _to_table(rows, k, folder, seconds) -> pd.DataFrame:
     table["mean_length"] = table["mean_length"].round(2)
     chunk_seconds = sum(json.loads(p.read_text())["seconds"] for p in folder.glob("chunk-*.json")) if folder else seconds
     table.attrs["cost"] = {"completions": int(len(table) * k), "generated_tokens": int(table["tokens"].sum()),
+                           "clipped_completions": int(table["clipped"].sum()) if "clipped" in table else None,
                            "sampling_seconds": round(chunk_seconds, 2), "wall_seconds": round(seconds, 2)}
     return table[TABLE_COLUMNS]
 

@@ -45,12 +45,27 @@ def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
 
 
 def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, max_new_tokens: int = 128,
-             seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=DEFAULT_CACHE) -> dict:
+             seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=DEFAULT_CACHE,
+             backend: str = "hf") -> dict:
     """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table."""
     table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, cache_dir=cache_dir,
-                     progress=progress)
+                     progress=progress, backend=backend, description=f"evaluating (K={k})")
     return {**summarize_accuracy(table, pass_k), "k": k, "temperature": temperature, "seed": seed,
             "per_problem": table[["id", "level", "k", "n_correct", "pass_rate"]].to_dict("records")}
+
+
+def model_for_backend(run_or_model: str, backend: str = "hf"):
+    """(model, tokenizer) to sample from: loaded weights for "hf"; for "vllm" a folder vLLM loads itself (a run's
+    LoRA adapter merged into its base and saved once, as `merged/`), so no second copy sits on the GPU."""
+    from pathlib import Path
+
+    from .models import load_tokenizer
+    from .training import load_trained, merged_folder
+
+    if backend == "hf":
+        return load_trained(run_or_model)
+    folder = merged_folder(run_or_model) if (Path(run_or_model) / "final").exists() else run_or_model
+    return str(folder), load_tokenizer(str(folder))
 
 
 def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidence: float = 0.95) -> dict:

@@ -29,6 +29,12 @@ class Profile:
     prompts_per_step: int  # prompts per GRPO step (each with G completions)
     eval_problems: int  # held-out problems per evaluation
     eval_k: int  # samples per held-out problem
+    experiment_pool: int  # problems in a study's training pool (0: every problem of the dataset's train split)
+    max_train_steps: int  # cap on a study point's steps (0: none; smoke keeps CI fast)
+    train_settings: str  # "course" (TrainConfig's defaults) or a paper's: "2508.14094", "2604.06298"
+    ood_task: str  # out-of-distribution set ("": the task's own `ood` split, longer than any training level)
+    stability_problems: int  # problems in notebook 01's ranking-stability check
+    reference_k: int  # samples per problem of notebook 01's reference ranking (0: its REFERENCE_K parameter)
     notes: dict = field(default_factory=dict)  # where each setting comes from
 
 
@@ -37,20 +43,26 @@ PROFILES = {
         name="smoke", models=("tiny-s", "tiny-m", "tiny-l"), model="tiny-m", task="arith",
         n_problems=20, k=4, temperature=1.0, max_new_tokens=96, sample_batch_size=32,
         train_problems=16, train_steps=2, prompts_per_step=2, eval_problems=16, eval_k=2,
-        notes={"purpose": "CI: every notebook runs top to bottom in seconds"},
+        experiment_pool=20, max_train_steps=2, train_settings="course", ood_task="", stability_problems=12,
+        reference_k=16, notes={"purpose": "CI: every notebook runs top to bottom in seconds"},
     ),
     "tiny": Profile(
         name="tiny", models=("tiny-s", "tiny-m", "tiny-l"), model="tiny-m", task="arith",
         n_problems=500, k=8, temperature=1.0, max_new_tokens=96, sample_batch_size=64,
         train_problems=200, train_steps=60, prompts_per_step=8, eval_problems=300, eval_k=4,
-        notes={"purpose": "the whole course offline on a 2-core CPU in minutes"},
+        experiment_pool=1000, max_train_steps=0, train_settings="course", ood_task="", stability_problems=100,
+        reference_k=0, notes={"purpose": "the whole course offline on a 2-core CPU in minutes"},
     ),
     "paper": Profile(
         name="paper", models=("Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"),
         model="Qwen/Qwen3-4B", task="gsm8k", n_problems=7473, k=10, temperature=1.0, max_new_tokens=250,
         sample_batch_size=64, train_problems=747, train_steps=1000, prompts_per_step=1, eval_problems=1319, eval_k=4,
+        experiment_pool=0, max_train_steps=0, train_settings="2508.14094", ood_task="aime2025",
+        stability_problems=100, reference_k=0,
         notes={"k": "arXiv 2508.14094: K=10 samples at temperature 1.0, 250 new tokens",
-               "models": "arXiv 2604.06298: Qwen2.5 0.5B/1.5B/3B; arXiv 2508.14094: Qwen3-4B"},
+               "models": "arXiv 2604.06298: Qwen2.5 0.5B/1.5B/3B; arXiv 2508.14094: Qwen3-4B",
+               "ood_task": "arXiv 2508.14094: AIME 2025 scored as pass@8",
+               "experiment_pool": "arXiv 2508.14094: 10% of GSM8K's 7,473 training problems = 747"},
     ),
 }
 
@@ -71,10 +83,23 @@ PIKUS_2508_14094 = {  # "Hard Examples Are All You Need", Qwen3-4B etc. on GSM8K
     "difficulty_k": 10, "difficulty_temperature": 1.0,  # pass rate from K=10 samples at temperature 1.0
 }
 YADAV_2604_06298 = {  # capacity boundary: Qwen2.5 0.5B/1.5B/3B with LoRA on MATH levels 1-3 vs 1-5
-    "lora": True, "difficulty_k": 4,
+    "lora": True, "group_size": 4,  # K=4 generations per prompt
+    "answer_format": "tagged",  # the final answer inside <answer></answer> tags
     # effective batch (prompts per optimizer step) by training set and model size
     "effective_batch": {"math": {"0.5B": 20, "1.5B": 16, "3B": 12}, "gsm8k": {"0.5B": 48, "1.5B": 40, "3B": 32}},
 }
+
+
+PAPER_SETTINGS = ("2508.14094", "2604.06298")
+
+
+def model_size_of(model: str) -> str:
+    """'Qwen/Qwen2.5-1.5B-Instruct' -> '1.5B': the size arXiv 2604.06298's batch sizes are keyed by."""
+    import re
+
+    match = re.search(r"(\d+(?:\.\d+)?)B", model)
+    check(match is not None, f"model={model!r} names no size like 1.5B; set MODEL_SIZE (0.5B, 1.5B or 3B)")
+    return f"{match.group(1)}B"
 
 
 def paper_train_config(paper: str, dataset: str = "gsm8k", model_size: str = "1.5B", **overrides):
@@ -88,5 +113,6 @@ def paper_train_config(paper: str, dataset: str = "gsm8k", model_size: str = "1.
         batches = YADAV_2604_06298["effective_batch"]
         check(dataset in batches, f"dataset={dataset!r} has no batch size in arXiv 2604.06298; use math or gsm8k")
         check(model_size in batches[dataset], f"model_size={model_size!r} is not one of {', '.join(batches[dataset])}")
-        settings = {"lora": True, "prompts_per_step": batches[dataset][model_size]}
+        settings = {"lora": True, "group_size": YADAV_2604_06298["group_size"],
+                    "prompts_per_step": batches[dataset][model_size]}
     return TrainConfig(**{**settings, **overrides})

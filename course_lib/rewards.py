@@ -30,8 +30,8 @@ def _column(values, n: int, default=None) -> list:
     return values if len(values) == n else [default] * n
 
 
-def correctness_reward(completions, answer=None, source=None, **kwargs) -> list[float]:
-    """1.0 when the completion's final answer matches `answer` by its `source`'s rules, else 0.0.
+def correctness_reward(completions, answer=None, source=None, answer_format=None, **kwargs) -> list[float]:
+    """1.0 when the completion's final answer (in `answer_format`) matches `answer` by its `source`'s rules, else 0.0.
 
     >>> correctness_reward(["3+4=7\\n#### 7", "3+4=8\\n#### 8", "no answer"], answer=["7"] * 3, source=["arith"] * 3)
     [1.0, 0.0, 0.0]
@@ -40,9 +40,10 @@ def correctness_reward(completions, answer=None, source=None, **kwargs) -> list[
     """
     n = len(completions)
     rewards = []
-    for completion, reference, kind in zip(completions, _column(answer, n), _column(source, n, "arith")):
+    formats = _column(answer_format, n)
+    for completion, reference, kind, form in zip(completions, _column(answer, n), _column(source, n, "arith"), formats):
         try:
-            ok = reference is not None and is_correct(completion_text(completion), reference, kind)
+            ok = reference is not None and is_correct(completion_text(completion), reference, kind, form or None)
         except Exception:  # an unknown source or odd input scores 0 rather than stopping training
             ok = False
         rewards.append(1.0 if ok else 0.0)

@@ -6,6 +6,7 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import hashlib
+import math
 
 import torch
 
@@ -17,7 +18,8 @@ BACKENDS = ("hf", "vllm")
 def check_sampling_args(k: int, temperature: float, max_new_tokens: int, backend: str = "hf") -> None:
     """Validate sampling settings before any model work starts."""
     check(isinstance(k, int) and k >= 1, f"k={k!r} must be an integer >= 1 (completions per prompt)")
-    check(temperature >= 0, f"temperature={temperature} must be >= 0 (0 means greedy)")
+    check(isinstance(temperature, int | float) and math.isfinite(temperature) and temperature >= 0,
+          f"temperature={temperature} must be a finite number >= 0 (0 means greedy)")
     check(isinstance(max_new_tokens, int) and max_new_tokens >= 1, f"max_new_tokens={max_new_tokens!r} must be >= 1")
     check(backend in BACKENDS, f"backend={backend!r} is unknown; use one of {', '.join(BACKENDS)}")
 
@@ -57,11 +59,50 @@ def _sample_hf_chunks(model, tokenizer, prompts, k, temperature, max_new_tokens,
         yield from sample_chunk(model, tokenizer, chunk, k, temperature, max_new_tokens, chunk_seed(seed, index))
 
 
+def stop_token_ids(model, tokenizer) -> list[int]:
+    """Every id that ends a completion: the tokenizer's eos and all the model's generation_config lists (as TRL does).
+
+    Qwen's checkpoints list `<|im_end|>` and `<|endoftext|>`; stopping on only one runs on past the other.
+    `model` is a loaded model, or a model folder or hub id (vLLM's case: its generation_config.json is read).
+    """
+    if isinstance(model, str):
+        from transformers import GenerationConfig
+
+        try:
+            listed = GenerationConfig.from_pretrained(model).eos_token_id
+        except OSError:  # no generation_config.json: the tokenizer's eos alone
+            listed = None
+    else:
+        listed = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    ids = [] if listed is None else [listed] if isinstance(listed, int) else list(listed)
+    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
+        ids = [tokenizer.eos_token_id, *ids]
+    check(ids, "the tokenizer has no eos token and the model's generation_config lists none; completions cannot end")
+    return ids
+
+
+def left_pad(id_lists: list[list[int]], pad_id: int, device) -> dict:
+    """Token id lists as a left-padded batch: input_ids and attention_mask, (B, T) each."""
+    width = max(len(ids) for ids in id_lists)
+    input_ids = torch.full((len(id_lists), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(id_lists), width), dtype=torch.long)
+    for row, ids in enumerate(id_lists):
+        if ids:
+            input_ids[row, width - len(ids) :] = torch.tensor(ids)
+            mask[row, width - len(ids) :] = 1
+    return {"input_ids": input_ids.to(device), "attention_mask": mask.to(device)}
+
+
 @torch.no_grad()
 def sample_chunk(model, tokenizer, prompts, k, temperature, max_new_tokens, seed) -> list[list[str]]:
-    """One batched `generate` call: left padding, KV cache, k samples per prompt."""
+    """One batched `generate` call: left padding, KV cache, k samples per prompt.
+
+    `prompts` are texts (tokenized as they are) or token id lists (from `course_lib.prompts.prompt_ids`).
+    """
     check(tokenizer.padding_side == "left", "tokenizer.padding_side must be 'left' for batched generation")
-    encoded = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
+    if prompts and isinstance(prompts[0], str):
+        prompts = tokenizer(list(prompts), add_special_tokens=False)["input_ids"]
+    encoded = left_pad(prompts, tokenizer.pad_token_id, model.device)
     torch.manual_seed(seed)
     greedy = temperature == 0
     output = model.generate(
@@ -73,7 +114,7 @@ def sample_chunk(model, tokenizer, prompts, k, temperature, max_new_tokens, seed
         num_return_sequences=1 if greedy else k,
         max_new_tokens=max_new_tokens,
         pad_token_id=tokenizer.pad_token_id,
-        eos_token_id=tokenizer.eos_token_id,
+        eos_token_id=stop_token_ids(model, tokenizer),
         use_cache=True,
     )  # (B * k, T_prompt + T_new)
     texts = tokenizer.batch_decode(output[:, encoded["input_ids"].shape[1] :], skip_special_tokens=True)
@@ -83,22 +124,49 @@ def sample_chunk(model, tokenizer, prompts, k, temperature, max_new_tokens, seed
 
 
 _VLLM_ENGINES: dict = {}
+GPU_MEMORY_UTILIZATION = 0.85  # share of GPU memory a vLLM engine may take (set lower to train beside it)
 
 
-def _sample_vllm(model, prompts, k, temperature, max_new_tokens, seed) -> list[list[str]]:
-    """vLLM backend: `model` is a model folder, a hub id or a `vllm.LLM`; imported only when used."""
+def vllm_available() -> bool:
+    """Whether vLLM is installed and a CUDA GPU is present (then estimation and evaluation can use it)."""
+    import importlib.util
+
+    return torch.cuda.is_available() and importlib.util.find_spec("vllm") is not None
+
+
+def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION):
+    """One `vllm.LLM` per model folder or hub id, reused across calls (weights are loaded once)."""
     try:
-        from vllm import LLM, SamplingParams
+        from vllm import LLM
     except ImportError as error:
         raise CourseError(
             "backend='vllm' needs vLLM, which is not installed; on a GPU machine run "
             "`pip install -e '.[gpu]'`, or use backend='hf'"
         ) from error
-    if isinstance(model, LLM):
-        engine = model
-    else:
-        check(isinstance(model, str), "with backend='vllm', model must be a model folder, a hub id or a vllm.LLM")
-        engine = _VLLM_ENGINES.get(model) or _VLLM_ENGINES.setdefault(model, LLM(model=model, seed=seed))
-    params = SamplingParams(n=k, temperature=temperature, max_tokens=max_new_tokens, seed=seed)
-    outputs = engine.generate(prompts, params, use_tqdm=False)
+    check(0 < gpu_memory_utilization <= 1, f"gpu_memory_utilization={gpu_memory_utilization} must be in (0, 1]")
+    if model not in _VLLM_ENGINES:
+        release_engines()  # never two models' weights on the GPU at once
+        _VLLM_ENGINES[model] = LLM(model=model, seed=seed, gpu_memory_utilization=gpu_memory_utilization)
+    return _VLLM_ENGINES[model]
+
+
+def release_engines() -> None:
+    """Free every vLLM engine's GPU memory (before training, which needs it)."""
+    import gc
+
+    _VLLM_ENGINES.clear()
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _sample_vllm(model, prompts, k, temperature, max_new_tokens, seed, stop_ids=None) -> list[list[str]]:
+    """vLLM backend: `model` is a model folder, a hub id or a `vllm.LLM`; prompts are texts or token id lists."""
+    engine = model if not isinstance(model, str) else vllm_engine(model, seed)
+    from vllm import SamplingParams
+
+    params = SamplingParams(n=k, temperature=temperature, max_tokens=max_new_tokens, seed=seed,
+                            stop_token_ids=list(stop_ids or []) or None)
+    inputs = [p if isinstance(p, str) else {"prompt_token_ids": list(p)} for p in prompts]
+    outputs = engine.generate(inputs, params, use_tqdm=False)
     return [[choice.text for choice in output.outputs] for output in outputs]

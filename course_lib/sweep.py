@@ -25,7 +25,10 @@ from .provenance import atomic_write_text, git_commit, library_versions
 
 EXPERIMENT = Path(__file__).resolve().parent.parent / "notebooks" / "experiment.ipynb"
 
-# Each study: fixed parameters plus a grid per profile (the product of the lists is the set of points).
+PAPER_SIZES = ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"]
+
+# Each study: fixed parameters plus a grid per profile (the product of the lists is the set of points),
+# and optionally `also`: a second grid per profile whose points are added (an arm that is no product).
 STUDIES = {
     "hard-wins": {  # arXiv 2508.14094 in the tiny world: 10% budget, strategies, middle model
         "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1},
@@ -34,7 +37,10 @@ STUDIES = {
             "tiny": {"TASK": ["arith", "shuffle"],
                      "STRATEGY": ["easy", "medium", "hard", "random", "learnability", "random+dynamic"],
                      "SEED": [0, 1, 2, 3, 4]},
-            "paper": {"TASK": ["gsm8k"], "STRATEGY": ["easy", "medium", "hard", "random"], "SEED": [0, 1, 2]},
+            # arXiv 2508.14094's own setting: Qwen3-4B, GSM8K and BBH, 10% of the train split, AIME 2025 pass@8
+            "paper": {"MODEL": ["Qwen/Qwen3-4B"], "TASK": ["gsm8k", "bbh"], "OOD_TASK": ["aime2025"],
+                      "TRAIN_SETTINGS": ["2508.14094"], "DIFFICULTY_K": [10],
+                      "STRATEGY": ["easy", "medium", "hard", "random"], "SEED": [0, 1, 2]},
         },
     },
     "hard-wins-large-pool": {  # follow-up probe: the same 10% budget of a 2.5x larger pool (250 problems, 41 steps)
@@ -65,8 +71,15 @@ STUDIES = {
             "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0]},
             "tiny": {"MODEL": ["tiny-s", "tiny-m", "tiny-l"], "POOL_SIZE": [500],
                      "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [0, 1, 2]},
-            "paper": {"MODEL": ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"],
-                      "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0, 1, 2]},
+            # arXiv 2604.06298's own setting: Qwen2.5 0.5B/1.5B/3B + LoRA on MATH, <answer> tags, K=4 generations;
+            # scored on MATH-500 per level and on its numeric-answer subset
+            "paper": {"MODEL": PAPER_SIZES, "TASK": ["math"], "OOD_TASK": ["math-numeric"],
+                      "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"],
+                      "SEED": [0, 1, 2]},
+        },
+        "also": {  # arXiv 2604.06298's cross-dataset arm: trained on all of GSM8K, scored on MATH's numeric subset
+            "paper": {"MODEL": PAPER_SIZES, "TASK": ["gsm8k"], "OOD_TASK": ["math-numeric"],
+                      "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["random"], "SEED": [0, 1, 2]},
         },
     },
 }
@@ -77,15 +90,21 @@ def expand(study: str, profile: str, where: dict | None = None) -> list[dict]:
     check(study in STUDIES, f"study={study!r} is unknown; use one of {', '.join(STUDIES)}")
     grids = STUDIES[study]["grid"]
     check(profile in grids, f"profile={profile!r} has no grid for {study}; use one of {', '.join(grids)}")
-    grid = grids[profile]
-    keys = sorted(grid)
-    points = [{"PROFILE": profile, **STUDIES[study]["fixed"], **dict(zip(keys, values))}
-              for values in itertools.product(*(grid[k] for k in keys))]
+    parts = [grids[profile]] + [also for also in [STUDIES[study].get("also", {}).get(profile)] if also]
+    points = [point for grid in parts for point in _product(STUDIES[study]["fixed"], grid, profile)]
+    keys = sorted({key for grid in parts for key in grid})
     for key, value in (where or {}).items():
-        check(key in grid, f"where: {key!r} is not a grid key of {study}; use one of {', '.join(keys)}")
-        points = [p for p in points if str(p[key]) == str(value)]
+        check(key in keys, f"where: {key!r} is not a grid key of {study}; use one of {', '.join(keys)}")
+        points = [p for p in points if str(p.get(key)) == str(value)]
     check(points, f"where={where!r} leaves no point of {study} ({profile})")
     return points
+
+
+def _product(fixed: dict, grid: dict, profile: str) -> list[dict]:
+    """Every combination of a grid's lists, each with the profile and the study's fixed parameters."""
+    keys = sorted(grid)
+    return [{"PROFILE": profile, **fixed, **dict(zip(keys, values))}
+            for values in itertools.product(*(grid[k] for k in keys))]
 
 
 def parse_where(pairs, separator: str = "=") -> dict:

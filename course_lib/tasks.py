@@ -33,6 +33,7 @@ class Problem:
     source: str  # "arith", "shuffle", "gsm8k", "math", "bbh", "aime2025"
     subject: str | None = None  # MATH subject, BBH object count, ...
     solution: str | None = None  # a worked solution when the source has one
+    answer_format: str | None = None  # final-answer format asked for and checked (None: the source's default)
 
     def to_dict(self) -> dict:
         """The record as a plain dict (for JSON Lines and pandas)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import torch
 
 from .errors import CourseError, check
+from .prompts import CHAT_TEMPLATE_KWARGS
 from .provenance import atomic_write_text, git_commit, library_versions
 from .rewards import correctness_reward
 
@@ -233,16 +235,21 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
         lr_scheduler_type=config.lr_scheduler_type, max_grad_norm=config.max_grad_norm,
         logging_steps=1, save_steps=config.save_steps, save_total_limit=2, report_to="none", seed=config.seed,
         use_cpu=not on_gpu, bf16=on_gpu and torch.cuda.is_bf16_supported(), gradient_checkpointing=False,
-        use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=not progress, **config.extra,
+        use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=not progress,
+        chat_template_kwargs=dict(CHAT_TEMPLATE_KWARGS),  # Qwen3: no thinking block, as in estimation
+        **config.extra,
     )
 
 
-def _dataset(problems):
-    """Problems as a `datasets.Dataset` with the columns the reward reads (answer, source, problem_id)."""
+def _dataset(problems, tokenizer):
+    """Problems as a `datasets.Dataset`: the prompt as every stage shows it (`course_lib.prompts.model_input`) and
+    the columns the reward reads (answer, source, answer_format, problem_id)."""
     from datasets import Dataset
 
-    return Dataset.from_list([{"prompt": p.prompt, "answer": p.answer, "source": p.source, "problem_id": p.id}
-                              for p in problems])
+    from .prompts import model_input
+
+    return Dataset.from_list([{"prompt": model_input(p, tokenizer), "answer": p.answer, "source": p.source,
+                               "answer_format": p.answer_format or "", "problem_id": p.id} for p in problems])
 
 
 def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_ids: list[str]) -> int | None:
@@ -293,7 +300,7 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
         if config.lora else None
     trainer_class = _dynamic_trainer_class() if config.dynamic_sampling else __import__("trl").GRPOTrainer
     trainer = trainer_class(model=model, reward_funcs=[ledger], args=trl_config(config, run_dir, progress),
-                            train_dataset=_dataset(problems), processing_class=tokenizer, peft_config=peft_config,
+                            train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer, peft_config=peft_config,
                             callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
     trainer.course_max_rounds = config.dynamic_max_rounds
     if not progress:  # without a progress bar, transformers prints every log line instead
@@ -329,6 +336,21 @@ def load_trained(run_or_model: str, device: str | None = None):
         model = AutoModelForCausalLM.from_pretrained(str(final)).to(model.device)
     model.eval()
     return model, tokenizer
+
+
+def merged_folder(run_dir) -> Path:
+    """A run's model as one folder (LoRA merged into its base), written once as `merged/` (for vLLM)."""
+    run_dir = Path(run_dir)
+    merged = run_dir / "merged"
+    if not (merged / "config.json").exists():
+        model, tokenizer = load_trained(str(run_dir), device="cpu")
+        staging = run_dir / ".merged.tmp"
+        shutil.rmtree(staging, ignore_errors=True)
+        model.save_pretrained(staging, safe_serialization=True)
+        tokenizer.save_pretrained(staging)
+        shutil.rmtree(merged, ignore_errors=True)  # a half-written folder from a killed run
+        staging.rename(merged)
+    return merged
 
 
 def read_jsonl_log(path) -> list[dict]:

@@ -1,0 +1,137 @@
+"""One source of problems for every path: procedural tasks, real datasets, or your own JSON Lines file.
+
+`problems(task, split, n, seed, levels)` is what the CLI, the notebooks, the experiment and the sweeps
+call. Real datasets come from a local folder laid out like `../shared/data` (`gsm8k/train.jsonl`,
+`math/test.jsonl`, `bbh/tracking_shuffled_objects_*.jsonl`, `aime2025/test.jsonl`), named by
+`data_dir=` or the environment variable `COURSE_DATA_DIR`, or else from their hub ids.
+Introduced in notebooks/01_difficulty_estimation.ipynb.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import random
+from pathlib import Path
+
+from . import data, tasks
+from .errors import check
+from .tasks import Problem
+
+PROCEDURAL = tasks.TASKS  # generated from a seed: any number of problems
+REAL_TASKS = ("gsm8k", "math", "math-numeric", "bbh", "aime2025")
+TASK_HELP = ("arith, shuffle (procedural); gsm8k, math, math-numeric (MATH's numeric-answer subset), bbh "
+             "(tracking_shuffled_objects 3/5/7), aime2025 (evaluation only); or jsonl:PATH, your own file")
+SPLITS = {  # which splits each source has
+    "arith": tasks.SPLITS, "shuffle": tasks.SPLITS, "gsm8k": ("train", "test"), "math": ("train", "test"),
+    "math-numeric": ("train", "test"), "bbh": ("train", "test"), "aime2025": ("test",), "jsonl": ("train", "test", "all"),
+}
+HASH_TEST_SHARE = 20  # percent of a single-split source (BBH, your file) that forms its `test` split
+
+
+def data_dir_from_env() -> Path | None:
+    """The local data folder named by $COURSE_DATA_DIR, or None (then the hub is used)."""
+    value = os.environ.get("COURSE_DATA_DIR", "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def source_of(task: str) -> str:
+    """The source family of a task name ('jsonl' for `jsonl:PATH`), with an error listing the valid names."""
+    family = "jsonl" if str(task).startswith("jsonl:") else task
+    check(family in SPLITS, f"task={task!r} is unknown; use one of: {TASK_HELP}")
+    return family
+
+
+def hash_split(prompt: str) -> str:
+    """'test' for HASH_TEST_SHARE percent of prompts, else 'train': a pure function of the text, so they never overlap."""
+    bucket = int(hashlib.sha256(prompt.encode()).hexdigest()[:8], 16) % 100
+    return "test" if bucket < HASH_TEST_SHARE else "train"
+
+
+def problems(task: str, split: str = "train", n: int | None = None, seed: int = 0, levels=None,
+             data_dir=None, answer_format: str | None = None) -> list[Problem]:
+    """`n` problems of `task` from `split` (all of them when n is None), chosen by `seed`, in a stable order.
+
+    `levels` keeps only those levels (arith/shuffle steps, GSM8K solution steps, MATH levels, BBH objects);
+    `answer_format` overrides the source's default final-answer format (see `course_lib.prompts`).
+    """
+    family = source_of(task)
+    check(split in SPLITS[family], f"split={split!r} is not a split of {task}; use one of {', '.join(SPLITS[family])}"
+          + ("; AIME 2025 is for evaluation only" if family == "aime2025" else ""))
+    check(n is None or (isinstance(n, int) and not isinstance(n, bool) and n >= 1), f"n={n!r} must be a positive integer")
+    if family in ("arith", "shuffle"):
+        check(n is not None, f"n is required for the procedural task {task}: it can generate any number of problems")
+        chosen = tasks.generate(task, n, split, seed, levels)
+    else:
+        rows = _real_rows(task, family, split, _data_root(data_dir))
+        if levels is not None:
+            wanted = {int(level) for level in levels}
+            rows = [p for p in rows if p.level in wanted]
+        check(rows, f"levels={levels!r} leaves no {task} {split} problem; the levels present are "
+                    f"{sorted({p.level for p in _real_rows(task, family, split, _data_root(data_dir))}, key=str)}")
+        chosen = _sample(rows, n, seed, task)
+    if answer_format is not None:
+        from .prompts import check_answer_format
+
+        check_answer_format(answer_format)
+        chosen = [dataclasses.replace(p, answer_format=answer_format) for p in chosen]
+    return chosen
+
+
+def _data_root(data_dir) -> Path | None:
+    """The local data folder to use: the argument, else $COURSE_DATA_DIR, else None (the hub)."""
+    root = Path(data_dir).expanduser() if data_dir else data_dir_from_env()
+    if root is not None:
+        check(root.is_dir(), f"data_dir={str(root)!r} is not a folder; give a folder laid out like ../shared/data "
+                             "(gsm8k/, math/, bbh/, aime2025/) or unset COURSE_DATA_DIR to use the hub")
+    return root
+
+
+def _local_or_hub(root: Path | None, folder: str, hub_key: str) -> str:
+    """The path of a dataset's folder under the data root, or its hub id when there is no root."""
+    if root is None:
+        return data.HUB_IDS[hub_key]
+    path = root / folder
+    check(path.is_dir(), f"data_dir={str(root)!r} has no {folder}/ folder; lay it out like ../shared/data")
+    return str(path)
+
+
+def _real_rows(task: str, family: str, split: str, root: Path | None) -> list[Problem]:
+    """Every problem of a real dataset's split, in the file's order."""
+    if family == "gsm8k":
+        return data.load_gsm8k(_local_or_hub(root, "gsm8k", "gsm8k"), split)
+    if family in ("math", "math-numeric"):
+        rows = data.load_math(_local_or_hub(root, "math", "math"), split, numeric_only=family == "math-numeric")
+        return [p for p in rows if p.answer.strip()]  # two MATH train rows have an empty \boxed{}
+    if family == "bbh":
+        every = data.load_bbh(_local_or_hub(root, "bbh", "bbh"))
+        return [p for p in every if hash_split(p.prompt) == split]
+    if family == "aime2025":
+        return data.load_aime2025(_local_or_hub(root, "aime2025", "aime2025"))
+    rows = data.load_jsonl_problems(task.split(":", 1)[1])
+    return rows if split == "all" else [p for p in rows if hash_split(p.prompt) == split]
+
+
+def _sample(rows: list[Problem], n: int | None, seed: int, task: str) -> list[Problem]:
+    """`n` of `rows` drawn by `seed`, kept in the file's order; all of them when n is None."""
+    if n is None:
+        return rows
+    check(n <= len(rows), f"n={n} is more than the {len(rows)} problems {task} has here; ask for at most {len(rows)}")
+    picked = sorted(random.Random(f"{task}/{seed}").sample(range(len(rows)), n))
+    return [rows[i] for i in picked]
+
+
+def pool_spec(task: str, split: str, n: int | None, seed: int, levels=None, data_dir=None,
+              answer_format: str | None = None) -> dict:
+    """Where a pool of problems comes from, as JSON: `problems(**spec)` rebuilds it exactly."""
+    return {"task": task, "split": split, "n": n, "seed": seed, "levels": list(levels) if levels else None,
+            "data_dir": str(data_dir) if data_dir else None, "answer_format": answer_format}
+
+
+def from_spec(spec: dict) -> list[Problem]:
+    """The problems a `pool_spec` names (what `train` and `evaluate` read from a table's provenance)."""
+    allowed = {"task", "split", "n", "seed", "levels", "data_dir", "answer_format"}
+    unknown = set(spec) - allowed
+    check(not unknown and "task" in spec, f"pool spec {spec!r} is not one `pool_spec` wrote (unknown {sorted(unknown)})")
+    return problems(**spec)

@@ -1,0 +1,69 @@
+"""What the model is shown: one prompt builder for estimation, training and evaluation alike.
+
+A real dataset's question gets an instruction naming the final-answer format the reward checks
+(GSM8K `#### N`, MATH `\\boxed{}`, arXiv 2604.06298's `<answer>` tags, BBH `(A)`), and goes through the
+tokenizer's chat template when it has one, with Qwen3's thinking turned off (`enable_thinking=False`).
+The tiny world's procedural prompts go to the character-level models as they are.
+`prompt_ids` is the one place prompts become token ids, so the same ids reach the model in every stage.
+Introduced in notebooks/01_difficulty_estimation.ipynb.
+"""
+
+from __future__ import annotations
+
+from .errors import check
+from .tasks import TASKS as PROCEDURAL  # the tiny world's prompts already show the format (`Q:...` then `#### N`)
+
+INSTRUCTIONS = {  # answer format -> the instruction appended to the question
+    "hash": "Solve the problem step by step. On the last line, write the final answer as '#### N'.",
+    "boxed": "Solve the problem step by step. Put the final answer within \\boxed{}.",
+    "tagged": "Solve the problem step by step. Put the final answer within <answer></answer> tags.",
+    "option": "Track the objects step by step. End with 'So the answer is (X).', X being the correct option's letter.",
+}
+DEFAULT_FORMAT = {"arith": "hash", "shuffle": "hash", "gsm8k": "hash", "math": "boxed", "bbh": "option",
+                  "aime2025": "boxed"}
+CHAT_TEMPLATE_KWARGS = {"enable_thinking": False}  # Qwen3: answer directly (the papers' 250-token budget)
+
+
+def check_answer_format(answer_format: str) -> None:
+    """An answer format must be one the rewards can check."""
+    check(answer_format in INSTRUCTIONS,
+          f"answer_format={answer_format!r} is unknown; use one of {', '.join(INSTRUCTIONS)}")
+
+
+def answer_format_of(problem) -> str:
+    """The final-answer format a problem asks for: its own, else its source's default."""
+    return problem.answer_format or DEFAULT_FORMAT.get(problem.source, "boxed")
+
+
+def user_message(problem) -> str:
+    """The question with the instruction that names its answer format."""
+    return f"{problem.prompt.strip()}\n\n{INSTRUCTIONS[answer_format_of(problem)]}"
+
+
+def uses_chat_template(tokenizer) -> bool:
+    """Whether prompts go through the tokenizer's chat template (real models do; the tiny ones have none)."""
+    return bool(getattr(tokenizer, "chat_template", None))
+
+
+def model_input(problem, tokenizer):
+    """What TRL's dataset holds for a problem: a conversation for chat models, else plain text."""
+    if uses_chat_template(tokenizer):
+        return [{"role": "user", "content": user_message(problem)}]
+    if problem.source in PROCEDURAL and problem.answer_format in (None, "hash"):
+        return problem.prompt
+    return f"{user_message(problem)}\n"
+
+
+def prompt_ids(problem, tokenizer) -> list[int]:
+    """The token ids the model sees for a problem, exactly as TRL's GRPOTrainer tokenizes its dataset row."""
+    shown = model_input(problem, tokenizer)
+    if isinstance(shown, list):  # TRL: apply_chat_template(..., add_generation_prompt=True, tokenize=True)
+        encoded = tokenizer.apply_chat_template(shown, add_generation_prompt=True, tokenize=True, return_dict=True,
+                                                **CHAT_TEMPLATE_KWARGS)
+        return list(encoded["input_ids"])
+    return list(tokenizer(shown)["input_ids"])  # TRL: processing_class(text=prompts)
+
+
+def prompt_text(problem, tokenizer) -> str:
+    """The prompt as text, special tokens included (for reading, not for the model)."""
+    return tokenizer.decode(prompt_ids(problem, tokenizer), skip_special_tokens=False)
