@@ -184,3 +184,28 @@ def test_one_grpo_step_with_lora_on_cpu(standin_model, tmp_path):
     assert [row["step"] for row in read_jsonl_log(tmp_path / "run" / "metrics.jsonl")] == [1]
     ledger = read_jsonl_log(tmp_path / "run" / "ledger.jsonl")
     assert len(ledger) == 2 and {row["problem_id"] for row in ledger} <= {p.id for p in problems}
+
+
+def test_trl_reads_both_eos_ids_and_gets_a_finite_gradient_from_chat_prompts(standin_model, tmp_path):
+    """train_grpo's correctness reward is always 0 for random weights (no gradient); here rewards differ."""
+    from datasets import Dataset
+    from peft import LoraConfig
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    def text_reward(completions, **kwargs):
+        return [float(sum(map(ord, c[0]["content"])) % 97) for c in completions]  # differs within a group
+
+    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"What is {i}+1?"}]} for i in range(4)])
+    args = GRPOConfig(output_dir=str(tmp_path), num_generations=2, per_device_train_batch_size=4, max_steps=1,
+                      max_completion_length=16, report_to="none", use_cpu=True, logging_steps=1, save_strategy="no",
+                      seed=0, chat_template_kwargs={"enable_thinking": False}, disable_tqdm=True)
+    trainer = GRPOTrainer(model=AutoModelForCausalLM.from_pretrained(standin_model), reward_funcs=[text_reward],
+                          args=args, train_dataset=prompts,
+                          processing_class=AutoTokenizer.from_pretrained(standin_model),
+                          peft_config=LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
+                                                 task_type="CAUSAL_LM"))
+    assert trainer.eos_token_ids == [2, 0]  # from generation_config.json: both stop generation
+    trainer.train()
+    log = trainer.state.log_history[0]
+    assert log["reward_std"] > 0 and 0 < log["grad_norm"] < float("inf")
