@@ -59,13 +59,15 @@ def corpus_lines(corpus_path=None, max_lines: int = MAX_CORPUS_LINES) -> list[st
         problems = generate("arith", 500, "train", seed=0) + generate("shuffle", 500, "train", seed=0)
         return [line for p in problems for line in (p.prompt + p.solution).splitlines()][:max_lines]
     path = Path(corpus_path)
-    check(path.is_file(), f"corpus_path={str(path)!r} is not a file; give a GSM8K train.jsonl "
-                          "(fields question, answer) or None for the built-in corpus")
+    check(path.is_file(), f"corpus_path={str(path)!r} is not a file; give a GSM8K train.jsonl (fields question, "
+                          "answer), or None and no $COURSE_DATA_DIR for the built-in corpus")
     lines = []
     with open(path) as handle:
         for number, row in enumerate(handle, 1):
             if len(lines) >= max_lines:
                 break
+            if not row.strip():
+                continue
             try:
                 record = json.loads(row)
                 lines += [record["question"], *record["answer"].splitlines()]

@@ -141,8 +141,8 @@ def test_corpus_is_gsm8k_from_the_data_dir_else_built_in(shared_data, tmp_path, 
     assert gsm8k[0] == first["question"] and gsm8k[1 : 1 + len(answer)] == answer
     assert len(gsm8k) == 3000  # capped: the BPE trains in about a second
     broken = tmp_path / "broken.jsonl"
-    broken.write_text('{"question": "q", "answer": "a"}\nnot json\n')
-    with pytest.raises(CourseError, match="line 2 is not a JSON object"):
+    broken.write_text('{"question": "q", "answer": "a"}\n\nnot json\n')  # blank lines are skipped
+    with pytest.raises(CourseError, match="line 3 is not a JSON object"):
         corpus_lines(broken)
 
 
