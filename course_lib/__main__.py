@@ -30,6 +30,15 @@ def cmd_pretrain(args) -> None:
     print(f"saved {manifest['parameters']:,} parameters to {args.out} (sha256 {manifest['sha256']['model.safetensors'][:12]})")
 
 
+def cmd_standin(args) -> None:
+    """Build the offline Qwen3 stand-in: a tiny random model and its byte-level BPE tokenizer."""
+    from .standin import build_standin
+
+    manifest = build_standin(args.out, corpus_path=args.corpus, seed=args.seed)
+    print(f"saved a {manifest['parameters']:,}-parameter Qwen3 stand-in (vocabulary {manifest['vocab_size']}) "
+          f"to {args.out} (sha256 {manifest['sha256']['model.safetensors'][:12]})")
+
+
 def cmd_calibrate(args) -> None:
     """Measure pass rates per level and (with --write) store them in the model's manifest."""
     from .calibration import calibrate, check_targets, write_calibration
@@ -334,6 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--out", type=Path, required=True, help="folder for the checkpoint and manifest.json")
     pretrain.add_argument("--quiet", action="store_true", help="no progress bar")
     pretrain.set_defaults(run=cmd_pretrain)
+
+    standin = commands.add_parser("standin", help="build the offline stand-in for the Qwen3 models (seconds)")
+    standin.add_argument("--out", type=Path, required=True, help="folder for the model, tokenizer and standin.json")
+    standin.add_argument("--corpus", type=Path, default=None,
+                         help="GSM8K train.jsonl for the BPE (default: $COURSE_DATA_DIR/gsm8k/train.jsonl, "
+                              "else a built-in corpus)")
+    standin.add_argument("--seed", type=int, default=0, help="seed of the weights")
+    standin.set_defaults(run=cmd_standin)
 
     calibrate = commands.add_parser("calibrate", help="pass rate per level of a tiny model at K samples")
     calibrate.add_argument("--model", required=True, help="tiny name, model folder or hub id")

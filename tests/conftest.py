@@ -18,3 +18,13 @@ def shared_data() -> Path:
     """The real GSM8K/MATH/BBH/AIME copies beside the project (never committed into it)."""
     assert SHARED_DATA.is_dir(), f"expected the shared real data at {SHARED_DATA}"
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def standin_model(shared_data, tmp_path_factory) -> Path:
+    """The offline Qwen3 stand-in, built once from the shared GSM8K training questions (a few seconds)."""
+    from course_lib.standin import build_standin
+
+    out = tmp_path_factory.mktemp("standin") / "qwen3-standin"
+    build_standin(out, corpus_path=shared_data / "gsm8k" / "train.jsonl", seed=0)
+    return out
