@@ -326,7 +326,7 @@ def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
 
 
 STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, or the probes hard-wins-large-pool and "
-              "hard-wins-paper-steps (course_lib.sweep.STUDIES)")
+              "hard-wins-paper-steps (course_lib.studies.STUDIES)")
 
 
 def build_parser() -> argparse.ArgumentParser:

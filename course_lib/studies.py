@@ -1,7 +1,8 @@
-"""Reading the two studies' results: gains per strategy across seeds, paired differences, per-level tables.
+"""The studies: their grids (`STUDIES`) and reading their results (gains across seeds, paired differences,
+per-level tables).
 
-Pure functions over the results table that `python -m course_lib reproduce` writes (one row per grid
-point). Introduced in notebooks/05_hard_examples_win.ipynb; used again in 06 and 07.
+Pure definitions and functions over the results table that `python -m course_lib reproduce` writes (one row
+per grid point); `course_lib.sweep` runs the grids. Introduced in notebooks/05_hard_examples_win.ipynb; used again in 06 and 07.
 """
 
 from __future__ import annotations
@@ -15,6 +16,65 @@ import pandas as pd
 from .errors import check
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "data" / "results"
+
+PAPER_SIZES = ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"]
+
+# Each study: fixed parameters plus a grid per profile (the product of the lists is the set of points),
+# and optionally `also`: a second grid per profile whose points are added (an arm that is no product).
+STUDIES = {
+    "hard-wins": {  # arXiv 2508.14094 in the tiny world: 10% budget, strategies, middle model
+        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1},
+        "grid": {
+            "smoke": {"TASK": ["arith"], "STRATEGY": ["hard", "random"], "SEED": [0]},
+            "tiny": {"TASK": ["arith", "shuffle"],
+                     "STRATEGY": ["easy", "medium", "hard", "random", "learnability", "random+dynamic"],
+                     "SEED": [0, 1, 2, 3, 4]},
+            # arXiv 2508.14094's own setting: Qwen3-4B, GSM8K and BBH, 10% of the train split, AIME 2025 pass@8
+            "paper": {"MODEL": ["Qwen/Qwen3-4B"], "TASK": ["gsm8k", "bbh"], "OOD_TASK": ["aime2025"],
+                      "TRAIN_SETTINGS": ["2508.14094"], "DIFFICULTY_K": [10],
+                      "STRATEGY": ["easy", "medium", "hard", "random"], "SEED": [0, 1, 2]},
+        },
+    },
+    "hard-wins-large-pool": {  # follow-up probe: the same 10% budget of a 2.5x larger pool (250 problems, 41 steps)
+        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1, "TASK": "arith"},
+        "grid": {
+            "smoke": {"STRATEGY": ["hard", "random"], "SEED": [0], "POOL_SIZE": [40]},
+            "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1], "POOL_SIZE": [2500]},
+        },
+    },
+    "hard-wins-paper-steps": {  # follow-up probe: one prompt per step as the paper, so 130 optimizer steps, not 17
+        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1, "TASK": "arith", "PROMPTS_PER_STEP": 1},
+        "grid": {
+            "smoke": {"STRATEGY": ["hard", "random"], "SEED": [0]},
+            "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1]},
+        },
+    },
+    "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
+        "fixed": {"BUDGET": 0.1, "TASK": "arith"},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["hard", "learnability"], "SEED": [0]},
+            "tiny": {"MODEL": ["tiny-s", "tiny-l"], "STRATEGY": ["easy", "medium", "hard", "random", "learnability"],
+                     "SEED": [0, 1]},
+        },
+    },
+    "capacity-boundary": {  # arXiv 2604.06298 in the tiny world: three sizes, levels 1-3 vs 1-5
+        "fixed": {"TASK": "arith", "BUDGET": 1.0},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0]},
+            "tiny": {"MODEL": ["tiny-s", "tiny-m", "tiny-l"], "POOL_SIZE": [500],
+                     "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [0, 1, 2]},
+            # arXiv 2604.06298's own setting: Qwen2.5 0.5B/1.5B/3B + LoRA on MATH, <answer> tags, K=4 generations;
+            # scored on MATH-500 per level and on its numeric-answer subset
+            "paper": {"MODEL": PAPER_SIZES, "TASK": ["math"], "OOD_TASK": ["math-numeric"],
+                      "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"],
+                      "SEED": [0, 1, 2]},
+        },
+        "also": {  # arXiv 2604.06298's cross-dataset arm: trained on all of GSM8K, scored on MATH's numeric subset
+            "paper": {"MODEL": PAPER_SIZES, "TASK": ["gsm8k"], "OOD_TASK": ["math-numeric"],
+                      "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["random"], "SEED": [0, 1, 2]},
+        },
+    },
+}
 
 # Two-sided 95% quantiles of Student's t by degrees of freedom (for intervals across a handful of seeds).
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
@@ -76,18 +136,6 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
 def verdict(row) -> str:
     """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07)."""
     return "beats" if row.ci_low > 0 else "loses to" if row.ci_high < 0 else "is indistinguishable from"
-
-
-def live_slice(study: str, profile: str, where: str, out, workers: int = 1, command: str = "") -> pd.DataFrame:
-    """Re-run a slice of a study's grid ("KEY:VALUE,KEY:VALUE") fresh into `out`; the points that succeeded (05, 06)."""
-    import shutil
-
-    from .sweep import parse_where, run
-
-    shutil.rmtree(out, ignore_errors=True)  # a fresh slice each time a notebook executes
-    outcome = run(study, profile, out, workers=workers, where=parse_where(where.split(","), ":"), command=command)
-    table = pd.read_csv(outcome["results"])
-    return table[table["status"] == "ok"].reset_index(drop=True)
 
 
 def per_level_change(table: pd.DataFrame, split: str = "test", by=("model", "strategy")) -> pd.DataFrame:

@@ -1,0 +1,123 @@
+"""One problem source: procedural tasks, the real datasets from a local folder, a user's own JSON Lines file."""
+
+import json
+
+import pytest
+import torch
+
+from course_lib import CourseError
+from course_lib.answers import is_correct
+from course_lib.difficulty import FULL_HASH_LIMIT, model_fingerprint
+from course_lib.models import load_model
+from course_lib.problems import from_spec, hash_split, pool_spec, problems
+from course_lib.tasks import generate
+
+
+def test_procedural_tasks_are_the_generators_problems():
+    assert problems("arith", "test", 7, 3, levels=[2]) == generate("arith", 7, "test", 3, [2])
+
+
+@pytest.mark.parametrize(("task", "split", "rows"), [
+    ("gsm8k", "train", 7473), ("gsm8k", "test", 1319), ("math", "train", 7498), ("math", "test", 500),
+    ("math-numeric", "test", 318), ("aime2025", "test", 30), ("bbh", "train", 605), ("bbh", "test", 145),
+])
+def test_every_real_split_loads_from_the_data_folder(task, split, rows, shared_data):
+    # MATH train: 7,500 rows less the two whose \boxed{} is empty; numeric subset: 318 of MATH-500
+    loaded = problems(task, split, data_dir=shared_data)
+    assert len(loaded) == rows and len({p.id for p in loaded}) == rows
+
+
+def test_bbh_train_and_test_never_share_a_prompt(shared_data):
+    train, test = (problems("bbh", split, data_dir=shared_data) for split in ("train", "test"))
+    assert not {p.prompt for p in train} & {p.prompt for p in test}
+    assert {p.level for p in train} == {3, 5, 7} and all(hash_split(p.prompt) == "test" for p in test)
+
+
+def test_a_sample_is_seeded_in_file_order_and_filtered_by_level(shared_data):
+    first = problems("math", "train", 20, seed=1, levels=[1, 2], data_dir=shared_data)
+    assert first == problems("math", "train", 20, seed=1, levels=[1, 2], data_dir=shared_data)
+    assert first != problems("math", "train", 20, seed=2, levels=[1, 2], data_dir=shared_data)
+    assert {p.level for p in first} <= {1, 2}
+    every = [p.id for p in problems("math", "train", data_dir=shared_data)]
+    assert [every.index(p.id) for p in first] == sorted(every.index(p.id) for p in first)
+
+
+def test_the_data_folder_comes_from_the_environment(shared_data, monkeypatch):
+    monkeypatch.setenv("COURSE_DATA_DIR", str(shared_data))
+    assert len(problems("aime2025", "test")) == 30
+
+
+def test_a_users_own_file(tmp_path):
+    rows = [{"question": "2+2?", "answer": 4, "level": 1}, {"prompt": "Capital of France?", "answer": "Paris",
+            "source": "math", "id": "q-paris"}, {"problem": "1/2 + 1/4?", "answer": "\\frac{3}{4}"}]
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    mine = problems(f"jsonl:{path}", "all")
+    assert [p.id for p in mine] == ["mine-0", "q-paris", "mine-2"] and mine[0].answer == "4"
+    assert is_correct("so \\boxed{0.75}", mine[2].answer, mine[2].source)  # math-verify equivalence
+    split = problems(f"jsonl:{path}", "train") + problems(f"jsonl:{path}", "test")
+    assert sorted(p.id for p in split) == sorted(p.id for p in mine)
+
+
+def test_a_pool_spec_rebuilds_the_same_pool(shared_data):
+    spec = pool_spec("gsm8k", "train", 12, 5, levels=(2, 3), data_dir=shared_data, answer_format="boxed")
+    assert json.loads(json.dumps(spec)) == spec
+    pool = from_spec(spec)
+    assert pool == from_spec(spec) and len(pool) == 12 and {p.answer_format for p in pool} == {"boxed"}
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"task": "trivia"}, "task='trivia' is unknown"),
+    ({"task": "aime2025", "split": "train"}, "AIME 2025 is for evaluation only"),
+    ({"task": "gsm8k", "split": "ood"}, "split='ood' is not a split of gsm8k"),
+    ({"task": "gsm8k", "n": 100_000}, "n=100000 is more than the 7473 problems"),
+    ({"task": "gsm8k", "n": 0}, "n=0 must be a positive integer"),
+    ({"task": "math", "levels": [9]}, "levels=[9] leaves no math train problem"),
+    ({"task": "arith"}, "n is required for the procedural task arith"),
+    ({"task": "gsm8k", "answer_format": "xml"}, "answer_format='xml' is unknown"),
+    ({"task": "jsonl:/no/such.jsonl", "split": "all"}, "does not exist"),
+])
+def test_bad_requests_are_clear_errors(kwargs, message, shared_data):
+    with pytest.raises(CourseError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        problems(**{"split": "train", "data_dir": shared_data, **kwargs})
+
+
+def test_a_data_folder_without_the_dataset_says_how_to_lay_it_out(tmp_path):
+    with pytest.raises(CourseError, match="has no gsm8k/ folder; lay it out like ../shared/data"):
+        problems("gsm8k", "test", data_dir=tmp_path)
+
+
+def test_load_bbh_reads_one_file_once(shared_data):
+    from course_lib.data import load_bbh
+
+    one = load_bbh(shared_data / "bbh" / "tracking_shuffled_objects_five_objects.jsonl")
+    assert len(one) == 250 and {p.level for p in one} == {5}
+
+
+@pytest.mark.parametrize(("completion", "answer", "source", "answer_format", "expected"), [
+    ("work\n#### 1,200", "1200", "gsm8k", None, True),
+    ("so \\boxed{1200}", "1200", "gsm8k", "boxed", True),
+    ("so \\boxed{1200}", "1200", "gsm8k", None, False),  # GSM8K's own format is '#### N'
+    ("<answer>\\frac{1}{2}</answer>", "0.5", "math", "tagged", True),
+    ("<answer>1</answer> or <answer>0.5</answer>", "0.5", "math", "tagged", False),  # several tags: a reward hack
+    ("So the answer is B.", "(B)", "bbh", None, True),
+    ("So the answer is (C).", "(B)", "bbh", None, False),
+    ("#### C", "C", "shuffle", None, True),
+])
+def test_answers_are_found_by_format_and_compared_by_source(completion, answer, source, answer_format, expected):
+    assert is_correct(completion, answer, source, answer_format) is expected
+
+
+def test_the_weight_fingerprint_sees_any_change_and_samples_large_models(monkeypatch, standin_model):
+    model, _ = load_model("tiny-s")
+    before = model_fingerprint(model)
+    with torch.no_grad():
+        next(model.parameters()).view(-1)[-1] += 1e-3
+    assert model_fingerprint(model) != before
+    monkeypatch.setattr("course_lib.difficulty.FULL_HASH_LIMIT", 0)  # as if tiny-s were gigabytes
+    sampled = model_fingerprint(model)
+    with torch.no_grad():
+        next(model.parameters()).view(-1)[1] += 1e-3  # an element the strided sample may skip: the exact sum sees it
+    assert model_fingerprint(model) != sampled and FULL_HASH_LIMIT > 10**6
+    folder = model_fingerprint(str(standin_model))
+    assert folder == model_fingerprint(str(standin_model)) != model_fingerprint("Qwen/Qwen3-4B")
