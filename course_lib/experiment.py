@@ -161,7 +161,7 @@ def run_point(point: Point) -> dict:
     import pandas as pd
 
     from .difficulty import check_pass_rates, estimate
-    from .evaluation import compare, evaluate, model_for_backend
+    from .evaluation import model_for_backend
     from .grpo import informative_share
     from .problems import problems
     from .sampling import release_engines, vllm_available
@@ -180,11 +180,12 @@ def run_point(point: Point) -> dict:
     chosen = [p for p in pool if p.id in set(ids)]
     base_p = table.set_index("id").loc[ids, "pass_rate"]
     config = train_config(point, len(chosen))
-    release_engines()  # training needs the GPU memory an estimation engine holds
+    del model  # training loads its own copy: never two copies of the weights on the GPU
+    release_engines()
     run_dir = point.run_dir or tempfile.mkdtemp(prefix="experiment-run-")
     summary = train_grpo(point.model, chosen, config, run_dir, progress=False)
     ledger = pd.DataFrame(read_jsonl_log(f"{run_dir}/ledger.jsonl"))
-    results = _evaluate_splits(point, backend, model, tokenizer, run_dir, evaluate, compare)
+    results = _evaluate_splits(point, backend, run_dir)
     return {
         "model": point.model, "task": point.task, "strategy": point.strategy, "budget": point.budget,
         "train_settings": point.train_settings, "n_selected": len(chosen), "steps": config.steps,
@@ -219,23 +220,30 @@ def _by_level(result: dict) -> dict:
     return {level: block["accuracy"] for level, block in result["by_level"].items()}
 
 
-def _evaluate_splits(point, backend, base_model, base_tokenizer, run_dir, evaluate, compare) -> dict:
-    """Base and trained model on each held-out set, paired over the same problems.
+def _evaluate_splits(point: Point, backend: str, run_dir) -> dict:
+    """Base and trained model on each held-out set, paired over the same problems; one model loaded at a time.
 
     The base model is evaluated with seed 0 at every point (one cached baseline shared by all arms and seeds).
     """
-    from .evaluation import model_for_backend
+    from .evaluation import compare, evaluate, model_for_backend
     from .profiles import get_profile
+    from .sampling import release_engines
 
     profile = get_profile(point.profile)
-    trained, trained_tokenizer = model_for_backend(run_dir, backend)
+    sets = evaluation_sets(point)
+    k_of = {split: point.ood_k if split == "ood" else profile.eval_k for split in sets}
+    evaluations = {}
+    for which, source, seed in (("before", point.model, 0), ("after", str(run_dir), point.seed)):
+        model, tokenizer = model_for_backend(source, backend)
+        for split, held_out in sets.items():
+            evaluations[split, which] = evaluate(model, tokenizer, held_out, k=k_of[split], seed=seed,
+                                                 max_new_tokens=point.max_new_tokens, pass_k=(1, k_of[split]),
+                                                 progress=False, backend=backend)
+        del model
+        release_engines()
     results = {}
-    for split, held_out in evaluation_sets(point).items():
-        k_eval = point.ood_k if split == "ood" else profile.eval_k
-        settings = dict(k=k_eval, max_new_tokens=point.max_new_tokens, pass_k=(1, k_eval), progress=False,
-                        backend=backend)
-        before = evaluate(base_model, base_tokenizer, held_out, seed=0, **settings)
-        after = evaluate(trained, trained_tokenizer, held_out, seed=point.seed, **settings)
+    for split in sets:
+        before, after = evaluations[split, "before"], evaluations[split, "after"]
         results[split] = {"before": before, "after": after, "gain": compare(after, before, seed=point.seed),
-                          "gain_pass_k": compare(after, before, seed=point.seed, pass_k=k_eval), "k": k_eval}
+                          "gain_pass_k": compare(after, before, seed=point.seed, pass_k=k_of[split]), "k": k_of[split]}
     return results
