@@ -141,6 +141,8 @@ def read_ids(path: Path, problems) -> list:
 
 def cmd_train(args) -> None:
     """GRPO on the selected problems; writes a run folder."""
+    import os
+
     from .training import TrainConfig, train_grpo
 
     config = TrainConfig(group_size=args.group_size, prompts_per_step=args.prompts_per_step, steps=args.steps,
@@ -149,7 +151,8 @@ def cmd_train(args) -> None:
     pool = _problems(args.task, args.split, args.n, args.pool_seed)
     problems = read_ids(args.ids, pool) if args.ids else pool
     summary = train_grpo(args.model, problems, config, args.out, progress=not args.quiet)
-    print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
+    if os.environ.get("RANK", "0") == "0":  # under accelerate launch: one line, not one per process
+        print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
 
 
 def cmd_evaluate(args) -> None:
