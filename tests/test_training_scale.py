@@ -201,16 +201,22 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.slow
-def test_two_cpu_processes_write_one_ledger_with_both_processes_groups(tmp_path):
-    out = tmp_path / "ddp"
+def _launch_two_cpu_processes(*args: str) -> subprocess.CompletedProcess:
+    """`accelerate launch` of `args` on two CPU processes (gloo), the way a 2-GPU run is launched."""
     command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
-               str(ROOT / "configs" / "accelerate_cpu_2proc.yaml"), "--main_process_port", str(_free_port()),
-               "-m", "course_lib", "train", "--model", "tiny-s", "--task", "arith", "--n", "16", "--steps", "2",
-               "--prompts-per-step", "2", "--group-size", "2", "--out", str(out), "--quiet"]
+               str(ROOT / "configs" / "accelerate_cpu_2proc.yaml"), "--main_process_port", str(_free_port()), *args]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+@pytest.mark.slow
+def test_two_cpu_processes_write_one_ledger_with_both_processes_groups(tmp_path):
+    out = tmp_path / "ddp"
+    done = _launch_two_cpu_processes("-m", "course_lib", "train", "--model", "tiny-s", "--task", "arith", "--n", "16",
+                                     "--steps", "2", "--prompts-per-step", "2", "--group-size", "2", "--out", str(out),
+                                     "--quiet")
     assert done.stdout.count("trained 2 steps") == 1  # printed by the main process only
     assert json.loads((out / "summary.json").read_text())["processes"] == 2
     ledger = read_jsonl_log(out / "ledger.jsonl")
@@ -220,3 +226,29 @@ def test_two_cpu_processes_write_one_ledger_with_both_processes_groups(tmp_path)
         assert len({row["problem_id"] for row in ledger if row["step"] == step}) == 2
     assert [m["step"] for m in read_jsonl_log(out / "metrics.jsonl")] == [1, 2]
     assert [p.name for p in out.glob("final*")] == ["final"] and (out / "final" / "adapter_config.json").exists()
+
+
+MICRO_SCRIPT = """
+import sys
+from course_lib.tasks import generate
+from course_lib.training import TrainConfig, train_grpo
+config = TrainConfig(group_size=2, prompts_per_step=4, micro_batch_prompts=1, steps=3, save_steps=2,
+                     max_completion_length=32)
+train_grpo("tiny-s", generate("arith", 16, "train", seed=0), config, sys.argv[1], progress=False)
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_with_micro_batches_resume_to_the_same_adapter(tmp_path):
+    script, out = tmp_path / "train_micro.py", tmp_path / "micro"
+    script.write_text(MICRO_SCRIPT)
+    _launch_two_cpu_processes(str(script), str(out))  # each process: 2 prompts per step, 1 per micro-batch
+    assert [row["step"] for row in read_jsonl_log(out / "ledger.jsonl")] == [1] * 4 + [2] * 4 + [3] * 4
+    adapter = (out / "final" / "adapter_model.safetensors").read_bytes()
+    shutil.rmtree(out / "checkpoint-3")  # killed after step 3, before its checkpoint and final/
+    shutil.rmtree(out / "final")
+    (out / "summary.json").unlink()
+    _launch_two_cpu_processes(str(script), str(out))
+    assert json.loads((out / "summary.json").read_text())["resumed_from"] == 2
+    assert [row["step"] for row in read_jsonl_log(out / "ledger.jsonl")] == [1] * 4 + [2] * 4 + [3] * 4
+    assert (out / "final" / "adapter_model.safetensors").read_bytes() == adapter  # step 3 redone exactly
