@@ -209,13 +209,16 @@ def _training_pool(args):
 
 def cmd_train(args) -> None:
     """GRPO on the selected problems; writes a run folder."""
+    import os
+
     from .profiles import paper_train_config
     from .training import TrainConfig, train_grpo
 
     settings = dict(group_size=args.group_size, prompts_per_step=args.prompts_per_step, steps=args.steps,
                     learning_rate=args.lr, beta=args.beta, lora=args.lora, seed=args.train_seed,
                     dynamic_sampling=args.dynamic_sampling, max_completion_length=args.max_new_tokens,
-                    use_vllm=args.use_vllm)
+                    use_vllm=args.use_vllm, micro_batch_prompts=args.micro_batch_prompts,
+                    gradient_checkpointing=args.gradient_checkpointing, save_steps=args.save_steps)
     given = {key: value for key, value in settings.items() if value is not None}
     if args.settings == "course":
         config = TrainConfig(**given)
@@ -224,7 +227,8 @@ def cmd_train(args) -> None:
     pool = _training_pool(args)
     problems = read_ids(args.ids, pool) if args.ids else pool
     summary = train_grpo(args.model, problems, config, args.out, progress=not args.quiet)
-    print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
+    if os.environ.get("RANK", "0") == "0":  # under accelerate launch: one line, not one per process
+        print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
 
 
 def cmd_evaluate(args) -> None:
@@ -416,6 +420,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--lora", action=argparse.BooleanOptionalAction, default=None, help="LoRA (default) or full")
     train.add_argument("--dynamic-sampling", action="store_true", default=None, help="DAPO online filtering")
     train.add_argument("--use-vllm", action="store_true", default=None, help="generate with vLLM colocated (GPU)")
+    train.add_argument("--micro-batch-prompts", type=int, default=None,
+                       help="prompts per forward/backward (gradient accumulation; default: the whole step at once)")
+    train.add_argument("--gradient-checkpointing", action="store_true", default=None,
+                       help="recompute activations in the backward pass (less memory, ~30%% slower)")
+    train.add_argument("--save-steps", type=int, default=None,
+                       help="checkpoint every N steps, so a preempted job resumes (default 25)")
     train.add_argument("--seed", dest="train_seed", type=int, default=None, help="training seed (default 0)")
     train.add_argument("--out", type=Path, required=True, help="run folder (resumes if it holds the same run)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")

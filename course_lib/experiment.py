@@ -45,6 +45,8 @@ class Point:
     eval_problems: int = 0  # held-out problems per split (0: the profile's)
     ood_k: int = 8  # samples per out-of-distribution problem; OOD is scored as pass@ood_k, like AIME
     use_vllm: bool = False  # vLLM for estimation, training (colocated) and evaluation (GPU only)
+    micro_batch_prompts: int = 0  # prompts per forward/backward (0: the whole step; smaller saves memory)
+    gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory)
     check_pass_rates: bool = True  # stop when almost every pass rate is 0 (a prompt/format mismatch)
     seed: int = 0  # seed of selection ties, training and evaluation sampling
     run_dir: str = ""  # folder for the training run ("": a new temporary folder)
@@ -134,7 +136,9 @@ def train_config(point: Point, n_selected: int):
         steps = min(steps, profile.max_train_steps)
     return dataclasses.replace(base, steps=steps, seed=point.seed, save_steps=max(1, min(steps, 100)),
                                dynamic_sampling=parse_arm(point.strategy)["dynamic"],
-                               max_completion_length=point.max_new_tokens, use_vllm=point.use_vllm)
+                               max_completion_length=point.max_new_tokens, use_vllm=point.use_vllm,
+                               micro_batch_prompts=point.micro_batch_prompts,
+                               gradient_checkpointing=point.gradient_checkpointing)
 
 
 def evaluation_sets(point: Point) -> dict:

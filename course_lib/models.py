@@ -124,14 +124,18 @@ def load_tokenizer(name_or_path: str):
     return tokenizer
 
 
-def load_model(name_or_path: str, device: str | None = None, dtype=None):
+def load_model(name_or_path: str, device: str | None = None, dtype=None, place: bool = True):
     """(model, tokenizer) for a tiny name, a local folder or a hub id, all through `from_pretrained`."""
+    # place=False leaves the model where from_pretrained put it (the CPU) for the Trainer / accelerate to move
+    # to each process's own device: placing it here would put every process of a multi-GPU run on cuda:0
     from transformers import AutoModelForCausalLM
 
+    check(place or device is None, f"device={device!r} with place=False: give one or the other")
     tokenizer = load_tokenizer(name_or_path)
     path = resolve_model_path(name_or_path)
     model = _from_hub(AutoModelForCausalLM, path or name_or_path, dtype=dtype)
-    model.to(device or default_device())
+    if place:
+        model.to(device or default_device())
     model.eval()
     return model, tokenizer
 

@@ -1,8 +1,9 @@
 """GRPO training over TRL's `GRPOTrainer` (+ PEFT LoRA), with a per-example learnability ledger.
 
 A run folder holds: `run_config.json`, TRL checkpoints, `metrics.jsonl` (one line per step),
-`ledger.jsonl` (one line per prompt group: step, problem id, group reward mean and std), and
-`final/` (the trained weights or LoRA adapter). Introduced in notebooks/04_grpo_training.ipynb.
+`ledger.jsonl` (one line per prompt group: step, problem id, group reward mean and std),
+`final/` (the trained weights or LoRA adapter) and, written last, `summary.json`.
+Introduced in notebooks/04_grpo_training.ipynb.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import random
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import torch
@@ -23,6 +24,13 @@ from .rewards import correctness_reward
 
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
 SCALES = ("group", "batch", "none")
+# GRPOConfig fields that TrainConfig sets under another name; `extra` may not override them
+OWNED_GRPO_FIELDS = {
+    "num_generations": "group_size", "max_steps": "steps", "warmup_steps": "warmup_ratio",
+    "per_device_train_batch_size": "prompts_per_step and micro_batch_prompts",
+    "gradient_accumulation_steps": "micro_batch_prompts", "generation_batch_size": "prompts_per_step",
+    "steps_per_generation": "micro_batch_prompts", "output_dir": "the `out` argument of train_grpo",
+}
 
 
 @dataclass(frozen=True)
@@ -30,7 +38,7 @@ class TrainConfig:
     """Settings of one GRPO run; validated on construction with errors that name the field."""
 
     group_size: int = 8  # G: completions per prompt (TRL's num_generations)
-    prompts_per_step: int = 8  # prompts per optimizer step; a step sees prompts_per_step * G completions
+    prompts_per_step: int = 8  # prompts per optimizer step, all processes together: prompts_per_step * G completions
     steps: int = 100  # optimizer steps
     learning_rate: float = 3e-4  # 3e-4 suits LoRA on the tiny models; full fine-tuning wants ~3e-5
     beta: float = 0.0  # KL penalty to the base model (TRL's default is 0: no reference model)
@@ -49,11 +57,13 @@ class TrainConfig:
     lr_scheduler_type: str = "constant"  # "constant", "linear", "cosine", ...
     max_grad_norm: float = 1.0  # gradient clipping
     save_steps: int = 25  # checkpoint every this many steps (a killed run loses at most these)
+    gradient_checkpointing: bool = False  # recompute activations in the backward pass: less memory, more time
+    micro_batch_prompts: int = 0  # prompts per forward/backward on each process; 0 = the whole step at once
     seed: int = 0  # data order, sampling, LoRA init
     dynamic_sampling: bool = False  # DAPO online filtering: drop dead groups and refill the batch
     dynamic_max_rounds: int = 4  # generation rounds per step at most when refilling
     use_vllm: bool = False  # generate with vLLM (GPU only; paper profile)
-    extra: dict = field(default_factory=dict)  # any other GRPOConfig field, passed through
+    extra: dict = field(default_factory=dict)  # any other GRPOConfig field; overrides the course's defaults
 
     def __post_init__(self):
         check(isinstance(self.group_size, int) and self.group_size >= 2,
@@ -67,10 +77,20 @@ class TrainConfig:
         check(self.max_completion_length >= 1, f"max_completion_length={self.max_completion_length} must be >= 1")
         check(self.save_steps >= 1, f"save_steps={self.save_steps} must be >= 1")
         check(self.dynamic_max_rounds >= 1, f"dynamic_max_rounds={self.dynamic_max_rounds} must be >= 1")
+        check(isinstance(self.micro_batch_prompts, int) and self.micro_batch_prompts >= 0,
+              f"micro_batch_prompts={self.micro_batch_prompts!r} must be >= 0 (0: the whole step at once)")
+        check(self.micro_batch_prompts == 0 or self.prompts_per_step % self.micro_batch_prompts == 0,
+              f"prompts_per_step={self.prompts_per_step} does not split into micro-batches of "
+              f"micro_batch_prompts={self.micro_batch_prompts}; use a divisor of prompts_per_step")
+        own = {f.name for f in fields(self)} - {"extra"}
+        for key in self.extra:
+            check(key not in own, f"extra={{{key!r}: ...}}: {key} is a TrainConfig field; set TrainConfig({key}=...)")
+            check(key not in OWNED_GRPO_FIELDS,
+                  f"extra={{{key!r}: ...}}: the course sets {key} from {OWNED_GRPO_FIELDS.get(key)}; set that instead")
 
     @property
     def completions_per_step(self) -> int:
-        """Completions per optimizer step (TRL's per_device_train_batch_size counts completions)."""
+        """Completions per optimizer step, over all processes and micro-batches."""
         return self.prompts_per_step * self.group_size
 
     def to_json(self) -> dict:
@@ -121,17 +141,20 @@ class LedgerReward:
 
 
 def _trainer_callback(ledger_reward: LedgerReward, run_dir: Path):
-    """A TRL/transformers callback that writes metrics.jsonl and ledger.jsonl as training goes."""
+    """A TRL/transformers callback that writes metrics.jsonl and ledger.jsonl as training goes (main process only)."""
+    from accelerate.utils import gather_object
     from transformers import TrainerCallback
 
     class LedgerCallback(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):
-            lines = [json.dumps({"step": state.global_step, **row}) for row in ledger_reward.pending]
+            # a copy: with one process, gather_object returns its argument itself, which clear() would empty
+            rows = gather_object(list(ledger_reward.pending))  # every process's groups, process 0's first
             ledger_reward.pending.clear()
-            _append_lines(run_dir / "ledger.jsonl", lines)
+            if state.is_world_process_zero:
+                _append_lines(run_dir / "ledger.jsonl", [json.dumps({"step": state.global_step, **row}) for row in rows])
 
         def on_log(self, args, state, control, logs=None, **kwargs):
-            if logs and "loss" in logs:
+            if logs and "loss" in logs and state.is_world_process_zero:  # TRL has already averaged over processes
                 _append_lines(run_dir / "metrics.jsonl", [json.dumps({"step": state.global_step, **logs})])
 
     return LedgerCallback()
@@ -219,14 +242,36 @@ def _dynamic_trainer_class():
 # ---------------------------------------------------------------------------
 
 
+def micro_batches(config: TrainConfig, num_processes: int = 1) -> tuple[int, int]:
+    """(per_device_train_batch_size, gradient_accumulation_steps) so one optimizer step sees prompts_per_step prompts."""
+    check(config.prompts_per_step % num_processes == 0,
+          f"prompts_per_step={config.prompts_per_step} does not split over {num_processes} processes; "
+          f"use a multiple of {num_processes}")
+    per_process = config.prompts_per_step // num_processes  # prompts each process generates and trains on
+    micro = config.micro_batch_prompts or per_process
+    check(per_process % micro == 0,
+          f"prompts_per_step={config.prompts_per_step} over {num_processes} processes gives {per_process} prompts "
+          f"each, which micro_batch_prompts={micro} does not divide; use a divisor of {per_process}")
+    # TRL 1.16 generates once per optimizer step (steps_per_generation defaults to gradient_accumulation_steps):
+    # per_device * processes * accumulation = prompts_per_step * G completions, split into micro-batches.
+    # The gradient is the whole step's for loss_type dapo, grpo and dr_grpo; bnpo averages per micro-batch.
+    return micro * config.group_size, per_process // micro
+
+
 def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
-    """The `GRPOConfig` for a course config; CPU-safe settings when there is no GPU."""
+    """The `GRPOConfig` for a course config; CPU-safe settings when there is no GPU; `extra` overrides them."""
+    from accelerate.utils import get_int_from_env
     from trl import GRPOConfig
 
+    known = {f.name for f in fields(GRPOConfig)}
+    unknown = sorted(set(config.extra) - known)
+    check(not unknown, f"extra names {unknown}, which GRPOConfig (trl 1.16) does not have")
     on_gpu = torch.cuda.is_available()
-    return GRPOConfig(
+    num_processes = get_int_from_env(["WORLD_SIZE", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE"], 1)  # as accelerate reads it
+    per_device, accumulation = micro_batches(config, num_processes)
+    settings = dict(
         output_dir=str(run_dir), num_generations=config.group_size,
-        per_device_train_batch_size=config.completions_per_step, gradient_accumulation_steps=1,
+        per_device_train_batch_size=per_device, gradient_accumulation_steps=accumulation,
         max_steps=config.steps, learning_rate=config.learning_rate, beta=config.beta, loss_type=config.loss_type,
         scale_rewards=config.scale_rewards, epsilon=config.epsilon,
         max_completion_length=config.max_completion_length, temperature=config.temperature, top_k=0, top_p=1.0,
@@ -234,11 +279,16 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
         warmup_steps=config.warmup_ratio,  # transformers 5: a float below 1 is a share of max_steps
         lr_scheduler_type=config.lr_scheduler_type, max_grad_norm=config.max_grad_norm,
         logging_steps=1, save_steps=config.save_steps, save_total_limit=2, report_to="none", seed=config.seed,
-        use_cpu=not on_gpu, bf16=on_gpu and torch.cuda.is_bf16_supported(), gradient_checkpointing=False,
+        use_cpu=not on_gpu, bf16=on_gpu and torch.cuda.is_bf16_supported(),
+        gradient_checkpointing=config.gradient_checkpointing,
         use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=not progress,
         chat_template_kwargs=dict(CHAT_TEMPLATE_KWARGS),  # Qwen3: no thinking block, as in estimation
-        **config.extra,
     )
+    args = GRPOConfig(**{**settings, **config.extra})
+    check(args.world_size == num_processes,
+          f"accelerate runs {args.world_size} processes but the launcher said {num_processes}; "
+          "launch with accelerate launch or torchrun")
+    return args
 
 
 def _dataset(problems, tokenizer):
@@ -258,7 +308,8 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
     if not saved.exists():
         return None
     previous = json.loads(saved.read_text())
-    same = previous["config"] == config_json and previous["model"] == model_name and \
+    previous_config = {**TrainConfig().to_json(), **previous["config"]}  # runs from before a field existed
+    same = previous_config == config_json and previous["model"] == model_name and \
         previous["problem_ids"] == problem_ids
     check(same, f"out={run_dir} holds a run with a different config, model or problems; "
                 "use a new folder or delete this one")
@@ -266,11 +317,23 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
     return int(checkpoints[-1].name.split("-")[1]) if checkpoints else 0
 
 
+def _finished_summary(run_dir: Path, steps: int) -> dict | None:
+    """The saved summary when the folder holds this run finished (summary.json and final/ for `steps`)."""
+    path = run_dir / "summary.json"
+    if not (path.exists() and (run_dir / "final").is_dir()):
+        return None
+    summary = json.loads(path.read_text())
+    return summary if summary.get("steps") == steps else None
+
+
 def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bool = True, callbacks=()) -> dict:
     """Train with GRPO on `problems`; writes the run folder `out` and returns its summary.
 
-    Resumes from the last checkpoint when `out` already holds the same run.
+    Resumes from the last checkpoint when `out` already holds the same run, and returns the saved summary
+    without training when that run has finished. Under `accelerate launch`, every process runs this function;
+    the main process alone writes the run folder.
     """
+    from accelerate import PartialState
     from peft import LoraConfig
 
     from .models import load_model
@@ -280,27 +343,35 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
     run_dir = Path(out)
     problem_ids = [p.id for p in problems]
     resume_step = _check_run_dir(run_dir, config.to_json(), model_name, problem_ids)
-    model, tokenizer = load_model(model_name)
+    if resume_step is not None and (summary := _finished_summary(run_dir, config.steps)) is not None:
+        return summary
+    args = trl_config(config, run_dir, progress)  # sets up the processes: before anything is written
+    check(not (config.dynamic_sampling and args.world_size > 1),
+          "dynamic_sampling=True needs a single process: each process would refill its own groups")
+    main = args.process_index == 0
+    model, tokenizer = load_model(model_name, place=False)  # the Trainer moves it to this process's device
     if config.lora:
         check_lora_targets(model, config.lora_target_modules)
     tokenizer.padding_side = "left"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if resume_step is None:
-        for name in ("metrics.jsonl", "ledger.jsonl"):
-            (run_dir / name).unlink(missing_ok=True)
-        atomic_write_text(run_dir / "run_config.json", json.dumps(
-            {"model": model_name, "config": config.to_json(), "problem_ids": problem_ids, "commit": git_commit(),
-             "versions": library_versions()}, indent=1) + "\n")
-    else:
-        for name in ("metrics.jsonl", "ledger.jsonl"):
-            _truncate_after(run_dir / name, resume_step)
+    with args.main_process_first(local=False, desc="preparing the run folder"):
+        if main:
+            _prepare_run_dir(run_dir, resume_step, model_name, config, problem_ids)
+    if resume_step == config.steps:  # killed after the last checkpoint: resuming there would train one step more
+        summary = {"model": model_name, "steps": config.steps, "seconds": 0.0, "lora": config.lora,
+                   "resumed_from": resume_step, "processes": args.world_size}
+        if main:
+            _final_from_checkpoint(run_dir / f"checkpoint-{resume_step}", run_dir / "final")
+            atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
+        PartialState().wait_for_everyone()
+        return summary
     ledger = LedgerReward(config.group_size)
     peft_config = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0, bias="none",
                              target_modules=list(config.lora_target_modules), task_type="CAUSAL_LM") \
         if config.lora else None
     trainer_class = _dynamic_trainer_class() if config.dynamic_sampling else __import__("trl").GRPOTrainer
-    trainer = trainer_class(model=model, reward_funcs=[ledger], args=trl_config(config, run_dir, progress),
-                            train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer, peft_config=peft_config,
+    trainer = trainer_class(model=model, reward_funcs=[ledger], args=args,
+                            train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer,
+                            peft_config=peft_config,
                             callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
     trainer.course_max_rounds = config.dynamic_max_rounds
     if not progress:  # without a progress bar, transformers prints every log line instead
@@ -309,12 +380,39 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
         trainer.remove_callback(PrinterCallback)
     start = time.time()
     trainer.train(resume_from_checkpoint=bool(resume_step))
-    trainer.save_model(str(run_dir / "final"))
-    tokenizer.save_pretrained(run_dir / "final")
+    trainer.save_model(str(run_dir / "final"))  # every process takes part (DeepSpeed gathers); the main one writes
     summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
-               "lora": config.lora, "resumed_from": resume_step}
-    atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
+               "lora": config.lora, "resumed_from": resume_step, "processes": args.world_size}
+    if main:
+        tokenizer.save_pretrained(run_dir / "final")
+        atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")  # last: marks it finished
+    PartialState().wait_for_everyone()  # no process returns before the run folder is complete
     return summary
+
+
+def _final_from_checkpoint(checkpoint: Path, final: Path) -> None:
+    """final/ from a checkpoint: its weights, configs and tokenizer, without the optimizer and trainer state."""
+    state = ("optimizer", "scheduler", "rng_state", "scaler", "trainer_state", "latest", "zero_to_fp32")
+    final.mkdir(exist_ok=True)
+    for path in checkpoint.iterdir():
+        if path.is_file() and not path.name.startswith(state):
+            shutil.copy2(path, final / path.name)
+
+
+def _prepare_run_dir(run_dir: Path, resume_step: int | None, model_name: str, config: TrainConfig,
+                     problem_ids: list[str]) -> None:
+    """A fresh run starts empty logs and writes run_config.json; a resumed one drops log lines after its checkpoint."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if resume_step is None:
+        for name in ("metrics.jsonl", "ledger.jsonl"):
+            (run_dir / name).unlink(missing_ok=True)
+        atomic_write_text(run_dir / "run_config.json", json.dumps(
+            {"model": model_name, "config": config.to_json(), "problem_ids": problem_ids, "commit": git_commit(),
+             "versions": library_versions()}, indent=1) + "\n")
+    else:
+        (run_dir / "summary.json").unlink(missing_ok=True)  # written again when this run finishes
+        for name in ("metrics.jsonl", "ledger.jsonl"):
+            _truncate_after(run_dir / name, resume_step)
 
 
 def load_trained(run_or_model: str, device: str | None = None):
