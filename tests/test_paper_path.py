@@ -216,3 +216,14 @@ def test_the_practitioners_workflow_on_real_data_from_the_cli(source, standin_mo
 def test_bad_problem_arguments_are_one_line_and_status_2(args, message, tmp_path):
     done = run_cli(*args, cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, done.stderr
+
+
+def test_the_experiment_notebook_declares_exactly_the_points_fields():
+    import dataclasses
+
+    import papermill
+
+    from course_lib.sweep import EXPERIMENT
+
+    declared = set(papermill.inspect_notebook(str(EXPERIMENT)))
+    assert declared == {field.name.upper() for field in dataclasses.fields(Point)}
