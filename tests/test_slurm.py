@@ -91,3 +91,20 @@ def test_hard_wins_smoke_grid_runs_as_warm_up_array_and_aggregate_on_slurm(slurm
     for log in [f"hard-wins-warm-{warm_id}_0.log", f"hard-wins-array-{array_id}_0.log",
                 f"hard-wins-array-{array_id}_1.log"]:
         assert "already done" in (out / "logs" / log).read_text()
+
+
+def test_a_failed_warm_up_cancels_the_array_and_the_aggregate_reports_it(slurm, tmp_path):
+    out = tmp_path / "study"
+    subprocess.run([sys.executable, "-m", "course_lib", "reproduce", "capacity-boundary", "--profile", "smoke",
+                    "--out", str(out), "--emit-slurm", "--slurm-gpus", "0"], check=True)
+    first, second = map(point_name, expand("capacity-boundary", "smoke"))
+    (out / "runs").mkdir()
+    (out / "runs" / first).write_text("a file where the warm-up point's run folder must go")  # it fails at once
+    _, _, aggregate_id = submit(out, slurm["env"])
+
+    states = {j["name"]: j["state"] for j in finished_jobs(slurm["dir"]) if j["name"].startswith("capacity-boundary-")}
+    assert states == {"capacity-boundary-warm": "FAILED", "capacity-boundary-array": "CANCELLED",
+                      "capacity-boundary-aggregate": "FAILED"}  # the aggregate ran, and exited 1
+    assert (out / "points" / f"{first}.failed.json").exists() and not (out / "points" / f"{second}.json").exists()
+    report = (out / "logs" / f"capacity-boundary-aggregate-{aggregate_id}.log").read_text()
+    assert "1 points saved, 1 failed, 1 missing" in report and f"MISSING {second}" in report
