@@ -301,6 +301,7 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
             "set -euo pipefail",
             f"cd {shlex.quote(str(root))}",
             *environment,
+            f'export PYTHONPATH={shlex.quote(str(root))}${{PYTHONPATH:+:$PYTHONPATH}}  # kernels import this clone\'s library',
             f"export COURSE_CACHE_DIR={shlex.quote(str(cache))}  # difficulty tables shared by all tasks",
             'export OMP_NUM_THREADS="${SLURM_CPUS_PER_TASK:-1}"',
             f"{python} -m course_lib sweep-point {study} --profile {profile} --out {q_out} "
@@ -327,7 +328,7 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
         "submit.sh": "\n".join([
             "#!/usr/bin/env bash",
             "# Submit the warm-up (one point per difficulty table), then the array once it succeeded, then the",
-            "# aggregate once the array ended. Re-running it is safe: finished points are skipped.",
+            "# aggregate once the array ended. Re-running it once they ended is cheap: finished points are skipped.",
             "set -euo pipefail",
             'cd "$(dirname "$0")"',
             "warm=$(sbatch --parsable warm.sh); warm=${warm%%;*}",

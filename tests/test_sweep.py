@@ -109,7 +109,7 @@ def test_out_folder_of_a_different_grid_is_refused(tmp_path, monkeypatch):
 def test_emit_slurm_writes_warm_array_aggregate_and_submit(tmp_path):
     submit = emit_slurm("capacity-boundary", "paper", tmp_path / "out", time_limit="04:00:00", mem="32G", cpus=4,
                         partition="gpu", cache_dir=tmp_path / "shared-cache")
-    out = (tmp_path / "out").resolve()
+    out, root = (tmp_path / "out").resolve(), Path(course_lib.__file__).resolve().parent.parent
     assert submit == out / "submit.sh"
     warm, array, agg = ((out / name).read_text() for name in ("warm.sh", "array.sh", "aggregate.sh"))
     first = warm_up_waves(expand("capacity-boundary", "paper"))[0]
@@ -118,8 +118,9 @@ def test_emit_slurm_writes_warm_array_aggregate_and_submit(tmp_path):
     for script in (warm, array):
         for line in ("#SBATCH --gres=gpu:1", "#SBATCH --time=04:00:00", "#SBATCH --mem=32G",
                      "#SBATCH --cpus-per-task=4", "#SBATCH --partition=gpu",
-                     f"#SBATCH --output={out}/logs/%x-%A_%a.log", f"cd {Path(course_lib.__file__).resolve().parent.parent}",
-                     f"source {sys.prefix}/bin/activate", f"export COURSE_CACHE_DIR={(tmp_path / 'shared-cache').resolve()}",
+                     f"#SBATCH --output={out}/logs/%x-%A_%a.log", f"cd {root}",
+                     f"source {sys.prefix}/bin/activate", f"export PYTHONPATH={root}${{PYTHONPATH:+:$PYTHONPATH}}",
+                     f"export COURSE_CACHE_DIR={(tmp_path / 'shared-cache').resolve()}",
                      f'sweep-point capacity-boundary --profile paper --out {out} --index "$SLURM_ARRAY_TASK_ID"'):
             assert line in script, line
     assert "--kill-on-invalid-dep=yes" in array  # a failed warm-up cancels the array rather than leaving it pending
