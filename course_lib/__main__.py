@@ -248,32 +248,59 @@ def cmd_evaluate(args) -> None:
 
 
 def cmd_reproduce(args) -> int:
-    """Run (or emit a SLURM array for) every grid point of a study, then aggregate."""
+    """Run (or emit SLURM jobs for) every grid point of a study, then aggregate."""
     from . import sweep
+    from .errors import check
 
+    slurm = {"gpus": args.slurm_gpus, "time_limit": args.slurm_time, "mem": args.slurm_mem, "cpus": args.slurm_cpus,
+             "partition": args.slurm_partition, "cache_dir": args.cache_dir}
+    given = {key: value for key, value in slurm.items() if value is not None}
     if args.emit_slurm:
-        script = sweep.emit_slurm(args.study, args.profile, args.out)
-        print(f"wrote {script}; submit it with `sbatch {script}`")
+        check(not args.where, "--where does not combine with --emit-slurm; the jobs run the whole grid")
+        submit = sweep.emit_slurm(args.study, args.profile, args.out, **given)
+        print(f"wrote warm.sh, array.sh, aggregate.sh and {submit}; submit them with `bash {submit}`")
         return 0
+    check(not given, "--slurm-* and --cache-dir options need --emit-slurm")
     outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers, command=_provenance(args)["command"],
                         progress=not args.quiet, where=sweep.parse_where(args.where))
-    print(f"{outcome['points']} points; results in {outcome['results']}")
+    return _report_sweep(outcome, args.out)
+
+
+def _report_sweep(outcome: dict, out: Path) -> int:
+    """Print a sweep's outcome (failed and missing points on stderr); 1 if any point failed or is missing."""
+    from .sweep import point_name
+
+    print(f"{outcome['points']} points saved, {len(outcome['failed'])} failed, {len(outcome['missing'])} missing; "
+          f"results in {outcome['results']}")
     for failed in outcome["failed"]:
-        print(f"FAILED {failed['point']}: {failed['error']} (see {args.out}/points/{failed['point']}.ipynb)",
+        print(f"FAILED {failed['point']}: {failed['error']} (see {out}/points/{failed['point']}.ipynb)",
               file=sys.stderr)
-    return 1 if outcome["failed"] else 0
+    for missing in outcome["missing"]:
+        print(f"MISSING {point_name(missing)} (never run, or still running)", file=sys.stderr)
+    return 1 if outcome["failed"] or outcome["missing"] else 0
 
 
 def cmd_sweep_point(args) -> int:
-    """Run one grid point by index (what each SLURM array task does)."""
+    """Run one grid point by index (what each SLURM array task does); a point already done is skipped."""
     from . import sweep
 
     points = sweep.expand(args.study, args.profile)
     if not 0 <= args.index < len(points):
         raise CourseError(f"index={args.index} is outside the grid's 0-{len(points) - 1}")
+    if sweep.done_record(Path(args.out), points[args.index]):
+        print(f"{sweep.point_name(points[args.index])}: already done")
+        return 0
     record = sweep.run_point(points[args.index], Path(args.out))
     print(f"{record['point']}: {record['status']}")
     return 0 if record["status"] == "ok" else 1
+
+
+def cmd_aggregate(args) -> int:
+    """Aggregate the saved records of a study's folder into results.csv and provenance.json (never trains)."""
+    from . import sweep
+
+    outcome = sweep.collect(args.study, args.profile, args.out, command=_provenance(args)["command"])
+    return _report_sweep(outcome, args.out)
 
 
 def cmd_compare(args) -> None:
@@ -450,7 +477,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     rep.add_argument("--workers", type=int, default=2, help="points run in parallel")
     rep.add_argument("--out", type=Path, required=True, help="folder for executed notebooks and results")
-    rep.add_argument("--emit-slurm", action="store_true", help="write a SLURM job-array script instead of running")
+    rep.add_argument("--emit-slurm", action="store_true",
+                     help="write SLURM jobs (warm.sh, array.sh, aggregate.sh, submit.sh) into --out instead of running")
+    rep.add_argument("--slurm-gpus", type=int, default=None, help="GPUs per array task (default: 1 for paper, else 0)")
+    rep.add_argument("--slurm-time", default=None, metavar="HH:MM:SS", help="time limit per job (default: none)")
+    rep.add_argument("--slurm-mem", default=None, metavar="32G", help="memory per array task (default: none)")
+    rep.add_argument("--slurm-cpus", type=int, default=None, help="CPUs per array task (default: 2)")
+    rep.add_argument("--slurm-partition", default=None, metavar="NAME", help="partition (default: the cluster's)")
+    rep.add_argument("--cache-dir", type=Path, default=None,
+                     help="difficulty cache shared by the array tasks (default: OUT/cache)")
     rep.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                      help="run only a slice of the grid, e.g. --where SEED=0 --where TASK=arith")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -462,6 +497,12 @@ def build_parser() -> argparse.ArgumentParser:
     point.add_argument("--index", type=int, required=True, help="point index, 0-based")
     point.add_argument("--out", type=Path, required=True, help="the study's output folder")
     point.set_defaults(run=cmd_sweep_point)
+
+    agg = commands.add_parser("aggregate", help="results.csv + provenance.json from a study folder's saved points")
+    agg.add_argument("study", help=STUDY_HELP)
+    agg.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
+    agg.add_argument("--out", type=Path, required=True, help="the study's output folder (holds grid.json)")
+    agg.set_defaults(run=cmd_aggregate)
 
     fig = commands.add_parser("figures", help="render the README's key charts as PNGs (offline, vl-convert)")
     fig.add_argument("--out", type=Path, default=Path("docs/figures"), help="folder for the PNGs")

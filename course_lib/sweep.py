@@ -4,6 +4,12 @@
 executes `notebooks/experiment.ipynb` per point (in worker processes), keeps every executed
 notebook, skips points already done, records failures, and aggregates one results table plus a
 provenance file. Introduced in notebooks/05_hard_examples_win.ipynb.
+
+On a SLURM cluster: `python -m course_lib reproduce STUDY --profile paper --out DIR --emit-slurm` (options
+`--slurm-gpus/-time/-mem/-cpus/-partition`, `--cache-dir`) writes DIR/warm.sh (one point per difficulty table),
+DIR/array.sh (every point; done ones are skipped), DIR/aggregate.sh and DIR/submit.sh; run `bash DIR/submit.sh`
+to submit the three jobs in that order, logs go to DIR/logs. `python -m course_lib aggregate STUDY --profile P
+--out DIR` re-collects the saved records at any time without training.
 """
 
 from __future__ import annotations
@@ -12,7 +18,9 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import shlex
+import sys
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -87,6 +95,7 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT) -> dict:
     from .notebooks import execute
 
     name = point_name(point)
+    (out / "points" / f"{name}.failed.json").unlink(missing_ok=True)  # a previous failure is being retried
     start = time.time()
     record = {"point": name, **{k.lower(): v for k, v in point.items()}}
     try:
@@ -119,21 +128,46 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     out = Path(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
     _check_out_dir(out, study, points)
-    saved = [done_record(out, p) for p in points]
-    records = [r for r in saved if r]
-    todo = [p for p, r in zip(points, saved) if r is None]
-    for stale in todo:  # a previous failure is retried
-        (out / "points" / f"{point_name(stale)}.failed.json").unlink(missing_ok=True)
+    todo = [p for p in points if done_record(out, p) is None]
     start = time.time()
-    bar = tqdm(total=len(todo), desc=f"{study} ({len(records)} done before)", disable=not progress)
+    bar = tqdm(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
     with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(workers, out / "logs")) as pool:
         for wave in warm_up_waves(todo):  # first one point per difficulty table, so the rest hit the cache
             for future in as_completed([pool.submit(run_point, p, out, notebook) for p in wave]):
-                records.append(future.result())
+                future.result()
                 bar.update()
     bar.close()
-    return aggregate(study, profile, out, records, command,
-                     {"workers": workers, "points_run": len(todo), "wall_seconds": round(time.time() - start, 1)})
+    return collect(study, profile, out, command,
+                   {"workers": workers, "points_run": len(todo), "wall_seconds": round(time.time() - start, 1)})
+
+
+def saved_records(out: Path, points: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The saved record of each point (its success, else its failure) and the points that have neither."""
+    records, missing = [], []
+    for point in points:
+        failed = out / "points" / f"{point_name(point)}.failed.json"
+        record = done_record(out, point) or (json.loads(failed.read_text()) if failed.exists() else None)
+        if record:
+            records.append(record)
+        else:
+            missing.append(point)
+    return records, missing
+
+
+def collect(study: str, profile: str, out, command: str = "", this_run: dict | None = None) -> dict:
+    """Aggregate the saved records of the grid in `out` (never trains); the outcome also lists missing points."""
+    out = Path(out)
+    grid_file = out / "grid.json"
+    check(grid_file.exists(), f"out={out} holds no grid.json; give the folder of a `reproduce` run")
+    grid = json.loads(grid_file.read_text())
+    check(grid["study"] == study, f"out={out} holds a grid of study {grid['study']!r}, not {study!r}; "
+                                  "give that study or another folder")
+    expected = expand(study, profile)
+    check(all(p in expected for p in grid["points"]),
+          f"out={out} holds points that are not in {study}'s {profile!r} grid; give its profile or another folder")
+    records, missing = saved_records(out, grid["points"])
+    outcome = aggregate(study, profile, out, records, command, this_run, [point_name(p) for p in missing])
+    return {**outcome, "missing": missing}
 
 
 def warm_up_waves(points: list[dict]) -> list[list[dict]]:
@@ -163,42 +197,110 @@ def _share_cores(workers: int) -> None:
 
 
 def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str,
-              this_run: dict | None = None) -> dict:
+              this_run: dict | None = None, missing: list[str] = ()) -> dict:
     """One results table (flat columns) and a provenance file for the whole sweep (`this_run`: its wall time)."""
     table = pd.json_normalize([{k: v for k, v in r.items() if k != "traceback"} for r in records])
-    table = table.sort_values("point").reset_index(drop=True)
+    table = table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])
     atomic_write_text(out / "results.csv", table.to_csv(index=False))
     failed = [r for r in records if r["status"] != "ok"]
     provenance = {"study": study, "profile": profile, "command": command, "commit": git_commit(),
                   "versions": library_versions(), "points": len(records), "failed": [r["point"] for r in failed],
                   "point_commits": sorted({str(r.get("commit")) for r in records}), "this_run": this_run or {},
+                  "missing": list(missing),
                   "seconds_per_point": {r["point"]: r["seconds"] for r in records}}
     atomic_write_text(out / "provenance.json", json.dumps(provenance, indent=1) + "\n")
     return {"results": out / "results.csv", "points": len(records), "failed": failed}
 
 
-def emit_slurm(study: str, profile: str, out) -> Path:
-    """Write a SLURM job-array script that runs the same points, one array task per point."""
+SLURM_TIME = re.compile(r"(\d+-)?\d+(:\d{2}){0,2}")  # minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM:SS
+SLURM_MEM = re.compile(r"\d+[KMGT]?")
+SLURM_NAME = re.compile(r"[\w.,-]+")
+
+
+def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limit: str | None = None,
+               mem: str | None = None, cpus: int = 2, partition: str | None = None, cache_dir=None) -> Path:
+    """Write warm.sh, array.sh, aggregate.sh and submit.sh (which chains them) for a SLURM cluster; returns submit.sh."""
+    gpus = (1 if profile == "paper" else 0) if gpus is None else gpus
+    check(gpus >= 0, f"gpus={gpus} must be >= 0 (--slurm-gpus; 0 runs on CPU)")
+    check(cpus >= 1, f"cpus={cpus} must be >= 1 (--slurm-cpus)")
+    check(time_limit is None or SLURM_TIME.fullmatch(time_limit),
+          f"time_limit={time_limit!r} must look like HH:MM:SS or D-HH:MM:SS (--slurm-time), e.g. 04:00:00")
+    check(mem is None or SLURM_MEM.fullmatch(mem), f"mem={mem!r} must look like 32G or 16000M (--slurm-mem)")
+    check(partition is None or SLURM_NAME.fullmatch(partition),
+          f"partition={partition!r} must be a partition name like gpu (--slurm-partition)")
+    root = Path(__file__).resolve().parent.parent
+    check((root / "pyproject.toml").exists(), f"no pyproject.toml in {root}; emit from a clone of the course")
     points = expand(study, profile)
     check_parameters(points)
-    out = Path(out)
+    out = Path(out).resolve()
+    check(not re.search(r"\s", str(out)), f"out={out} has a space; #SBATCH lines cannot quote it, use another folder")
     (out / "points").mkdir(parents=True, exist_ok=True)
+    (out / "logs").mkdir(exist_ok=True)
     _check_out_dir(out, study, points)
-    script = out / "slurm_array.sh"
-    atomic_write_text(script, "\n".join([
-        "#!/usr/bin/env bash",
-        f"#SBATCH --job-name={study}",
-        f"#SBATCH --array=0-{len(points) - 1}",
-        "#SBATCH --cpus-per-task=2",
-        "#SBATCH --output=%x-%A_%a.log",
-        f"# {len(points)} points of {study} ({profile}); afterwards aggregate with:",
-        f"#   python -m course_lib reproduce {study} --profile {profile} --out {shlex.quote(str(out))}",
-        "set -euo pipefail",
-        f"python -m course_lib sweep-point {study} --profile {profile} --out {shlex.quote(str(out))} "
-        "--index \"$SLURM_ARRAY_TASK_ID\"",
-        ""]))
-    script.chmod(0o755)
-    return script
+    cache = Path(cache_dir).resolve() if cache_dir else out / "cache"
+    activate = Path(sys.prefix) / "bin" / "activate"
+    environment = ([f"source {shlex.quote(str(activate))}"] if activate.exists() else
+                   [f"# no {activate}: the Python that emitted this script is called by its path"])
+    python = "python" if activate.exists() else shlex.quote(sys.executable)
+    q_out = shlex.quote(str(out))
+    limits = [f"#SBATCH --{key}={value}" for key, value in
+              (("time", time_limit), ("partition", partition)) if value is not None]
+
+    def array_job(name: str, indices: str, *options: str) -> str:
+        return "\n".join([
+            "#!/usr/bin/env bash",
+            f"#SBATCH --job-name={study}-{name}",
+            f"#SBATCH --array={indices}",
+            *options,
+            f"#SBATCH --gres=gpu:{gpus}" if gpus else "# no GPU requested (--slurm-gpus 0): points train on CPU",
+            f"#SBATCH --cpus-per-task={cpus}",
+            *([f"#SBATCH --mem={mem}"] if mem else []),
+            *limits,
+            f"#SBATCH --output={out}/logs/%x-%A_%a.log",
+            f"# {name}: {study} ({profile}) points {indices} of {len(points)}, one per array task",
+            "set -euo pipefail",
+            f"cd {shlex.quote(str(root))}",
+            *environment,
+            f'export PYTHONPATH={shlex.quote(str(root))}${{PYTHONPATH:+:$PYTHONPATH}}  # kernels import this clone\'s library',
+            f"export COURSE_CACHE_DIR={shlex.quote(str(cache))}  # difficulty tables shared by all tasks",
+            'export OMP_NUM_THREADS="${SLURM_CPUS_PER_TASK:-1}"',
+            f"{python} -m course_lib sweep-point {study} --profile {profile} --out {q_out} "
+            '--index "$SLURM_ARRAY_TASK_ID"',
+            ""])
+
+    warm = ",".join(str(points.index(p)) for p in warm_up_waves(points)[0])
+    scripts = {
+        "warm.sh": array_job("warm", warm),
+        # a failed warm-up cancels the array (instead of leaving it pending); the aggregate then reports it
+        "array.sh": array_job("array", f"0-{len(points) - 1}", "#SBATCH --kill-on-invalid-dep=yes"),
+        "aggregate.sh": "\n".join([
+            "#!/usr/bin/env bash",
+            f"#SBATCH --job-name={study}-aggregate",
+            "#SBATCH --cpus-per-task=1",
+            *limits,
+            f"#SBATCH --output={out}/logs/%x-%j.log",
+            "# results.csv + provenance.json from the saved records; exits 1 if a point is missing or failed",
+            "set -euo pipefail",
+            f"cd {shlex.quote(str(root))}",
+            *environment,
+            f"{python} -m course_lib aggregate {study} --profile {profile} --out {q_out}",
+            ""]),
+        "submit.sh": "\n".join([
+            "#!/usr/bin/env bash",
+            "# Submit the warm-up (one point per difficulty table), then the array once it succeeded, then the",
+            "# aggregate once the array ended. Re-running it once they ended is cheap: finished points are skipped.",
+            "set -euo pipefail",
+            'cd "$(dirname "$0")"',
+            "warm=$(sbatch --parsable warm.sh); warm=${warm%%;*}",
+            "array=$(sbatch --parsable --dependency=afterok:$warm array.sh); array=${array%%;*}",
+            "aggregate=$(sbatch --parsable --dependency=afterany:$array aggregate.sh); aggregate=${aggregate%%;*}",
+            'echo "warm $warm, array $array, aggregate $aggregate"',
+            ""]),
+    }
+    for name, text in scripts.items():
+        atomic_write_text(out / name, text)
+        (out / name).chmod(0o755)
+    return out / "submit.sh"
 
 
 def live_slice(study: str, profile: str, where: str, out, workers: int = 1, command: str = "") -> pd.DataFrame:

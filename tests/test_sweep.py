@@ -1,13 +1,18 @@
 """The sweep: grids, the parameter contract, resume, failed points, SLURM emission, and one real smoke point."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 
+import course_lib
 from course_lib import CourseError
+from course_lib.__main__ import main
 from course_lib.sweep import (
     STUDIES,
     _share_cores,
@@ -101,11 +106,105 @@ def test_out_folder_of_a_different_grid_is_refused(tmp_path, monkeypatch):
         run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook)
 
 
-def test_emit_slurm_writes_a_job_array(tmp_path):
-    script = emit_slurm("capacity-boundary", "tiny", tmp_path)
-    text = script.read_text()
-    assert f"#SBATCH --array=0-{len(expand('capacity-boundary', 'tiny')) - 1}" in text
-    assert "course_lib sweep-point capacity-boundary --profile tiny" in text
+def test_emit_slurm_writes_warm_array_aggregate_and_submit(tmp_path):
+    submit = emit_slurm("capacity-boundary", "paper", tmp_path / "out", time_limit="04:00:00", mem="32G", cpus=4,
+                        partition="gpu", cache_dir=tmp_path / "shared-cache")
+    out, root = (tmp_path / "out").resolve(), Path(course_lib.__file__).resolve().parent.parent
+    assert submit == out / "submit.sh"
+    warm, array, agg = ((out / name).read_text() for name in ("warm.sh", "array.sh", "aggregate.sh"))
+    first = warm_up_waves(expand("capacity-boundary", "paper"))[0]
+    assert "#SBATCH --array=0,6,12\n" in warm and len(first) == 3  # one point per model's difficulty table
+    assert f"#SBATCH --array=0-{len(expand('capacity-boundary', 'paper')) - 1}\n" in array
+    for script in (warm, array):
+        for line in ("#SBATCH --gres=gpu:1", "#SBATCH --time=04:00:00", "#SBATCH --mem=32G",
+                     "#SBATCH --cpus-per-task=4", "#SBATCH --partition=gpu",
+                     f"#SBATCH --output={out}/logs/%x-%A_%a.log", f"cd {root}",
+                     f"source {sys.prefix}/bin/activate", f"export PYTHONPATH={root}${{PYTHONPATH:+:$PYTHONPATH}}",
+                     f"export COURSE_CACHE_DIR={(tmp_path / 'shared-cache').resolve()}",
+                     f'sweep-point capacity-boundary --profile paper --out {out} --index "$SLURM_ARRAY_TASK_ID"'):
+            assert line in script, line
+    assert "--kill-on-invalid-dep=yes" in array  # a failed warm-up cancels the array rather than leaving it pending
+    assert "--gres" not in agg and f"course_lib aggregate capacity-boundary --profile paper --out {out}" in agg
+    assert (out / "logs").is_dir() and (out / "grid.json").exists()
+
+
+def test_emit_slurm_defaults_to_cpu_for_small_profiles_and_out_cache(tmp_path):
+    emit_slurm("hard-wins", "smoke", tmp_path)
+    array = (tmp_path / "array.sh").read_text()
+    assert "--gres" not in array and "no GPU requested" in array
+    assert f"export COURSE_CACHE_DIR={tmp_path.resolve() / 'cache'}" in array
+    assert "--time" not in array and "--mem" not in array and "--partition" not in array
+
+
+def test_submit_chains_warm_then_array_then_aggregate(tmp_path):
+    submit = emit_slurm("hard-wins", "smoke", tmp_path / "out")
+    fake = tmp_path / "bin" / "sbatch"  # records its arguments; answers job ids the way --parsable does
+    fake.parent.mkdir()
+    fake.write_text('#!/usr/bin/env bash\necho "$@" >> "$SBATCH_LOG"\necho "$((100 + $(wc -l < "$SBATCH_LOG")));c1"\n')
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake.parent}:{os.environ['PATH']}", "SBATCH_LOG": str(tmp_path / "calls")}
+    result = subprocess.run(["bash", str(submit)], env=env, capture_output=True, text=True, check=True)
+    assert (tmp_path / "calls").read_text().splitlines() == [
+        "--parsable warm.sh", "--parsable --dependency=afterok:101 array.sh",
+        "--parsable --dependency=afterany:102 aggregate.sh"]
+    assert result.stdout.strip() == "warm 101, array 102, aggregate 103"
+
+
+def saved(out, point, status="ok"):
+    """Write a point's record as run_point would (ok -> NAME.json, failed -> NAME.failed.json)."""
+    name = point_name(point)
+    suffix = "json" if status == "ok" else "failed.json"
+    path = out / "points" / f"{name}.{suffix}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"point": name, "status": status, "seconds": 1.0, "error": "boom"}))
+    return path
+
+
+def test_sweep_point_skips_a_point_already_done(tmp_path, capsys):
+    point = expand("hard-wins", "smoke")[1]
+    record = saved(tmp_path, point)
+    before = record.stat().st_mtime_ns
+    assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "1", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == f"{point_name(point)}: already done"
+    assert record.stat().st_mtime_ns == before and not list((tmp_path / "points").glob("*.ipynb"))
+
+
+def test_aggregate_command_reports_missing_and_failed_points(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"},
+                                          "grid": {"smoke": {"STRATEGY": ["hard", "random", "easy"], "SEED": [0]}}})
+    hard, random_, easy = points = expand("demo", "smoke")
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": points}))
+    saved(tmp_path, hard)
+    saved(tmp_path, random_, status="failed")
+    command = ["aggregate", "demo", "--profile", "smoke", "--out", str(tmp_path)]
+    assert main(command) == 1  # one failed, one missing
+    output = capsys.readouterr()
+    assert "2 points saved, 1 failed, 1 missing" in output.out
+    assert f"MISSING {point_name(easy)}" in output.err and f"FAILED {point_name(random_)}" in output.err
+    assert len(pd.read_csv(tmp_path / "results.csv")) == 2
+    assert json.loads((tmp_path / "provenance.json").read_text())["missing"] == [point_name(easy)]
+    saved(tmp_path, random_)  # retried and succeeded: the stale failure record no longer counts
+    saved(tmp_path, easy)
+    assert main(command) == 0
+    assert set(pd.read_csv(tmp_path / "results.csv")["status"]) == {"ok"}
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["aggregate", "hard-wins", "--profile", "smoke", "--out", "{tmp}"], "holds no grid.json"),
+    (["aggregate", "capacity-boundary", "--profile", "smoke", "--out", "{tmp}/grid"], "holds a grid of study 'hard-wins'"),
+    (["reproduce", "hard-wins", "--profile", "smoke", "--out", "{tmp}/o", "--emit-slurm", "--slurm-gpus", "-1"],
+     "gpus=-1 must be >= 0"),
+    (["reproduce", "hard-wins", "--profile", "smoke", "--out", "{tmp}/o", "--emit-slurm", "--slurm-time", "4h"],
+     "time_limit='4h' must look like HH:MM:SS"),
+    (["reproduce", "nope", "--profile", "smoke", "--out", "{tmp}/o", "--emit-slurm"], "study='nope' is unknown"),
+    (["reproduce", "hard-wins", "--profile", "smoke", "--out", "{tmp}/o", "--slurm-gpus", "1"], "need --emit-slurm"),
+])
+def test_bad_slurm_and_aggregate_input_exits_two_with_one_line(tmp_path, capsys, argv, message):
+    (tmp_path / "grid").mkdir()
+    (tmp_path / "grid" / "grid.json").write_text(json.dumps({"study": "hard-wins", "points": []}))
+    assert main([arg.format(tmp=tmp_path) for arg in argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
 
 
 def test_reproduce_cli_exits_nonzero_on_failures_and_two_on_bad_input(tmp_path):
