@@ -55,8 +55,7 @@ def cmd_generate(args) -> None:
     """Print problems of a procedural task as JSON Lines."""
     from .tasks import generate
 
-    levels = [int(x) for x in args.levels.split(",")] if args.levels else None
-    for problem in generate(args.task, args.n, args.split, args.seed, levels):
+    for problem in generate(args.task, args.n, args.split, args.seed, _levels(args.levels)):
         print(json.dumps(problem.to_dict()))
 
 
@@ -119,24 +118,28 @@ def _provenance(args) -> dict:
 
 def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
-    from .difficulty import check_pass_rates, estimate
+    from .difficulty import cache_folder, check_pass_rates, estimate
     from .models import load_model, load_tokenizer
-    from .provenance import atomic_write_text
+    from .provenance import atomic_write_texts, check_writable_file
 
     problems = _sampled_problems(args)
+    for path in (args.out, Path(str(args.out) + ".provenance.json")):
+        check_writable_file(path)
+    cache = None if args.no_cache else args.cache_dir or "default"
+    cache_folder(cache)  # a cache path that is a file fails now, not after the model loads
     backend = _backend(args)
     if backend == "vllm":  # vLLM loads the weights itself; only the tokenizer is needed here
         model, tokenizer = args.model, load_tokenizer(args.model)
     else:
         model, tokenizer = load_model(args.model)
     table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
-                     cache_dir=None if args.no_cache else args.cache_dir or "default", progress=not args.quiet,
+                     cache_dir=cache, progress=not args.quiet,
                      backend=backend)
     if not args.allow_zero:
         check_pass_rates(table)
     provenance = {**_provenance(args), "pool": _pool_spec(args, args.seed, args.levels), "model": args.model, "cost": table.attrs["cost"]}
-    atomic_write_text(args.out, table.to_csv(index=False))
-    atomic_write_text(Path(str(args.out) + ".provenance.json"), json.dumps(provenance, indent=2) + "\n")
+    atomic_write_texts({args.out: table.to_csv(index=False),  # both or neither
+                        Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"})
     cost = table.attrs["cost"]
     print(f"wrote {len(table)} rows to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
           f"{cost['generated_tokens']:,} tokens in {cost['wall_seconds']} s")
@@ -153,17 +156,17 @@ def parse_budget(text: str) -> float | int:
 def cmd_select(args) -> None:
     """Select problem ids from a difficulty table under a budget."""
     from .difficulty import read_table
-    from .provenance import atomic_write_text
+    from .provenance import atomic_write_texts, check_writable_file
     from .selection import select
 
     table = read_table(args.table)
     budget = parse_budget(args.budget)
+    check_writable_file(args.out)
     ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
-    atomic_write_text(args.out, "\n".join(ids) + "\n")
     table_provenance = _read_provenance(args.table)
-    atomic_write_text(Path(str(args.out) + ".provenance.json"), json.dumps(
+    atomic_write_texts({args.out: "\n".join(ids) + "\n", Path(str(args.out) + ".provenance.json"): json.dumps(
         {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),
-         "model": table_provenance.get("model")}, indent=2) + "\n")
+         "model": table_provenance.get("model")}, indent=2) + "\n"})
     print(f"wrote {len(ids)} ids ({args.strategy}, budget {args.budget}) to {args.out}")
 
 
@@ -212,6 +215,7 @@ def cmd_train(args) -> None:
     import os
 
     from .profiles import paper_train_config
+    from .provenance import check_writable_folder
     from .training import TrainConfig, train_grpo
 
     settings = dict(group_size=args.group_size, prompts_per_step=args.prompts_per_step, steps=args.steps,
@@ -224,6 +228,7 @@ def cmd_train(args) -> None:
         config = TrainConfig(**given)
     else:  # the paper's values, with any flag given on the command line winning
         config = paper_train_config(args.settings, dataset=args.paper_dataset, model_size=args.model_size, **given)
+    check_writable_folder(args.out)
     pool = _training_pool(args)
     problems = read_ids(args.ids, pool) if args.ids else pool
     summary = train_grpo(args.model, problems, config, args.out, progress=not args.quiet)
@@ -234,10 +239,11 @@ def cmd_train(args) -> None:
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
     from .evaluation import evaluate
-    from .provenance import atomic_write_text
+    from .provenance import atomic_write_text, check_writable_file
     from .training import load_trained
 
     problems = _sampled_problems(args)
+    check_writable_file(args.out)
     model, tokenizer = load_trained(args.model)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
                       pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default")
@@ -303,15 +309,29 @@ def cmd_aggregate(args) -> int:
     return _report_sweep(outcome, args.out)
 
 
+def _read_evaluation(name: str, path: Path) -> dict:
+    """An `evaluate` JSON file, checked: it exists, parses, and has its per-problem rows."""
+    fix = f"write it with `python -m course_lib evaluate ... --out {path}`"
+    if not path.is_file():
+        raise CourseError(f"{name}={path} {'is a folder' if path.is_dir() else 'does not exist'}; {fix}")
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CourseError(f"{name}={path} is not valid JSON ({type(error).__name__}); {fix}") from None
+    rows = result.get("per_problem") if isinstance(result, dict) else None
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and {"id", "k", "n_correct", "pass_rate"}
+                                                         <= set(r) for r in rows):
+        raise CourseError(f"{name}={path} has no per_problem rows (id, k, n_correct, pass_rate); {fix}")
+    return result
+
+
 def cmd_compare(args) -> None:
     """Paired bootstrap of two `evaluate` results on the same problems."""
     from .evaluation import compare
-    from .provenance import atomic_write_text
+    from .provenance import atomic_write_text, check_writable_file
 
-    for name, path in (("after", args.after), ("before", args.before)):
-        if not path.exists():
-            raise CourseError(f"{name}={path} does not exist; write it with `python -m course_lib evaluate ... --out {path}`")
-    after, before = (json.loads(Path(p).read_text()) for p in (args.after, args.before))
+    after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
+    check_writable_file(args.out)
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
     result.update(after=str(args.after), before=str(args.before), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
@@ -522,11 +542,38 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
+    if getattr(args, "quiet", False):
+        _silence_libraries()
     try:
         return args.run(args) or 0
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted; run the same command again to resume (estimates, sweeps and training runs resume "
+              "from what they saved)", file=sys.stderr)
+        return 130
+    except OSError as error:  # a path that could not be read or written after the early checks
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"error: {where}{error.strerror or error}; check the path, its permissions and free disk space",
+              file=sys.stderr)
+        return 2
+
+
+def _silence_libraries() -> None:
+    """--quiet: no progress bars or deprecation warnings from transformers, datasets or TRL."""
+    import os
+    import warnings
+
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("DATASETS_VERBOSITY", "error")
+    warnings.simplefilter("ignore", FutureWarning)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    transformers_logging.set_verbosity_error()
 
 
 if __name__ == "__main__":

@@ -36,8 +36,12 @@ def read_jsonl(path) -> list[tuple[str, dict]]:
     check(path.exists(), f"data file {path} does not exist; give a JSON Lines file or a hub id")
     check(path.is_file(), f"data file {path} is a folder; give a .jsonl file inside it")
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise CourseError(f"{path}:{number}: not valid UTF-8; save the file as UTF-8 JSON Lines") from None
             if not line.strip():
                 continue
             try:

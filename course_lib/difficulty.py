@@ -16,7 +16,7 @@ import pandas as pd
 import torch
 
 from .answers import is_correct
-from .errors import check
+from .errors import CourseError, check
 from .prompts import prompt_ids
 from .provenance import atomic_write_text
 from .sampling import _sample_vllm, check_sampling_args, chunk_seed, sample_chunk, stop_token_ids
@@ -26,10 +26,15 @@ DEFAULT_CACHE = "default"  # resolved at call time: $COURSE_CACHE_DIR, else ~/.c
 
 
 def cache_folder(cache_dir) -> Path | None:
-    """Where estimates are cached: None (no cache), a folder, or the default folder."""
+    """Where estimates are cached: None (no cache), a folder, or the default folder; a file is a clear error."""
     if cache_dir != DEFAULT_CACHE:
-        return Path(cache_dir) if cache_dir else None
-    return Path(os.environ.get("COURSE_CACHE_DIR", Path.home() / ".cache" / "course_lib" / "difficulty"))
+        folder, name = (Path(cache_dir) if cache_dir else None), "cache_dir"
+    else:
+        folder, name = Path(os.environ.get("COURSE_CACHE_DIR", Path.home() / ".cache" / "course_lib" / "difficulty")), \
+            "COURSE_CACHE_DIR"
+    check(folder is None or not folder.exists() or folder.is_dir(),
+          f"{name}={folder} is a file; give a folder for the cache" + (" or unset it" if name.isupper() else ""))
+    return folder
 
 
 def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -205,8 +210,14 @@ def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
 def read_table(path) -> pd.DataFrame:
     """A difficulty table from CSV, with a clear error when a required column is missing."""
     path = Path(path)
-    check(path.exists(), f"table={path} does not exist; make one with `python -m course_lib estimate ... --out {path}`")
-    table = pd.read_csv(path, dtype={"id": str, "outcomes": str})
+    fix = f"make one with `python -m course_lib estimate ... --out {path}`"
+    check(path.exists(), f"table={path} does not exist; {fix}")
+    check(path.is_file(), f"table={path} is a folder; give the CSV file `estimate` wrote")
+    try:
+        table = pd.read_csv(path, dtype={"id": str, "outcomes": str}, encoding="utf-8")
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise CourseError(f"table={path} is not a CSV table ({type(error).__name__}); {fix}") from None
     missing = [c for c in ("id", "level", "pass_rate") if c not in table.columns]
     check(not missing, f"table={path} is missing column(s) {', '.join(missing)}; it must come from `estimate`")
+    check(len(table) > 0, f"table={path} has no rows; {fix}")
     return table

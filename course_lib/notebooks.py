@@ -32,12 +32,25 @@ def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False,
     """Run one notebook with papermill into `out` (as `name`); returns its recorded numbers and wall time."""
     import papermill
 
+    check_notebook_parameters(notebook, parameters)
     out.mkdir(parents=True, exist_ok=True)
     executed = out / (name or notebook.name)
     start = time.time()
     papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
                                progress_bar=progress, cwd=str(notebook.parent), kernel_name="python3")
     return {"notebook": executed.name, "seconds": round(time.time() - start, 1), "records": read_records(executed)}
+
+
+def check_notebook_parameters(notebook: Path, parameters: dict) -> None:
+    """Before a kernel starts: every parameter must be one the notebook declares, of its default's type."""
+    import papermill
+
+    from .runtime import literal_assignments, parameter_errors
+
+    declared = {name: literal_assignments(f"x = {info['default']}").get("x")
+                for name, info in papermill.inspect_notebook(str(notebook)).items()}
+    errors = parameter_errors(declared, parameters)
+    check(not errors, f"{Path(notebook).name}: " + "; ".join(errors))
 
 
 def run_course(profile: str, out, only=None, progress: bool = True) -> dict:

@@ -48,6 +48,62 @@ def git_commit() -> str | None:
     return commit + ("+dirty" if dirty else "")
 
 
+def check_writable_file(path, parameter: str = "out") -> Path:
+    """An output file path that can be written, checked before any long work; a clear error otherwise."""
+    from .errors import check
+
+    check(str(path).strip() not in ("", "."), f"{parameter} is empty; give a file path, e.g. results.csv")
+    path = Path(path).expanduser()
+    check(not path.is_dir(), f"{parameter}={path} is a folder; give a file path inside it, e.g. {path / 'out.csv'}")
+    _check_folder_writable(path.parent, parameter, path)
+    return path
+
+
+def check_writable_folder(path, parameter: str = "out") -> Path:
+    """An output folder that exists or can be made, and can be written into; a clear error otherwise."""
+    from .errors import check
+
+    check(str(path).strip() not in ("",), f"{parameter}='' is empty; give a folder path, e.g. runs/first")
+    path = Path(path).expanduser()
+    check(not path.exists() or path.is_dir(), f"{parameter}={path} is a file; give a folder (a new one, or the "
+                                               "same folder to resume)")
+    _check_folder_writable(path, parameter, path)
+    return path
+
+
+def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
+    """Make `folder` if needed and write a scratch file into it, so a read-only or odd path fails now."""
+    from .errors import CourseError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
+    except OSError as error:
+        raise CourseError(f"{parameter}={shown} cannot be written ({error.strerror or error}); "
+                          "choose a writable folder") from None
+
+
+def atomic_write_texts(files: dict) -> None:
+    """Write several files so that readers see all of them new or, if a write fails, none replaced (table and
+    its provenance)."""
+    staged = []
+    try:
+        for path, text in files.items():
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            staged.append((tmp, path))
+            with os.fdopen(handle, "w") as out:
+                out.write(text)
+            os.chmod(tmp, 0o644)
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+
+
 def atomic_write_text(path, text: str) -> None:
     """Write text so that readers see the old file or the new one, never half of it."""
     path = Path(path)

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import check
-from .provenance import atomic_write_text, git_commit, library_versions
+from .errors import CourseError, check
+from .provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
 from .studies import STUDIES
 
 EXPERIMENT = Path(__file__).resolve().parent.parent / "notebooks" / "experiment.ipynb"
@@ -79,12 +79,20 @@ def check_parameters(points: list[dict], notebook: Path = EXPERIMENT) -> None:
     check(not unknown, f"grid key(s) {unknown} are not parameters of {notebook.name}; it declares {sorted(declared)}")
 
 
+def _read_json(path: Path, what: str):
+    """A JSON file the sweep wrote; a clear error naming it when it cannot be read."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as error:
+        raise CourseError(f"{path} ({what}) is damaged ({type(error).__name__}); delete it and run again") from None
+
+
 def _check_out_dir(out: Path, study: str, points: list[dict]) -> None:
     """Refuse an output folder that holds results of a different grid; otherwise record this grid."""
     grid_file = out / "grid.json"
     grid = {"study": study, "points": points}
     if grid_file.exists():
-        check(json.loads(grid_file.read_text()) == grid,
+        check(_read_json(grid_file, "the grid of this folder") == grid,
               f"out={out} holds results of a different grid; use a new folder or delete it")
     else:
         atomic_write_text(grid_file, json.dumps(grid, indent=1) + "\n")
@@ -112,9 +120,26 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT) -> dict:
 
 
 def done_record(out: Path, point: dict) -> dict | None:
-    """The saved record of a point that already succeeded (so a resumed sweep skips it)."""
-    path = out / "points" / f"{point_name(point)}.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    """The saved record of a point that already succeeded (so a resumed sweep skips it); a damaged one is set
+    aside as `.damaged` with a warning, and the point runs again."""
+    return _saved(out / "points" / f"{point_name(point)}.json")
+
+
+def _saved(path: Path) -> dict | None:
+    """A point record from disk, or None when it is absent or damaged (then renamed `.damaged` and warned about)."""
+    import warnings
+
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(record, dict) and "point" in record and "status" in record:
+            return record
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        pass
+    path.replace(path.with_name(path.name + ".damaged"))
+    warnings.warn(f"{path} is damaged; set aside as {path.name}.damaged, the point will run again", stacklevel=2)
+    return None
 
 
 def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
@@ -125,7 +150,7 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     check(workers >= 1, f"workers={workers} must be >= 1")
     points = expand(study, profile, where)
     check_parameters(points, notebook)
-    out = Path(out)
+    out = check_writable_folder(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
     _check_out_dir(out, study, points)
     todo = [p for p in points if done_record(out, p) is None]
@@ -146,7 +171,7 @@ def saved_records(out: Path, points: list[dict]) -> tuple[list[dict], list[dict]
     records, missing = [], []
     for point in points:
         failed = out / "points" / f"{point_name(point)}.failed.json"
-        record = done_record(out, point) or (json.loads(failed.read_text()) if failed.exists() else None)
+        record = done_record(out, point) or _saved(failed)
         if record:
             records.append(record)
         else:
@@ -159,7 +184,9 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
     out = Path(out)
     grid_file = out / "grid.json"
     check(grid_file.exists(), f"out={out} holds no grid.json; give the folder of a `reproduce` run")
-    grid = json.loads(grid_file.read_text())
+    grid = _read_json(grid_file, "the grid of this folder")
+    check(isinstance(grid, dict) and {"study", "points"} <= set(grid),
+          f"{grid_file} is not a grid `reproduce` wrote; delete it and run again")
     check(grid["study"] == study, f"out={out} holds a grid of study {grid['study']!r}, not {study!r}; "
                                   "give that study or another folder")
     expected = expand(study, profile)
@@ -232,7 +259,7 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
     check((root / "pyproject.toml").exists(), f"no pyproject.toml in {root}; emit from a clone of the course")
     points = expand(study, profile)
     check_parameters(points)
-    out = Path(out).resolve()
+    out = check_writable_folder(out).resolve()
     check(not re.search(r"\s", str(out)), f"out={out} has a space; #SBATCH lines cannot quote it, use another folder")
     (out / "points").mkdir(parents=True, exist_ok=True)
     (out / "logs").mkdir(exist_ok=True)

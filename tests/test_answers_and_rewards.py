@@ -65,8 +65,9 @@ def test_extract_integer(text, expected):
     assert extract_integer(text) == expected
 
 
-def test_extract_tagged_takes_the_last_tag():
-    assert extract_tagged("<answer>1</answer> <answer> 2 </answer>") == "2"
+def test_extract_tagged_takes_a_single_tag_only():
+    assert extract_tagged("<answer> 2 </answer>") == "2"
+    assert extract_tagged("<answer>1</answer> <answer> 2 </answer>") is None  # several guesses: none counts
     assert extract_tagged("<answer>open") is None
 
 

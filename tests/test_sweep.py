@@ -112,8 +112,10 @@ def test_emit_slurm_writes_warm_array_aggregate_and_submit(tmp_path):
     out, root = (tmp_path / "out").resolve(), Path(course_lib.__file__).resolve().parent.parent
     assert submit == out / "submit.sh"
     warm, array, agg = ((out / name).read_text() for name in ("warm.sh", "array.sh", "aggregate.sh"))
-    first = warm_up_waves(expand("capacity-boundary", "paper"))[0]
-    assert "#SBATCH --array=0,6,12\n" in warm and len(first) == 3  # one point per model's difficulty table
+    points = expand("capacity-boundary", "paper")
+    first = warm_up_waves(points)[0]
+    indices = ",".join(str(points.index(p)) for p in first)
+    assert f"#SBATCH --array={indices}\n" in warm and len(first) == 6  # one point per (model, dataset) table
     assert f"#SBATCH --array=0-{len(expand('capacity-boundary', 'paper')) - 1}\n" in array
     for script in (warm, array):
         for line in ("#SBATCH --gres=gpu:1", "#SBATCH --time=04:00:00", "#SBATCH --mem=32G",
@@ -248,3 +250,21 @@ def test_parse_where_reads_pairs_and_names_a_malformed_one():
     assert parse_where("MODEL:tiny-s,SEED:0".split(","), ":") == {"MODEL": "tiny-s", "SEED": "0"}
     with pytest.raises(CourseError, match="'SEED0' must look like KEY=VALUE"):
         parse_where(["SEED0"])
+
+
+def test_a_damaged_point_record_is_set_aside_and_the_point_runs_again(tmp_path, monkeypatch):
+    notebook = fake_experiment(tmp_path / "fake.ipynb")
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0, 1]}}})
+    run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook)
+    record = tmp_path / "out" / "points" / f"{point_name(expand('demo', 'smoke')[0])}.json"
+    record.write_text(record.read_text()[:20])  # truncated, as by a full disk
+    with pytest.warns(UserWarning, match="is damaged; set aside"):
+        outcome = run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook)
+    assert outcome["points"] == 2 and not outcome["failed"] and json.loads(record.read_text())["status"] == "ok"
+    assert record.with_name(record.name + ".damaged").exists()
+
+
+def test_a_damaged_grid_file_is_a_clear_error(tmp_path):
+    (tmp_path / "grid.json").write_text("{")
+    with pytest.raises(CourseError, match="grid.json .the grid of this folder. is damaged"):
+        run("hard-wins", "smoke", tmp_path, workers=1, progress=False)

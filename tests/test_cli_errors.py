@@ -1,0 +1,104 @@
+"""Bad input on the command line: one line on stderr naming the parameter or file and the fix, exit status 2,
+before any long work. The table of what is covered is docs/bad_inputs.md."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+def run_cli(*args, env=None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "course_lib", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, cwd=cwd, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Broken inputs of every kind, made once."""
+    root = tmp_path_factory.mktemp("bad")
+    (root / "empty.csv").write_text("")
+    (root / "binary.csv").write_bytes(bytes(range(256)) * 4)
+    (root / "folder").mkdir()
+    (root / "a-file").write_text("not a folder")
+    (root / "corrupt.json").write_text('{"per_problem": [')
+    (root / "no-rows.json").write_text(json.dumps({"overall": {"accuracy": 0.5}}))
+    (root / "ids.txt").write_text("arith-x\n")
+    gsm8k = root / "data" / "gsm8k"
+    gsm8k.mkdir(parents=True)
+    (gsm8k / "test.jsonl").write_bytes(b'{"question": "q", "answer": "#### 1"}\n{"question": "\xff\xfe", "answer": "#### 2"}\n')
+    bad_grid = root / "sweep"
+    bad_grid.mkdir()
+    (bad_grid / "grid.json").write_text("{not json")
+    return root
+
+
+CASES = [  # (arguments, expected message); FILES stands for the fixture's folder
+    (["select", "--table", "FILES/empty.csv", "--strategy", "hard", "--budget", "0.1", "--out", "FILES/ids.txt"],
+     "table=FILES/empty.csv is not a CSV table (EmptyDataError)"),
+    (["select", "--table", "FILES/binary.csv", "--strategy", "hard", "--budget", "0.1", "--out", "FILES/o.txt"],
+     "table=FILES/binary.csv is not a CSV table"),
+    (["select", "--table", "FILES/folder", "--strategy", "hard", "--budget", "0.1", "--out", "FILES/o.txt"],
+     "table=FILES/folder is a folder"),
+    (["select", "--table", "FILES/empty.csv", "--strategy", "levels", "--levels", "a", "--budget", "1.0",
+      "--out", "FILES/o.txt"], "is not a CSV table"),
+    (["generate", "--levels", "x"], "levels='x' must be comma-separated integers"),
+    (["estimate", "--model", "tiny-s", "--out", ""], "out is empty; give a file path"),
+    (["estimate", "--model", "tiny-s", "--out", "FILES/folder"], "out=FILES/folder is a folder"),
+    (["estimate", "--model", "tiny-s", "--out", "/proc/course-table.csv"], "cannot be written"),
+    (["estimate", "--model", "tiny-s", "--n", "4", "--k", "2", "--cache-dir", "FILES/a-file", "--out", "FILES/t.csv"],
+     "cache_dir=FILES/a-file is a file"),
+    (["estimate", "--model", "tiny-s", "--task", "gsm8k", "--split", "test", "--data-dir", "FILES/data",
+      "--out", "FILES/t.csv"], "FILES/data/gsm8k/test.jsonl:2: not valid UTF-8"),
+    (["train", "--model", "tiny-s", "--task", "arith", "--ids", "FILES/folder", "--out", "FILES/run"],
+     "ids=FILES/folder is a folder"),
+    (["train", "--model", "tiny-s", "--task", "arith", "--ids", "FILES/ids.txt", "--out", "FILES/a-file"],
+     "out=FILES/a-file is a file"),
+    (["compare", "--after", "FILES/corrupt.json", "--before", "FILES/no-rows.json", "--out", "FILES/c.json"],
+     "after=FILES/corrupt.json is not valid JSON"),
+    (["compare", "--after", "FILES/no-rows.json", "--before", "FILES/no-rows.json", "--out", "FILES/c.json"],
+     "after=FILES/no-rows.json has no per_problem rows"),
+    (["reproduce", "hard-wins", "--profile", "smoke", "--out", "FILES/a-file"], "out=FILES/a-file is a file"),
+    (["reproduce", "hard-wins", "--profile", "smoke", "--out", "FILES/sweep"], "FILES/sweep/grid.json"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), CASES, ids=[" ".join(a[:1] + [m[:30]]) for a, m in CASES])
+def test_bad_input_is_one_line_naming_it_and_status_2(args, message, files):
+    done = run_cli(*[a.replace("FILES", str(files)) for a in args])
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert message.replace("FILES", str(files)) in lines[0], lines[0]
+
+
+def test_cache_folder_from_the_environment_naming_a_file(files):
+    done = run_cli("estimate", "--model", "tiny-s", "--n", "4", "--k", "2", "--out", str(files / "t.csv"),
+                   env={"COURSE_CACHE_DIR": str(files / "a-file")})
+    assert done.returncode == 2 and "COURSE_CACHE_DIR=" in done.stderr and "is a file" in done.stderr
+
+
+def test_ctrl_c_prints_one_line_and_resuming_is_the_default(tmp_path):
+    """Interrupted, `estimate` says how to resume; run again, it picks up the cached chunks."""
+    out = tmp_path / "table.csv"
+    args = [sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-m", "--n", "400", "--k", "8",
+            "--out", str(out), "--cache-dir", str(tmp_path / "cache")]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(600):  # wait until the first chunk is cached, then interrupt
+        if list((tmp_path / "cache").glob("*/chunk-*.json")):
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1].startswith("interrupted; run the same command again to resume")
+    assert not out.exists()
+
+
+def test_quiet_prints_only_the_result(tmp_path):
+    done = run_cli("estimate", "--model", "tiny-s", "--n", "4", "--k", "2", "--quiet", "--no-cache",
+                   "--out", str(tmp_path / "t.csv"))
+    assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
+    assert done.stdout.startswith("wrote 4 rows")
