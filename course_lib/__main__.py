@@ -218,12 +218,7 @@ def cmd_train(args) -> None:
     from .provenance import check_writable_folder
     from .training import TrainConfig, train_grpo
 
-    settings = dict(group_size=args.group_size, prompts_per_step=args.prompts_per_step, steps=args.steps,
-                    learning_rate=args.lr, beta=args.beta, lora=args.lora, seed=args.train_seed,
-                    dynamic_sampling=args.dynamic_sampling, max_completion_length=args.max_new_tokens,
-                    use_vllm=args.use_vllm, micro_batch_prompts=args.micro_batch_prompts,
-                    gradient_checkpointing=args.gradient_checkpointing, save_steps=args.save_steps)
-    given = {key: value for key, value in settings.items() if value is not None}
+    given = {name: getattr(args, name) for name in config_flag_names() if getattr(args, name) is not None}
     if args.settings == "course":
         config = TrainConfig(**given)
     else:  # the paper's values, with any flag given on the command line winning
@@ -376,6 +371,45 @@ def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
                         help="do not cache or resume (default: cached in $COURSE_CACHE_DIR or ~/.cache/course_lib)")
 
 
+TRAIN_FLAG_ALIASES = {"learning_rate": ["--lr"], "max_completion_length": ["--max-new-tokens"]}
+
+
+def config_flag_names() -> list[str]:
+    """The TrainConfig fields `train` takes as flags (every plain setting; not `extra` or the target-module tuple)."""
+    from dataclasses import fields
+
+    from .training import TrainConfig
+
+    return [f.name for f in fields(TrainConfig) if f.name not in ("extra", "lora_target_modules")]
+
+
+def field_comments(cls) -> dict:
+    """field -> the comment written beside it in a config dataclass (one source for the help text)."""
+    import inspect
+    import re
+
+    pattern = re.compile(r"^\s+(\w+): [^=]+= .*?  # (.+)$")
+    return {m.group(1): m.group(2) for line in inspect.getsource(cls).splitlines() if (m := pattern.match(line))}
+
+
+def add_config_flags(parser, aliases: dict) -> None:
+    """One flag per TrainConfig field, its help the field's comment and its default the dataclass's."""
+    from dataclasses import fields
+
+    from .training import TrainConfig
+
+    comments = field_comments(TrainConfig)
+    for field in fields(TrainConfig):
+        if field.name not in config_flag_names():
+            continue
+        flags = [f"--{field.name.replace('_', '-')}", *aliases.get(field.name, [])]
+        text = f"{comments.get(field.name, field.name)} (default: {field.default})".replace("%", "%%")
+        if isinstance(field.default, bool):
+            parser.add_argument(*flags, dest=field.name, action=argparse.BooleanOptionalAction, default=None, help=text)
+        else:
+            parser.add_argument(*flags, dest=field.name, type=type(field.default), default=None, help=text)
+
+
 STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, or the probes hard-wins-large-pool and "
               "hard-wins-paper-steps (course_lib.studies.STUDIES)")
 
@@ -455,25 +489,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--answer-format", default=None, help="answer format (with --task)")
     train.add_argument("--ids", type=Path, default=None, help="ids file from `select` (default: the whole pool)")
     train.add_argument("--settings", default="course", choices=("course", "2508.14094", "2604.06298"),
-                       help="training settings: the course's (TrainConfig defaults) or a paper's (profiles.py)")
+                       help="training settings: the course's (the defaults below) or a paper's (profiles.py); "
+                            "flags given here win over either")
     train.add_argument("--paper-dataset", default="gsm8k", help="with --settings 2604.06298: math or gsm8k batch sizes")
     train.add_argument("--model-size", default="1.5B", help="with --settings 2604.06298: 0.5B, 1.5B or 3B")
-    train.add_argument("--steps", type=int, default=None, help="optimizer steps (default 100, or the paper's)")
-    train.add_argument("--group-size", type=int, default=None, help="G: completions per prompt (default 8)")
-    train.add_argument("--prompts-per-step", type=int, default=None, help="prompts per optimizer step (default 8)")
-    train.add_argument("--lr", type=float, default=None, help="learning rate (default 3e-4, or the paper's)")
-    train.add_argument("--beta", type=float, default=None, help="KL penalty to the base model (default 0)")
-    train.add_argument("--max-new-tokens", type=int, default=None, help="completion length limit (default 96)")
-    train.add_argument("--lora", action=argparse.BooleanOptionalAction, default=None, help="LoRA (default) or full")
-    train.add_argument("--dynamic-sampling", action="store_true", default=None, help="DAPO online filtering")
-    train.add_argument("--use-vllm", action="store_true", default=None, help="generate with vLLM colocated (GPU)")
-    train.add_argument("--micro-batch-prompts", type=int, default=None,
-                       help="prompts per forward/backward (gradient accumulation; default: the whole step at once)")
-    train.add_argument("--gradient-checkpointing", action="store_true", default=None,
-                       help="recompute activations in the backward pass (less memory, ~30%% slower)")
-    train.add_argument("--save-steps", type=int, default=None,
-                       help="checkpoint every N steps, so a preempted job resumes (default 25)")
-    train.add_argument("--seed", dest="train_seed", type=int, default=None, help="training seed (default 0)")
+    add_config_flags(train, TRAIN_FLAG_ALIASES)
     train.add_argument("--out", type=Path, required=True, help="run folder (resumes if it holds the same run)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(run=cmd_train)

@@ -160,6 +160,35 @@ def _trainer_callback(ledger_reward: LedgerReward, run_dir: Path):
     return LedgerCallback()
 
 
+def _progress_callback():
+    """A progress bar showing the numbers that matter per step (reward, dead-group share, completion length, loss)
+    instead of TRL's full metrics dict, which goes to metrics.jsonl."""
+    from tqdm.auto import tqdm
+    from transformers import TrainerCallback
+
+    class CourseProgress(TrainerCallback):
+        bar = None
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            if state.is_world_process_zero:
+                self.bar = tqdm(total=state.max_steps, initial=state.global_step, desc="GRPO steps")
+
+        def on_step_end(self, args, state, control, **kwargs):
+            if self.bar is not None:
+                self.bar.update(state.global_step - self.bar.n)
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if self.bar is not None and logs and "reward" in logs:
+                self.bar.set_postfix(reward=f"{logs['reward']:.3f}", dead=f"{logs.get('frac_reward_zero_std', 0):.2f}",
+                                     length=f"{logs.get('completions/mean_length', 0):.0f}", loss=f"{logs.get('loss', 0):.4f}")
+
+        def on_train_end(self, args, state, control, **kwargs):
+            if self.bar is not None:
+                self.bar.close()
+
+    return CourseProgress()
+
+
 def _append_lines(path: Path, lines: list[str]) -> None:
     """Append whole lines to a JSON Lines file."""
     if lines:
@@ -374,10 +403,12 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
                             peft_config=peft_config,
                             callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
     trainer.course_max_rounds = config.dynamic_max_rounds
-    if not progress:  # without a progress bar, transformers prints every log line instead
-        from transformers.trainer_callback import PrinterCallback
+    from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
-        trainer.remove_callback(PrinterCallback)
+    trainer.remove_callback(PrinterCallback)  # it would print TRL's ~25-key metrics dict at every step
+    trainer.remove_callback(ProgressCallback)
+    if progress:
+        trainer.add_callback(_progress_callback())
     start = time.time()
     trainer.train(resume_from_checkpoint=bool(resume_step))
     trainer.save_model(str(run_dir / "final"))  # every process takes part (DeepSpeed gathers); the main one writes

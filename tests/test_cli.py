@@ -118,3 +118,24 @@ def test_provenance_commit_ignores_outputs_but_not_code(tmp_path):
     with open(clone / "course_lib" / "tasks.py", "a") as handle:
         handle.write("# an edit to the code\n")
     assert commit().endswith("+dirty")
+
+
+def test_train_help_comes_from_the_config_with_its_defaults():
+    from course_lib.__main__ import field_comments
+    from course_lib.training import TrainConfig
+
+    result = run_cli("train", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "--group-size GROUP_SIZE G: completions per prompt (TRL's num_generations) (default: 8)" in text
+    assert "--learning-rate LEARNING_RATE, --lr LEARNING_RATE" in text
+    assert field_comments(TrainConfig)["max_grad_norm"] == "gradient clipping"
+
+
+def test_train_shows_a_progress_bar_not_the_metrics_dict(tmp_path):
+    result = run_cli("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--steps", "2", "--group-size", "2",
+                     "--prompts-per-step", "2", "--max-new-tokens", "16", "--out", str(tmp_path / "run"))
+    assert result.returncode == 0, result.stderr
+    assert "GRPO steps" in result.stderr and "reward=" in result.stderr
+    assert "{'loss'" not in result.stdout + result.stderr and "'frac_reward_zero_std'" not in result.stdout
+    assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == 2  # the full metrics are kept
