@@ -14,6 +14,14 @@ def use_offline_renderer(kind: str = "svg") -> None:
     alt.renderers.enable(kind)
 
 
+def count_marks(svg: str) -> int:
+    """How many data marks (points, bars, lines, areas, ...) a rendered chart's SVG holds: 0 means a blank chart."""
+    import re
+
+    roles = re.findall(r'aria-roledescription="([^"]+)"', svg)
+    return sum(1 for role in roles if "container" not in role and role not in ("axis", "legend", "title"))
+
+
 def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None) -> alt.Chart:
     """Mean pass rate per level, one line per model; `table` has columns model, level, pass_rate."""
     chart = (

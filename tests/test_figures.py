@@ -18,3 +18,17 @@ def test_readme_embeds_the_committed_figures_and_says_how_they_were_made():
     assert "python -m course_lib figures" in readme
     for name in ("calibration.png", "dead_groups.png", "grpo_tiny_m.png"):
         assert f"docs/figures/{name}" in readme and (ROOT / "docs" / "figures" / name).exists()
+
+
+def test_count_marks_tells_a_blank_chart_from_a_drawn_one():
+    import altair as alt
+    import pandas as pd
+    import vl_convert
+
+    from course_lib.plots import count_marks
+
+    table = pd.DataFrame({"gain.test": [0.1, 0.2], "share": [0.3, 0.4]})
+    blank = alt.Chart(table).mark_point().encode(x="share:Q", y="gain.test:Q")  # the dot makes it a nested field
+    drawn = alt.Chart(table.rename(columns={"gain.test": "gain_test"})).mark_point().encode(x="share:Q", y="gain_test:Q")
+    assert count_marks(vl_convert.vegalite_to_svg(blank.to_dict())) == 0
+    assert count_marks(vl_convert.vegalite_to_svg(drawn.to_dict())) == 2

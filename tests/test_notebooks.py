@@ -1,4 +1,5 @@
-"""Every numbered notebook executes under papermill in the `smoke` profile; its recorded numbers are checked."""
+"""Every numbered notebook executes under papermill in the `smoke` profile; its recorded numbers and its charts
+are checked."""
 
 import pytest
 
@@ -87,3 +88,18 @@ def test_notebook_runs_in_smoke_profile(notebook, tmp_path):
     numbers = read_records(tmp_path / notebook.name)
     assert numbers == result["records"] and numbers, "the notebook must record its key numbers"
     CHECKS[notebook.name[:2]](numbers)
+    check_charts_have_marks(tmp_path / notebook.name)
+
+
+def check_charts_have_marks(executed):
+    """Every chart a notebook rendered shows data: a blank chart (e.g. a dotted field name Vega-Lite cannot read)
+    has no marks and a 'NaN' scale."""
+    import nbformat
+
+    from course_lib.plots import count_marks
+
+    for index, cell in enumerate(nbformat.read(str(executed), as_version=4).cells):
+        for output in cell.get("outputs", []):
+            svg = output.get("data", {}).get("image/svg+xml")
+            if svg:
+                assert count_marks(svg) > 0 and "NaN" not in svg, f"{executed.name} cell {index}: a blank chart"
