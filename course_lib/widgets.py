@@ -25,8 +25,8 @@ def dead_group_widget():
     import ipywidgets as w
     from IPython.display import display
 
-    p = w.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.05, description="pass rate p")
-    G = w.Dropdown(options=[2, 4, 8, 16, 32], value=8, description="group size G")
+    p = w.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.01, description="pass rate p")
+    G = w.IntSlider(value=8, min=2, max=64, description="group size G")  # any G: p = 0.05 needs G = 14
     out = w.Output()
 
     def redraw(*_):

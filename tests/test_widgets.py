@@ -68,3 +68,13 @@ def test_widgets_build_and_react():
     budget.value = 0.5
     assert ">5<" in numbers.value  # n_selected for half of ten problems
     assert dead_group_widget().children
+
+
+def test_dead_group_widget_takes_any_group_size():
+    """Notebook 02 asks for the smallest G at which a p = 0.05 problem is alive more often than dead: 14."""
+    from course_lib.widgets import dead_group_view, dead_group_widget
+
+    p, G = dead_group_widget().children[0].children
+    G.value, p.value = 14, 0.05
+    assert G.value == 14 and p.value == 0.05
+    assert dead_group_view(0.05, 14)["dead_probability"] < 0.5 < dead_group_view(0.05, 13)["dead_probability"]
