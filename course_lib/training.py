@@ -311,6 +311,10 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
     check(args.world_size == num_processes,
           f"accelerate runs {args.world_size} processes but the launcher said {num_processes}; "
           "launch with accelerate launch or torchrun")
+    # TRL reuses a generation batch for num_iterations steps and keeps it only in memory: resume where it is fresh
+    check(config.save_steps % args.num_iterations == 0,
+          f"save_steps={config.save_steps} is not a multiple of num_iterations={args.num_iterations}: a run resumed "
+          f"there would generate anew a batch it was reusing; use a multiple of {args.num_iterations}")
     return args
 
 

@@ -5,8 +5,9 @@ import shutil
 import pytest
 from transformers import TrainerCallback
 
+from course_lib import CourseError
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, _replay_epochs, read_jsonl_log, train_grpo
+from course_lib.training import TrainConfig, _replay_epochs, read_jsonl_log, train_grpo, trl_config
 
 # 6 problems, 2 prompts per step: an epoch is 3 steps, so steps 4-6 are the second epoch, which TRL shuffles anew
 FAST = {"group_size": 4, "prompts_per_step": 2, "steps": 6, "max_completion_length": 32}
@@ -110,3 +111,10 @@ def test_resumed_dynamic_sampling_run_equals_an_uninterrupted_one(problems, tmp_
     assert read_jsonl_log(tmp_path / "killed" / "ledger.jsonl") == read_jsonl_log(tmp_path / "whole" / "ledger.jsonl")
     assert _metrics(tmp_path / "killed") == _metrics(tmp_path / "whole")
     assert (tmp_path / "killed" / ADAPTER).read_bytes() == (tmp_path / "whole" / ADAPTER).read_bytes()
+
+
+def test_checkpoints_between_reuses_of_a_generation_batch_are_refused(tmp_path):
+    # TRL keeps the batch it reuses for num_iterations steps in memory only; a resume there would generate anew
+    with pytest.raises(CourseError, match="save_steps=3 is not a multiple of num_iterations=2: .*; use a multiple of 2"):
+        trl_config(TrainConfig(save_steps=3, extra={"num_iterations": 2}), tmp_path)
+    assert trl_config(TrainConfig(save_steps=4, extra={"num_iterations": 2}), tmp_path).num_iterations == 2
