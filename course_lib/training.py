@@ -395,7 +395,8 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
     peft_config = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0, bias="none",
                              target_modules=list(config.lora_target_modules), task_type="CAUSAL_LM") \
         if config.lora else None
-    trainer = _trainer_class(config.dynamic_sampling)(model=model, reward_funcs=[ledger], args=args,
+    trainer_class = _trainer_class(config.dynamic_sampling)
+    trainer = trainer_class(model=model, reward_funcs=[ledger], args=args,
                             train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer,
                             peft_config=peft_config,
                             callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
