@@ -8,6 +8,7 @@ Introduced in notebooks/04_grpo_training.ipynb.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import shutil
@@ -204,8 +205,31 @@ def _truncate_after(path: Path, step: int) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Dynamic sampling (DAPO): drop groups whose rewards are all equal, refill the batch
+# The trainer: TRL's, with a data order that resumed runs replay, and optional dynamic sampling (DAPO)
 # ---------------------------------------------------------------------------
+
+
+def _replay_epochs(sampler, epoch: int) -> None:
+    """Put a TRL `RepeatSampler`'s generator where `epoch` epochs of shuffling leave it (the Trainer's set_epoch)."""
+    if sampler.shuffle and sampler.seed is not None:
+        sampler.generator.manual_seed(sampler.seed)
+        for _ in range(epoch):  # one permutation per epoch, as RepeatSampler.__iter__ draws it
+            torch.randperm(sampler.num_samples, generator=sampler.generator)
+
+
+def _trainer_class(dynamic_sampling: bool = False):
+    """TRL's GRPOTrainer whose resumed runs see the prompts of an uninterrupted one; with DAPO filtering if asked."""
+    from trl import GRPOTrainer
+
+    class CourseGRPOTrainer(GRPOTrainer):
+        def _get_train_sampler(self, dataset=None):
+            # TRL seeds the sampler's generator once and draws a permutation per epoch; a run resumed in epoch e
+            # would start again from epoch 0's order. The Trainer calls set_epoch(e) before each epoch, also resumed.
+            sampler = super()._get_train_sampler(dataset)
+            sampler.set_epoch = functools.partial(_replay_epochs, sampler)
+            return sampler
+
+    return _dynamic_trainer_class(CourseGRPOTrainer) if dynamic_sampling else CourseGRPOTrainer
 
 
 def _pad_cat(tensors, value, left=False):
@@ -218,11 +242,10 @@ def _pad_cat(tensors, value, left=False):
     return torch.cat(padded)
 
 
-def _dynamic_trainer_class():
-    """GRPOTrainer with DAPO-style online filtering, which TRL does not offer."""
-    from trl import GRPOTrainer
+def _dynamic_trainer_class(base):
+    """`base` (a GRPOTrainer) with DAPO-style online filtering, which TRL does not offer: drop dead groups, refill."""
 
-    class DynamicSamplingGRPOTrainer(GRPOTrainer):
+    class DynamicSamplingGRPOTrainer(base):
         def _generate_and_score_completions(self, inputs):
             output = super()._generate_and_score_completions(inputs)
             if not self.model.training:
@@ -317,6 +340,10 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
     check(args.world_size == num_processes,
           f"accelerate runs {args.world_size} processes but the launcher said {num_processes}; "
           "launch with accelerate launch or torchrun")
+    # TRL reuses a generation batch for num_iterations steps and keeps it only in memory: resume where it is fresh
+    check(config.save_steps % args.num_iterations == 0,
+          f"save_steps={config.save_steps} is not a multiple of num_iterations={args.num_iterations}: a run resumed "
+          f"there would generate anew a batch it was reusing; use a multiple of {args.num_iterations}")
     return args
 
 
@@ -397,7 +424,7 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
     peft_config = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0, bias="none",
                              target_modules=list(config.lora_target_modules), task_type="CAUSAL_LM") \
         if config.lora else None
-    trainer_class = _dynamic_trainer_class() if config.dynamic_sampling else __import__("trl").GRPOTrainer
+    trainer_class = _trainer_class(config.dynamic_sampling)
     trainer = trainer_class(model=model, reward_funcs=[ledger], args=args,
                             train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer,
                             peft_config=peft_config,
