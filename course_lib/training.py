@@ -360,10 +360,17 @@ def _dataset(problems, tokenizer):
 
 def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_ids: list[str]) -> int | None:
     """The step to resume from (None for a fresh run); an error if the folder holds a different run."""
+    check(not run_dir.exists() or run_dir.is_dir(), f"out={run_dir} is a file; give a folder for the run")
     saved = run_dir / "run_config.json"
     if not saved.exists():
         return None
-    previous = json.loads(saved.read_text())
+    try:
+        previous = json.loads(saved.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        previous = None
+    check(isinstance(previous, dict) and isinstance(previous.get("config"), dict)
+          and {"model", "problem_ids"} <= set(previous),
+          f"{saved} is damaged (not the JSON train_grpo writes); use a new folder, or delete this one to start over")
     previous_config = {**TrainConfig().to_json(), **previous["config"]}  # runs from before a field existed
     same = previous_config == config_json and previous["model"] == model_name and \
         previous["problem_ids"] == problem_ids
@@ -378,8 +385,11 @@ def _finished_summary(run_dir: Path, steps: int) -> dict | None:
     path = run_dir / "summary.json"
     if not (path.exists() and (run_dir / "final").is_dir()):
         return None
-    summary = json.loads(path.read_text())
-    return summary if summary.get("steps") == steps else None
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None  # a damaged summary: the run finishes again from its last checkpoint
+    return summary if isinstance(summary, dict) and summary.get("steps") == steps else None
 
 
 def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bool = True, callbacks=()) -> dict:
