@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import check
+from .errors import CourseError, check
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "data" / "results"
 
@@ -76,9 +76,6 @@ STUDIES = {
     },
 }
 
-# Two-sided 95% quantiles of Student's t by degrees of freedom (for intervals across a handful of seeds).
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-         12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
 
 
 def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
@@ -102,12 +99,74 @@ def t_interval(values) -> dict:
     mean = float(values.mean())
     if len(values) == 1:
         return {"mean": round(mean, 4), "ci_low": float("nan"), "ci_high": float("nan"), "seeds": 1, "excludes_zero": False}
-    df = len(values) - 1
-    t = T_975[max(d for d in T_975 if d <= df)]
-    half = t * float(values.std(ddof=1)) / float(np.sqrt(len(values)))
+    from scipy.stats import t as student_t
+
+    half = float(student_t.ppf(0.975, len(values) - 1)) * float(values.std(ddof=1)) / float(np.sqrt(len(values)))
     low, high = round(mean - half, 4), round(mean + half, 4)
     return {"mean": round(mean, 4), "ci_low": low, "ci_high": high, "seeds": len(values),
             "excludes_zero": bool(low > 0 or high < 0)}
+
+
+def equivalence_verdict(values, margin: float, base_variance: float = 0.0) -> dict:
+    """Better, worse, equivalent within +-margin (TOST) or inconclusive, from per-seed differences or gains.
+
+    `base_variance` is the variance of a baseline shared by every seed (e.g. one base-model evaluation), which
+    seed-to-seed spread cannot see; it is added to the variance of the mean. A 95% interval that excludes 0 says
+    "better"/"worse"; a 90% interval inside (-margin, +margin) says "equivalent" (two one-sided tests at 5%).
+
+    >>> equivalence_verdict([0.01, -0.01, 0.0, 0.005, -0.005], margin=0.03)["verdict"]
+    'equivalent'
+    """
+    from scipy.stats import t as student_t
+
+    values = np.asarray(list(values), dtype=float)
+    check(len(values) >= 3, f"{len(values)} seed(s): an interval from fewer than 3 seeds says nothing; run more seeds")
+    check(margin > 0, f"margin={margin} must be positive (the difference you would call negligible)")
+    mean, df = float(values.mean()), len(values) - 1
+    se = float(np.sqrt(values.var(ddof=1) / len(values) + base_variance))
+    low95, high95 = (mean + sign * float(student_t.ppf(0.975, df)) * se for sign in (-1, 1))
+    low90, high90 = (mean + sign * float(student_t.ppf(0.95, df)) * se for sign in (-1, 1))
+    verdict = ("better" if low95 > 0 else "worse" if high95 < 0
+               else "equivalent" if -margin < low90 and high90 < margin else "inconclusive")
+    return {"mean": round(mean, 4), "ci_low": round(low95, 4), "ci_high": round(high95, 4), "tost_low": round(low90, 4),
+            "tost_high": round(high90, 4), "margin": margin, "seeds": len(values), "verdict": verdict}
+
+
+def detectable_difference(sd: float, seeds: int, power: float = 0.8, alpha: float = 0.05) -> float:
+    """The smallest true paired difference a two-sided t-test over `seeds` detects with this power.
+
+    >>> round(detectable_difference(0.037, 5), 3)  # the tiny world's hard - random spread with 5 seeds
+    0.062
+    """
+    from scipy.optimize import brentq
+
+    check(seeds >= 2 and sd > 0, f"seeds={seeds} must be >= 2 and sd={sd} positive")
+    highest = 20 * sd / np.sqrt(seeds)  # a noncentrality of 20: power is 1 there
+    return float(brentq(lambda delta: paired_power(delta, sd, seeds, alpha) - power, 1e-9, highest))
+
+
+def seeds_needed(sd: float, difference: float, power: float = 0.8, alpha: float = 0.05, most: int = 1000) -> int:
+    """Seeds a paired two-sided t-test needs to detect `difference` with this power, given the seed-to-seed sd.
+
+    >>> seeds_needed(0.037, 0.03)
+    14
+    """
+    check(sd > 0 and difference > 0, f"sd={sd} and difference={difference} must be positive")
+    for seeds in range(2, most + 1):
+        if paired_power(difference, sd, seeds, alpha) >= power:
+            return seeds
+    raise CourseError(f"more than {most} seeds would be needed; find a larger effect or a less noisy measure")
+
+
+def paired_power(difference: float, sd: float, seeds: int, alpha: float = 0.05) -> float:
+    """Power of a two-sided one-sample t-test on `seeds` paired differences (noncentral t)."""
+    from scipy.stats import nct
+    from scipy.stats import t as student_t
+
+    df, shift = seeds - 1, difference / (sd / np.sqrt(seeds))
+    critical = float(student_t.ppf(1 - alpha / 2, df))
+    upper, lower = nct.sf(critical, df, shift), nct.cdf(-critical, df, shift)  # a far tail can come back NaN: ~0
+    return float(np.nan_to_num(upper) + np.nan_to_num(lower))
 
 
 def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task", "strategy")) -> pd.DataFrame:

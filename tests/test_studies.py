@@ -27,9 +27,9 @@ def synthetic_table():
 
 
 def test_t_interval_matches_the_textbook_formula_and_handles_one_seed():
-    interval = t_interval([1.0, 2.0, 3.0, 4.0, 5.0])  # mean 3, sd 1.5811, t(4) = 2.776
+    interval = t_interval([1.0, 2.0, 3.0, 4.0, 5.0])  # mean 3, sd 1.5811, t(4) = 2.7764
     assert interval["mean"] == 3.0
-    assert interval["ci_high"] == pytest.approx(3 + 2.776 * 1.5811388 / 5 ** 0.5, abs=1e-4)
+    assert interval["ci_high"] == pytest.approx(3 + 2.7764451 * 1.5811388 / 5 ** 0.5, abs=1e-4)
     assert t_interval([0.2])["seeds"] == 1 and pd.isna(t_interval([0.2])["ci_low"])
 
 
@@ -57,3 +57,38 @@ def test_per_level_change_and_mechanism_table():
 def test_load_study_names_the_command_when_results_are_missing(tmp_path):
     with pytest.raises(CourseError, match="python -m course_lib reproduce hard-wins"):
         load_study("hard-wins", tmp_path)
+
+
+def test_paired_power_matches_the_textbook_value():
+    from course_lib.studies import paired_power
+
+    # a one-sample t-test with effect size d = 1 and n = 10 has power 0.803 at alpha 0.05 (two-sided)
+    assert paired_power(1.0, 1.0, 10) == pytest.approx(0.8032, abs=5e-4)
+
+
+def test_seeds_needed_and_detectable_difference_agree():
+    from course_lib.studies import detectable_difference, paired_power, seeds_needed
+
+    seeds = seeds_needed(0.04, 0.03)
+    assert paired_power(0.03, 0.04, seeds) >= 0.8 > paired_power(0.03, 0.04, seeds - 1)
+    assert detectable_difference(0.04, seeds) <= 0.03 < detectable_difference(0.04, seeds - 1)
+
+
+@pytest.mark.parametrize(("values", "margin", "base_variance", "verdict"), [
+    ([0.05, 0.06, 0.04, 0.05, 0.055], 0.02, 0.0, "better"),
+    ([-0.05, -0.06, -0.04, -0.05, -0.055], 0.02, 0.0, "worse"),
+    ([0.002, -0.003, 0.001, 0.0, -0.001], 0.02, 0.0, "equivalent"),
+    ([0.002, -0.003, 0.001, 0.0, -0.001], 0.02, 0.0004, "inconclusive"),  # a shared baseline's error widens it
+    ([0.05, -0.04, 0.03, -0.02, 0.0], 0.02, 0.0, "inconclusive"),
+])
+def test_equivalence_verdict(values, margin, base_variance, verdict):
+    from course_lib.studies import equivalence_verdict
+
+    assert equivalence_verdict(values, margin, base_variance)["verdict"] == verdict
+
+
+def test_no_verdict_from_two_seeds():
+    from course_lib.studies import equivalence_verdict
+
+    with pytest.raises(CourseError, match="fewer than 3 seeds"):
+        equivalence_verdict([0.1, 0.2], margin=0.02)
