@@ -66,7 +66,7 @@ RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation 
     "model", "task", "strategy", "budget", "train_settings", "n_selected", "steps", "selected_mean_pass_rate",
     "selected_share_mixed", "predicted_dead_share", "learnable_share_of_steps", "accuracy_before", "accuracy_after",
     "gain", "gain_ci", "pass_at_k_before", "pass_at_k_after", "pass_at_k_gain", "eval_k", "accuracy_after_by_level",
-    "accuracy_before_by_level", "train_seconds", "estimation_completions",
+    "accuracy_before_by_level", "base_variance", "train_seconds", "estimation_completions",
 )
 
 
@@ -206,8 +206,19 @@ def run_point(point: Point) -> dict:
         "eval_k": {s: r["k"] for s, r in results.items()},
         "accuracy_after_by_level": {s: _by_level(r["after"]) for s, r in results.items()},
         "accuracy_before_by_level": {s: _by_level(r["before"]) for s, r in results.items()},
+        "base_variance": {s: base_variance(r["before"]["per_problem"]) for s, r in results.items()},
         "train_seconds": summary["seconds"], "estimation_completions": table.attrs["cost"]["completions"],
     }
+
+
+def base_variance(per_problem: list[dict]) -> float:
+    """Sampling variance of the base model's mean accuracy over these problems (each p from its K samples).
+
+    Every seed's gain is measured against this one baseline, so seed-to-seed spread cannot see its error;
+    `course_lib.studies.equivalence_verdict` adds it back.
+    """
+    terms = [row["pass_rate"] * (1 - row["pass_rate"]) / (row["k"] - 1) for row in per_problem if row["k"] > 1]
+    return round(sum(terms) / len(per_problem) ** 2, 8)
 
 
 def split_summary(record: dict):

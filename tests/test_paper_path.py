@@ -227,3 +227,10 @@ def test_the_experiment_notebook_declares_exactly_the_points_fields():
 
     declared = set(papermill.inspect_notebook(str(EXPERIMENT)))
     assert declared == {field.name.upper() for field in dataclasses.fields(Point)}
+
+
+def test_base_variance_is_the_binomial_variance_of_the_mean():
+    from course_lib.experiment import base_variance
+
+    rows = [{"pass_rate": 0.5, "k": 5}, {"pass_rate": 0.0, "k": 5}]  # 0.25/4 and 0, over 2 problems squared
+    assert base_variance(rows) == pytest.approx(0.0625 / 4)
