@@ -33,9 +33,9 @@ students: env
 	$(VENV)/bin/nbstripout --drop-tagged-cells solution build/students/*.ipynb
 	@echo "student notebooks (no solutions) are in build/students/"
 
-# The budget explorer as an app (Voila), for a class: open the printed URL.
+# The budget explorer alone as an app (Voila, code hidden), for a class: open the printed URL.
 explorer: env
-	$(VENV)/bin/voila notebooks/03_budget_explorer.ipynb --no-browser
+	$(VENV)/bin/voila apps/budget_explorer.ipynb --no-browser
 
 lint: env
 	$(PY) -m ruff check course_lib tests benchmarks

@@ -192,6 +192,21 @@ def _to_table(rows, k, folder, seconds) -> pd.DataFrame:
     return table[TABLE_COLUMNS]
 
 
+def difficulty_tables(profile, seed: int = 0, device=None, progress: bool = True) -> dict:
+    """model name -> difficulty table of the profile's pool, for each of the profile's models (03 and the explorer app)."""
+    from .models import load_model
+    from .problems import problems
+
+    pool = problems(profile.task, "train", profile.n_problems, seed)
+    tables = {}
+    for name in profile.models:
+        model, tokenizer = load_model(name, device=device)
+        tables[name] = estimate(model, tokenizer, pool, k=profile.k, temperature=profile.temperature,
+                                max_new_tokens=profile.max_new_tokens, seed=seed, progress=progress)
+        del model
+    return tables
+
+
 def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
     """The table as if only the first k samples had been drawn (from its `outcomes` column)."""
     check("outcomes" in table.columns, "table has no 'outcomes' column; re-estimate it with `estimate`")

@@ -1,7 +1,9 @@
-"""The budget explorer served by Voila, driven in headless Chromium (Debian's) through Playwright.
+"""The budget explorer app (apps/budget_explorer.ipynb, what `make explorer` serves to a class) in Voila,
+driven in headless Chromium (Debian's) through Playwright.
 
 The test starts Voila on localhost, moves the budget slider and changes the strategy, and checks
-that the numbers and the chart change to what the pure function `explorer_view` computes.
+that the numbers and the chart change to what the pure function `explorer_view` computes, and that
+the page shows the explorer alone (no notebook prose, prints or recorded numbers).
 """
 
 import socket
@@ -13,14 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.difficulty import estimate
-from course_lib.models import load_model
+from course_lib.difficulty import difficulty_tables
 from course_lib.profiles import get_profile
-from course_lib.tasks import generate
 from course_lib.widgets import explorer_view
 
 CHROMIUM = Path("/usr/bin/chromium")
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_budget_explorer.ipynb"
+NOTEBOOK = Path(__file__).resolve().parent.parent / "apps" / "budget_explorer.ipynb"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 
@@ -33,7 +33,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def voila_url(tmp_path_factory):
-    """Voila serving a smoke-profile copy of notebook 03 (papermill injects the parameters, nothing runs)."""
+    """Voila serving a smoke-profile copy of the explorer app (papermill injects the parameters, nothing runs)."""
     import papermill
 
     assert CHROMIUM.exists(), "the browser test needs Debian's chromium (.ci/run installs it)"
@@ -64,15 +64,8 @@ def voila_url(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tables():
-    """The same difficulty tables the notebook builds (read from the shared cache the kernel filled)."""
-    profile = get_profile("smoke")
-    pool = generate(profile.task, profile.n_problems, "train", 0)
-    out = {}
-    for name in profile.models:
-        model, tokenizer = load_model(name, device="cpu")
-        out[name] = estimate(model, tokenizer, pool, k=profile.k, temperature=profile.temperature,
-                             max_new_tokens=profile.max_new_tokens, seed=0, progress=False)
-    return out
+    """The same difficulty tables the app builds (read from the shared cache the kernel filled)."""
+    return difficulty_tables(get_profile("smoke"), 0, "cpu", progress=False)
 
 
 def shown(page, key: str) -> str:
@@ -119,6 +112,9 @@ def test_explorer_in_a_real_browser(voila_url, tables):
 
         expected, _ = explorer_view(tables, model, k, "hard", 0.1)
         assert shown(page, "n_selected") == str(expected["n_selected"])
+        text = page.inner_text("body")
+        assert "Budget explorer" in text and "key numbers recorded" not in text and "import " not in text
+        assert "mean pass rate:" not in text  # the explorer alone: none of notebook 03's prints
         assert shown(page, "predicted_dead_share") == f"{expected['predicted_dead_share']:.3f}"
         chart_before = wait_for_chart(page, "hard at budget 0.10")
 
