@@ -148,7 +148,7 @@ def test_different_settings_miss_the_cache(tiny_s, pool, tmp_path):
 
 @pytest.mark.parametrize(
     ("override", "message"),
-    [({"k": 1}, "k=1 must be >= 2"), ({"temperature": -0.5}, "temperature=-0.5 must be >= 0")],
+    [({"k": 1}, "k=1 must be >= 2"), ({"temperature": -0.5}, "temperature=-0.5 must be a finite number >= 0")],
 )
 def test_bad_settings_fail_before_sampling(tiny_s, pool, override, message):
     model, tokenizer = tiny_s
