@@ -130,6 +130,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     """Pass rate of every problem over k samples; cached by content, resumable chunk by chunk.
 
     The returned table's `attrs["cost"]` holds generated tokens, completions, clipped completions and wall seconds.
+    A cached chunk that fails `read_chunk`'s checks (JSON, rows, ids, k, outcomes, checksum) is sampled again.
     With backend="vllm", `model` is a model folder or hub id (vLLM loads it; see `course_lib.sampling`).
     """
     from tqdm.auto import tqdm
