@@ -218,7 +218,7 @@ def test_greedy_repeats_the_single_completion(tiny_m):
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"k": 0}, "k=0 must be"), ({"temperature": -1.0}, "temperature=-1.0 must be >= 0"),
+    [({"k": 0}, "k=0 must be"), ({"temperature": -1.0}, "temperature=-1.0 must be a finite number >= 0"),
      ({"backend": "tgi"}, "backend='tgi' is unknown"), ({"max_new_tokens": 0}, "max_new_tokens=0")],
 )
 def test_bad_sampling_settings(tiny_m, kwargs, message):
