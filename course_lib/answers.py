@@ -2,15 +2,28 @@
 
 Formats: the tiny tasks and GSM8K (`#### N`), MATH (`\\boxed{...}`, equivalence through
 math-verify), BBH options `(A)`..`(G)`, AIME integers, and `<answer>...</answer>` tags.
-Nothing here ever evaluates model output as code. Introduced in notebooks/00_tiny_world_tour.ipynb.
+Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
+`４２` (fullwidth) both equal 42; superscripts, fractions like `½` and number words are not digits, and
+separators must be ASCII (`.` and `,`). MATH answers are checked from any thread (a helper process when
+not the main one, see `math_equal`). Nothing here ever evaluates model output as code.
+Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import select
+import subprocess
+import sys
+import threading
+import unicodedata
+from pathlib import Path
 
 MAX_SCAN = 4000  # only the tail of a completion is searched: bounded work on any string
 MAX_MATH_CHARS = 300  # longer candidate answers are not handed to math-verify
+MATH_TIMEOUT = 2  # seconds math-verify may spend on each parse and on the comparison
 
 _HASH = re.compile(r"####[ \t]*([^\n]{0,100})")
 _OPTION = re.compile(r"\(([A-G])\)")
@@ -24,7 +37,8 @@ def _tail(text) -> str:
 
 
 def normalize_number(text: str) -> str:
-    """'1,234' -> '1234', '$5.00' -> '5', ' 7. ' -> '7'; other strings are only stripped."""
+    """'1,234' -> '1234', '$5.00' -> '5', ' 7. ' -> '7', '٤٢' -> '42'; other strings are only stripped."""
+    text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)  # any script's digits
     cleaned = text.strip().replace(",", "").replace("$", "").rstrip(".").strip()
     if re.fullmatch(r"-?\d+\.0*", cleaned):
         cleaned = cleaned.split(".")[0]
@@ -38,8 +52,8 @@ def extract_hash_answer(text) -> str | None:
 
     >>> extract_hash_answer("3+4=7\\n#### 7")
     '7'
-    >>> extract_hash_answer("The total is 1,200.\\n#### 1,200") is None or True
-    True
+    >>> extract_hash_answer("The total is 1,200.\\n#### 1,200")
+    '1200'
     """
     matches = _HASH.findall(_tail(text))
     if not matches:
@@ -116,14 +130,74 @@ def math_equal(predicted: str | None, reference: str) -> bool:
         return True
     if len(predicted) > MAX_MATH_CHARS or len(reference) > MAX_MATH_CHARS:
         return False
+    if threading.current_thread() is not threading.main_thread():
+        return _math_verify_in_worker(predicted, reference)
+    return _math_verify(predicted, reference)
+
+
+def _math_verify(predicted: str, reference: str) -> bool:
+    """math-verify's equivalence under its own timeouts (signal.alarm: the main thread only)."""
     try:
         from math_verify import parse, verify
 
-        gold = parse(f"${reference}$", parsing_timeout=2)
-        guess = parse(f"${predicted}$", parsing_timeout=2)
-        return bool(gold and guess and verify(gold, guess, timeout_seconds=2))
+        gold = parse(f"${reference}$", parsing_timeout=MATH_TIMEOUT)
+        guess = parse(f"${predicted}$", parsing_timeout=MATH_TIMEOUT)
+        return bool(gold and guess and verify(gold, guess, timeout_seconds=MATH_TIMEOUT))
     except Exception:  # math-verify can fail on odd LaTeX; an unparsable answer is wrong
         return False
+
+
+_WORKER: list = []  # the one helper process that checks MATH answers for threads other than the main one
+_WORKER_LOCK = threading.Lock()
+
+
+def _math_verify_in_worker(predicted: str, reference: str) -> bool:
+    """`_math_verify` in a helper process, where signal.alarm works; killed and replaced if it ever hangs.
+
+    Without its timeout math-verify hangs on short inputs such as `9^{9^{9^{9}}}`, so a thread cannot call it directly.
+    """
+    with _WORKER_LOCK:
+        if not _WORKER or _WORKER[0].poll() is not None or _WORKER[1] != os.getpid():  # none, dead, or a parent's
+            root = str(Path(__file__).resolve().parent.parent)
+            code = f"import sys; sys.path.insert(0, {root!r}); from course_lib.answers import serve; serve()"
+            process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       text=True)
+            _WORKER[:] = [process, os.getpid()]
+            if not _read_line(process, 120):  # "ready" once math-verify (and sympy) are imported
+                return _stop_worker()
+        process = _WORKER[0]
+        try:
+            process.stdin.write(json.dumps([predicted, reference]) + "\n")
+            process.stdin.flush()
+        except OSError:
+            return _stop_worker()
+        answer = _read_line(process, 4 * MATH_TIMEOUT)  # two parses and a comparison, each bounded in the worker
+        return answer == "1" if answer else _stop_worker()
+
+
+def _read_line(process, seconds: float) -> str | None:
+    """The worker's next line, or None when it says nothing within `seconds`."""
+    ready, _, _ = select.select([process.stdout], [], [], seconds)
+    return process.stdout.readline().strip() or None if ready else None
+
+
+def _stop_worker() -> bool:
+    """Kill a hung or dead worker (a new one starts on the next call); the answer is counted wrong."""
+    process = _WORKER[0]
+    _WORKER.clear()
+    process.kill()
+    process.wait()
+    return False
+
+
+def serve() -> None:
+    """The worker's loop: a JSON [predicted, reference] per line in, '1' or '0' per line out."""
+    import math_verify  # noqa: F401  (imported before "ready", so the first answer is not slowed by it)
+
+    print("ready", flush=True)
+    for line in sys.stdin:
+        predicted, reference = json.loads(line)
+        print("1" if _math_verify(predicted, reference) else "0", flush=True)
 
 
 EXTRACTORS = {"hash": extract_hash_answer, "boxed": extract_boxed, "tagged": extract_tagged, "option": extract_option}

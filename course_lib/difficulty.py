@@ -10,6 +10,7 @@ import json
 import math
 import os
 import time
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -134,6 +135,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     """Pass rate of every problem over k samples; cached by content, resumable chunk by chunk.
 
     The returned table's `attrs["cost"]` holds generated tokens, completions, clipped completions and wall seconds.
+    A cached chunk that fails `read_chunk`'s checks (JSON, rows, ids, k, outcomes, checksum) is sampled again.
     With backend="vllm", `model` is a model folder or hub id (vLLM loads it; see `course_lib.sampling`).
     """
     from tqdm.auto import tqdm
@@ -146,22 +148,74 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
                 "chunk_size": chunk_size, "backend": backend, "prompts": _prompts_fingerprint(problems, tokenizer)}
     root = cache_folder(cache_dir)
     folder = root / cache_key(model, problems, settings) if root else None
-    start, rows, fresh_seconds = time.time(), [], 0.0
+    start, rows, sampling_seconds = time.time(), [], 0.0
     chunks = range(0, len(problems), chunk_size)
     for index, first in enumerate(tqdm(chunks, desc=description or f"estimating pass rates (K={k})", disable=not progress)):
         part = folder / f"chunk-{index:05d}.json" if folder else None
-        if part is not None and part.exists():
-            rows += json.loads(part.read_text())["rows"]
+        chunk_problems = problems[first : first + chunk_size]
+        cached = read_chunk(part, chunk_problems, k) if part is not None and part.exists() else None
+        if cached is not None:
+            rows += cached[0]
+            sampling_seconds += cached[1]
             continue
         chunk_start = time.time()
-        chunk_rows = _score_chunk(model, tokenizer, problems[first : first + chunk_size], k, temperature,
-                                  max_new_tokens, chunk_seed(seed, index), backend)
+        chunk_rows = _score_chunk(model, tokenizer, chunk_problems, k, temperature, max_new_tokens,
+                                  chunk_seed(seed, index), backend)
         seconds = time.time() - chunk_start
-        fresh_seconds += seconds
+        sampling_seconds += seconds
         if part is not None:
-            atomic_write_text(part, json.dumps({"rows": chunk_rows, "seconds": seconds}))
+            atomic_write_text(part, json.dumps({"rows": chunk_rows, "seconds": seconds,
+                                                "sha256": rows_checksum(chunk_rows)}))
         rows += chunk_rows
-    return _to_table(rows, k, folder, time.time() - start)
+    return _to_table(rows, k, sampling_seconds if folder else None, time.time() - start)
+
+
+ROW_TYPES = {"id": str, "level": (int, type(None)), "source": str, "k": int, "n_correct": int,
+             "pass_rate": (int, float), "mean_length": (int, float), "tokens": int, "clipped": int, "outcomes": str}
+
+
+def rows_checksum(rows: list[dict]) -> str:
+    """sha256 of a chunk's rows as canonical JSON (sorted keys, no spaces), stored beside them."""
+    return hashlib.sha256(json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def chunk_problem(data, problems, k) -> str | None:
+    """What is wrong with a cached chunk's parsed JSON for these problems at k samples; None when it is sound."""
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        return "not an object with a 'rows' list"
+    rows = data["rows"]
+    if not isinstance(data.get("seconds"), int | float) or isinstance(data["seconds"], bool):
+        return "no number 'seconds'"
+    if data.get("sha256") != rows_checksum(rows):
+        return "its checksum does not match its rows (edited, or written by an older course_lib)"
+    ids = [row.get("id") if isinstance(row, dict) else None for row in rows]
+    if ids != [p.id for p in problems]:
+        return f"its ids {ids[:3]}... are not this chunk's problems {[p.id for p in problems][:3]}..."
+    for row, problem in zip(rows, problems):
+        for key, kinds in ROW_TYPES.items():
+            if key not in row or not isinstance(row[key], kinds) or isinstance(row[key], bool):
+                return f"row {problem.id!r}: {key!r} is missing or not {kinds}"
+        outcomes = row["outcomes"]
+        if row["k"] != k or len(outcomes) != k or set(outcomes) - {"0", "1"}:
+            return f"row {problem.id!r}: k={row['k']} and outcomes {outcomes!r} are not {k} samples of 0/1"
+        if row["n_correct"] != outcomes.count("1") or row["pass_rate"] != row["n_correct"] / k:
+            return f"row {problem.id!r}: n_correct and pass_rate disagree with outcomes {outcomes!r}"
+        if (row["level"], row["source"]) != (problem.level, problem.source):
+            return f"row {problem.id!r}: level or source differs from the problem's"
+    return None
+
+
+def read_chunk(path: Path, problems, k) -> tuple[list[dict], float] | None:
+    """A cached chunk's (rows, seconds) when it is sound for these problems; else None, with a warning naming it."""
+    try:
+        data = json.loads(Path(path).read_text())
+        fault = chunk_problem(data, problems, k)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        fault = f"unreadable ({type(error).__name__}: {error})"
+    if fault is None:
+        return data["rows"], float(data["seconds"])
+    warnings.warn(f"cached chunk {path} is not valid ({fault}); sampling it again", stacklevel=3)
+    return None
 
 
 def _prompts_fingerprint(problems, tokenizer) -> str:
@@ -178,14 +232,14 @@ def check_pass_rates(table: pd.DataFrame, min_problems: int = 50, max_zero_share
           "and max_new_tokens before training, or pass check_pass_rates=False if the task is truly that hard")
 
 
-def _to_table(rows, k, folder, seconds) -> pd.DataFrame:
-    """Rows -> the difficulty table, with Wilson intervals and the cost in `attrs`."""
+def _to_table(rows, k, chunk_seconds, seconds) -> pd.DataFrame:
+    """Rows -> the difficulty table, with Wilson intervals and the cost in `attrs` (chunk_seconds: cached ones too)."""
     table = pd.DataFrame(rows)
     intervals = [wilson_interval(n, k) for n in table["n_correct"]]
     table["ci_low"] = [round(low, 4) for low, _ in intervals]
     table["ci_high"] = [round(high, 4) for _, high in intervals]
     table["mean_length"] = table["mean_length"].round(2)
-    chunk_seconds = sum(json.loads(p.read_text())["seconds"] for p in folder.glob("chunk-*.json")) if folder else seconds
+    chunk_seconds = seconds if chunk_seconds is None else chunk_seconds
     table.attrs["cost"] = {"completions": int(len(table) * k), "generated_tokens": int(table["tokens"].sum()),
                            "clipped_completions": int(table["clipped"].sum()) if "clipped" in table else None,
                            "sampling_seconds": round(chunk_seconds, 2), "wall_seconds": round(seconds, 2)}

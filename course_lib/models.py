@@ -5,12 +5,16 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import math
 import os
 import random
+import re
+import socket
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,7 +109,91 @@ def resolve_model_path(name_or_path: str) -> Path | None:
             f"use a folder written by save_pretrained, or one of {', '.join(TINY_SIZES)}",
         )
         return path
+    if re.fullmatch(r"tiny-\w+", name_or_path):  # a misspelled tiny name, not a hub id to retry for a minute
+        close = difflib.get_close_matches(name_or_path, TINY_SIZES, n=1)
+        hint = f"did you mean {close[0]}?" if close else f"use one of {', '.join(TINY_SIZES)}"
+        check(False, f"model={name_or_path!r} is unknown; {hint}")
     return None
+
+
+VERIFIED_FILE = "verified-models.json"  # (path, size, mtime_ns) -> sha256 of files already checked
+
+
+def verified_models_file() -> Path:
+    """Where verified weight hashes are remembered: $COURSE_CACHE_DIR, else ~/.cache/course_lib."""
+    return Path(os.environ.get("COURSE_CACHE_DIR", Path.home() / ".cache" / "course_lib")) / VERIFIED_FILE
+
+
+def _read_verified() -> dict:
+    """The remembered verifications ({} when absent or unreadable: then files are simply hashed again)."""
+    try:
+        data = json.loads(verified_models_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def verify_model_folder(path) -> None:
+    """Check the files a folder's manifest.json (tiny model) or standin.json lists against their sha256.
+
+    A file whose (path, size, mtime_ns) was verified before is not hashed again.
+    """
+    path = Path(path)
+    manifests = [path / name for name in ("manifest.json", "standin.json") if (path / name).exists()]
+    if not manifests:
+        return  # a trained run or a hub download: nothing recorded to check against
+    manifest_path = manifests[0]
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except ValueError:
+        manifest = None
+    hashes = manifest.get("sha256", {}) if isinstance(manifest, dict) else None  # a manifest may list no files
+    check(isinstance(hashes, dict), f"{manifest_path} is not a valid manifest (a JSON object, 'sha256' an object); "
+                                    "restore it from git or rebuild the model")
+    fix = f"rebuild it with `{manifest.get('command', 'the command that built it')}`"
+    if path.resolve().parent == MODELS_DIR.resolve():
+        fix += f" or restore it with `git checkout data/models/{path.name}`"
+    verified, changed = _read_verified(), False
+    for name, expected in hashes.items():
+        file = path / name
+        check(file.is_file(), f"{file} is missing ({manifest_path.name} lists it); {fix}")
+        stat, key = file.stat(), str(file.resolve())
+        if verified.get(key) == {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": expected}:
+            continue
+        actual = file_sha256(file)
+        check(actual == expected, f"{file} is corrupt or changed: sha256 {actual[:12]}... but {manifest_path.name} "
+                                  f"says {expected[:12]}...; {fix}")
+        verified[key], changed = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": actual}, True
+    if changed:
+        try:
+            atomic_write_text(verified_models_file(), json.dumps(verified, indent=1) + "\n")
+        except OSError as error:  # a read-only cache only costs a re-hash next time
+            warnings.warn(f"could not remember verified model hashes in {verified_models_file()} ({error})",
+                          stacklevel=2)
+
+
+def check_hub_reachable(name: str) -> bool:
+    """For a hub id: True when it is in the local cache; else fail at once when the hub is offline or unreachable."""
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    try:
+        cached = isinstance(try_to_load_from_cache(name, "config.json"), str)
+    except ValueError:  # not a valid repo id: let from_pretrained say so
+        return False
+    offline = constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
+    fix = "give a tiny name (tiny-s, tiny-m, tiny-l), a model folder, or download it once with network access"
+    check(cached or not offline, f"model={name!r} is not in the local Hugging Face cache and the hub is offline "
+                                 f"(HF_HUB_OFFLINE=1); {fix}")
+    if cached or any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return cached  # behind a proxy a direct probe proves nothing: let the hub client try
+    host = re.sub(r"^\w+://", "", constants.ENDPOINT).split("/")[0]
+    hostname, _, port = host.partition(":")
+    try:
+        socket.create_connection((hostname, int(port or 443)), timeout=5).close()
+    except OSError as error:
+        check(False, f"model={name!r} is not in the local Hugging Face cache and {host} cannot be reached "
+                     f"({error}); {fix}")
+    return cached
 
 
 def load_tokenizer(name_or_path: str):
@@ -113,6 +201,8 @@ def load_tokenizer(name_or_path: str):
     from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
     path = resolve_model_path(name_or_path)
+    if path is not None:
+        verify_model_folder(path)
     if path is not None and (path / "manifest.json").exists():
         # AutoTokenizer would pick Qwen2's byte-level tokenizer from config.json
         tokenizer = PreTrainedTokenizerFast.from_pretrained(path)
@@ -133,6 +223,8 @@ def load_model(name_or_path: str, device: str | None = None, dtype=None, place: 
     check(place or device is None, f"device={device!r} with place=False: give one or the other")
     tokenizer = load_tokenizer(name_or_path)
     path = resolve_model_path(name_or_path)
+    if path is not None:
+        verify_model_folder(path)  # remembered by load_tokenizer's check: no second hash
     model = _from_hub(AutoModelForCausalLM, path or name_or_path, dtype=dtype)
     if place:
         model.to(device or default_device())
@@ -142,9 +234,18 @@ def load_model(name_or_path: str, device: str | None = None, dtype=None, place: 
 
 def _from_hub(auto_class, name_or_path, **kwargs):
     """`auto_class.from_pretrained` with an error that says what to do when nothing loads."""
+    from safetensors import SafetensorError
+
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    if not isinstance(name_or_path, Path):
+        check_hub_reachable(str(name_or_path))
     try:
         return auto_class.from_pretrained(str(name_or_path), **kwargs)
+    except SafetensorError as error:
+        raise CourseError(
+            f"model={str(name_or_path)!r}: a .safetensors file is corrupt or truncated ({error}); "
+            "download or save the model again"
+        ) from error
     except (OSError, ValueError) as error:
         raise CourseError(
             f"model={str(name_or_path)!r} could not be loaded ({str(error).splitlines()[0]}); "

@@ -1,7 +1,8 @@
 """Reward functions in TRL's signature `f(completions, **kwargs) -> list[float]`.
 
 The same functions go to `GRPOTrainer(reward_funcs=...)` and to the course's own
-estimation and evaluation. They never raise and never hang, whatever string they get.
+estimation and evaluation. They never raise and never hang, whatever string they get; a column of the
+wrong length (a bug in the caller, not in the completion) is a CourseError.
 Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .answers import MAX_SCAN, is_correct
+from .errors import check
 
 
 def completion_text(completion) -> str:
@@ -22,12 +24,14 @@ def completion_text(completion) -> str:
     return ""
 
 
-def _column(values, n: int, default=None) -> list:
-    """A per-completion list from a dataset column TRL passes as a keyword (or a default)."""
+def _column(values, n: int, name: str, default=None) -> list:
+    """A per-completion list from a dataset column TRL passes as a keyword (or a default); other lengths refused."""
     if values is None or isinstance(values, str):
         return [values if values is not None else default] * n
     values = list(values)
-    return values if len(values) == n else [default] * n
+    check(len(values) == n, f"{name} has {len(values)} values for {n} completions; give one per completion "
+                            "(TRL repeats each prompt's column values once per generation)")
+    return values
 
 
 def correctness_reward(completions, answer=None, source=None, answer_format=None, **kwargs) -> list[float]:
@@ -40,8 +44,8 @@ def correctness_reward(completions, answer=None, source=None, answer_format=None
     """
     n = len(completions)
     rewards = []
-    formats = _column(answer_format, n)
-    for completion, reference, kind, form in zip(completions, _column(answer, n), _column(source, n, "arith"), formats):
+    columns = _column(answer, n, "answer"), _column(source, n, "source", "arith"), _column(answer_format, n, "answer_format")
+    for completion, reference, kind, form in zip(completions, *columns):
         try:
             ok = reference is not None and is_correct(completion_text(completion), reference, kind, form or None)
         except Exception:  # an unknown source or odd input scores 0 rather than stopping training
@@ -64,7 +68,7 @@ def format_reward(completions, source=None, **kwargs) -> list[float]:
     """
     n = len(completions)
     rewards = []
-    for completion, kind in zip(completions, _column(source, n, "arith")):
+    for completion, kind in zip(completions, _column(source, n, "source", "arith")):
         text = completion_text(completion).strip()
         if kind == "tagged":
             ok = text.endswith("</answer>") and "<answer>" in text

@@ -65,9 +65,9 @@ def test_extract_integer(text, expected):
     assert extract_integer(text) == expected
 
 
-def test_extract_tagged_takes_a_single_tag_only():
-    assert extract_tagged("<answer> 2 </answer>") == "2"
-    assert extract_tagged("<answer>1</answer> <answer> 2 </answer>") is None  # several guesses: none counts
+def test_extract_tagged_takes_the_one_tag_and_refuses_several():
+    assert extract_tagged("so <answer> 2 </answer>") == "2"
+    assert extract_tagged("<answer>1</answer> <answer> 2 </answer>") is None  # several guesses score 0
     assert extract_tagged("<answer>open") is None
 
 
@@ -135,3 +135,67 @@ def test_rewards_never_raise_on_any_string(text, answer, source):
     for reward in (correctness_reward, format_reward):
         scores = reward([text, [{"role": "assistant", "content": text}]], answer=[answer] * 2, source=[source] * 2)
         assert len(scores) == 2 and all(score in (0.0, 1.0) for score in scores)
+
+
+def _in_a_thread(function, *args, **kwargs):
+    """function(*args, **kwargs) called from a thread that is not the main one."""
+    import threading
+
+    result = {}
+    thread = threading.Thread(target=lambda: result.update(value=function(*args, **kwargs)))
+    thread.start()
+    thread.join(timeout=180)
+    assert not thread.is_alive(), "the call hung"
+    return result["value"]
+
+
+def test_math_rewards_work_from_a_thread_that_is_not_the_main_one():
+    # 0.5 == \frac{1}{2} only through math-verify, whose own timeout (signal.alarm) works in the main thread only
+    assert normalize_number("0.5") != normalize_number(r"\frac{1}{2}")
+    completions = [r"so \boxed{0.5}", r"so \boxed{0.25}"]
+    assert _in_a_thread(correctness_reward, completions, answer=[r"\frac{1}{2}"] * 2, source=["math"] * 2) == [1.0, 0.0]
+
+
+def test_math_equal_from_a_thread_stays_bounded_and_its_helper_restarts():
+    import course_lib.answers as answers
+
+    # a short tower math-verify's comparison never finishes without its timeout: the helper's timeout answers False
+    assert _in_a_thread(math_equal, r"9^{9^{9^{9}}}", "1") is False
+    answers._WORKER[0].kill()  # a helper that died is replaced on the next call
+    answers._WORKER[0].wait()
+    assert _in_a_thread(math_equal, r"\frac{2}{4}", "0.5") is True
+
+
+@pytest.mark.parametrize("column", ["answer", "source", "answer_format"])
+def test_a_column_of_the_wrong_length_is_an_error_naming_it(column):
+    from course_lib import CourseError
+
+    columns = {"answer": ["7", "7"], "source": ["arith", "arith"], "answer_format": ["hash", "hash"]}
+    columns[column] = columns[column][:1]
+    with pytest.raises(CourseError, match=f"^{column} has 1 values for 2 completions; give one per completion"):
+        correctness_reward(["#### 7", "#### 7"], **columns)
+    if column == "source":
+        with pytest.raises(CourseError, match="^source has 1 values for 2 completions"):
+            format_reward(["#### 7", "#### 7"], source=["arith"])
+
+
+@pytest.mark.parametrize(
+    ("completion", "answer", "source", "correct"),
+    [
+        ("#### ٤٢", "42", "arith", True),  # Arabic-Indic digits are digits
+        ("#### ４２", "42", "gsm8k", True),  # so are fullwidth ones
+        ("#### 42", "٤٢", "gsm8k", True),  # on the reference's side too
+        ("#### ١,٢٠٠", "1200", "gsm8k", True),  # with an ASCII thousands separator
+        (r"so \boxed{４２}", "42", "math", True),
+        ("I get ٤٢ in the end", "42", "aime2025", True),
+        ("#### ٤٣", "42", "arith", False),  # the value still has to match
+        ("#### ²", "2", "arith", False),  # a superscript is not a decimal digit
+        ("#### ½", "0.5", "gsm8k", False),  # nor is a vulgar fraction
+    ],
+)
+def test_any_scripts_decimal_digits_count_as_their_value(completion, answer, source, correct):
+    assert is_correct(completion, answer, source) is correct
+
+
+def test_normalize_number_maps_decimal_digits_only():
+    assert [normalize_number(x) for x in ["٤٢", "٠٠٧", "４２.００", "١٢٫٥", "Ⅻ"]] == ["42", "7", "42", "12٫5", "Ⅻ"]

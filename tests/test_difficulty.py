@@ -5,7 +5,7 @@ import json
 import pytest
 
 from course_lib import CourseError
-from course_lib.difficulty import TABLE_COLUMNS, estimate, read_table, wilson_interval
+from course_lib.difficulty import TABLE_COLUMNS, estimate, read_table, rows_checksum, wilson_interval
 from course_lib.models import load_model
 from course_lib.tasks import generate
 
@@ -47,12 +47,83 @@ def test_same_seed_same_table_and_the_cache_is_used(tiny_s, pool, tmp_path):
     first = estimate(model, tokenizer, pool, cache_dir=tmp_path / "a", **SETTINGS)
     uncached = estimate(model, tokenizer, pool, cache_dir=None, **SETTINGS)
     assert first.equals(uncached)
-    # poison the cache: a cached run must read it back instead of sampling again
+    # poison the cache, checksum included: a cached run must read it back instead of sampling again
     chunk = next((tmp_path / "a").rglob("chunk-00000.json"))
     data = json.loads(chunk.read_text())
     data["rows"][0]["mean_length"] = 1234.5
+    data["sha256"] = rows_checksum(data["rows"])
     chunk.write_text(json.dumps(data))
     assert estimate(model, tokenizer, pool, cache_dir=tmp_path / "a", **SETTINGS).mean_length.iloc[0] == 1234.5
+
+
+def _edit_rows(edit):
+    """A chunk fault made by editing its rows (the checksum is rewritten, so only the schema check can catch it)."""
+    def fault(text, pool):
+        data = json.loads(text)
+        edit(data["rows"], pool)
+        data["sha256"] = rows_checksum(data["rows"])
+        return json.dumps(data)
+    return fault
+
+
+def _wrong_checksum(text, pool):
+    data = json.loads(text)
+    data["sha256"] = "0" * 64
+    return json.dumps(data)
+
+
+def _edited_row_old_checksum(text, pool):
+    data = json.loads(text)
+    data["rows"][1]["mean_length"] += 1.0
+    return json.dumps(data)
+
+
+CHUNK_FAULTS = {
+    "truncated": lambda text, pool: text[: len(text) // 2],
+    "empty file": lambda text, pool: "",
+    "not an object": lambda text, pool: "[1, 2]",
+    "bogus row": _edit_rows(lambda rows, pool: rows.append({"id": "x"})),
+    "one bogus row only": _edit_rows(lambda rows, pool: rows.__setitem__(slice(None), [{"id": "x"}])),
+    "wrong checksum": _wrong_checksum,
+    "edited row, old checksum": _edited_row_old_checksum,
+    "no checksum (older course_lib)": lambda text, pool: json.dumps({k: v for k, v in json.loads(text).items()
+                                                                    if k != "sha256"}),
+    "other problems' ids": _edit_rows(lambda rows, pool: [row.update(id=p.id) for row, p in zip(rows, pool[4:])]),
+    "ids out of order": _edit_rows(lambda rows, pool: rows.reverse()),
+    "wrong k": _edit_rows(lambda rows, pool: rows[0].update(k=8, outcomes=rows[0]["outcomes"] * 2)),
+    "outcomes not 0/1": _edit_rows(lambda rows, pool: rows[0].update(outcomes="01x0")),
+    "n_correct disagrees": _edit_rows(lambda rows, pool: rows[0].update(n_correct=rows[0]["n_correct"] + 1)),
+    "level is a string": _edit_rows(lambda rows, pool: rows[0].update(level="3")),
+    "tokens missing": _edit_rows(lambda rows, pool: rows[0].pop("tokens")),
+}
+
+
+@pytest.mark.parametrize("fault", list(CHUNK_FAULTS))
+def test_a_bad_cached_chunk_is_recomputed_with_a_warning(tiny_s, pool, tmp_path, fault):
+    model, tokenizer = tiny_s
+    clean = estimate(model, tokenizer, pool, cache_dir=tmp_path / "clean", **SETTINGS)
+    estimate(model, tokenizer, pool, cache_dir=tmp_path / "bad", **SETTINGS)
+    chunk = next((tmp_path / "bad").rglob("chunk-00000.json"))
+    chunk.write_text(CHUNK_FAULTS[fault](chunk.read_text(), pool))
+    with pytest.warns(UserWarning, match=f"cached chunk {chunk} is not valid"):
+        again = estimate(model, tokenizer, pool, cache_dir=tmp_path / "bad", **SETTINGS)
+    assert again.equals(clean)
+    assert json.loads(chunk.read_text())["sha256"] == rows_checksum(json.loads(chunk.read_text())["rows"])
+
+
+def test_a_sound_cache_is_read_without_sampling_or_warning(tiny_s, pool, tmp_path, monkeypatch):
+    import warnings
+
+    import course_lib.difficulty as difficulty
+
+    model, tokenizer = tiny_s
+    first = estimate(model, tokenizer, pool, cache_dir=tmp_path, **SETTINGS)
+    monkeypatch.setattr(difficulty, "_score_chunk", lambda *args, **kwargs: pytest.fail("sampled again"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = estimate(model, tokenizer, pool, cache_dir=tmp_path, **SETTINGS)
+    assert again.equals(first)
+    assert again.attrs["cost"]["sampling_seconds"] == first.attrs["cost"]["sampling_seconds"]
 
 
 def test_interrupted_estimate_resumes_with_the_same_result(tiny_s, pool, tmp_path):

@@ -1,6 +1,8 @@
 """Tiny models, tokenizer, loading, and the batched sampler."""
 
 import json
+import os
+import shutil
 
 import pytest
 
@@ -65,6 +67,129 @@ def test_model_path_that_is_not_a_model(tmp_path):
         load_model(str(tmp_path / "weights.bin"))
     with pytest.raises(CourseError, match="holds no model|is not a folder"):
         load_model(str(tmp_path / "missing"))
+
+
+def _copy_tiny_s(folder):
+    """A private copy of the committed tiny-s, safe to damage."""
+    shutil.copytree(MODELS_DIR / "tiny-s", folder)
+    return folder
+
+
+def _flip_byte(path, offset=-100):
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+EXPECTED_TINY_S = read_manifest("tiny-s")["sha256"]["model.safetensors"]
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_damaged_tiny_weights_are_refused_naming_file_hashes_and_fix(tmp_path, damage):
+    folder = _copy_tiny_s(tmp_path / "tiny-s")
+    weights = folder / "model.safetensors"
+    if damage == "flip":
+        _flip_byte(weights)
+    else:
+        weights.write_bytes(weights.read_bytes()[:1000])
+    actual = file_sha256(weights)
+    with pytest.raises(CourseError) as error:
+        load_model(str(folder), device="cpu")
+    message = str(error.value)
+    assert message.startswith(f"{weights} is corrupt or changed: sha256 {actual[:12]}... ")
+    assert f"manifest.json says {EXPECTED_TINY_S[:12]}..." in message
+    assert "rebuild it with `python -m course_lib pretrain --size tiny-s --steps 800" in message
+    assert "\n" not in message
+
+
+def test_damaged_committed_model_says_git_checkout(tmp_path, monkeypatch):
+    import course_lib.models as models
+
+    _copy_tiny_s(tmp_path / "tiny-s")
+    _flip_byte(tmp_path / "tiny-s" / "model.safetensors")
+    monkeypatch.setattr(models, "MODELS_DIR", tmp_path)
+    with pytest.raises(CourseError, match="or restore it with `git checkout data/models/tiny-s`"):
+        load_model("tiny-s", device="cpu")
+
+
+def test_a_verified_file_is_not_hashed_again_until_it_changes(tmp_path, monkeypatch):
+    import course_lib.models as models
+
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
+    folder = _copy_tiny_s(tmp_path / "tiny-s")
+    calls = []
+    monkeypatch.setattr(models, "file_sha256", lambda path: calls.append(path) or file_sha256(path))
+    load_model(str(folder), device="cpu")
+    assert len(calls) == 1  # load_tokenizer hashed it; load_model's check used the remembered result
+    remembered = json.loads((tmp_path / "cache" / "verified-models.json").read_text())
+    assert remembered[str((folder / "model.safetensors").resolve())]["sha256"] == EXPECTED_TINY_S
+    load_model(str(folder), device="cpu")
+    assert len(calls) == 1
+    weights = folder / "model.safetensors"
+    stat = weights.stat()
+    _flip_byte(weights)
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a new mtime: the remembered hash is stale
+    with pytest.raises(CourseError, match="is corrupt or changed"):
+        load_model(str(folder), device="cpu")
+    assert len(calls) == 2
+
+
+def test_unreadable_manifest_is_one_clear_line(tmp_path):
+    folder = _copy_tiny_s(tmp_path / "tiny-s")
+    (folder / "manifest.json").write_text('{"sha256": ')
+    with pytest.raises(CourseError, match="manifest.json is not a valid manifest"):
+        load_model(str(folder), device="cpu")
+
+
+def test_truncated_weights_without_a_manifest_are_one_clear_line(tmp_path):
+    folder = _copy_tiny_s(tmp_path / "run")
+    (folder / "manifest.json").unlink()
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    with pytest.raises(CourseError, match=r"a \.safetensors file is corrupt or truncated \(.*\); download or save"):
+        load_model(str(folder), device="cpu")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("tiny-x", "model='tiny-x' is unknown; did you mean tiny-s?"),
+     ("tiny-medium", "model='tiny-medium' is unknown; did you mean tiny-m?"),
+     ("tiny-qqqqqqqqqq", "model='tiny-qqqqqqqqqq' is unknown; use one of tiny-s, tiny-m, tiny-l")],
+)
+def test_misspelled_tiny_name_fails_before_any_hub_access(name, message, monkeypatch):
+    import course_lib.models as models
+
+    monkeypatch.setattr(models, "check_hub_reachable", lambda name: pytest.fail("went to the hub"))
+    with pytest.raises(CourseError, match=message.replace("?", "\\?")):
+        load_model(name)
+
+
+def test_uncached_hub_id_fails_at_once_when_offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(CourseError, match="model='course-lib-tests/no-such-model' is not in the local Hugging Face "
+                                          "cache and the hub is offline"):
+        load_model("course-lib-tests/no-such-model")
+
+
+def test_uncached_hub_id_fails_at_once_when_the_hub_is_unreachable(monkeypatch):
+    import socket
+
+    from huggingface_hub import constants
+
+    import course_lib.models as models
+
+    for name in ("HF_HUB_OFFLINE", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+
+    def unreachable(address, timeout):
+        raise OSError("no route to host")
+
+    monkeypatch.setattr(socket, "create_connection", unreachable)
+    monkeypatch.setattr(models.socket, "create_connection", unreachable)
+    with pytest.raises(CourseError, match=r"no-such-model' is not in the local Hugging Face cache and "
+                                          r"\S+ cannot be reached \(no route to host\)"):
+        load_model("course-lib-tests/no-such-model")
 
 
 def test_same_seed_same_completions(tiny_m):

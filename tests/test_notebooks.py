@@ -19,8 +19,15 @@ def check_00(numbers):
 
 
 def check_01(numbers):
-    shares = numbers["share_p0"] + numbers["share_mixed"] + numbers["share_p1"]
-    assert shares == pytest.approx(1.0)
+    pool, k, mean = numbers["pool"], numbers["k"], numbers["mean_pass_rate"]
+    for share in ("share_p0", "share_mixed", "share_p1"):  # each share is a whole number of problems
+        assert numbers[share] * pool == pytest.approx(round(numbers[share] * pool), abs=1e-9), share
+    assert mean * pool * k == pytest.approx(round(mean * pool * k), abs=1e-6)  # a whole number of correct samples
+    # problems at p = 1 add 1 each to the mean, those at p = 0 nothing, mixed ones strictly between
+    if numbers["share_mixed"] > 0:
+        assert numbers["share_p1"] < mean < 1 - numbers["share_p0"]
+    else:
+        assert mean == pytest.approx(numbers["share_p1"])
     assert numbers["completions"] == numbers["pool"] * numbers["k"]
     assert -1.0 <= numbers["spearman"]["4"] <= 1.0
     assert set(numbers["pass_rate_by_level"]) <= {"1", "2", "3", "4", "5"}
@@ -46,7 +53,13 @@ def check_04(numbers):
     assert set(numbers["accuracy"]) == {"base", "lora", "full"}
     assert all(0.0 <= v <= 1.0 for v in numbers["dead_share_measured"].values())
     assert all(0.0 <= v <= 1.0 for v in numbers["dead_share_predicted"].values())
-    assert numbers["reference_grad_norm"] >= 0.0
+    rewards, group_size = numbers["reference_rewards"], numbers["reference_group_size"]
+    assert len(rewards) == 4 * group_size and set(rewards) <= {0.0, 1.0}  # 4 problems x G completions, graded 0/1
+    live_groups = sum(len(set(rewards[i : i + group_size])) > 1 for i in range(0, len(rewards), group_size))
+    if live_groups:  # some completion beat its group's mean: a real gradient
+        assert numbers["reference_grad_norm"] > 0.0
+    else:  # every advantage is exactly 0, so are the loss and the gradient
+        assert numbers["reference_grad_norm"] == 0.0 and numbers["reference_loss"] == 0.0
 
 
 def check_05(numbers):

@@ -209,3 +209,18 @@ def test_trl_reads_both_eos_ids_and_gets_a_finite_gradient_from_chat_prompts(sta
     trainer.train()
     log = trainer.state.log_history[0]
     assert log["reward_std"] > 0 and 0 < log["grad_norm"] < float("inf")
+
+
+def test_damaged_stand_in_is_refused_naming_standin_json_and_its_command(standin_model, tmp_path):
+    import shutil
+
+    from course_lib.models import load_model
+
+    folder = tmp_path / "standin"
+    shutil.copytree(standin_model, folder)
+    expected = json.loads((folder / "standin.json").read_text())["sha256"]["tokenizer.json"]
+    (folder / "tokenizer.json").write_text((folder / "tokenizer.json").read_text().replace('"<think>"', '"<thonk>"'))
+    with pytest.raises(CourseError, match=rf"tokenizer.json is corrupt or changed: sha256 \w{{12}}\.\.\. but "
+                                          rf"standin.json says {expected[:12]}\.\.\.; rebuild it with "
+                                          rf"`python -m course_lib standin --out "):
+        load_model(str(folder), device="cpu")

@@ -7,7 +7,7 @@ import pytest
 
 from course_lib import CourseError
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, check_batch, load_trained, read_jsonl_log, train_grpo
+from course_lib.training import TrainConfig, load_trained, read_jsonl_log, train_grpo, trl_config
 
 FAST = {"group_size": 4, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 48}
 
@@ -97,9 +97,12 @@ def test_bad_config_names_the_field(override, message):
         TrainConfig(**override)
 
 
-def test_batch_must_split_into_groups():
-    with pytest.raises(CourseError, match="a batch of 10 completions does not divide into groups of 4; use a multiple of 4"):
-        check_batch(10, 4)
+def test_a_step_is_whole_groups_of_completions(tmp_path):
+    # the public API counts a step in prompts, so its batch is always whole groups (check_batch cannot fire from it)
+    config = TrainConfig(**{**FAST, "prompts_per_step": 3})
+    assert config.completions_per_step == 12  # 3 prompts x G=4
+    args = trl_config(config, tmp_path)
+    assert (args.num_generations, args.generation_batch_size, args.per_device_train_batch_size) == (4, 12, 12)
 
 
 def test_lora_targets_absent_from_the_model_are_listed(problems, tmp_path):
