@@ -13,7 +13,7 @@ import yaml
 from course_lib.notebooks import numbered_notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
-ALL_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+ALL_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "apps").glob("*.ipynb"))
 # every parameter that the tests, the sweep and the README pass to a notebook
 PASSED_PARAMETERS = {"PROFILE"}
 
