@@ -13,7 +13,8 @@ import json
 import random
 import shutil
 import time
-from dataclasses import asdict, dataclass, field, fields
+import warnings
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import torch
@@ -372,6 +373,9 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
           and {"model", "problem_ids"} <= set(previous),
           f"{saved} is damaged (not the JSON train_grpo writes); use a new folder, or delete this one to start over")
     previous_config = {**TrainConfig().to_json(), **previous["config"]}  # runs from before a field existed
+    for name in MEMORY_ONLY_FIELDS:  # they change memory, not results: a run may resume with other values
+        previous_config.pop(name, None)
+    config_json = {key: value for key, value in config_json.items() if key not in MEMORY_ONLY_FIELDS}
     same = previous_config == config_json and previous["model"] == model_name and \
         previous["problem_ids"] == problem_ids
     check(same, f"out={run_dir} holds a run with a different config, model or problems; "
@@ -392,13 +396,44 @@ def _finished_summary(run_dir: Path, steps: int) -> dict | None:
     return summary if isinstance(summary, dict) and summary.get("steps") == steps else None
 
 
+MEMORY_ONLY_FIELDS = ("micro_batch_prompts", "gradient_checkpointing")  # same gradients (dapo, grpo, dr_grpo)
+
+
 def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bool = True, callbacks=()) -> dict:
     """Train with GRPO on `problems`; writes the run folder `out` and returns its summary.
 
     Resumes from the last checkpoint when `out` already holds the same run, and returns the saved summary
     without training when that run has finished. Under `accelerate launch`, every process runs this function;
-    the main process alone writes the run folder.
+    the main process alone writes the run folder. On one process, a step that runs out of GPU memory is split
+    into smaller micro-batches (the same gradient) and the run resumes from its last checkpoint.
     """
+    while True:
+        try:
+            return _train_grpo(model_name, problems, config, out, progress, callbacks)
+        except torch.OutOfMemoryError:
+            config = _smaller_micro_batches(config)
+            warnings.warn(f"out of memory; resuming with micro_batch_prompts={config.micro_batch_prompts}", stacklevel=2)
+
+
+def _smaller_micro_batches(config: TrainConfig) -> TrainConfig:
+    """The config with half as many prompts per micro-batch, after freeing what the failed attempt held."""
+    import gc
+
+    from accelerate import PartialState
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    current = config.micro_batch_prompts or config.prompts_per_step
+    check(PartialState().num_processes == 1 and current > 1,
+          "out of memory with one prompt per micro-batch (or on several processes); set gradient_checkpointing=True, "
+          "use LoRA, a shorter max_completion_length, or more GPUs")
+    smaller = max(d for d in range(1, current) if current % d == 0 and d <= current // 2)
+    return replace(config, micro_batch_prompts=smaller)
+
+
+def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bool = True, callbacks=()) -> dict:
+    """One attempt of `train_grpo` (see there)."""
     from accelerate import PartialState
     from peft import LoraConfig
 

@@ -252,3 +252,34 @@ def test_two_processes_with_micro_batches_resume_to_the_same_adapter(tmp_path):
     assert json.loads((out / "summary.json").read_text())["resumed_from"] == 2
     assert read_jsonl_log(out / "ledger.jsonl") == ledger  # step 3 saw the same prompts and rewards again
     assert (out / "final" / "adapter_model.safetensors").read_bytes() == adapter  # step 3 redone exactly
+
+
+def test_a_step_that_runs_out_of_memory_is_split_into_micro_batches(tmp_path, monkeypatch):
+    """A training forward over more than 2 rows 'runs out of memory' (as a GPU would): the run finishes with
+    one prompt per micro-batch and gives the same adapter as a run that used it from the start."""
+    import warnings
+
+    import torch
+    import transformers
+
+    from course_lib.tasks import generate
+
+    original = transformers.Qwen2Model.forward  # the decoder: TRL computes log-probs through it
+
+    def small_memory(self, *args, input_ids=None, **kwargs):
+        if torch.is_grad_enabled() and input_ids is not None and input_ids.shape[0] > 2:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return original(self, *args, input_ids=input_ids, **kwargs)
+
+    problems = generate("arith", 8, "train", seed=4, levels=[1, 2])
+    settings = {"group_size": 2, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 24}
+    reference = train_grpo("tiny-s", problems, TrainConfig(micro_batch_prompts=1, **settings), tmp_path / "ref",
+                           progress=False)
+    monkeypatch.setattr(transformers.Qwen2Model, "forward", small_memory)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = train_grpo("tiny-s", problems, TrainConfig(**settings), tmp_path / "oom", progress=False)
+    assert summary["steps"] == reference["steps"] == 2
+    assert any("out of memory; resuming with micro_batch_prompts=1" in str(w.message) for w in caught), [str(w.message)[:80] for w in caught]
+    adapter = "final/adapter_model.safetensors"
+    assert (tmp_path / "oom" / adapter).read_bytes() == (tmp_path / "ref" / adapter).read_bytes()
