@@ -124,7 +124,7 @@ def sample_chunk(model, tokenizer, prompts, k, temperature, max_new_tokens, seed
 
 
 _VLLM_ENGINES: dict = {}
-GPU_MEMORY_UTILIZATION = 0.85  # share of GPU memory a vLLM engine may take (set lower to train beside it)
+GPU_MEMORY_UTILIZATION = 0.85  # share of GPU memory an estimation/evaluation vLLM engine may take by default
 
 
 def vllm_available() -> bool:
@@ -134,8 +134,15 @@ def vllm_available() -> bool:
     return torch.cuda.is_available() and importlib.util.find_spec("vllm") is not None
 
 
-def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION):
-    """One `vllm.LLM` per model folder or hub id, reused across calls (weights are loaded once)."""
+def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float | None = None):
+    """One `vllm.LLM` per model folder or hub id, reused across calls (weights are loaded once).
+
+    Its share of GPU memory: the argument, else $COURSE_VLLM_GPU_MEMORY_UTILIZATION, else GPU_MEMORY_UTILIZATION.
+    """
+    import os
+
+    if gpu_memory_utilization is None:
+        gpu_memory_utilization = float(os.environ.get("COURSE_VLLM_GPU_MEMORY_UTILIZATION", GPU_MEMORY_UTILIZATION))
     try:
         from vllm import LLM
     except ImportError as error:

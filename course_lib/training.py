@@ -65,6 +65,7 @@ class TrainConfig:
     dynamic_sampling: bool = False  # DAPO online filtering: drop dead groups and refill the batch
     dynamic_max_rounds: int = 4  # generation rounds per step at most when refilling
     use_vllm: bool = False  # generate with vLLM (GPU only; paper profile)
+    vllm_gpu_memory_utilization: float = 0.3  # share of GPU memory the colocated vLLM may take (TRL's default)
     extra: dict = field(default_factory=dict)  # any other GRPOConfig field; overrides the course's defaults
 
     def __post_init__(self):
@@ -78,6 +79,8 @@ class TrainConfig:
         check(self.scale_rewards in SCALES, f"scale_rewards={self.scale_rewards!r} is unknown; use one of {', '.join(SCALES)}")
         check(self.max_completion_length >= 1, f"max_completion_length={self.max_completion_length} must be >= 1")
         check(self.save_steps >= 1, f"save_steps={self.save_steps} must be >= 1")
+        check(0 < self.vllm_gpu_memory_utilization <= 1,
+              f"vllm_gpu_memory_utilization={self.vllm_gpu_memory_utilization} must be in (0, 1]")
         check(self.dynamic_max_rounds >= 1, f"dynamic_max_rounds={self.dynamic_max_rounds} must be >= 1")
         check(isinstance(self.micro_batch_prompts, int) and self.micro_batch_prompts >= 0,
               f"micro_batch_prompts={self.micro_batch_prompts!r} must be >= 0 (0: the whole step at once)")
@@ -335,6 +338,7 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
         use_cpu=not on_gpu, bf16=on_gpu and torch.cuda.is_bf16_supported(),
         gradient_checkpointing=config.gradient_checkpointing,
         use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=not progress,
+        vllm_gpu_memory_utilization=config.vllm_gpu_memory_utilization,
         chat_template_kwargs=dict(CHAT_TEMPLATE_KWARGS),  # Qwen3: no thinking block, as in estimation
     )
     args = GRPOConfig(**{**settings, **config.extra})

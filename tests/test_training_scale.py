@@ -283,3 +283,11 @@ def test_a_step_that_runs_out_of_memory_is_split_into_micro_batches(tmp_path, mo
     assert any("out of memory; resuming with micro_batch_prompts=1" in str(w.message) for w in caught), [str(w.message)[:80] for w in caught]
     adapter = "final/adapter_model.safetensors"
     assert (tmp_path / "oom" / adapter).read_bytes() == (tmp_path / "ref" / adapter).read_bytes()
+
+
+def test_vllm_memory_share_reaches_trl(tmp_path):
+    from course_lib.training import trl_config
+
+    assert trl_config(TrainConfig(vllm_gpu_memory_utilization=0.5), tmp_path).vllm_gpu_memory_utilization == 0.5
+    with pytest.raises(CourseError, match=r"vllm_gpu_memory_utilization=1.5 must be in \(0, 1\]"):
+        TrainConfig(vllm_gpu_memory_utilization=1.5)
