@@ -215,6 +215,7 @@ def test_reproduce_cli_exits_nonzero_on_failures_and_two_on_bad_input(tmp_path):
     assert result.returncode == 2 and "profile='nope' has no grid" in result.stderr
 
 
+@pytest.mark.slow
 def test_one_real_smoke_point_of_the_experiment_notebook(tmp_path):
     point = expand("hard-wins", "smoke")[0]
     record = run_point(point, tmp_path)
