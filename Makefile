@@ -1,5 +1,5 @@
-# The course's two commands:  `make course`  and  `make test`.
-# Both create the virtual environment in $(VENV) first if it is missing or out of date.
+# The course's two commands:  `make course`  and  `make test` (`make test-fast` while editing).
+# They create the virtual environment in $(VENV) first if it is missing or out of date.
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -8,7 +8,7 @@ BUILD ?= build/$(PROFILE)
 # On a machine without a local CPU wheel, add: TORCH_INSTALL="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 TORCH_INSTALL ?= torch==2.13.0
 
-.PHONY: course test env lint students explorer clean
+.PHONY: course test test-fast check-browser env lint students explorer clean
 
 env: $(VENV)/.installed
 
@@ -22,9 +22,26 @@ $(VENV)/.installed: pyproject.toml
 course: env
 	$(PY) -m course_lib notebooks --profile $(PROFILE) --out $(BUILD)
 
-test: env
+# The whole suite, as CI runs it (about 24 minutes on a 2-core CPU). Its browser test needs Chromium, so that is
+# checked first: without it `make test` stops at once instead of failing after all that time.
+test: check-browser env
 	$(PY) -m ruff check course_lib tests benchmarks
 	$(PY) -m pytest
+
+# The edit-test loop: lint and every test not marked slow or slurm (no notebooks, no browser, no cluster).
+test-fast: env
+	$(PY) -m ruff check course_lib tests benchmarks
+	$(PY) -m pytest -m "not slow and not slurm"
+
+# Debian's /usr/bin/chromium, or Playwright's own build (tests/test_browser.py drives whichever is there).
+PLAYWRIGHT_BROWSERS_PATH ?= $(HOME)/.cache/ms-playwright
+check-browser:
+	@if [ -x /usr/bin/chromium ] || ls -d "$(PLAYWRIGHT_BROWSERS_PATH)"/chromium* >/dev/null 2>&1; then :; else \
+	  echo "make test: the browser test needs Chromium, and there is none. Either" >&2; \
+	  echo "  sudo apt-get install chromium            (Debian's; .ci/run does this in CI)" >&2; \
+	  echo "  or, where downloads are possible: make env && $(VENV)/bin/playwright install chromium" >&2; \
+	  echo "(or run 'make test-fast', which needs no browser)" >&2; \
+	  exit 1; fi
 
 # Student copies: the notebooks without the cells tagged `solution`, outputs stripped.
 students: env

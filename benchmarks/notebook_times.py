@@ -48,7 +48,7 @@ def main():
             stop, peak = threading.Event(), [0.0]
             watcher = threading.Thread(target=peak_kernel_memory, args=(stop, peak), daemon=True)
             watcher.start()
-            run = execute(notebook, executed, {"PROFILE": args.profile})
+            run = execute(notebook, executed, {"PROFILE": args.profile}, log=executed / "logs" / f"{notebook.stem}.log")
             stop.set()
             watcher.join()
             results[notebook.name] = {"seconds": run["seconds"], "peak_memory_mib": round(peak[0])}

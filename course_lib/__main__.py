@@ -562,6 +562,8 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
+    from .runtime import use_threads
+    use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (README: "On a busy or a larger machine")
     if getattr(args, "quiet", False):
         _silence_libraries()
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -28,17 +29,52 @@ def course_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
     return numbered_notebooks(folder) + sorted(p for p in Path(folder).glob("*.ipynb") if not re.match(r"\d\d_", p.name))
 
 
-def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False, name: str | None = None) -> dict:
-    """Run one notebook with papermill into `out` (as `name`); returns its recorded numbers and wall time."""
+def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False, name: str | None = None,
+            log: Path | None = None) -> dict:
+    """Run one notebook with papermill into `out` (as `name`); returns its recorded numbers and wall time.
+
+    `log`: a file for the kernel process's own stderr (its start-up warnings, a crash), which otherwise lands
+    in the terminal; a cell's error is in the executed notebook and raised here either way.
+    """
     import papermill
 
     check_notebook_parameters(notebook, parameters)
     out.mkdir(parents=True, exist_ok=True)
     executed = out / (name or notebook.name)
     start = time.time()
-    papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
-                               progress_bar=progress, cwd=str(notebook.parent), kernel_name="python3")
+    options = {}
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log_file = open(log, "wb")  # noqa: SIM115 (closed below, after the kernel has exited)
+        options["kernel_manager_class"] = _kernel_manager_logging_to(log_file)
+    try:
+        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
+                                   progress_bar=progress, cwd=str(notebook.parent), kernel_name="python3", **options)
+    except papermill.PapermillExecutionError:
+        raise  # a cell failed: papermill's message names the cell and shows its traceback
+    except Exception as error:  # the kernel died or never started: the cause is in its log
+        if log is None:
+            raise
+        log_file.flush()
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-20:])
+        raise RuntimeError(f"{notebook.name}: {type(error).__name__}: {error}\nthe kernel's log {log} ends:\n"
+                           f"{tail or '(empty)'}") from error
+    finally:
+        if log is not None:
+            log_file.close()
     return {"notebook": executed.name, "seconds": round(time.time() - start, 1), "records": read_records(executed)}
+
+
+def _kernel_manager_logging_to(log_file):
+    """A kernel manager whose kernels write their stderr (IPKernelApp's warnings, a crash) to `log_file`."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kw):
+            kw.setdefault("stderr", log_file)
+            return await super().start_kernel(**kw)
+
+    return LoggedKernelManager
 
 
 def check_notebook_parameters(notebook: Path, parameters: dict) -> None:
@@ -61,7 +97,16 @@ def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
     out = Path(out)
     notebooks = [nb for nb in course_notebooks() if only is None or nb.name.startswith(tuple(only))]
     check(notebooks, f"no notebooks match {only!r} in {NOTEBOOKS_DIR}")
-    results = [execute(nb, out, {"PROFILE": profile}) for nb in tqdm(notebooks, desc="notebooks", disable=not progress)]
+    results = []
+    for notebook in tqdm(notebooks, desc="notebooks", disable=not progress):
+        log = out / "logs" / f"{notebook.stem}.log"  # the kernel's own stderr, not the progress bar
+        try:
+            results.append(execute(notebook, out, {"PROFILE": profile}, log=log))
+        except Exception as error:
+            lines = str(error).strip().splitlines() or [type(error).__name__]
+            print(f"\n{notebook.name} failed: {lines[-1]}\n  executed notebook: "
+                  f"{out / notebook.name}\n  kernel log: {log}", file=sys.stderr)
+            raise
     summary = {"profile": profile, "notebooks": results, "commit": git_commit(), "versions": library_versions()}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     return summary

@@ -7,11 +7,73 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import random
+import sys
 
 from .errors import check
 
 RECORD_KEY = "course_record"  # output metadata key that marks a recorded-numbers output
+AUTO_THREADS = "COURSE_AUTO_THREADS"  # the OMP_NUM_THREADS value course_lib chose itself (not the user's)
+
+
+def thread_count(cores: int, load: float, user: int | None = None, workers: int = 1) -> int:
+    """Torch threads per process: the user's own setting if any, else an equal share of the idle cores.
+
+    `cores`: the cores this process may run on; `load`: the 1-minute load average (a fully busy core counts 1);
+    `workers`: processes sharing them. Oversubscribed threads spin on busy cores: one training step took 43.6 s
+    instead of 0.3 s with two threads on two busy cores, so busy cores are left alone, down to one thread.
+
+    >>> thread_count(2, 0.1), thread_count(2, 1.2), thread_count(2, 3.5), thread_count(16, 0.0, workers=4)
+    (2, 1, 1, 4)
+    >>> thread_count(8, 0.0, user=3)
+    3
+    """
+    if user:
+        return user
+    idle = max(1, cores - int(load))
+    return max(1, idle // max(1, workers))
+
+
+def user_threads(environ=os.environ) -> int | None:
+    """OMP_NUM_THREADS when the user (not course_lib) set it to a positive integer, else None."""
+    value = environ.get("OMP_NUM_THREADS", "").strip()
+    if not value.isdigit() or int(value) < 1 or value == environ.get(AUTO_THREADS):
+        return None
+    return int(value)
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity mask, e.g. under taskset or SLURM), else os.cpu_count()."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def use_threads(workers: int = 1, inherit: bool = False) -> int:
+    """Set torch's intra-op threads (and OMP/MKL_NUM_THREADS for child processes) from the idle cores.
+
+    The user's OMP_NUM_THREADS always wins. `inherit`: keep a count a parent course_lib process already chose
+    (a notebook kernel started by `notebooks` or by a sweep worker keeps its share). Returns the count.
+    """
+    user = user_threads()
+    if user is not None:
+        threads = user
+    elif inherit and os.environ.get(AUTO_THREADS, "").isdigit() and \
+            os.environ.get(AUTO_THREADS) == os.environ.get("OMP_NUM_THREADS"):
+        threads = int(os.environ[AUTO_THREADS])
+    else:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            load = 0.0
+        threads = thread_count(available_cores(), load, None, workers)
+        for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", AUTO_THREADS):
+            os.environ[variable] = str(threads)
+    if "torch" in sys.modules:  # already imported: OMP_NUM_THREADS is read only at import
+        sys.modules["torch"].set_num_threads(threads)
+    return threads
 
 
 def parameter_errors(declared: dict, given: dict) -> list[str]:
@@ -63,12 +125,13 @@ def check_parameters() -> None:
 
 
 def setup(seed: int = 0) -> str:
-    """Check the notebook's parameters; seed python, numpy and torch; return the device ('cuda' or 'cpu')."""
+    """Check the notebook's parameters; pick torch's threads; seed python, numpy and torch; return the device."""
     import numpy as np
     import torch
     from transformers.utils import logging as transformers_logging
 
     check_parameters()
+    use_threads(inherit=True)  # the idle cores' worth of torch threads (or the user's OMP_NUM_THREADS)
     transformers_logging.disable_progress_bar()  # "Loading weights" bars are noise for the tiny models
     random.seed(seed)
     np.random.seed(seed)

@@ -1,5 +1,8 @@
 """The budget explorer app (apps/budget_explorer.ipynb, what `make explorer` serves to a class) in Voila,
-driven in headless Chromium (Debian's) through Playwright.
+driven in headless Chromium through Playwright.
+
+The browser is Debian's /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it), else Playwright's own
+build where one was downloaded (`.venv/bin/playwright install chromium`). `make test` checks for one first.
 
 The test starts Voila on localhost, moves the budget slider and changes the strategy, and checks
 that the numbers and the chart change to what the pure function `explorer_view` computes, and that
@@ -19,7 +22,11 @@ from course_lib.difficulty import difficulty_tables
 from course_lib.profiles import get_profile
 from course_lib.widgets import explorer_view
 
+pytestmark = pytest.mark.slow  # starts Voila and a browser (and `make test-fast` needs no Chromium)
+
 CHROMIUM = Path("/usr/bin/chromium")
+HOW_TO_GET_CHROMIUM = ("the browser test needs Chromium: `apt-get install chromium` (Debian's; .ci/run does this), "
+                       "or where downloads are possible `.venv/bin/playwright install chromium`")
 NOTEBOOK = Path(__file__).resolve().parent.parent / "apps" / "budget_explorer.ipynb"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -36,7 +43,11 @@ def voila_url(tmp_path_factory):
     """Voila serving a smoke-profile copy of the explorer app (papermill injects the parameters, nothing runs)."""
     import papermill
 
-    assert CHROMIUM.exists(), "the browser test needs Debian's chromium (.ci/run installs it)"
+    if not CHROMIUM.exists():
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            assert Path(playwright.chromium.executable_path).exists(), HOW_TO_GET_CHROMIUM
     folder = tmp_path_factory.mktemp("voila")
     papermill.execute_notebook(str(NOTEBOOK), str(folder / "explorer.ipynb"), parameters={"PROFILE": "smoke"},
                                prepare_only=True)
@@ -103,7 +114,8 @@ def test_explorer_in_a_real_browser(voila_url, tables):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        debian = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}  # else Playwright's own build
+        browser = playwright.chromium.launch(headless=True, args=CHROMIUM_ARGS, **debian)
         page = browser.new_page()
         page.goto(voila_url, timeout=120_000)
         page.wait_for_selector(".explorer-n_selected", timeout=240_000)

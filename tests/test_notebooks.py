@@ -95,6 +95,7 @@ def test_every_notebook_has_a_check():
     assert {nb.name[:2] for nb in NOTEBOOKS} <= set(CHECKS), "add a check of its recorded numbers"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_in_smoke_profile(notebook, tmp_path):
     result = execute(notebook, tmp_path, {"PROFILE": "smoke"})
@@ -116,3 +117,46 @@ def check_charts_have_marks(executed):
             svg = output.get("data", {}).get("image/svg+xml")
             if svg:
                 assert count_marks(svg) > 0 and "NaN" not in svg, f"{executed.name} cell {index}: a blank chart"
+
+
+@pytest.mark.slow
+def test_course_command_prints_progress_not_kernel_warnings(tmp_path):
+    """`make course`'s command: the kernels' own stderr (IPKernelApp's TCP warning, its KeyboardInterrupt at exit)
+    goes to DIR/logs/, not into the progress bar."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "course_lib", "notebooks", "--profile", "smoke", "--only", "02",
+                             "--out", str(tmp_path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "IPKernelApp" not in result.stdout + result.stderr
+    assert "KeyboardInterrupt" not in result.stdout + result.stderr
+    assert "summary.json" in result.stdout and (tmp_path / "logs" / "02_zero_variance_groups.log").exists()
+
+
+def _notebook(path, code: str):
+    import nbformat
+
+    cells = [nbformat.v4.new_code_cell('PROFILE = "tiny"  # profile', metadata={"tags": ["parameters"]}),
+             nbformat.v4.new_code_cell(code)]
+    kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), str(path))
+    return path
+
+
+def test_a_failing_notebook_still_says_what_failed(tmp_path, monkeypatch, capsys):
+    import papermill
+
+    from course_lib import notebooks
+
+    bad = _notebook(tmp_path / "99_bad.ipynb", 'raise ValueError("planted failure")')
+    monkeypatch.setattr(notebooks, "course_notebooks", lambda: [bad])
+    with pytest.raises(papermill.PapermillExecutionError, match="planted failure"):
+        notebooks.run_course("smoke", tmp_path / "out", progress=False)
+    said = capsys.readouterr().err
+    assert "99_bad.ipynb failed" in said and "planted failure" in said and "kernel log" in said
+
+    dead = _notebook(tmp_path / "98_dead.ipynb", 'import os, sys\nsys.__stderr__.write("segfault-like crash\\n")\n'
+                                                 'sys.__stderr__.flush()\nos._exit(3)')
+    with pytest.raises(Exception, match="segfault-like crash"):  # a dead kernel: its log's tail is in the message
+        notebooks.execute(dead, tmp_path / "out", {"PROFILE": "smoke"}, log=tmp_path / "out" / "logs" / "dead.log")

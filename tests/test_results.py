@@ -40,6 +40,7 @@ def test_committed_adapter_loads_onto_tiny_m():
     assert type(model).__name__ == "Qwen2ForCausalLM"
 
 
+@pytest.mark.slow
 def test_a_committed_study_point_reruns_within_noise(tmp_path):
     """Re-run one small committed grid point of capacity-boundary from scratch (empty cache) and compare."""
     from course_lib.studies import load_study

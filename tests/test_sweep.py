@@ -215,6 +215,7 @@ def test_reproduce_cli_exits_nonzero_on_failures_and_two_on_bad_input(tmp_path):
     assert result.returncode == 2 and "profile='nope' has no grid" in result.stderr
 
 
+@pytest.mark.slow
 def test_one_real_smoke_point_of_the_experiment_notebook(tmp_path):
     point = expand("hard-wins", "smoke")[0]
     record = run_point(point, tmp_path)
@@ -233,16 +234,22 @@ def test_warm_up_wave_runs_one_point_per_difficulty_table_first():
     assert warm_up_waves(points[:1]) == [points[:1]]  # no empty wave
 
 
-def test_each_worker_gets_a_share_of_the_cores(monkeypatch):
-    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setattr("os.cpu_count", lambda: 8)
-    _share_cores(workers=2)
+def test_each_worker_gets_a_share_of_the_idle_cores(monkeypatch):
     import os
+
+    import torch
+
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "COURSE_AUTO_THREADS"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: None)  # leave this process's threads alone
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(8)))
+    monkeypatch.setattr("os.getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert _share_cores(workers=2) == 4
     assert os.environ["OMP_NUM_THREADS"] == "4" and os.environ["MKL_NUM_THREADS"] == "4"
+    monkeypatch.setattr("os.getloadavg", lambda: (4.3, 0.0, 0.0))  # four cores busy elsewhere: 4 idle, 2 each
+    assert _share_cores(workers=2) == 2 and os.environ["OMP_NUM_THREADS"] == "2"
     monkeypatch.setenv("OMP_NUM_THREADS", "3")  # a user's own setting wins
-    _share_cores(workers=8)
-    assert os.environ["OMP_NUM_THREADS"] == "3"
+    assert _share_cores(workers=8) == 3 and os.environ["OMP_NUM_THREADS"] == "3"
 
 
 def test_parse_where_reads_pairs_and_names_a_malformed_one():
