@@ -66,7 +66,8 @@ RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation 
     "model", "task", "strategy", "budget", "train_settings", "n_selected", "steps", "selected_mean_pass_rate",
     "selected_share_mixed", "predicted_dead_share", "learnable_share_of_steps", "accuracy_before", "accuracy_after",
     "gain", "gain_ci", "pass_at_k_before", "pass_at_k_after", "pass_at_k_gain", "eval_k", "accuracy_after_by_level",
-    "accuracy_before_by_level", "base_variance", "train_seconds", "estimation_completions",
+    "accuracy_before_by_level", "base_variance", "lucky_share", "mean_completion_length", "clipped_ratio",
+    "train_seconds", "estimation_completions",
 )
 
 
@@ -207,8 +208,20 @@ def run_point(point: Point) -> dict:
         "accuracy_after_by_level": {s: _by_level(r["after"]) for s, r in results.items()},
         "accuracy_before_by_level": {s: _by_level(r["before"]) for s, r in results.items()},
         "base_variance": {s: base_variance(r["before"]["per_problem"]) for s, r in results.items()},
+        **training_mechanism(ledger, pd.DataFrame(read_jsonl_log(f"{run_dir}/metrics.jsonl")), config.group_size),
         "train_seconds": summary["seconds"], "estimation_completions": table.attrs["cost"]["completions"],
     }
+
+
+def training_mechanism(ledger, metrics, group_size: int) -> dict:
+    """What happened in training: the share of rewarded completions that were lucky guesses (arith: a right answer
+    over a wrong step), and the mean completion length and clipped ratio over the steps."""
+    rewarded = float((ledger["reward_mean"] * group_size).sum())
+    lucky = float(ledger["lucky"].sum()) / rewarded if "lucky" in ledger and rewarded else None
+    means = {name: round(float(metrics[column].mean()), 4) if column in metrics else None
+             for name, column in (("mean_completion_length", "completions/mean_length"),
+                                  ("clipped_ratio", "completions/clipped_ratio"))}
+    return {"lucky_share": None if lucky is None else round(lucky, 4), **means}
 
 
 def base_variance(per_problem: list[dict]) -> float:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import asdict, dataclass
 
 from .errors import CourseError, check
@@ -149,6 +150,29 @@ def _generate_level(task, split, level, wanted, rng) -> list[Problem]:
         digest = hashlib.sha256(prompt.encode()).hexdigest()[:10]
         out.append(Problem(f"{task}-{digest}", prompt, answer, level, task, solution=completion))
     return out
+
+
+_ARITH_LINE = re.compile(r"(\d{1,4})([+\-*])(\d{1,4})=(-?\d{1,5})")
+
+
+def arith_steps_are_right(completion: str) -> bool:
+    """Whether every worked line `a op b = c` of an `arith` completion is arithmetic that holds, in a chain
+    (each line starts from the previous result). A right answer over wrong steps is a lucky guess.
+
+    >>> arith_steps_are_right("7+5=12\\n12*2=24\\n#### 24"), arith_steps_are_right("7+5=13\\n13*2=24\\n#### 24")
+    (True, False)
+    """
+    lines = [line.strip() for line in str(completion)[:4000].split("\n") if line.strip() and not line.startswith("####")]
+    previous = None
+    for line in lines:
+        match = _ARITH_LINE.fullmatch(line)
+        if match is None:
+            return False
+        a, op, b, c = int(match.group(1)), match.group(2), int(match.group(3)), int(match.group(4))
+        if (previous is not None and a != previous) or {"+": a + b, "-": a - b, "*": a * b}[op] != c:
+            return False
+        previous = c
+    return bool(lines)
 
 
 def stream(task: str, seed: int, levels=TRAIN_LEVELS, split: str = "train"):

@@ -127,7 +127,8 @@ def check_lora_targets(model, targets) -> None:
 
 
 class LedgerReward:
-    """`correctness_reward` that also remembers each group's reward mean and std for the ledger."""
+    """`correctness_reward` that also remembers each group's reward mean and std for the ledger, and for `arith`
+    how many rewarded completions reached the answer through a wrong step (lucky guesses)."""
 
     __name__ = "correctness_reward"  # the name TRL logs the reward under
 
@@ -136,12 +137,21 @@ class LedgerReward:
         self.pending: list[dict] = []
 
     def __call__(self, completions, problem_id=None, **kwargs) -> list[float]:
+        from .rewards import completion_text
+        from .tasks import arith_steps_are_right
+
         rewards = correctness_reward(completions, **kwargs)
         ids = problem_id or [None] * len(rewards)
+        sources = kwargs.get("source") or [None] * len(rewards)
         for start in range(0, len(rewards) - self.group_size + 1, self.group_size):  # TRL keeps groups contiguous
             group = torch.tensor(rewards[start : start + self.group_size])
-            self.pending.append({"problem_id": ids[start], "reward_mean": round(group.mean().item(), 4),
-                                 "reward_std": round(group.std().item(), 4)})
+            row = {"problem_id": ids[start], "reward_mean": round(group.mean().item(), 4),
+                   "reward_std": round(group.std().item(), 4)}
+            if sources[start] == "arith":
+                rewarded = [completion_text(c) for c, r in zip(completions[start : start + self.group_size],
+                                                               group.tolist()) if r > 0]
+                row["lucky"] = sum(not arith_steps_are_right(text) for text in rewarded)
+            self.pending.append(row)
         return rewards
 
 

@@ -109,3 +109,13 @@ def test_lora_targets_absent_from_the_model_are_listed(problems, tmp_path):
     config = TrainConfig(**{**FAST, "lora_target_modules": ("query_key_value",)})
     with pytest.raises(CourseError, match=r"\['query_key_value'\] are not in the model; its linear modules are .*q_proj"):
         train_grpo("tiny-s", problems, config, tmp_path / "x")
+
+
+def test_ledger_counts_lucky_guesses_on_arith():
+    from course_lib.training import LedgerReward
+
+    ledger = LedgerReward(group_size=3)
+    completions = ["7+5=12\n#### 12", "7+5=13\n13-1=12\n#### 12", "7+5=12\n#### 11"]  # right, lucky, wrong
+    rewards = ledger(completions, problem_id=["p"] * 3, answer=["12"] * 3, source=["arith"] * 3)
+    assert rewards == [1.0, 1.0, 0.0]
+    assert ledger.pending == [{"problem_id": "p", "reward_mean": 0.6667, "reward_std": 0.5774, "lucky": 1}]
