@@ -14,8 +14,23 @@ from pathlib import Path
 from .errors import CourseError
 
 
+class DefaultsHelp(argparse.HelpFormatter):
+    """Help that shows each option's default, unless it has none or its help already says it."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if any(action.default is nothing for nothing in (None, False, argparse.SUPPRESS)) or "default" in text \
+                or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line on stderr and exit status 2."""
+    """An argument parser whose usage errors are one line on stderr and exit status 2; help shows defaults."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", DefaultsHelp)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"error: {message} (see `python -m {self.prog} --help`)\n")

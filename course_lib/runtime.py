@@ -133,6 +133,10 @@ def setup(seed: int = 0) -> str:
     check_parameters()
     use_threads(inherit=True)  # the idle cores' worth of torch threads (or the user's OMP_NUM_THREADS)
     transformers_logging.disable_progress_bar()  # "Loading weights" bars are noise for the tiny models
+    import warnings
+
+    for noisy in (FutureWarning, DeprecationWarning):  # the libraries' deprecation notices are not the lesson
+        warnings.filterwarnings("ignore", category=noisy)
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)

@@ -139,3 +139,11 @@ def test_train_shows_a_progress_bar_not_the_metrics_dict(tmp_path):
     assert "GRPO steps" in result.stderr and "reward=" in result.stderr
     assert "{'loss'" not in result.stdout + result.stderr and "'frac_reward_zero_std'" not in result.stdout
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == 2  # the full metrics are kept
+
+
+@pytest.mark.parametrize("command", ["estimate", "select", "evaluate", "reproduce", "calibrate", "generate"])
+def test_help_shows_the_defaults(command):
+    result = run_cli(command, "--help")
+    assert result.returncode == 0 and "(default: " in result.stdout
+    if command in ("estimate", "generate"):
+        assert "--seed SEED" in result.stdout and "(default: 0)" in " ".join(result.stdout.split())
