@@ -100,3 +100,83 @@ def level_change_chart(changes: pd.DataFrame, title: str, models=None, strategie
     return alt.layer(lines, whiskers, zero, data=changes).properties(width=190, height=170).facet(
         column=alt.Column("model:N", sort=list(models) if models else None)).properties(
         title=alt.Title(title, subtitle=note or ""))
+
+
+def advantage_table(group_size: int) -> pd.DataFrame:
+    """The advantage a right and a wrong completion get, by the number of right ones in a group of G (TRL's
+    unbiased group std); introduced in notebooks/02_zero_variance_groups.ipynb."""
+    import torch
+
+    from .grpo import group_advantages
+
+    rows = []
+    for right in range(group_size + 1):
+        rewards = torch.tensor([[1.0] * right + [0.0] * (group_size - right)])
+        advantages = group_advantages(rewards)[0]
+        for outcome, index in (("right", 0), ("wrong", group_size - 1)):
+            if (outcome == "right" and right > 0) or (outcome == "wrong" and right < group_size):
+                rows.append({"right in group": right, "completion": outcome,
+                             "advantage": round(float(advantages[index]), 4)})
+    return pd.DataFrame(rows)
+
+
+def advantage_chart(group_size: int) -> alt.Chart:
+    """Bars of `advantage_table`: a lone success stands out, a group all right or all wrong gives 0."""
+    table = advantage_table(group_size)
+    return alt.Chart(table).mark_bar().encode(
+        x=alt.X("right in group:O", title=f"right completions in a group of G = {group_size}",
+                axis=alt.Axis(labelAngle=0)),
+        xOffset="completion:N", y=alt.Y("advantage:Q", title="advantage"),
+        color=alt.Color("completion:N", scale=alt.Scale(domain=["right", "wrong"], range=["#2a9d8f", "#e76f51"])),
+        tooltip=["right in group", "completion", alt.Tooltip("advantage:Q", format=".2f")],
+    ).properties(width=380, height=220, title="GRPO's advantage by the group's successes")
+
+
+def interval_width_table(ks=(2, 4, 8, 16, 32, 64, 128), pass_rates=(0.0, 0.5)) -> pd.DataFrame:
+    """Width of the 95% Wald and Wilson intervals for an observed pass rate, by K (notebook 01)."""
+    import math
+
+    from .difficulty import wilson_interval
+
+    rows = []
+    for k in ks:
+        for p in pass_rates:
+            correct = round(p * k)
+            low, high = wilson_interval(correct, k)
+            half = 1.96 * math.sqrt(p * (1 - p) / k)
+            rows += [{"K": k, "observed p": p, "interval": "Wilson", "width": round(high - low, 4)},
+                     {"K": k, "observed p": p, "interval": "Wald", "width": round(min(1.0, 2 * half), 4)}]
+    return pd.DataFrame(rows)
+
+
+def interval_width_chart() -> alt.Chart:
+    """Lines of `interval_width_table`: Wald's interval collapses to zero width at p = 0; Wilson's does not."""
+    table = interval_width_table()
+    return alt.Chart(table).mark_line(point=True).encode(
+        x=alt.X("K:Q", scale=alt.Scale(type="log", base=2), title="samples per problem K"),
+        y=alt.Y("width:Q", title="width of the 95% interval"), color="interval:N",
+        strokeDash=alt.StrokeDash("observed p:N", title="observed p"),
+        tooltip=["K", "observed p", "interval", alt.Tooltip("width:Q", format=".3f")],
+    ).properties(width=380, height=220, title="How sure is a pass rate from K samples?")
+
+
+def learnability_table(group_size: int, steps: int = 101) -> pd.DataFrame:
+    """p(1-p) and the chance a group is alive, 1 - p^G - (1-p)^G, over p (notebook 03): both peak at p = 1/2."""
+    from .grpo import dead_group_probability
+
+    rows = []
+    for i in range(steps):
+        p = i / (steps - 1)
+        rows += [{"p": p, "measure": "p(1-p), scaled to peak 1", "value": round(4 * p * (1 - p), 4)},
+                 {"p": p, "measure": f"1 - P(dead group), G = {group_size}",
+                  "value": round(1 - float(dead_group_probability(p, group_size)), 4)}]
+    return pd.DataFrame(rows)
+
+
+def learnability_chart(group_size: int) -> alt.Chart:
+    """Both learnability measures against p: they rise and fall together, so they rank problems the same."""
+    return alt.Chart(learnability_table(group_size)).mark_line().encode(
+        x=alt.X("p:Q", title="pass rate p"), y=alt.Y("value:Q", title="value", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("measure:N", legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("p:Q", format=".2f"), "measure", alt.Tooltip("value:Q", format=".3f")],
+    ).properties(width=380, height=220, title="Two ways to score learnability")

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from course_lib.figures import write_figures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,3 +34,28 @@ def test_count_marks_tells_a_blank_chart_from_a_drawn_one():
     drawn = alt.Chart(table.rename(columns={"gain.test": "gain_test"})).mark_point().encode(x="share:Q", y="gain_test:Q")
     assert count_marks(vl_convert.vegalite_to_svg(blank.to_dict())) == 0
     assert count_marks(vl_convert.vegalite_to_svg(drawn.to_dict())) == 2
+
+
+def test_advantage_of_a_lone_success_among_eight():
+    from course_lib.plots import advantage_table
+
+    table = advantage_table(8).set_index(["right in group", "completion"]).advantage
+    assert table[(1, "right")] == pytest.approx(2.474, abs=1e-3) and table[(1, "wrong")] == pytest.approx(-0.3536, abs=1e-3)
+    assert table[(4, "right")] == -table[(4, "wrong")]  # half right: symmetric
+    assert (0, "right") not in table.index and (8, "wrong") not in table.index  # no such completions
+
+
+def test_wald_collapses_at_zero_and_wilson_does_not():
+    from course_lib.plots import interval_width_table
+
+    widths = interval_width_table().set_index(["K", "observed p", "interval"]).width
+    assert widths[(8, 0.0, "Wald")] == 0.0 and widths[(8, 0.0, "Wilson")] == pytest.approx(0.3244, abs=1e-4)
+    assert widths[(64, 0.5, "Wilson")] < widths[(8, 0.5, "Wilson")]
+
+
+def test_both_learnability_scores_rank_pass_rates_the_same():
+    from course_lib.plots import learnability_table
+
+    curves = learnability_table(8).pivot(index="p", columns="measure", values="value")
+    assert (curves.rank().iloc[:, 0] == curves.rank().iloc[:, 1]).all()
+    assert curves.idxmax().tolist() == [0.5, 0.5]
