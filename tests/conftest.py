@@ -28,3 +28,23 @@ def standin_model(shared_data, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("standin") / "qwen3-standin"
     build_standin(out, corpus_path=shared_data / "gsm8k" / "train.jsonl", seed=0)
     return out
+
+
+FAST_TRAINING = {"group_size": 4, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 48}
+
+
+@pytest.fixture(scope="session")
+def problems():
+    """Twelve easy `arith` training problems (levels 1-2) for the training tests."""
+    from course_lib.tasks import generate
+
+    return generate("arith", 12, "train", seed=4, levels=[1, 2])
+
+
+@pytest.fixture(scope="session")
+def finished_run(tmp_path_factory, problems):
+    """One finished two-step LoRA run of tiny-s (FAST_TRAINING), shared by the training tests: (folder, summary)."""
+    from course_lib.training import TrainConfig, train_grpo
+
+    out = tmp_path_factory.mktemp("run") / "lora"
+    return out, train_grpo("tiny-s", problems, TrainConfig(**FAST_TRAINING), out, progress=False)

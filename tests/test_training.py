@@ -4,24 +4,10 @@ import json
 import shutil
 
 import pytest
+from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
 
 from course_lib import CourseError
-from course_lib.tasks import generate
 from course_lib.training import TrainConfig, load_trained, read_jsonl_log, train_grpo, trl_config
-
-FAST = {"group_size": 4, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 48}
-
-
-@pytest.fixture(scope="module")
-def problems():
-    return generate("arith", 12, "train", seed=4, levels=[1, 2])
-
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory, problems):
-    out = tmp_path_factory.mktemp("run") / "lora"
-    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
-    return out, summary
 
 
 def test_run_folder_has_weights_metrics_and_ledger(finished_run, problems):

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
 from transformers import TrainerCallback
 
 from course_lib import CourseError
@@ -16,18 +17,6 @@ from course_lib.tasks import generate
 from course_lib.training import TrainConfig, micro_batches, read_jsonl_log, train_grpo, trl_config
 
 ROOT = Path(__file__).resolve().parent.parent
-FAST = {"group_size": 4, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 48}
-
-
-@pytest.fixture(scope="module")
-def problems():
-    return generate("arith", 12, "train", seed=4, levels=[1, 2])
-
-
-@pytest.fixture(scope="module")
-def whole_step_run(tmp_path_factory, problems):
-    out = tmp_path_factory.mktemp("scale") / "whole"
-    return out, train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
 
 
 class Seen(TrainerCallback):
@@ -80,14 +69,14 @@ def test_micro_batches_name_the_fields_that_do_not_divide():
         TrainConfig(micro_batch_prompts=-1)
 
 
-def test_micro_batched_run_logs_the_same_groups_and_resumes(whole_step_run, problems, tmp_path):
+def test_micro_batched_run_logs_the_same_groups_and_resumes(finished_run, problems, tmp_path):
     out = tmp_path / "micro"
     config = TrainConfig(**{**FAST, "steps": 3, "save_steps": 2, "micro_batch_prompts": 1})
     train_grpo("tiny-s", problems, config, out, progress=False)
     ledger = read_jsonl_log(out / "ledger.jsonl")
     assert [row["step"] for row in ledger] == [1, 1, 2, 2, 3, 3]  # prompts_per_step groups per optimizer step
     # same seed, same generation batch: step 1 saw exactly the groups of the run without micro-batches
-    assert ledger[:2] == read_jsonl_log(whole_step_run[0] / "ledger.jsonl")[:2]
+    assert ledger[:2] == read_jsonl_log(finished_run[0] / "ledger.jsonl")[:2]
     metrics = read_jsonl_log(out / "metrics.jsonl")
     assert [m["step"] for m in metrics] == [1, 2, 3]
     for step in (1, 2, 3):  # the ledger and TRL's own metric agree on each step's dead groups
@@ -161,28 +150,28 @@ def test_extra_naming_no_grpo_field_is_refused(tmp_path):
         trl_config(TrainConfig(extra={"no_such_field": 1}), tmp_path)
 
 
-def test_rerun_of_a_finished_run_returns_its_summary_without_training(whole_step_run, problems, tmp_path):
+def test_rerun_of_a_finished_run_returns_its_summary_without_training(finished_run, problems, tmp_path):
     out = tmp_path / "again"
-    shutil.copytree(whole_step_run[0], out)
+    shutil.copytree(finished_run[0], out)
     files = ["final/adapter_model.safetensors", "metrics.jsonl", "ledger.jsonl", "summary.json"]
     before = {name: (out / name).read_bytes() for name in files}
     seen = Seen()
     summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False, callbacks=[seen])
-    assert summary == whole_step_run[1] and not seen.began
+    assert summary == finished_run[1] and not seen.began
     assert {name: (out / name).read_bytes() for name in files} == before
     assert not (out / "checkpoint-3").exists()
 
 
-def test_run_killed_after_its_last_checkpoint_finishes_without_training(whole_step_run, problems, tmp_path):
+def test_run_killed_after_its_last_checkpoint_finishes_without_training(finished_run, problems, tmp_path):
     out = tmp_path / "last"
-    shutil.copytree(whole_step_run[0], out)
+    shutil.copytree(finished_run[0], out)
     shutil.rmtree(out / "final")  # killed after checkpoint-2, while saving final/
     (out / "summary.json").unlink()
     seen = Seen()
     summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False, callbacks=[seen])
     assert not seen.began and summary["steps"] == 2 and summary["resumed_from"] == 2
     for name in ("final/adapter_model.safetensors", "final/adapter_config.json", "metrics.jsonl", "ledger.jsonl"):
-        assert (out / name).read_bytes() == (whole_step_run[0] / name).read_bytes(), name
+        assert (out / name).read_bytes() == (finished_run[0] / name).read_bytes(), name
     assert not (out / "final" / "optimizer.pt").exists() and not (out / "checkpoint-3").exists()
 
 
@@ -262,7 +251,6 @@ def test_a_step_that_runs_out_of_memory_is_split_into_micro_batches(tmp_path, mo
     import torch
     import transformers
 
-    from course_lib.tasks import generate
 
     original = transformers.Qwen2Model.forward  # the decoder: TRL computes log-probs through it
 
