@@ -31,6 +31,7 @@ def check_01(numbers):
     assert numbers["completions"] == numbers["pool"] * numbers["k"]
     assert -1.0 <= numbers["spearman"]["4"] <= 1.0
     assert set(numbers["pass_rate_by_level"]) <= {"1", "2", "3", "4", "5"}
+    check_01_pinned(numbers)
 
 
 def check_01_pinned(numbers):
@@ -100,7 +101,7 @@ def check_07(numbers):
     assert len(numbers["gain_by_model"]) == 15  # 3 sizes x 5 strategies
 
 
-CHECKS = {"00": check_00, "01": lambda numbers: (check_01(numbers), check_01_pinned(numbers)), "02": check_02, "03": check_03, "04": check_04, "05": check_05,
+CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
           "06": check_06, "07": check_07}
 
 
