@@ -144,8 +144,8 @@ def interval_text(row, digits: int = 3) -> str:
     >>> interval_text({"mean": 0.0195, "ci_low": 0.0025, "ci_high": 0.0365})
     '+0.020 [+0.002, +0.036]'
     """
-    get = row.get if isinstance(row, dict) else row.__getitem__
-    mean = get("mean") if "mean" in row else get("mean_difference")
+    get = (lambda name: getattr(row, name, None)) if hasattr(row, "_fields") else row.get  # itertuples() rows too
+    mean = get("mean") if get("mean") is not None else get("mean_difference")
     low, high = (float(np.round(float(v), digits)) + 0.0 for v in (get("ci_low"), get("ci_high")))  # + 0.0: no "-0.000"
     text = f"{float(np.round(float(mean), digits)) + 0.0:+.{digits}f}"
     return text if np.isnan(low) else f"{text} [{low:+.{digits}f}, {high:+.{digits}f}]"

@@ -69,3 +69,4 @@ def test_load_study_names_the_command_when_results_are_missing(tmp_path):
 def test_interval_text_matches_the_rounded_table(row, text):
     assert interval_text(row) == text
     assert interval_text(pd.Series(row)) == text
+    assert interval_text(next(pd.DataFrame([row]).itertuples())) == text
