@@ -197,6 +197,19 @@ def verdict(row) -> str:
     return "beats" if row.ci_low > 0 else "loses to" if row.ci_high < 0 else "is indistinguishable from"
 
 
+def interval_text(row, digits: int = 3) -> str:
+    """'+0.023 [+0.009, +0.037]' from a row with mean (or mean_difference), ci_low and ci_high, rounded as pandas tables show (04, 05).
+
+    >>> interval_text({"mean": 0.0195, "ci_low": 0.0025, "ci_high": 0.0365})
+    '+0.020 [+0.002, +0.036]'
+    """
+    get = (lambda name: getattr(row, name, None)) if hasattr(row, "_fields") else row.get  # itertuples() rows too
+    mean = get("mean") if get("mean") is not None else get("mean_difference")
+    low, high = (float(np.round(float(v), digits)) + 0.0 for v in (get("ci_low"), get("ci_high")))  # + 0.0: no "-0.000"
+    text = f"{float(np.round(float(mean), digits)) + 0.0:+.{digits}f}"
+    return text if np.isnan(low) else f"{text} [{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
 def per_level_change(table: pd.DataFrame, split: str = "test", by=("model", "strategy")) -> pd.DataFrame:
     """Accuracy after training minus before, per level (long format), averaged across seeds (06)."""
     prefix_after, prefix_before = f"accuracy_after_by_level.{split}.", f"accuracy_before_by_level.{split}."

@@ -1,10 +1,13 @@
 """Every numbered notebook executes under papermill in the `smoke` profile; its recorded numbers and its charts
 are checked."""
 
+import json
+
 import pytest
 
 from course_lib.notebooks import execute, numbered_notebooks
 from course_lib.runtime import read_records
+from course_lib.studies import RESULTS_DIR
 
 NOTEBOOKS = numbered_notebooks()
 
@@ -74,6 +77,9 @@ def check_04(numbers):
         assert numbers["reference_grad_norm"] > 0.0
     else:  # every advantage is exactly 0, so are the loss and the gradient
         assert numbers["reference_grad_norm"] == 0.0 and numbers["reference_loss"] == 0.0
+    for label, row in numbers["regression_to_mean"].items():  # labels at the ends, re-estimated with fresh samples
+        assert label in {"p = 0", "p = 1"} and row["fresh_k"] == 2 * row["k"] and 0.0 <= row["fresh_mean_p"] <= 1.0
+    assert numbers["committed_gain"] == json.loads((RESULTS_DIR / "grpo-tiny-m" / "gain.json").read_text())["mean_difference"]
 
 
 def check_05(numbers):

@@ -6,6 +6,7 @@ import pytest
 from course_lib import CourseError
 from course_lib.studies import (
     gain_by_strategy,
+    interval_text,
     load_study,
     mechanism_table,
     paired_difference,
@@ -92,3 +93,15 @@ def test_no_verdict_from_two_seeds():
 
     with pytest.raises(CourseError, match="fewer than 3 seeds"):
         equivalence_verdict([0.1, 0.2], margin=0.02)
+
+
+@pytest.mark.parametrize("row, text", [
+    ({"mean": 0.0195, "ci_low": 0.0025, "ci_high": 0.0365}, "+0.020 [+0.002, +0.036]"),  # rounded as pandas' .round(3)
+    ({"mean_difference": 0.0432, "ci_low": 0.0253, "ci_high": 0.0615}, "+0.043 [+0.025, +0.062]"),  # a bootstrap result
+    ({"mean": -0.0004, "ci_low": -0.0102, "ci_high": 0.0001}, "+0.000 [-0.010, +0.000]"),  # no "-0.000"
+    ({"mean": 0.2, "ci_low": float("nan"), "ci_high": float("nan")}, "+0.200"),  # one seed: no interval
+])
+def test_interval_text_matches_the_rounded_table(row, text):
+    assert interval_text(row) == text
+    assert interval_text(pd.Series(row)) == text
+    assert interval_text(next(pd.DataFrame([row]).itertuples())) == text
