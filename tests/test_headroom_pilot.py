@@ -18,6 +18,14 @@ def test_headroom_pilot_grid_is_the_declared_one():
     assert len(expand("headroom-pilot", "smoke")) == 2
 
 
+def test_headroom_pilot_seeds_grid_is_the_declared_one():
+    points = expand("headroom-pilot-seeds", "tiny")
+    assert sorted((p["LEARNING_RATE"], p["SEED"]) for p in points) == sorted(
+        [(3e-4, 1), (3e-4, 2), (1e-3, 1), (1e-3, 2), (1e-4, 0), (1e-4, 1), (1e-4, 2)])
+    assert {(p["STEPS"], p["TRAIN_SETTINGS"], p["STRATEGY"], p["POOL_SIZE"]) for p in points} == {
+        (100, "shaped", "random", 2500)}
+
+
 def test_shaped_settings_are_the_papers_optimizer_shape_with_a_clip_that_clips():
     point = resolve(Point(profile="tiny", model="tiny-m", task="arith", strategy="random", train_settings="shaped",
                           learning_rate=1e-3, steps=100))
