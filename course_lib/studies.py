@@ -67,6 +67,14 @@ STUDIES = {
         },
         "also": {"tiny": {"LEARNING_RATE": [1e-4], "STEPS": [100], "POOL_SIZE": [2500], "SEED": [0, 1, 2]}},
     },
+    "headroom-pilot-long": {  # follow-up of headroom-pilot(-seeds): does 3x the length (300 steps) lift the plateau?
+        "fixed": {"MODEL": "tiny-m", "TASK": "arith", "STRATEGY": "random", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
+                  "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"LEARNING_RATE": [3e-4], "STEPS": [2], "POOL_SIZE": [40], "SEED": [0]},
+            "tiny": {"LEARNING_RATE": [1e-4, 3e-4], "STEPS": [300], "POOL_SIZE": [2500], "SEED": [0]},
+        },
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {

@@ -25,6 +25,9 @@ def test_headroom_pilot_seeds_grid_is_the_declared_one():
     assert {(p["STEPS"], p["TRAIN_SETTINGS"], p["STRATEGY"], p["POOL_SIZE"]) for p in points} == {
         (100, "shaped", "random", 2500)}
 
+    long = expand("headroom-pilot-long", "tiny")
+    assert sorted((p["LEARNING_RATE"], p["STEPS"], p["SEED"]) for p in long) == [(1e-4, 300, 0), (3e-4, 300, 0)]
+
 
 def test_shaped_settings_are_the_papers_optimizer_shape_with_a_clip_that_clips():
     point = resolve(Point(profile="tiny", model="tiny-m", task="arith", strategy="random", train_settings="shaped",
