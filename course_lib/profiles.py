@@ -93,7 +93,8 @@ YADAV_2604_06298 = {  # capacity boundary: Qwen2.5 0.5B/1.5B/3B with LoRA on MAT
 PAPER_SETTINGS = ("2508.14094", "2604.06298")
 
 # "shaped": arXiv 2508.14094's optimizer shape at the course's LoRA scale (train_settings="shaped"); the point's
-# LEARNING_RATE sets the rate (data/results/headroom-pilot chose it by a sweep), otherwise the course's 3e-4.
+# LEARNING_RATE sets the rate, otherwise the course's 3e-4, the best of the sweep 1e-4..3e-3 on tiny-m/arith
+# (data/results/headroom-pilot*: 1e-4 as good, 1e-3 worse, 3e-3 collapses).
 SHAPED_SETTINGS = {
     "lr_scheduler_type": "cosine", "warmup_ratio": 0.1, "weight_decay": 0.1, "adam_beta2": 0.99,  # as 2508.14094
     "lora_rank": 16, "lora_alpha": 16,  # alpha = r as 2508.14094 (the course's default has alpha = 2r)
