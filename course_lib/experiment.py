@@ -37,8 +37,8 @@ class Point:
     steps: int = 0  # optimizer steps (0: derived from epochs)
     group_size: int = 0  # G: completions per prompt (0: 8, or the paper's)
     prompts_per_step: int = 0  # prompts per optimizer step (0: the profile's, or the paper's)
-    learning_rate: float = 0.0  # (0: 3e-4 for the course's LoRA, or the paper's)
-    train_settings: str = ""  # "course", "2508.14094" or "2604.06298" ("": the profile's)
+    learning_rate: float = 0.0  # (0: 3e-4 for the course's LoRA and "shaped", or the paper's)
+    train_settings: str = ""  # "course", "shaped" (cosine, warmup, decay, clipping), "2508.14094" or "2604.06298"
     model_size: str = ""  # for arXiv 2604.06298's batch sizes ("": read from the model's name)
     answer_format: str = ""  # final-answer format ("": the dataset's own, or the paper's)
     max_new_tokens: int = 0  # completion length limit (0: the profile's)
@@ -90,12 +90,12 @@ def parse_arm(strategy: str) -> dict:
 
 def resolve(point: Point) -> Point:
     """The point with every 0/"" setting filled in from its profile and training settings."""
-    from .profiles import PAPER_SETTINGS, YADAV_2604_06298, get_profile
+    from .profiles import TRAIN_SETTINGS, YADAV_2604_06298, get_profile
 
     profile = get_profile(point.profile)
     settings = point.train_settings or profile.train_settings
-    check(settings in ("course", *PAPER_SETTINGS),
-          f"train_settings={settings!r} is unknown; use course, {' or '.join(PAPER_SETTINGS)}")
+    check(settings in TRAIN_SETTINGS,
+          f"train_settings={settings!r} is unknown; use {', '.join(TRAIN_SETTINGS[:-1])} or {TRAIN_SETTINGS[-1]}")
     paper_format = YADAV_2604_06298["answer_format"] if settings == "2604.06298" else ""
     parse_arm(point.strategy)
     return dataclasses.replace(
@@ -119,15 +119,17 @@ def select_arm(table, point: Point) -> list[str]:
 
 def train_config(point: Point, n_selected: int):
     """The GRPO settings of a point: the course's or a paper's, then the point's own overrides."""
-    from .profiles import get_profile, model_size_of, paper_train_config
+    from .profiles import SHAPED_SETTINGS, get_profile, model_size_of, paper_train_config
     from .training import TrainConfig
 
     profile = get_profile(point.profile)
     overrides = {"group_size": point.group_size, "prompts_per_step": point.prompts_per_step,
                  "learning_rate": point.learning_rate}
     overrides = {key: value for key, value in overrides.items() if value}
-    if point.train_settings == "course":
-        base = TrainConfig(prompts_per_step=overrides.pop("prompts_per_step", profile.prompts_per_step), **overrides)
+    if point.train_settings in ("course", "shaped"):
+        shape = SHAPED_SETTINGS if point.train_settings == "shaped" else {}
+        base = TrainConfig(prompts_per_step=overrides.pop("prompts_per_step", profile.prompts_per_step),
+                           **{**shape, **overrides})
     else:
         size = point.model_size or (model_size_of(point.model) if point.train_settings == "2604.06298" else "1.5B")
         dataset = "math" if point.task.startswith("math") else "gsm8k"

@@ -92,6 +92,18 @@ YADAV_2604_06298 = {  # capacity boundary: Qwen2.5 0.5B/1.5B/3B with LoRA on MAT
 
 PAPER_SETTINGS = ("2508.14094", "2604.06298")
 
+# "shaped": arXiv 2508.14094's optimizer shape at the course's LoRA scale (train_settings="shaped"); the point's
+# LEARNING_RATE sets the rate, otherwise the course's 3e-4, the best of the sweep 1e-4..3e-3 on tiny-m/arith
+# (data/results/headroom-pilot*: 1e-4 as good, 1e-3 worse, 3e-3 collapses).
+SHAPED_SETTINGS = {
+    "lr_scheduler_type": "cosine", "warmup_ratio": 0.1, "weight_decay": 0.1, "adam_beta2": 0.99,  # as 2508.14094
+    "lora_rank": 16, "lora_alpha": 16,  # alpha = r as 2508.14094 (the course's default has alpha = 2r)
+    # clips: tiny-m's grad norms with alpha = r were 0.057-0.145, median 0.086, over 12 unclipped steps of 8 prompts
+    # at lr 3e-4 (data/results/headroom-pilot/README.md); 0.05 clips (almost) every step, as 0.1 does in 2508.14094
+    "max_grad_norm": 0.05,
+}
+TRAIN_SETTINGS = ("course", "shaped", *PAPER_SETTINGS)
+
 
 def model_size_of(model: str) -> str:
     """'Qwen/Qwen2.5-1.5B-Instruct' -> '1.5B': the size arXiv 2604.06298's batch sizes are keyed by."""

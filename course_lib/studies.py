@@ -49,6 +49,32 @@ STUDIES = {
             "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1]},
         },
     },
+    "headroom-pilot": {  # issue "A tiny world that can decide", item 1: the LR and length at which random 10% gains
+        # +0.10 held-out accuracy under the paper's optimizer shape ("shaped"); one seed; no OOD (test gain decides)
+        "fixed": {"MODEL": "tiny-m", "TASK": "arith", "STRATEGY": "random", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
+                  "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"LEARNING_RATE": [3e-4, 1e-3], "STEPS": [2], "POOL_SIZE": [40], "SEED": [0]},
+            "tiny": {"LEARNING_RATE": [3e-4, 1e-3, 3e-3], "STEPS": [50, 100], "POOL_SIZE": [2500], "SEED": [0]},
+        },
+    },
+    "headroom-pilot-seeds": {  # follow-up of headroom-pilot: is its +0.06 a plateau? seeds 1-2 and lr 1e-4, 100 steps
+        "fixed": {"MODEL": "tiny-m", "TASK": "arith", "STRATEGY": "random", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
+                  "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"LEARNING_RATE": [3e-4], "STEPS": [2], "POOL_SIZE": [40], "SEED": [1]},
+            "tiny": {"LEARNING_RATE": [3e-4, 1e-3], "STEPS": [100], "POOL_SIZE": [2500], "SEED": [1, 2]},
+        },
+        "also": {"tiny": {"LEARNING_RATE": [1e-4], "STEPS": [100], "POOL_SIZE": [2500], "SEED": [0, 1, 2]}},
+    },
+    "headroom-pilot-long": {  # follow-up of headroom-pilot(-seeds): does 3x the length (300 steps) lift the plateau?
+        "fixed": {"MODEL": "tiny-m", "TASK": "arith", "STRATEGY": "random", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
+                  "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"LEARNING_RATE": [3e-4], "STEPS": [2], "POOL_SIZE": [40], "SEED": [0]},
+            "tiny": {"LEARNING_RATE": [1e-4, 3e-4], "STEPS": [300], "POOL_SIZE": [2500], "SEED": [0]},
+        },
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {

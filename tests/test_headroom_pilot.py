@@ -1,0 +1,54 @@
+"""The headroom pilot (issue "A tiny world that can decide", item 1): its grid and the "shaped" training settings."""
+
+import pytest
+
+from course_lib import CourseError
+from course_lib.experiment import Point, resolve, train_config
+from course_lib.sweep import expand
+
+
+def test_headroom_pilot_grid_is_the_declared_one():
+    points = expand("headroom-pilot", "tiny")
+    assert {(p["LEARNING_RATE"], p["STEPS"]) for p in points} == {
+        (lr, steps) for lr in (3e-4, 1e-3, 3e-3) for steps in (50, 100)}
+    assert len(points) == 6
+    for p in points:
+        assert (p["MODEL"], p["TASK"], p["STRATEGY"], p["BUDGET"], p["TRAIN_SETTINGS"], p["POOL_SIZE"], p["SEED"]) == (
+            "tiny-m", "arith", "random", 0.1, "shaped", 2500, 0)
+    assert len(expand("headroom-pilot", "smoke")) == 2
+
+
+def test_headroom_pilot_seeds_grid_is_the_declared_one():
+    points = expand("headroom-pilot-seeds", "tiny")
+    assert sorted((p["LEARNING_RATE"], p["SEED"]) for p in points) == sorted(
+        [(3e-4, 1), (3e-4, 2), (1e-3, 1), (1e-3, 2), (1e-4, 0), (1e-4, 1), (1e-4, 2)])
+    assert {(p["STEPS"], p["TRAIN_SETTINGS"], p["STRATEGY"], p["POOL_SIZE"]) for p in points} == {
+        (100, "shaped", "random", 2500)}
+
+    long = expand("headroom-pilot-long", "tiny")
+    assert sorted((p["LEARNING_RATE"], p["STEPS"], p["SEED"]) for p in long) == [(1e-4, 300, 0), (3e-4, 300, 0)]
+
+
+def test_shaped_settings_are_the_papers_optimizer_shape_with_a_clip_that_clips():
+    point = resolve(Point(profile="tiny", model="tiny-m", task="arith", strategy="random", train_settings="shaped",
+                          learning_rate=1e-3, steps=100))
+    config = train_config(point, 250)
+    assert (config.lr_scheduler_type, config.warmup_ratio, config.weight_decay, config.adam_beta2) == (
+        "cosine", 0.1, 0.1, 0.99)
+    assert config.lora and config.lora_alpha == config.lora_rank == 16
+    assert config.max_grad_norm == 0.05  # below tiny-m's median grad norm with alpha = r (0.086)
+    assert (config.learning_rate, config.steps, config.prompts_per_step) == (1e-3, 100, 8)
+    default = train_config(resolve(Point(profile="tiny", strategy="random", train_settings="shaped")), 250)
+    assert default.learning_rate == 3e-4 and default.steps == 41  # 1.3 epochs of 250 at 8 prompts per step
+
+
+def test_course_settings_are_unchanged():
+    config = train_config(resolve(Point(profile="tiny", strategy="random", train_settings="course")), 250)
+    assert (config.lr_scheduler_type, config.warmup_ratio, config.weight_decay, config.adam_beta2,
+            config.lora_rank, config.lora_alpha, config.max_grad_norm, config.learning_rate) == (
+        "constant", 0.0, 0.0, 0.999, 16, 32, 1.0, 3e-4)
+
+
+def test_unknown_train_settings_name_the_shaped_option():
+    with pytest.raises(CourseError, match="shaped"):
+        resolve(Point(profile="tiny", train_settings="cosine"))
