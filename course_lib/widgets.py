@@ -21,26 +21,29 @@ def dead_group_view(p: float, group_size: int) -> dict:
 
 
 def dead_group_widget():
-    """Sliders for p and G; shows P(dead group) = p^G + (1-p)^G and its curve."""
+    """Sliders for p and G; shows P(dead group) = p^G + (1-p)^G and its curve.
+
+    The numbers and the chart are HTML widgets updated in place (an Output widget redrawn inside a cell that is
+    executing could leave a headless run waiting).
+    """
     import ipywidgets as w
-    from IPython.display import display
+    import vl_convert
 
     p = w.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.01, description="pass rate p")
     G = w.IntSlider(value=8, min=2, max=64, description="group size G")  # any G: p = 0.05 needs G = 14
-    out = w.Output()
+    numbers, chart = w.HTML(), w.HTML()
 
     def redraw(*_):
         view = dead_group_view(p.value, G.value)
-        out.clear_output(wait=True)
-        with out:
-            print(f"P(dead) = {view['all_right']:.4f} (all right) + {view['all_wrong']:.4f} (all wrong) "
-                  f"= {view['dead_probability']:.4f}")
-            display(dead_group_chart([G.value], highlight=(p.value, view["dead_probability"])))
+        numbers.value = (f"P(dead) = {view['all_right']:.4f} (all right) + {view['all_wrong']:.4f} (all wrong) "
+                         f"= <b>{view['dead_probability']:.4f}</b>")
+        spec = dead_group_chart([G.value], highlight=(p.value, view["dead_probability"])).to_dict()
+        chart.value = vl_convert.vegalite_to_svg(spec)
 
     p.observe(redraw, "value")
     G.observe(redraw, "value")
     redraw()
-    return w.VBox([w.HBox([p, G]), out])
+    return w.VBox([w.HBox([p, G]), numbers, chart])
 
 
 def explorer_view(tables: dict, model: str, k: int, strategy: str, budget: float, group_size: int = 8,

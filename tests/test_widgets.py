@@ -78,3 +78,13 @@ def test_dead_group_widget_takes_any_group_size():
     G.value, p.value = 14, 0.05
     assert G.value == 14 and p.value == 0.05
     assert dead_group_view(0.05, 14)["dead_probability"] < 0.5 < dead_group_view(0.05, 13)["dead_probability"]
+
+
+def test_dead_group_widget_redraws_its_numbers_and_chart():
+    from course_lib.plots import count_marks
+    from course_lib.widgets import dead_group_widget
+
+    box = dead_group_widget()
+    (p, G), numbers, chart = box.children[0].children, box.children[1], box.children[2]
+    p.value, G.value = 0.05, 14
+    assert "<b>0.4877</b>" in numbers.value and count_marks(chart.value) > 0
