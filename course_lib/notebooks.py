@@ -89,6 +89,11 @@ def check_notebook_parameters(notebook: Path, parameters: dict) -> None:
     check(not errors, f"{Path(notebook).name}: " + "; ".join(errors))
 
 
+def format_runtime(seconds: float) -> str:
+    """'19 s' or '3.8 min': how the course map and each notebook's header state a measured runtime."""
+    return f"{round(seconds)} s" if seconds < 60 else f"{seconds / 60:.1f} min"
+
+
 def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
     """Execute every notebook in `profile` into `out` (numbered ones first); write and return a summary."""
     from tqdm.auto import tqdm

@@ -121,3 +121,18 @@ def test_readme_course_map_lists_every_notebook_with_measured_numbers():
     assert "TIME_" not in readme, "fill the course map from benchmarks/results/notebook_times_tiny.json"
     times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]
     assert set(times) == {p.name for p in numbered_notebooks()}
+
+
+def test_runtimes_in_the_course_map_and_notebook_headers_are_the_measured_ones():
+    """The course map's row and the notebook's own header state the `tiny` runtime benchmarks/notebook_times.py
+    measured, in one format (course_lib.notebooks.format_runtime)."""
+    from course_lib.notebooks import format_runtime
+
+    readme = (ROOT / "README.md").read_text()
+    times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]
+    for path in numbered_notebooks():
+        measured = times[path.name]
+        row = next(line for line in readme.splitlines() if f"(notebooks/{path.name})" in line)
+        assert f"| {format_runtime(measured['seconds'])}, {measured['peak_memory_mib']:,} MiB |" in row, path.name
+        header = nbformat.read(str(path), as_version=4).cells[0].source + nbformat.read(str(path), as_version=4).cells[1].source
+        assert f"`tiny` {format_runtime(measured['seconds'])} on a 2-core CPU" in header, path.name
