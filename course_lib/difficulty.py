@@ -112,9 +112,8 @@ def _generate(model, tokenizer, id_lists, k, temperature, max_new_tokens, seed, 
     return sample_chunk(model, tokenizer, id_lists, k, temperature, max_new_tokens, seed)
 
 
-def _score_chunk(model, tokenizer, problems, k, temperature, max_new_tokens, seed, backend="hf") -> list[dict]:
-    """Sample one chunk and grade it: a row per problem (without the interval)."""
-    id_lists = [prompt_ids(p, tokenizer) for p in problems]
+def _score_chunk(model, tokenizer, problems, id_lists, k, temperature, max_new_tokens, seed, backend="hf") -> list[dict]:
+    """Sample one chunk (its prompts as token ids) and grade it: a row per problem (without the interval)."""
     groups = _generate(model, tokenizer, id_lists, k, temperature, max_new_tokens, seed, backend)
     rows = []
     for problem, group in zip(problems, groups):
@@ -144,8 +143,10 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     check_sampling_args(k, temperature, max_new_tokens, backend)
     check(len(problems) > 0, "problems is empty; give at least one problem")
     check(len({p.id for p in problems}) == len(problems), "problems: ids must be unique")
+    id_lists = [prompt_ids(p, tokenizer) for p in problems]  # encoded once: for the cache key and the sampling
     settings = {"k": k, "temperature": temperature, "max_new_tokens": max_new_tokens, "seed": seed,
-                "chunk_size": chunk_size, "backend": backend, "prompts": _prompts_fingerprint(problems, tokenizer)}
+                "chunk_size": chunk_size, "backend": backend,
+                "prompts": hashlib.sha256(json.dumps(id_lists).encode()).hexdigest()}
     root = cache_folder(cache_dir)
     folder = root / cache_key(model, problems, settings) if root else None
     start, rows, sampling_seconds = time.time(), [], 0.0
@@ -159,8 +160,8 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
             sampling_seconds += cached[1]
             continue
         chunk_start = time.time()
-        chunk_rows = _score_chunk(model, tokenizer, chunk_problems, k, temperature, max_new_tokens,
-                                  chunk_seed(seed, index), backend)
+        chunk_rows = _score_chunk(model, tokenizer, chunk_problems, id_lists[first : first + chunk_size], k,
+                                  temperature, max_new_tokens, chunk_seed(seed, index), backend)
         seconds = time.time() - chunk_start
         sampling_seconds += seconds
         if part is not None:
@@ -216,11 +217,6 @@ def read_chunk(path: Path, problems, k) -> tuple[list[dict], float] | None:
         return data["rows"], float(data["seconds"])
     warnings.warn(f"cached chunk {path} is not valid ({fault}); sampling it again", stacklevel=3)
     return None
-
-
-def _prompts_fingerprint(problems, tokenizer) -> str:
-    """sha256 over the token ids every problem's prompt becomes (chat template and instruction included)."""
-    return hashlib.sha256(json.dumps([prompt_ids(p, tokenizer) for p in problems]).encode()).hexdigest()
 
 
 def check_pass_rates(table: pd.DataFrame, min_problems: int = 50, max_zero_share: float = 0.95) -> None:
