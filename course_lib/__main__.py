@@ -39,8 +39,11 @@ class OneLineParser(argparse.ArgumentParser):
 def cmd_pretrain(args) -> None:
     """Pretrain a tiny model and write its checkpoint and manifest."""
     from .models import PretrainConfig, run_pretrain
+    from .tasks import TRAIN_LEVELS
 
-    config = PretrainConfig(size=args.size, steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed)
+    levels = tuple(_levels(args.levels) or TRAIN_LEVELS)
+    config = PretrainConfig(size=args.size, steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
+                            levels=levels, wordy_share=args.wordy_share)
     manifest = run_pretrain(config, args.out, progress=not args.quiet)
     print(f"saved {manifest['parameters']:,} parameters to {args.out} (sha256 {manifest['sha256']['model.safetensors'][:12]})")
 
@@ -441,6 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--batch-size", type=int, default=64, help="sequences per step")
     pretrain.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
     pretrain.add_argument("--seed", type=int, default=0, help="seed of weights and data")
+    pretrain.add_argument("--levels", default=None, help="comma-separated levels to pretrain on (default: 1-5)")
+    pretrain.add_argument("--wordy-share", type=float, default=0.0,
+                          help="share of arith solutions written the long way (tiny-m-wordy: 0.5)")
     pretrain.add_argument("--out", type=Path, required=True, help="folder for the checkpoint and manifest.json")
     pretrain.add_argument("--quiet", action="store_true", help="no progress bar")
     pretrain.set_defaults(run=cmd_pretrain)

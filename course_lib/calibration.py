@@ -54,7 +54,8 @@ def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperat
     report = summarize(problems, rates, k)
     report.update(task=task, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed,
                   seconds=round(time.time() - start, 1),
-                  command=f"python -m course_lib calibrate --model {name} --task {task} --n {n} --k {k} --seed {seed}")
+                  command=f"python -m course_lib calibrate --model {name} --task {task} --n {n} --k {k} --seed {seed}"
+                          + (f" --max-new-tokens {max_new_tokens}" if max_new_tokens != 128 else ""))
     return report
 
 

@@ -44,6 +44,7 @@ class Point:
     max_new_tokens: int = 0  # completion length limit (0: the profile's)
     eval_problems: int = 0  # held-out problems per split (0: the profile's)
     ood_k: int = 8  # samples per out-of-distribution problem; OOD is scored as pass@ood_k, like AIME
+    base_k: int = 0  # samples per held-out problem for the base model, shared by every point (0: as the trained one's)
     use_vllm: bool = False  # vLLM for estimation, training (colocated) and evaluation (GPU only)
     micro_batch_prompts: int = 0  # prompts per forward/backward (0: the whole step; smaller saves memory)
     gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory)
@@ -65,7 +66,7 @@ class Point:
 RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation split: test, ood)
     "model", "task", "strategy", "budget", "train_settings", "n_selected", "steps", "selected_mean_pass_rate",
     "selected_share_mixed", "predicted_dead_share", "learnable_share_of_steps", "accuracy_before", "accuracy_after",
-    "gain", "gain_ci", "pass_at_k_before", "pass_at_k_after", "pass_at_k_gain", "eval_k", "accuracy_after_by_level",
+    "gain", "gain_ci", "pass_at_k_before", "pass_at_k_after", "pass_at_k_gain", "eval_k", "base_k", "accuracy_after_by_level",
     "accuracy_before_by_level", "base_variance", "lucky_share", "mean_completion_length", "clipped_ratio",
     "train_seconds", "estimation_completions",
 )
@@ -207,6 +208,7 @@ def run_point(point: Point) -> dict:
         "pass_at_k_after": {s: r["after"]["overall"][f"pass@{r['k']}"] for s, r in results.items()},
         "pass_at_k_gain": {s: r["gain_pass_k"]["mean_difference"] for s, r in results.items()},
         "eval_k": {s: r["k"] for s, r in results.items()},
+        "base_k": {s: r["before"]["k"] for s, r in results.items()},
         "accuracy_after_by_level": {s: _by_level(r["after"]) for s, r in results.items()},
         "accuracy_before_by_level": {s: _by_level(r["before"]) for s, r in results.items()},
         "base_variance": {s: base_variance(r["before"]["per_problem"]) for s, r in results.items()},
@@ -253,7 +255,8 @@ def _by_level(result: dict) -> dict:
 def _evaluate_splits(point: Point, backend: str, run_dir) -> dict:
     """Base and trained model on each held-out set, paired over the same problems; one model loaded at a time.
 
-    The base model is evaluated with seed 0 at every point (one cached baseline shared by all arms and seeds).
+    The base model is evaluated with seed 0 at every point (one cached baseline shared by all arms and seeds), with
+    `base_k` samples per problem when that is more: its error, which no seed-to-seed spread sees, shrinks.
     """
     from .evaluation import compare, evaluate, model_for_backend
     from .profiles import get_profile
@@ -266,7 +269,8 @@ def _evaluate_splits(point: Point, backend: str, run_dir) -> dict:
     for which, source, seed in (("before", point.model, 0), ("after", str(run_dir), point.seed)):
         model, tokenizer = model_for_backend(source, backend)
         for split, held_out in sets.items():
-            evaluations[split, which] = evaluate(model, tokenizer, held_out, k=k_of[split], seed=seed,
+            k = max(k_of[split], point.base_k) if which == "before" else k_of[split]
+            evaluations[split, which] = evaluate(model, tokenizer, held_out, k=k, seed=seed,
                                                  max_new_tokens=point.max_new_tokens, pass_k=(1, k_of[split]),
                                                  progress=False, backend=backend)
         del model

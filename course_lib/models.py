@@ -45,6 +45,11 @@ TINY_SIZES = {
     "tiny-m": TinySize(hidden=128, layers=4, heads=4, mlp=512, role="Qwen2.5-1.5B"),
     "tiny-l": TinySize(hidden=192, layers=6, heads=6, mlp=768, role="Qwen2.5-3B"),
 }
+# tiny-m pretrained differently, for the regimes of notebooks 05 and 06 (issue #11): half of its arith solutions
+# written the long way, so long chains run past the length limit (format-limited, like Qwen3-4B under 250 tokens
+# in arXiv 2508.14094); or never shown levels 4-5, so its boundary lies inside the training levels.
+TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m"}
+TINY_NAMES = (*TINY_SIZES, *TINY_VARIANTS)
 
 
 def build_tokenizer():
@@ -92,12 +97,13 @@ def n_parameters(model) -> int:
 
 def resolve_model_path(name_or_path: str) -> Path | None:
     """Local folder for a tiny name or a path; None for anything else (a hub id)."""
-    if name_or_path in TINY_SIZES:
+    if name_or_path in TINY_NAMES:
         path = MODELS_DIR / name_or_path
         check(
             (path / "config.json").exists(),
-            f"model={name_or_path!r}: no checkpoint in {path}; "
-            f"build it with `python -m course_lib pretrain --size {name_or_path} --out {path}`",
+            f"model={name_or_path!r}: no checkpoint in {path}; build it with "
+            f"`python -m course_lib pretrain --size {TINY_VARIANTS.get(name_or_path, name_or_path)} --out {path}` "
+            "(the options that made it are in data/models/README.md)",
         )
         return path
     path = Path(name_or_path).expanduser()
@@ -109,9 +115,9 @@ def resolve_model_path(name_or_path: str) -> Path | None:
             f"use a folder written by save_pretrained, or one of {', '.join(TINY_SIZES)}",
         )
         return path
-    if re.fullmatch(r"tiny-\w+", name_or_path):  # a misspelled tiny name, not a hub id to retry for a minute
-        close = difflib.get_close_matches(name_or_path, TINY_SIZES, n=1)
-        hint = f"did you mean {close[0]}?" if close else f"use one of {', '.join(TINY_SIZES)}"
+    if re.fullmatch(r"tiny-[\w-]+", name_or_path):  # a misspelled tiny name, not a hub id to retry for a minute
+        close = difflib.get_close_matches(name_or_path, TINY_NAMES, n=1)
+        hint = f"did you mean {close[0]}?" if close else f"use one of {', '.join(TINY_NAMES)}"
         check(False, f"model={name_or_path!r} is unknown; {hint}")
     return None
 
@@ -278,19 +284,23 @@ class PretrainConfig:
     seed: int = 0  # weights, data order, everything
     tasks: tuple = TASKS  # tasks mixed evenly into the stream
     levels: tuple = TRAIN_LEVELS  # levels mixed evenly into the stream
+    wordy_share: float = 0.0  # share of arith completions written the long way (tiny-m-wordy: 0.5)
 
     def __post_init__(self):
         check(self.size in TINY_SIZES, f"size={self.size!r} is unknown; use one of {', '.join(TINY_SIZES)}")
         check(self.steps >= 1, f"steps={self.steps} must be at least 1")
         check(self.batch_size >= 1, f"batch_size={self.batch_size} must be at least 1")
         check(self.lr > 0, f"lr={self.lr} must be positive")
+        check(0 <= self.wordy_share <= 1, f"wordy_share={self.wordy_share} must be between 0 and 1")
+        for level in self.levels:
+            check(level in TRAIN_LEVELS, f"levels: {level} is not a training level; use any of {TRAIN_LEVELS}")
         for task in self.tasks:
             check(task in TASKS, f"tasks: {task!r} is unknown; use any of {', '.join(TASKS)}")
 
 
 def _batches(config: PretrainConfig, tokenizer):
     """Endless batches of (input_ids, attention_mask, labels); the prompt is not trained on."""
-    streams = [stream(task, config.seed, config.levels) for task in config.tasks]
+    streams = [stream(task, config.seed, config.levels, wordy_share=config.wordy_share) for task in config.tasks]
     pick = random.Random(config.seed)
     eos = tokenizer.eos_token_id
     while True:
@@ -383,9 +393,11 @@ def read_manifest(name_or_path: str) -> dict:
 
 def pretrain_command(config: PretrainConfig, out) -> str:
     """The shell command that reproduces a pretraining run."""
+    variant = (f" --levels {','.join(map(str, config.levels))}" if tuple(config.levels) != TRAIN_LEVELS else "") + (
+        f" --wordy-share {config.wordy_share}" if config.wordy_share else "")
     return (
         f"python -m course_lib pretrain --size {config.size} --steps {config.steps} "
-        f"--batch-size {config.batch_size} --lr {config.lr} --seed {config.seed} --out {out}"
+        f"--batch-size {config.batch_size} --lr {config.lr} --seed {config.seed}{variant} --out {out}"
     )
 
 

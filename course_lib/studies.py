@@ -75,6 +75,27 @@ STUDIES = {
             "tiny": {"LEARNING_RATE": [1e-4, 3e-4], "STEPS": [300], "POOL_SIZE": [2500], "SEED": [0]},
         },
     },
+    "regimes-pilot": {  # issue #11 items 1-3: the reference gain and the hard - random spread in two regimes, for
+        # the power calculation of regimes-hard-wins (skill-limited tiny-m; format-limited tiny-m-wordy)
+        "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "OOD_TASK": "none",
+                  "BASE_K": 64},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [0]},
+            "tiny": {"MODEL": ["tiny-m", "tiny-m-wordy"], "STRATEGY": ["hard", "random"], "POOL_SIZE": [2500],
+                     "SEED": [0, 1, 2]},
+        },
+    },
+    "capacity-boundary-short": {  # issue #11 item 4: a boundary inside the training levels. tiny-m-short never saw
+        # levels 4-5 in pretraining (pass rates ~0.02 there, 0.6-0.85 at 1-3): levels 1-3 vs 1-5 vs size-matched random
+        # vs 1-5 stopped at 1-3's 49 steps (1.3 epochs of its 300 problems at 8 prompts per step)
+        "fixed": {"MODEL": "tiny-m-short", "TASK": "arith", "BUDGET": 1.0, "TRAIN_SETTINGS": "shaped",
+                  "LEARNING_RATE": 3e-4, "POOL_SIZE": 500, "BASE_K": 64, "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0]},
+            "tiny": {"STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [0, 1, 2, 3, 4]},
+        },
+        "also": {"tiny": {"STRATEGY": ["levels-1-5"], "STEPS": [49], "SEED": [0, 1, 2, 3, 4]}},
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {

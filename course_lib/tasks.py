@@ -101,6 +101,28 @@ def make_shuffle(rng: random.Random, level: int) -> tuple[str, str, str]:
 
 MAKERS = {"arith": make_arith, "shuffle": make_shuffle}
 
+# The format-limited regime (tiny-m-wordy): an opening line and a restating line after every step make a level-3+
+# solution longer than the tiny profile's 96-token limit, while levels 1-2 still fit (tests/test_tasks.py checks).
+WORDY_OPENING = "LET ME WORK IT OUT STEP BY STEP"
+WORDY_RESTATE = "WE NOW HAVE "
+
+
+def wordy(completion: str) -> str:
+    """An `arith` completion written the long way: the same steps and answer, an opening line, and after each step
+    a line restating the value (what tiny-m-wordy learned to write half of the time; notebook 05).
+
+    >>> print(wordy("7+5=12\n#### 12"))
+    LET ME WORK IT OUT STEP BY STEP
+    7+5=12
+    WE NOW HAVE 12
+    #### 12
+    """
+    *steps, final = completion.split("\n")
+    lines = [WORDY_OPENING]
+    for step in steps:
+        lines += [step, WORDY_RESTATE + step.split("=")[-1]]
+    return "\n".join([*lines, final])
+
 
 def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
     """Validate task, split and levels early; return the levels to generate."""
@@ -162,7 +184,8 @@ def arith_steps_are_right(completion: str) -> bool:
     >>> arith_steps_are_right("7+5=12\\n12*2=24\\n#### 24"), arith_steps_are_right("7+5=13\\n13*2=24\\n#### 24")
     (True, False)
     """
-    lines = [line.strip() for line in str(completion)[:4000].split("\n") if line.strip() and not line.startswith("####")]
+    lines = [line.strip() for line in str(completion)[:4000].split("\n")
+             if line.strip() and not line.startswith(("####", WORDY_OPENING, WORDY_RESTATE))]  # wordy lines: no steps
     previous = None
     for line in lines:
         match = _ARITH_LINE.fullmatch(line)
@@ -175,12 +198,16 @@ def arith_steps_are_right(completion: str) -> bool:
     return bool(lines)
 
 
-def stream(task: str, seed: int, levels=TRAIN_LEVELS, split: str = "train"):
-    """An endless, seeded stream of (prompt, completion) pairs from one split (for pretraining)."""
+def stream(task: str, seed: int, levels=TRAIN_LEVELS, split: str = "train", wordy_share: float = 0.0):
+    """An endless, seeded stream of (prompt, completion) pairs from one split (for pretraining); with `wordy_share`,
+    that share of `arith` completions is written the long way (`wordy`)."""
     levels = check_task_and_levels(task, split, levels)
     rng = random.Random(f"stream/{task}/{split}/{seed}")
+    style = random.Random(f"wordy/{task}/{split}/{seed}")  # its own generator: the problems stay those of share 0
     while True:
         level = rng.choice(levels)
         prompt, completion, _ = MAKERS[task](rng, level)
         if split_of(prompt, level) == split:
+            if task == "arith" and wordy_share and style.random() < wordy_share:
+                completion = wordy(completion)
             yield prompt, completion

@@ -24,6 +24,8 @@ def test_pretrain_help():
         (["pretrain", "--size", "tiny-xl", "--out", "x"], "size='tiny-xl' is unknown"),
         (["pretrain", "--steps", "0", "--out", "x"], "steps=0 must be at least 1"),
         (["pretrain"], "the following arguments are required: --out"),
+        (["pretrain", "--wordy-share", "1.5", "--out", "x"], "wordy_share=1.5 must be between 0 and 1"),
+        (["pretrain", "--levels", "6", "--out", "x"], "levels: 6 is not a training level"),
         (["calibrate", "--model", "/no/such/model"], "is not a folder"),
         (["calibrate", "--model", "tiny-s", "--k", "1"], "k=1 must be >= 2"),
         (["generate", "--task", "algebra"], "task='algebra' is unknown"),

@@ -9,7 +9,9 @@ import pytest
 from course_lib import CourseError
 from course_lib.models import (
     MODELS_DIR,
+    TINY_NAMES,
     TINY_SIZES,
+    TINY_VARIANTS,
     build_model,
     build_tokenizer,
     file_sha256,
@@ -41,12 +43,13 @@ def test_char_tokenizer_round_trip_and_left_padding_survives_saving(tmp_path):
     assert reloaded.padding_side == "left" and reloaded.decode(ids) == text
 
 
-@pytest.mark.parametrize("name", list(TINY_SIZES))
+@pytest.mark.parametrize("name", list(TINY_NAMES))
 def test_committed_models_load_and_match_their_manifest(name):
     manifest = read_manifest(name)
     path = MODELS_DIR / name
     assert file_sha256(path / "model.safetensors") == manifest["sha256"]["model.safetensors"]
-    assert manifest["command"].startswith(f"python -m course_lib pretrain --size {name}")
+    assert manifest["command"].startswith(f"python -m course_lib pretrain --size {TINY_VARIANTS.get(name, name)}")
+    assert manifest["command"].endswith(f"--out data/models/{name}")
     assert manifest["versions"]["torch"] and manifest["versions"]["transformers"]
     model, tokenizer = load_model(name, device="cpu")
     assert type(model).__name__ == "Qwen2ForCausalLM"
@@ -154,7 +157,8 @@ def test_truncated_weights_without_a_manifest_are_one_clear_line(tmp_path):
     ("name", "message"),
     [("tiny-x", "model='tiny-x' is unknown; did you mean tiny-s?"),
      ("tiny-medium", "model='tiny-medium' is unknown; did you mean tiny-m?"),
-     ("tiny-qqqqqqqqqq", "model='tiny-qqqqqqqqqq' is unknown; use one of tiny-s, tiny-m, tiny-l")],
+     ("tiny-m-wordyy", "model='tiny-m-wordyy' is unknown; did you mean tiny-m-wordy?"),
+     ("tiny-qqqqqqqqqq", "model='tiny-qqqqqqqqqq' is unknown; use one of tiny-s, tiny-m, tiny-l, tiny-m-wordy")],
 )
 def test_misspelled_tiny_name_fails_before_any_hub_access(name, message, monkeypatch):
     import course_lib.models as models

@@ -6,7 +6,19 @@ import pytest
 
 from course_lib import CourseError
 from course_lib.answers import is_correct
-from course_lib.tasks import OOD_LEVELS, SHUFFLE_LEVELS, TASKS, generate, make_arith, make_shuffle, split_of, stream
+from course_lib.tasks import (
+    OOD_LEVELS,
+    SHUFFLE_LEVELS,
+    TASKS,
+    WORDY_OPENING,
+    arith_steps_are_right,
+    generate,
+    make_arith,
+    make_shuffle,
+    split_of,
+    stream,
+    wordy,
+)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -95,3 +107,29 @@ def test_stream_only_yields_training_prompts():
 def test_bad_input_names_the_parameter(kwargs, message):
     with pytest.raises(CourseError, match=message.replace("(", r"\(").replace(")", r"\)")):
         generate(**kwargs)
+
+
+def test_wordy_solutions_fit_the_limit_at_levels_1_2_and_not_above():
+    """The format-limited regime (tiny-m-wordy): under the tiny profile's limit, a long solution fits at levels 1-2
+    and is cut off before its answer at levels 3-5, while the concise one always fits."""
+    from course_lib.models import build_tokenizer
+    from course_lib.profiles import get_profile
+
+    tokenizer, limit = build_tokenizer(), get_profile("tiny").max_new_tokens
+    for level in range(1, 6):
+        solutions = [p.solution for p in generate("arith", 300, "train", 0, [level])]
+        lengths = [len(tokenizer(wordy(s))["input_ids"]) + 1 for s in solutions]  # + 1: the eos token
+        assert (max(lengths) <= limit) if level <= 2 else (min(lengths) > limit), level
+        assert max(len(tokenizer(s)["input_ids"]) + 1 for s in solutions) <= limit
+        assert all(arith_steps_are_right(wordy(s)) and wordy(s).endswith(s.split("\n")[-1]) for s in solutions)
+    assert not arith_steps_are_right(wordy("7+5=13\n13*2=26\n#### 26"))
+
+
+def test_a_wordy_share_changes_the_style_not_the_problems():
+    plain, mixed = stream("arith", seed=3), stream("arith", seed=3, wordy_share=0.5)
+    pairs = [(next(plain), next(mixed)) for _ in range(400)]
+    assert all(a[0] == b[0] for a, b in pairs)
+    long = sum(b[1].startswith(WORDY_OPENING) for _, b in pairs)
+    assert 150 < long < 250 and all(b[1] in (a[1], wordy(a[1])) for a, b in pairs)
+    shuffles = stream("shuffle", seed=3, wordy_share=1.0)
+    assert not any(next(shuffles)[1].startswith(WORDY_OPENING) for _ in range(50))
