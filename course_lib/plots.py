@@ -180,3 +180,28 @@ def learnability_chart(group_size: int) -> alt.Chart:
         color=alt.Color("measure:N", legend=alt.Legend(orient="bottom")),
         tooltip=[alt.Tooltip("p:Q", format=".2f"), "measure", alt.Tooltip("value:Q", format=".3f")],
     ).properties(width=380, height=220, title="Two ways to score learnability")
+
+
+def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "") -> alt.Chart:
+    """Gains of each arm on one axis, the papers' next to ours: a rule from low to high (a paper's quoted range or a
+    95% interval) and a point at the mean where there is one. `table` has source, arm, low, high and mean (05, 07)."""
+    rows = alt.Y("row:N", title=None, sort=list(dict.fromkeys(table["row"])), axis=alt.Axis(labelLimit=320))
+    base = alt.Chart(table)
+    scale = alt.Scale(zero=True, nice=True)
+    ranges = base.mark_rule(strokeWidth=3).encode(
+        x=alt.X("low:Q", title="accuracy gain over the base model (1.0 = 100 points)", scale=scale), x2="high:Q",
+        y=rows, color=alt.Color("source:N", title=""),
+        tooltip=["row", alt.Tooltip("low:Q", format="+.3f"), alt.Tooltip("high:Q", format="+.3f")])
+    means = base.transform_filter("isValid(datum.mean)").mark_point(filled=True, size=70).encode(
+        x="mean:Q", y=rows, color="source:N", tooltip=["row", alt.Tooltip("mean:Q", format="+.3f")])
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="gray", strokeDash=[4, 3]).encode(x="x:Q")
+    return (zero + ranges + means).properties(title=alt.Title(title, subtitle=note), width=420,
+                                               height=alt.Step(22))
+
+
+def effect_sizes_table(paper_rows: list[dict], ours: pd.DataFrame, source: str) -> pd.DataFrame:
+    """The rows of `effect_sizes_chart`: the papers' quoted ranges, then our arms' means with their 95% intervals
+    (`ours` as `course_lib.studies.gain_by_strategy` returns it, with a `label` column naming each row)."""
+    theirs = pd.DataFrame(paper_rows).assign(mean=float("nan"))
+    mine = ours.assign(source=source, row=ours["label"], low=ours["ci_low"], high=ours["ci_high"])
+    return pd.concat([theirs, mine[["source", "row", "low", "high", "mean"]]], ignore_index=True)

@@ -239,6 +239,32 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
     return pd.DataFrame(rows)
 
 
+def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "gain.test", by=("model",),
+                    arm: str = "strategy") -> pd.DataFrame:
+    """For each (first, second) arm pair within each group: the paired-by-seed difference's TOST verdict
+    (`equivalence_verdict`: better, worse, equivalent within +-margin, or inconclusive). Arms trained from one base
+    model share its evaluation, so the difference carries none of its error (05, 06)."""
+    rows = []
+    for key, group in table.groupby(list(by), sort=True):
+        wide = group.pivot_table(index="seed", columns=arm, values=column)
+        for first, second in pairs:
+            if {first, second} <= set(wide.columns):
+                both = wide[[first, second]].dropna()
+                rows.append({**dict(zip(by, key)), "difference": f"{first} - {second}",
+                             **equivalence_verdict(both[first] - both[second], margin)})
+    return pd.DataFrame(rows)
+
+
+def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test", by=("model", "strategy")) -> pd.DataFrame:
+    """Each arm's gain over the base model with its TOST verdict; the base evaluation's own variance (shared by
+    every seed, `base_variance.test`) is added, since the seed-to-seed spread cannot see it (05, 06)."""
+    rows = []
+    for key, group in table.groupby(list(by), sort=True):
+        shared = float(group["base_variance.test"].iloc[0]) if "base_variance.test" in group else 0.0
+        rows.append({**dict(zip(by, key)), **equivalence_verdict(group[column], margin, base_variance=shared)})
+    return pd.DataFrame(rows)
+
+
 def verdict(row) -> str:
     """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07)."""
     return "beats" if row.ci_low > 0 else "loses to" if row.ci_high < 0 else "is indistinguishable from"
@@ -269,6 +295,32 @@ def per_level_change(table: pd.DataFrame, split: str = "test", by=("model", "str
             rows.append({**dict(zip(by, key)), "level": int(level), "before": round(float(group[prefix_before + level].mean()), 4),
                          "after": round(float(group[prefix_after + level].mean()), 4), **t_interval(change)})
     return pd.DataFrame(rows)
+
+
+def chance_corrected(accuracy, guess: float):
+    """(accuracy - guess) / (1 - guess): 0 at chance, 1 at perfect (05: shuffle's answer is one of 3-7 letters).
+
+    >>> round(chance_corrected(0.6, 0.2), 4)
+    0.5
+    """
+    check(0 <= guess < 1, f"guess={guess} must be in [0, 1)")
+    return (accuracy - guess) / (1 - guess)
+
+
+def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.DataFrame:
+    """The table with `gain_beyond_chance.<split>`: each level's gain divided by (1 - its guess rate), averaged over
+    levels (the held-out sets hold equally many problems per level). Equals the plain gain for arith (05)."""
+    from .tasks import guess_rate
+
+    after, before = f"accuracy_after_by_level.{split}.", f"accuracy_before_by_level.{split}."
+    levels = sorted(int(c[len(after):]) for c in table.columns if c.startswith(after))
+    check(levels, f"split={split!r} has no per-level columns in the results table")
+
+    def beyond_chance(row) -> float:
+        return float(np.mean([(row[f"{after}{level}"] - row[f"{before}{level}"]) / (1 - guess_rate(row["task"], level))
+                              for level in levels]))
+
+    return table.assign(**{f"gain_beyond_chance.{split}": table.apply(beyond_chance, axis=1)})
 
 
 def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFrame:

@@ -111,7 +111,7 @@ def wordy(completion: str) -> str:
     """An `arith` completion written the long way: the same steps and answer, an opening line, and after each step
     a line restating the value (what tiny-m-wordy learned to write half of the time; notebook 05).
 
-    >>> print(wordy("7+5=12\n#### 12"))
+    >>> print(wordy("7+5=12\\n#### 12"))
     LET ME WORK IT OUT STEP BY STEP
     7+5=12
     WE NOW HAVE 12
@@ -122,6 +122,16 @@ def wordy(completion: str) -> str:
     for step in steps:
         lines += [step, WORDY_RESTATE + step.split("=")[-1]]
     return "\n".join([*lines, final])
+
+
+def guess_rate(task: str, level: int) -> float:
+    """The accuracy of guessing: `shuffle` asks which of n objects sits at a position (1/n); `arith` has no small
+    answer set (0). Notebook 05 reports shuffle's gains beyond it.
+
+    >>> guess_rate("shuffle", 5), guess_rate("arith", 5)
+    (0.14285714285714285, 0.0)
+    """
+    return 1 / SHUFFLE_LEVELS[level][0] if task == "shuffle" else 0.0
 
 
 def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:

@@ -46,12 +46,14 @@ def test_generate_prints_json_lines():
     assert len(result.stdout.strip().splitlines()) == 3 and '"level": 2' in result.stdout
 
 
-def test_rebuilding_the_smallest_model_is_deterministic(tmp_path):
-    """Run tiny-s's manifest command (shortened to 30 steps) twice: the weights must be byte-identical."""
-    command = shlex.split(read_manifest("tiny-s")["command"])
+@pytest.mark.parametrize(("name", "steps"), [("tiny-s", "30"), ("tiny-m-short", "4"), ("tiny-m-wordy", "4")])
+def test_rebuilding_a_committed_model_is_deterministic(tmp_path, name, steps):
+    """Run a model's manifest command (shortened) twice: the weights must be byte-identical, and the manifest's
+    command and config must be those of the committed model (the variants' --levels and --wordy-share included)."""
+    command = shlex.split(read_manifest(name)["command"])
     assert command[:4] == ["python", "-m", "course_lib", "pretrain"]
     args = command[3:]  # "pretrain --size tiny-s ..."
-    args[args.index("--steps") + 1] = "30"
+    args[args.index("--steps") + 1] = steps
     hashes = []
     for run in ("a", "b"):
         out_at = args.index("--out") + 1
@@ -60,8 +62,10 @@ def test_rebuilding_the_smallest_model_is_deterministic(tmp_path):
         assert result.returncode == 0, result.stderr
         hashes.append(file_sha256(tmp_path / run / "model.safetensors"))
     assert hashes[0] == hashes[1]
-    rebuilt = read_manifest(str(tmp_path / "a"))
-    assert rebuilt["config"] | {"steps": None} == read_manifest("tiny-s")["config"] | {"steps": None}
+    rebuilt, committed = read_manifest(str(tmp_path / "a")), read_manifest(name)
+    assert rebuilt["config"] | {"steps": None} == {"wordy_share": 0.0} | committed["config"] | {"steps": None}
+    assert rebuilt["command"].replace(f"--steps {steps}", "--steps X").split(" --out ")[0] == \
+        committed["command"].replace(f"--steps {committed['config']['steps']}", "--steps X").split(" --out ")[0]
 
 
 def test_estimate_and_select_are_byte_identical_when_repeated(tmp_path):

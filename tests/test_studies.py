@@ -11,7 +11,10 @@ from course_lib.studies import (
     mechanism_table,
     paired_difference,
     per_level_change,
+    gain_verdicts,
+    paired_verdicts,
     t_interval,
+    with_gain_beyond_chance,
 )
 
 
@@ -105,3 +108,26 @@ def test_interval_text_matches_the_rounded_table(row, text):
     assert interval_text(row) == text
     assert interval_text(pd.Series(row)) == text
     assert interval_text(next(pd.DataFrame([row]).itertuples())) == text
+
+
+def test_gain_beyond_chance_divides_each_level_by_what_guessing_leaves():
+    """A shuffle gain at level 5 (7 objects: guess 1/7) counts 7/6 of itself; arith's gain is unchanged."""
+    rows = [{"task": task, "accuracy_before_by_level.test.1": 0.4, "accuracy_after_by_level.test.1": 0.4,
+             "accuracy_before_by_level.test.5": 0.2, "accuracy_after_by_level.test.5": 0.26} for task in ("shuffle", "arith")]
+    table = with_gain_beyond_chance(pd.DataFrame(rows))
+    assert table["gain_beyond_chance.test"].tolist() == pytest.approx([0.06 * 7 / 6 / 2, 0.06 / 2])
+    with pytest.raises(CourseError, match="split='ood' has no per-level columns"):
+        with_gain_beyond_chance(pd.DataFrame(rows), "ood")
+
+
+def test_paired_and_gain_verdicts():
+    """hard = random + 0.05 in every seed: 'better', though each arm's own gain swings with the seed; a huge shared
+    base variance turns a clear gain into 'inconclusive'."""
+    table = pd.concat([synthetic_table(), synthetic_table().assign(seed=lambda t: t.seed + 3)], ignore_index=True)
+    pairs = paired_verdicts(table, [("hard", "random"), ("hard", "missing")], margin=0.03)
+    assert pairs[["model", "difference", "verdict", "seeds"]].values.tolist() == [["tiny-m", "hard - random", "better", 6]]
+    assert pairs["mean"].iloc[0] == pytest.approx(0.05)
+    steady = table.assign(**{"gain.test": 0.1 + 0.001 * table.seed, "base_variance.test": 0.0})
+    assert set(gain_verdicts(steady, margin=0.03).verdict) == {"better"}
+    noisy_base = steady.assign(**{"base_variance.test": 0.01})
+    assert set(gain_verdicts(noisy_base, margin=0.03).verdict) == {"inconclusive"}
