@@ -323,6 +323,26 @@ def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.Data
     return table.assign(**{f"gain_beyond_chance.{split}": table.apply(beyond_chance, axis=1)})
 
 
+def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: int, split: str = "test",
+                       by=("model", "strategy")) -> pd.DataFrame:
+    """Each level's change (after - before) per group with its TOST verdict. The shared base evaluation's variance
+    at a level with accuracy a, from K samples of each of n problems, is at most a(1-a)/((K-1)n): that bound is added
+    (06)."""
+    after, before = f"accuracy_after_by_level.{split}.", f"accuracy_before_by_level.{split}."
+    levels = sorted(int(c[len(after):]) for c in table.columns if c.startswith(after))
+    check(levels, f"split={split!r} has no per-level columns in the results table")
+    k_column = f"base_k.{split}" if f"base_k.{split}" in table else f"eval_k.{split}"
+    rows = []
+    for key, group in table.groupby(list(by), sort=True):
+        k = int(group[k_column].iloc[0])
+        for level in levels:
+            start = float(group[f"{before}{level}"].iloc[0])
+            bound = start * (1 - start) / ((k - 1) * problems_per_level)
+            rows.append({**dict(zip(by, key)), "level": level, "before": round(start, 4),
+                         **equivalence_verdict(group[f"{after}{level}"] - group[f"{before}{level}"], margin, bound)})
+    return pd.DataFrame(rows)
+
+
 def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFrame:
     """Per group: share of selected examples with 0 < p < 1, learnable share of steps, steps, and gain (07)."""
     columns = {"selected_share_mixed": "selected share 0<p<1", "predicted_dead_share": "predicted dead groups",
