@@ -6,6 +6,7 @@ Introduced in README.md (`make course`).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -47,6 +48,10 @@ def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False,
         log.parent.mkdir(parents=True, exist_ok=True)
         log_file = open(log, "wb")  # noqa: SIM115 (closed below, after the kernel has exited)
         options["kernel_manager_class"] = _kernel_manager_logging_to(log_file)
+    from .plots import CHARTS_VARIABLE
+
+    charts = os.environ.get(CHARTS_VARIABLE)
+    os.environ[CHARTS_VARIABLE] = "svg"  # the kernel inherits it: executed notebooks keep static charts, no widgets
     try:
         papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
                                    progress_bar=progress, cwd=str(notebook.parent), kernel_name="python3", **options)
@@ -60,6 +65,10 @@ def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False,
         raise RuntimeError(f"{notebook.name}: {type(error).__name__}: {error}\nthe kernel's log {log} ends:\n"
                            f"{tail or '(empty)'}") from error
     finally:
+        if charts is None:  # leave the environment as it was
+            os.environ.pop(CHARTS_VARIABLE, None)
+        else:
+            os.environ[CHARTS_VARIABLE] = charts
         if log is not None:
             log_file.close()
     return {"notebook": executed.name, "seconds": round(time.time() - start, 1), "records": read_records(executed)}

@@ -9,9 +9,34 @@ import altair as alt
 import pandas as pd
 
 
-def use_offline_renderer(kind: str = "svg") -> None:
-    """Render charts as static SVG through vl-convert: no CDN, works in JupyterLab, Voila and GitHub."""
-    alt.renderers.enable(kind)
+CHARTS_VARIABLE = "COURSE_CHARTS"  # "live" (the default) or "svg"; `notebooks.execute` sets "svg" for its kernels
+CHART_KINDS = ("live", "svg")
+
+
+def live_renderer(spec: dict, **options) -> tuple[dict, dict]:
+    """An interactive chart (`alt.JupyterChart` with its JavaScript bundled: no CDN; tooltips and zoom work in
+    JupyterLab 4 and Voila) together with a static SVG copy, which viewers without widgets show instead."""
+    import vl_convert
+
+    alt.JupyterChart.enable_offline(offline=True)
+    widget = alt.JupyterChart(chart=alt.Chart.from_dict(spec), embed_options={"renderer": "svg"})
+    data, metadata = widget._repr_mimebundle_()  # (data, metadata), as ipywidgets returns it
+    return {**data, "image/svg+xml": vl_convert.vegalite_to_svg(spec)}, metadata
+
+
+alt.renderers.register("course-live", live_renderer)
+
+
+def use_offline_renderer(kind: str | None = None) -> None:
+    """Render charts without a CDN: "live" draws interactive charts (with an SVG copy), "svg" static SVG only
+    (executed notebooks, CI, the README). Without `kind`, `COURSE_CHARTS` decides, else "live"."""
+    import os
+
+    from .errors import check
+
+    kind = kind or os.environ.get(CHARTS_VARIABLE, "live")
+    check(kind in CHART_KINDS, f"charts={kind!r} is unknown; use live or svg (set {CHARTS_VARIABLE} or pass kind)")
+    alt.renderers.enable("course-live" if kind == "live" else "svg")
 
 
 def count_marks(svg: str) -> int:
@@ -73,6 +98,8 @@ def selection_histogram_chart(histogram: pd.DataFrame, title: str) -> alt.Chart:
             y=alt.Y("count:Q", title="problems"),
             color=alt.Color("set:N", title="", scale=alt.Scale(domain=["selected", "not selected"],
                                                                 range=["#d62728", "#c7c7c7"])),
+            tooltip=[alt.Tooltip("pass_rate:Q", title="pass rate", format=".2f"), alt.Tooltip("count:Q", title="problems"),
+                     alt.Tooltip("set:N", title="")],
         )
         .properties(title=title, width=380, height=200)
     )

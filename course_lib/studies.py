@@ -96,6 +96,18 @@ STUDIES = {
         },
         "also": {"tiny": {"STRATEGY": ["levels-1-5"], "STEPS": [49], "SEED": [0, 1, 2, 3, 4]}},
     },
+    "regimes-hard-wins": {  # issue #11 items 2-3: "hard wins" tested in a skill-limited (tiny-m) and a format-limited
+        # (tiny-m-wordy) regime, with the seeds the regimes-pilot's power calculation asked for (README)
+        "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500,
+                  "BASE_K": 64},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [0]},
+            "tiny": {"MODEL": ["tiny-m", "tiny-m-wordy"], "STRATEGY": ["easy", "medium", "hard", "random"],
+                     "SEED": [0, 1, 2, 3, 4, 5, 6, 7]},
+        },
+        # exploratory, not part of the pre-registered tests: does the format regime's gain grow with 100 steps?
+        "also": {"tiny": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "STEPS": [100], "SEED": [0, 1, 2]}},
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {

@@ -5,8 +5,9 @@ The browser is Debian's /usr/bin/chromium (`apt-get install chromium`; .ci/run i
 build where one was downloaded (`.venv/bin/playwright install chromium`). `make test` checks for one first.
 
 The test starts Voila on localhost, moves the budget slider and changes the strategy, and checks
-that the numbers and the chart change to what the pure function `explorer_view` computes, and that
-the page shows the explorer alone (no notebook prose, prints or recorded numbers).
+that the numbers and the chart change to what the pure function `explorer_view` computes, that the
+chart is live (drawn offline by Vega in the page; hovering a bar shows its tooltip), and that the
+page shows the explorer alone (no notebook prose, prints or recorded numbers).
 """
 
 import socket
@@ -84,10 +85,17 @@ def shown(page, key: str) -> str:
 
 
 def last_chart(page) -> str:
-    """The page's last chart: Voila shows SVG outputs as <img src="data:image/svg+xml,...">."""
-    from urllib.parse import unquote
+    """The page's last chart: a live chart (alt.JupyterChart, drawn by Vega as SVG inside `.vega-embed`)."""
+    return page.eval_on_selector_all(".vega-embed svg.marks", "charts => charts.length ? charts.pop().outerHTML : ''")
 
-    return unquote(page.eval_on_selector_all("img", "images => images.map(i => i.src).pop() || ''"))
+
+def hover_tooltip(page, timeout: float = 30.0) -> str:
+    """Hover the last chart's first bar and return the tooltip Vega shows (only a live chart has one)."""
+    bar = page.locator(".vega-embed svg.marks .mark-rect path").last
+    bar.hover()
+    tooltip = page.locator("#vg-tooltip-element")
+    tooltip.wait_for(state="visible", timeout=timeout * 1000)
+    return tooltip.inner_text()
 
 
 def wait_for_chart(page, text: str, timeout: float = 30.0) -> str:
@@ -150,5 +158,8 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         assert shown(page, "predicted_dead_share") == target
         assert shown(page, "mean_pass_rate") == f"{expected['mean_pass_rate']:.3f}"
         assert chart_after != chart_before
+        assert "<img" not in page.inner_html(".vega-embed")  # drawn live by Vega, not the static SVG copy
+        tip = hover_tooltip(page)
+        assert "pass rate" in tip and "problems" in tip, tip
         page.screenshot(path=str(Path(tempfile.gettempdir()) / "explorer.png"), full_page=True)
         browser.close()
