@@ -48,7 +48,9 @@ def count_marks(svg: str) -> int:
 
 
 def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None) -> alt.Chart:
-    """Mean pass rate per level, one line per model; `table` has columns model, level, pass_rate."""
+    """Mean pass rate per level, one line per model; `table` has columns model, level, pass_rate, and optionally
+    source (e.g. live vs committed), drawn as solid vs dashed lines on the same axes."""
+    overlay = {"strokeDash": alt.StrokeDash("source:N", title="")} if "source" in table.columns else {}
     chart = (
         alt.Chart(table)
         .mark_line(point=True)
@@ -56,7 +58,8 @@ def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None =
             x=alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("pass_rate:Q", title="mean pass rate", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("model:N", title="model"),
-            tooltip=["model", "level", alt.Tooltip("pass_rate:Q", format=".2f")],
+            tooltip=["model", *(["source"] if overlay else []), "level", alt.Tooltip("pass_rate:Q", format=".2f")],
+            **overlay,
         )
     )
     return chart.properties(title=alt.Title(title, subtitle=note or ""), width=360, height=220)
@@ -232,3 +235,18 @@ def effect_sizes_table(paper_rows: list[dict], ours: pd.DataFrame, source: str) 
     theirs = pd.DataFrame(paper_rows).assign(mean=float("nan"))
     mine = ours.assign(source=source, row=ours["label"], low=ours["ci_low"], high=ours["ci_high"])
     return pd.concat([theirs, mine[["source", "row", "low", "high", "mean"]]], ignore_index=True)
+
+
+def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: str, color_sort=None,
+                            shape_sort=None) -> alt.LayerChart:
+    """Each arm's mean gain against its learnable share of steps, with the gain's 95% interval across seeds as a
+    vertical bar; `table` has "learnable share of steps", "gain (test)", ci_low and ci_high (05, 07)."""
+    x = alt.X("learnable share of steps:Q", scale=alt.Scale(domain=[0, 1]))
+    colour = alt.Color(f"{color}:N", sort=color_sort)
+    bars = alt.Chart(table).mark_rule(opacity=0.6).encode(x=x, y=alt.Y("ci_low:Q", title="gain (test), 95% interval"),
+                                                           y2="ci_high:Q", color=colour)
+    points = alt.Chart(table).mark_point(filled=True, size=90).encode(
+        x=x, y="gain (test):Q", color=colour, shape=alt.Shape(f"{shape}:N", sort=shape_sort),
+        tooltip=[c for c in table.columns if c not in ("excludes_zero",)])
+    zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="gray", strokeDash=[4, 3]).encode(y="y:Q")
+    return (zero + bars + points).properties(width=380, height=240, title=title)

@@ -217,6 +217,19 @@ def seeds_needed(sd: float, difference: float, power: float = 0.8, alpha: float 
     raise CourseError(f"more than {most} seeds would be needed; find a larger effect or a less noisy measure")
 
 
+def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
+    """The one-sided upper confidence bound of a standard deviation measured on `seeds` values (chi-square): what
+    a pilot's power calculation should plan with, since a sd from 3 seeds is itself uncertain (05).
+
+    >>> round(sd_upper_bound(0.008, 3), 4)
+    0.0246
+    """
+    from scipy.stats import chi2
+
+    check(seeds >= 2 and sd >= 0, f"seeds={seeds} must be >= 2 and sd={sd} non-negative")
+    return float(sd * np.sqrt((seeds - 1) / chi2.ppf(1 - confidence, seeds - 1)))
+
+
 def paired_power(difference: float, sd: float, seeds: int, alpha: float = 0.05) -> float:
     """Power of a two-sided one-sample t-test on `seeds` paired differences (noncentral t)."""
     from scipy.stats import nct

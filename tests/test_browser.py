@@ -90,9 +90,15 @@ def last_chart(page) -> str:
 
 
 def hover_tooltip(page, timeout: float = 30.0) -> str:
-    """Hover the last chart's first bar and return the tooltip Vega shows (only a live chart has one)."""
-    bar = page.locator(".vega-embed svg.marks .mark-rect path").last
-    bar.hover()
+    """Hover a drawn bar of the last chart and return the tooltip Vega shows (only a live chart has one)."""
+    centre = page.evaluate("""() => {
+        const bars = [...document.querySelectorAll('.vega-embed svg.marks .mark-rect path')]
+            .map(bar => bar.getBoundingClientRect()).filter(box => box.height > 2);  // a bar of count 0 is flat
+        const box = bars.pop();
+        return box ? {x: box.x + box.width / 2, y: box.y + box.height / 2} : null;
+    }""")
+    assert centre, "the live chart drew no bar to hover"
+    page.mouse.move(centre["x"], centre["y"])
     tooltip = page.locator("#vg-tooltip-element")
     tooltip.wait_for(state="visible", timeout=timeout * 1000)
     return tooltip.inner_text()

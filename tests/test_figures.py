@@ -59,3 +59,47 @@ def test_both_learnability_scores_rank_pass_rates_the_same():
     curves = learnability_table(8).pivot(index="p", columns="measure", values="value")
     assert (curves.rank().iloc[:, 0] == curves.rank().iloc[:, 1]).all()
     assert curves.idxmax().tolist() == [0.5, 0.5]
+
+
+def test_charts_are_live_widgets_with_an_svg_copy_unless_static_is_asked(monkeypatch):
+    """The default renderer draws an interactive alt.JupyterChart (its JavaScript bundled, no CDN) and keeps an SVG
+    copy; COURSE_CHARTS=svg (what `notebooks.execute` sets for its kernels) draws static SVG only."""
+    import altair as alt
+    import pandas as pd
+
+    from course_lib import CourseError
+    from course_lib.plots import count_marks, live_renderer, use_offline_renderer
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x:Q", y="y:Q", tooltip=["x"])
+    data, _ = live_renderer(chart.to_dict())
+    assert "application/vnd.jupyter.widget-view+json" in data and count_marks(data["image/svg+xml"]) == 2
+    assert alt.JupyterChart._esm and "cdn" not in alt.JupyterChart._esm[:2000].lower()  # offline: vega is inlined
+    monkeypatch.delenv("COURSE_CHARTS", raising=False)
+    use_offline_renderer()
+    assert alt.renderers.active == "course-live"
+    monkeypatch.setenv("COURSE_CHARTS", "svg")
+    use_offline_renderer()
+    assert alt.renderers.active == "svg"
+    with pytest.raises(CourseError, match="charts='png' is unknown; use live or svg"):
+        use_offline_renderer("png")
+
+
+def test_executed_notebooks_get_static_charts_and_the_environment_is_restored(tmp_path, monkeypatch):
+    import nbformat
+
+    from course_lib.notebooks import execute
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell('PROFILE = "smoke"', metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("import altair as alt, pandas as pd\nfrom course_lib.plots import use_offline_renderer\n"
+                                  "use_offline_renderer()\nalt.Chart(pd.DataFrame({'x': [1]})).mark_point().encode(x='x:Q')")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    path = tmp_path / "charts.ipynb"
+    nbformat.write(notebook, path)
+    monkeypatch.setenv("COURSE_CHARTS", "live")
+    execute(path, tmp_path / "out", {"PROFILE": "smoke"})
+    outputs = nbformat.read(tmp_path / "out" / "charts.ipynb", 4).cells[-1].outputs
+    assert [set(o["data"]) for o in outputs] == [{"image/svg+xml", "text/plain"}]
+    import os
+
+    assert os.environ["COURSE_CHARTS"] == "live"
