@@ -150,7 +150,8 @@ def cmd_estimate(args) -> None:
         model, tokenizer = args.model, load_tokenizer(args.model)
     else:
         model, tokenizer = load_model(args.model)
-    table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
+    sampling_seed = args.seed if args.sampling_seed is None else args.sampling_seed
+    table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, sampling_seed,
                      cache_dir=cache, progress=not args.quiet,
                      backend=backend)
     if not args.allow_zero:
@@ -486,6 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="resumable cache folder (default: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty)")
     est.add_argument("--allow-zero", action="store_true",
                      help="keep a table where over 95%% of 50+ problems have p = 0 (usually a prompt/format mismatch)")
+    est.add_argument("--sampling-seed", type=int, default=None,
+                     help="seed of sampling alone, e.g. fresh samples of the same pool (default: --seed)")
     est.add_argument("--out", type=Path, required=True, help="the table as CSV (+ OUT.provenance.json)")
     est.add_argument("--quiet", action="store_true", help="no progress bar")
     est.set_defaults(run=cmd_estimate)

@@ -153,3 +153,19 @@ def test_help_shows_the_defaults(command):
     assert result.returncode == 0 and "(default: " in result.stdout
     if command in ("estimate", "generate"):
         assert "--seed SEED" in result.stdout and "(default: 0)" in " ".join(result.stdout.split())
+
+
+def test_a_sampling_seed_draws_fresh_samples_of_the_same_pool(tmp_path):
+    """What a high-K re-estimate needs: the same problems (--seed), samples independent of the labels' (--sampling-seed)."""
+    import pandas as pd
+
+    tables = {}
+    for name, extra in (("labels", []), ("fresh", ["--sampling-seed", "7"])):
+        out = tmp_path / f"{name}.csv"
+        result = run_cli("estimate", "--model", "tiny-m", "--n", "12", "--k", "4", "--max-new-tokens", "48", "--seed", "3",
+                         *extra, "--out", str(out), "--quiet", "--allow-zero")
+        assert result.returncode == 0, result.stderr
+        tables[name] = pd.read_csv(out, dtype={"outcomes": str})
+    assert tables["labels"]["id"].tolist() == tables["fresh"]["id"].tolist()
+    assert tables["labels"]["outcomes"].tolist() != tables["fresh"]["outcomes"].tolist()
+    assert "--sampling-seed 7" in (tmp_path / "fresh.csv.provenance.json").read_text()
