@@ -368,6 +368,24 @@ def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: i
     return pd.DataFrame(rows)
 
 
+def selected_pass_rates(labels: pd.DataFrame, fresh: pd.DataFrame, strategies, budget: float, seeds) -> pd.DataFrame:
+    """For each arm and seed: the selected set's mean pass rate by the labels it was chosen by (`labels`, e.g. K=8)
+    and by fresh samples of the same problems (`fresh`, e.g. K=64): how far the labels regress to the mean (05)."""
+    from .selection import select
+
+    check(set(labels["id"]) == set(fresh["id"]), "labels and fresh must be difficulty tables of the same problems")
+    true_p = fresh.set_index("id")["pass_rate"]
+    label_p = labels.set_index("id")["pass_rate"]
+    rows = []
+    for strategy in strategies:
+        for seed in seeds:
+            ids = select(labels, strategy, budget, seed)
+            rows.append({"strategy": strategy, "seed": seed, "label p": float(label_p.loc[ids].mean()),
+                         "fresh p": float(true_p.loc[ids].mean()),
+                         "fresh share 0<p<1": float(((true_p.loc[ids] > 0) & (true_p.loc[ids] < 1)).mean())})
+    return pd.DataFrame(rows)
+
+
 def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFrame:
     """Per group: share of selected examples with 0 < p < 1, learnable share of steps, steps, and gain (07)."""
     columns = {"selected_share_mixed": "selected share 0<p<1", "predicted_dead_share": "predicted dead groups",

@@ -6,13 +6,14 @@ import pytest
 from course_lib import CourseError
 from course_lib.studies import (
     gain_by_strategy,
+    gain_verdicts,
     interval_text,
     load_study,
     mechanism_table,
     paired_difference,
-    per_level_change,
-    gain_verdicts,
     paired_verdicts,
+    per_level_change,
+    selected_pass_rates,
     t_interval,
     with_gain_beyond_chance,
 )
@@ -131,3 +132,14 @@ def test_paired_and_gain_verdicts():
     assert set(gain_verdicts(steady, margin=0.03).verdict) == {"better"}
     noisy_base = steady.assign(**{"base_variance.test": 0.01})
     assert set(gain_verdicts(noisy_base, margin=0.03).verdict) == {"inconclusive"}
+
+
+def test_selected_pass_rates_read_the_fresh_table_for_the_labels_choice():
+    """hard picks by the labels (the two at 0 of 8); the fresh samples say those two sit at 0.25 and 0.5."""
+    ids = [f"p{i}" for i in range(20)]
+    labels = pd.DataFrame({"id": ids, "level": 1, "k": 8, "pass_rate": [0.0, 0.0] + [0.5 + i / 100 for i in range(18)]})
+    fresh = labels.assign(pass_rate=[0.25, 0.5] + [0.5] * 18)
+    rows = selected_pass_rates(labels, fresh, ["hard"], 0.1, [0])
+    assert rows[["label p", "fresh p", "fresh share 0<p<1"]].values.tolist() == [[0.0, 0.375, 1.0]]
+    with pytest.raises(CourseError, match="same problems"):
+        selected_pass_rates(labels, fresh.iloc[1:], ["hard"], 0.1, [0])
