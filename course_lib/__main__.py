@@ -429,9 +429,9 @@ def add_config_flags(parser, aliases: dict) -> None:
             parser.add_argument(*flags, dest=field.name, type=type(field.default), default=None, help=text)
 
 
-STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, the probes hard-wins-large-pool and "
-              "hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds and headroom-pilot-long "
-              "(course_lib.studies.STUDIES)")
+STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wins, capacity-boundary-short, the probes "
+              "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
+              "headroom-pilot-long and regimes-pilot (course_lib.studies.STUDIES)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -169,3 +169,10 @@ def test_a_sampling_seed_draws_fresh_samples_of_the_same_pool(tmp_path):
     assert tables["labels"]["id"].tolist() == tables["fresh"]["id"].tolist()
     assert tables["labels"]["outcomes"].tolist() != tables["fresh"]["outcomes"].tolist()
     assert "--sampling-seed 7" in (tmp_path / "fresh.csv.provenance.json").read_text()
+
+
+def test_reproduce_help_names_every_study():
+    from course_lib.__main__ import STUDY_HELP
+    from course_lib.studies import STUDIES
+
+    assert all(study in STUDY_HELP for study in STUDIES)
