@@ -308,17 +308,24 @@ def interval_text(row, digits: int = 3) -> str:
     return text if np.isnan(low) else f"{text} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
+def level_columns(table: pd.DataFrame, split: str = "test") -> tuple[str, str, list[int]]:
+    """The per-level accuracy columns of a results table: (after prefix, before prefix, levels), so that
+    `after + str(level)` names a column (06)."""
+    after, before = f"accuracy_after_by_level.{split}.", f"accuracy_before_by_level.{split}."
+    levels = sorted(int(c[len(after):]) for c in table.columns if c.startswith(after))
+    check(levels, f"split={split!r} has no per-level columns in the results table")
+    return after, before, levels
+
+
 def per_level_change(table: pd.DataFrame, split: str = "test", by=("model", "strategy")) -> pd.DataFrame:
     """Accuracy after training minus before, per level (long format), averaged across seeds (06)."""
-    prefix_after, prefix_before = f"accuracy_after_by_level.{split}.", f"accuracy_before_by_level.{split}."
-    levels = sorted(c[len(prefix_after):] for c in table.columns if c.startswith(prefix_after))
-    check(levels, f"split={split!r} has no per-level columns in the results table")
+    after, before, levels = level_columns(table, split)
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         for level in levels:
-            change = group[prefix_after + level] - group[prefix_before + level]
-            rows.append({**dict(zip(by, key)), "level": int(level), "before": round(float(group[prefix_before + level].mean()), 4),
-                         "after": round(float(group[prefix_after + level].mean()), 4), **t_interval(change)})
+            change = group[f"{after}{level}"] - group[f"{before}{level}"]
+            rows.append({**dict(zip(by, key)), "level": level, "before": round(float(group[f"{before}{level}"].mean()), 4),
+                         "after": round(float(group[f"{after}{level}"].mean()), 4), **t_interval(change)})
     return pd.DataFrame(rows)
 
 
@@ -337,13 +344,12 @@ def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.Data
     levels (the held-out sets hold equally many problems per level). Equals the plain gain for arith (05)."""
     from .tasks import guess_rate
 
-    after, before = f"accuracy_after_by_level.{split}.", f"accuracy_before_by_level.{split}."
-    levels = sorted(int(c[len(after):]) for c in table.columns if c.startswith(after))
-    check(levels, f"split={split!r} has no per-level columns in the results table")
+    after, before, levels = level_columns(table, split)
 
     def beyond_chance(row) -> float:
-        return float(np.mean([(row[f"{after}{level}"] - row[f"{before}{level}"]) / (1 - guess_rate(row["task"], level))
-                              for level in levels]))
+        guesses = {level: guess_rate(row["task"], level) for level in levels}
+        return float(np.mean([chance_corrected(row[f"{after}{level}"], guesses[level])
+                              - chance_corrected(row[f"{before}{level}"], guesses[level]) for level in levels]))
 
     return table.assign(**{f"gain_beyond_chance.{split}": table.apply(beyond_chance, axis=1)})
 
@@ -353,9 +359,7 @@ def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: i
     """Each level's change (after - before) per group with its TOST verdict. The shared base evaluation's variance
     at a level with accuracy a, from K samples of each of n problems, is at most a(1-a)/((K-1)n): that bound is added
     (06)."""
-    after, before = f"accuracy_after_by_level.{split}.", f"accuracy_before_by_level.{split}."
-    levels = sorted(int(c[len(after):]) for c in table.columns if c.startswith(after))
-    check(levels, f"split={split!r} has no per-level columns in the results table")
+    after, before, levels = level_columns(table, split)
     k_column = f"base_k.{split}" if f"base_k.{split}" in table else f"eval_k.{split}"
     rows = []
     for key, group in table.groupby(list(by), sort=True):
