@@ -108,6 +108,16 @@ STUDIES = {
         # exploratory, not part of the pre-registered tests: does the format regime's gain grow with 100 steps?
         "also": {"tiny": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "STEPS": [100], "SEED": [0, 1, 2]}},
     },
+    "regimes-hard-wins-long": {  # issue #11 item 1: the regimes-hard-wins test at 100 steps, the length at which the
+        # format-limited regime's reference arm gained +0.14 (exploratory); hard vs random, 8 seeds (README)
+        "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500,
+                  "BASE_K": 64},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [0]},
+            "tiny": {"MODEL": ["tiny-m-wordy", "tiny-m"], "STRATEGY": ["hard", "random"], "STEPS": [100],
+                     "SEED": [0, 1, 2, 3, 4, 5, 6, 7]},
+        },
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {
