@@ -375,6 +375,7 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
         "command": command,
         "config": {**config.__dict__, "tasks": list(config.tasks), "levels": list(config.levels)},
         "pretrain_seconds": round(seconds, 1),
+        "torch_threads": torch.get_num_threads(),  # float sums, so the bytes, depend on it: rebuild at this count
         "final_loss": round(sum(losses[-50:]) / len(losses[-50:]), 4),
         "versions": library_versions(),
         "commit": commit,  # the code the run started from

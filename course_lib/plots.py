@@ -228,12 +228,14 @@ def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "") -> alt.C
                                                height=alt.Step(22))
 
 
-def effect_sizes_table(paper_rows: list[dict], ours: pd.DataFrame, source: str) -> pd.DataFrame:
-    """The rows of `effect_sizes_chart`: the papers' quoted ranges, then our arms' means with their 95% intervals
-    (`ours` as `course_lib.studies.gain_by_strategy` returns it, with a `label` column naming each row)."""
-    theirs = pd.DataFrame(paper_rows).assign(mean=float("nan"))
-    mine = ours.assign(source=source, row=ours["label"], low=ours["ci_low"], high=ours["ci_high"])
-    return pd.concat([theirs, mine[["source", "row", "low", "high", "mean"]]], ignore_index=True)
+def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The rows of `effect_sizes_chart`: the papers' quoted ranges, then, per source (e.g. "tiny world, 41 steps"),
+    our arms' means with their 95% intervals (each table as `course_lib.studies.gain_verdicts` returns it, with a
+    `label` column naming each row) (05)."""
+    theirs = pd.DataFrame(paper_rows, columns=["source", "row", "low", "high"]).assign(mean=float("nan"))
+    mine = [table.assign(source=source, row=table["label"], low=table["ci_low"], high=table["ci_high"])
+            for source, table in ours.items()]
+    return pd.concat([theirs] + [m[["source", "row", "low", "high", "mean"]] for m in mine], ignore_index=True)
 
 
 def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: str, color_sort=None,

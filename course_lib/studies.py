@@ -240,6 +240,19 @@ def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
     return float(sd * np.sqrt((seeds - 1) / chi2.ppf(1 - confidence, seeds - 1)))
 
 
+def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", target: float | None = None) -> dict:
+    """A pilot's power calculation for the paired test first - second (05): its spread across seeds, planned with
+    the 90% upper bound, and the seeds needed to detect `target` (default: the issue's rule, the larger of 0.03
+    and a third of the reference arm `second`'s gain) with 80% power."""
+    wide = pilot.pivot_table(index="seed", columns="strategy", values="gain.test")[[first, second]].dropna()
+    sd = float((wide[first] - wide[second]).std(ddof=1))
+    target = target if target is not None else max(0.03, float(wide[second].mean()) / 3)
+    planned_sd = sd_upper_bound(sd, len(wide))  # a sd from a few seeds is itself uncertain
+    return {"reference gain": float(wide[second].mean()), "pilot seeds": len(wide), f"sd of {first} - {second}": sd,
+            "sd planned with": planned_sd, "smallest difference to detect": target,
+            "seeds needed": seeds_needed(planned_sd, target)}
+
+
 def paired_power(difference: float, sd: float, seeds: int, alpha: float = 0.05) -> float:
     """Power of a two-sided one-sample t-test on `seeds` paired differences (noncentral t)."""
     from scipy.stats import nct

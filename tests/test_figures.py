@@ -103,3 +103,20 @@ def test_executed_notebooks_get_static_charts_and_the_environment_is_restored(tm
     import os
 
     assert os.environ["COURSE_CHARTS"] == "live"
+
+
+def test_effect_sizes_table_keeps_the_papers_ranges_and_each_source_of_ours():
+    import pandas as pd
+    import vl_convert
+
+    from course_lib.plots import count_marks, effect_sizes_chart, effect_sizes_table
+
+    paper = [{"source": "paper", "row": "paper: hard", "low": 0.34, "high": 0.47}]
+    short = pd.DataFrame({"label": ["random"], "mean": [0.07], "ci_low": [0.06], "ci_high": [0.09]})
+    long = pd.DataFrame({"label": ["random "], "mean": [0.14], "ci_low": [0.11], "ci_high": [0.18]})
+    table = effect_sizes_table(paper, {"41 steps": short, "100 steps": long})
+    assert table["source"].tolist() == ["paper", "41 steps", "100 steps"]
+    assert table["mean"].isna().tolist() == [True, False, False]  # a quoted range has no mean to draw
+    assert table.loc[2, ["low", "high"]].tolist() == [0.11, 0.18]
+    svg = vl_convert.vegalite_to_svg(effect_sizes_chart(table, "t").to_dict())
+    assert count_marks(svg) >= 5  # the zero line, three ranges, two means

@@ -13,6 +13,9 @@ from course_lib.studies import (
     paired_difference,
     paired_verdicts,
     per_level_change,
+    seed_plan,
+    seeds_needed,
+    sd_upper_bound,
     selected_pass_rates,
     t_interval,
     with_gain_beyond_chance,
@@ -143,3 +146,18 @@ def test_selected_pass_rates_read_the_fresh_table_for_the_labels_choice():
     assert rows[["label p", "fresh p", "fresh share 0<p<1"]].values.tolist() == [[0.0, 0.375, 1.0]]
     with pytest.raises(CourseError, match="same problems"):
         selected_pass_rates(labels, fresh.iloc[1:], ["hard"], 0.1, [0])
+
+
+def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
+    """hard - random differs by seed (0.04, 0.05, 0.06: sd 0.01); random gains 0.3 on average, so the issue's rule
+    asks to detect 0.1 (a third of it), or 0.03 when the target is fixed."""
+    table = synthetic_table()
+    table.loc[(table.strategy == "hard") & (table.seed == 1), "gain.test"] -= 0.01
+    table.loc[(table.strategy == "hard") & (table.seed == 2), "gain.test"] += 0.01
+    table["gain.test"] += 0.3
+    plan = seed_plan(table)
+    assert plan["sd of hard - random"] == pytest.approx(0.01) and plan["pilot seeds"] == 3
+    assert plan["smallest difference to detect"] == pytest.approx(max(0.03, plan["reference gain"] / 3))
+    assert plan["seeds needed"] == seeds_needed(sd_upper_bound(0.01, 3), plan["smallest difference to detect"])
+    strict = seed_plan(table, target=0.03)
+    assert strict["smallest difference to detect"] == 0.03 and strict["seeds needed"] >= plan["seeds needed"]
