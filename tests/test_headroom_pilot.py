@@ -52,3 +52,25 @@ def test_course_settings_are_unchanged():
 def test_unknown_train_settings_name_the_shaped_option():
     with pytest.raises(CourseError, match="shaped"):
         resolve(Point(profile="tiny", train_settings="cosine"))
+
+
+def test_regimes_hard_wins_long_is_the_41_step_studys_hard_and_random_arms_at_100_steps():
+    """Its README claims each (model, arm, seed) trains on the same 250 problems as regimes-hard-wins: every
+    parameter but STEPS must match."""
+    long = expand("regimes-hard-wins-long", "tiny")
+    assert len(long) == 32 and {p["STEPS"] for p in long} == {100}
+    short = {tuple(sorted((k, v) for k, v in p.items() if k != "STEPS")) for p in expand("regimes-hard-wins", "tiny")}
+    assert {tuple(sorted((k, v) for k, v in p.items() if k != "STEPS")) for p in long} <= short
+    assert [p["MODEL"] for p in long[:16]] == ["tiny-m-wordy"] * 16  # the format-limited regime runs first
+
+
+def test_regimes_hard_wins_long_trained_on_the_41_step_studys_selections():
+    from course_lib.studies import load_study
+
+    keys = ["model", "strategy", "seed"]
+    long, _ = load_study("regimes-hard-wins-long")
+    short, _ = load_study("regimes-hard-wins")
+    both = long.merge(short[short.steps == 41], on=keys, suffixes=("_long", "_short"))
+    assert len(both) == len(long) == 32
+    assert (both.selected_mean_pass_rate_long == both.selected_mean_pass_rate_short).all()
+    assert (both["accuracy_before.test_long"] == both["accuracy_before.test_short"]).all()  # one base evaluation
