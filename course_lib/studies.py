@@ -244,6 +244,8 @@ def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", 
     """A pilot's power calculation for the paired test first - second (05): its spread across seeds, planned with
     the 90% upper bound, and the seeds needed to detect `target` (default: the issue's rule, the larger of 0.03
     and a third of the reference arm `second`'s gain) with 80% power."""
+    check(not pilot.duplicated(["seed", "strategy"]).any(),
+          "seed_plan: the pilot has several rows per seed and arm (several models or lengths?); pass one of them")
     wide = pilot.pivot_table(index="seed", columns="strategy", values="gain.test")[[first, second]].dropna()
     sd = float((wide[first] - wide[second]).std(ddof=1))
     target = target if target is not None else max(0.03, float(wide[second].mean()) / 3)

@@ -161,3 +161,5 @@ def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
     assert plan["seeds needed"] == seeds_needed(sd_upper_bound(0.01, 3), plan["smallest difference to detect"])
     strict = seed_plan(table, target=0.03)
     assert strict["smallest difference to detect"] == 0.03 and strict["seeds needed"] >= plan["seeds needed"]
+    with pytest.raises(CourseError, match="several rows per seed and arm"):  # two models mixed would be averaged
+        seed_plan(pd.concat([table, table.assign(model="tiny-s")]))
