@@ -233,9 +233,9 @@ def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame]) ->
     our arms' means with their 95% intervals (each table as `course_lib.studies.gain_verdicts` returns it, with a
     `label` column naming each row) (05)."""
     theirs = pd.DataFrame(paper_rows, columns=["source", "row", "low", "high"]).assign(mean=float("nan"))
-    mine = [table.assign(source=source, row=table["label"], low=table["ci_low"], high=table["ci_high"])
+    mine = [table.assign(source=source, row=table["label"], low=table["ci_low"], high=table["ci_high"])[theirs.columns]
             for source, table in ours.items()]
-    return pd.concat([theirs] + [m[["source", "row", "low", "high", "mean"]] for m in mine], ignore_index=True)
+    return pd.concat([theirs, *mine], ignore_index=True)
 
 
 def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: str, color_sort=None,

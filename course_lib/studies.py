@@ -247,10 +247,10 @@ def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", 
     check(not pilot.duplicated(["seed", "strategy"]).any(),
           "seed_plan: the pilot has several rows per seed and arm (several models or lengths?); pass one of them")
     wide = pilot.pivot_table(index="seed", columns="strategy", values="gain.test")[[first, second]].dropna()
-    sd = float((wide[first] - wide[second]).std(ddof=1))
-    target = target if target is not None else max(0.03, float(wide[second].mean()) / 3)
+    sd, reference = float((wide[first] - wide[second]).std(ddof=1)), float(wide[second].mean())
+    target = target if target is not None else max(0.03, reference / 3)
     planned_sd = sd_upper_bound(sd, len(wide))  # a sd from a few seeds is itself uncertain
-    return {"reference gain": float(wide[second].mean()), "pilot seeds": len(wide), f"sd of {first} - {second}": sd,
+    return {"reference gain": reference, "pilot seeds": len(wide), f"sd of {first} - {second}": sd,
             "sd planned with": planned_sd, "smallest difference to detect": target,
             "seeds needed": seeds_needed(planned_sd, target)}
 
