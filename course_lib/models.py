@@ -48,7 +48,9 @@ TINY_SIZES = {
 # tiny-m pretrained differently, for the regimes of notebooks 05 and 06 (issue #11): half of its arith solutions
 # written the long way, so long chains run past the length limit (format-limited, like Qwen3-4B under 250 tokens
 # in arXiv 2508.14094); or never shown levels 4-5, so its boundary lies inside the training levels.
-TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m"}
+# tiny-l-strong: tiny-l stopped at 650 pretraining steps, strong but unsaturated (mean p ~0.8 on the training
+# levels), the regime in which arXiv 2508.14094's mechanism predicts that hard examples win (notebook 07).
+TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m", "tiny-l-strong": "tiny-l"}
 TINY_NAMES = (*TINY_SIZES, *TINY_VARIANTS)
 
 
