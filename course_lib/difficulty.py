@@ -22,7 +22,8 @@ from .prompts import prompt_ids
 from .provenance import atomic_write_text
 from .sampling import _sample_vllm, check_sampling_args, chunk_seed, sample_chunk, stop_token_ids
 
-TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "outcomes"]
+TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "clipped",
+                 "outcomes"]  # clipped: completions that hit the length limit
 DEFAULT_CACHE = "default"  # resolved at call time: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty
 
 

@@ -32,7 +32,7 @@ def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
         n, correct = int(rows["k"].sum()), int(rows["n_correct"].sum())
         low, high = wilson_interval(correct, n)
         out = {"accuracy": round(correct / n, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
-               "problems": len(rows)}
+               "problems": len(rows), **completion_shape(rows)}
         for k in pass_k:
             if k <= int(rows["k"].min()):
                 out[f"pass@{k}"] = round(float(np.mean([pass_at_k(int(r.k), int(r.n_correct), k)
@@ -44,6 +44,15 @@ def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
     return {"overall": block(table), "by_level": by_level}
 
 
+def completion_shape(rows: pd.DataFrame) -> dict:
+    """Mean completion length (tokens) and the share of completions cut off at the length limit, over all samples."""
+    if "mean_length" not in rows or "clipped" not in rows:
+        return {}
+    samples = rows["k"].sum()
+    return {"mean_length": round(float((rows["mean_length"] * rows["k"]).sum() / samples), 2),
+            "truncated_share": round(float(rows["clipped"].sum() / samples), 4)}
+
+
 def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, max_new_tokens: int = 128,
              seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=DEFAULT_CACHE,
              backend: str = "hf") -> dict:
@@ -51,7 +60,7 @@ def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, m
     table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, cache_dir=cache_dir,
                      progress=progress, backend=backend, description=f"evaluating (K={k})")
     return {**summarize_accuracy(table, pass_k), "k": k, "temperature": temperature, "seed": seed,
-            "per_problem": table[["id", "level", "k", "n_correct", "pass_rate"]].to_dict("records")}
+            "per_problem": table[["id", "level", "k", "n_correct", "pass_rate", "mean_length", "clipped"]].to_dict("records")}
 
 
 def model_for_backend(run_or_model: str, backend: str = "hf"):

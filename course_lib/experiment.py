@@ -43,6 +43,9 @@ class Point:
     answer_format: str = ""  # final-answer format ("": the dataset's own, or the paper's)
     max_new_tokens: int = 0  # completion length limit (0: the profile's)
     eval_problems: int = 0  # held-out problems per split (0: the profile's)
+    eval_k: int = 0  # samples per held-out problem for the trained model (0: the profile's)
+    resample_pool: bool = False  # draw the pool and its difficulty labels with this point's seed (not seed 0), so
+    # seed-to-seed spread includes the labelling and the pool, not only training and evaluation
     ood_k: int = 8  # samples per out-of-distribution problem; OOD is scored as pass@ood_k, like AIME
     base_k: int = 0  # samples per held-out problem for the base model, shared by every point (0: as the trained one's)
     use_vllm: bool = False  # vLLM for estimation, training (colocated) and evaluation (GPU only)
@@ -68,7 +71,7 @@ RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation 
     "selected_share_mixed", "predicted_dead_share", "learnable_share_of_steps", "accuracy_before", "accuracy_after",
     "gain", "gain_ci", "pass_at_k_before", "pass_at_k_after", "pass_at_k_gain", "eval_k", "base_k", "accuracy_after_by_level",
     "accuracy_before_by_level", "base_variance", "lucky_share", "mean_completion_length", "clipped_ratio",
-    "train_seconds", "estimation_completions",
+    "train_seconds", "estimation_completions", "eval_shape_by_level",
 )
 
 
@@ -164,6 +167,15 @@ def evaluation_sets(point: Point) -> dict:
     return sets
 
 
+def training_pool(point: Point) -> tuple[list, int]:
+    """A resolved point's training pool and the seed that draws it and samples its labels (0, or the point's own
+    seed with resample_pool)."""
+    from .problems import problems
+
+    seed = point.seed if point.resample_pool else 0
+    return problems(point.task, "train", point.pool_size or None, seed, answer_format=point.answer_format or None), seed
+
+
 def run_point(point: Point) -> dict:
     """Run one grid point end to end and return its record (columns: RECORD_COLUMNS)."""
     import pandas as pd
@@ -178,10 +190,10 @@ def run_point(point: Point) -> dict:
     point = resolve(point)
     check(not point.use_vllm or vllm_available(), "use_vllm=True needs vLLM and a CUDA GPU; set USE_VLLM=False")
     backend = "vllm" if point.use_vllm else "hf"
-    pool = problems(point.task, "train", point.pool_size or None, 0, answer_format=point.answer_format or None)
+    pool, pool_seed = training_pool(point)
     model, tokenizer = model_for_backend(point.model, backend)
     table = estimate(model, tokenizer, pool, k=point.difficulty_k, temperature=1.0, max_new_tokens=point.max_new_tokens,
-                     seed=0, progress=False, backend=backend)
+                     seed=pool_seed, progress=False, backend=backend)
     if point.check_pass_rates:
         check_pass_rates(table)
     ids = select_arm(table, point)
@@ -212,6 +224,8 @@ def run_point(point: Point) -> dict:
         "accuracy_after_by_level": {s: _by_level(r["after"]) for s, r in results.items()},
         "accuracy_before_by_level": {s: _by_level(r["before"]) for s, r in results.items()},
         "base_variance": {s: base_variance(r["before"]["per_problem"]) for s, r in results.items()},
+        "eval_shape_by_level": {s: {which: _shape_by_level(r[which]) for which in ("before", "after")}
+                                for s, r in results.items()},
         **training_mechanism(ledger, pd.DataFrame(read_jsonl_log(f"{run_dir}/metrics.jsonl")), config.group_size),
         "train_seconds": summary["seconds"], "estimation_completions": table.attrs["cost"]["completions"],
     }
@@ -247,6 +261,13 @@ def split_summary(record: dict):
                          for split in record["gain"]})
 
 
+def _shape_by_level(result: dict) -> dict:
+    """Mean completion length and truncated share of one evaluation, overall and per level."""
+    blocks = {"overall": result["overall"], **result["by_level"]}
+    return {name: {key: block[key] for key in ("mean_length", "truncated_share") if key in block}
+            for name, block in blocks.items()}
+
+
 def _by_level(result: dict) -> dict:
     """Accuracy per level of one evaluation."""
     return {level: block["accuracy"] for level, block in result["by_level"].items()}
@@ -264,7 +285,7 @@ def _evaluate_splits(point: Point, backend: str, run_dir) -> dict:
 
     profile = get_profile(point.profile)
     sets = evaluation_sets(point)
-    k_of = {split: point.ood_k if split == "ood" else profile.eval_k for split in sets}
+    k_of = {split: point.ood_k if split == "ood" else point.eval_k or profile.eval_k for split in sets}
     evaluations = {}
     for which, source, seed in (("before", point.model, 0), ("after", str(run_dir), point.seed)):
         model, tokenizer = model_for_backend(source, backend)

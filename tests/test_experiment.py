@@ -1,0 +1,42 @@
+"""One grid point's settings: its own pool and labels per seed, the evaluation's K, and completion shape."""
+
+import pandas as pd
+
+from course_lib.evaluation import completion_shape
+from course_lib.experiment import Point, _evaluate_splits, _shape_by_level, resolve, training_pool
+
+
+def test_resample_pool_draws_each_seed_its_own_pool_and_labelling_seed():
+    shared = [training_pool(resolve(Point(profile="smoke", seed=seed))) for seed in (0, 1)]
+    own = [training_pool(resolve(Point(profile="smoke", seed=seed, resample_pool=True))) for seed in (0, 1)]
+    assert [p.id for p in shared[0][0]] == [p.id for p in shared[1][0]] and shared[0][1] == shared[1][1] == 0
+    assert [seed for _, seed in own] == [0, 1]
+    assert {p.id for p in own[0][0]} != {p.id for p in own[1][0]}
+    assert len(own[1][0]) == len(shared[0][0]) == 20  # the smoke pool's size, whatever the seed
+
+
+def test_completion_shape_weights_each_problem_by_its_samples():
+    rows = pd.DataFrame({"k": [4, 2], "mean_length": [10.0, 40.0], "clipped": [1, 2]})
+    # (4 x 10 + 2 x 40) / 6 = 20 tokens; 3 of 6 completions cut off
+    assert completion_shape(rows) == {"mean_length": 20.0, "truncated_share": 0.5}
+    assert completion_shape(pd.DataFrame({"k": [4]})) == {}  # a table written before lengths were kept
+
+
+def test_eval_k_sets_the_trained_models_samples_and_shape_is_recorded(tmp_path, monkeypatch):
+    seen = []
+
+    def fake_evaluate(model, tokenizer, problems, k, seed, **_):
+        seen.append(k)
+        rows = [{"id": p.id, "level": p.level, "k": k, "n_correct": 1, "pass_rate": 1 / k, "mean_length": 30.0,
+                 "clipped": 1} for p in problems]
+        block = {"accuracy": 1 / k, "mean_length": 30.0, "truncated_share": round(1 / k, 4)}
+        return {"overall": block, "by_level": {"1": block}, "k": k, "per_problem": rows}
+
+    monkeypatch.setattr("course_lib.evaluation.evaluate", fake_evaluate)
+    monkeypatch.setattr("course_lib.evaluation.model_for_backend", lambda source, backend: (None, None))
+    point = resolve(Point(profile="smoke", ood_task="none", eval_k=16, base_k=64))
+    results = _evaluate_splits(point, "hf", tmp_path)
+    assert seen == [64, 16]  # the base at BASE_K, the trained model at EVAL_K (the smoke profile's own is 2)
+    assert results["test"]["k"] == 16 and results["test"]["after"]["overall"]["truncated_share"] == 0.0625
+    assert _shape_by_level(results["test"]["after"]) == {name: {"mean_length": 30.0, "truncated_share": 0.0625}
+                                                         for name in ("overall", "1")}
