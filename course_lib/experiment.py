@@ -183,7 +183,6 @@ def run_point(point: Point) -> dict:
     from .difficulty import check_pass_rates, estimate
     from .evaluation import model_for_backend
     from .grpo import informative_share
-    from .problems import problems
     from .sampling import release_engines, vllm_available
     from .training import read_jsonl_log, train_grpo
 
