@@ -432,7 +432,7 @@ def add_config_flags(parser, aliases: dict) -> None:
 STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wins, regimes-hard-wins-long, "
               "capacity-boundary-short, the probes "
               "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
-              "headroom-pilot-long and regimes-pilot (course_lib.studies.STUDIES)")
+              "headroom-pilot-long, regimes-pilot and strong-regime-pilot (course_lib.studies.STUDIES)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -118,6 +118,17 @@ STUDIES = {
                      "SEED": [0, 1, 2, 3, 4, 5, 6, 7]},
         },
     },
+    "strong-regime-pilot": {  # the strong-but-unsaturated regime (tiny-l-strong, mean p ~0.8): the reference arm's
+        # headroom and the spread of hard - random and easy - random, to size strong-regime-hard-wins (README). Seeds
+        # 100-102, never reused by a confirmatory study; each seed draws its own pool and labels; trained model K=16.
+        "fixed": {"MODEL": "tiny-l-strong", "TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
+                  "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500, "BASE_K": 64, "EVAL_K": 16, "RESAMPLE_POOL": True,
+                  "OOD_TASK": "none", "STEPS": 100},
+        "grid": {
+            "smoke": {"STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [100]},
+            "tiny": {"STRATEGY": ["easy", "hard", "random"], "SEED": [100, 101, 102]},
+        },
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {
