@@ -47,7 +47,8 @@ def test_generate_prints_json_lines():
     assert len(result.stdout.strip().splitlines()) == 3 and '"level": 2' in result.stdout
 
 
-@pytest.mark.parametrize(("name", "steps"), [("tiny-s", "30"), ("tiny-m-short", "4"), ("tiny-m-wordy", "4")])
+@pytest.mark.parametrize(("name", "steps"), [("tiny-s", "30"), ("tiny-m-short", "4"), ("tiny-m-wordy", "4"),
+                                                ("tiny-l-strong", "2")])
 def test_rebuilding_a_committed_model_is_deterministic(tmp_path, name, steps):
     """Run a model's manifest command (shortened) twice: the weights must be byte-identical, and the manifest's
     command and config must be those of the committed model (the variants' --levels and --wordy-share included)."""
