@@ -187,12 +187,16 @@ def t_interval(values) -> dict:
             "excludes_zero": bool(low > 0 or high < 0)}
 
 
+WITHIN_MARGIN = "equivalent (different but within the margin)"  # a real difference smaller than the margin
+
+
 def equivalence_verdict(values, margin: float, base_variance: float = 0.0) -> dict:
     """Better, worse, equivalent within +-margin (TOST) or inconclusive, from per-seed differences or gains.
 
     `base_variance` is the variance of a baseline shared by every seed (e.g. one base-model evaluation), which
     seed-to-seed spread cannot see; it is added to the variance of the mean. A 95% interval that excludes 0 says
-    "better"/"worse"; a 90% interval inside (-margin, +margin) says "equivalent" (two one-sided tests at 5%).
+    "better"/"worse" only outside the margin; a 90% interval inside (-margin, +margin) says "equivalent" (two
+    one-sided tests at 5%), and "equivalent (different but within the margin)" when the 95% interval also excludes 0.
 
     >>> equivalence_verdict([0.01, -0.01, 0.0, 0.005, -0.005], margin=0.03)["verdict"]
     'equivalent'
@@ -206,8 +210,9 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0) -> di
     se = float(np.sqrt(values.var(ddof=1) / len(values) + base_variance))
     low95, high95 = (mean + sign * float(student_t.ppf(0.975, df)) * se for sign in (-1, 1))
     low90, high90 = (mean + sign * float(student_t.ppf(0.95, df)) * se for sign in (-1, 1))
-    verdict = ("better" if low95 > 0 else "worse" if high95 < 0
-               else "equivalent" if -margin < low90 and high90 < margin else "inconclusive")
+    inside, different = -margin < low90 and high90 < margin, low95 > 0 or high95 < 0
+    verdict = ((WITHIN_MARGIN if different else "equivalent") if inside
+               else "better" if low95 > 0 else "worse" if high95 < 0 else "inconclusive")
     return {"mean": round(mean, 4), "ci_low": round(low95, 4), "ci_high": round(high95, 4), "tost_low": round(low90, 4),
             "tost_high": round(high90, 4), "margin": margin, "seeds": len(values), "verdict": verdict}
 
@@ -327,8 +332,13 @@ def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test",
 
 
 def verdict(row) -> str:
-    """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07)."""
-    return "beats" if row.ci_low > 0 else "loses to" if row.ci_high < 0 else "is indistinguishable from"
+    """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07); with fewer than
+    3 seeds (a t-interval from 2 values that happen to agree has zero width) 'is not tested (N seeds) against'."""
+    get = row.get if isinstance(row, dict) else (lambda key: getattr(row, key, None))
+    seeds = get("seeds")
+    if seeds is not None and not pd.isna(seeds) and int(seeds) < 3:
+        return f"is not tested ({int(seeds)} seeds) against"
+    return "beats" if get("ci_low") > 0 else "loses to" if get("ci_high") < 0 else "is indistinguishable from"
 
 
 def interval_text(row, digits: int = 3) -> str:
@@ -432,3 +442,20 @@ def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFra
                "learnable_share_of_steps": "learnable share of steps", "steps": "steps", "gain.test": "gain (test)"}
     present = {c: name for c, name in columns.items() if c in table.columns}
     return table.groupby(list(by), sort=True)[list(present)].mean().round(4).rename(columns=present).reset_index()
+
+
+def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
+    """Spearman's rank correlation of paired values with a 95% percentile-bootstrap interval over the pairs (07).
+
+    >>> rank_correlation([1, 2, 3, 4, 5], [2, 4, 6, 8, 10])["rho"]
+    1.0
+    """
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
+    check(len(x) == len(y) and len(x) >= 4, f"rank_correlation needs >= 4 pairs of equal length, got {len(x)} and {len(y)}")
+    rng = np.random.default_rng(seed)
+    draws = [spearmanr(x[i], y[i]).statistic for i in (rng.integers(0, len(x), len(x)) for _ in range(resamples))]
+    low, high = np.nanpercentile(draws, [2.5, 97.5])  # a resample of ties only has no rank correlation: skipped
+    return {"rho": round(float(spearmanr(x, y).statistic), 4), "ci_low": round(float(low), 4),
+            "ci_high": round(float(high), 4), "n": len(x)}

@@ -88,6 +88,9 @@ def test_seeds_needed_and_detectable_difference_agree():
     ([0.002, -0.003, 0.001, 0.0, -0.001], 0.02, 0.0, "equivalent"),
     ([0.002, -0.003, 0.001, 0.0, -0.001], 0.02, 0.0004, "inconclusive"),  # a shared baseline's error widens it
     ([0.05, -0.04, 0.03, -0.02, 0.0], 0.02, 0.0, "inconclusive"),
+    # a real difference whose 90% interval lies inside the margin is not "worse": the margin says it is negligible
+    ([-0.02, -0.015, -0.018, -0.017, -0.016, -0.019, -0.02, -0.014], 0.03, 0.0, "equivalent (different but within the margin)"),
+    ([-0.05, -0.03, -0.04, -0.045, -0.035], 0.03, 0.0, "worse"),  # 90% interval [-0.05, -0.03]: beyond the margin
 ])
 def test_equivalence_verdict(values, margin, base_variance, verdict):
     from course_lib.studies import equivalence_verdict
@@ -163,3 +166,26 @@ def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
     assert strict["smallest difference to detect"] == 0.03 and strict["seeds needed"] >= plan["seeds needed"]
     with pytest.raises(CourseError, match="several rows per seed and arm"):  # two models mixed would be averaged
         seed_plan(pd.concat([table, table.assign(model="tiny-s")]))
+
+
+@pytest.mark.parametrize(("row", "said"), [
+    ({"mean": -0.023, "ci_low": -0.023, "ci_high": -0.023, "seeds": 2}, "is not tested (2 seeds) against"),  # zero spread
+    ({"mean": -0.02, "ci_low": -0.03, "ci_high": -0.01, "seeds": 5}, "loses to"),
+    ({"mean": 0.02, "ci_low": 0.01, "ci_high": 0.03}, "beats"),  # no seed count: read the interval
+    ({"mean": 0.0, "ci_low": -0.01, "ci_high": 0.01, "seeds": 3}, "is indistinguishable from"),
+])
+def test_verdict_needs_three_seeds(row, said):
+    from course_lib.studies import verdict
+
+    assert verdict(row) == said
+
+
+def test_rank_correlation_has_an_interval():
+    from course_lib.studies import rank_correlation
+
+    perfect = rank_correlation(range(10), range(10))
+    assert perfect["rho"] == 1.0 and perfect["ci_low"] == 1.0 and perfect["n"] == 10
+    noisy = rank_correlation([1, 2, 3, 4, 5, 6, 7, 8], [2, 1, 4, 3, 6, 5, 8, 7])
+    assert noisy["ci_low"] < noisy["rho"] <= noisy["ci_high"] <= 1.0
+    with pytest.raises(CourseError, match="needs >= 4 pairs"):
+        rank_correlation([1, 2, 3], [1, 2, 3])
