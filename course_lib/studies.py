@@ -211,10 +211,59 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0) -> di
     low95, high95 = (mean + sign * float(student_t.ppf(0.975, df)) * se for sign in (-1, 1))
     low90, high90 = (mean + sign * float(student_t.ppf(0.95, df)) * se for sign in (-1, 1))
     inside, different = -margin < low90 and high90 < margin, low95 > 0 or high95 < 0
-    verdict = ((WITHIN_MARGIN if different else "equivalent") if inside
-               else "better" if low95 > 0 else "worse" if high95 < 0 else "inconclusive")
+    # the same two tests as p-values, for corrections over a family of comparisons (`holm_verdicts`)
+    p_difference = 2 * float(student_t.sf(abs(mean) / se, df)) if se > 0 else float(mean == 0) * 1.0
+    p_equivalence = max(float(student_t.sf((mean + margin) / se, df)), float(student_t.sf((margin - mean) / se, df))) \
+        if se > 0 else float(abs(mean) >= margin)
     return {"mean": round(mean, 4), "ci_low": round(low95, 4), "ci_high": round(high95, 4), "tost_low": round(low90, 4),
-            "tost_high": round(high90, 4), "margin": margin, "seeds": len(values), "verdict": verdict}
+            "tost_high": round(high90, 4), "margin": margin, "seeds": len(values),
+            "verdict": verdict_from(mean, different, inside), "p_difference": p_difference,
+            "p_equivalence": p_equivalence}
+
+
+def verdict_from(mean: float, different: bool, inside: bool) -> str:
+    """The verdict word from the two tests: is it different from 0, and is it inside the margin (TOST)?"""
+    if inside:
+        return WITHIN_MARGIN if different else "equivalent"
+    return ("better" if mean > 0 else "worse") if different else "inconclusive"
+
+
+def holm_adjusted(p_values) -> list[float]:
+    """Holm's step-down adjustment of a family's p-values: the k-th smallest is multiplied by (m - k + 1), and the
+    adjusted values are kept non-decreasing (a family-wise error rate of alpha when each is compared with alpha).
+
+    >>> holm_adjusted([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(list(p_values), dtype=float)
+    order = np.argsort(p, kind="stable")
+    adjusted, running = np.empty_like(p), 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[index]))
+        adjusted[index] = running
+    return [round(float(value), 6) for value in adjusted]
+
+
+def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """A family of `equivalence_verdict` rows with each test's p-value Holm-adjusted within the family and the
+    verdict read again from the adjusted tests (a family with one row keeps its verdicts)."""
+    out = rows.copy()
+    out["p_difference_holm"] = holm_adjusted(rows["p_difference"])
+    out["p_equivalence_holm"] = holm_adjusted(rows["p_equivalence"])
+    out["verdict_holm"] = [verdict_from(row.mean, row.p_difference_holm < alpha, row.p_equivalence_holm < alpha)
+                           for row in out.itertuples()]
+    return out
+
+
+def base_variance_bound(accuracy: float, k: int, problems: int) -> float:
+    """An upper bound on the variance of a base model's mean accuracy when only the mean was recorded: the mean
+    of p(1 - p) over problems is at most a(1 - a), so the variance is at most a(1 - a) / ((k - 1) n) (07).
+
+    >>> round(base_variance_bound(0.4, 4, 300), 6)
+    0.000267
+    """
+    check(k >= 2 and problems >= 1, f"k={k} must be >= 2 and problems={problems} >= 1")
+    return accuracy * (1 - accuracy) / ((k - 1) * problems)
 
 
 def detectable_difference(sd: float, seeds: int, power: float = 0.8, alpha: float = 0.05) -> float:

@@ -1,5 +1,6 @@
 """Reading study results: t-intervals across seeds, paired differences, per-level change (notebooks 05-07)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -189,3 +190,31 @@ def test_rank_correlation_has_an_interval():
     assert noisy["ci_low"] < noisy["rho"] <= noisy["ci_high"] <= 1.0
     with pytest.raises(CourseError, match="needs >= 4 pairs"):
         rank_correlation([1, 2, 3], [1, 2, 3])
+
+
+def test_p_values_agree_with_the_intervals_and_hand_computed_bounds():
+    from scipy.stats import t as student_t
+
+    from course_lib.studies import equivalence_verdict
+
+    values = [-0.01, 0.02, 0.05, 0.0, 0.04]  # mean 0.02, sd 0.0255, se 0.0114 over 5 seeds
+    row = equivalence_verdict(values, margin=0.03)
+    se = np.std(values, ddof=1) / np.sqrt(5)
+    assert row["tost_high"] == pytest.approx(0.02 + student_t.ppf(0.95, 4) * se, abs=1e-4) == pytest.approx(0.0443, abs=1e-4)
+    assert row["verdict"] == "inconclusive"  # one 90% bound (-0.004) inside the margin, the other (0.044) outside
+    assert row["p_equivalence"] == pytest.approx(student_t.sf((0.03 - 0.02) / se, 4))  # the worse of the two tests
+    assert row["p_equivalence"] > 0.05 and row["p_difference"] > 0.05
+    assert row["p_difference"] == pytest.approx(2 * student_t.sf(0.02 / se, 4))
+
+
+def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
+    from course_lib.studies import equivalence_verdict, holm_adjusted, holm_verdicts
+
+    assert holm_adjusted([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06]
+    assert holm_adjusted([0.5]) == [0.5]
+    family = pd.DataFrame([equivalence_verdict(v, margin=0.01) for v in (
+        [0.03, 0.01, 0.05, 0.0, 0.04],     # p_difference ~0.04: "better" alone ...
+        [0.2, -0.3, 0.1, -0.1, 0.3],       # nothing
+        [0.25, -0.2, 0.1, -0.1, 0.35])])   # nothing
+    assert family["verdict"].tolist() == ["better", "inconclusive", "inconclusive"]
+    assert holm_verdicts(family)["verdict_holm"].tolist() == ["inconclusive"] * 3  # ... not in a family of three

@@ -1,0 +1,128 @@
+"""Re-analysis of the committed tiny-world studies (run by make.sh from the project root): which confirmatory
+points repeat a pilot's runs, the paired verdicts on all seeds and on fresh seeds only, Holm-corrected within
+each study's primary and secondary families, and every arm's gain with the shared base evaluation's error."""
+
+import json
+import sys
+
+import pandas as pd
+
+from course_lib.provenance import git_commit, library_versions
+from course_lib.studies import (
+    RESULTS_DIR,
+    base_variance_bound,
+    equivalence_verdict,
+    holm_verdicts,
+    interval_text,
+    load_study,
+)
+
+MARGIN = 0.03  # held-out accuracy: the difference every study called negligible
+EVAL_PROBLEMS = 300  # the tiny profile's held-out problems per split
+# study -> (earlier studies whose runs it may repeat, its paired families)
+PAIRED = {
+    "regimes-hard-wins": (["regimes-pilot"], {"primary": [("hard", "random")],
+                                              "secondary": [("easy", "random"), ("medium", "random"), ("hard", "easy")]}),
+    "regimes-hard-wins-long": (["regimes-hard-wins", "headroom-pilot", "headroom-pilot-seeds"],
+                               {"primary": [("hard", "random")]}),
+}
+GAINS = ["hard-wins", "strategies-by-size", "capacity-boundary", "capacity-boundary-short", "regimes-hard-wins",
+         "regimes-hard-wins-long", "headroom-pilot-seeds"]
+RUN_KEYS = ["model", "strategy", "seed", "steps", "learning_rate", "accuracy_after.test"]
+
+
+def confirmatory(study: str) -> pd.DataFrame:
+    """A confirmatory study's points (exploratory extra lengths set aside), with a column marking repeated runs."""
+    table, _ = load_study(study)
+    if study == "regimes-hard-wins":
+        table = table[table["steps"] == 41]
+    earlier = pd.concat([load_study(name)[0] for name in PAIRED[study][0]])
+    keys = [k for k in RUN_KEYS if k in earlier.columns and k in table.columns]
+    seen = set(map(tuple, earlier[keys].round(6).values.tolist()))
+    table = table.copy()
+    table["repeats_earlier_run"] = [tuple(row) in seen for row in table[keys].round(6).values.tolist()]
+    return table
+
+
+def paired_rows(table: pd.DataFrame, pairs, seeds_used: str) -> list[dict]:
+    rows = []
+    for model, group in table.groupby("model", sort=True):
+        wide = group.pivot_table(index="seed", columns="strategy", values="gain.test")
+        for first, second in pairs:
+            both = wide[[first, second]].dropna()
+            rows.append({"model": model, "difference": f"{first} - {second}", "seeds used": seeds_used,
+                         "seed list": " ".join(str(int(s)) for s in both.index),
+                         **equivalence_verdict(both[first] - both[second], MARGIN)})
+    return rows
+
+
+def paired_table() -> pd.DataFrame:
+    out = []
+    for study, (_, families) in PAIRED.items():
+        table = confirmatory(study)
+        repeated = set(table.loc[table["repeats_earlier_run"], "seed"])
+        fresh = table[~table["seed"].isin(repeated)]
+        for family, pairs in families.items():
+            for name, part in (("all", table), ("fresh only", fresh)):
+                rows = holm_verdicts(pd.DataFrame(paired_rows(part, pairs, name)))
+                out.append(rows.assign(study=study, family=family))
+    return pd.concat(out, ignore_index=True)
+
+
+def with_base_variance(table: pd.DataFrame) -> pd.DataFrame:
+    """`base_variance.test` as recorded, else its upper bound from the base accuracy and K (older studies)."""
+    table = table.copy()
+    k = table["base_k.test"] if "base_k.test" in table else table["eval_k.test"]
+    bound = [base_variance_bound(a, int(kk), EVAL_PROBLEMS) for a, kk in zip(table["accuracy_before.test"], k)]
+    recorded = table["base_variance.test"] if "base_variance.test" in table else pd.Series([float("nan")] * len(table))
+    table["base error"] = ["recorded" if pd.notna(v) else "upper bound" for v in recorded]
+    table["base_variance.test"] = [v if pd.notna(v) else b for v, b in zip(recorded, bound)]
+    return table
+
+
+def gains_table() -> pd.DataFrame:
+    rows = []
+    for study in GAINS:
+        table = with_base_variance(load_study(study)[0])
+        by = [c for c in ("model", "task", "strategy", "steps", "learning_rate") if c in table.columns]
+        for key, group in table.groupby(by, sort=True):
+            if len(group) < 3:
+                continue
+            without = equivalence_verdict(group["gain.test"], MARGIN)
+            with_base = equivalence_verdict(group["gain.test"], MARGIN, float(group["base_variance.test"].iloc[0]))
+            rows.append({"study": study, **dict(zip(by, key)), "seeds": len(group),
+                         "gain without base error": interval_text(without),
+                         "gain with base error": interval_text(with_base), "base error": group["base error"].iloc[0],
+                         "verdict without": without["verdict"], "verdict with": with_base["verdict"]})
+    return pd.DataFrame(rows)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    cells = [[str(v) for v in row] for row in table.values.tolist()]
+    lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
+
+
+def main(out=RESULTS_DIR / "reanalysis") -> None:
+    paired, gains = paired_table(), gains_table()
+    repeats = {study: sorted(confirmatory(study).query("repeats_earlier_run")[["model", "strategy", "seed"]]
+                             .astype(str).agg(" ".join, axis=1)) for study in PAIRED}
+    paired["interval (95%)"] = [interval_text(r) for r in paired.to_dict("records")]
+    shown = paired[["study", "family", "model", "difference", "seeds used", "seed list", "interval (95%)", "tost_low",
+                    "tost_high", "verdict", "verdict_holm"]]
+    shown.to_csv(out / "paired_verdicts.csv", index=False)
+    gains.to_csv(out / "gains_with_base_error.csv", index=False)
+    text = ["# Re-analysis of the committed studies (generated by make.sh; do not edit)", "",
+            f"Margin {MARGIN}; verdicts by `course_lib.studies.equivalence_verdict`; Holm within each study's family.", "",
+            "## Confirmatory points that repeat an earlier run (same model, arm, seed, length and trained accuracy)", ""]
+    text += [f"- {study}: {', '.join(runs) if runs else 'none'}" for study, runs in repeats.items()]
+    text += ["", "## Paired differences: all seeds and fresh seeds only", "", markdown(shown), "",
+             "## Each arm's gain with and without the base evaluation's error", "", markdown(gains), ""]
+    (out / "reanalysis.md").write_text("\n".join(text))
+    provenance = {"command": " ".join(["python", *sys.argv]), "commit": git_commit(), "versions": library_versions(),
+                  "seed": None, "inputs": sorted(set(PAIRED) | set(GAINS) | {s for e, _ in PAIRED.values() for s in e})}
+    (out / "provenance.json").write_text(json.dumps(provenance, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
