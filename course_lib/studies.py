@@ -461,7 +461,7 @@ def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: i
         k = int(group[k_column].iloc[0])
         for level in levels:
             start = float(group[f"{before}{level}"].iloc[0])
-            bound = start * (1 - start) / ((k - 1) * problems_per_level)
+            bound = base_variance_bound(start, k, problems_per_level)
             rows.append({**dict(zip(by, key)), "level": level, "before": round(start, 4),
                          **equivalence_verdict(group[f"{after}{level}"] - group[f"{before}{level}"], margin, bound)})
     return pd.DataFrame(rows)

@@ -1,0 +1,97 @@
+"""The claims scorecard: each paper's claim, what the paper reports, and the tiny world's verdict from the
+committed studies (supported, contradicted, equivalent, inconclusive or not testable here).
+
+Introduced in notebooks/07_when_hard_helps.ipynb.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .errors import check
+from .studies import RESULTS_DIR, equivalence_verdict, interval_text, load_study
+
+MARGIN = 0.03  # held-out accuracy: the difference every study calls negligible
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim, and where the tiny world tests it (study None: not testable here)."""
+
+    claim: str  # what a paper says, in one line
+    paper: str  # what it reports, with its own uncertainty (seeds, problems)
+    study: str | None = None  # the committed study that tests it
+    model: str = ""  # the regime (model) the row reads
+    first: str = ""  # arm whose gain is compared ...
+    second: str = ""  # ... with this arm's ("": the first arm's gain over the base model)
+    column: str = "gain.test"  # what is compared
+    expected: str = "better"  # the paper's direction: better (first > second), equivalent, or worse
+    steps: tuple = ()  # the lengths (optimizer steps) of the first and second arm's points (empty: all)
+    fresh_from: int = 0  # first seed not shared with a pilot (seeds below it are left out)
+    note: str = ""  # why it is not testable, or what differs from the paper
+    planned: bool = False  # testable here, but its study has not run yet
+
+
+HARD_WINS = "arXiv 2508.14094: hard +34 to +47 points, easy +3 to +15, over 3 models x 2 tasks (abstract; ranges, no interval)"
+CLAIMS = (
+    Claim("Hard beats random under a 10% budget (skill-limited model)", HARD_WINS, "regimes-hard-wins-long", "tiny-m",
+          "hard", "random", steps=(100, 100), fresh_from=3),
+    Claim("Hard beats random under a 10% budget (format-limited model)", HARD_WINS, "regimes-hard-wins-long",
+          "tiny-m-wordy", "hard", "random", steps=(100, 100), fresh_from=3),
+    Claim("Hard beats random under a 10% budget (strong but unsaturated model)", HARD_WINS, None,
+          planned=True, note="the regime the papers' mechanism points to: a random 10% mostly all-correct groups"),
+    Claim("Easy gains less than random (skill-limited model)", HARD_WINS, "regimes-hard-wins", "tiny-m", "easy",
+          "random", expected="worse", steps=(41, 41), fresh_from=3),
+    Claim("Easy gains less than random (format-limited model)", HARD_WINS, "regimes-hard-wins", "tiny-m-wordy",
+          "easy", "random", expected="worse", steps=(41, 41), fresh_from=3),
+    Claim("Only hard improves out of distribution", "AIME 2025-I pass@8, Qwen3-4B: hard 6/15, base, easy and random "
+          "5/15 (one problem; authors' repository)", "regimes-hard-wins", "tiny-m-wordy", "hard", "random",
+          column="pass_at_k_gain.ood", steps=(41, 41), fresh_from=3),
+    Claim("Levels 1-3 match levels 1-5 (a boundary inside the levels)", "arXiv 2604.06298: Qwen2.5 0.5B-3B, MATH, "
+          "levels 1-3 match 1-5 with ~45% of the steps", "capacity-boundary-short", "tiny-m-short", "levels-1-3",
+          "levels-1-5", expected="equivalent", steps=(49, 82),
+          note="the tiny boundary comes from pretraining data (levels 4-5 never seen), the paper's from model size"),
+    Claim("GSM8K-trained beats MATH-trained on MATH's numeric subset", "arXiv 2604.06298", None,
+          note="the tiny world has no second dataset with a shared answer type"),
+)
+
+
+def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
+    """The tiny world's verdict on one claim: the paired difference (or gain) over fresh seeds, TOST at MARGIN."""
+    if claim.study is None:
+        return {"tiny world": "not run", "status": "not yet tested" if claim.planned else "not testable here"}
+    table, _ = load_study(claim.study, root)
+    table = table[(table["model"] == claim.model) & (table["seed"] >= claim.fresh_from)]
+    values = arm_values(table, claim.first, claim.column, claim.steps[:1])
+    if claim.second:
+        values = values - arm_values(table, claim.second, claim.column, claim.steps[1:])
+    result = equivalence_verdict(values.dropna(), MARGIN)
+    return {"tiny world": f"{interval_text(result)} ({result['verdict']}, {result['seeds']} seeds)",
+            "status": status(result["verdict"], claim.expected)}
+
+
+def arm_values(table: pd.DataFrame, arm: str, column: str, steps: tuple) -> pd.Series:
+    """One arm's values by seed, at one length when `steps` names it (an arm run at two lengths is never averaged)."""
+    rows = table[table["strategy"] == arm]
+    if steps:
+        rows = rows[rows["steps"] == steps[0]]
+    check(not rows["seed"].duplicated().any(), f"{arm}: several points per seed; name their length in Claim.steps")
+    return rows.set_index("seed")[column]
+
+
+def status(verdict: str, expected: str) -> str:
+    """supported / contradicted / equivalent / inconclusive, from a verdict and the direction the paper claims."""
+    if verdict == "inconclusive":
+        return "inconclusive"
+    found = "equivalent" if verdict.startswith("equivalent") else verdict
+    if found == expected:
+        return "supported"
+    return "equivalent" if found == "equivalent" else "contradicted"
+
+
+def scorecard(root=RESULTS_DIR) -> pd.DataFrame:
+    """Every claim with the paper's report, the tiny world's verdict and its status (07, README)."""
+    rows = [{"claim": c.claim, "paper reports": c.paper, **claim_verdict(c, root), "note": c.note} for c in CLAIMS]
+    return pd.DataFrame(rows)
