@@ -198,10 +198,12 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
 
 
 def warm_up_waves(points: list[dict]) -> list[list[dict]]:
-    """Two waves: the first point of each (model, task, pool) estimates its difficulty table; the rest reuse it."""
+    """Two waves: the first point of each (model, task, pool) estimates its difficulty table; the rest reuse it.
+    With RESAMPLE_POOL each seed has a pool (and a table) of its own."""
     first, rest, seen = [], [], set()
     for point in points:
-        key = (point.get("MODEL"), point.get("TASK"), point.get("POOL_SIZE"))
+        key = (point.get("MODEL"), point.get("TASK"), point.get("POOL_SIZE"),
+               point.get("SEED") if point.get("RESAMPLE_POOL") else None)
         (rest if key in seen else first).append(point)
         seen.add(key)
     return [wave for wave in (first, rest) if wave]

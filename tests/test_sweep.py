@@ -232,6 +232,9 @@ def test_warm_up_wave_runs_one_point_per_difficulty_table_first():
     assert sorted(p["MODEL"] for p in first) == ["tiny-l", "tiny-m", "tiny-s"]  # one per (model, task, pool)
     assert len(first) + len(rest) == len(points) and not any(p in first for p in rest)
     assert warm_up_waves(points[:1]) == [points[:1]]  # no empty wave
+    own_pools = expand("strong-regime-pilot", "tiny")  # RESAMPLE_POOL: each seed labels a pool of its own
+    first, rest = warm_up_waves(own_pools)
+    assert sorted(p["SEED"] for p in first) == [100, 101, 102] and len(rest) == 6
 
 
 def test_each_worker_gets_a_share_of_the_idle_cores(monkeypatch):
