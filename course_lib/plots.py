@@ -126,7 +126,8 @@ def level_change_chart(changes: pd.DataFrame, title: str, models=None, strategie
                                                      y=alt.Y("mean:Q", title="accuracy change"), color=color)
     whiskers = alt.Chart().mark_rule().encode(x="level:O", y="ci_low:Q", y2="ci_high:Q", color=color)
     zero = alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(0))
-    return alt.layer(lines, whiskers, zero, data=changes).properties(width=190, height=170).facet(
+    dodge = alt.XOffset("strategy:N", sort=list(strategies) if strategies else None)  # side by side: no line hides another
+    return alt.layer(lines, whiskers, zero, data=changes).encode(xOffset=dodge).properties(width=190, height=170).facet(
         column=alt.Column("model:N", sort=list(models) if models else None)).properties(
         title=alt.Title(title, subtitle=note or ""))
 
