@@ -1,4 +1,5 @@
-"""Wall time and peak memory (RSS of the kernel process) of each numbered notebook in one profile.
+"""Wall time and peak memory (RSS of the kernel process) of each numbered and appendix notebook in one profile,
+with the class slot its header states.
 
 Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01]
 Writes benchmarks/results/notebook_times_<profile>.json, which the README's course map quotes.
@@ -7,14 +8,16 @@ Writes benchmarks/results/notebook_times_<profile>.json, which the README's cour
 import argparse
 import json
 import os
+import re
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+import nbformat
 import psutil
 
-from course_lib.notebooks import execute, numbered_notebooks
+from course_lib.notebooks import appendix_notebooks, execute, numbered_notebooks
 from course_lib.provenance import atomic_write_text, git_commit, library_versions
 
 
@@ -32,6 +35,13 @@ def peak_kernel_memory(stop: threading.Event, peak: list) -> None:
         time.sleep(0.2)
 
 
+def class_slot(notebook: Path) -> int | None:
+    """The minutes of the class slot a notebook's header states ("**Class slot:** one 50-minute session"), if any."""
+    header = nbformat.read(str(notebook), as_version=4).cells[0].source
+    found = re.search(r"\*\*Class slot:\*\*[^.]*?(\d+)-minute", header)
+    return int(found.group(1)) if found else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="tiny")
@@ -42,7 +52,7 @@ def main():
     executed = Path("build") / "notebook_times" / args.profile  # executed copies, for a look afterwards
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["COURSE_CACHE_DIR"] = str(Path(tmp) / "cache")  # the kernel starts with an empty cache
-        for notebook in numbered_notebooks():
+        for notebook in numbered_notebooks() + appendix_notebooks():
             if args.only and not notebook.name.startswith(tuple(args.only)):
                 continue
             stop, peak = threading.Event(), [0.0]
@@ -51,7 +61,8 @@ def main():
             run = execute(notebook, executed, {"PROFILE": args.profile}, log=executed / "logs" / f"{notebook.stem}.log")
             stop.set()
             watcher.join()
-            results[notebook.name] = {"seconds": run["seconds"], "peak_memory_mib": round(peak[0])}
+            results[notebook.name] = {"seconds": run["seconds"], "peak_memory_mib": round(peak[0]),
+                                      "slot_minutes": class_slot(notebook)}
             print(notebook.name, results[notebook.name], flush=True)
     record = {"profile": args.profile, "notebooks": results, "machine": f"{psutil.cpu_count()} CPUs",
               "note": "first run on a fresh cache (difficulty tables are cached afterwards)",
