@@ -124,7 +124,7 @@ def check_07(numbers):
     assert set(numbers["spearman"]) == {"tiny-s", "tiny-m", "tiny-l"}  # read within each model, not pooled
     assert all(-1.0 <= v <= 1.0 for v in numbers["spearman"].values())
     pairs = {"tiny-m/arith", "tiny-m/shuffle", "tiny-s/arith", "tiny-l/arith"}  # committed: hard-wins + strategies-by-size
-    assert set(numbers["learnability_minus_hard"]) == {f"{p}/{m}" for p in pairs for m in ("gain.test", "pass_at_k_gain.ood")}
+    assert set(numbers["learnability_minus_hard"]) == {f"{p}/{m}" for p in pairs for m in ("test pass@1", "OOD pass@8")}
     assert set(numbers["hard_minus_random"]) == {"tiny-s", "tiny-m", "tiny-l"}
     assert len(numbers["gain_by_model"]) == 15  # 3 sizes x 5 strategies
 
