@@ -170,13 +170,16 @@ def test_process_words_finds_what_a_student_should_not_read():
     assert PROCESS_WORDS.findall("arXiv 2508.14094, seeds 0-7, tiny-m, colour #4c78a8 (p = 0.125)") == []
 
 
-CORE_WORD_LIMIT = 1200  # markdown a student reads in one class slot: cells and generated sentences
+CORE_WORD_LIMIT = 1200  # markdown a student reads in one class slot: cells and generated sentences, answer keys not
 CORE_TABLE_LIMIT = 3  # tables before the exercises: only those a student reads
 
 
-def reader_texts(path):
-    """(where, text) for every markdown cell and every text a reader sees in an executed notebook's outputs."""
+def reader_texts(path, answers: bool = True):
+    """(where, text) for every markdown cell and every text a reader sees in an executed notebook's outputs;
+    `answers=False` leaves out the cells tagged `solution` (answer keys, dropped from the students' copies)."""
     for index, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
+        if not answers and "solution" in cell.metadata.get("tags", []):
+            continue
         if cell.cell_type == "markdown":
             yield f"markdown cell {index}", cell.source
         for output in cell.get("outputs", []):
@@ -217,7 +220,7 @@ def test_nothing_a_reader_sees_speaks_of_the_process(notebook, executed):
 @pytest.mark.parametrize("notebook", numbered_notebooks(), ids=lambda p: p.name)
 def test_core_notebook_fits_a_class_slot(notebook, executed):
     path, _ = executed(notebook)
-    markdown = sum(words(text) for where, text in reader_texts(path) if "markdown" in where)
+    markdown = sum(words(text) for where, text in reader_texts(path, answers=False) if "markdown" in where)
     assert markdown <= CORE_WORD_LIMIT, f"{notebook.name}: {markdown} words of markdown; move research to an appendix"
     tables = sum("<table" in output.get("data", {}).get("text/html", "") for cell in before_exercises(path)
                  for output in cell.get("outputs", []))
@@ -265,12 +268,16 @@ def test_one_colour_per_model_across_the_course(executed):
     assert {m: c for m, c in seen.items() if len(c) > 1} == {}, "a model changes colour between charts"
 
 
+PROGRESS_BAR = re.compile(r"\d+%\|")  # tqdm's bar is a widget too, but a transient one: not a picture to keep
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_widget_leaves_a_static_picture(notebook, executed):
     path, _ = executed(notebook)
     for index, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
-        kinds = [set(output.get("data", {})) for output in cell.get("outputs", [])]
+        outputs = [o for o in cell.get("outputs", []) if not PROGRESS_BAR.search(o.get("data", {}).get("text/plain", ""))]
+        kinds = [set(output.get("data", {})) for output in outputs]
         if any("application/vnd.jupyter.widget-view+json" in k for k in kinds):
             assert any(k & {"image/svg+xml", "image/png"} for k in kinds), \
                 f"{notebook.name} cell {index}: a widget with no static picture (blank where widgets do not run)"
