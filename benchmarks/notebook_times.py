@@ -1,4 +1,5 @@
-"""Wall time and peak memory (RSS of the kernel process) of each numbered notebook in one profile.
+"""Wall time and peak memory (RSS of the kernel process) of each numbered and appendix notebook in one profile,
+with the class slot its header states.
 
 Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01]
 Writes benchmarks/results/notebook_times_<profile>.json, which the README's course map quotes.
@@ -7,14 +8,16 @@ Writes benchmarks/results/notebook_times_<profile>.json, which the README's cour
 import argparse
 import json
 import os
+import re
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+import nbformat
 import psutil
 
-from course_lib.notebooks import execute, numbered_notebooks
+from course_lib.notebooks import appendix_notebooks, execute, numbered_notebooks
 from course_lib.provenance import atomic_write_text, git_commit, library_versions
 
 
@@ -32,30 +35,52 @@ def peak_kernel_memory(stop: threading.Event, peak: list) -> None:
         time.sleep(0.2)
 
 
+def class_slot(notebook: Path) -> int | None:
+    """The minutes of the class slot a notebook's header states ("**Class slot:** one 50-minute session"), if any."""
+    header = nbformat.read(str(notebook), as_version=4).cells[0].source
+    found = re.search(r"\*\*Class slot:\*\*[^.]*?(\d+)-minute", header)
+    return int(found.group(1)) if found else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="tiny")
     parser.add_argument("--only", nargs="*", default=None, help="notebook number prefixes")
+    parser.add_argument("--slots-only", action="store_true",
+                        help="re-read each notebook's class slot from its header, keep the measured times")
     args = parser.parse_args()
     out_file = Path(__file__).parent / "results" / f"notebook_times_{args.profile}.json"
     results = json.loads(out_file.read_text())["notebooks"] if out_file.exists() else {}
+    if args.slots_only:  # the slot is read, not measured: no need to re-run a notebook whose slot changed
+        for notebook in numbered_notebooks() + appendix_notebooks():
+            if notebook.name in results:
+                results[notebook.name]["slot_minutes"] = class_slot(notebook)
+        atomic_write_text(out_file, json.dumps({**json.loads(out_file.read_text()), "notebooks": results}, indent=1) + "\n")
+        return
     executed = Path("build") / "notebook_times" / args.profile  # executed copies, for a look afterwards
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["COURSE_CACHE_DIR"] = str(Path(tmp) / "cache")  # the kernel starts with an empty cache
-        for notebook in numbered_notebooks():
+        for notebook in numbered_notebooks() + appendix_notebooks():
             if args.only and not notebook.name.startswith(tuple(args.only)):
                 continue
+            load = round(os.getloadavg()[0], 1)  # other work on the machine slows a notebook: say how busy it was
             stop, peak = threading.Event(), [0.0]
             watcher = threading.Thread(target=peak_kernel_memory, args=(stop, peak), daemon=True)
             watcher.start()
             run = execute(notebook, executed, {"PROFILE": args.profile}, log=executed / "logs" / f"{notebook.stem}.log")
             stop.set()
             watcher.join()
-            results[notebook.name] = {"seconds": run["seconds"], "peak_memory_mib": round(peak[0])}
+            results[notebook.name] = {"seconds": run["seconds"], "peak_memory_mib": round(peak[0]),
+                                      "slot_minutes": class_slot(notebook), "load_average_at_start": load,
+                                      "commit": git_commit()}
             print(notebook.name, results[notebook.name], flush=True)
+    previous = json.loads(out_file.read_text()) if out_file.exists() else {}
     record = {"profile": args.profile, "notebooks": results, "machine": f"{psutil.cpu_count()} CPUs",
-              "note": "first run on a fresh cache (difficulty tables are cached afterwards)",
-              "commit": git_commit(), "versions": library_versions()}
+              "note": "first run on a fresh cache (difficulty tables are cached afterwards); an entry without its own "
+                      "commit was measured at the top-level commit",
+              # a partial run (--only) keeps the commit and versions the other entries were measured with
+              "commit": previous.get("commit", git_commit()) if args.only else git_commit(),
+              "versions": previous.get("versions", library_versions()) if args.only else library_versions()}
     atomic_write_text(out_file, json.dumps(record, indent=1) + "\n")
 
 

@@ -19,18 +19,19 @@ def finding(name: str, row, margin: float | None = None) -> str:
     >>> finding("hard - random", {"mean": -0.02, "ci_low": -0.03, "ci_high": -0.01, "verdict": "worse"}, 0.03)
     'hard - random -0.020 [-0.030, -0.010]: **worse** (margin ±0.03)'
     """
-    get = row.get if isinstance(row, dict) else (lambda key: getattr(row, key, None))
+    get = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))  # a dict, a Series, a namedtuple
     said, seeds = get("verdict"), get("seeds")
-    if seeds is not None and int(seeds) < 3:  # a t-interval from 2 seeds that agree has zero width: show none
-        return f"{name} {get('mean'):+.3f}: **not tested** ({int(seeds)} seeds)"
+    if said is None and verdict(row) == "is not tested against":  # 2 seeds, or seeds that all agree: no interval
+        why = f"{int(seeds)} seeds" if seeds is not None and int(seeds) < 3 else "no spread across seeds"
+        return f"{name} {get('mean'):+.3f}: **not tested** ({why})"
     if said is None:
         said = {"beats": "above 0", "loses to": "below 0", "is indistinguishable from": "includes 0"}[verdict(row)]
     return f"{name} {interval_text(row)}: **{said}**" + (f" (margin ±{margin:g})" if margin is not None else "")
 
 
 def takeaway(text: str) -> Markdown:
-    """The one bold line under a chart that says what to read from it."""
-    return Markdown(f"**{text.strip()}**")
+    """The one bold line under a chart that says what to read from it (bold inside it, e.g. a `finding`, is dropped)."""
+    return Markdown(f"**{text.replace('**', '').strip()}**")
 
 
 def bullets(lines, intro: str = "") -> Markdown:

@@ -25,6 +25,11 @@ def numbered_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
     return sorted(p for p in Path(folder).glob("*.ipynb") if re.match(r"\d\d_", p.name))
 
 
+def appendix_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """The appendix notebooks `A<digit>_name.ipynb` (the research behind the core), in order."""
+    return sorted(p for p in Path(folder).glob("*.ipynb") if re.match(r"A\d_", p.name))
+
+
 def course_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
     """Every notebook the main command runs: the numbered ones, then the experiment template."""
     return numbered_notebooks(folder) + sorted(p for p in Path(folder).glob("*.ipynb") if not re.match(r"\d\d_", p.name))

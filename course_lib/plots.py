@@ -126,7 +126,8 @@ def level_change_chart(changes: pd.DataFrame, title: str, models=None, strategie
                                                      y=alt.Y("mean:Q", title="accuracy change"), color=color)
     whiskers = alt.Chart().mark_rule().encode(x="level:O", y="ci_low:Q", y2="ci_high:Q", color=color)
     zero = alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(0))
-    return alt.layer(lines, whiskers, zero, data=changes).properties(width=190, height=170).facet(
+    dodge = alt.XOffset("strategy:N", sort=list(strategies) if strategies else None)  # side by side: no line hides another
+    return alt.layer(lines, whiskers, zero, data=changes).encode(xOffset=dodge).properties(width=190, height=170).facet(
         column=alt.Column("model:N", sort=list(models) if models else None)).properties(
         title=alt.Title(title, subtitle=note or ""))
 
@@ -211,14 +212,16 @@ def learnability_chart(group_size: int) -> alt.Chart:
     ).properties(width=380, height=220, title="Two ways to score learnability")
 
 
-def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "") -> alt.Chart:
-    """Gains of each arm on one axis, the papers' next to ours: a rule from low to high (a paper's quoted range or a
-    95% interval) and a point at the mean where there is one. `table` has source, arm, low, high and mean (05, 07)."""
+def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "",
+                       axis_title: str = "accuracy gain over the base model (1.0 = 100 points)") -> alt.Chart:
+    """Gains (or paired differences) of each arm on one axis, the papers' next to ours: a rule from low to high (a
+    paper's quoted range or a 95% interval) and a point at the mean where there is one. `table` has source, row, low,
+    high and mean (05, 06)."""
     rows = alt.Y("row:N", title=None, sort=list(dict.fromkeys(table["row"])), axis=alt.Axis(labelLimit=320))
     base = alt.Chart(table)
     scale = alt.Scale(zero=True, nice=True)
     ranges = base.mark_rule(strokeWidth=3).encode(
-        x=alt.X("low:Q", title="accuracy gain over the base model (1.0 = 100 points)", scale=scale), x2="high:Q",
+        x=alt.X("low:Q", title=axis_title, scale=scale), x2="high:Q",
         y=rows, color=alt.Color("source:N", title=""),
         tooltip=["row", alt.Tooltip("low:Q", format="+.3f"), alt.Tooltip("high:Q", format="+.3f")])
     means = base.transform_filter("isValid(datum.mean)").mark_point(filled=True, size=70).encode(
@@ -242,10 +245,12 @@ def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: 
                             shape_sort=None) -> alt.LayerChart:
     """Each arm's mean gain against its learnable share of steps, with the gain's 95% interval across seeds as a
     vertical bar; `table` has "learnable share of steps", "gain (test)", ci_low and ci_high (05, 07)."""
-    x = alt.X("learnable share of steps:Q", scale=alt.Scale(domain=[0, 1]))
+    x = alt.X("learnable share of steps:Q", scale=alt.Scale(zero=False, nice=True))  # fitted to the data, not 0-1
     colour = alt.Color(f"{color}:N", sort=color_sort)
-    bars = alt.Chart(table).mark_rule(opacity=0.6).encode(x=x, y=alt.Y("ci_low:Q", title="gain (test), 95% interval"),
-                                                           y2="ci_high:Q", color=colour)
+    low, high = (float(min(table["ci_low"].min(), table["gain (test)"].min(), 0)),
+                 float(max(table["ci_high"].max(), table["gain (test)"].max(), 0)))
+    gain = alt.Y("ci_low:Q", title="gain (test), 95% interval", scale=alt.Scale(domain=[low, high], nice=True))
+    bars = alt.Chart(table).mark_rule(opacity=0.6, clip=True).encode(x=x, y=gain, y2="ci_high:Q", color=colour)
     points = alt.Chart(table).mark_point(filled=True, size=90).encode(
         x=x, y="gain (test):Q", color=colour, shape=alt.Shape(f"{shape}:N", sort=shape_sort),
         tooltip=[c for c in table.columns if c not in ("excludes_zero",)])

@@ -143,15 +143,15 @@ def setup(seed: int = 0) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-RECORD_MIME = "application/vnd.course-record+json"  # no frontend renders it: students see the one-line note
+RECORD_MIME = "application/vnd.course-record+json"  # no frontend renders it: students see nothing
 
 
 def record(**numbers) -> None:
-    """Record a notebook's key numbers for tests and sweeps (shown to a reader as one short line, not the JSON)."""
+    """Record a notebook's key numbers for tests and sweeps (in the output's data, not shown to a reader)."""
     from IPython.display import display
 
     clean = json.loads(json.dumps(numbers, default=float))
-    display({RECORD_MIME: clean, "text/plain": f"({len(clean)} key numbers recorded for the tests and sweeps)"},
+    display({RECORD_MIME: clean, "text/plain": ""},
             raw=True, metadata={RECORD_KEY: True})
 
 

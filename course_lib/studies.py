@@ -381,12 +381,13 @@ def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test",
 
 
 def verdict(row) -> str:
-    """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07); with fewer than
-    3 seeds (a t-interval from 2 values that happen to agree has zero width) 'is not tested (N seeds) against'."""
-    get = row.get if isinstance(row, dict) else (lambda key: getattr(row, key, None))
+    """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07). With fewer than
+    3 seeds, or seeds that all agree (a zero-width t-interval measures no noise at all): 'is not tested against'.
+    A row without `seeds` (e.g. a bootstrap over problems) is read by its interval alone."""
+    get = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))  # a dict, a Series, a namedtuple
     seeds = get("seeds")
-    if seeds is not None and not pd.isna(seeds) and int(seeds) < 3:
-        return f"is not tested ({int(seeds)} seeds) against"
+    if seeds is not None and not pd.isna(seeds) and (int(seeds) < 3 or get("ci_low") == get("ci_high")):
+        return "is not tested against"
     return "beats" if get("ci_low") > 0 else "loses to" if get("ci_high") < 0 else "is indistinguishable from"
 
 

@@ -10,7 +10,7 @@ import papermill
 import pytest
 import yaml
 
-from course_lib.notebooks import numbered_notebooks
+from course_lib.notebooks import appendix_notebooks, numbered_notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "apps").glob("*.ipynb"))
@@ -116,23 +116,29 @@ def test_accelerate_configs_parse():
 
 def test_readme_course_map_lists_every_notebook_with_measured_numbers():
     readme = (ROOT / "README.md").read_text()
-    for path in numbered_notebooks():
+    for path in numbered_notebooks() + appendix_notebooks():
         assert f"notebooks/{path.name}" in readme, f"{path.name} missing from the course map"
     assert "TIME_" not in readme, "fill the course map from benchmarks/results/notebook_times_tiny.json"
     times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]
-    assert set(times) == {p.name for p in numbered_notebooks()}
+    assert set(times) == {p.name for p in numbered_notebooks() + appendix_notebooks()}
 
 
 def test_runtimes_in_the_course_map_and_notebook_headers_are_the_measured_ones():
     """The course map's row and the notebook's own header state the `tiny` runtime benchmarks/notebook_times.py
-    measured, in one format (course_lib.notebooks.format_runtime)."""
+    measured, in one format (course_lib.notebooks.format_runtime), and the class slot the header states."""
+    from benchmarks.notebook_times import class_slot
     from course_lib.notebooks import format_runtime
 
     readme = (ROOT / "README.md").read_text()
     times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]
-    for path in numbered_notebooks():
+    for path in numbered_notebooks() + appendix_notebooks():
         measured = times[path.name]
         row = next(line for line in readme.splitlines() if f"(notebooks/{path.name})" in line)
-        assert f"| {format_runtime(measured['seconds'])}, {measured['peak_memory_mib']:,} MiB |" in row, path.name
+        assert f"{format_runtime(measured['seconds'])}, {measured['peak_memory_mib']:,} MiB |" in row, path.name
+        assert measured.get("slot_minutes") == class_slot(path), f"{path.name}: run notebook_times.py --slots-only"
+        if class_slot(path):
+            assert f"| {class_slot(path)}-min slot; {format_runtime(measured['seconds'])}," in row, path.name
+        if path not in numbered_notebooks():  # an appendix states no runtime in its header
+            continue
         header = nbformat.read(str(path), as_version=4).cells[0].source + nbformat.read(str(path), as_version=4).cells[1].source
         assert f"`tiny` {format_runtime(measured['seconds'])} on a 2-core CPU" in header, path.name

@@ -2,14 +2,16 @@
 are checked."""
 
 import json
+import re
 
+import nbformat
 import pytest
 
-from course_lib.notebooks import execute, numbered_notebooks
+from course_lib.notebooks import appendix_notebooks, execute, numbered_notebooks
 from course_lib.runtime import read_records
 from course_lib.studies import RESULTS_DIR
 
-NOTEBOOKS = numbered_notebooks()
+NOTEBOOKS = numbered_notebooks() + appendix_notebooks()
 
 
 def check_00(numbers):
@@ -87,12 +89,31 @@ def check_05(numbers):
     assert len(numbers["gain_test"]) == 12  # 2 tasks x 6 strategies
     assert numbers["live_points"] == 2 and len(numbers["live_gain_test"]) == 2  # the smoke grid's arith, seed 0 slice
     assert all(-1.0 <= v <= 1.0 for v in numbers["live_gain_test"].values())
+    # pinned: the committed studies' planned verdicts (the 100-step skill-limited difference, -0.016 with a 90%
+    # interval inside +-0.03, is a real difference within the margin, not "worse")
+    assert numbers["decided_verdicts"] == {
+        "format-limited/41/hard - random": "equivalent", "format-limited/100/hard - random": "equivalent",
+        "skill-limited/41/hard - random": "worse",
+        "skill-limited/100/hard - random": "equivalent (different but within the margin)"}
+    assert numbers["long_random_gain"]["format-limited"] > 0.10  # the headroom the 100-step test was run for
 
 
 def check_06(numbers):
     assert numbers["committed_profile"] == "tiny" and numbers["committed_points"] == 27
-    assert 0.0 < numbers["step_share_levels_1_3"] < 1.0  # levels 1-3 train on fewer problems for the same epochs
+    assert numbers["step_share_levels_1_3"] == pytest.approx(49 / 82, abs=1e-9)  # same epochs on 3/5 of the pool
     assert numbers["live_points"] == 2 and all(1 <= v <= 2 for v in numbers["live_steps"].values())
+    assert len(numbers["top_levels_change"]) == 18  # 3 models x 3 arms x levels 4-5
+    assert set(numbers["short_verdicts"].values()) == {"equivalent"}  # the boundary-inside-the-levels study, pinned
+
+
+def check_A1(numbers):
+    assert numbers["long_verdicts"]["skill-limited/test pass@1/hard - random"] == "equivalent (different but within the margin)"
+    assert numbers["regime_verdicts"]["skill-limited/test pass@1/hard - random"] == "worse"  # 41 steps: beyond the margin
+    assert len(numbers["short_level_verdicts"]) == 20  # 4 arms x 5 levels
+    assert all(numbers["short_level_verdicts"][f"{arm}/{level}"] == "equivalent"
+               for arm in ("levels-1-3", "levels-1-5") for level in (4, 5))
+    assert all(-1.0 <= v <= 1.0 for v in numbers["pooled_spearman"].values())
+    assert len(numbers["probe_gain_test"]) == 8  # 2 probes x 4 strategies
 
 
 def check_07(numbers):
@@ -100,29 +121,166 @@ def check_07(numbers):
     for model in ("tiny-s", "tiny-m", "tiny-l"):
         per_strategy = {k.split("/")[1]: v for k, v in dead.items() if k.startswith(model + "/")}
         assert per_strategy["learnability"] <= min(per_strategy.values()) + 1e-9, model
+    assert set(numbers["spearman"]) == {"tiny-s", "tiny-m", "tiny-l"}  # read within each model, not pooled
     assert all(-1.0 <= v <= 1.0 for v in numbers["spearman"].values())
     pairs = {"tiny-m/arith", "tiny-m/shuffle", "tiny-s/arith", "tiny-l/arith"}  # committed: hard-wins + strategies-by-size
-    assert set(numbers["learnability_minus_hard"]) == {f"{p}/{m}" for p in pairs for m in ("gain.test", "pass_at_k_gain.ood")}
+    assert set(numbers["learnability_minus_hard"]) == {f"{p}/{m}" for p in pairs for m in ("test pass@1", "OOD pass@8")}
     assert set(numbers["hard_minus_random"]) == {"tiny-s", "tiny-m", "tiny-l"}
     assert len(numbers["gain_by_model"]) == 15  # 3 sizes x 5 strategies
 
 
 CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
-          "06": check_06, "07": check_07}
+          "06": check_06, "07": check_07, "A1": check_A1}
 
 
 def test_every_notebook_has_a_check():
     assert {nb.name[:2] for nb in NOTEBOOKS} <= set(CHECKS), "add a check of its recorded numbers"
 
 
+@pytest.fixture(scope="session")
+def executed(tmp_path_factory):
+    """Each notebook executed once per test session in `smoke` (the checks below share the executed copy)."""
+    out, runs = tmp_path_factory.mktemp("executed"), {}
+
+    def run(notebook):
+        if notebook.name not in runs:
+            runs[notebook.name] = execute(notebook, out, {"PROFILE": "smoke"})
+        return out / notebook.name, runs[notebook.name]
+
+    return run
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_in_smoke_profile(notebook, tmp_path):
-    result = execute(notebook, tmp_path, {"PROFILE": "smoke"})
-    numbers = read_records(tmp_path / notebook.name)
+def test_notebook_runs_in_smoke_profile(notebook, executed):
+    path, result = executed(notebook)
+    numbers = read_records(path)
     assert numbers == result["records"] and numbers, "the notebook must record its key numbers"
     CHECKS[notebook.name[:2]](numbers)
-    check_charts_have_marks(tmp_path / notebook.name)
+    check_charts_have_marks(path)
+
+
+# What a student reads: the course's own process stays out of it (provenance lives in the study folders)
+PROCESS_WORDS = re.compile(r"(?i:\bissues?\b|\+?\bdirty\b)|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+
+
+def test_process_words_finds_what_a_student_should_not_read():
+    said = "the issue asked; code commit 4416a97, 3.2.0+dirty; Issue #11"
+    assert PROCESS_WORDS.findall(said) == ["issue", "4416a97", "+dirty", "Issue"]
+    assert PROCESS_WORDS.findall("arXiv 2508.14094, seeds 0-7, tiny-m, colour #4c78a8 (p = 0.125)") == []
+
+
+CORE_WORD_LIMIT = 1200  # markdown a student reads in one class slot: cells and generated sentences, answer keys not
+CORE_TABLE_LIMIT = 3  # tables before the exercises: only those a student reads
+
+
+def reader_texts(path, answers: bool = True):
+    """(where, text) for every markdown cell and every text a reader sees in an executed notebook's outputs;
+    `answers=False` leaves out the cells tagged `solution` (answer keys, dropped from the students' copies)."""
+    for index, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
+        if not answers and "solution" in cell.metadata.get("tags", []):
+            continue
+        if cell.cell_type == "markdown":
+            yield f"markdown cell {index}", cell.source
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            for kind in ("text/markdown", "text/html", "text/plain"):
+                if kind in data:
+                    yield f"cell {index} {kind}", data[kind]
+                    break
+            if output.get("output_type") == "stream":
+                yield f"cell {index} stream", output["text"]
+
+
+def words(text: str) -> int:
+    """Words a reader reads: link targets, math and HTML tags not counted."""
+    text = re.sub(r"\]\([^)]*\)|\$[^$]*\$|<[^>]+>", " ", text)
+    return len(re.findall(r"[A-Za-z0-9][\w'-]*", text))
+
+
+def before_exercises(path):
+    """The cells of the lesson itself: everything before `## Exercises`."""
+    cells = nbformat.read(str(path), as_version=4).cells
+    end = next((i for i, c in enumerate(cells) if c.cell_type == "markdown" and "## Exercises" in c.source), len(cells))
+    return cells[:end]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_nothing_a_reader_sees_speaks_of_the_process(notebook, executed):
+    path, _ = executed(notebook)
+    for where, text in reader_texts(path):
+        found = PROCESS_WORDS.findall(re.sub(r"\]\([^)]*\)", "]", text))  # link targets may name folders
+        assert not found, f"{notebook.name} {where} speaks of the project's process: {found}"
+    for index, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
+        assert not re.search(r"issue #\d", cell.source, re.IGNORECASE), f"{notebook.name} cell {index} cites an issue"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", numbered_notebooks(), ids=lambda p: p.name)
+def test_core_notebook_fits_a_class_slot(notebook, executed):
+    path, _ = executed(notebook)
+    markdown = sum(words(text) for where, text in reader_texts(path, answers=False) if "markdown" in where)
+    assert markdown <= CORE_WORD_LIMIT, f"{notebook.name}: {markdown} words of markdown; move research to an appendix"
+    tables = sum("<table" in output.get("data", {}).get("text/html", "") for cell in before_exercises(path)
+                 for output in cell.get("outputs", []))
+    assert tables <= CORE_TABLE_LIMIT, f"{notebook.name}: {tables} tables before the exercises; keep those a student reads"
+    source = nbformat.read(str(notebook), as_version=4)
+    slot = source.cells[0].source
+    assert "Class slot:" in slot and "minute" in slot, f"{notebook.name}: state the class slot in the header"
+
+
+LEGEND_ENTRY = re.compile(r'role-legend-symbol".*?<path ([^>]*)/?>.*?role-legend-label".*?<text[^>]*>([^<]*)</text>', re.S)
+
+
+def legend_colors(svg: str) -> dict[str, str]:
+    """{label: colour} of every legend entry of a rendered chart (the symbol's fill, else its stroke)."""
+    colors = {}
+    for attributes, label in LEGEND_ENTRY.findall(svg):
+        paint = dict(re.findall(r'(fill|stroke)="([^"]+)"', attributes))
+        colour = paint.get("fill") if paint.get("fill") not in (None, "transparent", "none") else paint.get("stroke")
+        colors[label.strip()] = colour
+    return colors
+
+
+def test_legend_colors_reads_a_vega_legend():
+    svg = ('<g class="mark-symbol role-legend-symbol"><path d="M5,0" fill="#4c78a8" stroke="#4c78a8"/></g>'
+           '<g class="mark-text role-legend-label"><text x="1">tiny-s</text></g>'
+           '<g class="mark-symbol role-legend-symbol"><path d="M5,0" fill="transparent" stroke="#f58518"/></g>'
+           '<g class="mark-text role-legend-label"><text x="1">tiny-m</text></g>')
+    assert legend_colors(svg) == {"tiny-s": "#4c78a8", "tiny-m": "#f58518"}
+
+
+@pytest.mark.slow
+def test_one_colour_per_model_across_the_course(executed):
+    from course_lib.models import TINY_NAMES
+
+    seen = {}  # model -> {colour: [where]}
+    for notebook in NOTEBOOKS:
+        path, _ = executed(notebook)
+        for index, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
+            for output in cell.get("outputs", []):
+                svg = output.get("data", {}).get("image/svg+xml")
+                for label, colour in legend_colors(svg or "").items():
+                    if label in TINY_NAMES:
+                        seen.setdefault(label, {}).setdefault(colour, []).append(f"{notebook.name} cell {index}")
+    assert seen, "no chart's legend names a model"
+    assert {m: c for m, c in seen.items() if len(c) > 1} == {}, "a model changes colour between charts"
+
+
+PROGRESS_BAR = re.compile(r"\d+%\|")  # tqdm's bar is a widget too, but a transient one: not a picture to keep
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_widget_leaves_a_static_picture(notebook, executed):
+    path, _ = executed(notebook)
+    for index, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
+        outputs = [o for o in cell.get("outputs", []) if not PROGRESS_BAR.search(o.get("data", {}).get("text/plain", ""))]
+        kinds = [set(output.get("data", {})) for output in outputs]
+        if any("application/vnd.jupyter.widget-view+json" in k for k in kinds):
+            assert any(k & {"image/svg+xml", "image/png"} for k in kinds), \
+                f"{notebook.name} cell {index}: a widget with no static picture (blank where widgets do not run)"
 
 
 def check_charts_have_marks(executed):

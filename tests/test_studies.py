@@ -170,9 +170,12 @@ def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
 
 
 @pytest.mark.parametrize(("row", "said"), [
-    ({"mean": -0.023, "ci_low": -0.023, "ci_high": -0.023, "seeds": 2}, "is not tested (2 seeds) against"),  # zero spread
+    ({"mean": -0.023, "ci_low": -0.023, "ci_high": -0.023, "seeds": 2}, "is not tested against"),  # 2 seeds, zero spread
+    ({"mean": -0.02, "ci_low": -0.04, "ci_high": -0.01, "seeds": 2}, "is not tested against"),  # 2 seeds
+    ({"mean": -0.004, "ci_low": -0.004, "ci_high": -0.004, "seeds": 3}, "is not tested against"),  # 3 seeds that agree
     ({"mean": -0.02, "ci_low": -0.03, "ci_high": -0.01, "seeds": 5}, "loses to"),
     ({"mean": 0.02, "ci_low": 0.01, "ci_high": 0.03}, "beats"),  # no seed count: read the interval
+    ({"mean": 0.0, "ci_low": 0.0, "ci_high": 0.0}, "is indistinguishable from"),  # a bootstrap that saw no change (04)
     ({"mean": 0.0, "ci_low": -0.01, "ci_high": 0.01, "seeds": 3}, "is indistinguishable from"),
 ])
 def test_verdict_needs_three_seeds(row, said):
