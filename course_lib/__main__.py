@@ -588,6 +588,9 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
+    import warnings
+
+    warnings.formatwarning = _warning_line
     from .runtime import use_threads
     use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (README: "On a busy or a larger machine")
     if getattr(args, "quiet", False):
@@ -606,6 +609,11 @@ def main(argv=None) -> int:
         print(f"error: {where}{error.strerror or error}; check the path, its permissions and free disk space",
               file=sys.stderr)
         return 2
+
+
+def _warning_line(message, category, filename, lineno, line=None) -> str:
+    """A warning on the command line is one line, like an error (not the file, line and source of the call)."""
+    return f"warning: {message}\n"
 
 
 def _silence_libraries() -> None:
