@@ -541,7 +541,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")
     rep.add_argument("study", help=STUDY_HELP)
     rep.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
-    rep.add_argument("--workers", type=int, default=2, help="points run in parallel")
+    rep.add_argument("--workers", type=int, default=2,
+                     help="points run in parallel (at most one per point left and per core)")
     rep.add_argument("--out", type=Path, required=True, help="folder for executed notebooks and results")
     rep.add_argument("--emit-slurm", action="store_true",
                      help="write SLURM jobs (warm.sh, array.sh, aggregate.sh, submit.sh) into --out instead of running")

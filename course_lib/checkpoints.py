@@ -89,10 +89,12 @@ def publish(staged: Path, target: Path, marker: bool = True) -> dict[str, str]:
     return hashes
 
 
-def remove_old(run_dir, keep: int) -> None:
-    """Delete all but the `keep` newest checkpoints (TRL's save_total_limit); keep >= 2 leaves one to fall back on."""
-    for checkpoint in numbered_checkpoints(run_dir)[keep:]:
-        shutil.rmtree(checkpoint)
+def remove_old(run_dir, keep: int | None) -> None:
+    """Delete all but the `keep` newest checkpoints (TRL's save_total_limit; None keeps all); keep >= 2 leaves one
+    to fall back on."""
+    if keep:
+        for checkpoint in numbered_checkpoints(run_dir)[keep:]:
+            shutil.rmtree(checkpoint)
 
 
 def save_failed(error: Exception, what: str, run_dir: Path) -> CourseError:

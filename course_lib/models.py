@@ -145,9 +145,10 @@ def _read_verified() -> dict:
 def verify_model_folder(path) -> None:
     """Check the files a folder's manifest.json (tiny model) or standin.json lists against their sha256.
 
-    Small files are hashed at every load (milliseconds). A large file verified before is hashed again only when
-    its size, mtime or `sample_sha256` (bytes from every tensor) changed: a copy that kept size and mtime but
-    rewrote any tensor is caught without reading gigabytes.
+    Files up to CHEAP_TO_HASH bytes are hashed at every load (milliseconds). A larger file verified before is
+    hashed again only when its size, mtime or `sample_sha256` (bytes from every tensor) changed: a copy that kept
+    size and mtime but rewrote a tensor (NaN, zeros, another model) is caught without reading gigabytes; a single
+    flipped byte between the sampled places is not (delete verified-models.json to hash everything again).
     """
     path = Path(path)
     manifests = [path / name for name in ("manifest.json", "standin.json") if (path / name).exists()]
@@ -269,9 +270,7 @@ def load_model(name_or_path: str, device: str | None = None, dtype=None, place: 
 
     check(place or device is None, f"device={device!r} with place=False: give one or the other")
     tokenizer = load_tokenizer(name_or_path)
-    path = resolve_model_path(name_or_path)
-    if path is not None:
-        verify_model_folder(path)  # remembered by load_tokenizer's check: no second hash
+    path = resolve_model_path(name_or_path)  # load_tokenizer has verified its files
     model, loading = _from_hub(AutoModelForCausalLM, path or name_or_path, dtype=dtype, output_loading_info=True)
     missing = sorted(loading["missing_keys"])
     check(path is None or not missing, f"{path / 'config.json'} does not match the weights in {path}: "

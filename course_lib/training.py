@@ -442,10 +442,15 @@ def _finished_summary(run_dir: Path, steps: int) -> dict | None:
 
 
 def final_problem(run_dir: Path, summary: dict) -> str | None:
-    """What is wrong with a run's final/ against the sha256 its summary.json recorded (None when it is whole)."""
-    hashes = summary.get("final_sha256")
+    """What is wrong with a run's final/ against the sha256 its summary.json recorded (None when it is whole).
+
+    A summary without `final_sha256` was written before course_lib recorded them: nothing to check it against.
+    """
+    if "final_sha256" not in summary:
+        return None
+    hashes = summary["final_sha256"]
     if not isinstance(hashes, dict) or not hashes:
-        return f"{run_dir / 'summary.json'} records no sha256 of final/ (written by an older course_lib?)"
+        return f"{run_dir / 'summary.json'} is damaged (its final_sha256 is not {{file: sha256}})"
     return mismatch(run_dir / "final", hashes)
 
 
@@ -608,8 +613,13 @@ def load_trained(run_or_model: str, device: str | None = None):
     model, tokenizer = load_model(run["model"], device=device)
     if (final / "adapter_config.json").exists():
         from peft import PeftModel
+        from safetensors import SafetensorError
 
-        model = PeftModel.from_pretrained(model, str(final)).merge_and_unload()
+        try:
+            model = PeftModel.from_pretrained(model, str(final)).merge_and_unload()
+        except SafetensorError as error:  # a run from before summary.json held sha256 of final/ (else caught above)
+            raise CourseError(f"{final / 'adapter_model.safetensors'} is corrupt or truncated ({error}); "
+                              "train the run again") from error
         check_finite(model, final / "adapter_model.safetensors")  # the base was checked: NaN came from the adapter
     else:  # full fine-tuning: new weights, the base model's tokenizer
         from transformers import AutoModelForCausalLM

@@ -70,6 +70,8 @@ def test_newest_complete_checkpoint_in_numeric_order_falls_back_and_ignores_stra
     _checkpoint(tmp_path, 15, complete=False)
     assert newest_complete(tmp_path)[1][0] == (tmp_path / "checkpoint-15",
                                                f"{tmp_path / 'checkpoint-15'} has no {MARKER} (its save did not finish)")
+    remove_old(tmp_path, keep=None)  # save_total_limit=None: keep every checkpoint
+    assert len(list(tmp_path.glob("checkpoint-*"))) == 4
     remove_old(tmp_path, keep=2)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".saving", "checkpoint-12", "checkpoint-15", "checkpoint-old"]
 
@@ -174,6 +176,22 @@ def test_a_damaged_run_folder_is_one_line_naming_the_file(finished_run, tmp_path
     with pytest.raises(CourseError, match=message) as error:
         load_trained(str(out))
     assert "\n" not in str(error.value)
+
+
+def _legacy(out):
+    """summary.json as course_lib wrote it before it recorded the sha256 of final/."""
+    summary = json.loads((out / "summary.json").read_text())
+    del summary["final_sha256"]
+    (out / "summary.json").write_text(json.dumps(summary))
+
+
+def test_a_run_from_before_final_hashes_loads_and_its_damage_is_still_one_line(finished_run, tmp_path):
+    out = _copy(finished_run, tmp_path)
+    _legacy(out)
+    load_trained(str(out))  # e.g. data/results/grpo-tiny-m/run: nothing to check its files against
+    _truncate(out / "final" / ADAPTER)
+    with pytest.raises(CourseError, match=r"final/adapter_model\.safetensors is corrupt or truncated \(.*; train"):
+        load_trained(str(out))
 
 
 def test_cli_evaluate_on_a_damaged_run_exits_2_with_one_line(finished_run, tmp_path, capsys):
