@@ -198,7 +198,7 @@ def sample_sha256(path: Path, block: int = 4096) -> str:
         if path.suffix == ".safetensors":
             try:
                 length = int.from_bytes(handle.read(8), "little")
-                header = json.loads(handle.read(length))
+                header = json.loads(handle.read(min(length, 100 << 20)))  # the format's limit: 100 MB
                 slices = [(0, 8 + length)] + [(8 + length + start, 8 + length + end) for start, end in
                                               (info["data_offsets"] for name, info in header.items()
                                                if name != "__metadata__")]

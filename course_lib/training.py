@@ -20,7 +20,16 @@ from pathlib import Path
 
 import torch
 
-from .checkpoints import STAGING, mismatch, newest_complete, publish, remove_old, save_failed, set_aside
+from .checkpoints import (
+    SAVE_ERRORS,
+    STAGING,
+    mismatch,
+    newest_complete,
+    publish,
+    remove_old,
+    save_failed,
+    set_aside,
+)
 from .errors import CourseError, check
 from .prompts import CHAT_TEMPLATE_KWARGS
 from .provenance import atomic_write_text, git_commit, library_versions
@@ -257,7 +266,7 @@ def _trainer_class(dynamic_sampling: bool = False):
                 if self.args.should_save:
                     publish(run_dir / STAGING / name, run_dir / name)
                     remove_old(run_dir, self.args.save_total_limit)
-            except (OSError, RuntimeError) as error:  # disk full, no permission: the last checkpoint stays whole
+            except SAVE_ERRORS as error:  # disk full, no permission: the last checkpoint stays whole
                 raise save_failed(error, name, run_dir) from error
 
     return _dynamic_trainer_class(CourseGRPOTrainer) if dynamic_sampling else CourseGRPOTrainer
@@ -546,7 +555,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
         trainer.save_model(str(staged))  # every process takes part (DeepSpeed gathers); the main one writes
         if main:
             tokenizer.save_pretrained(staged)
-    except (OSError, RuntimeError) as error:
+    except SAVE_ERRORS as error:
         raise save_failed(error, "final/", run_dir) from error
     summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
                "lora": config.lora, "resumed_from": resume_step, "processes": args.world_size}

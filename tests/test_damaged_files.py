@@ -112,23 +112,47 @@ def test_stray_checkpoint_folders_and_a_half_written_staging_folder_are_ignored(
     assert (out / "final" / ADAPTER).read_bytes() == (finished_run[0] / "final" / ADAPTER).read_bytes()
 
 
-@pytest.mark.parametrize(("code", "cause"), [(errno.ENOSPC, "No space left on device")])
-def test_a_failed_save_names_the_cause_and_leaves_the_last_checkpoint_resumable(finished_run, problems, tmp_path,
-                                                                              monkeypatch, code, cause):
-    out, real_save = tmp_path / "full-disk", torch.save
+def _disk_full_in_torch_save(monkeypatch):
+    real_save = torch.save
 
     def save(obj, f, *args, **kwargs):
-        if "checkpoint-2" in str(f):
-            raise OSError(code, os.strerror(code), str(f))
+        if "checkpoint-2" in str(f):  # the optimizer state, after the adapter
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(f))
         return real_save(obj, f, *args, **kwargs)
 
     monkeypatch.setattr(torch, "save", save)
-    with pytest.raises(CourseError, match=rf"could not save checkpoint-2 in {out} \({cause}\); free disk space or "
-                                          r"make the folder writable, then run the same command again: it resumes "
-                                          r"from checkpoint-1$"):
-        train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+
+
+def _disk_full_in_safetensors(monkeypatch):
+    import peft.peft_model
+    from safetensors import SafetensorError
+
+    real_save = peft.peft_model.safe_save_file
+
+    def save(tensors, filename, *args, **kwargs):
+        if "checkpoint-2" in str(filename):  # the adapter, first file of the checkpoint
+            raise SafetensorError(f"Error while serializing: I/O error: No space left on device (os error 28) "
+                                  f"at path {filename}")
+        return real_save(tensors, filename, *args, **kwargs)
+
+    monkeypatch.setattr(peft.peft_model, "safe_save_file", save)
+
+
+@pytest.mark.parametrize(("fail", "cause"), [
+    (_disk_full_in_torch_save, "No space left on device"),
+    (_disk_full_in_safetensors, "Error while serializing: I/O error: No space left on device .os error 28. at path .*"),
+], ids=["torch.save", "safetensors"])
+def test_a_failed_save_names_the_cause_and_leaves_the_last_checkpoint_resumable(finished_run, problems, tmp_path,
+                                                                              fail, cause):
+    out = tmp_path / "full-disk"
+    with pytest.MonkeyPatch.context() as patch:
+        fail(patch)
+        with pytest.raises(CourseError, match=rf"could not save checkpoint-2 in {out} \({cause}\); free disk space "
+                                              r"or make the folder writable, then run the same command again: it "
+                                              r"resumes from checkpoint-1$"):
+            train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
     assert [p.name for p in out.glob("checkpoint-*")] == ["checkpoint-1"] and not (out / "summary.json").exists()
-    monkeypatch.setattr(torch, "save", real_save)  # space freed
+    # space freed: the same command resumes
     summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 1
     assert (out / "final" / ADAPTER).read_bytes() == (finished_run[0] / "final" / ADAPTER).read_bytes()
