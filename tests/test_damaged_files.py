@@ -3,6 +3,7 @@
 import errno
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -80,25 +81,36 @@ def _truncate(path):
     path.write_bytes(path.read_bytes()[:500])
 
 
-@pytest.mark.parametrize("damage", [
-    # killed while writing the last checkpoint (before its marker): the adapter is half written
-    lambda ckpt: ((ckpt / MARKER).unlink(), _truncate(ckpt / ADAPTER)),
-    # killed early in the save: only the adapter's config is there, no trainer_state.json
-    lambda ckpt: [p.unlink() for p in ckpt.iterdir() if p.name != "adapter_config.json"],
-    # damaged after it was saved whole: a truncated adapter, a flipped byte
-    lambda ckpt: _truncate(ckpt / ADAPTER),
-    lambda ckpt: flip_byte(ckpt / "optimizer.pt"),
-], ids=["killed mid-save", "killed early in the save", "truncated adapter", "flipped byte"])
-def test_a_damaged_last_checkpoint_is_set_aside_and_the_run_resumes_from_the_one_before(finished_run, problems,
-                                                                                          tmp_path, damage):
+def test_a_checkpoint_killed_mid_save_is_set_aside_and_the_run_resumes_from_the_one_before(finished_run, problems,
+                                                                                          tmp_path):
     out = killed_copy(finished_run, tmp_path)
-    damage(out / "checkpoint-2")
-    with pytest.warns(UserWarning, match=r"checkpoint-2.*; set aside as checkpoint-2\.damaged, resuming from checkpoint-1"):
+    (out / "checkpoint-2" / MARKER).unlink()  # killed while writing the last checkpoint: no marker, adapter half written
+    _truncate(out / "checkpoint-2" / ADAPTER)
+    with pytest.warns(UserWarning, match=rf"^{out / 'checkpoint-2'} has no {MARKER} \(its save did not finish\); "
+                                         r"set aside as checkpoint-2\.damaged, resuming from checkpoint-1$"):
         summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 1 and summary["steps"] == 2  # step 2 trained again, not copied from the damage
     assert (out / "final" / ADAPTER).read_bytes() == (finished_run[0] / "final" / ADAPTER).read_bytes()  # same bytes
     assert (out / "checkpoint-2.damaged").is_dir() and not (out / STAGING).exists()
     load_trained(str(out))  # final/ verifies against summary.json
+
+
+@pytest.mark.parametrize(("damage", "why"), [
+    # killed early in the save: only the adapter's config is there, no trainer_state.json
+    (lambda ckpt: [p.unlink() for p in ckpt.iterdir() if p.name != "adapter_config.json"],
+     f"has no {MARKER} \\(its save did not finish\\)"),
+    # damaged after it was saved whole: a truncated adapter, a flipped byte, a file gone
+    (lambda ckpt: _truncate(ckpt / ADAPTER), "adapter_model.safetensors is damaged \\(its sha256 differs"),
+    (lambda ckpt: flip_byte(ckpt / "optimizer.pt"), "optimizer.pt is damaged \\(its sha256 differs"),
+    (lambda ckpt: (ckpt / "trainer_state.json").unlink(), "trainer_state.json is missing"),
+    (lambda ckpt: (ckpt / MARKER).write_text("{}"), f"{MARKER} is damaged"),
+], ids=["killed early in the save", "truncated adapter", "flipped byte", "trainer_state.json gone", "empty marker"])
+def test_a_damaged_last_checkpoint_is_passed_over_for_the_one_before(finished_run, tmp_path, damage, why):
+    out = killed_copy(finished_run, tmp_path)
+    damage(out / "checkpoint-2")
+    newest, broken = newest_complete(out)
+    assert newest == out / "checkpoint-1" and [folder for folder, _ in broken] == [out / "checkpoint-2"]
+    assert re.search(why, broken[0][1]), broken[0][1]
 
 
 def test_stray_checkpoint_folders_and_a_half_written_staging_folder_are_ignored(finished_run, problems, tmp_path):
