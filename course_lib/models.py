@@ -271,11 +271,22 @@ def load_model(name_or_path: str, device: str | None = None, dtype=None, place: 
     check(place or device is None, f"device={device!r} with place=False: give one or the other")
     tokenizer = load_tokenizer(name_or_path)
     path = resolve_model_path(name_or_path)  # load_tokenizer has verified its files
-    model, loading = _from_hub(AutoModelForCausalLM, path or name_or_path, dtype=dtype, output_loading_info=True)
-    missing = sorted(loading["missing_keys"])
+    from transformers.utils import logging as transformers_logging
+
+    verbosity = transformers_logging.get_verbosity()
+    if path is not None:  # a local folder: what its load report lists is checked below, in one line each
+        transformers_logging.set_verbosity_error()
+    try:
+        model, loading = _from_hub(AutoModelForCausalLM, path or name_or_path, dtype=dtype, output_loading_info=True)
+    finally:
+        transformers_logging.set_verbosity(verbosity)
+    missing, unused = sorted(loading["missing_keys"]), sorted(loading["unexpected_keys"])
     check(path is None or not missing, f"{path / 'config.json'} does not match the weights in {path}: "
                                        f"{len(missing)} weights it describes are not there (e.g. {missing[:1]}); "
                                        "save the model again with save_pretrained")
+    if path is not None and unused:
+        warnings.warn(f"{path}: {len(unused)} weights in its files are not in config.json's model and were not "
+                      f"loaded (e.g. {unused[:1]})", stacklevel=2)
     check_finite(model, path or name_or_path)
     if place:
         model.to(device or default_device())

@@ -297,10 +297,18 @@ def test_non_finite_weights_are_one_line_naming_the_folder(tmp_path):
     ({"num_hidden_layers": 3, "layer_types": ["full_attention"] * 3},
      r"config\.json does not match the weights in .*: 12 weights it describes are not there"),
 ], ids=["wider", "deeper"])
-def test_a_config_that_does_not_match_the_weights_is_one_line(tmp_path, edit, message):
+def test_a_config_that_does_not_match_the_weights_is_one_line(tmp_path, capfd, edit, message):
     folder = _tiny_s(tmp_path, manifest=False)
     config = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**config, **edit}))
     with pytest.raises(CourseError, match=message) as error:
         load_model(str(folder), device="cpu")
-    assert "\n" not in str(error.value)
+    assert "\n" not in str(error.value) and "LOAD REPORT" not in capfd.readouterr().err  # not transformers' table
+
+
+def test_weights_the_config_does_not_use_are_one_warning_line(tmp_path):
+    folder = _tiny_s(tmp_path, manifest=False)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 1, "layer_types": ["full_attention"]}))
+    with pytest.warns(UserWarning, match=r"12 weights in its files are not in config\.json's model and were not loaded"):
+        load_model(str(folder), device="cpu")
