@@ -589,13 +589,13 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
-    import warnings
-
-    warnings.formatwarning = _warning_line
     from .runtime import use_threads
     use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (README: "On a busy or a larger machine")
     if getattr(args, "quiet", False):
         _silence_libraries()
+    import warnings
+
+    shown, warnings.formatwarning = warnings.formatwarning, _warning_line  # restored when the command ends
     try:
         return args.run(args) or 0
     except CourseError as error:
@@ -610,6 +610,8 @@ def main(argv=None) -> int:
         print(f"error: {where}{error.strerror or error}; check the path, its permissions and free disk space",
               file=sys.stderr)
         return 2
+    finally:
+        warnings.formatwarning = shown
 
 
 def _warning_line(message, category, filename, lineno, line=None) -> str:
