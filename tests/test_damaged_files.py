@@ -105,11 +105,13 @@ def test_a_checkpoint_killed_mid_save_is_set_aside_and_the_run_resumes_from_the_
     (lambda ckpt: (ckpt / "trainer_state.json").unlink(), "trainer_state.json is missing"),
     (lambda ckpt: (ckpt / MARKER).write_text("{}"), f"{MARKER} is damaged"),
 ], ids=["killed early in the save", "truncated adapter", "flipped byte", "trainer_state.json gone", "empty marker"])
-def test_a_damaged_last_checkpoint_is_passed_over_for_the_one_before(finished_run, tmp_path, damage, why):
+def test_a_damaged_last_checkpoint_is_passed_over_for_the_one_before(finished_run, problems, tmp_path, damage, why):
+    from course_lib.training import _check_run_dir
+
     out = killed_copy(finished_run, tmp_path)
     damage(out / "checkpoint-2")
-    newest, broken = newest_complete(out)
-    assert newest == out / "checkpoint-1" and [folder for folder, _ in broken] == [out / "checkpoint-2"]
+    resume_step, broken = _check_run_dir(out, TrainConfig(**FAST).to_json(), "tiny-s", [p.id for p in problems])
+    assert resume_step == 1 and [folder for folder, _ in broken] == [out / "checkpoint-2"]
     assert re.search(why, broken[0][1]), broken[0][1]
 
 
