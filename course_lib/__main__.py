@@ -541,7 +541,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")
     rep.add_argument("study", help=STUDY_HELP)
     rep.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
-    rep.add_argument("--workers", type=int, default=2, help="points run in parallel")
+    rep.add_argument("--workers", type=int, default=2,
+                     help="points run in parallel (at most one per point left and per core)")
     rep.add_argument("--out", type=Path, required=True, help="folder for executed notebooks and results")
     rep.add_argument("--emit-slurm", action="store_true",
                      help="write SLURM jobs (warm.sh, array.sh, aggregate.sh, submit.sh) into --out instead of running")
@@ -592,6 +593,9 @@ def main(argv=None) -> int:
     use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (README: "On a busy or a larger machine")
     if getattr(args, "quiet", False):
         _silence_libraries()
+    import warnings
+
+    shown, warnings.formatwarning = warnings.formatwarning, _warning_line  # restored when the command ends
     try:
         return args.run(args) or 0
     except CourseError as error:
@@ -606,6 +610,13 @@ def main(argv=None) -> int:
         print(f"error: {where}{error.strerror or error}; check the path, its permissions and free disk space",
               file=sys.stderr)
         return 2
+    finally:
+        warnings.formatwarning = shown
+
+
+def _warning_line(message, category, filename, lineno, line=None) -> str:
+    """A warning on the command line is one line, like an error (not the file, line and source of the call)."""
+    return f"warning: {message}\n"
 
 
 def _silence_libraries() -> None:

@@ -124,7 +124,8 @@ def resolve_model_path(name_or_path: str) -> Path | None:
     return None
 
 
-VERIFIED_FILE = "verified-models.json"  # (path, size, mtime_ns) -> sha256 of files already checked
+VERIFIED_FILE = "verified-models.json"  # large files already checked: path -> size, mtime_ns, sha256, sample
+CHEAP_TO_HASH = 256 << 20  # bytes: files up to this size (every tiny and stand-in model file) are hashed at each load
 
 
 def verified_models_file() -> Path:
@@ -144,7 +145,10 @@ def _read_verified() -> dict:
 def verify_model_folder(path) -> None:
     """Check the files a folder's manifest.json (tiny model) or standin.json lists against their sha256.
 
-    A file whose (path, size, mtime_ns) was verified before is not hashed again.
+    Files up to CHEAP_TO_HASH bytes are hashed at every load (milliseconds). A larger file verified before is
+    hashed again only when its size, mtime or `sample_sha256` (bytes from every tensor) changed: a copy that kept
+    size and mtime but rewrote a tensor (NaN, zeros, another model) is caught without reading gigabytes; a single
+    flipped byte between the sampled places is not (delete verified-models.json to hash everything again).
     """
     path = Path(path)
     manifests = [path / name for name in ("manifest.json", "standin.json") if (path / name).exists()]
@@ -166,18 +170,54 @@ def verify_model_folder(path) -> None:
         file = path / name
         check(file.is_file(), f"{file} is missing ({manifest_path.name} lists it); {fix}")
         stat, key = file.stat(), str(file.resolve())
-        if verified.get(key) == {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": expected}:
+        large = stat.st_size > CHEAP_TO_HASH
+        seen = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": expected,
+                "sample": sample_sha256(file) if large else None}
+        if large and verified.get(key) == seen:
             continue
         actual = file_sha256(file)
         check(actual == expected, f"{file} is corrupt or changed: sha256 {actual[:12]}... but {manifest_path.name} "
                                   f"says {expected[:12]}...; {fix}")
-        verified[key], changed = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": actual}, True
+        if large:
+            verified[key], changed = seen, True
     if changed:
         try:
             atomic_write_text(verified_models_file(), json.dumps(verified, indent=1) + "\n")
         except OSError as error:  # a read-only cache only costs a re-hash next time
             warnings.warn(f"could not remember verified model hashes in {verified_models_file()} ({error})",
                           stacklevel=2)
+
+
+def sample_sha256(path: Path, block: int = 4096) -> str:
+    """sha256 of a sample of a weights file that touches every tensor: a .safetensors file's header and the first,
+    middle and last `block` bytes of each tensor (other files: 256 equal slices, sampled the same way)."""
+    size = path.stat().st_size
+    slices = [(size * i // 256, size * (i + 1) // 256) for i in range(256)]
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        if path.suffix == ".safetensors":
+            try:
+                length = int.from_bytes(handle.read(8), "little")
+                header = json.loads(handle.read(min(length, 100 << 20)))  # the format's limit: 100 MB
+                slices = [(0, 8 + length)] + [(8 + length + start, 8 + length + end) for start, end in
+                                              (info["data_offsets"] for name, info in header.items()
+                                               if name != "__metadata__")]
+            except (ValueError, KeyError, TypeError, AttributeError):
+                pass  # a damaged header: the equal slices differ from the remembered sample all the same
+        for start, end in slices:
+            for offset in sorted({start, (start + end) // 2, max(start, end - block)}):
+                handle.seek(offset)
+                digest.update(handle.read(min(block, end - offset)))
+    return digest.hexdigest()
+
+
+def check_finite(model, source) -> None:
+    """Every weight of `model` is a finite number (NaN or inf break sampling later); one line naming `source`."""
+    for name, parameter in model.named_parameters():
+        if not parameter.is_meta and not torch.isfinite(parameter).all():
+            raise CourseError(f"{source} holds weights that are not finite (NaN or inf in {name}): the file is "
+                              "damaged, or the run that wrote it diverged (lower its learning rate); restore or "
+                              "rebuild it")
 
 
 def check_hub_reachable(name: str) -> bool:
@@ -230,10 +270,24 @@ def load_model(name_or_path: str, device: str | None = None, dtype=None, place: 
 
     check(place or device is None, f"device={device!r} with place=False: give one or the other")
     tokenizer = load_tokenizer(name_or_path)
-    path = resolve_model_path(name_or_path)
-    if path is not None:
-        verify_model_folder(path)  # remembered by load_tokenizer's check: no second hash
-    model = _from_hub(AutoModelForCausalLM, path or name_or_path, dtype=dtype)
+    path = resolve_model_path(name_or_path)  # load_tokenizer has verified its files
+    from transformers.utils import logging as transformers_logging
+
+    verbosity = transformers_logging.get_verbosity()
+    if path is not None:  # a local folder: what its load report lists is checked below, in one line each
+        transformers_logging.set_verbosity_error()
+    try:
+        model, loading = _from_hub(AutoModelForCausalLM, path or name_or_path, dtype=dtype, output_loading_info=True)
+    finally:
+        transformers_logging.set_verbosity(verbosity)
+    missing, unused = sorted(loading["missing_keys"]), sorted(loading["unexpected_keys"])
+    check(path is None or not missing, f"{path / 'config.json'} does not match the weights in {path}: "
+                                       f"{len(missing)} weights it describes are not there (e.g. {missing[:1]}); "
+                                       "save the model again with save_pretrained")
+    if path is not None and unused:
+        warnings.warn(f"{path}: {len(unused)} weights in its files are not in config.json's model and were not "
+                      f"loaded (e.g. {unused[:1]})", stacklevel=2)
+    check_finite(model, path or name_or_path)
     if place:
         model.to(device or default_device())
     model.eval()
@@ -249,6 +303,12 @@ def _from_hub(auto_class, name_or_path, **kwargs):
         check_hub_reachable(str(name_or_path))
     try:
         return auto_class.from_pretrained(str(name_or_path), **kwargs)
+    except RuntimeError as error:
+        if "mismatch" not in str(error):
+            raise
+        where = name_or_path / "config.json" if isinstance(name_or_path, Path) else f"{name_or_path}'s config.json"
+        raise CourseError(f"{where} does not match the weights beside it (tensor shapes differ); save the model "
+                          "again with save_pretrained") from error
     except SafetensorError as error:
         raise CourseError(
             f"model={str(name_or_path)!r}: a .safetensors file is corrupt or truncated ({error}); "

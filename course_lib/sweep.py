@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import sys
 import time
 import traceback
@@ -154,9 +155,11 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     (out / "points").mkdir(parents=True, exist_ok=True)
     _check_out_dir(out, study, points)
     todo = [p for p in points if done_record(out, p) is None]
+    workers = worker_count(workers, len(todo))
     start = time.time()
     bar = tqdm(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
-    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(workers, out / "logs")) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
+                             initargs=(workers, out / "logs", os.getpid())) as pool:
         for wave in warm_up_waves(todo):  # first one point per difficulty table, so the rest hit the cache
             for future in as_completed([pool.submit(run_point, p, out, notebook) for p in wave]):
                 future.result()
@@ -209,8 +212,39 @@ def warm_up_waves(points: list[dict]) -> list[list[dict]]:
     return [wave for wave in (first, rest) if wave]
 
 
-def _start_worker(workers: int, log_dir: Path) -> None:
-    """Set up a worker process: its share of the cores, and its kernels' stderr in a log file, not the terminal."""
+def worker_count(workers: int, points_left: int) -> int:
+    """`workers`, capped by the points left and the cores (more would only wait or share a core); says so if capped."""
+    from .runtime import available_cores
+
+    usable = max(1, min(workers, points_left, available_cores()))
+    if usable < workers and points_left:
+        import warnings
+
+        warnings.warn(f"workers={workers} capped at {usable}: {points_left} point(s) left to run on "
+                      f"{available_cores()} core(s)", stacklevel=3)
+    return usable
+
+
+def die_with_parent(parent_pid: int, signal_number: int = signal.SIGTERM) -> None:
+    """Have Linux send this process `signal_number` when its parent dies (prctl PR_SET_PDEATHSIG); elsewhere a no-op.
+
+    A sweep worker killed this way takes its notebook kernel with it: the kernel (ipykernel) exits when its parent
+    process is gone.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal_number), 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os.kill(os.getpid(), signal_number)
+
+
+def _start_worker(workers: int, log_dir: Path, parent_pid: int) -> None:
+    """Set up a worker process: it dies with the sweep, takes its share of the cores, and its kernels' stderr goes
+    to a log file, not the terminal."""
+    die_with_parent(parent_pid)
     _share_cores(workers)
     log_dir.mkdir(parents=True, exist_ok=True)
     log = open(log_dir / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (open for the worker's life)

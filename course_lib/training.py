@@ -1,8 +1,9 @@
 """GRPO training over TRL's `GRPOTrainer` (+ PEFT LoRA), with a per-example learnability ledger.
 
-A run folder holds: `run_config.json`, TRL checkpoints, `metrics.jsonl` (one line per step),
-`ledger.jsonl` (one line per prompt group: step, problem id, group reward mean and std),
-`final/` (the trained weights or LoRA adapter) and, written last, `summary.json`.
+A run folder holds: `run_config.json`, TRL checkpoints (each whole or absent: `course_lib.checkpoints`),
+`metrics.jsonl` (one line per step), `ledger.jsonl` (one line per prompt group: step, problem id, group reward
+mean and std), `final/` (the trained weights or LoRA adapter) and, written last, `summary.json` (with the sha256
+of every file in `final/`, checked whenever the run is loaded).
 Introduced in notebooks/04_grpo_training.ipynb.
 """
 
@@ -19,6 +20,16 @@ from pathlib import Path
 
 import torch
 
+from .checkpoints import (
+    SAVE_ERRORS,
+    STAGING,
+    mismatch,
+    newest_complete,
+    publish,
+    remove_old,
+    save_failed,
+    set_aside,
+)
 from .errors import CourseError, check
 from .prompts import CHAT_TEMPLATE_KWARGS
 from .provenance import atomic_write_text, git_commit, library_versions
@@ -243,6 +254,21 @@ def _trainer_class(dynamic_sampling: bool = False):
             sampler.set_epoch = functools.partial(_replay_epochs, sampler)
             return sampler
 
+        def _get_output_dir(self, trial):
+            return str(Path(self.args.output_dir) / STAGING)  # the Trainer writes each checkpoint here first
+
+        def _save_checkpoint(self, model, trial):
+            # whole or absent: written under .saving/, marked with its files' sha256, then renamed into the run
+            run_dir, name = Path(self.args.output_dir), f"checkpoint-{self.state.global_step}"
+            try:
+                super()._save_checkpoint(model, trial)
+                self.accelerator.wait_for_everyone()  # every process has written its part (DeepSpeed shards)
+                if self.args.should_save:
+                    publish(run_dir / STAGING / name, run_dir / name)
+                    remove_old(run_dir, self.args.save_total_limit)
+            except SAVE_ERRORS as error:  # disk full, no permission: the last checkpoint stays whole
+                raise save_failed(error, name, run_dir) from error
+
     return _dynamic_trainer_class(CourseGRPOTrainer) if dynamic_sampling else CourseGRPOTrainer
 
 
@@ -373,19 +399,28 @@ def _dataset(problems, tokenizer):
                                "answer_format": p.answer_format or "", "problem_id": p.id} for p in problems])
 
 
-def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_ids: list[str]) -> int | None:
-    """The step to resume from (None for a fresh run); an error if the folder holds a different run."""
-    check(not run_dir.exists() or run_dir.is_dir(), f"out={run_dir} is a file; give a folder for the run")
-    saved = run_dir / "run_config.json"
-    if not saved.exists():
-        return None
+def read_run_config(run_dir: Path) -> dict:
+    """A run folder's run_config.json; one line naming it when it is not the JSON train_grpo writes."""
+    saved = Path(run_dir) / "run_config.json"
     try:
         previous = json.loads(saved.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
         previous = None
     check(isinstance(previous, dict) and isinstance(previous.get("config"), dict)
           and {"model", "problem_ids"} <= set(previous),
-          f"{saved} is damaged (not the JSON train_grpo writes); use a new folder, or delete this one to start over")
+          f"{saved} is damaged or missing (not the JSON train_grpo writes); use a new folder, or delete this one "
+          "to start over")
+    return previous
+
+
+def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
+                   problem_ids: list[str]) -> tuple[int | None, list]:
+    """The step to resume from (None for a fresh run) and the newer checkpoints that are damaged (with why);
+    an error if the folder holds a different run."""
+    check(not run_dir.exists() or run_dir.is_dir(), f"out={run_dir} is a file; give a folder for the run")
+    if not (run_dir / "run_config.json").exists():
+        return None, []
+    previous = read_run_config(run_dir)
     previous_config = {**TrainConfig().to_json(), **previous["config"]}  # runs from before a field existed
     for name in MEMORY_ONLY_FIELDS:  # they change memory, not results: a run may resume with other values
         previous_config.pop(name, None)
@@ -394,20 +429,38 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
         previous["problem_ids"] == problem_ids
     check(same, f"out={run_dir} holds a run with a different config, model or problems; "
                 "use a new folder or delete this one")
-    checkpoints = sorted(run_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-    return int(checkpoints[-1].name.split("-")[1]) if checkpoints else 0
+    checkpoint, broken = newest_complete(run_dir)  # the newest whole checkpoint: its marker's sha256 all match
+    return (int(checkpoint.name.split("-")[1]) if checkpoint else 0), broken
 
 
 def _finished_summary(run_dir: Path, steps: int) -> dict | None:
-    """The saved summary when the folder holds this run finished (summary.json and final/ for `steps`)."""
+    """The saved summary when the folder holds this run finished: summary.json for `steps`, and final/ whole."""
     path = run_dir / "summary.json"
-    if not (path.exists() and (run_dir / "final").is_dir()):
+    if not path.exists():
         return None
     try:
         summary = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None  # a damaged summary: the run finishes again from its last checkpoint
-    return summary if isinstance(summary, dict) and summary.get("steps") == steps else None
+    if not (isinstance(summary, dict) and summary.get("steps") == steps):
+        return None
+    problem = final_problem(run_dir, summary)
+    if problem:
+        warnings.warn(f"{problem}; finishing the run again from its last complete checkpoint", stacklevel=3)
+    return None if problem else summary
+
+
+def final_problem(run_dir: Path, summary: dict) -> str | None:
+    """What is wrong with a run's final/ against the sha256 its summary.json recorded (None when it is whole).
+
+    A summary without `final_sha256` was written before course_lib recorded them: nothing to check it against.
+    """
+    if "final_sha256" not in summary:
+        return None
+    hashes = summary["final_sha256"]
+    if not isinstance(hashes, dict) or not hashes:
+        return f"{run_dir / 'summary.json'} is damaged (its final_sha256 is not {{file: sha256}})"
+    return mismatch(run_dir / "final", hashes)
 
 
 MEMORY_ONLY_FIELDS = ("micro_batch_prompts", "gradient_checkpointing")  # same gradients (dapo, grpo, dr_grpo)
@@ -457,7 +510,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     check_batch(config.completions_per_step, config.group_size)
     run_dir = Path(out)
     problem_ids = [p.id for p in problems]
-    resume_step = _check_run_dir(run_dir, config.to_json(), model_name, problem_ids)
+    resume_step, broken = _check_run_dir(run_dir, config.to_json(), model_name, problem_ids)
     if resume_step is not None and (summary := _finished_summary(run_dir, config.steps)) is not None:
         return summary
     args = trl_config(config, run_dir, progress)  # sets up the processes: before anything is written
@@ -470,13 +523,13 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     tokenizer.padding_side = "left"
     with args.main_process_first(local=False, desc="preparing the run folder"):
         if main:
-            _prepare_run_dir(run_dir, resume_step, model_name, config, problem_ids)
+            _prepare_run_dir(run_dir, resume_step, broken, model_name, config, problem_ids)
     if resume_step == config.steps:  # killed after the last checkpoint: resuming there would train one step more
         summary = {"model": model_name, "steps": config.steps, "seconds": 0.0, "lora": config.lora,
                    "resumed_from": resume_step, "processes": args.world_size}
         if main:
-            _final_from_checkpoint(run_dir / f"checkpoint-{resume_step}", run_dir / "final")
-            atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
+            _final_from_checkpoint(run_dir / f"checkpoint-{resume_step}", run_dir / STAGING / "final")
+            _finish(run_dir, summary)
         PartialState().wait_for_everyone()
         return summary
     ledger = LedgerReward(config.group_size)
@@ -496,30 +549,52 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     if progress:
         trainer.add_callback(_progress_callback())
     start = time.time()
-    trainer.train(resume_from_checkpoint=bool(resume_step))
-    trainer.save_model(str(run_dir / "final"))  # every process takes part (DeepSpeed gathers); the main one writes
+    trainer.train(resume_from_checkpoint=str(run_dir / f"checkpoint-{resume_step}") if resume_step else None)
+    staged = run_dir / STAGING / "final"
+    try:
+        trainer.save_model(str(staged))  # every process takes part (DeepSpeed gathers); the main one writes
+        if main:
+            tokenizer.save_pretrained(staged)
+    except SAVE_ERRORS as error:
+        raise save_failed(error, "final/", run_dir) from error
     summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
                "lora": config.lora, "resumed_from": resume_step, "processes": args.world_size}
     if main:
-        tokenizer.save_pretrained(run_dir / "final")
-        atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")  # last: marks it finished
+        _finish(run_dir, summary)
     PartialState().wait_for_everyone()  # no process returns before the run folder is complete
     return summary
 
 
+def _finish(run_dir: Path, summary: dict) -> None:
+    """Move the staged final/ into the run and write summary.json (last) with the sha256 of its files."""
+    try:
+        summary["final_sha256"] = publish(run_dir / STAGING / "final", run_dir / "final", marker=False)
+        atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")  # last: marks it finished
+        shutil.rmtree(run_dir / STAGING, ignore_errors=True)
+    except OSError as error:
+        raise save_failed(error, "final/", run_dir) from error
+
+
 def _final_from_checkpoint(checkpoint: Path, final: Path) -> None:
     """final/ from a checkpoint: its weights, configs and tokenizer, without the optimizer and trainer state."""
-    state = ("optimizer", "scheduler", "rng_state", "scaler", "trainer_state", "latest", "zero_to_fp32")
-    final.mkdir(exist_ok=True)
+    state = ("optimizer", "scheduler", "rng_state", "scaler", "trainer_state", "latest", "zero_to_fp32", "complete")
+    shutil.rmtree(final, ignore_errors=True)
+    final.mkdir(parents=True)
     for path in checkpoint.iterdir():
         if path.is_file() and not path.name.startswith(state):
             shutil.copy2(path, final / path.name)
 
 
-def _prepare_run_dir(run_dir: Path, resume_step: int | None, model_name: str, config: TrainConfig,
+def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model_name: str, config: TrainConfig,
                      problem_ids: list[str]) -> None:
-    """A fresh run starts empty logs and writes run_config.json; a resumed one drops log lines after its checkpoint."""
+    """A fresh run starts empty logs and writes run_config.json; a resumed one drops log lines after its checkpoint
+    and sets aside the damaged checkpoints newer than it."""
     run_dir.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(run_dir / STAGING, ignore_errors=True)  # what a killed save left half-written
+    for checkpoint, why in broken:
+        kept = set_aside(checkpoint)
+        warnings.warn(f"{why}; set aside as {kept.name}, resuming from "
+                      f"{f'checkpoint-{resume_step}' if resume_step else 'the start'}", stacklevel=3)
     if resume_step is None:
         for name in ("metrics.jsonl", "ledger.jsonl"):
             (run_dir / name).unlink(missing_ok=True)
@@ -534,23 +609,49 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, model_name: str, co
 
 def load_trained(run_or_model: str, device: str | None = None):
     """(model, tokenizer) from a run folder (merging a LoRA adapter into its base) or any model name."""
-    from .models import load_model
+    from .models import check_finite, load_model
 
-    final = Path(run_or_model) / "final"
+    run_dir = Path(run_or_model)
+    final = run_dir / "final"
     if not final.exists():
+        check(not (run_dir / "run_config.json").is_file(), f"{run_dir} is not a finished run (no final/); run the "
+                                                            "same train command again to finish it")
         return load_model(run_or_model, device=device)
-    run = json.loads((Path(run_or_model) / "run_config.json").read_text())
+    run = read_run_config(run_dir)
+    verify_final(run_dir)
     model, tokenizer = load_model(run["model"], device=device)
     if (final / "adapter_config.json").exists():
         from peft import PeftModel
+        from safetensors import SafetensorError
 
-        model = PeftModel.from_pretrained(model, str(final)).merge_and_unload()
+        try:
+            model = PeftModel.from_pretrained(model, str(final)).merge_and_unload()
+        except SafetensorError as error:  # a run from before summary.json held sha256 of final/ (else caught above)
+            raise CourseError(f"{final / 'adapter_model.safetensors'} is corrupt or truncated ({error}); "
+                              "train the run again") from error
+        check_finite(model, final / "adapter_model.safetensors")  # the base was checked: NaN came from the adapter
     else:  # full fine-tuning: new weights, the base model's tokenizer
         from transformers import AutoModelForCausalLM
 
         model = AutoModelForCausalLM.from_pretrained(str(final)).to(model.device)
+        check_finite(model, final)
     model.eval()
     return model, tokenizer
+
+
+def verify_final(run_dir) -> None:
+    """A run's final/ must be whole: every file with the sha256 its summary.json recorded; else one line naming it."""
+    run_dir = Path(run_dir)
+    path = run_dir / "summary.json"
+    again = "run the same train command again to finish it from its last complete checkpoint"
+    check(path.is_file(), f"{run_dir} is not a finished run (no summary.json); {again}")
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        summary = None
+    check(isinstance(summary, dict), f"{path} is damaged (not JSON); {again}")
+    problem = final_problem(run_dir, summary)
+    check(problem is None, f"{problem}; {again}")
 
 
 def merged_folder(run_dir) -> Path:

@@ -119,6 +119,7 @@ def test_a_verified_file_is_not_hashed_again_until_it_changes(tmp_path, monkeypa
     import course_lib.models as models
 
     monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(models, "CHEAP_TO_HASH", 0)  # as for a large model's weights (small ones: hashed every load)
     folder = _copy_tiny_s(tmp_path / "tiny-s")
     calls = []
     monkeypatch.setattr(models, "file_sha256", lambda path: calls.append(path) or file_sha256(path))

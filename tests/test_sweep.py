@@ -24,6 +24,7 @@ from course_lib.sweep import (
     run,
     run_point,
     warm_up_waves,
+    worker_count,
 )
 
 
@@ -278,3 +279,123 @@ def test_a_damaged_grid_file_is_a_clear_error(tmp_path):
     (tmp_path / "grid.json").write_text("{")
     with pytest.raises(CourseError, match="grid.json .the grid of this folder. is damaged"):
         run("hard-wins", "smoke", tmp_path, workers=1, progress=False)
+
+
+def test_workers_are_capped_by_the_points_left_and_the_cores(monkeypatch):
+    import warnings
+
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(4)))
+    with pytest.warns(UserWarning, match=r"^workers=40 capped at 1: 1 point\(s\) left to run on 4 core\(s\)$"):
+        assert worker_count(40, points_left=1) == 1
+    with pytest.warns(UserWarning, match=r"^workers=40 capped at 4: 100 point\(s\) left"):
+        assert worker_count(40, points_left=100) == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not capped: nothing to say
+        assert worker_count(3, points_left=100) == 3
+        assert worker_count(2, points_left=0) == 1  # a finished sweep: nothing runs, nothing to say
+
+
+def _alive(pid: int) -> bool:
+    """A process that runs (a zombie, dead but not yet reaped by its new parent, counts as gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def _gone_within(pids, seconds: float) -> bool:
+    import time
+
+    deadline = time.time() + seconds
+    while time.time() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.2)
+    return not any(_alive(pid) for pid in pids)
+
+
+PARENT_OF_A_WORKER = """
+import multiprocessing, os, time
+from course_lib.sweep import die_with_parent
+
+def worker(parent):
+    die_with_parent(parent)
+    time.sleep(120)
+
+if __name__ == "__main__":
+    child = multiprocessing.get_context("fork").Process(target=worker, args=(os.getpid(),))
+    child.start()
+    print(child.pid, flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_worker_dies_with_its_parent_even_when_the_parent_is_killed(tmp_path):
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT_OF_A_WORKER)
+    env = {**os.environ, "PYTHONPATH": str(Path(course_lib.__file__).parent.parent)}
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    worker = int(parent.stdout.readline())
+    parent.kill()  # kill -9: no cleanup code of the parent runs
+    parent.wait()
+    assert _gone_within([worker], 10)
+
+
+SLEEPY_SWEEP = """
+import sys
+from pathlib import Path
+
+import nbformat
+
+from course_lib import sweep
+
+root = Path(sys.argv[1])
+notebook = nbformat.v4.new_notebook()
+params = nbformat.v4.new_code_cell('PROFILE = "smoke"\\nMODEL = "m"\\nSTRATEGY = "hard"\\nSEED = 0\\nRUN_DIR = ""')
+params.metadata["tags"] = ["parameters"]
+body = nbformat.v4.new_code_cell(  # the kernel writes its pid and its parent's (the worker), then works on
+    "import os, time\\n"
+    f"open(os.path.join({str(root)!r}, 'kernel-' + str(os.getpid())), 'w').write(str(os.getppid()))\\n"
+    "time.sleep(300)")
+notebook.cells = [params, body]
+notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+nbformat.write(notebook, str(root / "sleepy.ipynb"))
+sweep.STUDIES["sleepy"] = {"fixed": {"MODEL": "m"}, "grid": {"smoke": {"STRATEGY": ["hard", "easy"], "SEED": [0]}}}
+sweep.run("sleepy", "smoke", root / "out", workers=2, progress=False, notebook=root / "sleepy.ipynb")
+"""
+
+
+@pytest.mark.slow  # a real kernel starts (seconds to a minute on a busy machine)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_kill_9_of_a_sweep_ends_its_workers_and_their_kernels(tmp_path):
+    import time
+
+    script = tmp_path / "sweep.py"
+    script.write_text(SLEEPY_SWEEP)
+    env = {**os.environ, "PYTHONPATH": str(Path(course_lib.__file__).parent.parent)}
+    sweep = subprocess.Popen([sys.executable, str(script), str(tmp_path)], env=env)
+    deadline = time.time() + 240
+    while time.time() < deadline and not list(tmp_path.glob("kernel-*")) and sweep.poll() is None:
+        time.sleep(0.5)
+    kernels = list(tmp_path.glob("kernel-*"))
+    assert kernels, "no kernel started"
+    workers = {int(path.read_text()) for path in kernels}
+    workers |= {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _alive(int(p.name)) and
+                int((p / "stat").read_text().rsplit(")", 1)[1].split()[1]) == sweep.pid}
+    sweep.kill()  # kill -9 of `python -m course_lib reproduce`
+    sweep.wait()
+    pids = workers | {int(path.name.split("-")[1]) for path in kernels}
+    assert _gone_within(pids, 30), [pid for pid in pids if _alive(pid)]
+
+
+def test_a_warning_on_the_command_line_is_one_line(tmp_path):
+    points = expand("hard-wins", "smoke")
+    (tmp_path / "points").mkdir()
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "hard-wins", "points": points}))
+    damaged = tmp_path / "points" / f"{point_name(points[0])}.json"
+    damaged.write_text('{"point": ')  # a record cut short: set aside with a warning
+    env = {**os.environ, "PYTHONPATH": str(Path(course_lib.__file__).parent.parent)}
+    done = subprocess.run([sys.executable, "-m", "course_lib", "aggregate", "hard-wins", "--profile", "smoke",
+                           "--out", str(tmp_path)], capture_output=True, text=True, env=env)
+    lines = [line for line in done.stderr.splitlines() if "damaged" in line]
+    assert lines == [f"warning: {damaged} is damaged; set aside as {damaged.name}.damaged, the point will run again"]
+    assert "warnings.warn(" not in done.stderr  # not the file, line and source of the call
