@@ -127,6 +127,9 @@ def check_07(numbers):
     assert set(numbers["learnability_minus_hard"]) == {f"{p}/{m}" for p in pairs for m in ("test pass@1", "OOD pass@8")}
     assert set(numbers["hard_minus_random"]) == {"tiny-s", "tiny-m", "tiny-l"}
     assert len(numbers["gain_by_model"]) == 15  # 3 sizes x 5 strategies
+    from course_lib.scorecard import scorecard  # the scorecard shown is the committed studies' one
+
+    assert numbers["scorecard"] == dict(zip(scorecard()["claim"], scorecard()["status"]))
 
 
 CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
