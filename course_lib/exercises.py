@@ -155,6 +155,23 @@ def _distinct_at_2(table) -> int:
     return int(pass_rates_at(table, 2).pass_rate.nunique())
 
 
+def _diagnose_wilson_zero(answer, k: int) -> str | None:
+    number = _as_number(answer)
+    if number == 0:
+        return "0 is the Wald interval's upper bound, the one that claims certainty; Wilson's comes from solving "\
+               "|p_hat - p| = z sqrt(p (1 - p) / K) for p at p_hat = 0."
+    if number is not None and abs(number - 1.96**2 / k) < 1e-3:
+        return "close: that is z^2 / K, from p K = z^2; you dropped the (1 - p) factor: keep it and solve for p."
+    return None
+
+
+@exercise("01.4", tolerance=1e-3, diagnose=_diagnose_wilson_zero,
+          hint="at p_hat = 0 the Wilson bound solves p = z sqrt(p (1 - p) / K) with z = 1.96: square both sides and "
+               "solve for p; give it for the notebook's K.")
+def _wilson_upper_at_zero(k: int) -> float:
+    return 1.96**2 / (k + 1.96**2)
+
+
 def _kl_gradient_norm(model, tokenizer, prompt: str, completions, rewards, beta: float, drift: float) -> float:
     """Exercise 02.1's reference: the gradient norm of one group's GRPO loss plus beta * KL (TRL's k3 estimator), with
     the reference model's log-probs equal to the policy's minus `drift` (drift 0: step 0, the policy is the reference)."""

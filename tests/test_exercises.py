@@ -194,6 +194,8 @@ def test_a_typed_number_does_not_pass_an_exercise_that_wants_a_function():
     ("02.3", (1.0, 0.5), {"rates": [0.0] * 5 + [0.5] * 40 + [1.0] * 5, "group_size": 8}, "dead share"),
     ("02.4", (0.0, 1.0), {"group_size": 8}, "not at an end"),
     ("02.4", (0.5, 0.5), {"group_size": 8}, "two equal terms"),
+    ("01.4", 0, {"k": 8}, "Wald interval"),
+    ("01.4", 1.96**2 / 8, {"k": 8}, "dropped the (1 - p)"),
 ])
 def test_a_known_mistake_gets_its_own_hint(exercise_id, answer, inputs, says):
     ok, message = verdict(exercise_id, answer, **inputs)
@@ -250,3 +252,11 @@ def test_the_kl_exercise_calls_the_function_and_names_a_missing_kl_term():
     assert verdict("02.1", with_kl, **inputs) == (True, "correct (02.1)")
     ok, message = verdict("02.1", lambda *a, **kw: with_kl(*a, **kw, kl_on=False), **inputs)
     assert not ok and "KL term pulls it back" in message
+
+
+def test_the_wilson_derivation_matches_the_library_interval():
+    from course_lib.difficulty import wilson_interval
+
+    for k in (4, 8, 64):
+        upper = wilson_interval(0, k)[1]
+        assert verdict("01.4", upper, k=k)[0], k  # the closed form z^2 / (K + z^2) is the library's bound
