@@ -229,3 +229,10 @@ def test_grpo_loss_rejects(change, message):
                  "advantages": torch.zeros(8), "mask": torch.ones(8, 4), **change}
     with pytest.raises(CourseError, match=re.escape(message)):
         grpo_loss(**arguments)
+
+
+def test_trl_check_rejects_a_batch_that_does_not_split_into_groups(tokenizer, tmp_path):
+    from course_lib.training import trl_loss_on_fixed_batch
+
+    with pytest.raises(CourseError, match=re.escape("2 prompts x group_size=4 must equal the 7 completions and 7 rewards")):
+        trl_loss_on_fixed_batch(None, tokenizer, PROMPTS, COMPLETIONS[:7], REWARDS[:7], G, tmp_path)

@@ -19,6 +19,11 @@ def check_00(numbers):
     assert all(0.0 <= r <= 1.0 for r in rates.values())
     assert rates["tiny-l"] >= rates["tiny-s"]  # bigger model, more competent, even on a handful of problems
     assert 0.0 <= numbers["sample_group_reward_mean"] <= 1.0
+    # the whole game: a short GRPO run, evaluated before and after on the same problems with the same K
+    game, before, after = numbers["game_gain"], numbers["game_accuracy_before"], numbers["game_accuracy_after"]
+    assert numbers["game_steps"] == 2 and 0.0 <= before <= 1.0 and 0.0 <= after <= 1.0
+    assert game["mean_difference"] == pytest.approx(after - before, abs=1e-3)  # paired: the mean of the differences
+    assert game["ci_low"] <= game["mean_difference"] <= game["ci_high"]
 
 
 def check_01(numbers):
