@@ -6,9 +6,22 @@ import pytest
 import torch
 import vl_convert
 
-from course_lib.plots import (MODEL_COLORS, OTHER_COLOR, STRATEGY_COLORS, advantage_bars_chart, advantage_bars_table,
-                              before_after_chart, before_after_table, color_scale, count_marks, course_color,
-                              learnable_share_chart, pass_rate_by_level_chart, rolling_mean, smoothed_curve_chart)
+from course_lib.plots import (
+    MODEL_COLORS,
+    OTHER_COLOR,
+    STRATEGY_COLORS,
+    advantage_bars_chart,
+    advantage_bars_table,
+    before_after_chart,
+    before_after_table,
+    color_scale,
+    count_marks,
+    course_color,
+    learnable_share_chart,
+    pass_rate_by_level_chart,
+    rolling_mean,
+    smoothed_curve_chart,
+)
 
 
 def svg(chart) -> str:
