@@ -87,13 +87,18 @@ def smoothed_curve_chart(table: pd.DataFrame, y: str, window: int, title: str, c
         style["color"] = alt.Color(f"{color}:N", scale=color_scale(data[color]), title=color)
     if dash is not None:
         style["strokeDash"] = alt.StrokeDash(f"{dash}:N", legend=line_legend(dash))
+    faint = {key: channel.copy() for key, channel in style.items()}
+    for channel in faint.values():
+        channel.legend = None  # the legend comes from the bold lines alone
     raw = alt.Chart(data).mark_line(opacity=0.3).encode(
         x=alt.X("step:Q", title="step", axis=alt.Axis(tickMinStep=1)), y=alt.Y(f"{y}:Q", scale=scale,
-                                                                               title=y_title or y), **style)
+                                                                               title=y_title or y), **faint)
     mean = alt.Chart(data).mark_line(strokeWidth=3).encode(
-        x="step:Q", y=alt.Y("rolling mean:Q", scale=scale), **style,
+        x=alt.X("step:Q", axis=alt.Axis(tickMinStep=1)), y=alt.Y("rolling mean:Q", scale=scale), **style,
         tooltip=[*keys, "step", alt.Tooltip(f"{y}:Q", format=".3f"), alt.Tooltip("rolling mean:Q", format=".3f")])
-    return (raw + mean).properties(title=alt.Title(title, subtitle=f"faint: each step; bold: mean of the last {window}"),
+    # the bold layer first: the legend takes its line style from it, not from the faint one
+    names = "" if color is None else ", ".join(map(str, dict.fromkeys(data[color]))) + "; "  # its legend is the title's
+    return (mean + raw).properties(title=alt.Title(title, subtitle=f"{names}faint: each step; bold: mean of the last {window}"),
                                    width=380, height=200)
 
 
