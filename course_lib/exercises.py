@@ -22,17 +22,31 @@ class Check:
     expected: Callable  # (**inputs) -> the expected answer (a number, a tuple or dict of them, a name, a set of names)
     tolerance: float  # absolute tolerance on every number
     hint: str  # shown when the answer is not (yet) right; never contains the expected value
+    diagnose: Callable | None = None  # (answer, **inputs) -> a hint for this particular wrong answer, or None
 
 
 CHECKS: dict[str, Check] = {}
 
 
-def exercise(exercise_id: str, tolerance: float = 1e-9, hint: str = ""):
-    """Register the function that computes an exercise's expected answer."""
+def exercise(exercise_id: str, tolerance: float = 1e-9, hint: str = "", diagnose: Callable | None = None):
+    """Register the function that computes an exercise's expected answer (and, optionally, one that recognises
+    common wrong answers and says what each one missed)."""
     def register(function):
-        CHECKS[exercise_id] = Check(function, tolerance, hint)
+        CHECKS[exercise_id] = Check(function, tolerance, hint, diagnose)
         return function
     return register
+
+
+def _hint_for(spec: Check, answer, inputs: dict) -> str:
+    """The hint for this wrong answer: the diagnosis of a known mistake when there is one, else the general hint."""
+    if spec.diagnose is not None:
+        try:
+            specific = spec.diagnose(answer, **inputs)
+        except Exception:  # an answer of an unexpected shape: the general hint will do
+            specific = None
+        if specific:
+            return specific
+    return spec.hint
 
 
 def _as_number(value):
@@ -82,10 +96,13 @@ def verdict(exercise_id: str, answer, **inputs) -> tuple[bool, str]:
             ok = spec.expected(answer=answer, **inputs)
         except Exception as error:  # the student's function failed: say how, as a hint
             return False, f"not yet: {exercise_id}: your function raised {type(error).__name__}: {error}. Hint: {spec.hint}"
-        return (True, f"correct ({exercise_id})") if ok else (False, f"not yet: {exercise_id}. Hint: {spec.hint}")
+        return (True, f"correct ({exercise_id})") if ok else \
+            (False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs)}")
+    if getattr(spec.expected, "wants_function", False):
+        return False, f"not yet: {exercise_id}: give the function itself (not a number it returned). Hint: {spec.hint}"
     if matches(answer, spec.expected(**inputs), spec.tolerance):
         return True, f"correct ({exercise_id})"
-    return False, f"not yet: {exercise_id}. Hint: {spec.hint}"
+    return False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs)}"
 
 
 def check_answer(exercise_id: str, answer, **inputs) -> None:
@@ -121,18 +138,99 @@ def _check_first_step(answer, problems) -> bool:
     return matches(list(answer(completions, **kwargs)), _first_step_reference(completions, **kwargs), 1e-9)
 
 
-@exercise("01.2", tolerance=0, hint="count the distinct values of the `pass_rate` column of `pass_rates_at(table, 2)`.")
+def _diagnose_distinct(answer, table) -> str | None:
+    k = int(table["k"].min())
+    if answer == table["pass_rate"].nunique():
+        return f"that is the count at the full K = {k}; count the distinct pass rates of `at_2`, the first 2 samples."
+    if answer == k + 1:
+        return f"{k + 1} is how many values a pass rate can take at K = {k}; with 2 samples it is j / 2 for j = 0, 1, 2."
+    return None
+
+
+@exercise("01.2", tolerance=0, diagnose=_diagnose_distinct,
+          hint="count the distinct values of the `pass_rate` column of `pass_rates_at(table, 2)`.")
 def _distinct_at_2(table) -> int:
     from .difficulty import pass_rates_at
 
     return int(pass_rates_at(table, 2).pass_rate.nunique())
 
 
-@exercise("02.1", tolerance=1e-6, hint="add beta * KL per token with the reference's log-probs equal to the policy's "
-                                        "(detached): at step 0 the policy is the reference. Give the gradient norm.")
-def _dead_gradient_with_kl() -> float:
-    # exp(r - l) - (r - l) - 1 has derivative 1 - exp(r - l) in l: zero where r = l, whatever the model or profile
-    return 0.0
+def _diagnose_wilson_zero(answer, k: int) -> str | None:
+    number = _as_number(answer)
+    if number == 0:
+        return "0 is the Wald interval's upper bound, the one that claims certainty; Wilson's comes from solving "\
+               "|p_hat - p| = z sqrt(p (1 - p) / K) for p at p_hat = 0."
+    if number is not None and abs(number - 1.96**2 / k) < 1e-3:
+        return "close: that is z^2 / K, from p K = z^2; you dropped the (1 - p) factor: keep it and solve for p."
+    return None
+
+
+@exercise("01.4", tolerance=1e-3, diagnose=_diagnose_wilson_zero,
+          hint="at p_hat = 0 the Wilson bound solves p = z sqrt(p (1 - p) / K) with z = 1.96: square both sides and "
+               "solve for p; give it for the notebook's K.")
+def _wilson_upper_at_zero(k: int) -> float:
+    return 1.96**2 / (k + 1.96**2)
+
+
+def _kl_gradient_norm(model, tokenizer, prompt: str, completions, rewards, beta: float, drift: float) -> float:
+    """Exercise 02.1's reference: the gradient norm of one group's GRPO loss plus beta * KL (TRL's k3 estimator), with
+    the reference model's log-probs equal to the policy's minus `drift` (drift 0: step 0, the policy is the reference)."""
+    import torch
+
+    from .grpo import completion_logprobs, group_advantages
+
+    model.zero_grad()
+    device = next(model.parameters()).device
+    advantages = group_advantages(torch.tensor([list(rewards)], dtype=torch.float32))[0].to(device)  # (G,)
+    logps, mask = completion_logprobs(model, tokenizer, [prompt] * len(completions), list(completions))  # (G, T)
+    reference = logps.detach() - drift
+    kl = torch.exp(reference - logps) - (reference - logps) - 1  # (G, T)
+    per_token = -advantages[:, None] * logps + beta * kl
+    ((per_token * mask).sum(dim=1) / mask.sum(dim=1)).mean().backward()
+    norm = torch.sqrt(sum((p.grad**2).sum() for p in model.parameters() if p.grad is not None)).item()
+    model.zero_grad()
+    return norm
+
+
+def _diagnose_kl(answer, model, tokenizer, group, prompt) -> str | None:
+    problem, completions, rewards = group
+    at_start = answer(problem, completions, rewards, beta=0.04, drift=0.0)
+    moved = answer(problem, completions, rewards, beta=0.04, drift=0.1)
+    if abs(at_start) > 1e-6:
+        return ("at step 0 the reference's log-probs equal the policy's (detached), so the KL estimator's derivative "
+                "1 - exp(r - l) is 0 there: your gradient at drift=0 should vanish. Is the reference detached?")
+    if abs(moved) <= 1e-9:
+        return ("with drift=0.1 the policy has left the reference, and the KL term pulls it back even for a dead group: "
+                "your function gives no gradient there. Does beta * KL reach the loss, with the reference = logps.detach() - drift?")
+    return None
+
+
+@exercise("02.1", tolerance=1e-4, diagnose=_diagnose_kl,
+          hint="write gradient_norm_with_kl(problem, completions, rewards, beta, drift): the group's GRPO loss plus "
+               "beta * KL per token, KL = exp(r - l) - (r - l) - 1 with reference log-probs r = logps.detach() - drift; "
+               "backward, then the gradient norm. The check calls it at drift 0 and 0.1.")
+def _check_kl_gradient(answer, model, tokenizer, group, prompt) -> bool:
+    problem, completions, rewards = group
+    for drift in (0.0, 0.1):
+        mine = float(answer(problem, completions, rewards, beta=0.04, drift=drift))
+        expected = _kl_gradient_norm(model, tokenizer, prompt, completions, rewards, 0.04, drift)
+        if abs(mine - expected) > 1e-4 * max(1.0, expected):
+            return False
+    return True
+
+
+_check_kl_gradient.wants_function = True
+
+
+@exercise("02.4", tolerance=1e-6, hint="set the derivative of p^G + (1-p)^G to zero: G p^(G-1) = G (1-p)^(G-1); give "
+                                       "(the p where it is smallest, the smallest value) for G = GROUP_SIZE.",
+          diagnose=lambda answer, group_size: (
+              "the minimum is where the derivative is zero, not at an end: at p = 0 or 1 the value is 1, the largest."
+              if isinstance(answer, (tuple, list)) and len(answer) == 2 and answer[0] in (0, 1) else
+              "the value at the minimum is p^G + (1-p)^G evaluated there: two equal terms, each (1/2)^G."
+              if isinstance(answer, (tuple, list)) and len(answer) == 2 and abs(answer[0] - 0.5) < 1e-9 else None))
+def _dead_minimum(group_size: int) -> tuple[float, float]:
+    return 0.5, 2 * 0.5**group_size
 
 
 def _alive_range(group_size: int) -> tuple[float, float]:
@@ -148,14 +246,42 @@ def _alive_range(group_size: int) -> tuple[float, float]:
     return low, 1.0 - low  # symmetric in p <-> 1 - p
 
 
-@exercise("02.2", tolerance=0.01, hint="give (lowest p, highest p) with dead_group_probability(p, 8) < 0.5; "
-                                       "the range is symmetric about p = 0.5; two decimals are enough.")
+def _diagnose_alive_range(answer, group_size: int) -> str | None:
+    low, high = _alive_range(group_size)
+    if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
+        return "give a pair (lowest p, highest p)."
+    a, b = float(answer[0]), float(answer[1])
+    if a > b:
+        return "the pair is reversed: the lowest p first."
+    if abs(a - (1 - low)) < 0.01 or abs(b - low) < 0.01:
+        return "one end is right but mirrored: the range is symmetric, p <-> 1 - p."
+    if a < low - 0.01 and b > high + 0.01:
+        return "too wide: at your ends P(dead) is above 0.5. Scan p and keep only where dead_group_probability(p, 8) < 0.5."
+    if a > low + 0.01 and b < high - 0.01:
+        return "too narrow: P(dead) is still below 0.5 just outside your range. Scan finer, e.g. steps of 0.001."
+    return None
+
+
+@exercise("02.2", tolerance=0.01, diagnose=_diagnose_alive_range,
+          hint="give (lowest p, highest p) with dead_group_probability(p, 8) < 0.5; "
+               "the range is symmetric about p = 0.5; two decimals are enough.")
 def _check_alive_range(group_size: int) -> tuple[float, float]:
     return _alive_range(group_size)
 
 
-@exercise("02.3", tolerance=1e-9, hint="sort `rates`, take the first and last max(1, len // 10), and give "
-                                       "(hardest share, easiest share) from informative_share(..., GROUP_SIZE).")
+def _diagnose_hardest_easiest(answer, rates, group_size: int) -> str | None:
+    hardest, easiest = _hardest_easiest(rates, group_size)
+    if isinstance(answer, (tuple, list)) and len(answer) == 2:
+        if abs(answer[0] - easiest) < 1e-9 and abs(answer[1] - hardest) < 1e-9:
+            return "the two are swapped: hardest (lowest pass rates) first."
+        if abs(answer[0] - (1 - hardest)) < 1e-9 or abs(answer[1] - (1 - easiest)) < 1e-9:
+            return "that is the dead share, 1 - informative share; the exercise asks for the informative (alive) share."
+    return None
+
+
+@exercise("02.3", tolerance=1e-9, diagnose=_diagnose_hardest_easiest,
+          hint="sort `rates`, take the first and last max(1, len // 10), and give "
+               "(hardest share, easiest share) from informative_share(..., GROUP_SIZE).")
 def _hardest_easiest(rates, group_size: int) -> tuple[float, float]:
     from .grpo import informative_share
 
@@ -194,6 +320,16 @@ def _ids_changed_at_2(table, budget, seed: int) -> int:
     from .selection import select
 
     return len(set(select(pass_rates_at(table, 2), "hard", budget, seed)) - set(select(table, "hard", budget, seed)))
+
+
+@exercise("04.4", tolerance=1e-4, hint="sum over j = 0..K of the Binomial(K, p) probability of j right times "
+                                       "dead_group_probability(j / K, G); math.comb(K, j) gives the binomial coefficient.")
+def _plugin_dead_probability(p: float, k: int, group_size: int) -> float:
+    from math import comb
+
+    from .grpo import dead_group_probability
+
+    return sum(comb(k, j) * p**j * (1 - p) ** (k - j) * dead_group_probability(j / k, group_size) for j in range(k + 1))
 
 
 @exercise("05.1", tolerance=5e-4, hint='a dict {task: mean paired difference}, from paired_difference(committed, '

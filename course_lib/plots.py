@@ -26,6 +26,82 @@ def live_renderer(spec: dict, **options) -> tuple[dict, dict]:
 alt.renderers.register("course-live", live_renderer)
 
 
+# ---------------------------------------------------------------------------
+# One colour per thing across the whole course: a model, a strategy (arm) keeps its colour in every chart
+# ---------------------------------------------------------------------------
+
+MODEL_COLORS = {  # Okabe-Ito hues (safe for colour-blind readers); a model's variants keep apart
+    "tiny-s": "#56B4E9", "tiny-m": "#E69F00", "tiny-m-wordy": "#CC79A7", "tiny-m-short": "#D55E00",
+    "tiny-l": "#009E73", "tiny-l-strong": "#0072B2",
+}
+STRATEGY_COLORS = {  # the arms of the studies and of the budget explorer
+    "easy": "#59A14F", "medium": "#EDC948", "hard": "#E15759", "random": "#79706E", "random+dynamic": "#BAB0AC",
+    "learnability": "#B07AA1", "levels": "#4E79A7", "levels-1-3": "#4E79A7", "levels-1-5": "#A0CBE8",
+    "random-matched": "#9C755F", "hard but alive": "#FF9D9A",
+}
+OTHER_COLOR = "#7F7F7F"  # anything the palette does not name (e.g. a hub model)
+
+
+def course_color(name: str) -> str:
+    """The colour of a model or a strategy in every chart of the course (grey for names it does not know)."""
+    return MODEL_COLORS.get(name, STRATEGY_COLORS.get(name, OTHER_COLOR))
+
+
+def color_scale(values) -> alt.Scale:
+    """An Altair colour scale that gives each value (model or strategy names) its course-wide colour."""
+    domain = [str(v) for v in dict.fromkeys(values)]
+    return alt.Scale(domain=domain, range=[course_color(v) for v in domain])
+
+
+def line_legend(title: str = "") -> alt.Legend:
+    """A legend that draws each entry as a short line in its dash style (not as identical dots)."""
+    return alt.Legend(title=title, symbolType="stroke", symbolStrokeWidth=2.5, symbolSize=400, symbolStrokeColor="gray")
+
+
+def rolling_mean(values, window: int) -> list[float]:
+    """The mean of each value and the `window - 1` before it (fewer at the start): a per-step curve, smoothed.
+
+    >>> rolling_mean([0, 1, 0, 1], 2)
+    [0.0, 0.5, 0.5, 0.5]
+    """
+    from .errors import check
+
+    check(isinstance(window, int) and window >= 1, f"window={window!r} must be a whole number of steps >= 1")
+    values = [float(v) for v in values]
+    return [sum(values[max(0, i - window + 1) : i + 1]) / (i + 1 - max(0, i - window + 1)) for i in range(len(values))]
+
+
+def smoothed_curve_chart(table: pd.DataFrame, y: str, window: int, title: str, color: str | None = None,
+                         y_title: str | None = None, dash: str | None = None) -> alt.LayerChart:
+    """A per-step curve (faint) under its rolling mean over `window` steps (bold); `table` has step, `y` and
+    optionally a `color` column (model names: one line each, in the course's palette) and a `dash` column (e.g.
+    the run: one line style each, shown in the legend)."""
+    keys = [c for c in (color, dash) if c is not None]
+    groups = [table] if not keys else [rows for _, rows in table.groupby(keys, sort=False)]
+    data = pd.concat([rows.assign(**{"rolling mean": rolling_mean(rows[y], window)})
+                      for rows in (g.sort_values("step") for g in groups)], ignore_index=True)
+    low, high = float(min(data[y].min(), 0.0)), float(max(data[y].max(), 1e-9))
+    scale = alt.Scale(domain=[low, high], nice=False)
+    style = {}
+    if color is not None:
+        style["color"] = alt.Color(f"{color}:N", scale=color_scale(data[color]), title=color)
+    if dash is not None:
+        style["strokeDash"] = alt.StrokeDash(f"{dash}:N", legend=line_legend(dash))
+    faint = {key: channel.copy() for key, channel in style.items()}
+    for channel in faint.values():
+        channel.legend = None  # the legend comes from the bold lines alone
+    raw = alt.Chart(data).mark_line(opacity=0.3).encode(
+        x=alt.X("step:Q", title="step", axis=alt.Axis(tickMinStep=1)), y=alt.Y(f"{y}:Q", scale=scale,
+                                                                               title=y_title or y), **faint)
+    mean = alt.Chart(data).mark_line(strokeWidth=3).encode(
+        x=alt.X("step:Q", axis=alt.Axis(tickMinStep=1)), y=alt.Y("rolling mean:Q", scale=scale), **style,
+        tooltip=[*keys, "step", alt.Tooltip(f"{y}:Q", format=".3f"), alt.Tooltip("rolling mean:Q", format=".3f")])
+    # the bold layer first: the legend takes its line style from it, not from the faint one
+    names = "" if color is None else ", ".join(map(str, dict.fromkeys(data[color]))) + "; "  # its legend is the title's
+    return (mean + raw).properties(title=alt.Title(title, subtitle=f"{names}faint: each step; bold: mean of the last {window}"),
+                                   width=380, height=200)
+
+
 def use_offline_renderer(kind: str | None = None) -> None:
     """Render charts without a CDN: "live" draws interactive charts (with an SVG copy), "svg" static SVG only
     (executed notebooks, CI, the README). Without `kind`, `COURSE_CHARTS` decides, else "live"."""
@@ -49,14 +125,18 @@ def count_marks(svg: str) -> int:
 def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None) -> alt.Chart:
     """Mean pass rate per level, one line per model; `table` has columns model, level, pass_rate, and optionally
     source (e.g. live vs committed), drawn as solid vs dashed lines on the same axes."""
-    overlay = {"strokeDash": alt.StrokeDash("source:N", title="")} if "source" in table.columns else {}
+    overlay = {}
+    if "source" in table.columns:  # the first source (e.g. live) solid, the others dashed
+        sources = list(dict.fromkeys(table["source"]))
+        dashes = alt.Scale(domain=sources, range=[[1, 0]] + [[5, 4], [2, 2], [8, 3]][: len(sources) - 1])
+        overlay = {"strokeDash": alt.StrokeDash("source:N", legend=line_legend(), scale=dashes)}
     chart = (
         alt.Chart(table)
         .mark_line(point=True)
         .encode(
             x=alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("pass_rate:Q", title="mean pass rate", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("model:N", title="model"),
+            color=alt.Color("model:N", title="model", scale=color_scale(table["model"])),
             tooltip=["model", *(["source"] if overlay else []), "level", alt.Tooltip("pass_rate:Q", format=".2f")],
             **overlay,
         )
@@ -90,20 +170,24 @@ def dead_group_chart(group_sizes, highlight=None) -> alt.Chart:
     return chart.properties(title="Dead-group probability", width=360, height=220)
 
 
-def selection_histogram_chart(histogram: pd.DataFrame, title: str) -> alt.Chart:
-    """Stacked bars of pool pass rates, coloured by whether the strategy selected them."""
+def selection_histogram_chart(histogram: pd.DataFrame, title: str, subtitle: str = "") -> alt.Chart:
+    """Stacked bars of pool pass rates in fixed bins on a fixed 0-1 axis (columns bin_start, bin_end, set, count),
+    coloured by whether the strategy selected them; empty bins stay on the axis (03, the budget explorer)."""
     return (
         alt.Chart(histogram)
-        .mark_bar()
+        .mark_bar(stroke="white", strokeWidth=0.5)
         .encode(
-            x=alt.X("pass_rate:O", title="base pass rate p", axis=alt.Axis(format=".2f")),
-            y=alt.Y("count:Q", title="problems"),
+            x=alt.X("bin_start:Q", bin="binned", title="base pass rate p",
+                    scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format=".1f", values=[i / 10 for i in range(11)])),
+            x2="bin_end:Q",
+            y=alt.Y("count:Q", title="problems", stack="zero"),
             color=alt.Color("set:N", title="", scale=alt.Scale(domain=["selected", "not selected"],
                                                                 range=["#d62728", "#c7c7c7"])),
-            tooltip=[alt.Tooltip("pass_rate:Q", title="pass rate", format=".2f"), alt.Tooltip("count:Q", title="problems"),
-                     alt.Tooltip("set:N", title="")],
+            tooltip=[alt.Tooltip("bin_start:Q", title="pass rate from", format=".1f"),
+                     alt.Tooltip("bin_end:Q", title="pass rate to", format=".1f"),
+                     alt.Tooltip("count:Q", title="problems"), alt.Tooltip("set:N", title="")],
         )
-        .properties(title=title, width=380, height=200)
+        .properties(title=alt.Title(title, subtitle=subtitle), width=380, height=200)
     )
 
 
@@ -112,7 +196,8 @@ def strategy_gain_chart(gains: pd.DataFrame, title: str, strategies=None, note: 
     order = list(strategies) if strategies else sorted(gains["strategy"].unique())
     base = alt.Chart().encode(y=alt.Y("strategy:N", sort=order, title=None))
     bars = base.mark_bar(opacity=0.7).encode(x=alt.X("mean:Q", title="gain over base"),
-                                             color=alt.Color("strategy:N", sort=order, legend=None))
+                                             color=alt.Color("strategy:N", sort=order, legend=None,
+                                                             scale=color_scale(order)))
     whiskers = base.mark_rule().encode(x="ci_low:Q", x2="ci_high:Q")
     return alt.layer(bars, whiskers, data=gains).properties(width=240, height=150).facet(column="task:N").properties(
         title=alt.Title(title, subtitle=note or ""))
@@ -121,7 +206,8 @@ def strategy_gain_chart(gains: pd.DataFrame, title: str, strategies=None, note: 
 def level_change_chart(changes: pd.DataFrame, title: str, models=None, strategies=None,
                        note: str | None = None) -> alt.FacetChart:
     """Accuracy change per level with 95% intervals, one line per strategy, one panel per model."""
-    color = alt.Color("strategy:N", sort=list(strategies) if strategies else None)
+    order = list(strategies) if strategies else sorted(changes["strategy"].unique())
+    color = alt.Color("strategy:N", sort=order, scale=color_scale(order))
     lines = alt.Chart().mark_line(point=True).encode(x=alt.X("level:O", axis=alt.Axis(labelAngle=0)),
                                                      y=alt.Y("mean:Q", title="accuracy change"), color=color)
     whiskers = alt.Chart().mark_rule().encode(x="level:O", y="ci_low:Q", y2="ci_high:Q", color=color)
@@ -185,7 +271,7 @@ def interval_width_chart() -> alt.Chart:
     return alt.Chart(table).mark_line(point=True).encode(
         x=alt.X("K:Q", scale=alt.Scale(type="log", base=2), title="samples per problem K"),
         y=alt.Y("width:Q", title="width of the 95% interval"), color="interval:N",
-        strokeDash=alt.StrokeDash("observed p:N", title="observed p"),
+        strokeDash=alt.StrokeDash("observed p:N", legend=line_legend("observed p")),
         tooltip=["K", "observed p", "interval", alt.Tooltip("width:Q", format=".3f")],
     ).properties(width=380, height=220, title="How sure is a pass rate from K samples?")
 
@@ -246,7 +332,7 @@ def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: 
     """Each arm's mean gain against its learnable share of steps, with the gain's 95% interval across seeds as a
     vertical bar; `table` has "learnable share of steps", "gain (test)", ci_low and ci_high (05, 07)."""
     x = alt.X("learnable share of steps:Q", scale=alt.Scale(zero=False, nice=True))  # fitted to the data, not 0-1
-    colour = alt.Color(f"{color}:N", sort=color_sort)
+    colour = alt.Color(f"{color}:N", sort=color_sort, scale=color_scale(color_sort or sorted(table[color].unique())))
     low, high = (float(min(table["ci_low"].min(), table["gain (test)"].min(), 0)),
                  float(max(table["ci_high"].max(), table["gain (test)"].max(), 0)))
     gain = alt.Y("ci_low:Q", title="gain (test), 95% interval", scale=alt.Scale(domain=[low, high], nice=True))
@@ -256,3 +342,74 @@ def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: 
         tooltip=[c for c in table.columns if c not in ("excludes_zero",)])
     zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="gray", strokeDash=[4, 3]).encode(y="y:Q")
     return (zero + bars + points).properties(width=380, height=240, title=title)
+
+
+def advantage_bars_table(rewards, advantages) -> pd.DataFrame:
+    """One row per completion of a step: its prompt, reward and advantage, and whether its group is dead (04).
+    `rewards` is (B, G); `advantages` holds the B*G advantages in the same order."""
+    import torch
+
+    rewards = torch.as_tensor(rewards, dtype=torch.float32)
+    B, G = rewards.shape
+    dead = (rewards == rewards[:, :1]).all(dim=1)  # (B,)
+    return pd.DataFrame({"completion": range(B * G), "prompt": [f"prompt {i // G + 1}" for i in range(B * G)],
+                         "reward": rewards.reshape(-1).tolist(), "advantage": [float(a) for a in advantages],
+                         "dead": [bool(dead[i // G]) for i in range(B * G)]})
+
+
+def advantage_bars_chart(rewards, advantages, title: str) -> alt.LayerChart:
+    """Bars of `advantage_bars_table`, one per completion, coloured by prompt; a dead group (all bars 0) is labelled
+    with the reward all its completions got, instead of leaving a gap."""
+    table = advantage_bars_table(rewards, advantages)
+    x = alt.X("completion:O", axis=alt.Axis(labels=False, ticks=False), title="completion (G per prompt)")
+    bars = alt.Chart(table).mark_bar().encode(
+        x=x, y=alt.Y("advantage:Q", title="advantage A_i"), color=alt.Color("prompt:N", title=""),
+        tooltip=["prompt", "reward", alt.Tooltip("advantage:Q", format="+.2f")])
+    G = len(table) // table["prompt"].nunique()
+    dead = table[table["dead"]].groupby("prompt", sort=False).agg(completion=("completion", "min"),
+                                                                   reward=("reward", "first")).reset_index()
+    dead["completion"] = dead["completion"] + G // 2  # the middle of its group
+    dead["label"] = [f"dead: all {'right' if r == 1 else 'wrong'}" for r in dead["reward"]]
+    labels = alt.Chart(dead).mark_text(angle=270, fontSize=11, color="#555").encode(x=x, y=alt.datum(0), text="label:N")
+    zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="gray").encode(y="y:Q")
+    return (zero + bars + labels).properties(title=title, width=420, height=180)
+
+
+def learnable_share_chart(table: pd.DataFrame, title: str) -> alt.LayerChart:
+    """Learnable share of groups per difficulty band (columns difficulty, groups, learnable_share), each bar labelled
+    with its value and group count, so a band with no learnable group reads 0, not a missing bar (04)."""
+    x = alt.X("difficulty:N", sort=None, title="base pass rate band", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("learnable_share:Q", scale=alt.Scale(domain=[0, 1]), title="learnable share of groups")
+    bars = alt.Chart(table).mark_bar(color="#4E79A7").encode(x=x, y=y, tooltip=["difficulty", "groups", "learnable_share"])
+    text = alt.Chart(table.assign(label=[f"{s:.2f} of {g}" + (" (all dead)" if s == 0 else "")
+                                         for s, g in zip(table["learnable_share"], table["groups"])])).mark_text(
+        dy=-8, fontSize=11).encode(x=x, y=y, text="label:N")
+    return (bars + text).properties(title=title, width=420, height=200)
+
+
+def before_after_table(before: dict, after: dict, model: str) -> pd.DataFrame:
+    """Accuracy per level with its Wilson interval, before and after training, from two `evaluate` results (00)."""
+    rows = []
+    for when, result in (("before", before), ("after", after)):
+        for level, block in result["by_level"].items():
+            rows.append({"model": model, "when": when, "level": int(level), "accuracy": block["accuracy"],
+                         "ci_low": block["ci_low"], "ci_high": block["ci_high"]})
+    return pd.DataFrame(rows)
+
+
+def before_after_chart(before: dict, after: dict, model: str, title: str) -> alt.LayerChart:
+    """Held-out accuracy per level before (dashed) and after (solid) training, in the model's colour, with 95%
+    Wilson intervals as vertical bars (00)."""
+    table = before_after_table(before, after, model)
+    x = alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("accuracy:Q", title="held-out accuracy", scale=alt.Scale(domain=[0, 1]))
+    colour = alt.Color("model:N", scale=color_scale([model]), legend=None)
+    dash = alt.StrokeDash("when:N", sort=["before", "after"], legend=line_legend(""),
+                          scale=alt.Scale(domain=["before", "after"], range=[[5, 4], [1, 0]]))
+    lines = alt.Chart(table).mark_line().encode(x=x, y=y, color=colour, strokeDash=dash, tooltip=[
+        "when", "level", alt.Tooltip("accuracy:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
+        alt.Tooltip("ci_high:Q", format=".3f")])
+    bars = alt.Chart(table).mark_rule(opacity=0.5).encode(x=x, y=alt.Y("ci_low:Q", scale=alt.Scale(domain=[0, 1])),
+                                                          y2="ci_high:Q", color=colour)
+    return (bars + lines).properties(title=alt.Title(title, subtitle=f"{model}; bars: 95% intervals"), width=300,
+                                     height=200)

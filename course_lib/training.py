@@ -543,9 +543,11 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
                             callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
     trainer.course_max_rounds = config.dynamic_max_rounds
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
+    from transformers.utils.notebook import NotebookProgressCallback
 
     trainer.remove_callback(PrinterCallback)  # it would print TRL's ~25-key metrics dict at every step
     trainer.remove_callback(ProgressCallback)
+    trainer.remove_callback(NotebookProgressCallback)  # in Jupyter: a "Training Loss" table (~0 on-policy, misleading)
     if progress:
         trainer.add_callback(_progress_callback())
     start = time.time()
@@ -675,3 +677,52 @@ def read_jsonl_log(path) -> list[dict]:
     if not path.exists():
         raise CourseError(f"{path} does not exist; is this a run folder written by train_grpo?")
     return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def trl_loss_on_fixed_batch(model, tokenizer, prompts, completions, rewards, group_size: int, out, old_logps=None,
+                            **grpo_config):
+    """TRL's own GRPO loss and gradients for given completions and rewards, without sampling; returns
+    (loss, {parameter name: gradient}, the trainer, its inputs). `model` gets the gradients.
+
+    TRL runs its own code from completions to loss: its `rollout_func` hook hands it these completions instead of
+    sampling, a reward function hands back these rewards, `_generate_and_score_completions` (which GRPOTrainer
+    calls once per generation batch) computes advantages, reference log-probs and the token count, then the public
+    `compute_loss`, and `backward`. A TRL reference model (beta > 0) is loaded from `model`'s config name_or_path.
+    `old_logps`: as if the completions were sampled a few optimizer steps ago. Introduced in
+    notebooks/04_grpo_training.ipynb, which checks its hand-written step against it.
+    """
+    import os
+
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    check(len(prompts) * group_size == len(completions) == len(rewards),
+          f"{len(prompts)} prompts x group_size={group_size} must equal the {len(completions)} completions and "
+          f"{len(rewards)} rewards: give one prompt per group of G completions")
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is marked experimental
+    fixed = [float(r) for r in rewards]
+
+    def rollout(batch_prompts, trainer):  # our completions (with eos, as sampled) instead of generated ones
+        def ids(text):
+            return trainer.processing_class(text, add_special_tokens=False)["input_ids"]
+
+        eos = trainer.processing_class.eos_token_id
+        return {"prompt_ids": [ids(q) for q in batch_prompts], "completion_ids": [ids(c) + [eos] for c in completions],
+                "logprobs": None, "fixed_reward": fixed}  # extra keys reach the reward functions
+
+    def fixed_reward(completions, fixed_reward, **kwargs):
+        return fixed_reward
+
+    settings = {"learning_rate": 1e-3, "max_completion_length": 96, **grpo_config}
+    args = GRPOConfig(output_dir=str(out), use_cpu=not torch.cuda.is_available(), bf16=False, report_to="none",
+                      per_device_train_batch_size=len(completions), num_generations=group_size, **settings)
+    trainer = GRPOTrainer(model=model, reward_funcs=fixed_reward, args=args, processing_class=tokenizer,
+                          train_dataset=Dataset.from_dict({"prompt": list(prompts)}), rollout_func=rollout)
+    trainer.model.train()
+    trainer.current_gradient_accumulation_steps = 1  # set by Trainer's training loop, which this skips
+    inputs = trainer._generate_and_score_completions([{"prompt": q} for q in prompts for _ in range(group_size)])
+    if old_logps is not None:
+        inputs["old_per_token_logps"] = old_logps
+    loss = trainer.compute_loss(trainer.model, inputs)
+    loss.backward()
+    return loss.detach(), {name: q.grad for name, q in trainer.model.named_parameters()}, trainer, inputs

@@ -1,27 +1,74 @@
 """ipywidgets explorers; every number they show comes from a pure, tested function.
 
+Each widget also carries a static picture of its default state (`.picture`, an Altair chart): `show` displays it
+under the widget in executed copies of a notebook, where no widget manager draws the widget itself.
 Introduced in notebooks/02_zero_variance_groups.ipynb and notebooks/03_budget_explorer.ipynb.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .difficulty import pass_rates_at
-from .grpo import dead_group_probability
+from .grpo import dead_group_probability, informative_share
 from .plots import dead_group_chart, selection_histogram_chart
-from .selection import STRATEGIES, pass_rate_histogram, selection_summary
+from .selection import STRATEGIES, budget_count, selection_summary
+
+REFERENCE_GROUP_SIZE = 8  # the p/G widget always draws G = 8 for comparison (the course's default group size)
+EXPLORER_STRATEGIES = tuple(s for s in STRATEGIES if s != "levels")
+HISTOGRAM_BINS = 10  # the explorer's pass-rate axis: ten fixed bins of width 0.1 on [0, 1]
+
+
+def show(widget) -> None:
+    """Display a widget; in a static copy (charts rendered as SVG, e.g. an executed notebook) also the picture of
+    its default state, since no widget manager draws the widget there."""
+    import os
+
+    from IPython.display import display
+
+    from .plots import CHARTS_VARIABLE
+
+    display(widget)
+    if os.environ.get(CHARTS_VARIABLE) == "svg" and getattr(widget, "picture", None) is not None:
+        display(widget.picture)
+
+
+# ---------------------------------------------------------------------------
+# The p/G widget (notebook 02)
+# ---------------------------------------------------------------------------
 
 
 def dead_group_view(p: float, group_size: int) -> dict:
-    """The numbers the dead-group widget shows for one (p, G)."""
+    """The numbers the dead-group widget shows for one (p, G), with G = 8 for reference and the sampling cost."""
     dead = float(dead_group_probability(p, group_size))
+    reference = float(dead_group_probability(p, REFERENCE_GROUP_SIZE))
     return {"p": p, "G": group_size, "dead_probability": round(dead, 4), "all_wrong": round((1 - p) ** group_size, 4),
-            "all_right": round(p**group_size, 4)}
+            "all_right": round(p**group_size, 4), "dead_probability_at_8": round(reference, 4),
+            "completions_per_prompt": group_size,  # what one prompt costs to sample, in completions
+            "cost_vs_8": round(group_size / REFERENCE_GROUP_SIZE, 4),
+            # completions sampled per live group: G / P(alive); infinite when a group can never be alive
+            "completions_per_live_group": round(group_size / (1 - dead), 2) if dead < 1 else float("inf")}
+
+
+def dead_group_picture(p: float, group_size: int):
+    """The widget's chart: P(dead) against p for G and for G = 8, with the chosen point marked."""
+    sizes = sorted({REFERENCE_GROUP_SIZE, group_size})
+    view = dead_group_view(p, group_size)
+    return dead_group_chart(sizes, highlight=(p, view["dead_probability"]))
+
+
+def _dead_group_html(view: dict) -> str:
+    """The widget's numbers as one short paragraph."""
+    live = view["completions_per_live_group"]
+    return (f"P(dead) = {view['all_right']:.4f} (all right) + {view['all_wrong']:.4f} (all wrong) = "
+            f"<b>{view['dead_probability']:.4f}</b> at G = {view['G']} (G = 8: {view['dead_probability_at_8']:.4f}). "
+            f"Sampling cost: {view['G']} completions per prompt, {view['cost_vs_8']:.2g}x G = 8; "
+            f"{'no group is ever alive' if live == float('inf') else f'{live:,.1f} completions per live group'}.")
 
 
 def dead_group_widget():
-    """Sliders for p and G; shows P(dead group) = p^G + (1-p)^G and its curve.
+    """Sliders for p and G; shows P(dead group) = p^G + (1-p)^G and its curve next to G = 8, and what G costs.
 
     The numbers and the chart are HTML widgets updated in place (an Output widget redrawn inside a cell that is
     executing could leave a headless run waiting).
@@ -30,75 +77,215 @@ def dead_group_widget():
     import vl_convert
 
     p = w.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.01, description="pass rate p")
-    G = w.IntSlider(value=8, min=2, max=64, description="group size G")  # any G: p = 0.05 needs G = 14
+    G = w.IntSlider(value=REFERENCE_GROUP_SIZE, min=2, max=64, description="group size G")  # any G: p = 0.05 needs 14
     numbers, chart = w.HTML(), w.HTML()
 
     def redraw(*_):
-        view = dead_group_view(p.value, G.value)
-        numbers.value = (f"P(dead) = {view['all_right']:.4f} (all right) + {view['all_wrong']:.4f} (all wrong) "
-                         f"= <b>{view['dead_probability']:.4f}</b>")
-        spec = dead_group_chart([G.value], highlight=(p.value, view["dead_probability"])).to_dict()
-        chart.value = vl_convert.vegalite_to_svg(spec)
+        numbers.value = _dead_group_html(dead_group_view(p.value, G.value))
+        chart.value = vl_convert.vegalite_to_svg(dead_group_picture(p.value, G.value).to_dict())
 
     p.observe(redraw, "value")
     G.observe(redraw, "value")
     redraw()
-    return w.VBox([w.HBox([p, G]), numbers, chart])
+    box = w.VBox([w.HBox([p, G]), numbers, chart])
+    box.picture = dead_group_picture(p.value, G.value)
+    return box
+
+
+# ---------------------------------------------------------------------------
+# The budget explorer (notebook 03 and apps/budget_explorer.ipynb)
+# ---------------------------------------------------------------------------
+
+
+def fixed_bin_histogram(table: pd.DataFrame, ids, bins: int = HISTOGRAM_BINS) -> pd.DataFrame:
+    """Counts of pool pass rates in `bins` fixed bins on [0, 1] (the last one closed), selected or not; empty bins
+    are kept, so the axis means the same at every K, model and strategy. Columns bin_start, bin_end, set, count."""
+    selected = set(map(str, ids))
+    index = np.minimum((table["pass_rate"].to_numpy(dtype=float) * bins + 1e-9).astype(int), bins - 1)
+    chosen = table["id"].astype(str).isin(selected).to_numpy()
+    rows = []
+    for b in range(bins):
+        inside = index == b
+        for name, mask in (("selected", inside & chosen), ("not selected", inside & ~chosen)):
+            rows.append({"bin_start": round(b / bins, 4), "bin_end": round((b + 1) / bins, 4), "set": name,
+                         "count": int(mask.sum())})
+    return pd.DataFrame(rows)
+
+
+def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget: float, pool: int) -> dict | None:
+    """A committed study's gain for this model and strategy, with its 95% t-interval over seeds, only when the study
+    ran at this budget (the same number of problems); None otherwise."""
+    from .studies import t_interval
+
+    if gains is None or not len(gains):
+        return None
+    rows = gains[(gains["model"] == model) & (gains["strategy"] == strategy)]
+    if "budget" in rows.columns:
+        n = budget_count(budget, pool)
+        rows = rows[[budget_count(float(b), pool) == n for b in rows["budget"]]]
+    if not len(rows):
+        return None
+    return {**t_interval(rows["gain.test"]), "budget": float(rows["budget"].iloc[0]) if "budget" in rows else None}
 
 
 def explorer_view(tables: dict, model: str, k: int, strategy: str, budget: float, group_size: int = 8,
                   seed: int = 0, gains: pd.DataFrame | None = None) -> tuple[dict, pd.DataFrame]:
-    """The budget explorer's numbers and histogram for one setting of its controls."""
-    table = pass_rates_at(tables[model], k)
+    """The budget explorer's numbers and fixed-bin histogram for one setting of its controls.
+
+    The selection ranks by the labels from the first `k` samples; its dead-group prediction is given twice: from
+    those labels ("predicted_dead_share") and from all the table's samples of the same problems
+    ("predicted_dead_share_full_k"), which are less noisy (notebooks 02 and 04: noisy labels overstate dead groups).
+    """
+    full = tables[model]
+    table = pass_rates_at(full, k)
     summary = selection_summary(table, strategy, budget, group_size, seed)
-    k_max = int(tables[model]["k"].min())
+    k_max = int(full["k"].min())
     pool = len(table)
-    summary.update(model=model, k=k, pool=pool, estimation_completions=pool * k,
-                   estimation_tokens=int(round(tables[model]["mean_length"].sum() * k)),
+    full_rates = full.set_index(full["id"].astype(str)).loc[summary["ids"], "pass_rate"].to_numpy(dtype=float)
+    summary.update(model=model, k=k, k_max=k_max, pool=pool, budget=budget,
+                   budget_share=summary["n_selected"] / pool, estimation_completions=pool * k,
+                   estimation_tokens=int(round(full["mean_length"].sum() * k)),
+                   predicted_dead_share_full_k=round(1 - informative_share(full_rates, group_size), 4),
                    ranking_from=f"first {k} of {k_max} samples")
-    if gains is not None and len(gains):  # rows of a study's results table (columns model, strategy, gain.test)
-        match = gains[(gains["strategy"] == strategy) & (gains["model"] == model)]
-        summary["measured_gain"] = float(match["gain.test"].mean()) if len(match) else None
-    return summary, pass_rate_histogram(table, summary.pop("ids"))
+    gain = measured_gain(gains, model, strategy, budget, pool)
+    if gain is not None:
+        summary.update(measured_gain=gain["mean"], measured_gain_low=gain["ci_low"], measured_gain_high=gain["ci_high"],
+                       measured_gain_seeds=gain["seeds"])
+    return summary, fixed_bin_histogram(table, summary.pop("ids"))
+
+
+def strategies_side_by_side(tables: dict, model: str, k: int, budget: float, group_size: int = 8, seed: int = 0,
+                            gains: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every strategy's explorer numbers at one setting, one row each, to compare them side by side."""
+    keys = ("strategy", "mean_pass_rate", "share_mixed", "predicted_dead_share", "predicted_dead_share_full_k",
+            "measured_gain", "measured_gain_low", "measured_gain_high")
+    rows = []
+    for strategy in EXPLORER_STRATEGIES:
+        summary, _ = explorer_view(tables, model, k, strategy, budget, group_size, seed, gains)
+        rows.append({key: summary.get(key) for key in keys})
+    return pd.DataFrame(rows)
+
+
+def explorer_title(summary: dict) -> str:
+    """The explorer chart's title: the strategy and the budget as a share and a count of the pool."""
+    return (f"{summary['strategy']} at budget {summary['budget_share']:.0%} of the pool "
+            f"({summary['n_selected']} of {summary['pool']} problems)")
+
+
+def explorer_picture(tables: dict, model: str, k: int, strategy: str, budget: float, seed: int = 0):
+    """The explorer's histogram for one setting (its default state is the static picture of executed copies)."""
+    summary, histogram = explorer_view(tables, model, k, strategy, budget, seed=seed)
+    return selection_histogram_chart(histogram, explorer_title(summary), subtitle=f"{model}, labels from K = {k}")
 
 
 def budget_explorer(tables: dict, seed: int = 0, gains: pd.DataFrame | None = None):
-    """Budget slider, strategy, K and model controls over real difficulty tables."""
+    """Budget slider (a share of the pool, shown with its count), strategy, K and model controls over real difficulty
+    tables; the chosen strategy's numbers, every strategy side by side, and the selection's histogram."""
     import ipywidgets as w
     from IPython.display import display
 
     first = next(iter(tables))
     k_max = int(tables[first]["k"].min())
     model = w.Dropdown(options=list(tables), value=first, description="model")
-    strategy = w.Dropdown(options=[s for s in STRATEGIES if s != "levels"], value="hard", description="strategy")
-    budget = w.FloatSlider(value=0.1, min=0.02, max=1.0, step=0.02, description="budget", readout_format=".2f")
+    strategy = w.Dropdown(options=list(EXPLORER_STRATEGIES), value="hard", description="strategy")
+    budget = w.FloatSlider(value=0.1, min=0.02, max=1.0, step=0.02, description="budget", readout_format=".0%")
     k = w.IntSlider(value=k_max, min=2, max=k_max, description="K")
-    numbers = w.HTML()
+    numbers, side_by_side = w.HTML(), w.HTML()
     out = w.Output()
 
     def redraw(*_):
         summary, histogram = explorer_view(tables, model.value, k.value, strategy.value, budget.value,
                                            seed=seed, gains=gains)
         numbers.value = _summary_html(summary)
+        side_by_side.value = _side_by_side_html(
+            strategies_side_by_side(tables, model.value, k.value, budget.value, seed=seed, gains=gains), strategy.value)
         out.clear_output(wait=True)
         with out:
-            display(selection_histogram_chart(histogram, f"{summary['strategy']} at budget {budget.value:.2f}"))
+            display(selection_histogram_chart(histogram, explorer_title(summary),
+                                              subtitle=f"{model.value}, labels from K = {k.value}"))
 
     for control in (model, strategy, budget, k):
         control.observe(redraw, "value")
     redraw()
-    return w.VBox([w.HBox([model, strategy]), w.HBox([budget, k]), numbers, out])
+    box = w.VBox([w.HBox([model, strategy]), w.HBox([budget, k]), numbers, out, side_by_side])
+    box.picture = explorer_picture(tables, first, k_max, "hard", 0.1, seed)
+    return box
 
 
 def _summary_html(summary: dict) -> str:
     """The explorer's numbers as a small HTML table (each value has a class the browser test reads)."""
-    rows = [("selected", "n_selected", "{}"), ("mean pass rate", "mean_pass_rate", "{:.3f}"),
-            ("share with 0 < p < 1", "share_mixed", "{:.3f}"),
-            ("predicted dead groups", "predicted_dead_share", "{:.3f}"),
+    rows = [("budget", "budget_text", "{}"), ("selected", "n_selected", "{}"),
+            ("mean pass rate", "mean_pass_rate", "{:.3f}"), ("share with 0 < p < 1", "share_mixed", "{:.3f}"),
+            (f"predicted dead groups, from the K = {summary['k']} labels that chose them", "predicted_dead_share",
+             "{:.3f}"),
+            (f"predicted dead groups, the same problems at all K = {summary['k_max']} samples",
+             "predicted_dead_share_full_k", "{:.3f}"),
             ("estimation cost (completions)", "estimation_completions", "{:,}")]
+    values = {**summary, "budget_text": f"{summary['budget_share']:.0%} of {summary['pool']} = "
+                                        f"{summary['n_selected']} problems"}
     if summary.get("measured_gain") is not None:
-        rows.append(("measured gain at a 10% budget (committed studies)", "measured_gain", "{:+.3f}"))
-    cells = "".join(f"<tr><td>{label}</td><td class='explorer-{key}'>{fmt.format(summary[key])}</td></tr>"
+        rows.append((f"measured gain at this budget ({summary['measured_gain_seeds']} seeds, committed studies, "
+                     "95% interval)", "gain_text", "{}"))
+        low, high = summary["measured_gain_low"], summary["measured_gain_high"]
+        values["gain_text"] = f"{summary['measured_gain']:+.3f}" + ("" if low != low else f" [{low:+.3f}, {high:+.3f}]")
+    cells = "".join(f"<tr><td>{label}</td><td class='explorer-{key}'>{fmt.format(values[key])}</td></tr>"
                     for label, key, fmt in rows)
     warning = "<p><b>medium</b> falls inside one block of equal pass rates here.</p>" if summary["medium_degenerate"] else ""
     return f"<table>{cells}</table>{warning}"
+
+
+def _side_by_side_html(table: pd.DataFrame, current: str) -> str:
+    """Every strategy at the current setting, the chosen one in bold."""
+    def fmt(value, spec):
+        return "" if value is None or value != value else format(value, spec)
+
+    head = ("<tr><th>strategy</th><th>mean p</th><th>0 &lt; p &lt; 1</th><th>dead (labels)</th><th>dead (all K)</th>"
+            "<th>measured gain</th></tr>")
+    bold = ' style="font-weight:bold"'
+    body = "".join(
+        f"<tr{bold if r.strategy == current else ''}><td>{r.strategy}</td>"
+        f"<td>{fmt(r.mean_pass_rate, '.3f')}</td><td>{fmt(r.share_mixed, '.3f')}</td>"
+        f"<td>{fmt(r.predicted_dead_share, '.3f')}</td><td>{fmt(r.predicted_dead_share_full_k, '.3f')}</td>"
+        f"<td>{fmt(r.measured_gain, '+.3f')}</td></tr>" for r in table.itertuples())
+    return f"<p>Every strategy at this budget and K:</p><table class='explorer-side-by-side'>{head}{body}</table>"
+
+
+# ---------------------------------------------------------------------------
+# A quiz question that checks itself (every notebook's quiz)
+# ---------------------------------------------------------------------------
+
+
+def quiz_feedback(options: dict, choice: str | None) -> tuple[bool, str]:
+    """(right?, what to show) for one choice among `options` {option: (right?, explanation)}."""
+    from .errors import check
+
+    check(sum(bool(right) for right, _ in options.values()) == 1, "a quiz question needs exactly one right option")
+    check(all(explanation.strip() for _, explanation in options.values()), "every option needs its explanation")
+    if choice is None:
+        return False, "Pick an option."
+    check(choice in options, f"choice={choice!r} is not one of the options")
+    right, explanation = options[choice]
+    return bool(right), ("Right. " if right else "Not quite. ") + explanation
+
+
+def quiz(question: str, options: dict):
+    """A multiple-choice question: pick an option and read why it is right or wrong (an explanation per option).
+    Its picture (executed copies) shows the question and options, not the answer."""
+    import ipywidgets as w
+    from IPython.display import Markdown
+
+    quiz_feedback(options, None)  # validates the options before anything is drawn
+    choices = w.RadioButtons(options=list(options), value=None, layout=w.Layout(width="max-content"))
+    feedback = w.HTML()
+
+    def react(*_):
+        right, text = quiz_feedback(options, choices.value)
+        feedback.value = f"<p style='color:{'#1a7f37' if right else '#b35900'}'>{text}</p>"
+
+    choices.observe(react, "value")
+    import re
+
+    box = w.VBox([w.HTML("<b>" + re.sub(r"`([^`]+)`", r"<code>\1</code>", question) + "</b>"), choices, feedback])
+    box.picture = Markdown(f"**{question}**\n\n" + "\n".join(f"- ( ) {option}" for option in options)
+                           + "\n\n*(Run the notebook to pick an option and see why it is right or wrong.)*")
+    return box

@@ -142,7 +142,7 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         assert "Budget explorer" in text and "key numbers recorded" not in text and "import " not in text
         assert "mean pass rate:" not in text  # the explorer alone: none of notebook 03's prints
         assert shown(page, "predicted_dead_share") == f"{expected['predicted_dead_share']:.3f}"
-        chart_before = wait_for_chart(page, "hard at budget 0.10")
+        chart_before = wait_for_chart(page, "hard at budget 10% of the pool")
 
         # move the budget slider five steps right (0.10 -> 0.20) with the keyboard, as a user can
         page.click(".widget-slider .noUi-handle, .widget-hslider .noUi-handle")
@@ -160,7 +160,7 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         target = f"{expected['predicted_dead_share']:.3f}"
         if target != old_dead:
             wait_for_change(page, "predicted_dead_share", old_dead)
-        chart_after = wait_for_chart(page, "learnability at budget 0.20")
+        chart_after = wait_for_chart(page, "learnability at budget 20% of the pool")
         assert shown(page, "predicted_dead_share") == target
         assert shown(page, "mean_pass_rate") == f"{expected['mean_pass_rate']:.3f}"
         assert chart_after != chart_before

@@ -177,3 +177,86 @@ def test_teacher_copy_of_03_passes_its_own_checks(tmp_path):
     executed = nbformat.read(tmp_path / source.name, as_version=4)
     printed = [o.get("text", "") for c in executed.cells if "check_answer(" in c.source for o in c.outputs]
     assert len(printed) == 3 and all(t.startswith("correct") for t in printed), printed
+
+
+# Hints that depend on the wrong answer, and checks that a typed constant cannot pass
+
+
+def test_a_typed_number_does_not_pass_an_exercise_that_wants_a_function():
+    ok, message = verdict("02.1", 0.0, model=None, tokenizer=None, group=None, prompt="")
+    assert not ok and "give the function itself" in message
+
+
+@pytest.mark.parametrize("exercise_id, answer, inputs, says", [
+    ("02.2", (0.92, 0.08), {"group_size": 8}, "reversed"),
+    ("02.2", (0.01, 0.99), {"group_size": 8}, "too wide"),
+    ("02.2", (0.3, 0.7), {"group_size": 8}, "too narrow"),
+    ("02.3", (1.0, 0.5), {"rates": [0.0] * 5 + [0.5] * 40 + [1.0] * 5, "group_size": 8}, "dead share"),
+    ("02.4", (0.0, 1.0), {"group_size": 8}, "not at an end"),
+    ("02.4", (0.5, 0.5), {"group_size": 8}, "two equal terms"),
+    ("01.4", 0, {"k": 8}, "Wald interval"),
+    ("01.4", 1.96**2 / 8, {"k": 8}, "dropped the (1 - p)"),
+])
+def test_a_known_mistake_gets_its_own_hint(exercise_id, answer, inputs, says):
+    ok, message = verdict(exercise_id, answer, **inputs)
+    assert not ok and says in message
+    assert message != f"not yet: {exercise_id}. Hint: {CHECKS[exercise_id].hint}"
+
+
+def test_the_distinct_count_hint_names_the_mistake():
+    import pandas as pd
+
+    table = pd.DataFrame({"k": [4] * 4, "pass_rate": [0.0, 0.25, 0.75, 1.0],
+                          "outcomes": ["0000", "1000", "1110", "1111"], "n_correct": [0, 1, 3, 4]})
+    ok, message = verdict("01.2", 5, table=table)  # K + 1: the values possible at K = 4
+    assert not ok and "how many values a pass rate can take at K = 4" in message
+    ok, message = verdict("01.2", 4, table=table)  # the count at the full K
+    assert not ok and "full K = 4" in message
+
+
+def test_the_plugin_dead_probability_is_the_binomial_average_and_exceeds_the_truth():
+    from math import comb
+
+    from course_lib.grpo import dead_group_probability
+
+    p, k, G = 0.05, 8, 8
+    plugin = sum(comb(k, j) * p**j * (1 - p) ** (k - j) * dead_group_probability(j / k, G) for j in range(k + 1))
+    assert verdict("04.4", plugin, p=p, k=k, group_size=G)[0]
+    assert plugin > dead_group_probability(p, G)  # Jensen: the convex formula averaged over noisy labels
+    ok, message = verdict("04.4", dead_group_probability(p, G), p=p, k=k, group_size=G)  # the true value is not it
+    assert not ok
+
+
+def test_the_kl_exercise_calls_the_function_and_names_a_missing_kl_term():
+    import torch
+
+    from course_lib.grpo import completion_logprobs, group_advantages
+    from course_lib.models import build_model, build_tokenizer
+
+    tokenizer = build_tokenizer()
+    model = build_model("tiny-s", tokenizer, seed=0)
+    group = ("problem", ["12", "13", "1", "11"], [0.0] * 4)
+    prompt = "5+7="
+
+    def with_kl(problem, completions, rewards, beta=0.04, drift=0.0, kl_on=True):
+        model.zero_grad()
+        advantages = group_advantages(torch.tensor([rewards]))[0]
+        logps, mask = completion_logprobs(model, tokenizer, [prompt] * len(completions), completions)
+        reference = logps.detach() - drift
+        kl = torch.exp(reference - logps) - (reference - logps) - 1
+        per_token = -advantages[:, None] * logps + (beta * kl if kl_on else 0)
+        ((per_token * mask).sum(dim=1) / mask.sum(dim=1)).mean().backward()
+        return torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None)).item()
+
+    inputs = {"model": model, "tokenizer": tokenizer, "group": group, "prompt": prompt}
+    assert verdict("02.1", with_kl, **inputs) == (True, "correct (02.1)")
+    ok, message = verdict("02.1", lambda *a, **kw: with_kl(*a, **kw, kl_on=False), **inputs)
+    assert not ok and "KL term pulls it back" in message
+
+
+def test_the_wilson_derivation_matches_the_library_interval():
+    from course_lib.difficulty import wilson_interval
+
+    for k in (4, 8, 64):
+        upper = wilson_interval(0, k)[1]
+        assert verdict("01.4", upper, k=k)[0], k  # the closed form z^2 / (K + z^2) is the library's bound

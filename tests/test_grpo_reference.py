@@ -58,40 +58,14 @@ def policy(start):
     return model
 
 
-def fixed_rollout(prompts, trainer):
-    """TRL's `rollout_func` hook: our completions (with eos, as sampled) instead of generated ones."""
-    def ids(text):
-        return trainer.processing_class(text, add_special_tokens=False)["input_ids"]
-
-    eos = trainer.processing_class.eos_token_id
-    return {"prompt_ids": [ids(p) for p in prompts], "completion_ids": [ids(c) + [eos] for c in COMPLETIONS],
-            "logprobs": None, "fixed_reward": REWARDS}  # extra keys reach the reward functions
-
-
-def fixed_reward(completions, fixed_reward, **kwargs):
-    """Reward function in TRL's signature that returns the rewards `fixed_rollout` passed along."""
-    return fixed_reward
-
-
 def run_trl(start, tokenizer, tmp_path, monkeypatch, old_logps=None, **config):
-    """TRL 1.16's loss (a tensor), gradients (by parameter name) and trainer on the fixed batch."""
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    """TRL 1.16's loss (a tensor), gradients (by parameter name) and trainer on the fixed batch, through the library's
+    `trl_loss_on_fixed_batch` (notebook 04 runs the same check live)."""
+    from course_lib.training import trl_loss_on_fixed_batch
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is marked experimental
-    args = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, learning_rate=1e-3, report_to="none",
-                      per_device_train_batch_size=len(COMPLETIONS), num_generations=G, max_completion_length=MAX_LEN,
-                      **config)
-    trainer = GRPOTrainer(model=policy(start), reward_funcs=fixed_reward, args=args, processing_class=tokenizer,
-                          train_dataset=Dataset.from_dict({"prompt": PROMPTS}), rollout_func=fixed_rollout)
-    trainer.model.train()
-    trainer.current_gradient_accumulation_steps = 1  # set by Trainer's training loop, which we skip
-    inputs = trainer._generate_and_score_completions([{"prompt": p} for p in PROMPTS for _ in range(G)])
-    if old_logps is not None:  # as if these completions were sampled a few optimizer steps ago (num_iterations > 1)
-        inputs["old_per_token_logps"] = old_logps
-    loss = trainer.compute_loss(trainer.model, inputs)
-    loss.backward()
-    return loss.detach(), {name: p.grad for name, p in trainer.model.named_parameters()}, trainer, inputs
+    return trl_loss_on_fixed_batch(policy(start), tokenizer, PROMPTS, COMPLETIONS, REWARDS, G, tmp_path,
+                                   old_logps=old_logps, max_completion_length=MAX_LEN, **config)
 
 
 def assert_same_gradients(model, trl_grads):
@@ -255,3 +229,10 @@ def test_grpo_loss_rejects(change, message):
                  "advantages": torch.zeros(8), "mask": torch.ones(8, 4), **change}
     with pytest.raises(CourseError, match=re.escape(message)):
         grpo_loss(**arguments)
+
+
+def test_trl_check_rejects_a_batch_that_does_not_split_into_groups(tokenizer, tmp_path):
+    from course_lib.training import trl_loss_on_fixed_batch
+
+    with pytest.raises(CourseError, match=re.escape("2 prompts x group_size=4 must equal the 7 completions and 7 rewards")):
+        trl_loss_on_fixed_batch(None, tokenizer, PROMPTS, COMPLETIONS[:7], REWARDS[:7], G, tmp_path)

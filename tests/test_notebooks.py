@@ -21,6 +21,11 @@ def check_00(numbers):
     assert all(0.0 <= r <= 1.0 for r in rates.values())
     assert rates["tiny-l"] >= rates["tiny-s"]  # bigger model, more competent, even on a handful of problems
     assert 0.0 <= numbers["sample_group_reward_mean"] <= 1.0
+    # the whole game: a short GRPO run, evaluated before and after on the same problems with the same K
+    game, before, after = numbers["game_gain"], numbers["game_accuracy_before"], numbers["game_accuracy_after"]
+    assert numbers["game_steps"] == 2 and 0.0 <= before <= 1.0 and 0.0 <= after <= 1.0
+    assert game["mean_difference"] == pytest.approx(after - before, abs=1e-3)  # paired: the mean of the differences
+    assert game["ci_low"] <= game["mean_difference"] <= game["ci_high"]
 
 
 def check_01(numbers):
@@ -72,8 +77,14 @@ def check_04(numbers):
     assert set(numbers["accuracy"]) == {"base", "lora", "full"}
     assert all(0.0 <= v <= 1.0 for v in numbers["dead_share_measured"].values())
     assert all(0.0 <= v <= 1.0 for v in numbers["dead_share_predicted"].values())
+    assert numbers["inline_steps"] == 2 and len(numbers["inline_reward"]) == 2  # the hand-written loop ran
     rewards, group_size = numbers["reference_rewards"], numbers["reference_group_size"]
-    assert len(rewards) == 4 * group_size and set(rewards) <= {0.0, 1.0}  # 4 problems x G completions, graded 0/1
+    assert len(rewards) == numbers["reference_prompts"] * group_size and set(rewards) <= {0.0, 1.0}  # graded 0/1
+    # the hand-written step and TRL's, live on the same batch
+    assert numbers["trl_loss"] == pytest.approx(numbers["check_loss"], abs=1e-5)
+    assert numbers["trl_gradient_gap"] < 1e-4
+    # LoRA r on every linear layer: r (d_in + d_out) each, a real share of the tiny model (not 0, not all of it)
+    assert numbers["lora_rank"] == 16 and 0.05 < numbers["lora_trainable"] / numbers["model_parameters"] < 0.5
     live_groups = sum(len(set(rewards[i : i + group_size])) > 1 for i in range(0, len(rewards), group_size))
     if live_groups:  # some completion beat its group's mean: a real gradient
         assert numbers["reference_grad_norm"] > 0.0

@@ -88,3 +88,128 @@ def test_dead_group_widget_redraws_its_numbers_and_chart():
     (p, G), numbers, chart = box.children[0].children, box.children[1], box.children[2]
     p.value, G.value = 0.05, 14
     assert "<b>0.4877</b>" in numbers.value and count_marks(chart.value) > 0
+
+
+# The explorers' new numbers, on hand-made cases
+
+
+@pytest.mark.parametrize(
+    ("p", "G", "at_8", "per_live"),
+    [(0.5, 2, 2 * 0.5**8, 4.0),  # dead half the time: 2 completions / 0.5 per live group
+     (0.0, 16, 1.0, float("inf")),  # never alive, at any G
+     (0.05, 14, 0.95**8 + 0.05**8, round(14 / (1 - 0.95**14 - 0.05**14), 2))],
+)
+def test_dead_group_view_keeps_g8_and_counts_the_sampling_cost(p, G, at_8, per_live):
+    view = dead_group_view(p, G)
+    assert view["dead_probability_at_8"] == pytest.approx(at_8, abs=1e-4)
+    assert view["completions_per_prompt"] == G and view["cost_vs_8"] == pytest.approx(G / 8)
+    assert view["completions_per_live_group"] == per_live
+
+
+def test_fixed_bins_keep_empty_bins_on_a_0_to_1_axis():
+    from course_lib.widgets import fixed_bin_histogram
+
+    histogram = fixed_bin_histogram(hand_table(), ["q0", "q4"])
+    assert len(histogram) == 20 and histogram.bin_start.min() == 0 and histogram.bin_end.max() == 1
+    counts = histogram.groupby("bin_start")["count"].sum()
+    # p = 0, .25, .5, .75, 1 (two problems each) fall in bins 0, 2, 5, 7 and 9 (the last bin holds p = 1)
+    assert counts.tolist() == [2, 0, 2, 0, 0, 2, 0, 2, 0, 2]
+    selected = histogram[histogram.set == "selected"].set_index("bin_start")["count"]
+    assert selected[0.0] == 1 and selected[0.5] == 1 and selected.sum() == 2
+
+
+def test_explorer_gives_the_label_prediction_next_to_the_full_k_one():
+    summary, _ = explorer_view({"m": hand_table()}, "m", 2, "hard", 0.3, group_size=4)
+    # at K = 2 the labels are 0 0 .5 .5 1 0 1 .5 1 1: hard takes q0, q1, q5, all labelled 0 -> "all dead";
+    # at all four samples q5 is at .5: (1 + 1 + 2 * .5^4) / 3
+    assert summary["predicted_dead_share"] == 1.0
+    assert summary["predicted_dead_share_full_k"] == pytest.approx((2 + 2 * 0.5**4) / 3, abs=1e-4)
+    assert summary["budget_share"] == pytest.approx(0.3) and summary["pool"] == 10 and summary["k_max"] == 4
+
+
+def test_measured_gain_only_at_the_budget_studied_and_with_its_interval():
+    gains = pd.DataFrame({"model": ["m", "m"], "strategy": ["hard", "hard"], "budget": [0.1, 0.1],
+                          "gain.test": [0.1, 0.3]})
+    at_10, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)
+    at_30, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.3, gains=gains)
+    assert at_10["measured_gain"] == pytest.approx(0.2) and at_10["measured_gain_seeds"] == 2
+    # t(0.975, 1 df) = 12.706; sd 0.1414 / sqrt(2) = 0.1: half-width 1.2706
+    assert at_10["measured_gain_low"] == pytest.approx(0.2 - 1.2706, abs=1e-3)
+    assert at_10["measured_gain_high"] == pytest.approx(0.2 + 1.2706, abs=1e-3)
+    assert "measured_gain" not in at_30  # no study ran at 30%: nothing on screen
+
+
+def test_strategies_side_by_side_and_the_title_says_share_and_count():
+    from course_lib.widgets import explorer_title, strategies_side_by_side
+
+    table = strategies_side_by_side({"m": hand_table()}, "m", 4, 0.2, group_size=4)
+    assert table.strategy.tolist() == ["easy", "medium", "hard", "random", "learnability"]
+    dead = table.set_index("strategy").predicted_dead_share
+    assert dead["learnability"] == dead.min() == pytest.approx(2 * 0.5**4)  # the two p = .5 problems (medium ties)
+    summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.3)
+    assert explorer_title(summary) == "hard at budget 30% of the pool (3 of 10 problems)"
+
+
+def test_each_widget_carries_a_static_picture_of_its_default_state():
+    import vl_convert
+
+    from course_lib.plots import count_marks
+
+    for box in (dead_group_widget(), budget_explorer({"m": hand_table()})):
+        svg = vl_convert.vegalite_to_svg(box.picture.to_dict())
+        assert count_marks(svg) > 0 and "NaN" not in svg
+
+
+def test_show_adds_the_picture_only_in_a_static_copy(monkeypatch):
+    from course_lib.plots import CHARTS_VARIABLE
+    from course_lib.widgets import show
+
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    box = dead_group_widget()
+    monkeypatch.setenv(CHARTS_VARIABLE, "live")
+    show(box)
+    assert shown == [box]
+    monkeypatch.setenv(CHARTS_VARIABLE, "svg")
+    show(box)
+    assert shown[1:] == [box, box.picture]
+
+
+QUESTION = {"it stops": (False, "the loss value is about 0 by construction."),
+            "nothing": (True, "advantages sum to zero per group."),
+            "all dead": (False, "live groups also sum to zero.")}
+
+
+@pytest.mark.parametrize(("choice", "right", "says"), [
+    ("nothing", True, "Right. advantages"), ("it stops", False, "Not quite. the loss value"),
+    ("all dead", False, "Not quite. live groups"), (None, False, "Pick an option."),
+])
+def test_quiz_feedback_explains_every_option(choice, right, says):
+    from course_lib.widgets import quiz_feedback
+
+    assert quiz_feedback(QUESTION, choice) == (right, says + quiz_feedback(QUESTION, choice)[1][len(says):])
+    assert quiz_feedback(QUESTION, choice)[1].startswith(says)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"a": (True, "x"), "b": (True, "y")}, "exactly one right option"),
+    ({"a": (True, "x"), "b": (False, " ")}, "every option needs its explanation"),
+])
+def test_quiz_rejects_bad_questions(options, message):
+    from course_lib import CourseError
+    from course_lib.widgets import quiz
+
+    with pytest.raises(CourseError, match=message):
+        quiz("?", options)
+
+
+def test_quiz_widget_reacts_and_its_picture_hides_the_answer():
+    from course_lib.widgets import quiz
+
+    box = quiz("What does a loss of 0 tell you?", QUESTION)
+    choices, feedback = box.children[1], box.children[2]
+    choices.value = "it stops"
+    assert "Not quite" in feedback.value
+    choices.value = "nothing"
+    assert "Right" in feedback.value
+    assert "nothing" in box.picture.data and "Right" not in box.picture.data

@@ -1,0 +1,94 @@
+"""One colour per model and per strategy across the course, and the chart helpers notebooks 00-04 use (rolling
+means, dead groups labelled, before/after with intervals), checked on hand-made tables."""
+
+import pandas as pd
+import pytest
+import torch
+import vl_convert
+
+from course_lib.plots import (
+    MODEL_COLORS,
+    OTHER_COLOR,
+    STRATEGY_COLORS,
+    advantage_bars_chart,
+    advantage_bars_table,
+    before_after_chart,
+    before_after_table,
+    color_scale,
+    count_marks,
+    course_color,
+    learnable_share_chart,
+    pass_rate_by_level_chart,
+    rolling_mean,
+    smoothed_curve_chart,
+)
+
+
+def svg(chart) -> str:
+    return vl_convert.vegalite_to_svg(chart.to_dict())
+
+
+def test_every_model_and_strategy_has_its_own_colour():
+    models = ["tiny-s", "tiny-m", "tiny-m-wordy", "tiny-m-short", "tiny-l", "tiny-l-strong"]
+    assert set(models) <= set(MODEL_COLORS) and len(set(MODEL_COLORS.values())) == len(MODEL_COLORS)
+    arms = ["easy", "medium", "hard", "random", "learnability", "levels"]
+    assert set(arms) <= set(STRATEGY_COLORS) and len({STRATEGY_COLORS[a] for a in arms}) == len(arms)
+    assert course_color("Qwen/Qwen3-4B") == OTHER_COLOR
+
+
+def test_a_model_keeps_its_colour_whatever_else_is_on_the_chart():
+    alone = color_scale(["tiny-l"]).to_dict()
+    with_others = color_scale(["tiny-s", "tiny-m", "tiny-l"]).to_dict()
+    assert alone["range"][0] == with_others["range"][2] == MODEL_COLORS["tiny-l"]
+    table = pd.DataFrame({"model": ["tiny-l", "tiny-s"], "level": [1, 1], "pass_rate": [0.9, 0.1]})
+    drawn = svg(pass_rate_by_level_chart(table, "t"))
+    assert MODEL_COLORS["tiny-l"].lower() in drawn.lower() and MODEL_COLORS["tiny-s"].lower() in drawn.lower()
+
+
+@pytest.mark.parametrize(("values", "window", "expected"), [
+    ([0, 1, 0, 1], 2, [0.0, 0.5, 0.5, 0.5]),
+    ([1, 2, 3], 1, [1.0, 2.0, 3.0]),  # a window of one step is the curve itself
+    ([3, 0, 0, 0], 3, [3.0, 1.5, 1.0, 0.0]),  # fewer steps at the start: the mean of what there is
+])
+def test_rolling_mean(values, window, expected):
+    assert rolling_mean(values, window) == pytest.approx(expected)
+
+
+def test_rolling_mean_rejects_a_bad_window():
+    from course_lib import CourseError
+
+    with pytest.raises(CourseError, match="window=0 must be a whole number of steps >= 1"):
+        rolling_mean([1, 2], 0)
+
+
+def test_smoothed_curve_draws_raw_and_mean_per_run_in_the_model_colour():
+    table = pd.DataFrame({"step": [1, 2, 3] * 2, "reward": [0.1, 0.5, 0.3, 0.2, 0.2, 0.8],
+                          "run": ["lora"] * 3 + ["full"] * 3, "model": "tiny-m"})
+    drawn = svg(smoothed_curve_chart(table, "reward", 2, "t", color="model", dash="run"))
+    assert count_marks(drawn) > 0 and MODEL_COLORS["tiny-m"].lower() in drawn.lower() and "NaN" not in drawn
+    assert "mean of the last 2" in drawn
+
+
+def test_advantage_bars_flag_and_label_a_dead_group():
+    rewards = torch.tensor([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])  # a live group, then a dead one (all right)
+    advantages = torch.tensor([0.866, -0.866, -0.866, 0.866, 0.0, 0.0, 0.0, 0.0])
+    table = advantage_bars_table(rewards, advantages)
+    assert table.dead.tolist() == [False] * 4 + [True] * 4 and table.prompt.nunique() == 2
+    assert "dead: all right" in svg(advantage_bars_chart(rewards, advantages, "t"))
+
+
+def test_learnable_share_chart_labels_a_band_with_no_learnable_group():
+    table = pd.DataFrame({"difficulty": ["p = 0", "hard (0-.25]"], "groups": [6, 4], "learnable_share": [0.0, 0.5]})
+    drawn = svg(learnable_share_chart(table, "t"))
+    assert "0.00 of 6 (all dead)" in drawn and "0.50 of 4" in drawn
+
+
+def test_before_after_keeps_levels_and_intervals():
+    block = {"accuracy": 0.5, "ci_low": 0.3, "ci_high": 0.7, "problems": 4}
+    before = {"by_level": {"1": block, "2": {**block, "accuracy": 0.2, "ci_low": 0.05, "ci_high": 0.5}}}
+    after = {"by_level": {"1": {**block, "accuracy": 0.6}, "2": block}}
+    table = before_after_table(before, after, "tiny-m")
+    assert table[["when", "level", "accuracy"]].values.tolist() == [["before", 1, 0.5], ["before", 2, 0.2],
+                                                                     ["after", 1, 0.6], ["after", 2, 0.5]]
+    drawn = svg(before_after_chart(before, after, "tiny-m", "t"))
+    assert count_marks(drawn) > 0 and MODEL_COLORS["tiny-m"].lower() in drawn.lower()
