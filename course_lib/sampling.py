@@ -13,15 +13,48 @@ import torch
 from .errors import CourseError, check
 
 BACKENDS = ("hf", "vllm")
+MAX_K = 10_000  # completions per prompt at most: pass@1000 needs 1000; more only fills memory
 
 
 def check_sampling_args(k: int, temperature: float, max_new_tokens: int, backend: str = "hf") -> None:
     """Validate sampling settings before any model work starts."""
-    check(isinstance(k, int) and k >= 1, f"k={k!r} must be an integer >= 1 (completions per prompt)")
+    check(isinstance(k, int) and 1 <= k <= MAX_K,
+          f"k={k!r} must be an integer from 1 to {MAX_K:,} (completions per prompt; 4-64 are usual)")
     check(isinstance(temperature, int | float) and math.isfinite(temperature) and temperature >= 0,
           f"temperature={temperature} must be a finite number >= 0 (0 means greedy)")
     check(isinstance(max_new_tokens, int) and max_new_tokens >= 1, f"max_new_tokens={max_new_tokens!r} must be >= 1")
     check(backend in BACKENDS, f"backend={backend!r} is unknown; use one of {', '.join(BACKENDS)}")
+
+
+def context_length(model) -> int | None:
+    """The most tokens (prompt and completion) a model's positions cover; None when its config does not say.
+
+    `model` is a loaded model, or a model folder or hub id (vLLM's case: its config.json is read).
+    """
+    config = getattr(model, "config", None)
+    if isinstance(model, str):
+        from transformers import AutoConfig
+
+        try:
+            config = AutoConfig.from_pretrained(model)
+        except (OSError, ValueError):  # no readable config here: vLLM will say so itself
+            return None
+    config = getattr(config, "text_config", None) or config
+    return getattr(config, "max_position_embeddings", None)
+
+
+def check_prompt_lengths(model, id_lists: list, max_new_tokens: int, names: list[str]) -> None:
+    """Every prompt and its completion limit fit in the model's context, checked before any sampling starts."""
+    limit = context_length(model)
+    if limit is None or not id_lists:
+        return
+    longest = max(range(len(id_lists)), key=lambda i: len(id_lists[i]))
+    tokens = len(id_lists[longest])
+    check(tokens < limit, f"problem {names[longest]!r} has a prompt of {tokens:,} tokens, beyond the model's context "
+                          f"of {limit:,}; shorten that question, leave it out, or use a model with a longer context")
+    check(tokens + max_new_tokens <= limit,
+          f"max_new_tokens={max_new_tokens} after the longest prompt ({names[longest]!r}, {tokens:,} tokens) goes past "
+          f"the model's context of {limit:,} tokens; use max_new_tokens <= {limit - tokens:,}")
 
 
 def chunk_seed(seed: int, chunk_index: int) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import random
 import shutil
 import time
@@ -20,9 +21,10 @@ from pathlib import Path
 import torch
 
 from .errors import CourseError, check
-from .prompts import CHAT_TEMPLATE_KWARGS
+from .prompts import CHAT_TEMPLATE_KWARGS, prompt_ids
 from .provenance import atomic_write_text, git_commit, library_versions
 from .rewards import correctness_reward
+from .sampling import check_prompt_lengths
 
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
 SCALES = ("group", "batch", "none")
@@ -33,6 +35,28 @@ OWNED_GRPO_FIELDS = {
     "gradient_accumulation_steps": "micro_batch_prompts", "generation_batch_size": "prompts_per_step",
     "steps_per_generation": "micro_batch_prompts", "output_dir": "the `out` argument of train_grpo",
 }
+
+
+RANGES = (  # (field, lowest allowed, highest excluded or None, the fix): checked after the types
+    ("learning_rate", 1e-300, None, "must be positive (LoRA on the tiny models: 3e-4; full fine-tuning: ~3e-5)"),
+    ("beta", 0, None, "must be >= 0 (0: no KL penalty)"),
+    ("epsilon", 1e-300, None, "must be positive (the clipping range; 0.2 is usual)"),
+    ("temperature", 1e-300, None, "must be positive: GRPO samples its groups (1.0 is usual)"),
+    ("weight_decay", 0, None, "must be >= 0"),
+    ("adam_beta2", 0, 1, "must be in [0, 1) (0.999 or 0.99)"),
+    ("warmup_ratio", 0, 1, "must be in [0, 1): the share of steps spent warming up"),
+    ("max_grad_norm", 0, None, "must be >= 0 (0: no clipping)"),
+    ("lora_rank", 1, None, "must be >= 1 (16 is usual)"),
+    ("lora_alpha", 1, None, "must be >= 1 (twice lora_rank is usual)"),
+    ("seed", 0, None, "must be >= 0"),
+)
+
+
+def _scheduler_names() -> list[str]:
+    """The learning-rate schedules transformers knows (`lr_scheduler_type`)."""
+    from transformers.trainer_utils import SchedulerType
+
+    return [kind.value for kind in SchedulerType]
 
 
 @dataclass(frozen=True)
@@ -69,6 +93,19 @@ class TrainConfig:
     extra: dict = field(default_factory=dict)  # any other GRPOConfig field; overrides the course's defaults
 
     def __post_init__(self):
+        for f in fields(self):  # types first: a string, bool or NaN where a number belongs is named before ranges
+            value, kind = getattr(self, f.name), type(f.default) if f.name != "extra" else dict
+            if kind is bool:
+                check(isinstance(value, bool), f"{f.name}={value!r} must be True or False")
+            elif kind in (int, float):
+                check(isinstance(value, kind if kind is int else int | float) and not isinstance(value, bool)
+                      and math.isfinite(value), f"{f.name}={value!r} must be a finite {kind.__name__}")
+        for name, low, high, fix in RANGES:
+            value = getattr(self, name)
+            check(value >= low if high is None else low <= value < high, f"{name}={value!r} {fix}")
+        schedulers = _scheduler_names()
+        check(self.lr_scheduler_type in schedulers,
+              f"lr_scheduler_type={self.lr_scheduler_type!r} is unknown; use one of {', '.join(schedulers)}")
         check(isinstance(self.group_size, int) and self.group_size >= 2,
               f"group_size={self.group_size!r} must be >= 2: GRPO compares completions within a group")
         check(self.prompts_per_step >= 1, f"prompts_per_step={self.prompts_per_step} must be >= 1")
@@ -465,6 +502,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
           "dynamic_sampling=True needs a single process: each process would refill its own groups")
     main = args.process_index == 0
     model, tokenizer = load_model(model_name, place=False)  # the Trainer moves it to this process's device
+    check_prompt_lengths(model, [prompt_ids(p, tokenizer) for p in problems], config.max_completion_length, problem_ids)
     if config.lora:
         check_lora_targets(model, config.lora_target_modules)
     tokenizer.padding_side = "left"
