@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .errors import CourseError
+from .errors import CourseError, check
 
 
 class DefaultsHelp(argparse.HelpFormatter):
@@ -39,9 +39,11 @@ class OneLineParser(argparse.ArgumentParser):
 def cmd_pretrain(args) -> None:
     """Pretrain a tiny model and write its checkpoint and manifest."""
     from .models import PretrainConfig, run_pretrain
+    from .provenance import check_writable_folder
     from .tasks import TRAIN_LEVELS
 
     levels = tuple(_levels(args.levels) or TRAIN_LEVELS)
+    check_writable_folder(args.out)  # before minutes of pretraining
     config = PretrainConfig(size=args.size, steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
                             levels=levels, wordy_share=args.wordy_share)
     manifest = run_pretrain(config, args.out, progress=not args.quiet)
@@ -61,6 +63,10 @@ def cmd_calibrate(args) -> None:
     """Measure pass rates per level and (with --write) store them in the model's manifest."""
     from .calibration import calibrate, check_targets, write_calibration
 
+    if args.write:
+        check(not (Path(args.model) / "final").is_dir(),
+              f"--write stores the report in a model's manifest.json; model={args.model} is a run folder, which has "
+              "none: leave out --write")
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
                        max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
     targets = check_targets(args.model, report)
@@ -126,6 +132,16 @@ def _backend(args) -> str:
     return "vllm" if args.backend == "vllm" or (args.backend == "auto" and vllm_available()) else "hf"
 
 
+def _inputs(args) -> dict:
+    """Every existing file or folder a command reads, by parameter name: no output may replace one."""
+    named = {name: getattr(args, name, None) for name in ("table", "ids", "model", "data_dir", "after", "before")}
+    named["table provenance"] = named["table"] and Path(str(named["table"]) + ".provenance.json")
+    named["ids provenance"] = named["ids"] and Path(str(named["ids"]) + ".provenance.json")
+    task = str(getattr(args, "task", None) or "")
+    named["task"] = task.startswith("jsonl:") and task.split(":", 1)[1]
+    return {name: path for name, path in named.items() if path and Path(path).expanduser().exists()}
+
+
 def _provenance(args) -> dict:
     """What re-runs a command: the command line, the commit and the library versions."""
     from .provenance import git_commit, library_versions
@@ -137,19 +153,17 @@ def _provenance(args) -> dict:
 def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
     from .difficulty import cache_folder, check_pass_rates, estimate
-    from .models import load_model, load_tokenizer
-    from .provenance import atomic_write_texts, check_writable_file
+    from .evaluation import model_for_backend
+    from .provenance import atomic_write_texts, check_not_an_input, check_writable_file
 
     problems = _sampled_problems(args)
     for path in (args.out, Path(str(args.out) + ".provenance.json")):
         check_writable_file(path)
+        check_not_an_input(path, _inputs(args))
     cache = None if args.no_cache else args.cache_dir or "default"
     cache_folder(cache)  # a cache path that is a file fails now, not after the model loads
     backend = _backend(args)
-    if backend == "vllm":  # vLLM loads the weights itself; only the tokenizer is needed here
-        model, tokenizer = args.model, load_tokenizer(args.model)
-    else:
-        model, tokenizer = load_model(args.model)
+    model, tokenizer = model_for_backend(args.model, backend)  # vLLM loads the weights itself from a folder
     sampling_seed = args.seed if args.sampling_seed is None else args.sampling_seed
     table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, sampling_seed,
                      cache_dir=cache, progress=not args.quiet,
@@ -175,12 +189,14 @@ def parse_budget(text: str) -> float | int:
 def cmd_select(args) -> None:
     """Select problem ids from a difficulty table under a budget."""
     from .difficulty import read_table
-    from .provenance import atomic_write_texts, check_writable_file
+    from .provenance import atomic_write_texts, check_not_an_input, check_writable_file
     from .selection import select
 
     table = read_table(args.table)
     budget = parse_budget(args.budget)
-    check_writable_file(args.out)
+    for path in (args.out, Path(str(args.out) + ".provenance.json")):
+        check_writable_file(path)
+        check_not_an_input(path, _inputs(args))
     ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
     table_provenance = _read_provenance(args.table)
     atomic_write_texts({args.out: "\n".join(ids) + "\n", Path(str(args.out) + ".provenance.json"): json.dumps(
@@ -218,15 +234,42 @@ def read_ids(path: Path, problems) -> list:
     return [by_id[i] for i in ids]
 
 
-def _training_pool(args):
-    """The pool the ids come from: the ids file's provenance (written by `select`), else the flags."""
-    from .problems import from_spec
+POOL_FLAGS = {"task": "task", "split": "split", "n": "n", "pool_seed": "seed", "pool_levels": "levels",
+              "data_dir": "data_dir", "answer_format": "answer_format"}  # train's flag -> the pool spec's key
 
-    spec = _read_provenance(args.ids).get("pool") if args.ids else None
-    if spec is None or args.task is not None:
-        args.task = args.task or "arith"
-        spec = _pool_spec(args, args.pool_seed, args.pool_levels)
-    return from_spec(spec)
+
+def _training_pool(args):
+    """The pool the ids come from: the one `select` recorded beside the ids file, else the flags' (default arith).
+
+    Flags given with a recorded pool must agree with it: one that contradicts it is refused, naming both values.
+    """
+    from .problems import PROCEDURAL, from_spec, pool_spec, source_of
+
+    recorded = _read_provenance(args.ids).get("pool") if args.ids else None
+    given = {flag: getattr(args, flag) for flag in POOL_FLAGS if getattr(args, flag) is not None}
+    if not isinstance(recorded, dict):
+        task = given.get("task", "arith")
+        n = given.get("n", PROCEDURAL_POOL if source_of(task) in PROCEDURAL else None)
+        return from_spec(pool_spec(task, given.get("split", "train"), n, given.get("pool_seed", 0),
+                                   _levels(given.get("pool_levels")), given.get("data_dir"), given.get("answer_format")))
+    for flag, value in given.items():
+        wanted = recorded.get(POOL_FLAGS[flag])
+        check(_same_pool_value(flag, value, wanted),
+              f"--{flag.replace('_', '-')}={value} contradicts the pool `select` recorded in {args.ids}.provenance.json "
+              f"({POOL_FLAGS[flag]}={wanted!r}); leave the flag out to train on that pool, or select again")
+    return from_spec(recorded)
+
+
+def _same_pool_value(flag: str, value, recorded) -> bool:
+    """Whether a train flag names what the recorded pool spec holds (levels as lists, folders resolved)."""
+    if flag == "pool_levels":
+        return list(_levels(value) or []) == list(recorded or [])
+    if flag == "data_dir":
+        from .provenance import env_folder
+
+        recorded = recorded or env_folder("COURSE_DATA_DIR")  # None: the pool was read from $COURSE_DATA_DIR
+        return recorded is not None and Path(value).expanduser().resolve() == Path(recorded).expanduser().resolve()
+    return value == recorded
 
 
 def cmd_train(args) -> None:
@@ -234,7 +277,7 @@ def cmd_train(args) -> None:
     import os
 
     from .profiles import paper_train_config
-    from .provenance import check_writable_folder
+    from .provenance import check_not_an_input, check_writable_folder
     from .training import TrainConfig, train_grpo
 
     given = {name: getattr(args, name) for name in config_flag_names() if getattr(args, name) is not None}
@@ -242,6 +285,7 @@ def cmd_train(args) -> None:
         config = TrainConfig(**given)
     else:  # the paper's values, with any flag given on the command line winning
         config = paper_train_config(args.settings, dataset=args.paper_dataset, model_size=args.model_size, **given)
+    check_not_an_input(args.out, _inputs(args), folder=True)
     check_writable_folder(args.out)
     pool = _training_pool(args)
     problems = read_ids(args.ids, pool) if args.ids else pool
@@ -253,11 +297,12 @@ def cmd_train(args) -> None:
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
     from .evaluation import evaluate
-    from .provenance import atomic_write_text, check_writable_file
+    from .provenance import atomic_write_text, check_not_an_input, check_writable_file
     from .training import load_trained
 
     problems = _sampled_problems(args)
     check_writable_file(args.out)
+    check_not_an_input(args.out, _inputs(args))
     model, tokenizer = load_trained(args.model)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
                       pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default")
@@ -342,10 +387,11 @@ def _read_evaluation(name: str, path: Path) -> dict:
 def cmd_compare(args) -> None:
     """Paired bootstrap of two `evaluate` results on the same problems."""
     from .evaluation import compare
-    from .provenance import atomic_write_text, check_writable_file
+    from .provenance import atomic_write_text, check_not_an_input, check_writable_file
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
     check_writable_file(args.out)
+    check_not_an_input(args.out, _inputs(args))
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
     result.update(after=str(args.after), before=str(args.before), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
@@ -506,13 +552,14 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="GRPO (TRL, optionally LoRA) on selected problems -> run folder")
     train.add_argument("--model", required=True, help="tiny name, model folder or hub id")
     train.add_argument("--task", default=None,
-                       help="the pool's task (default: from the ids file's provenance, written by `select`)")
-    train.add_argument("--split", default="train", help="split of the pool the ids come from (with --task)")
-    train.add_argument("--n", type=int, default=None, help="pool size used by `estimate` (with --task)")
-    train.add_argument("--pool-seed", type=int, default=0, help="pool seed used by `estimate` (with --task)")
-    train.add_argument("--pool-levels", default=None, help="levels used by `estimate` (with --task)")
-    train.add_argument("--data-dir", default=None, help="local data folder (with --task)")
-    train.add_argument("--answer-format", default=None, help="answer format (with --task)")
+                       help="the pool's task (default: the pool `select` recorded beside --ids, else arith); "
+                            "this and the pool flags below must agree with a recorded pool")
+    train.add_argument("--split", default=None, help="split of the pool the ids come from (default: train)")
+    train.add_argument("--n", type=int, default=None, help="pool size used by `estimate` (default: 500 for arith/shuffle)")
+    train.add_argument("--pool-seed", type=int, default=None, help="pool seed used by `estimate` (default: 0)")
+    train.add_argument("--pool-levels", default=None, help="levels used by `estimate` (default: all)")
+    train.add_argument("--data-dir", default=None, help="local data folder (default: $COURSE_DATA_DIR, else the hub)")
+    train.add_argument("--answer-format", default=None, help="answer format (default: the dataset's own)")
     train.add_argument("--ids", type=Path, default=None, help="ids file from `select` (default: the whole pool)")
     train.add_argument("--settings", default="course", choices=("course", "2508.14094", "2604.06298"),
                        help="training settings: the course's (the defaults below) or a paper's (profiles.py); "

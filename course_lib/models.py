@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from .errors import CourseError, check
-from .provenance import atomic_write_text, git_commit, library_versions
+from .provenance import atomic_write_text, env_folder, git_commit, library_versions
 from .tasks import TASKS, TRAIN_LEVELS, stream
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
@@ -129,7 +129,7 @@ VERIFIED_FILE = "verified-models.json"  # (path, size, mtime_ns) -> sha256 of fi
 
 def verified_models_file() -> Path:
     """Where verified weight hashes are remembered: $COURSE_CACHE_DIR, else ~/.cache/course_lib."""
-    return Path(os.environ.get("COURSE_CACHE_DIR", Path.home() / ".cache" / "course_lib")) / VERIFIED_FILE
+    return (env_folder("COURSE_CACHE_DIR") or Path.home() / ".cache" / "course_lib") / VERIFIED_FILE
 
 
 def _read_verified() -> dict:
