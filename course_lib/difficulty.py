@@ -17,9 +17,8 @@ import torch
 
 from .answers import is_correct
 from .errors import CourseError, check
-from .prompts import prompt_ids
 from .provenance import atomic_write_text, env_folder
-from .sampling import _sample_vllm, check_prompt_lengths, check_sampling_args, chunk_seed, sample_chunk, stop_token_ids
+from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
 
 TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "outcomes"]
 DEFAULT_CACHE = "default"  # resolved at call time: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty
@@ -142,8 +141,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     check_sampling_args(k, temperature, max_new_tokens, backend)
     check(len(problems) > 0, "problems is empty; give at least one problem")
     check(len({p.id for p in problems}) == len(problems), "problems: ids must be unique")
-    id_lists = [prompt_ids(p, tokenizer) for p in problems]  # encoded once: for the cache key and the sampling
-    check_prompt_lengths(model, id_lists, max_new_tokens, [p.id for p in problems])
+    id_lists = checked_prompt_ids(model, tokenizer, problems, max_new_tokens)  # once: for the cache key and sampling
     settings = {"k": k, "temperature": temperature, "max_new_tokens": max_new_tokens, "seed": seed,
                 "chunk_size": chunk_size, "backend": backend,
                 "prompts": hashlib.sha256(json.dumps(id_lists).encode()).hexdigest()}

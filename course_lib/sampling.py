@@ -43,18 +43,34 @@ def context_length(model) -> int | None:
     return getattr(config, "max_position_embeddings", None)
 
 
-def check_prompt_lengths(model, id_lists: list, max_new_tokens: int, names: list[str]) -> None:
-    """Every prompt and its completion limit fit in the model's context, checked before any sampling starts."""
+def checked_prompt_ids(model, tokenizer, problems, max_new_tokens: int) -> list[list[int]]:
+    """Each problem's prompt token ids, once every prompt and its completion limit are checked to fit the model's context.
+
+    A question longer than the context could hold even in the vocabulary's longest tokens is refused before it is
+    tokenized (a 10 MB question would take minutes there).
+    """
+    from .prompts import prompt_ids
+
     limit = context_length(model)
-    if limit is None or not id_lists:
-        return
-    longest = max(range(len(id_lists)), key=lambda i: len(id_lists[i]))
-    tokens = len(id_lists[longest])
-    check(tokens < limit, f"problem {names[longest]!r} has a prompt of {tokens:,} tokens, beyond the model's context "
-                          f"of {limit:,}; shorten that question, leave it out, or use a model with a longer context")
-    check(tokens + max_new_tokens <= limit,
-          f"max_new_tokens={max_new_tokens} after the longest prompt ({names[longest]!r}, {tokens:,} tokens) goes past "
-          f"the model's context of {limit:,} tokens; use max_new_tokens <= {limit - tokens:,}")
+    if limit is not None and problems:
+        widest = max(len(token) for token in tokenizer.get_vocab())  # characters one token can cover at most
+        for problem in problems:
+            check(len(problem.prompt) <= limit * widest, _too_long(problem.id, f"{len(problem.prompt):,} characters", limit))
+    id_lists = [prompt_ids(p, tokenizer) for p in problems]
+    if limit is not None and id_lists:
+        longest = max(range(len(id_lists)), key=lambda i: len(id_lists[i]))
+        tokens = len(id_lists[longest])
+        check(tokens < limit, _too_long(problems[longest].id, f"{tokens:,} tokens", limit))
+        check(tokens + max_new_tokens <= limit,
+              f"max_new_tokens={max_new_tokens} after the longest prompt ({problems[longest].id!r}, {tokens:,} tokens) "
+              f"goes past the model's context of {limit:,} tokens; use max_new_tokens <= {limit - tokens:,}")
+    return id_lists
+
+
+def _too_long(problem_id: str, size: str, limit: int) -> str:
+    """The message for a prompt beyond the model's context."""
+    return (f"problem {problem_id!r} has a prompt of {size}, beyond the model's context of {limit:,} tokens; "
+            "shorten that question, leave it out, or use a model with a longer context")
 
 
 def chunk_seed(seed: int, chunk_index: int) -> int:

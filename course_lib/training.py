@@ -21,10 +21,10 @@ from pathlib import Path
 import torch
 
 from .errors import CourseError, check
-from .prompts import CHAT_TEMPLATE_KWARGS, prompt_ids
+from .prompts import CHAT_TEMPLATE_KWARGS
 from .provenance import atomic_write_text, git_commit, library_versions
 from .rewards import correctness_reward
-from .sampling import check_prompt_lengths
+from .sampling import checked_prompt_ids
 
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
 SCALES = ("group", "batch", "none")
@@ -502,7 +502,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
           "dynamic_sampling=True needs a single process: each process would refill its own groups")
     main = args.process_index == 0
     model, tokenizer = load_model(model_name, place=False)  # the Trainer moves it to this process's device
-    check_prompt_lengths(model, [prompt_ids(p, tokenizer) for p in problems], config.max_completion_length, problem_ids)
+    checked_prompt_ids(model, tokenizer, problems, config.max_completion_length)  # every prompt fits the context
     if config.lora:
         check_lora_targets(model, config.lora_target_modules)
     tokenizer.padding_side = "left"

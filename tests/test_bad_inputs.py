@@ -168,6 +168,18 @@ def test_a_question_longer_than_the_models_context_fails_at_once(capsys, tmp_pat
     assert not (tmp_path / "t.csv").exists()
 
 
+def test_a_ten_megabyte_question_is_refused_before_it_is_tokenized():
+    from course_lib.models import load_model
+    from course_lib.sampling import checked_prompt_ids
+    from course_lib.tasks import Problem
+
+    model, tokenizer = load_model("tiny-s")
+    huge = Problem("huge", "1+" * 5_000_000 + "1=?", "5000001", None, "arith")
+    with pytest.raises(CourseError, match="problem 'huge' has a prompt of 10,000,003 characters, beyond the model's "
+                                          "context of 256 tokens"):
+        checked_prompt_ids(model, tokenizer, [huge], 8)
+
+
 def test_prompt_plus_completion_limit_beyond_the_context_is_refused(tmp_path):
     from course_lib.difficulty import estimate
     from course_lib.models import load_model
@@ -229,6 +241,8 @@ def test_estimate_and_calibrate_accept_a_run_folder(odd_run, capsys, tmp_path):
     assert main(["calibrate", "--model", str(root / "run"), "--n", "4", "--k", "2", "--max-new-tokens", "8",
                  "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out)["n_problems"] == 4
+    line = one_line_error(capsys, "calibrate", "--model", root / "run", "--n", "4", "--k", "2", "--write")
+    assert "--write" in line and "run folder" in line
 
 
 @pytest.mark.parametrize(("uid", "shown"), [("", "''"), (" a", "' a'"), ("b ", "'b '"), ("c\nd", "'c\\nd'"),
