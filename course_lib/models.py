@@ -26,7 +26,7 @@ from .tasks import TASKS, TRAIN_LEVELS, stream
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
 CHARS = "0123456789+-*=:#?() \n" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # every symbol the tiny tasks use
-MODELS_DIR = Path(os.environ.get("COURSE_MODELS_DIR", Path(__file__).resolve().parent.parent / "data" / "models"))
+MODELS_DIR = env_folder("COURSE_MODELS_DIR") or Path(__file__).resolve().parent.parent / "data" / "models"
 
 
 @dataclass(frozen=True)

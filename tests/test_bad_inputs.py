@@ -6,15 +6,21 @@ line on stderr, before any model loads or anything is written.
 
 import json
 import math
+import os
 import re
+import subprocess
+import sys
 from argparse import Namespace
+from pathlib import Path
 
 import pytest
 
 from course_lib import CourseError
 from course_lib.__main__ import _training_pool, main
 from course_lib.answers import extract_option, extract_tagged, is_correct, normalize_number
-from course_lib.rewards import correctness_reward
+from course_lib.rewards import correctness_reward, format_reward
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(capsys, *args) -> tuple[int, list[str]]:
@@ -93,11 +99,18 @@ def test_pretrain_out_an_existing_file_fails_before_pretraining(capsys, tmp_path
 def test_an_empty_cache_variable_is_unset(monkeypatch, tmp_path):
     from course_lib.difficulty import cache_folder
     from course_lib.models import verified_models_file
+    from course_lib.problems import data_dir_from_env
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COURSE_CACHE_DIR", "")
     assert cache_folder("default").resolve() != tmp_path.resolve()
     assert verified_models_file().parent.resolve() != tmp_path.resolve()
+    monkeypatch.setenv("COURSE_DATA_DIR", "")
+    assert data_dir_from_env() is None
+    models_dir = subprocess.run([sys.executable, "-c", "from course_lib.models import MODELS_DIR; print(MODELS_DIR)"],
+                                env={**os.environ, "COURSE_MODELS_DIR": "", "PYTHONPATH": str(ROOT)},
+                                capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(models_dir) == ROOT / "data" / "models"
 
 
 # ---------------------------------------------------------------------------
@@ -340,6 +353,8 @@ def test_several_answer_tags_score_zero_wherever_they_are():
     assert extract_tagged(long_first) is None
     assert correctness_reward([far_apart, long_first, "<answer>7</answer>"], answer=["7"] * 3,
                               source=["tagged"] * 3) == [0.0, 0.0, 1.0]
+    assert format_reward([far_apart, "<answer>1</answer><answer>2</answer>", "so <answer>7</answer>"],
+                         source=["tagged"] * 3) == [0.0, 0.0, 1.0]
 
 
 @pytest.mark.parametrize("text", [
