@@ -71,6 +71,13 @@ def test_estimate_out_the_users_own_jsonl_is_refused_and_the_file_kept(capsys, t
     assert questions.read_text() == before
 
 
+def test_compare_out_one_of_its_evaluations_is_refused(capsys, tmp_path):
+    after, before = evaluation(tmp_path / "a.json", [0.5, 1.0]), evaluation(tmp_path / "b.json", [0.25, 0.5])
+    kept = after.read_text()
+    line = one_line_error(capsys, "compare", "--after", after, "--before", before, "--out", after)
+    assert "is an input (after=" in line and after.read_text() == kept
+
+
 def test_train_out_an_existing_model_folder_is_refused(capsys, tmp_path):
     model = tmp_path / "my-model"
     model.mkdir()
