@@ -134,12 +134,23 @@ def _backend(args) -> str:
 
 def _inputs(args) -> dict:
     """Every existing file or folder a command reads, by parameter name: no output may replace one."""
-    named = {name: getattr(args, name, None) for name in ("table", "ids", "model", "data_dir", "after", "before")}
+    named = {name: getattr(args, name, None) for name in ("table", "ids", "model", "after", "before")}
     named["table provenance"] = named["table"] and Path(str(named["table"]) + ".provenance.json")
     named["ids provenance"] = named["ids"] and Path(str(named["ids"]) + ".provenance.json")
     task = str(getattr(args, "task", None) or "")
     named["task"] = task.startswith("jsonl:") and task.split(":", 1)[1]
     return {name: path for name, path in named.items() if path and Path(path).expanduser().exists()}
+
+
+def _check_outputs(args, *outs, folder: bool = False) -> None:
+    """No output of this command replaces one of its inputs, or goes into a model folder or the data folder."""
+    from .problems import data_dir_from_env
+    from .provenance import check_not_an_input
+
+    data = getattr(args, "data_dir", None) or data_dir_from_env()
+    data_folders = {"data_dir" if getattr(args, "data_dir", None) else "COURSE_DATA_DIR": data} if data else {}
+    for out in outs:
+        check_not_an_input(out, _inputs(args), folder=folder, data_folders=data_folders)
 
 
 def _provenance(args) -> dict:
@@ -154,12 +165,12 @@ def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
     from .difficulty import cache_folder, check_pass_rates, estimate
     from .evaluation import model_for_backend
-    from .provenance import atomic_write_texts, check_not_an_input, check_writable_file
+    from .provenance import atomic_write_texts, check_writable_file
 
     problems = _sampled_problems(args)
     for path in (args.out, Path(str(args.out) + ".provenance.json")):
         check_writable_file(path)
-        check_not_an_input(path, _inputs(args))
+    _check_outputs(args, args.out, Path(str(args.out) + ".provenance.json"))
     cache = None if args.no_cache else args.cache_dir or "default"
     cache_folder(cache)  # a cache path that is a file fails now, not after the model loads
     backend = _backend(args)
@@ -189,14 +200,14 @@ def parse_budget(text: str) -> float | int:
 def cmd_select(args) -> None:
     """Select problem ids from a difficulty table under a budget."""
     from .difficulty import read_table
-    from .provenance import atomic_write_texts, check_not_an_input, check_writable_file
+    from .provenance import atomic_write_texts, check_writable_file
     from .selection import select
 
     table = read_table(args.table)
     budget = parse_budget(args.budget)
     for path in (args.out, Path(str(args.out) + ".provenance.json")):
         check_writable_file(path)
-        check_not_an_input(path, _inputs(args))
+    _check_outputs(args, args.out, Path(str(args.out) + ".provenance.json"))
     ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
     table_provenance = _read_provenance(args.table)
     atomic_write_texts({args.out: "\n".join(ids) + "\n", Path(str(args.out) + ".provenance.json"): json.dumps(
@@ -277,7 +288,7 @@ def cmd_train(args) -> None:
     import os
 
     from .profiles import paper_train_config
-    from .provenance import check_not_an_input, check_writable_folder
+    from .provenance import check_writable_folder
     from .training import TrainConfig, train_grpo
 
     given = {name: getattr(args, name) for name in config_flag_names() if getattr(args, name) is not None}
@@ -285,7 +296,7 @@ def cmd_train(args) -> None:
         config = TrainConfig(**given)
     else:  # the paper's values, with any flag given on the command line winning
         config = paper_train_config(args.settings, dataset=args.paper_dataset, model_size=args.model_size, **given)
-    check_not_an_input(args.out, _inputs(args), folder=True)
+    _check_outputs(args, args.out, folder=True)
     check_writable_folder(args.out)
     pool = _training_pool(args)
     problems = read_ids(args.ids, pool) if args.ids else pool
@@ -297,12 +308,12 @@ def cmd_train(args) -> None:
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
     from .evaluation import evaluate
-    from .provenance import atomic_write_text, check_not_an_input, check_writable_file
+    from .provenance import atomic_write_text, check_writable_file
     from .training import load_trained
 
     problems = _sampled_problems(args)
     check_writable_file(args.out)
-    check_not_an_input(args.out, _inputs(args))
+    _check_outputs(args, args.out)
     model, tokenizer = load_trained(args.model)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
                       pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default")
@@ -387,11 +398,11 @@ def _read_evaluation(name: str, path: Path) -> dict:
 def cmd_compare(args) -> None:
     """Paired bootstrap of two `evaluate` results on the same problems."""
     from .evaluation import compare
-    from .provenance import atomic_write_text, check_not_an_input, check_writable_file
+    from .provenance import atomic_write_text, check_writable_file
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
     check_writable_file(args.out)
-    check_not_an_input(args.out, _inputs(args))
+    _check_outputs(args, args.out)
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
     result.update(after=str(args.after), before=str(args.before), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")

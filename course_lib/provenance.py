@@ -61,10 +61,11 @@ def is_model_folder(path) -> bool:
         any(path.glob(pattern)) for pattern in ("*.safetensors", "*.bin", "*.gguf"))
 
 
-def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str = "out") -> None:
-    """An output may not replace an input (the same file, also through a link) nor write into a model folder.
+def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str = "out", data_folders=None) -> None:
+    """An output may not replace an input (the same file, also through a link) nor go into a model or data folder.
 
-    `inputs` maps each input's parameter name to its path; `folder` says `out` is a folder (else a file).
+    `inputs` maps each input's parameter name to its path, `data_folders` each read-only folder's name to its path;
+    `folder` says `out` is a folder (else a file).
     """
     from .errors import check
 
@@ -72,6 +73,9 @@ def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str =
     for name, path in inputs.items():
         check(target != Path(path).expanduser().resolve(),
               f"{parameter}={out} is an input ({name}={path}) and would be overwritten; write to another path")
+    for name, path in (data_folders or {}).items():
+        check(Path(path).expanduser().resolve() not in (target, *target.parents),
+              f"{parameter}={out} is inside the data folder {name}={path}, which is only read; write outputs elsewhere")
     receiver = target if folder else target.parent
     check(not is_model_folder(receiver), f"{parameter}={out} is {'' if folder else 'inside '}a model folder "
                                          f"({receiver} holds config.json and weights); give a new folder for outputs")

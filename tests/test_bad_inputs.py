@@ -71,6 +71,20 @@ def test_estimate_out_the_users_own_jsonl_is_refused_and_the_file_kept(capsys, t
     assert questions.read_text() == before
 
 
+@pytest.mark.parametrize("from_environment", [False, True])
+def test_estimate_out_into_the_data_folder_is_refused(capsys, tmp_path, monkeypatch, from_environment):
+    data = tmp_path / "data"
+    (data / "gsm8k").mkdir(parents=True)
+    questions = write_jsonl(data / "gsm8k" / "test.jsonl", [{"question": "1+1?", "answer": "2\n#### 2"}] * 2)
+    kept = questions.read_text()
+    if from_environment:
+        monkeypatch.setenv("COURSE_DATA_DIR", str(data))
+    where = [] if from_environment else ["--data-dir", data]
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", "gsm8k", "--split", "test", *where,
+                          "--k", "2", "--no-cache", "--out", questions)
+    assert "is inside the data folder" in line and questions.read_text() == kept
+
+
 def test_compare_out_one_of_its_evaluations_is_refused(capsys, tmp_path):
     after, before = evaluation(tmp_path / "a.json", [0.5, 1.0]), evaluation(tmp_path / "b.json", [0.25, 0.5])
     kept = after.read_text()
