@@ -37,19 +37,19 @@ OWNED_GRPO_FIELDS = {
 }
 
 
-RANGES = (  # (field, lowest allowed, highest excluded or None, the fix): checked after the types
-    ("learning_rate", 1e-300, None, "must be positive (LoRA on the tiny models: 3e-4; full fine-tuning: ~3e-5)"),
-    ("beta", 0, None, "must be >= 0 (0: no KL penalty)"),
-    ("epsilon", 1e-300, None, "must be positive (the clipping range; 0.2 is usual)"),
-    ("temperature", 1e-300, None, "must be positive: GRPO samples its groups (1.0 is usual)"),
-    ("weight_decay", 0, None, "must be >= 0"),
-    ("adam_beta2", 0, 1, "must be in [0, 1) (0.999 or 0.99)"),
-    ("warmup_ratio", 0, 1, "must be in [0, 1): the share of steps spent warming up"),
-    ("max_grad_norm", 0, None, "must be >= 0 (0: no clipping)"),
-    ("lora_rank", 1, None, "must be >= 1 (16 is usual)"),
-    ("lora_alpha", 1, None, "must be >= 1 (twice lora_rank is usual)"),
-    ("seed", 0, None, "must be >= 0"),
-)
+RANGES = {  # field -> (the test its value must pass, the rest of the error message): checked after the types
+    "learning_rate": (lambda v: v > 0, "must be positive (LoRA on the tiny models: 3e-4; full fine-tuning: ~3e-5)"),
+    "beta": (lambda v: v >= 0, "must be >= 0 (0: no KL penalty)"),
+    "epsilon": (lambda v: v > 0, "must be positive (the clipping range; 0.2 is usual)"),
+    "temperature": (lambda v: v > 0, "must be positive: GRPO samples its groups (1.0 is usual)"),
+    "weight_decay": (lambda v: v >= 0, "must be >= 0"),
+    "adam_beta2": (lambda v: 0 <= v < 1, "must be in [0, 1) (0.999 or 0.99)"),
+    "warmup_ratio": (lambda v: 0 <= v < 1, "must be in [0, 1): the share of steps spent warming up"),
+    "max_grad_norm": (lambda v: v >= 0, "must be >= 0 (0: no clipping)"),
+    "lora_rank": (lambda v: v >= 1, "must be >= 1 (16 is usual)"),
+    "lora_alpha": (lambda v: v >= 1, "must be >= 1 (twice lora_rank is usual)"),
+    "seed": (lambda v: v >= 0, "must be >= 0"),
+}
 
 
 def _scheduler_names() -> list[str]:
@@ -100,9 +100,8 @@ class TrainConfig:
             elif kind in (int, float):
                 check(isinstance(value, kind if kind is int else int | float) and not isinstance(value, bool)
                       and math.isfinite(value), f"{f.name}={value!r} must be a finite {kind.__name__}")
-        for name, low, high, fix in RANGES:
-            value = getattr(self, name)
-            check(value >= low if high is None else low <= value < high, f"{name}={value!r} {fix}")
+        for name, (allowed, fix) in RANGES.items():
+            check(allowed(getattr(self, name)), f"{name}={getattr(self, name)!r} {fix}")
         schedulers = _scheduler_names()
         check(self.lr_scheduler_type in schedulers,
               f"lr_scheduler_type={self.lr_scheduler_type!r} is unknown; use one of {', '.join(schedulers)}")
