@@ -43,9 +43,9 @@ def cmd_pretrain(args) -> None:
     from .tasks import TRAIN_LEVELS
 
     levels = tuple(_levels(args.levels) or TRAIN_LEVELS)
-    check_writable_folder(args.out)  # before minutes of pretraining
     config = PretrainConfig(size=args.size, steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
                             levels=levels, wordy_share=args.wordy_share)
+    check_writable_folder(args.out)  # after the settings, before minutes of pretraining
     manifest = run_pretrain(config, args.out, progress=not args.quiet)
     print(f"saved {manifest['parameters']:,} parameters to {args.out} (sha256 {manifest['sha256']['model.safetensors'][:12]})")
 
