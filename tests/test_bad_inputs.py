@@ -115,6 +115,8 @@ def test_pretrain_out_an_existing_file_fails_before_pretraining(capsys, tmp_path
     line = one_line_error(capsys, "pretrain", "--size", "tiny-s", "--steps", "1", "--out", existing)
     assert f"out={existing} is a file" in line
     assert existing.read_text() == "keep me"
+    line = one_line_error(capsys, "pretrain", "--size", "tiny-s", "--steps", "0", "--out", tmp_path / "new")
+    assert "steps=0" in line and not (tmp_path / "new").exists()  # settings first: no folder made for a bad run
 
 
 def test_an_empty_cache_variable_is_unset(monkeypatch, tmp_path):
