@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .errors import CourseError
+from .errors import CourseError, check
 
 
 class DefaultsHelp(argparse.HelpFormatter):
@@ -39,11 +39,13 @@ class OneLineParser(argparse.ArgumentParser):
 def cmd_pretrain(args) -> None:
     """Pretrain a tiny model and write its checkpoint and manifest."""
     from .models import PretrainConfig, run_pretrain
+    from .provenance import check_writable_folder
     from .tasks import TRAIN_LEVELS
 
     levels = tuple(_levels(args.levels) or TRAIN_LEVELS)
     config = PretrainConfig(size=args.size, steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
                             levels=levels, wordy_share=args.wordy_share)
+    check_writable_folder(args.out)  # after the settings, before minutes of pretraining
     manifest = run_pretrain(config, args.out, progress=not args.quiet)
     print(f"saved {manifest['parameters']:,} parameters to {args.out} (sha256 {manifest['sha256']['model.safetensors'][:12]})")
 
@@ -61,6 +63,10 @@ def cmd_calibrate(args) -> None:
     """Measure pass rates per level and (with --write) store them in the model's manifest."""
     from .calibration import calibrate, check_targets, write_calibration
 
+    if args.write:
+        check(not (Path(args.model) / "final").is_dir(),
+              f"--write stores the report in a model's manifest.json; model={args.model} is a run folder, which has "
+              "none: leave out --write")
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
                        max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
     targets = check_targets(args.model, report)
@@ -126,6 +132,27 @@ def _backend(args) -> str:
     return "vllm" if args.backend == "vllm" or (args.backend == "auto" and vllm_available()) else "hf"
 
 
+def _inputs(args) -> dict:
+    """Every existing file or folder a command reads, by parameter name: no output may replace one."""
+    named = {name: getattr(args, name, None) for name in ("table", "ids", "model", "after", "before")}
+    named["table provenance"] = named["table"] and Path(str(named["table"]) + ".provenance.json")
+    named["ids provenance"] = named["ids"] and Path(str(named["ids"]) + ".provenance.json")
+    task = str(getattr(args, "task", None) or "")
+    named["task"] = task.startswith("jsonl:") and task.split(":", 1)[1]
+    return {name: path for name, path in named.items() if path and Path(path).expanduser().exists()}
+
+
+def _check_outputs(args, *outs, folder: bool = False) -> None:
+    """No output of this command replaces one of its inputs, or goes into a model folder or the data folder."""
+    from .problems import data_dir_from_env
+    from .provenance import check_not_an_input
+
+    data = getattr(args, "data_dir", None) or data_dir_from_env()
+    data_folders = {"data_dir" if getattr(args, "data_dir", None) else "COURSE_DATA_DIR": data} if data else {}
+    for out in outs:
+        check_not_an_input(out, _inputs(args), folder=folder, data_folders=data_folders)
+
+
 def _provenance(args) -> dict:
     """What re-runs a command: the command line, the commit and the library versions."""
     from .provenance import git_commit, library_versions
@@ -137,19 +164,17 @@ def _provenance(args) -> dict:
 def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
     from .difficulty import cache_folder, check_pass_rates, estimate
-    from .models import load_model, load_tokenizer
+    from .evaluation import model_for_backend
     from .provenance import atomic_write_texts, check_writable_file
 
     problems = _sampled_problems(args)
     for path in (args.out, Path(str(args.out) + ".provenance.json")):
         check_writable_file(path)
+    _check_outputs(args, args.out, Path(str(args.out) + ".provenance.json"))
     cache = None if args.no_cache else args.cache_dir or "default"
     cache_folder(cache)  # a cache path that is a file fails now, not after the model loads
     backend = _backend(args)
-    if backend == "vllm":  # vLLM loads the weights itself; only the tokenizer is needed here
-        model, tokenizer = args.model, load_tokenizer(args.model)
-    else:
-        model, tokenizer = load_model(args.model)
+    model, tokenizer = model_for_backend(args.model, backend)  # vLLM loads the weights itself from a folder
     sampling_seed = args.seed if args.sampling_seed is None else args.sampling_seed
     table = estimate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, sampling_seed,
                      cache_dir=cache, progress=not args.quiet,
@@ -180,7 +205,9 @@ def cmd_select(args) -> None:
 
     table = read_table(args.table)
     budget = parse_budget(args.budget)
-    check_writable_file(args.out)
+    for path in (args.out, Path(str(args.out) + ".provenance.json")):
+        check_writable_file(path)
+    _check_outputs(args, args.out, Path(str(args.out) + ".provenance.json"))
     ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
     table_provenance = _read_provenance(args.table)
     atomic_write_texts({args.out: "\n".join(ids) + "\n", Path(str(args.out) + ".provenance.json"): json.dumps(
@@ -218,15 +245,42 @@ def read_ids(path: Path, problems) -> list:
     return [by_id[i] for i in ids]
 
 
-def _training_pool(args):
-    """The pool the ids come from: the ids file's provenance (written by `select`), else the flags."""
-    from .problems import from_spec
+POOL_FLAGS = {"task": "task", "split": "split", "n": "n", "pool_seed": "seed", "pool_levels": "levels",
+              "data_dir": "data_dir", "answer_format": "answer_format"}  # train's flag -> the pool spec's key
 
-    spec = _read_provenance(args.ids).get("pool") if args.ids else None
-    if spec is None or args.task is not None:
-        args.task = args.task or "arith"
-        spec = _pool_spec(args, args.pool_seed, args.pool_levels)
-    return from_spec(spec)
+
+def _training_pool(args):
+    """The pool the ids come from: the one `select` recorded beside the ids file, else the flags' (default arith).
+
+    Flags given with a recorded pool must agree with it: one that contradicts it is refused, naming both values.
+    """
+    from .problems import PROCEDURAL, from_spec, pool_spec, source_of
+
+    recorded = _read_provenance(args.ids).get("pool") if args.ids else None
+    given = {flag: getattr(args, flag) for flag in POOL_FLAGS if getattr(args, flag) is not None}
+    if not isinstance(recorded, dict):
+        task = given.get("task", "arith")
+        n = given.get("n", PROCEDURAL_POOL if source_of(task) in PROCEDURAL else None)
+        return from_spec(pool_spec(task, given.get("split", "train"), n, given.get("pool_seed", 0),
+                                   _levels(given.get("pool_levels")), given.get("data_dir"), given.get("answer_format")))
+    for flag, value in given.items():
+        wanted = recorded.get(POOL_FLAGS[flag])
+        check(_same_pool_value(flag, value, wanted),
+              f"--{flag.replace('_', '-')}={value} contradicts the pool `select` recorded in {args.ids}.provenance.json "
+              f"({POOL_FLAGS[flag]}={wanted!r}); leave the flag out to train on that pool, or select again")
+    return from_spec(recorded)
+
+
+def _same_pool_value(flag: str, value, recorded) -> bool:
+    """Whether a train flag names what the recorded pool spec holds (levels as lists, folders resolved)."""
+    if flag == "pool_levels":
+        return list(_levels(value) or []) == list(recorded or [])
+    if flag == "data_dir":
+        from .provenance import env_folder
+
+        recorded = recorded or env_folder("COURSE_DATA_DIR")  # None: the pool was read from $COURSE_DATA_DIR
+        return recorded is not None and Path(value).expanduser().resolve() == Path(recorded).expanduser().resolve()
+    return value == recorded
 
 
 def cmd_train(args) -> None:
@@ -242,6 +296,7 @@ def cmd_train(args) -> None:
         config = TrainConfig(**given)
     else:  # the paper's values, with any flag given on the command line winning
         config = paper_train_config(args.settings, dataset=args.paper_dataset, model_size=args.model_size, **given)
+    _check_outputs(args, args.out, folder=True)
     check_writable_folder(args.out)
     pool = _training_pool(args)
     problems = read_ids(args.ids, pool) if args.ids else pool
@@ -258,6 +313,7 @@ def cmd_evaluate(args) -> None:
 
     problems = _sampled_problems(args)
     check_writable_file(args.out)
+    _check_outputs(args, args.out)
     model, tokenizer = load_trained(args.model)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
                       pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default")
@@ -346,6 +402,7 @@ def cmd_compare(args) -> None:
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
     check_writable_file(args.out)
+    _check_outputs(args, args.out)
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
     result.update(after=str(args.after), before=str(args.before), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
@@ -506,13 +563,14 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="GRPO (TRL, optionally LoRA) on selected problems -> run folder")
     train.add_argument("--model", required=True, help="tiny name, model folder or hub id")
     train.add_argument("--task", default=None,
-                       help="the pool's task (default: from the ids file's provenance, written by `select`)")
-    train.add_argument("--split", default="train", help="split of the pool the ids come from (with --task)")
-    train.add_argument("--n", type=int, default=None, help="pool size used by `estimate` (with --task)")
-    train.add_argument("--pool-seed", type=int, default=0, help="pool seed used by `estimate` (with --task)")
-    train.add_argument("--pool-levels", default=None, help="levels used by `estimate` (with --task)")
-    train.add_argument("--data-dir", default=None, help="local data folder (with --task)")
-    train.add_argument("--answer-format", default=None, help="answer format (with --task)")
+                       help="the pool's task (default: the pool `select` recorded beside --ids, else arith); "
+                            "this and the pool flags below must agree with a recorded pool")
+    train.add_argument("--split", default=None, help="split of the pool the ids come from (default: train)")
+    train.add_argument("--n", type=int, default=None, help="pool size used by `estimate` (default: 500 for arith/shuffle)")
+    train.add_argument("--pool-seed", type=int, default=None, help="pool seed used by `estimate` (default: 0)")
+    train.add_argument("--pool-levels", default=None, help="levels used by `estimate` (default: all)")
+    train.add_argument("--data-dir", default=None, help="local data folder (default: $COURSE_DATA_DIR, else the hub)")
+    train.add_argument("--answer-format", default=None, help="answer format (default: the dataset's own)")
     train.add_argument("--ids", type=Path, default=None, help="ids file from `select` (default: the whole pool)")
     train.add_argument("--settings", default="course", choices=("course", "2508.14094", "2604.06298"),
                        help="training settings: the course's (the defaults below) or a paper's (profiles.py); "

@@ -27,8 +27,10 @@ MATH_TIMEOUT = 2  # seconds math-verify may spend on each parse and on the compa
 
 _HASH = re.compile(r"####[ \t]*([^\n]{0,100})")
 _OPTION = re.compile(r"\(([A-G])\)")
-_TAG = re.compile(r"<answer>([\s\S]{0,1000}?)</answer>")
-_NUMBER = re.compile(r"-?\d[\d,]{0,30}(?:\.\d{1,30})?")
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,234,567.5: the only commas removed
+_DECIMAL = re.compile(r"(-?)(\d*)(?:\.(\d*))?")
+_NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3}){1,10}(?:\.\d{1,30})?|-?\d{1,30}(?:\.\d{1,30})?")
+MAX_TAGGED = 1000  # characters an <answer> tag may hold
 
 
 def _tail(text) -> str:
@@ -37,13 +39,22 @@ def _tail(text) -> str:
 
 
 def normalize_number(text: str) -> str:
-    """'1,234' -> '1234', '$5.00' -> '5', ' 7. ' -> '7', '٤٢' -> '42'; other strings are only stripped."""
+    """'1,234' -> '1234', '$5.00' -> '5', '1.50' -> '1.5', '-0' -> '0', '٤٢' -> '42'; other strings are only stripped.
+
+    Commas count as thousands separators only in groups of three (`1,234,567`): `1,2` stays a list of two numbers.
+
+    >>> [normalize_number(s) for s in ("1,234,567", "1,2", " 7. ", "-0.0", "007", ".5")]
+    ['1234567', '1,2', '7', '0', '7', '0.5']
+    """
     text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)  # any script's digits
-    cleaned = text.strip().replace(",", "").replace("$", "").rstrip(".").strip()
-    if re.fullmatch(r"-?\d+\.0*", cleaned):
-        cleaned = cleaned.split(".")[0]
-    if re.fullmatch(r"-?0*\d+", cleaned):
-        cleaned = str(int(cleaned))
+    cleaned = text.strip().replace("$", "").rstrip(".").strip()
+    if _THOUSANDS.fullmatch(cleaned):
+        cleaned = cleaned.replace(",", "")
+    match = _DECIMAL.fullmatch(cleaned)
+    if match and (match.group(2) or match.group(3)):
+        sign, whole, fraction = match.groups()
+        number = (whole.lstrip("0") or "0") + ("." + fraction.rstrip("0") if (fraction or "").rstrip("0") else "")
+        cleaned = ("-" if sign and number != "0" else "") + number
     return cleaned
 
 
@@ -89,26 +100,29 @@ _ANSWER_IS = re.compile(r"answer is:?[ \t]*\(?([A-G])\)?(?![A-Za-z])")
 
 
 def extract_option(text) -> str | None:
-    """The last option letter written as `(A)`..`(G)` (BBH), or after 'answer is' bare (`answer is B.`), as '(X)'.
+    """The option stated after 'answer is' (`(B)` or bare `B`), else the last `(A)`..`(G)` written (BBH), as '(X)'.
 
-    >>> extract_option("Alice has (C). So the answer is (B)."), extract_option("So the answer is B."), extract_option("B")
-    ('(B)', '(B)', None)
+    >>> extract_option("So the answer is (B). Alice had (C) first."), extract_option("Alice has (C)."), extract_option("B")
+    ('(B)', '(C)', None)
     """
     tail = _tail(text)
-    matches = _OPTION.findall(tail) or _ANSWER_IS.findall(tail)
+    matches = _ANSWER_IS.findall(tail) or _OPTION.findall(tail)
     return f"({matches[-1]})" if matches else None
 
 
 def extract_tagged(text) -> str | None:
-    """Content of the one `<answer>...</answer>` tag, stripped; None if absent or if there are several.
+    """Content of the one `<answer>...</answer>` tag, stripped; None if absent or if there are several anywhere.
 
     Several tags would let a completion list many guesses and be rewarded if any matches, so they score 0.
 
     >>> extract_tagged("so <answer> 42 </answer>"), extract_tagged("<answer>1</answer> or <answer>2</answer>")
     ('42', None)
     """
-    matches = _TAG.findall(_tail(text))
-    return matches[0].strip() if len(matches) == 1 else None
+    if not isinstance(text, str) or text.count("<answer>") != 1:  # counted in the whole text, not only its tail
+        return None
+    start = text.index("<answer>") + len("<answer>")
+    end = text.find("</answer>", start, start + MAX_TAGGED + len("</answer>"))
+    return text[start:end].strip() if end >= 0 else None
 
 
 def extract_integer(text) -> str | None:

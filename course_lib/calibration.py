@@ -9,9 +9,11 @@ import json
 import time
 
 from .difficulty import check_k, estimate
-from .models import load_model, resolve_model_path
+from .models import resolve_model_path
 from .problems import problems as problem_source
 from .provenance import atomic_write_text
+from .sampling import check_sampling_args
+from .training import load_trained
 
 CALIBRATION_CHUNK = 64  # prompts per generate call; the committed calibrations were sampled in chunks of 64
 
@@ -47,8 +49,9 @@ def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperat
               max_new_tokens: int = 128, seed: int = 0, progress: bool = False, data_dir=None) -> dict:
     """Measure a model on `n` training problems of `task` at K samples; returns the report."""
     check_k(k)
+    check_sampling_args(k, temperature, max_new_tokens)
     problems = problem_source(task, "train", n, seed, data_dir=data_dir)
-    model, tokenizer = load_model(name)
+    model, tokenizer = load_trained(name)  # a run folder (its trained model) or any model name
     start = time.time()
     rates = pass_rates(model, tokenizer, problems, k, temperature, max_new_tokens, seed, progress)
     report = summarize(problems, rates, k)

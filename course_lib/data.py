@@ -7,6 +7,7 @@ holding the split files). Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -191,10 +192,17 @@ def load_jsonl_problems(path) -> list[Problem]:
         level = row.get("level")
         check(level is None or (isinstance(level, int) and not isinstance(level, bool)),
               f"{where}: field 'level' should be an integer, got {level!r}")
-        uid = str(row.get("id") if row.get("id") is not None else f"{path.stem}-{index}")
+        uid = row.get("id") if row.get("id") is not None else f"{path.stem}-{index}"
+        check(isinstance(uid, str | int) and not isinstance(uid, bool),
+              f"{where}: field 'id' {json.dumps(uid)} should be text or an integer; put it in quotes")
+        uid = str(uid)
         check(uid not in seen, f"{where}: id {uid!r} appears twice; ids must be unique")
         seen.add(uid)
-        answer = str(_field(where, row, "answer", kind=(str, int, float))).strip()
+        answer = _field(where, row, "answer", kind=(str, int, float))
+        check(not isinstance(answer, bool) and (not isinstance(answer, float) or math.isfinite(answer)),
+              f"{where}: field 'answer' {json.dumps(answer)} is not an answer JSON keeps as written; "
+              f"put it in quotes (\"{json.dumps(answer)}\") if that is the answer")
+        answer = str(answer).strip()
         check(answer, f"{where}: field 'answer' is empty")
         problems.append(Problem(uid, _field(where, row, "question", "prompt", "problem"), answer, level, source,
                                 solution=row.get("solution") if isinstance(row.get("solution"), str) else None))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import time
 import warnings
 from pathlib import Path
@@ -18,9 +17,8 @@ import torch
 
 from .answers import is_correct
 from .errors import CourseError, check
-from .prompts import prompt_ids
-from .provenance import atomic_write_text
-from .sampling import _sample_vllm, check_sampling_args, chunk_seed, sample_chunk, stop_token_ids
+from .provenance import atomic_write_text, env_folder
+from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
 
 TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "clipped",
                  "outcomes"]  # clipped: completions that hit the length limit
@@ -32,7 +30,7 @@ def cache_folder(cache_dir) -> Path | None:
     if cache_dir != DEFAULT_CACHE:
         folder, name = (Path(cache_dir) if cache_dir else None), "cache_dir"
     else:
-        folder, name = Path(os.environ.get("COURSE_CACHE_DIR", Path.home() / ".cache" / "course_lib" / "difficulty")), \
+        folder, name = env_folder("COURSE_CACHE_DIR") or Path.home() / ".cache" / "course_lib" / "difficulty", \
             "COURSE_CACHE_DIR"
     check(folder is None or not folder.exists() or folder.is_dir(),
           f"{name}={folder} is a file; give a folder for the cache" + (" or unset it" if name.isupper() else ""))
@@ -144,7 +142,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     check_sampling_args(k, temperature, max_new_tokens, backend)
     check(len(problems) > 0, "problems is empty; give at least one problem")
     check(len({p.id for p in problems}) == len(problems), "problems: ids must be unique")
-    id_lists = [prompt_ids(p, tokenizer) for p in problems]  # encoded once: for the cache key and the sampling
+    id_lists = checked_prompt_ids(model, tokenizer, problems, max_new_tokens)  # once: for the cache key and sampling
     settings = {"k": k, "temperature": temperature, "max_new_tokens": max_new_tokens, "seed": seed,
                 "chunk_size": chunk_size, "backend": backend,
                 "prompts": hashlib.sha256(json.dumps(id_lists).encode()).hexdigest()}
@@ -273,6 +271,9 @@ def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
     return fewer
 
 
+MISSING_MARKS = ["", "NA", "NaN", "nan", "N/A", "null", "None"]  # what reads as missing, in every column but id
+
+
 def read_table(path) -> pd.DataFrame:
     """A difficulty table from CSV, with a clear error when a required column is missing."""
     path = Path(path)
@@ -280,7 +281,10 @@ def read_table(path) -> pd.DataFrame:
     check(path.exists(), f"table={path} does not exist; {fix}")
     check(path.is_file(), f"table={path} is a folder; give the CSV file `estimate` wrote")
     try:
-        table = pd.read_csv(path, dtype={"id": str, "outcomes": str}, encoding="utf-8")
+        columns = pd.read_csv(path, nrows=0, encoding="utf-8").columns
+        missing_marks = {column: MISSING_MARKS for column in columns if column != "id"}  # an id is always text
+        table = pd.read_csv(path, dtype={"id": str, "outcomes": str}, encoding="utf-8", keep_default_na=False,
+                            na_values=missing_marks)
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as error:
         raise CourseError(f"table={path} is not a CSV table ({type(error).__name__}); {fix}") from None
     missing = [c for c in ("id", "level", "pass_rate") if c not in table.columns]

@@ -77,11 +77,17 @@ def model_for_backend(run_or_model: str, backend: str = "hf"):
     return str(folder), load_tokenizer(str(folder))
 
 
+MAX_BOOT = 100_000  # bootstrap resamples at most: more changes no interval's printed digits and fills memory
+
+
 def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidence: float = 0.95) -> dict:
     """Mean paired difference (after - before) over the same problems, with a percentile bootstrap interval."""
+    check(isinstance(n_boot, int) and not isinstance(n_boot, bool) and 1 <= n_boot <= MAX_BOOT,
+          f"n_boot={n_boot!r} must be an integer from 1 to {MAX_BOOT:,} (5000 resamples are usual)")
     after, before = np.asarray(after, dtype=float), np.asarray(before, dtype=float)
     check(after.shape == before.shape and after.ndim == 1 and len(after) >= 2,
           f"after and before must be equal-length lists of per-problem scores (got {after.shape} and {before.shape})")
+    check(np.isfinite(after).all() and np.isfinite(before).all(), "after and before must be finite scores (no NaN)")
     diffs = after - before
     rng = np.random.default_rng(seed)
     means = diffs[rng.integers(0, len(diffs), size=(n_boot, len(diffs)))].mean(axis=1)
@@ -94,7 +100,10 @@ def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidenc
 def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k: int | None = None) -> dict:
     """Paired bootstrap of two `evaluate` results on the same problems (matched by id); pass@1, or pass@`pass_k`."""
     def score(row) -> float:
-        return row["pass_rate"] if pass_k is None else pass_at_k(int(row["k"]), int(row["n_correct"]), pass_k)
+        rate = row["pass_rate"]
+        check(isinstance(rate, int | float) and not isinstance(rate, bool) and 0 <= rate <= 1,
+              f"problem {row['id']!r} has pass_rate={rate!r}, not a number in [0, 1]; evaluate that model again")
+        return rate if pass_k is None else pass_at_k(int(row["k"]), int(row["n_correct"]), pass_k)
 
     before_by_id = {row["id"]: score(row) for row in before["per_problem"]}
     ids = [row["id"] for row in after["per_problem"]]

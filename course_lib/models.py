@@ -21,12 +21,12 @@ from pathlib import Path
 import torch
 
 from .errors import CourseError, check
-from .provenance import atomic_write_text, git_commit, library_versions
+from .provenance import atomic_write_text, env_folder, git_commit, library_versions
 from .tasks import TASKS, TRAIN_LEVELS, stream
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
 CHARS = "0123456789+-*=:#?() \n" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # every symbol the tiny tasks use
-MODELS_DIR = Path(os.environ.get("COURSE_MODELS_DIR", Path(__file__).resolve().parent.parent / "data" / "models"))
+MODELS_DIR = env_folder("COURSE_MODELS_DIR") or Path(__file__).resolve().parent.parent / "data" / "models"
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ CHEAP_TO_HASH = 256 << 20  # bytes: files up to this size (every tiny and stand-
 
 def verified_models_file() -> Path:
     """Where verified weight hashes are remembered: $COURSE_CACHE_DIR, else ~/.cache/course_lib."""
-    return Path(os.environ.get("COURSE_CACHE_DIR", Path.home() / ".cache" / "course_lib")) / VERIFIED_FILE
+    return (env_folder("COURSE_CACHE_DIR") or Path.home() / ".cache" / "course_lib") / VERIFIED_FILE
 
 
 def _read_verified() -> dict:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 import random
 from pathlib import Path
 
 from . import data, tasks
 from .errors import check
+from .provenance import env_folder
 from .tasks import Problem
 
 PROCEDURAL = tasks.TASKS  # generated from a seed: any number of problems
@@ -32,8 +32,7 @@ HASH_TEST_SHARE = 20  # percent of a single-split source (BBH, your file) that f
 
 def data_dir_from_env() -> Path | None:
     """The local data folder named by $COURSE_DATA_DIR, or None (then the hub is used)."""
-    value = os.environ.get("COURSE_DATA_DIR", "").strip()
-    return Path(value).expanduser() if value else None
+    return env_folder("COURSE_DATA_DIR")
 
 
 def source_of(task: str) -> str:
@@ -71,12 +70,21 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
         check(rows, f"levels={levels!r} leaves no {task} {split} problem; the levels present are "
                     f"{sorted({p.level for p in _real_rows(task, family, split, _data_root(data_dir))}, key=str)}")
         chosen = _sample(rows, n, seed, task)
+    for problem in chosen:
+        check_id(problem.id)
     if answer_format is not None:
         from .prompts import check_answer_format
 
         check_answer_format(answer_format)
         chosen = [dataclasses.replace(p, answer_format=answer_format) for p in chosen]
     return chosen
+
+
+def check_id(uid: str) -> None:
+    """An id survives tables and ids files (one per line) only if it is text, not empty, one line, unpadded."""
+    check(isinstance(uid, str) and uid != "" and uid == uid.strip() and len(uid.splitlines()) == 1,
+          f"problem id {uid!r} cannot be written to a table or an ids file: an id must be non-empty text without "
+          "line breaks or spaces at its ends; fix that id in the data")
 
 
 def _data_root(data_dir) -> Path | None:

@@ -48,6 +48,39 @@ def git_commit() -> str | None:
     return commit + ("+dirty" if dirty else "")
 
 
+def env_folder(name: str) -> Path | None:
+    """The folder an environment variable names; None when it is unset or empty (`COURSE_CACHE_DIR=` is unset)."""
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def is_model_folder(path) -> bool:
+    """Whether a folder holds a model as `save_pretrained` writes it: config.json beside weights."""
+    path = Path(path)
+    return (path / "config.json").is_file() and any(
+        any(path.glob(pattern)) for pattern in ("*.safetensors", "*.bin", "*.gguf"))
+
+
+def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str = "out", data_folders=None) -> None:
+    """An output may not replace an input (the same file, also through a link) nor go into a model or data folder.
+
+    `inputs` maps each input's parameter name to its path, `data_folders` each read-only folder's name to its path;
+    `folder` says `out` is a folder (else a file).
+    """
+    from .errors import check
+
+    target = Path(out).expanduser().resolve()
+    for name, path in inputs.items():
+        check(target != Path(path).expanduser().resolve(),
+              f"{parameter}={out} is an input ({name}={path}) and would be overwritten; write to another path")
+    for name, path in (data_folders or {}).items():
+        check(Path(path).expanduser().resolve() not in (target, *target.parents),
+              f"{parameter}={out} is inside the data folder {name}={path}, which is only read; write outputs elsewhere")
+    receiver = target if folder else target.parent
+    check(not is_model_folder(receiver), f"{parameter}={out} is {'' if folder else 'inside '}a model folder "
+                                         f"({receiver} holds config.json and weights); give a new folder for outputs")
+
+
 def check_writable_file(path, parameter: str = "out") -> Path:
     """An output file path that can be written, checked before any long work; a clear error otherwise."""
     from .errors import check

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .answers import MAX_SCAN, is_correct
+from .answers import MAX_SCAN, extract_tagged, is_correct
 from .errors import check
 
 
@@ -71,7 +71,7 @@ def format_reward(completions, source=None, **kwargs) -> list[float]:
     for completion, kind in zip(completions, _column(source, n, "source", "arith")):
         text = completion_text(completion).strip()
         if kind == "tagged":
-            ok = text.endswith("</answer>") and "<answer>" in text
+            ok = text.endswith("</answer>") and extract_tagged(text) is not None  # one tag, as correctness wants
         else:
             pattern = _FORMATS.get(kind)
             ok = pattern is not None and len(text) <= MAX_SCAN and pattern.fullmatch(text) is not None

@@ -13,15 +13,64 @@ import torch
 from .errors import CourseError, check
 
 BACKENDS = ("hf", "vllm")
+MAX_K = 10_000  # completions per prompt at most: pass@1000 needs 1000; more only fills memory
 
 
 def check_sampling_args(k: int, temperature: float, max_new_tokens: int, backend: str = "hf") -> None:
     """Validate sampling settings before any model work starts."""
-    check(isinstance(k, int) and k >= 1, f"k={k!r} must be an integer >= 1 (completions per prompt)")
+    check(isinstance(k, int) and 1 <= k <= MAX_K,
+          f"k={k!r} must be an integer from 1 to {MAX_K:,} (completions per prompt; 4-64 are usual)")
     check(isinstance(temperature, int | float) and math.isfinite(temperature) and temperature >= 0,
           f"temperature={temperature} must be a finite number >= 0 (0 means greedy)")
     check(isinstance(max_new_tokens, int) and max_new_tokens >= 1, f"max_new_tokens={max_new_tokens!r} must be >= 1")
     check(backend in BACKENDS, f"backend={backend!r} is unknown; use one of {', '.join(BACKENDS)}")
+
+
+def context_length(model) -> int | None:
+    """The most tokens (prompt and completion) a model's positions cover; None when its config does not say.
+
+    `model` is a loaded model, or a model folder or hub id (vLLM's case: its config.json is read).
+    """
+    config = getattr(model, "config", None)
+    if isinstance(model, str):
+        from transformers import AutoConfig
+
+        try:
+            config = AutoConfig.from_pretrained(model)
+        except (OSError, ValueError):  # no readable config here: vLLM will say so itself
+            return None
+    config = getattr(config, "text_config", None) or config
+    return getattr(config, "max_position_embeddings", None)
+
+
+def checked_prompt_ids(model, tokenizer, problems, max_new_tokens: int) -> list[list[int]]:
+    """Each problem's prompt token ids, once every prompt and its completion limit are checked to fit the model's context.
+
+    A question longer than the context could hold even in the vocabulary's longest tokens is refused before it is
+    tokenized (a 10 MB question would take minutes there).
+    """
+    from .prompts import prompt_ids
+
+    limit = context_length(model)
+    if limit is not None and problems:
+        widest = max(len(token) for token in tokenizer.get_vocab())  # characters one token can cover at most
+        for problem in problems:
+            check(len(problem.prompt) <= limit * widest, _too_long(problem.id, f"{len(problem.prompt):,} characters", limit))
+    id_lists = [prompt_ids(p, tokenizer) for p in problems]
+    if limit is not None and id_lists:
+        longest = max(range(len(id_lists)), key=lambda i: len(id_lists[i]))
+        tokens = len(id_lists[longest])
+        check(tokens < limit, _too_long(problems[longest].id, f"{tokens:,} tokens", limit))
+        check(tokens + max_new_tokens <= limit,
+              f"max_new_tokens={max_new_tokens} after the longest prompt ({problems[longest].id!r}, {tokens:,} tokens) "
+              f"goes past the model's context of {limit:,} tokens; use max_new_tokens <= {limit - tokens:,}")
+    return id_lists
+
+
+def _too_long(problem_id: str, size: str, limit: int) -> str:
+    """The message for a prompt beyond the model's context."""
+    return (f"problem {problem_id!r} has a prompt of {size}, beyond the model's context of {limit:,} tokens; "
+            "shorten that question, leave it out, or use a model with a longer context")
 
 
 def chunk_seed(seed: int, chunk_index: int) -> int:

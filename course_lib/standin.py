@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from .errors import check
-from .provenance import atomic_write_text, library_versions
+from .provenance import atomic_write_text, env_folder, library_versions
 
 ENDOFTEXT, IM_START, IM_END = "<|endoftext|>", "<|im_start|>", "<|im_end|>"  # Qwen's special tokens
 THINK, END_THINK = "<think>", "</think>"  # added, not special: Qwen3 keeps them when decoding
@@ -45,9 +45,8 @@ def corpus_source(corpus_path=None) -> Path | None:
     """The GSM8K file the BPE trains on: `corpus_path`, else $COURSE_DATA_DIR/gsm8k/train.jsonl, else None."""
     if corpus_path is not None:
         return Path(corpus_path)
-    if os.environ.get("COURSE_DATA_DIR"):
-        return Path(os.environ["COURSE_DATA_DIR"]) / "gsm8k" / "train.jsonl"
-    return None
+    data_dir = env_folder("COURSE_DATA_DIR")
+    return data_dir / "gsm8k" / "train.jsonl" if data_dir else None
 
 
 def corpus_lines(corpus_path=None, max_lines: int = MAX_CORPUS_LINES) -> list[str]:

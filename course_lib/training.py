@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import random
 import shutil
 import time
@@ -34,6 +35,7 @@ from .errors import CourseError, check
 from .prompts import CHAT_TEMPLATE_KWARGS
 from .provenance import atomic_write_text, git_commit, library_versions
 from .rewards import correctness_reward
+from .sampling import checked_prompt_ids
 
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
 SCALES = ("group", "batch", "none")
@@ -44,6 +46,28 @@ OWNED_GRPO_FIELDS = {
     "gradient_accumulation_steps": "micro_batch_prompts", "generation_batch_size": "prompts_per_step",
     "steps_per_generation": "micro_batch_prompts", "output_dir": "the `out` argument of train_grpo",
 }
+
+
+RANGES = {  # field -> (the test its value must pass, the rest of the error message): checked after the types
+    "learning_rate": (lambda v: v > 0, "must be positive (LoRA on the tiny models: 3e-4; full fine-tuning: ~3e-5)"),
+    "beta": (lambda v: v >= 0, "must be >= 0 (0: no KL penalty)"),
+    "epsilon": (lambda v: v > 0, "must be positive (the clipping range; 0.2 is usual)"),
+    "temperature": (lambda v: v > 0, "must be positive: GRPO samples its groups (1.0 is usual)"),
+    "weight_decay": (lambda v: v >= 0, "must be >= 0"),
+    "adam_beta2": (lambda v: 0 <= v < 1, "must be in [0, 1) (0.999 or 0.99)"),
+    "warmup_ratio": (lambda v: 0 <= v < 1, "must be in [0, 1): the share of steps spent warming up"),
+    "max_grad_norm": (lambda v: v >= 0, "must be >= 0 (0: no clipping)"),
+    "lora_rank": (lambda v: v >= 1, "must be >= 1 (16 is usual)"),
+    "lora_alpha": (lambda v: v >= 1, "must be >= 1 (twice lora_rank is usual)"),
+    "seed": (lambda v: v >= 0, "must be >= 0"),
+}
+
+
+def _scheduler_names() -> list[str]:
+    """The learning-rate schedules transformers knows (`lr_scheduler_type`)."""
+    from transformers.trainer_utils import SchedulerType
+
+    return [kind.value for kind in SchedulerType]
 
 
 @dataclass(frozen=True)
@@ -80,6 +104,18 @@ class TrainConfig:
     extra: dict = field(default_factory=dict)  # any other GRPOConfig field; overrides the course's defaults
 
     def __post_init__(self):
+        for f in fields(self):  # types first: a string, bool or NaN where a number belongs is named before ranges
+            value, kind = getattr(self, f.name), type(f.default) if f.name != "extra" else dict
+            if kind is bool:
+                check(isinstance(value, bool), f"{f.name}={value!r} must be True or False")
+            elif kind in (int, float):
+                check(isinstance(value, kind if kind is int else int | float) and not isinstance(value, bool)
+                      and math.isfinite(value), f"{f.name}={value!r} must be a finite {kind.__name__}")
+        for name, (allowed, fix) in RANGES.items():
+            check(allowed(getattr(self, name)), f"{name}={getattr(self, name)!r} {fix}")
+        schedulers = _scheduler_names()
+        check(self.lr_scheduler_type in schedulers,
+              f"lr_scheduler_type={self.lr_scheduler_type!r} is unknown; use one of {', '.join(schedulers)}")
         check(isinstance(self.group_size, int) and self.group_size >= 2,
               f"group_size={self.group_size!r} must be >= 2: GRPO compares completions within a group")
         check(self.prompts_per_step >= 1, f"prompts_per_step={self.prompts_per_step} must be >= 1")
@@ -518,6 +554,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
           "dynamic_sampling=True needs a single process: each process would refill its own groups")
     main = args.process_index == 0
     model, tokenizer = load_model(model_name, place=False)  # the Trainer moves it to this process's device
+    checked_prompt_ids(model, tokenizer, problems, config.max_completion_length)  # every prompt fits the context
     if config.lora:
         check_lora_targets(model, config.lora_target_modules)
     tokenizer.padding_side = "left"

@@ -1,0 +1,400 @@
+"""Hostile inputs: outputs that would overwrite inputs, settings out of range, odd ids, numbers as people write them.
+
+Each case is a row of docs/bad_inputs.md. CLI cases run `main([...])` in-process: bad input returns 2 with one
+line on stderr, before any model loads or anything is written.
+"""
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+
+from course_lib import CourseError
+from course_lib.__main__ import _training_pool, main
+from course_lib.answers import extract_option, extract_tagged, is_correct, normalize_number
+from course_lib.rewards import correctness_reward, format_reward
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(capsys, *args) -> tuple[int, list[str]]:
+    """(exit status, stderr lines) of `python -m course_lib ARGS`, run in this process."""
+    capsys.readouterr()
+    status = main([str(a) for a in args])
+    return status, capsys.readouterr().err.strip().splitlines()
+
+
+def one_line_error(capsys, *args) -> str:
+    """The one stderr line of a command that must fail with exit status 2."""
+    status, lines = cli(capsys, *args)
+    assert status == 2 and len(lines) == 1, lines
+    return lines[0]
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+# ---------------------------------------------------------------------------
+# Inputs are never outputs
+# ---------------------------------------------------------------------------
+
+
+TABLE = "id,level,source,k,n_correct,pass_rate\na,1,arith,2,1,0.5\nb,1,arith,2,0,0.0\nc,1,arith,2,2,1.0\n"
+
+
+@pytest.mark.parametrize("through_link", [False, True])
+def test_select_out_the_table_itself_is_refused_and_the_table_kept(capsys, tmp_path, through_link):
+    table = tmp_path / "table.csv"
+    table.write_text(TABLE)
+    out = tmp_path / "link.csv" if through_link else table
+    if through_link:
+        out.symlink_to(table)
+    line = one_line_error(capsys, "select", "--table", table, "--strategy", "hard", "--budget", "2", "--out", out)
+    assert "out=" in line and "table" in line and "is an input" in line
+    assert table.read_text() == TABLE
+
+
+def test_estimate_out_the_users_own_jsonl_is_refused_and_the_file_kept(capsys, tmp_path):
+    questions = write_jsonl(tmp_path / "mine.jsonl", [{"question": f"{i}+1=?", "answer": str(i + 1)} for i in range(4)])
+    before = questions.read_text()
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{questions}", "--split", "all",
+                          "--k", "2", "--out", questions)
+    assert "is an input" in line and "mine.jsonl" in line
+    assert questions.read_text() == before
+
+
+@pytest.mark.parametrize("from_environment", [False, True])
+def test_estimate_out_into_the_data_folder_is_refused(capsys, tmp_path, monkeypatch, from_environment):
+    data = tmp_path / "data"
+    (data / "gsm8k").mkdir(parents=True)
+    questions = write_jsonl(data / "gsm8k" / "test.jsonl", [{"question": "1+1?", "answer": "2\n#### 2"}] * 2)
+    kept = questions.read_text()
+    if from_environment:
+        monkeypatch.setenv("COURSE_DATA_DIR", str(data))
+    where = [] if from_environment else ["--data-dir", data]
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", "gsm8k", "--split", "test", *where,
+                          "--k", "2", "--no-cache", "--out", questions)
+    assert "is inside the data folder" in line and questions.read_text() == kept
+
+
+def test_compare_out_one_of_its_evaluations_is_refused(capsys, tmp_path):
+    after, before = evaluation(tmp_path / "a.json", [0.5, 1.0]), evaluation(tmp_path / "b.json", [0.25, 0.5])
+    kept = after.read_text()
+    line = one_line_error(capsys, "compare", "--after", after, "--before", before, "--out", after)
+    assert "is an input (after=" in line and after.read_text() == kept
+
+
+def test_train_out_an_existing_model_folder_is_refused(capsys, tmp_path):
+    model = tmp_path / "my-model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes(b"weights")
+    line = one_line_error(capsys, "train", "--model", "tiny-s", "--task", "arith", "--n", "4", "--steps", "1",
+                          "--out", model)
+    assert "out=" in line and "model folder" in line
+    assert sorted(p.name for p in model.iterdir()) == ["config.json", "model.safetensors"]
+
+
+def test_pretrain_out_an_existing_file_fails_before_pretraining(capsys, tmp_path, monkeypatch):
+    import course_lib.models
+
+    def no_pretraining(*args, **kwargs):
+        raise AssertionError("pretraining started before --out was checked")
+
+    monkeypatch.setattr(course_lib.models, "pretrain", no_pretraining)
+    existing = tmp_path / "a-file"
+    existing.write_text("keep me")
+    line = one_line_error(capsys, "pretrain", "--size", "tiny-s", "--steps", "1", "--out", existing)
+    assert f"out={existing} is a file" in line
+    assert existing.read_text() == "keep me"
+    line = one_line_error(capsys, "pretrain", "--size", "tiny-s", "--steps", "0", "--out", tmp_path / "new")
+    assert "steps=0" in line and not (tmp_path / "new").exists()  # settings first: no folder made for a bad run
+
+
+def test_an_empty_cache_variable_is_unset(monkeypatch, tmp_path):
+    from course_lib.difficulty import cache_folder
+    from course_lib.models import verified_models_file
+    from course_lib.problems import data_dir_from_env
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COURSE_CACHE_DIR", "")
+    assert cache_folder("default").resolve() != tmp_path.resolve()
+    assert verified_models_file().parent.resolve() != tmp_path.resolve()
+    monkeypatch.setenv("COURSE_DATA_DIR", "")
+    assert data_dir_from_env() is None
+    models_dir = subprocess.run([sys.executable, "-c", "from course_lib.models import MODELS_DIR; print(MODELS_DIR)"],
+                                env={**os.environ, "COURSE_MODELS_DIR": "", "PYTHONPATH": str(ROOT)},
+                                capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(models_dir) == ROOT / "data" / "models"
+
+
+# ---------------------------------------------------------------------------
+# Every setting validated once, before any work or file
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("learning_rate", math.inf), ("learning_rate", math.nan), ("temperature", -1.0), ("temperature", math.nan),
+    ("temperature", 0.0), ("adam_beta2", 1.5), ("lr_scheduler_type", "bogus"), ("lora_rank", 0), ("lora_alpha", 0),
+    ("epsilon", -1.0), ("warmup_ratio", 5.0), ("max_grad_norm", math.nan), ("weight_decay", -0.1), ("beta", math.inf),
+    ("group_size", 2.5), ("steps", True),
+])
+def test_train_config_refuses_bad_settings_naming_the_field(field, value):
+    from course_lib.training import TrainConfig
+
+    with pytest.raises(CourseError, match=f"^{field}="):
+        TrainConfig(**{field: value})
+
+
+@pytest.mark.parametrize("flags", [["--lr", "inf"], ["--temperature", "-1"], ["--temperature", "nan"],
+                                   ["--adam-beta2", "1.5"], ["--lr-scheduler-type", "bogus"], ["--lora-rank", "0"],
+                                   ["--epsilon", "-1"], ["--warmup-ratio", "5"], ["--max-grad-norm", "nan"]])
+def test_train_with_a_bad_setting_writes_nothing(capsys, tmp_path, flags):
+    run = tmp_path / "run"
+    line = one_line_error(capsys, "train", "--model", "tiny-s", "--task", "arith", "--n", "4", "--steps", "1",
+                          *flags, "--out", run)
+    field = {"--lr": "learning_rate"}.get(flags[0], flags[0][2:].replace("-", "_"))
+    assert line.startswith(f"error: {field}="), line
+    assert not run.exists()
+
+
+def test_estimate_with_an_absurd_k_is_one_line(capsys, tmp_path):
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--n", "2", "--k", "100000000000",
+                          "--out", tmp_path / "t.csv")
+    assert "k=100000000000" in line
+
+
+def evaluation(path, pass_rates):
+    rows = [{"id": f"p{i}", "level": 1, "k": 4, "n_correct": 0, "pass_rate": rate} for i, rate in enumerate(pass_rates)]
+    path.write_text(json.dumps({"per_problem": rows}).replace('"NaN"', "NaN"))
+    return path
+
+
+@pytest.mark.parametrize("n_boot", ["0", "-5", "1000000000000"])
+def test_compare_refuses_a_bad_number_of_resamples(capsys, tmp_path, n_boot):
+    after, before = evaluation(tmp_path / "a.json", [0.5, 1.0]), evaluation(tmp_path / "b.json", [0.25, 0.5])
+    line = one_line_error(capsys, "compare", "--after", after, "--before", before, "--n-boot", n_boot,
+                          "--out", tmp_path / "c.json")
+    assert f"n_boot={n_boot}" in line
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_compare_refuses_a_nan_pass_rate(capsys, tmp_path):
+    after = evaluation(tmp_path / "a.json", [0.5, "NaN"])
+    before = evaluation(tmp_path / "b.json", [0.25, 0.5])
+    line = one_line_error(capsys, "compare", "--after", after, "--before", before, "--out", tmp_path / "c.json")
+    assert "pass_rate" in line and "p1" in line
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_a_question_longer_than_the_models_context_fails_at_once(capsys, tmp_path):
+    long = write_jsonl(tmp_path / "long.jsonl", [{"question": "1+" * 2000 + "1=?", "answer": "2001"},
+                                                 {"question": "1+1=?", "answer": "2"}])
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{long}", "--split", "all",
+                          "--k", "2", "--max-new-tokens", "8", "--no-cache", "--quiet", "--out", tmp_path / "t.csv")
+    assert "long-0" in line and "context" in line and "256" in line
+    assert not (tmp_path / "t.csv").exists()
+
+
+def test_a_ten_megabyte_question_is_refused_before_it_is_tokenized():
+    from course_lib.models import load_model
+    from course_lib.sampling import checked_prompt_ids
+    from course_lib.tasks import Problem
+
+    model, tokenizer = load_model("tiny-s")
+    huge = Problem("huge", "1+" * 5_000_000 + "1=?", "5000001", None, "arith")
+    with pytest.raises(CourseError, match="problem 'huge' has a prompt of 10,000,003 characters, beyond the model's "
+                                          "context of 256 tokens"):
+        checked_prompt_ids(model, tokenizer, [huge], 8)
+
+
+def test_prompt_plus_completion_limit_beyond_the_context_is_refused(tmp_path):
+    from course_lib.difficulty import estimate
+    from course_lib.models import load_model
+    from course_lib.tasks import generate
+
+    model, tokenizer = load_model("tiny-s")
+    with pytest.raises(CourseError, match="max_new_tokens=400"):
+        estimate(model, tokenizer, generate("arith", 2, "train", 0), k=2, max_new_tokens=400, cache_dir=None,
+                 progress=False)
+
+
+# ---------------------------------------------------------------------------
+# Ids are strings end to end
+# ---------------------------------------------------------------------------
+
+ODD_IDS = ["NA", "null", "None", "nan", "N/A", "NaN", "#N/A", "1.0", "007"]
+
+
+@pytest.fixture(scope="module")
+def odd_run(tmp_path_factory):
+    """estimate -> select -> train (1 step) on a file whose ids pandas would read as missing or as numbers."""
+    import contextlib
+    import io
+
+    root = tmp_path_factory.mktemp("odd-ids")
+    questions = write_jsonl(root / "odd.jsonl", [{"id": uid, "question": f"{i}+1=", "answer": str(i + 1),
+                                                 "source": "arith"} for i, uid in enumerate(ODD_IDS)])
+    task = f"jsonl:{questions}"
+    steps = [
+        ["estimate", "--model", "tiny-s", "--task", task, "--split", "all", "--k", "2", "--max-new-tokens", "8",
+         "--no-cache", "--quiet", "--out", root / "table.csv"],
+        ["select", "--table", root / "table.csv", "--strategy", "random", "--budget", "1.0", "--out", root / "ids.txt"],
+        ["train", "--model", "tiny-s", "--ids", root / "ids.txt", "--steps", "1", "--group-size", "2",
+         "--prompts-per-step", "2", "--max-new-tokens", "8", "--quiet", "--out", root / "run"],
+    ]
+    statuses = []
+    for args in steps:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            statuses.append((main([str(a) for a in args]), err.getvalue()))
+    return root, statuses
+
+
+def test_ids_pandas_reads_as_missing_survive_estimate_select_and_train(odd_run):
+    root, statuses = odd_run
+    assert [status for status, _ in statuses] == [0, 0, 0], statuses
+    assert sorted((root / "ids.txt").read_text().split()) == sorted(ODD_IDS)
+    trained = json.loads((root / "run" / "run_config.json").read_text())["problem_ids"]
+    assert sorted(trained) == sorted(ODD_IDS)
+
+
+def test_estimate_and_calibrate_accept_a_run_folder(odd_run, capsys, tmp_path):
+    root, statuses = odd_run
+    assert statuses[2][0] == 0
+    status, lines = cli(capsys, "estimate", "--model", root / "run", "--n", "4", "--k", "2", "--max-new-tokens", "8",
+                        "--no-cache", "--quiet", "--out", tmp_path / "t.csv")
+    assert status == 0, lines
+    capsys.readouterr()
+    assert main(["calibrate", "--model", str(root / "run"), "--n", "4", "--k", "2", "--max-new-tokens", "8",
+                 "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_problems"] == 4
+    line = one_line_error(capsys, "calibrate", "--model", root / "run", "--n", "4", "--k", "2", "--write")
+    assert "--write" in line and "run folder" in line
+
+
+@pytest.mark.parametrize(("uid", "shown"), [("", "''"), (" a", "' a'"), ("b ", "'b '"), ("c\nd", "'c\\nd'"),
+                                           ("e\u2028f", "'e\\u2028f'")])
+def test_a_pool_with_an_empty_or_blank_edged_id_is_refused_naming_it(tmp_path, uid, shown):
+    from course_lib.problems import problems
+
+    questions = write_jsonl(tmp_path / "q.jsonl", [{"id": uid, "question": "1+1=", "answer": "2"},
+                                                  {"id": "fine", "question": "2+2=", "answer": "4"}])
+    with pytest.raises(CourseError) as error:
+        problems(f"jsonl:{questions}", "all")
+    assert len(str(error.value).splitlines()) == 1 and f"id {shown}" in str(error.value)
+
+
+@pytest.mark.parametrize(("answer", "refused"), [("true", True), ("NaN", True), ("Infinity", True), ('"true"', False),
+                                                ("7", False), ("2.5", False)])
+def test_jsonl_answers_that_are_not_what_the_user_wrote_are_refused(tmp_path, answer, refused):
+    from course_lib.data import load_jsonl_problems
+
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"question": "q", "answer": ' + answer + "}\n")
+    if refused:
+        with pytest.raises(CourseError, match=f"field 'answer' {answer}"):
+            load_jsonl_problems(path)
+    else:
+        assert load_jsonl_problems(path)[0].answer == json.loads(answer) if answer.startswith('"') else answer
+
+
+def pool_args(ids, **given):
+    names = ("task", "split", "n", "pool_seed", "pool_levels", "data_dir", "answer_format")
+    return Namespace(ids=ids, **{name: given.get(name) for name in names})
+
+
+@pytest.fixture
+def arith_ids(capsys, tmp_path):
+    """An ids file that `select` wrote from an estimate of a 20-problem arith pool with seed 3."""
+    table = tmp_path / "table.csv"
+    assert main(["estimate", "--model", "tiny-s", "--n", "20", "--seed", "3", "--k", "2", "--max-new-tokens", "8",
+                 "--no-cache", "--quiet", "--out", str(table)]) == 0
+    assert main(["select", "--table", str(table), "--strategy", "hard", "--budget", "5",
+                 "--out", str(tmp_path / "ids.txt")]) == 0
+    return tmp_path / "ids.txt"
+
+
+def test_train_flags_that_agree_with_the_recorded_pool_keep_it(arith_ids):
+    from course_lib.problems import problems
+
+    recorded = problems("arith", "train", 20, 3)
+    for given in ({}, {"task": "arith"}, {"task": "arith", "n": 20}, {"task": "arith", "pool_seed": 3, "split": "train"}):
+        args = pool_args(arith_ids, **given)
+        assert [p.id for p in _training_pool(args)] == [p.id for p in recorded], given
+        assert args.task == given.get("task")  # the flags are read, never rewritten
+
+
+@pytest.mark.parametrize(("given", "flag"), [({"task": "shuffle"}, "--task"), ({"task": "arith", "n": 30}, "--n"),
+                                            ({"pool_seed": 0}, "--pool-seed"), ({"split": "test"}, "--split"),
+                                            ({"pool_levels": "1,2"}, "--pool-levels")])
+def test_train_flags_that_contradict_the_recorded_pool_are_refused(arith_ids, given, flag):
+    with pytest.raises(CourseError, match=f"^{flag}="):
+        _training_pool(pool_args(arith_ids, **given))
+
+
+# ---------------------------------------------------------------------------
+# Numbers as people write them
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("predicted", "gold", "source", "same"), [
+    ("1,2", "12", "gsm8k", False), ("12", "1,2", "gsm8k", False), ("1,234,567", "1234567", "gsm8k", True),
+    ("1,234", "1234", "arith", True), ("12,34", "1234", "gsm8k", False), ("1,2345", "12345", "gsm8k", False),
+    ("1.50", "1.5", "gsm8k", True), ("-0", "0", "arith", True), ("3.0", "3", "gsm8k", True),
+    ("-0.0", "0", "gsm8k", True), ("007", "7", "gsm8k", True), ("1,000.50", "1000.5", "gsm8k", True),
+    ("0.5", ".5", "gsm8k", True), ("-21", "-2,1", "math", False), ("-2,1", "-2,1", "math", True),
+])
+def test_numbers_are_read_as_people_write_them(predicted, gold, source, same):
+    completion = f"\\boxed{{{predicted}}}" if source == "math" else f"#### {predicted}"
+    assert is_correct(completion, gold, source) is same
+
+
+def test_thousands_separators_only_in_groups_of_three():
+    assert normalize_number("1,234,567") == "1234567"
+    assert normalize_number("1,2") == "1,2"
+    assert normalize_number("-2,1") == "-2,1"
+
+
+def test_bbh_the_stated_answer_wins_over_later_mentions():
+    assert extract_option("So the answer is (B). Note that (C) was where the ball went first.") == "(B)"
+    assert is_correct("the answer is (A), not (D)", "(A)", "bbh")
+
+
+def test_several_answer_tags_score_zero_wherever_they_are():
+    far_apart = "<answer>7</answer>" + " thinking" * 1000 + "<answer>7</answer>"
+    assert extract_tagged(far_apart) is None
+    long_first = "<answer>" + "x" * 2000 + "</answer> <answer>7</answer>"
+    assert extract_tagged(long_first) is None
+    assert correctness_reward([far_apart, long_first, "<answer>7</answer>"], answer=["7"] * 3,
+                              source=["tagged"] * 3) == [0.0, 0.0, 1.0]
+    assert format_reward([far_apart, "<answer>1</answer><answer>2</answer>", "so <answer>7</answer>"],
+                         source=["tagged"] * 3) == [0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("text", [
+    "1," * 200_000 + "5", "#### " + "1," * 200_000, "<answer>" * 100_000 + "7</answer>",
+    "answer is (" * 100_000, "(A" * 200_000, "9" * 300_000, "-" * 300_000 + "0", "0." + "0" * 300_000,
+])
+def test_rewards_on_long_adversarial_strings_are_zero(text):
+    for source in ("gsm8k", "arith", "bbh", "tagged", "aime2025"):
+        assert correctness_reward([text], answer=["12"], source=[source]) == [0.0]
+
+
+def test_math_numeric_holds_only_single_number_answers(shared_data):
+    from course_lib.data import load_math
+
+    for split in ("train", "test"):
+        numeric = load_math(shared_data / "math", split, numeric_only=True)
+        assert numeric
+        several = [p.answer for p in numeric if "," in p.answer
+                   and not re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", p.answer.strip())]
+        assert not several, several[:5]
