@@ -135,7 +135,9 @@ def test_emit_slurm_defaults_to_cpu_for_small_profiles_and_out_cache(tmp_path):
     array = (tmp_path / "array.sh").read_text()
     assert "--gres" not in array and "no GPU requested" in array
     assert f"export COURSE_CACHE_DIR={tmp_path.resolve() / 'cache'}" in array
-    assert "--time" not in array and "--mem" not in array and "--partition" not in array
+    assert "--partition" not in array
+    # a time and memory limit every job states (clusters reject or kill jobs without), here the CPU profiles' own
+    assert "#SBATCH --time=00:20:00" in array and "#SBATCH --mem=8G" in array
 
 
 def test_submit_chains_warm_then_array_then_aggregate(tmp_path):
@@ -164,6 +166,7 @@ def saved(out, point, status="ok"):
 
 def test_sweep_point_skips_a_point_already_done(tmp_path, capsys):
     point = expand("hard-wins", "smoke")[1]
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "hard-wins", "points": expand("hard-wins", "smoke")}))
     record = saved(tmp_path, point)
     before = record.stat().st_mtime_ns
     assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "1", "--out", str(tmp_path)]) == 0
