@@ -316,11 +316,25 @@ def _dynamic_trainer_class(base):
 # ---------------------------------------------------------------------------
 
 
+def nearest_splits(prompts_per_step: int, num_processes: int) -> str:
+    """The valid choices nearest a batch that does not split: prompts per step around it, or process counts.
+
+    >>> nearest_splits(20, 8)
+    'use 16 or 24 prompts per step, or 1, 2, 4, 5, 10 or 20 processes'
+    """
+    below = prompts_per_step // num_processes * num_processes
+    prompts = [n for n in (below, below + num_processes) if n > 0]
+    counts = [str(d) for d in range(1, prompts_per_step + 1) if prompts_per_step % d == 0]
+    counts_text = counts[0] if len(counts) == 1 else ", ".join(counts[:-1]) + f" or {counts[-1]}"
+    return (f"use {' or '.join(map(str, prompts))} prompts per step, or {counts_text} "
+            f"process{'es' if len(counts) > 1 else ''}")
+
+
 def micro_batches(config: TrainConfig, num_processes: int = 1) -> tuple[int, int]:
     """(per_device_train_batch_size, gradient_accumulation_steps) so one optimizer step sees prompts_per_step prompts."""
     check(config.prompts_per_step % num_processes == 0,
           f"prompts_per_step={config.prompts_per_step} does not split over {num_processes} processes; "
-          f"use a multiple of {num_processes}")
+          f"{nearest_splits(config.prompts_per_step, num_processes)}")
     per_process = config.prompts_per_step // num_processes  # prompts each process generates and trains on
     micro = config.micro_batch_prompts or per_process
     check(per_process % micro == 0,
