@@ -231,10 +231,13 @@ def _training_pool(args):
 
 def _train_backend(args, use_vllm: bool | None) -> str:
     """`--backend` of `train` (TRL's colocated vLLM or transformers generate); --use-vllm/--no-use-vllm agree with it."""
+    from .models import TINY_NAMES
     from .sampling import resolve_backend
 
     if use_vllm is not None and args.backend == "auto":  # --use-vllm / --no-use-vllm alone decide
         return resolve_backend("vllm" if use_vllm else "hf")
+    if args.backend == "auto" and args.model in TINY_NAMES:  # the tiny world stays on transformers, as its profiles
+        return "hf"
     backend = resolve_backend(args.backend)
     if use_vllm is not None and use_vllm != (backend == "vllm"):
         raise CourseError(f"--{'' if use_vllm else 'no-'}use-vllm contradicts --backend {args.backend}; give one of them")
@@ -556,7 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --settings 2604.06298: 0.5B, 1.5B or 3B (default: from the model's name)")
     train.add_argument("--backend", default="auto", choices=("hf", "vllm", "auto"),
                        help="generation in training: hf (transformers), vllm (TRL's colocated engine, GPU), "
-                            "auto (vllm when installed with a GPU)")
+                            "auto (vllm when installed with a GPU, except for the tiny models)")
     add_config_flags(train, TRAIN_FLAG_ALIASES)
     train.add_argument("--out", type=Path, required=True, help="run folder (resumes if it holds the same run)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")

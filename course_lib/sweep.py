@@ -342,7 +342,11 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
         if not job_points:
             default = {"time": "00:30:00", "mem": "4G"}  # the aggregate reads JSON files
         elif not (time_limit and mem):
-            default = slurm_limits(job_points, profile, backend, with_tables)
+            try:
+                default = slurm_limits(job_points, profile, backend, with_tables)
+            except CourseError as error:  # the cost model needs the datasets' sizes and the models' sizes
+                raise CourseError(f"{error} (the default --time and --mem come from the cost model; or give "
+                                  "--slurm-time and --slurm-mem)") from None
         chosen = {"time": time_limit or default.get("time"), "mem": mem or default.get("mem"), "partition": partition}
         return [f"#SBATCH --{key}={value}" for key, value in chosen.items() if value is not None]
 

@@ -69,10 +69,11 @@ GresTypes=gpu
 NodeName=$host CPUs=$cpus RealMemory=$memory Gres=gpu:1 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
-# one GPU generic resource with a count and no device file: enough for the scheduler to accept and place jobs that
-# ask for --gres=gpu:1 (the paper scripts' line); the jobs then run on the CPU, where no GPU is
+# one GPU generic resource, enough for the scheduler to accept and place jobs that ask for --gres=gpu:1 (the paper
+# scripts' line); the jobs then run on the CPU, where no GPU is. SLURM 22.05's slurmd drops a GPU without a device
+# file ("Removing file-less GPU"), so it names /dev/null (no cgroup device constraint is configured here)
 cat >"$dir/gres.conf" <<EOF
-NodeName=$host Name=gpu Count=1
+NodeName=$host Name=gpu Count=1 File=/dev/null
 EOF
 
 slurmctld -f "$SLURM_CONF" -i   # -i: ignore state left by an earlier cluster in DIR

@@ -293,3 +293,21 @@ def test_the_docs_multi_gpu_examples_run_as_written_on_two_cpu_processes(standin
         assert json.loads((run / "summary.json").read_text())["processes"] == 2
         config = json.loads((run / "run_config.json").read_text())["config"]
         assert config["prompts_per_step"] in (2, 12)  # 2508.14094 at 2 prompts; 2604.06298's MATH 3B batch of 12
+
+
+def test_train_backend_auto_keeps_tiny_models_on_transformers_and_flags_must_agree(fake_vllm):
+    from argparse import Namespace
+
+    from course_lib.__main__ import _train_backend
+
+    assert _train_backend(Namespace(backend="auto", model="tiny-s"), None) == "hf"
+    assert _train_backend(Namespace(backend="auto", model="Qwen/Qwen3-4B"), None) == "vllm"
+    assert _train_backend(Namespace(backend="auto", model="Qwen/Qwen3-4B"), False) == "hf"  # --no-use-vllm decides
+    with pytest.raises(CourseError, match="--no-use-vllm contradicts --backend vllm; give one of them"):
+        _train_backend(Namespace(backend="vllm", model="Qwen/Qwen3-4B"), False)
+
+
+def test_train_backend_vllm_is_refused_in_one_line_where_it_cannot_run(tmp_path):
+    done = run_cli("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--backend", "vllm",
+                   "--out", str(tmp_path / "run"))
+    assert done.returncode == 2 and "backend='vllm' cannot run here" in done.stderr and not (tmp_path / "run").exists()
