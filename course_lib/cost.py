@@ -48,6 +48,8 @@ def measured(path: Path | None = None) -> dict:
 def throughput(backend: str, size: str, numbers: dict | None = None) -> tuple[float, float, str]:
     """(generation tokens/s, seconds per training step per generated token, 'measured'|'assumed') of one model size."""
     numbers = measured() if numbers is None else numbers
+    if numbers.get("device", "cpu") == "cpu":  # a CPU smoke run measures nothing of a GPU
+        numbers = {}
     size_numbers = numbers.get("by_size", {}).get(size, {})
     tokens = size_numbers.get(f"{backend}_tokens_per_s")
     step = size_numbers.get(f"{backend}_step_s_per_token")
