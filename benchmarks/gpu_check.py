@@ -160,6 +160,13 @@ def training_step(folder: str, shape: str, use_vllm: bool, sizes: dict, memory_s
     return out
 
 
+def step_per_token(step: dict, sizes: dict) -> float:
+    """Seconds per completion token of a step, beyond cost.py's fixed overhead (cost.py's step model)."""
+    from course_lib.cost import TRAIN_OVERHEAD_S
+
+    return round(max(step["step_s"] - TRAIN_OVERHEAD_S, 0.01) / sizes["max_new_tokens"], 5)
+
+
 def hf_determinism(folder: str, ids: list) -> dict:
     """The course's sampler twice with one seed: the same completions."""
     from course_lib.models import load_model
@@ -216,33 +223,35 @@ def main(argv=None) -> int:
         standin = Path(tmp) / "standin"
         build_standin(standin, corpus_path=data_dir / "gsm8k" / "train.jsonl")
         ids = prompts(standin, sizes["prompts"])
+        folders = {}
         for shape in ("4B", "3B"):
             spec = {**SHAPES[shape], **(SMOKE_SHAPE if args.smoke else {})}
-            folder = str(random_model(Path(tmp) / shape, spec, standin))
-            found = numbers["by_size"].setdefault(shape, {"shape": spec})
+            folders[shape] = str(random_model(Path(tmp) / shape, spec, standin))
+            numbers["by_size"][shape] = {"shape": spec}
+        # cheapest and most needed first; vLLM's engines (a minute or more to start each) last, within the budget
+        for shape, folder in folders.items():
+            found = numbers["by_size"][shape]
             measure(f"{shape} hf generation", found, hf_generation, folder, ids, sizes["k"], sizes["max_new_tokens"])
-            if vllm_available():
-                measure(f"{shape} vllm generation", found, vllm_generation, folder, ids, sizes["k"],
-                        sizes["max_new_tokens"], isolated=True)
             step = {}
             measure(f"{shape} hf training step", step, training_step, folder, shape, False, sizes)
             if step:
                 found["hf_step"] = step
-                found["hf_step_s_per_token"] = round(max(step["step_s"] - 1.0, 0.01) / sizes["max_new_tokens"], 5)
-            if vllm_available() and shape == "4B":
-                step = {}
-                measure(f"{shape} vllm colocated training step", step, training_step, folder, shape, True, sizes,
-                        isolated=True)
-                if step:
-                    found["vllm_step"] = step
-                    found["vllm_step_s_per_token"] = round(max(step["step_s"] - 1.0, 0.01) / sizes["max_new_tokens"], 5)
-            if shape == "4B":
-                numbers["determinism"] = {}
-                measure("determinism", numbers["determinism"], hf_determinism, folder, ids[:4])
-                if torch.cuda.is_available():  # a 4B LoRA step of 8 prompts x 8 in 15% of the GPU: it must split
-                    numbers["oom_split"] = {}
-                    measure("oom split", numbers["oom_split"], training_step, folder, shape, False, sizes, 0.15,
-                            isolated=True)
+                found["hf_step_s_per_token"] = step_per_token(step, sizes)
+        numbers["determinism"] = {}
+        measure("determinism", numbers["determinism"], hf_determinism, folders["4B"], ids[:4])
+        if torch.cuda.is_available():  # a 4B LoRA step of 8 prompts x 8 in 15% of the GPU: it must split
+            numbers["oom_split"] = {}
+            measure("oom split", numbers["oom_split"], training_step, folders["4B"], "4B", False, sizes, 0.15,
+                    isolated=True)
+        if vllm_available():
+            for shape, folder in folders.items():
+                measure(f"{shape} vllm generation", numbers["by_size"][shape], vllm_generation, folder, ids,
+                        sizes["k"], sizes["max_new_tokens"], isolated=True)
+            step = {}
+            measure("4B vllm colocated training step", step, training_step, folders["4B"], "4B", True, sizes,
+                    isolated=True)
+            if step:
+                numbers["by_size"]["4B"].update(vllm_step=step, vllm_step_s_per_token=step_per_token(step, sizes))
     numbers["seconds"] = round(time.perf_counter() - began, 1)
     atomic_write_text(out, json.dumps(numbers, indent=1) + "\n")
     print(json.dumps(numbers, indent=1))
