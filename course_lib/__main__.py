@@ -313,6 +313,8 @@ def cmd_reproduce(args) -> int:
         print(f"wrote warm.sh, array.sh, aggregate.sh and {submit}; submit them with `bash {submit}`")
         return 0
     check(not given and not args.delete_merged, "--slurm-*, --cache-dir and --delete-merged options need --emit-slurm")
+    if overrides.get("BACKEND") == "vllm":  # run here: refuse now, not once per point
+        _backend(argparse.Namespace(backend="vllm"))
     outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers, command=_provenance(args)["command"],
                         progress=not args.quiet, where=where, overrides=overrides)
     return _report_sweep(outcome, args.out)

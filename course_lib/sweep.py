@@ -64,11 +64,10 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
 
     from .experiment import Point
 
-    types = {f.name.upper(): f.type for f in dataclasses.fields(Point)}
+    types = {f.name.upper(): f.type for f in dataclasses.fields(Point) if f.name not in ("run_dir", "profile")}
     overrides = {}
     for key, value in parse_where(pairs).items():
-        check(key in types and key not in ("RUN_DIR", "PROFILE"),
-              f"--set {key}=...: {key} is not an experiment parameter; use one of {', '.join(sorted(types))}")
+        check(key in types, f"--set {key}=...: {key} is not an experiment parameter; use one of {', '.join(sorted(types))}")
         try:
             overrides[key] = POINT_TYPES[types[key]](value)
         except (KeyError, ValueError):
