@@ -274,6 +274,7 @@ SLURM_MEM = re.compile(r"\d+[KMGT]?")
 SLURM_NAME = re.compile(r"[\w.,-]+")
 
 
+UNCOSTED_LIMITS = {"time": "1-00:00:00", "mem": "64G"}  # when the cost model cannot run here (no data): generous
 SLURM_EXPORT = "PATH,HOME,USER,LANG,TMPDIR"  # what a job takes from the submitting shell (--export); the rest is set
 # in the script itself, from the values these had when it was emitted:
 EMITTED_ENVIRONMENT = ("COURSE_DATA_DIR", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE",
@@ -343,9 +344,12 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
         elif not (time_limit and mem):
             try:
                 default = slurm_limits(job_points, profile, backend, with_tables)
-            except CourseError as error:  # the cost model needs the datasets' sizes and the models' sizes
-                raise CourseError(f"{error} (the default --time and --mem come from the cost model; or give "
-                                  "--slurm-time and --slurm-mem)") from None
+            except CourseError as error:  # the cost model needs the datasets' and the models' sizes
+                import warnings
+
+                default = dict(UNCOSTED_LIMITS)
+                warnings.warn(f"no cost estimate ({error}); the jobs ask for {default['time']} and {default['mem']}: "
+                              "give --slurm-time and --slurm-mem, or the data (COURSE_DATA_DIR)", stacklevel=2)
         chosen = {"time": time_limit or default.get("time"), "mem": mem or default.get("mem"), "partition": partition}
         return [f"#SBATCH --{key}={value}" for key, value in chosen.items() if value is not None]
 

@@ -355,3 +355,11 @@ def hours(slurm_time: str) -> float:
     days, _, clock = slurm_time.rpartition("-")
     h, m, sec = map(int, clock.split(":"))
     return int(days or 0) * 24 + h + m / 60 + sec / 3600
+
+
+def test_without_data_the_paper_jobs_ask_for_generous_limits_and_say_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path / "no-data"))
+    with pytest.warns(UserWarning, match="no cost estimate .*; the jobs ask for 1-00:00:00 and 64G: give --slurm-time"):
+        emit_slurm("hard-wins", "paper", tmp_path / "out")
+    array = (tmp_path / "out" / "array.sh").read_text()
+    assert "#SBATCH --time=1-00:00:00\n" in array and "#SBATCH --mem=64G\n" in array
