@@ -126,10 +126,10 @@ def _sampled_problems(args):
 
 
 def _backend(args) -> str:
-    """'vllm' when asked for, or for 'auto' when vLLM and a GPU are present; else 'hf'."""
-    from .sampling import vllm_available
+    """'vllm' when asked for (an error where vLLM or a GPU is missing), or for 'auto' when both are present; else 'hf'."""
+    from .sampling import resolve_backend
 
-    return "vllm" if args.backend == "vllm" or (args.backend == "auto" and vllm_available()) else "hf"
+    return resolve_backend(args.backend)
 
 
 def _inputs(args) -> dict:
@@ -250,7 +250,8 @@ POOL_FLAGS = {"task": "task", "split": "split", "n": "n", "pool_seed": "seed", "
 
 
 def _training_pool(args):
-    """The pool the ids come from: the one `select` recorded beside the ids file, else the flags' (default arith).
+    """The pool the ids come from, and its task: the one `select` recorded beside the ids file, else the flags'
+    (default arith).
 
     Flags given with a recorded pool must agree with it: one that contradicts it is refused, naming both values.
     """
@@ -262,13 +263,14 @@ def _training_pool(args):
         task = given.get("task", "arith")
         n = given.get("n", PROCEDURAL_POOL if source_of(task) in PROCEDURAL else None)
         return from_spec(pool_spec(task, given.get("split", "train"), n, given.get("pool_seed", 0),
-                                   _levels(given.get("pool_levels")), given.get("data_dir"), given.get("answer_format")))
+                                   _levels(given.get("pool_levels")), given.get("data_dir"),
+                                   given.get("answer_format"))), task
     for flag, value in given.items():
         wanted = recorded.get(POOL_FLAGS[flag])
         check(_same_pool_value(flag, value, wanted),
               f"--{flag.replace('_', '-')}={value} contradicts the pool `select` recorded in {args.ids}.provenance.json "
               f"({POOL_FLAGS[flag]}={wanted!r}); leave the flag out to train on that pool, or select again")
-    return from_spec(recorded)
+    return from_spec(recorded), recorded.get("task", "arith")
 
 
 def _same_pool_value(flag: str, value, recorded) -> bool:
@@ -283,23 +285,52 @@ def _same_pool_value(flag: str, value, recorded) -> bool:
     return value == recorded
 
 
+def _train_backend(args, use_vllm: bool | None) -> str:
+    """`--backend` of `train` (TRL's colocated vLLM or transformers generate); --use-vllm/--no-use-vllm agree with it."""
+    from .models import TINY_NAMES
+    from .sampling import resolve_backend
+
+    if use_vllm is not None and args.backend == "auto":  # --use-vllm / --no-use-vllm alone decide
+        return resolve_backend("vllm" if use_vllm else "hf")
+    if args.backend == "auto" and args.model in TINY_NAMES:  # the tiny world stays on transformers, as its profiles
+        return "hf"
+    backend = resolve_backend(args.backend)
+    if use_vllm is not None and use_vllm != (backend == "vllm"):
+        raise CourseError(f"--{'' if use_vllm else 'no-'}use-vllm contradicts --backend {args.backend}; give one of them")
+    return backend
+
+
+def _paper_keys(args, task: str) -> dict:
+    """arXiv 2604.06298's batch-size keys: --paper-dataset and --model-size, else read from the pool's task and the
+    model's name (as the grid does), else an error naming the flag to pass."""
+    from .profiles import model_size_of, paper_dataset_of
+
+    if args.settings != "2604.06298":
+        return {}
+    return {"dataset": args.paper_dataset or paper_dataset_of(task, flag="--paper-dataset"),
+            "model_size": args.model_size or model_size_of(args.model, flag="--model-size")}
+
+
 def cmd_train(args) -> None:
     """GRPO on the selected problems; writes a run folder."""
     import os
+    from dataclasses import replace
 
-    from .profiles import paper_train_config
+    from .profiles import paper_steps, paper_train_config
     from .provenance import check_writable_folder
     from .training import TrainConfig, train_grpo
 
     given = {name: getattr(args, name) for name in config_flag_names() if getattr(args, name) is not None}
-    if args.settings == "course":
-        config = TrainConfig(**given)
-    else:  # the paper's values, with any flag given on the command line winning
-        config = paper_train_config(args.settings, dataset=args.paper_dataset, model_size=args.model_size, **given)
+    given["use_vllm"] = _train_backend(args, given.get("use_vllm")) == "vllm"
+    config = TrainConfig(**given) if args.settings == "course" else None  # validated before any file is written
     _check_outputs(args, args.out, folder=True)
+    pool, task = _training_pool(args)
+    if config is None:  # the paper's values, with any flag given on the command line winning
+        config = paper_train_config(args.settings, **_paper_keys(args, task), **given)
     check_writable_folder(args.out)
-    pool = _training_pool(args)
     problems = read_ids(args.ids, pool) if args.ids else pool
+    if args.settings != "course" and "steps" not in given:  # the paper's step count (profiles.paper_steps)
+        config = replace(config, steps=paper_steps(args.settings, len(problems), config.prompts_per_step))
     summary = train_grpo(args.model, problems, config, args.out, progress=not args.quiet)
     if os.environ.get("RANK", "0") == "0":  # under accelerate launch: one line, not one per process
         print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
@@ -307,16 +338,17 @@ def cmd_train(args) -> None:
 
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
-    from .evaluation import evaluate
+    from .evaluation import evaluate, model_for_backend
     from .provenance import atomic_write_text, check_writable_file
-    from .training import load_trained
 
     problems = _sampled_problems(args)
     check_writable_file(args.out)
     _check_outputs(args, args.out)
-    model, tokenizer = load_trained(args.model)
+    backend = _backend(args)  # vllm: the run's LoRA merged into merged/, which vLLM loads; hf: loaded weights
+    model, tokenizer = model_for_backend(args.model, backend)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
-                      pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default")
+                      pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default",
+                      backend=backend)
     result.update(model=args.model, task=args.task, split=args.split, pool=_pool_spec(args, args.seed, args.levels), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
@@ -331,14 +363,17 @@ def cmd_reproduce(args) -> int:
     slurm = {"gpus": args.slurm_gpus, "time_limit": args.slurm_time, "mem": args.slurm_mem, "cpus": args.slurm_cpus,
              "partition": args.slurm_partition, "cache_dir": args.cache_dir}
     given = {key: value for key, value in slurm.items() if value is not None}
+    where, overrides = sweep.parse_where(args.where), sweep.parse_overrides(args.set, args.backend)
     if args.emit_slurm:
-        check(not args.where, "--where does not combine with --emit-slurm; the jobs run the whole grid")
-        submit = sweep.emit_slurm(args.study, args.profile, args.out, **given)
+        submit = sweep.emit_slurm(args.study, args.profile, args.out, where=where, overrides=overrides,
+                                  delete_merged=args.delete_merged, **given)
         print(f"wrote warm.sh, array.sh, aggregate.sh and {submit}; submit them with `bash {submit}`")
         return 0
-    check(not given, "--slurm-* and --cache-dir options need --emit-slurm")
+    check(not given and not args.delete_merged, "--slurm-*, --cache-dir and --delete-merged options need --emit-slurm")
+    if overrides.get("BACKEND") == "vllm":  # run here: refuse now, not once per point
+        _backend(argparse.Namespace(backend="vllm"))
     outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers, command=_provenance(args)["command"],
-                        progress=not args.quiet, where=sweep.parse_where(args.where))
+                        progress=not args.quiet, where=where, overrides=overrides)
     return _report_sweep(outcome, args.out)
 
 
@@ -358,15 +393,19 @@ def _report_sweep(outcome: dict, out: Path) -> int:
 
 def cmd_sweep_point(args) -> int:
     """Run one grid point by index (what each SLURM array task does); a point already done is skipped."""
+    import shutil
+
     from . import sweep
 
-    points = sweep.expand(args.study, args.profile)
+    points = sweep.grid_points(Path(args.out), args.study)  # the grid or slice `reproduce --emit-slurm` wrote
     if not 0 <= args.index < len(points):
         raise CourseError(f"index={args.index} is outside the grid's 0-{len(points) - 1}")
     if sweep.done_record(Path(args.out), points[args.index]):
         print(f"{sweep.point_name(points[args.index])}: already done")
         return 0
     record = sweep.run_point(points[args.index], Path(args.out))
+    if args.delete_merged and record["status"] == "ok":  # the merged model (GBs) served evaluation only
+        shutil.rmtree(Path(args.out) / "runs" / record["point"] / "merged", ignore_errors=True)
     print(f"{record['point']}: {record['status']}")
     return 0 if record["status"] == "ok" else 1
 
@@ -575,8 +614,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--settings", default="course", choices=("course", "2508.14094", "2604.06298"),
                        help="training settings: the course's (the defaults below) or a paper's (profiles.py); "
                             "flags given here win over either")
-    train.add_argument("--paper-dataset", default="gsm8k", help="with --settings 2604.06298: math or gsm8k batch sizes")
-    train.add_argument("--model-size", default="1.5B", help="with --settings 2604.06298: 0.5B, 1.5B or 3B")
+    train.add_argument("--paper-dataset", default=None, choices=("math", "gsm8k"),
+                       help="with --settings 2604.06298: math or gsm8k batch sizes (default: from the pool's task)")
+    train.add_argument("--model-size", default=None, choices=("0.5B", "1.5B", "3B"),
+                       help="with --settings 2604.06298: 0.5B, 1.5B or 3B (default: from the model's name)")
+    train.add_argument("--backend", default="auto", choices=("hf", "vllm", "auto"),
+                       help="generation in training: hf (transformers), vllm (TRL's colocated engine, GPU), "
+                            "auto (vllm when installed with a GPU, except for the tiny models)")
     add_config_flags(train, TRAIN_FLAG_ALIASES)
     train.add_argument("--out", type=Path, required=True, help="run folder (resumes if it holds the same run)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -605,14 +649,23 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--emit-slurm", action="store_true",
                      help="write SLURM jobs (warm.sh, array.sh, aggregate.sh, submit.sh) into --out instead of running")
     rep.add_argument("--slurm-gpus", type=int, default=None, help="GPUs per array task (default: 1 for paper, else 0)")
-    rep.add_argument("--slurm-time", default=None, metavar="HH:MM:SS", help="time limit per job (default: none)")
-    rep.add_argument("--slurm-mem", default=None, metavar="32G", help="memory per array task (default: none)")
+    rep.add_argument("--slurm-time", default=None, metavar="HH:MM:SS",
+                     help="time limit per job (default: the cost model's estimate per job, with a margin)")
+    rep.add_argument("--slurm-mem", default=None, metavar="32G",
+                     help="memory per job (default: from the model's size; 8G on the CPU profiles)")
     rep.add_argument("--slurm-cpus", type=int, default=None, help="CPUs per array task (default: 2)")
     rep.add_argument("--slurm-partition", default=None, metavar="NAME", help="partition (default: the cluster's)")
     rep.add_argument("--cache-dir", type=Path, default=None,
                      help="difficulty cache shared by the array tasks (default: OUT/cache)")
     rep.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                     help="run only a slice of the grid, e.g. --where SEED=0 --where TASK=arith")
+                     help="run (or emit jobs for) only a slice of the grid, e.g. --where SEED=0 --where TASK=arith")
+    rep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="set an experiment parameter of every point, e.g. --set MODEL=/models/Qwen3-4B")
+    rep.add_argument("--backend", default="auto", choices=("hf", "vllm", "auto"),
+                     help="sampling and TRL generation: hf, vllm (GPU), or auto: the profile's (paper: vLLM where "
+                          "vLLM and a GPU are present; smoke and tiny: hf)")
+    rep.add_argument("--delete-merged", action="store_true",
+                     help="with --emit-slurm: delete each point's merged/ model (GBs) once it is evaluated")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.set_defaults(run=cmd_reproduce)
 
@@ -620,7 +673,8 @@ def build_parser() -> argparse.ArgumentParser:
     point.add_argument("study", help=STUDY_HELP)
     point.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     point.add_argument("--index", type=int, required=True, help="point index, 0-based")
-    point.add_argument("--out", type=Path, required=True, help="the study's output folder")
+    point.add_argument("--out", type=Path, required=True, help="the study's output folder (holds grid.json)")
+    point.add_argument("--delete-merged", action="store_true", help="delete the point's merged/ model once evaluated")
     point.set_defaults(run=cmd_sweep_point)
 
     agg = commands.add_parser("aggregate", help="results.csv + provenance.json from a study folder's saved points")

@@ -48,7 +48,8 @@ class Point:
     # seed-to-seed spread includes the labelling and the pool, not only training and evaluation
     ood_k: int = 8  # samples per out-of-distribution problem; OOD is scored as pass@ood_k, like AIME
     base_k: int = 0  # samples per held-out problem for the base model, shared by every point (0: as the trained one's)
-    use_vllm: bool = False  # vLLM for estimation, training (colocated) and evaluation (GPU only)
+    backend: str = ""  # hf, vllm (estimation, TRL's colocated generation, evaluation) or auto ("": the profile's)
+    estimate_pool: bool = True  # estimate the pool's pass rates (False for arms that select by level or at random)
     micro_batch_prompts: int = 0  # prompts per forward/backward (0: the whole step; smaller saves memory)
     gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory)
     check_pass_rates: bool = True  # stop when almost every pass rate is 0 (a prompt/format mismatch)
@@ -71,7 +72,7 @@ RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation 
     "selected_share_mixed", "predicted_dead_share", "learnable_share_of_steps", "accuracy_before", "accuracy_after",
     "gain", "gain_ci", "pass_at_k_before", "pass_at_k_after", "pass_at_k_gain", "eval_k", "base_k", "accuracy_after_by_level",
     "accuracy_before_by_level", "base_variance", "lucky_share", "mean_completion_length", "clipped_ratio",
-    "train_seconds", "estimation_completions", "eval_shape_by_level",
+    "train_seconds", "estimation_completions", "backend", "eval_shape_by_level",
 )
 
 
@@ -100,13 +101,30 @@ def resolve(point: Point) -> Point:
     settings = point.train_settings or profile.train_settings
     check(settings in TRAIN_SETTINGS,
           f"train_settings={settings!r} is unknown; use {', '.join(TRAIN_SETTINGS[:-1])} or {TRAIN_SETTINGS[-1]}")
+    from .sampling import resolve_backend
+
     paper_format = YADAV_2604_06298["answer_format"] if settings == "2604.06298" else ""
-    parse_arm(point.strategy)
+    arm = parse_arm(point.strategy)
+    check(point.estimate_pool or not needs_pass_rates(arm),
+          f"strategy={point.strategy!r} selects by pass rate; set ESTIMATE_POOL=True")
     return dataclasses.replace(
         point, model=point.model or profile.model, task=point.task or profile.task, train_settings=settings,
         ood_task=point.ood_task or profile.ood_task, pool_size=point.pool_size or profile.experiment_pool,
         difficulty_k=point.difficulty_k or profile.k, max_new_tokens=point.max_new_tokens or profile.max_new_tokens,
-        eval_problems=point.eval_problems or profile.eval_problems, answer_format=point.answer_format or paper_format)
+        eval_problems=point.eval_problems or profile.eval_problems, answer_format=point.answer_format or paper_format,
+        backend=resolve_backend(point.backend or profile.backend))
+
+
+def needs_pass_rates(arm: dict) -> bool:
+    """Whether an arm selects by the base model's pass rates (levels and random arms do not)."""
+    return arm["kind"] in ("easy", "medium", "hard", "learnability")
+
+
+def pool_table(pool):
+    """A pool's ids and levels as a table without pass rates (for arms that need no estimation)."""
+    import pandas as pd
+
+    return pd.DataFrame({"id": [p.id for p in pool], "level": [p.level for p in pool], "pass_rate": float("nan")})
 
 
 def select_arm(table, point: Point) -> list[str]:
@@ -123,7 +141,7 @@ def select_arm(table, point: Point) -> list[str]:
 
 def train_config(point: Point, n_selected: int):
     """The GRPO settings of a point: the course's or a paper's, then the point's own overrides."""
-    from .profiles import SHAPED_SETTINGS, get_profile, model_size_of, paper_train_config
+    from .profiles import SHAPED_SETTINGS, get_profile, model_size_of, paper_dataset_of, paper_steps, paper_train_config
     from .training import TrainConfig
 
     profile = get_profile(point.profile)
@@ -136,14 +154,17 @@ def train_config(point: Point, n_selected: int):
                            **{**shape, **overrides})
     else:
         size = point.model_size or (model_size_of(point.model) if point.train_settings == "2604.06298" else "1.5B")
-        dataset = "math" if point.task.startswith("math") else "gsm8k"
+        dataset = paper_dataset_of(point.task) if point.train_settings == "2604.06298" else "gsm8k"
         base = paper_train_config(point.train_settings, dataset=dataset, model_size=size, **overrides)
-    steps = point.steps or max(1, math.ceil(point.epochs * n_selected / base.prompts_per_step))
+    if point.train_settings in ("2508.14094", "2604.06298"):  # each paper's own step count (profiles.paper_steps)
+        steps = point.steps or paper_steps(point.train_settings, n_selected, base.prompts_per_step, point.epochs)
+    else:
+        steps = point.steps or max(1, math.ceil(point.epochs * n_selected / base.prompts_per_step))
     if profile.max_train_steps:
         steps = min(steps, profile.max_train_steps)
     return dataclasses.replace(base, steps=steps, seed=point.seed, save_steps=max(1, min(steps, 100)),
                                dynamic_sampling=parse_arm(point.strategy)["dynamic"],
-                               max_completion_length=point.max_new_tokens, use_vllm=point.use_vllm,
+                               max_completion_length=point.max_new_tokens, use_vllm=point.backend == "vllm",
                                micro_batch_prompts=point.micro_batch_prompts,
                                gradient_checkpointing=point.gradient_checkpointing)
 
@@ -180,36 +201,32 @@ def run_point(point: Point) -> dict:
     """Run one grid point end to end and return its record (columns: RECORD_COLUMNS)."""
     import pandas as pd
 
-    from .difficulty import check_pass_rates, estimate
-    from .evaluation import model_for_backend
+    from .difficulty import check_pass_rates
     from .grpo import informative_share
-    from .sampling import release_engines, vllm_available
+    from .phases import in_phase
     from .training import read_jsonl_log, train_grpo
 
     point = resolve(point)
-    check(not point.use_vllm or vllm_available(), "use_vllm=True needs vLLM and a CUDA GPU; set USE_VLLM=False")
-    backend = "vllm" if point.use_vllm else "hf"
+    isolated = point.backend == "vllm"  # each phase in its own process: the next one finds the GPU memory free
     pool, pool_seed = training_pool(point)
-    model, tokenizer = model_for_backend(point.model, backend)
-    table = estimate(model, tokenizer, pool, k=point.difficulty_k, temperature=1.0, max_new_tokens=point.max_new_tokens,
-                     seed=pool_seed, progress=False, backend=backend)
-    if point.check_pass_rates:
+    table = in_phase(estimate_pool, point, pool, pool_seed, isolated=isolated) if point.estimate_pool else pool_table(pool)
+    if point.estimate_pool and point.check_pass_rates:
         check_pass_rates(table)
     ids = select_arm(table, point)
     chosen = [p for p in pool if p.id in set(ids)]
     base_p = table.set_index("id").loc[ids, "pass_rate"]
     config = train_config(point, len(chosen))
-    del model  # training loads its own copy: never two copies of the weights on the GPU
-    release_engines()
     run_dir = point.run_dir or tempfile.mkdtemp(prefix="experiment-run-")
-    summary = train_grpo(point.model, chosen, config, run_dir, progress=False)
+    summary = in_phase(train_grpo, point.model, chosen, config, run_dir, progress=False, isolated=isolated)
     ledger = pd.DataFrame(read_jsonl_log(f"{run_dir}/ledger.jsonl"))
-    results = _evaluate_splits(point, backend, run_dir)
+    results = _evaluate_splits(point, run_dir)
+    estimated = point.estimate_pool
     return {
         "model": point.model, "task": point.task, "strategy": point.strategy, "budget": point.budget,
         "train_settings": point.train_settings, "n_selected": len(chosen), "steps": config.steps,
-        "selected_mean_pass_rate": float(base_p.mean()), "selected_share_mixed": float(((base_p > 0) & (base_p < 1)).mean()),
-        "predicted_dead_share": 1 - informative_share(list(base_p), config.group_size),
+        "selected_mean_pass_rate": float(base_p.mean()) if estimated else None,
+        "selected_share_mixed": float(((base_p > 0) & (base_p < 1)).mean()) if estimated else None,
+        "predicted_dead_share": 1 - informative_share(list(base_p), config.group_size) if estimated else None,
         "learnable_share_of_steps": float((ledger.reward_std > 0).mean()),
         "accuracy_before": {s: r["before"]["overall"]["accuracy"] for s, r in results.items()},
         "accuracy_after": {s: r["after"]["overall"]["accuracy"] for s, r in results.items()},
@@ -226,8 +243,19 @@ def run_point(point: Point) -> dict:
         "eval_shape_by_level": {s: {which: _shape_by_level(r[which]) for which in ("before", "after")}
                                 for s, r in results.items()},
         **training_mechanism(ledger, pd.DataFrame(read_jsonl_log(f"{run_dir}/metrics.jsonl")), config.group_size),
-        "train_seconds": summary["seconds"], "estimation_completions": table.attrs["cost"]["completions"],
+        "train_seconds": summary["seconds"], "backend": point.backend,
+        "estimation_completions": table.attrs["cost"]["completions"] if estimated else 0,
     }
+
+
+def estimate_pool(point: Point, pool, seed: int = 0):
+    """The base model's difficulty table of the pool (one phase: its engine, if any, is gone when it returns)."""
+    from .difficulty import estimate
+    from .evaluation import model_for_backend
+
+    model, tokenizer = model_for_backend(point.model, point.backend)
+    return estimate(model, tokenizer, pool, k=point.difficulty_k, temperature=1.0, max_new_tokens=point.max_new_tokens,
+                    seed=seed, progress=False, backend=point.backend)
 
 
 def training_mechanism(ledger, metrics, group_size: int) -> dict:
@@ -272,32 +300,37 @@ def _by_level(result: dict) -> dict:
     return {level: block["accuracy"] for level, block in result["by_level"].items()}
 
 
-def _evaluate_splits(point: Point, backend: str, run_dir) -> dict:
+def _evaluate_splits(point: Point, run_dir) -> dict:
     """Base and trained model on each held-out set, paired over the same problems; one model loaded at a time.
 
     The base model is evaluated with seed 0 at every point (one cached baseline shared by all arms and seeds), with
     `base_k` samples per problem when that is more: its error, which no seed-to-seed spread sees, shrinks.
     """
-    from .evaluation import compare, evaluate, model_for_backend
+    from .evaluation import compare
+    from .phases import in_phase
     from .profiles import get_profile
-    from .sampling import release_engines
 
     profile = get_profile(point.profile)
     sets = evaluation_sets(point)
     k_of = {split: point.ood_k if split == "ood" else point.eval_k or profile.eval_k for split in sets}
     evaluations = {}
     for which, source, seed in (("before", point.model, 0), ("after", str(run_dir), point.seed)):
-        model, tokenizer = model_for_backend(source, backend)
-        for split, held_out in sets.items():
-            k = max(k_of[split], point.base_k) if which == "before" else k_of[split]
-            evaluations[split, which] = evaluate(model, tokenizer, held_out, k=k, seed=seed,
-                                                 max_new_tokens=point.max_new_tokens, pass_k=(1, k_of[split]),
-                                                 progress=False, backend=backend)
-        del model
-        release_engines()
+        ks = {split: max(k_of[split], point.base_k) if which == "before" else k_of[split] for split in sets}
+        found = in_phase(evaluate_model, point, source, seed, sets, ks, k_of, isolated=point.backend == "vllm")
+        evaluations.update({(split, which): result for split, result in found.items()})
     results = {}
     for split in sets:
         before, after = evaluations[split, "before"], evaluations[split, "after"]
         results[split] = {"before": before, "after": after, "gain": compare(after, before, seed=point.seed),
                           "gain_pass_k": compare(after, before, seed=point.seed, pass_k=k_of[split]), "k": k_of[split]}
     return results
+
+
+def evaluate_model(point: Point, source: str, seed: int, sets: dict, ks: dict, pass_ks: dict) -> dict:
+    """One model (base, or a run folder) on every held-out set: one phase, one engine."""
+    from .evaluation import evaluate, model_for_backend
+
+    model, tokenizer = model_for_backend(source, point.backend)
+    return {split: evaluate(model, tokenizer, held_out, k=ks[split], seed=seed, max_new_tokens=point.max_new_tokens,
+                            pass_k=(1, pass_ks[split]), progress=False, backend=point.backend)
+            for split, held_out in sets.items()}

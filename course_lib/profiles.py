@@ -35,6 +35,7 @@ class Profile:
     ood_task: str  # out-of-distribution set ("": the task's own `ood` split, longer than any training level)
     stability_problems: int  # problems in notebook 01's ranking-stability check
     reference_k: int  # samples per problem of notebook 01's reference ranking (0: its REFERENCE_K parameter)
+    backend: str = "hf"  # sampling backend of a grid point: hf, vllm, or auto (vLLM where vLLM and a GPU are present)
     notes: dict = field(default_factory=dict)  # where each setting comes from
 
 
@@ -58,7 +59,7 @@ PROFILES = {
         model="Qwen/Qwen3-4B", task="gsm8k", n_problems=7473, k=10, temperature=1.0, max_new_tokens=250,
         sample_batch_size=64, train_problems=747, train_steps=1000, prompts_per_step=1, eval_problems=1319, eval_k=4,
         experiment_pool=0, max_train_steps=0, train_settings="2508.14094", ood_task="aime2025",
-        stability_problems=100, reference_k=0,
+        stability_problems=100, reference_k=0, backend="auto",
         notes={"k": "arXiv 2508.14094: K=10 samples at temperature 1.0, 250 new tokens",
                "models": "arXiv 2604.06298: Qwen2.5 0.5B/1.5B/3B; arXiv 2508.14094: Qwen3-4B",
                "ood_task": "arXiv 2508.14094: AIME 2025 scored as pass@8",
@@ -79,7 +80,9 @@ PIKUS_2508_14094 = {  # "Hard Examples Are All You Need", Qwen3-4B etc. on GSM8K
     "lora_target_modules": ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
     "learning_rate": 5e-6, "adam_beta2": 0.99, "weight_decay": 0.1, "warmup_ratio": 0.1,
     "lr_scheduler_type": "cosine", "max_grad_norm": 0.1, "group_size": 8, "max_completion_length": 250,
-    "steps": 1000, "prompts_per_step": 1,  # 1000 steps of one prompt x 8 completions (~1.3 passes over 747)
+    # 1000 steps of one prompt x 8 completions (~1.3 passes over GSM8K's 747); the paper reports step 1000 on BBH as
+    # well, so BBH's ~60-problem subset (10% of its train split) is seen ~16 times: the course follows the paper
+    "steps": 1000, "prompts_per_step": 1,
     "difficulty_k": 10, "difficulty_temperature": 1.0,  # pass rate from K=10 samples at temperature 1.0
 }
 YADAV_2604_06298 = {  # capacity boundary: Qwen2.5 0.5B/1.5B/3B with LoRA on MATH levels 1-3 vs 1-5
@@ -105,13 +108,31 @@ SHAPED_SETTINGS = {
 TRAIN_SETTINGS = ("course", "shaped", *PAPER_SETTINGS)
 
 
-def model_size_of(model: str) -> str:
+def model_size_of(model: str, flag: str = "MODEL_SIZE") -> str:
     """'Qwen/Qwen2.5-1.5B-Instruct' -> '1.5B': the size arXiv 2604.06298's batch sizes are keyed by."""
     import re
 
     match = re.search(r"(\d+(?:\.\d+)?)B", model)
-    check(match is not None, f"model={model!r} names no size like 1.5B; set MODEL_SIZE (0.5B, 1.5B or 3B)")
+    check(match is not None, f"model={model!r} names no size like 1.5B; set {flag} (0.5B, 1.5B or 3B)")
     return f"{match.group(1)}B"
+
+
+def paper_dataset_of(task: str, flag: str = "TASK") -> str:
+    """The training set arXiv 2604.06298's batch sizes are keyed by: 'math' (math, math-numeric) or 'gsm8k'."""
+    dataset = "math" if task.startswith("math") else task
+    check(dataset in YADAV_2604_06298["effective_batch"],
+          f"task={task!r} has no batch size in arXiv 2604.06298 (it trained on MATH or GSM8K); set {flag} math or gsm8k")
+    return dataset
+
+
+def paper_steps(paper: str, n_selected: int, prompts_per_step: int, epochs: float = 1.3) -> int:
+    """Optimizer steps of a paper's run: 2508.14094 reports step 1000 on GSM8K and BBH alike; 2604.06298 trains
+    `epochs` passes over its training set (the course's 1.3, as 2508.14094's GSM8K run)."""
+    import math
+
+    if paper == "2508.14094":
+        return PIKUS_2508_14094["steps"]
+    return max(1, math.ceil(epochs * n_selected / prompts_per_step))
 
 
 def paper_train_config(paper: str, dataset: str = "gsm8k", model_size: str = "1.5B", **overrides):
@@ -127,4 +148,7 @@ def paper_train_config(paper: str, dataset: str = "gsm8k", model_size: str = "1.
         check(model_size in batches[dataset], f"model_size={model_size!r} is not one of {', '.join(batches[dataset])}")
         settings = {"lora": True, "group_size": YADAV_2604_06298["group_size"],
                     "prompts_per_step": batches[dataset][model_size]}
+    # completion limit: the paper profile's (the grid's), which is 2508.14094's 250 tokens; the rest (lr, rank,
+    # schedule) are TrainConfig's defaults in the grid and here alike
+    settings.setdefault("max_completion_length", PROFILES["paper"].max_new_tokens)
     return TrainConfig(**{**settings, **overrides})

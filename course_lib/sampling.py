@@ -172,7 +172,7 @@ def sample_chunk(model, tokenizer, prompts, k, temperature, max_new_tokens, seed
     return [texts[i * k : (i + 1) * k] for i in range(len(prompts))]
 
 
-_VLLM_ENGINES: dict = {}
+_VLLM_ENGINES: dict = {}  # model -> (vllm.LLM, its max_model_len): one engine per process, reused across calls
 GPU_MEMORY_UTILIZATION = 0.85  # share of GPU memory an estimation/evaluation vLLM engine may take by default
 
 
@@ -183,10 +183,44 @@ def vllm_available() -> bool:
     return torch.cuda.is_available() and importlib.util.find_spec("vllm") is not None
 
 
-def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float | None = None):
+def resolve_backend(backend: str) -> str:
+    """'auto' -> 'vllm' when vLLM and a CUDA GPU are present, else 'hf'; 'vllm' without them is a clear error."""
+    import importlib.util
+
+    check(backend in (*BACKENDS, "auto"), f"backend={backend!r} is unknown; use hf, vllm or auto")
+    if backend == "auto":
+        return "vllm" if vllm_available() else "hf"
+    if backend == "vllm" and not vllm_available():
+        missing = "vLLM is not installed (pip install -e '.[gpu]')" if importlib.util.find_spec("vllm") is None \
+            else "no CUDA GPU is visible"
+        raise CourseError(f"backend='vllm' cannot run here: {missing}; use backend 'hf', or 'auto' to pick vLLM "
+                          "only where it can run")
+    return backend
+
+
+def check_free_gpu_memory(share: float, what: str) -> None:
+    """Before an engine starts: the GPU must have `share` of its memory free (vLLM's own rule), else a clear error."""
+    if not torch.cuda.is_available():
+        return
+    free, total = torch.cuda.mem_get_info()
+    gib = 2**30
+    check(free >= share * total,
+          f"{what} needs {share:.0%} of the GPU ({share * total / gib:.1f} GiB) but only {free / gib:.1f} of "
+          f"{total / gib:.1f} GiB are free: an earlier engine, model or another process still holds memory; run each "
+          "phase in its own process (course_lib.phases), or lower COURSE_VLLM_GPU_MEMORY_UTILIZATION")
+
+
+def model_length_bucket(needed: int) -> int:
+    """An engine's context length: the next power of two >= needed (at least 1024), so few prompts restart it."""
+    return max(1024, 1 << (max(1, needed) - 1).bit_length())
+
+
+def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float | None = None, max_model_len: int = 0):
     """One `vllm.LLM` per model folder or hub id, reused across calls (weights are loaded once).
 
     Its share of GPU memory: the argument, else $COURSE_VLLM_GPU_MEMORY_UTILIZATION, else GPU_MEMORY_UTILIZATION.
+    Its context: `max_model_len` tokens (prompt + completion), not the model's full window (Qwen3: 40,960), so the
+    KV cache is sized for what is sampled; an engine too short for a later call is started again, longer.
     """
     import os
 
@@ -200,14 +234,18 @@ def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float | None 
             "`pip install -e '.[gpu]'`, or use backend='hf'"
         ) from error
     check(0 < gpu_memory_utilization <= 1, f"gpu_memory_utilization={gpu_memory_utilization} must be in (0, 1]")
-    if model not in _VLLM_ENGINES:
-        release_engines()  # never two models' weights on the GPU at once
-        _VLLM_ENGINES[model] = LLM(model=model, seed=seed, gpu_memory_utilization=gpu_memory_utilization)
-    return _VLLM_ENGINES[model]
+    engine, length = _VLLM_ENGINES.get(model, (None, 0))
+    if engine is None or (max_model_len and length < max_model_len):
+        release_engines()  # never two engines' weights on the GPU at once
+        check_free_gpu_memory(gpu_memory_utilization, f"a vLLM engine for {model}")
+        options = {"max_model_len": max_model_len} if max_model_len else {}
+        engine = LLM(model=model, seed=seed, gpu_memory_utilization=gpu_memory_utilization, **options)
+        _VLLM_ENGINES[model] = (engine, max_model_len)
+    return engine
 
 
 def release_engines() -> None:
-    """Free every vLLM engine's GPU memory (before training, which needs it)."""
+    """Drop every vLLM engine of this process (a phase in its own process gives the memory back for certain)."""
     import gc
 
     _VLLM_ENGINES.clear()
@@ -217,12 +255,24 @@ def release_engines() -> None:
 
 
 def _sample_vllm(model, prompts, k, temperature, max_new_tokens, seed, stop_ids=None) -> list[list[str]]:
-    """vLLM backend: `model` is a model folder, a hub id or a `vllm.LLM`; prompts are texts or token id lists."""
-    engine = model if not isinstance(model, str) else vllm_engine(model, seed)
+    """vLLM backend: `model` is a model folder, a hub id or a `vllm.LLM`; prompts are texts or token id lists.
+
+    Greedy decoding (temperature 0) asks for one completion per prompt (vLLM refuses n > 1 when greedy) and repeats
+    it k times, as the hf backend does.
+    """
+    if isinstance(model, str):
+        longest = max((len(p) for p in prompts if not isinstance(p, str)), default=0)
+        needed = model_length_bucket(longest + max_new_tokens) if longest else 0
+        engine = vllm_engine(model, seed, max_model_len=needed)
+    else:
+        engine = model
     from vllm import SamplingParams
 
-    params = SamplingParams(n=k, temperature=temperature, max_tokens=max_new_tokens, seed=seed,
+    greedy = temperature == 0
+    params = SamplingParams(n=1 if greedy else k, temperature=temperature, max_tokens=max_new_tokens, seed=seed,
                             stop_token_ids=list(stop_ids or []) or None)
     inputs = [p if isinstance(p, str) else {"prompt_token_ids": list(p)} for p in prompts]
     outputs = engine.generate(inputs, params, use_tqdm=False)
+    if greedy:
+        return [[output.outputs[0].text] * k for output in outputs]
     return [[choice.text for choice in output.outputs] for output in outputs]

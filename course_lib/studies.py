@@ -29,7 +29,8 @@ STUDIES = {
             "tiny": {"TASK": ["arith", "shuffle"],
                      "STRATEGY": ["easy", "medium", "hard", "random", "learnability", "random+dynamic"],
                      "SEED": [0, 1, 2, 3, 4]},
-            # arXiv 2508.14094's own setting: Qwen3-4B, GSM8K and BBH, 10% of the train split, AIME 2025 pass@8
+            # arXiv 2508.14094's own setting: Qwen3-4B, GSM8K and BBH, 10% of the train split, AIME 2025 pass@8;
+            # 1000 steps of one prompt on both (the paper reports step 1000 for each: ~16 passes over BBH's ~60)
             "paper": {"MODEL": ["Qwen/Qwen3-4B"], "TASK": ["gsm8k", "bbh"], "OOD_TASK": ["aime2025"],
                       "TRAIN_SETTINGS": ["2508.14094"], "DIFFICULTY_K": [10],
                       "STRATEGY": ["easy", "medium", "hard", "random"], "SEED": [0, 1, 2]},
@@ -145,13 +146,15 @@ STUDIES = {
                      "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [0, 1, 2]},
             # arXiv 2604.06298's own setting: Qwen2.5 0.5B/1.5B/3B + LoRA on MATH, <answer> tags, K=4 generations;
             # scored on MATH-500 per level and on its numeric-answer subset
+            # no difficulty table: every arm selects by level or at random (ESTIMATE_POOL False)
             "paper": {"MODEL": PAPER_SIZES, "TASK": ["math"], "OOD_TASK": ["math-numeric"],
                       "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"],
-                      "SEED": [0, 1, 2]},
+                      "ESTIMATE_POOL": [False], "SEED": [0, 1, 2]},
         },
         "also": {  # arXiv 2604.06298's cross-dataset arm: trained on all of GSM8K, scored on MATH's numeric subset
             "paper": {"MODEL": PAPER_SIZES, "TASK": ["gsm8k"], "OOD_TASK": ["math-numeric"],
-                      "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["random"], "SEED": [0, 1, 2]},
+                      "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["random"], "ESTIMATE_POOL": [False],
+                      "SEED": [0, 1, 2]},
         },
     },
 }

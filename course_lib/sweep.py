@@ -30,13 +30,15 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import CourseError, check
+from .profiles import get_profile
 from .provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
 from .studies import STUDIES
 
 EXPERIMENT = Path(__file__).resolve().parent.parent / "notebooks" / "experiment.ipynb"
 
-def expand(study: str, profile: str, where: dict | None = None) -> list[dict]:
-    """The grid points of a study in a profile, in a stable order; `where` keeps a slice (e.g. {"SEED": "0"})."""
+def expand(study: str, profile: str, where: dict | None = None, overrides: dict | None = None) -> list[dict]:
+    """The grid points of a study in a profile, in a stable order; `where` keeps a slice (e.g. {"SEED": "0"});
+    `overrides` sets parameters of every point (e.g. {"BACKEND": "hf"}, or a local copy of the MODEL)."""
     check(study in STUDIES, f"study={study!r} is unknown; use one of {', '.join(STUDIES)}")
     grids = STUDIES[study]["grid"]
     check(profile in grids, f"profile={profile!r} has no grid for {study}; use one of {', '.join(grids)}")
@@ -47,7 +49,34 @@ def expand(study: str, profile: str, where: dict | None = None) -> list[dict]:
         check(key in keys, f"where: {key!r} is not a grid key of {study}; use one of {', '.join(keys)}")
         points = [p for p in points if str(p.get(key)) == str(value)]
     check(points, f"where={where!r} leaves no point of {study} ({profile})")
+    if overrides:
+        points = [{**p, **overrides} for p in points]
+        points = [p for i, p in enumerate(points) if p not in points[:i]]  # overrides may make two points one
     return points
+
+
+POINT_TYPES = {"int": int, "float": float, "bool": lambda text: {"true": True, "false": False}[text.lower()],
+               "str": str}
+
+
+def parse_overrides(pairs, backend: str = "auto") -> dict:
+    """`--set KEY=VALUE` pairs (and `--backend`) as experiment parameters of the right type; a clear error otherwise."""
+    import dataclasses
+
+    from .experiment import Point
+
+    types = {f.name.upper(): f.type for f in dataclasses.fields(Point) if f.name not in ("run_dir", "profile")}
+    overrides = {}
+    for key, value in parse_where(pairs).items():
+        check(key in types, f"--set {key}=...: {key} is not an experiment parameter; use one of {', '.join(sorted(types))}")
+        try:
+            overrides[key] = POINT_TYPES[types[key]](value)
+        except (KeyError, ValueError):
+            raise CourseError(f"--set {key}={value!r}: {key} takes a {types[key]}") from None
+    if backend != "auto":
+        check(overrides.get("BACKEND", backend) == backend, "--backend and --set BACKEND=... disagree; give one of them")
+        overrides["BACKEND"] = backend
+    return overrides
 
 
 def _product(fixed: dict, grid: dict, profile: str) -> list[dict]:
@@ -88,10 +117,10 @@ def _read_json(path: Path, what: str):
         raise CourseError(f"{path} ({what}) is damaged ({type(error).__name__}); delete it and run again") from None
 
 
-def _check_out_dir(out: Path, study: str, points: list[dict]) -> None:
+def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | None = None) -> None:
     """Refuse an output folder that holds results of a different grid; otherwise record this grid."""
     grid_file = out / "grid.json"
-    grid = {"study": study, "points": points}
+    grid = {"study": study, "points": points, **({"overrides": overrides} if overrides else {})}
     if grid_file.exists():
         check(_read_json(grid_file, "the grid of this folder") == grid,
               f"out={out} holds results of a different grid; use a new folder or delete it")
@@ -144,16 +173,16 @@ def _saved(path: Path) -> dict | None:
 
 
 def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
-        notebook: Path = EXPERIMENT, where: dict | None = None) -> dict:
+        notebook: Path = EXPERIMENT, where: dict | None = None, overrides: dict | None = None) -> dict:
     """Run every point of a study (skipping finished ones); write results.csv and provenance.json."""
     from tqdm.auto import tqdm
 
     check(workers >= 1, f"workers={workers} must be >= 1")
-    points = expand(study, profile, where)
+    points = expand(study, profile, where, overrides)
     check_parameters(points, notebook)
     out = check_writable_folder(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
-    _check_out_dir(out, study, points)
+    _check_out_dir(out, study, points, overrides)
     todo = [p for p in points if done_record(out, p) is None]
     workers = worker_count(workers, len(todo))
     start = time.time()
@@ -192,7 +221,7 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
           f"{grid_file} is not a grid `reproduce` wrote; delete it and run again")
     check(grid["study"] == study, f"out={out} holds a grid of study {grid['study']!r}, not {study!r}; "
                                   "give that study or another folder")
-    expected = expand(study, profile)
+    expected = expand(study, profile, overrides=grid.get("overrides"))
     check(all(p in expected for p in grid["points"]),
           f"out={out} holds points that are not in {study}'s {profile!r} grid; give its profile or another folder")
     records, missing = saved_records(out, grid["points"])
@@ -281,9 +310,34 @@ SLURM_MEM = re.compile(r"\d+[KMGT]?")
 SLURM_NAME = re.compile(r"[\w.,-]+")
 
 
+UNCOSTED_LIMITS = {"time": "1-00:00:00", "mem": "64G"}  # when the cost model cannot run here (no data): generous
+SLURM_EXPORT = "PATH,HOME,USER,LANG,TMPDIR"  # what a job takes from the submitting shell (--export); the rest is set
+# in the script itself, from the values these had when it was emitted:
+EMITTED_ENVIRONMENT = ("COURSE_DATA_DIR", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE",
+                       "COURSE_VLLM_GPU_MEMORY_UTILIZATION", "COURSE_GPU_CHECK")
+
+
+def grid_points(out: Path, study: str) -> list[dict]:
+    """The points of the grid (or slice) `reproduce` wrote into OUT/grid.json, in index order."""
+    grid_file = Path(out) / "grid.json"
+    check(grid_file.exists(), f"out={out} holds no grid.json; write the jobs with `reproduce {study} --emit-slurm`")
+    grid = _read_json(grid_file, "the grid of this folder")
+    check(isinstance(grid, dict) and grid.get("study") == study and isinstance(grid.get("points"), list),
+          f"{grid_file} is not a grid of study {study!r}; give that study's folder")
+    return grid["points"]
+
+
 def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limit: str | None = None,
-               mem: str | None = None, cpus: int = 2, partition: str | None = None, cache_dir=None) -> Path:
-    """Write warm.sh, array.sh, aggregate.sh and submit.sh (which chains them) for a SLURM cluster; returns submit.sh."""
+               mem: str | None = None, cpus: int = 2, partition: str | None = None, cache_dir=None,
+               where: dict | None = None, overrides: dict | None = None, delete_merged: bool = False) -> Path:
+    """Write warm.sh, array.sh, aggregate.sh and submit.sh (which chains them) for a SLURM cluster; returns submit.sh.
+
+    Time and memory default to the cost model's estimate per job (`course_lib.cost.slurm_limits`, with a margin);
+    `where` emits a slice of the grid (its own folder, its own scripts); `delete_merged` removes each point's
+    `merged/` model (GBs) once it is evaluated.
+    """
+    from .cost import slurm_limits
+
     gpus = (1 if profile == "paper" else 0) if gpus is None else gpus
     check(gpus >= 0, f"gpus={gpus} must be >= 0 (--slurm-gpus; 0 runs on CPU)")
     check(cpus >= 1, f"cpus={cpus} must be >= 1 (--slurm-cpus)")
@@ -294,23 +348,48 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
           f"partition={partition!r} must be a partition name like gpu (--slurm-partition)")
     root = Path(__file__).resolve().parent.parent
     check((root / "pyproject.toml").exists(), f"no pyproject.toml in {root}; emit from a clone of the course")
-    points = expand(study, profile)
+    points = expand(study, profile, where, overrides)
     check_parameters(points)
     out = check_writable_folder(out).resolve()
     check(not re.search(r"\s", str(out)), f"out={out} has a space; #SBATCH lines cannot quote it, use another folder")
+    check("%" not in str(out), f"out={out} has a '%', which SLURM reads as a pattern (%j, %A) in log paths; "
+                               "use a folder without one")
+    cache = Path(cache_dir).resolve() if cache_dir else out / "cache"
+    check("%" not in str(cache) and not re.search(r"\s", str(cache)),
+          f"cache_dir={cache} has a '%' or a space; use a folder without one (--cache-dir)")
     (out / "points").mkdir(parents=True, exist_ok=True)
     (out / "logs").mkdir(exist_ok=True)
-    _check_out_dir(out, study, points)
-    cache = Path(cache_dir).resolve() if cache_dir else out / "cache"
+    _check_out_dir(out, study, points, overrides)
     activate = Path(sys.prefix) / "bin" / "activate"
     environment = ([f"source {shlex.quote(str(activate))}"] if activate.exists() else
                    [f"# no {activate}: the Python that emitted this script is called by its path"])
+    environment += [f"export {name}={shlex.quote(os.environ[name])}  # as when the jobs were emitted"
+                    for name in EMITTED_ENVIRONMENT if os.environ.get(name)]
     python = "python" if activate.exists() else shlex.quote(sys.executable)
     q_out = shlex.quote(str(out))
-    limits = [f"#SBATCH --{key}={value}" for key, value in
-              (("time", time_limit), ("partition", partition)) if value is not None]
+    import importlib.util
 
-    def array_job(name: str, indices: str, *options: str) -> str:
+    backend = (overrides or {}).get("BACKEND") or get_profile(profile).backend
+    backend = backend if backend != "auto" else "vllm" if importlib.util.find_spec("vllm") else "hf"
+    warm_points = warm_up_waves(points)[0]
+
+    def limits(job_points, with_tables) -> list[str]:
+        default = {}
+        if not job_points:
+            default = {"time": "00:30:00", "mem": "4G"}  # the aggregate reads JSON files
+        elif not (time_limit and mem):
+            try:
+                default = slurm_limits(job_points, profile, backend, with_tables)
+            except CourseError as error:  # the cost model needs the datasets' and the models' sizes
+                import warnings
+
+                default = dict(UNCOSTED_LIMITS)
+                warnings.warn(f"no cost estimate ({error}); the jobs ask for {default['time']} and {default['mem']}: "
+                              "give --slurm-time and --slurm-mem, or the data (COURSE_DATA_DIR)", stacklevel=2)
+        chosen = {"time": time_limit or default.get("time"), "mem": mem or default.get("mem"), "partition": partition}
+        return [f"#SBATCH --{key}={value}" for key, value in chosen.items() if value is not None]
+
+    def array_job(name: str, indices: str, job_points: list[dict], with_tables: bool, *options: str) -> str:
         return "\n".join([
             "#!/usr/bin/env bash",
             f"#SBATCH --job-name={study}-{name}",
@@ -318,30 +397,35 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
             *options,
             f"#SBATCH --gres=gpu:{gpus}" if gpus else "# no GPU requested (--slurm-gpus 0): points train on CPU",
             f"#SBATCH --cpus-per-task={cpus}",
-            *([f"#SBATCH --mem={mem}"] if mem else []),
-            *limits,
+            *limits(job_points, with_tables),
+            f"#SBATCH --export={SLURM_EXPORT}",
             f"#SBATCH --output={out}/logs/%x-%A_%a.log",
-            f"# {name}: {study} ({profile}) points {indices} of {len(points)}, one per array task",
+            f"# {name}: {study} ({profile}) points {indices} of {len(points)}, one per array task"
+            + ("; --time and --mem from the cost model (course_lib.cost), an estimate with a margin"
+               if not (time_limit and mem) else ""),
             "set -euo pipefail",
             f"cd {shlex.quote(str(root))}",
             *environment,
             f'export PYTHONPATH={shlex.quote(str(root))}${{PYTHONPATH:+:$PYTHONPATH}}  # kernels import this clone\'s library',
-            f"export COURSE_CACHE_DIR={shlex.quote(str(cache))}  # difficulty tables shared by all tasks",
+            f"export COURSE_CACHE_DIR={shlex.quote(str(cache))}  # difficulty tables and base evaluations, shared",
             'export OMP_NUM_THREADS="${SLURM_CPUS_PER_TASK:-1}"',
             f"{python} -m course_lib sweep-point {study} --profile {profile} --out {q_out} "
-            '--index "$SLURM_ARRAY_TASK_ID"',
+            '--index "$SLURM_ARRAY_TASK_ID"' + (" --delete-merged" if delete_merged else ""),
             ""])
 
-    warm = ",".join(str(points.index(p)) for p in warm_up_waves(points)[0])
+    warm = ",".join(str(points.index(p)) for p in warm_points)
     scripts = {
-        "warm.sh": array_job("warm", warm),
+        # the warm-up: one point per (model, task, pool) estimates the difficulty table and evaluates the base model
+        # once, so the array's tasks find both in the shared cache
+        "warm.sh": array_job("warm", warm, warm_points, True),
         # a failed warm-up cancels the array (instead of leaving it pending); the aggregate then reports it
-        "array.sh": array_job("array", f"0-{len(points) - 1}", "#SBATCH --kill-on-invalid-dep=yes"),
+        "array.sh": array_job("array", f"0-{len(points) - 1}", points, False, "#SBATCH --kill-on-invalid-dep=yes"),
         "aggregate.sh": "\n".join([
             "#!/usr/bin/env bash",
             f"#SBATCH --job-name={study}-aggregate",
             "#SBATCH --cpus-per-task=1",
-            *limits,
+            *limits([], False),
+            f"#SBATCH --export={SLURM_EXPORT}",
             f"#SBATCH --output={out}/logs/%x-%j.log",
             "# results.csv + provenance.json from the saved records; exits 1 if a point is missing or failed",
             "set -euo pipefail",

@@ -160,6 +160,14 @@ def check_batch(completions_per_step: int, group_size: int) -> None:
           f"use a multiple of {group_size} (e.g. {group_size * max(1, completions_per_step // group_size)})")
 
 
+def check_enough_problems(n_problems: int, prompts_per_step: int) -> None:
+    """A step takes prompts_per_step distinct problems; fewer problems would train 0 steps (TRL drops the short batch)."""
+    check(n_problems >= prompts_per_step,
+          f"{n_problems} problems cannot fill one step of prompts_per_step={prompts_per_step} (TRL would train 0 "
+          f"steps); use prompts_per_step={n_problems} or fewer (--prompts-per-step), or train on at least "
+          f"{prompts_per_step} problems")
+
+
 def check_lora_targets(model, targets) -> None:
     """Every LoRA target module must exist in the model; list the ones it has."""
     linear = sorted({name.rsplit(".", 1)[-1] for name, module in model.named_modules()
@@ -370,11 +378,25 @@ def _dynamic_trainer_class(base):
 # ---------------------------------------------------------------------------
 
 
+def nearest_splits(prompts_per_step: int, num_processes: int) -> str:
+    """The valid choices nearest a batch that does not split: prompts per step around it, or process counts.
+
+    >>> nearest_splits(20, 8)
+    'use 16 or 24 prompts per step, or 1, 2, 4, 5, 10 or 20 processes'
+    """
+    below = prompts_per_step // num_processes * num_processes
+    prompts = [n for n in (below, below + num_processes) if n > 0]
+    counts = [str(d) for d in range(1, prompts_per_step + 1) if prompts_per_step % d == 0]
+    counts_text = counts[0] if len(counts) == 1 else ", ".join(counts[:-1]) + f" or {counts[-1]}"
+    return (f"use {' or '.join(map(str, prompts))} prompts per step, or {counts_text} "
+            f"process{'es' if len(counts) > 1 else ''}")
+
+
 def micro_batches(config: TrainConfig, num_processes: int = 1) -> tuple[int, int]:
     """(per_device_train_batch_size, gradient_accumulation_steps) so one optimizer step sees prompts_per_step prompts."""
     check(config.prompts_per_step % num_processes == 0,
           f"prompts_per_step={config.prompts_per_step} does not split over {num_processes} processes; "
-          f"use a multiple of {num_processes}")
+          f"{nearest_splits(config.prompts_per_step, num_processes)}")
     per_process = config.prompts_per_step // num_processes  # prompts each process generates and trains on
     micro = config.micro_batch_prompts or per_process
     check(per_process % micro == 0,
@@ -386,8 +408,12 @@ def micro_batches(config: TrainConfig, num_processes: int = 1) -> tuple[int, int
     return micro * config.group_size, per_process // micro
 
 
-def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
-    """The `GRPOConfig` for a course config; CPU-safe settings when there is no GPU; `extra` overrides them."""
+def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True, longest_prompt: int = 0):
+    """The `GRPOConfig` for a course config; CPU-safe settings when there is no GPU; `extra` overrides them.
+
+    `longest_prompt` (tokens) sizes the colocated vLLM engine: longest prompt + max_completion_length, not the
+    model's whole context window (Qwen3-4B: 40,960 tokens, whose KV cache would not fit its share of the GPU).
+    """
     from accelerate.utils import get_int_from_env
     from trl import GRPOConfig
 
@@ -411,6 +437,7 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
         gradient_checkpointing=config.gradient_checkpointing,
         use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=not progress,
         vllm_gpu_memory_utilization=config.vllm_gpu_memory_utilization,
+        vllm_max_model_length=longest_prompt + config.max_completion_length if longest_prompt else None,
         chat_template_kwargs=dict(CHAT_TEMPLATE_KWARGS),  # Qwen3: no thinking block, as in estimation
     )
     args = GRPOConfig(**{**settings, **config.extra})
@@ -422,6 +449,15 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True):
           f"save_steps={config.save_steps} is not a multiple of num_iterations={args.num_iterations}: a run resumed "
           f"there would generate anew a batch it was reusing; use a multiple of {args.num_iterations}")
     return args
+
+
+def longest_prompt(problems, model_name: str) -> int:
+    """Tokens of the longest prompt as every stage shows it (the colocated vLLM engine's context is sized by it)."""
+    from .models import load_tokenizer
+    from .prompts import prompt_ids
+
+    tokenizer = load_tokenizer(model_name)
+    return max(len(prompt_ids(p, tokenizer)) for p in problems)
 
 
 def _dataset(problems, tokenizer):
@@ -514,8 +550,9 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
         try:
             return _train_grpo(model_name, problems, config, out, progress, callbacks)
         except torch.OutOfMemoryError:
-            config = _smaller_micro_batches(config)
-            warnings.warn(f"out of memory; resuming with micro_batch_prompts={config.micro_batch_prompts}", stacklevel=2)
+            pass  # leave the except block first: its traceback holds the failed trainer, model and optimizer
+        config = _smaller_micro_batches(config)  # collects what the failed attempt held, then halves the micro-batch
+        warnings.warn(f"out of memory; resuming with micro_batch_prompts={config.micro_batch_prompts}", stacklevel=2)
 
 
 def _smaller_micro_batches(config: TrainConfig) -> TrainConfig:
@@ -549,7 +586,8 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     resume_step, broken = _check_run_dir(run_dir, config.to_json(), model_name, problem_ids)
     if resume_step is not None and (summary := _finished_summary(run_dir, config.steps)) is not None:
         return summary
-    args = trl_config(config, run_dir, progress)  # sets up the processes: before anything is written
+    check_enough_problems(len(problems), config.prompts_per_step)
+    args = trl_config(config, run_dir, progress, longest_prompt(problems, model_name) if config.use_vllm else 0)
     check(not (config.dynamic_sampling and args.world_size > 1),
           "dynamic_sampling=True needs a single process: each process would refill its own groups")
     main = args.process_index == 0

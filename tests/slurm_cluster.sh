@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A one-node SLURM cluster on this machine, everything under DIR (config, state, logs, munge socket).
-#   tests/slurm_cluster.sh start DIR   write DIR/slurm.conf, start munged, slurmctld, slurmd; wait for an idle node
+#   tests/slurm_cluster.sh start DIR   write DIR/slurm.conf (+ gres.conf: one GPU resource), start munged, slurmctld, slurmd; wait for an idle node
 #   tests/slurm_cluster.sh stop DIR    stop the three daemons started for DIR
 # Then use it with SLURM_CONF=DIR/slurm.conf (sbatch, squeue, sinfo). Needs root and Debian's slurm-wlm + munge.
 # Ports: SLURM_TEST_CTLD_PORT / SLURM_TEST_SLURMD_PORT (default 6817 / 6818).
@@ -65,8 +65,15 @@ SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
-NodeName=$host CPUs=$cpus RealMemory=$memory State=UNKNOWN
+GresTypes=gpu
+NodeName=$host CPUs=$cpus RealMemory=$memory Gres=gpu:1 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+# one GPU generic resource, enough for the scheduler to accept and place jobs that ask for --gres=gpu:1 (the paper
+# scripts' line); the jobs then run on the CPU, where no GPU is. SLURM 22.05's slurmd drops a GPU without a device
+# file ("Removing file-less GPU"), so it names /dev/null (no cgroup device constraint is configured here)
+cat >"$dir/gres.conf" <<EOF
+NodeName=$host Name=gpu Count=1 File=/dev/null
 EOF
 
 slurmctld -f "$SLURM_CONF" -i   # -i: ignore state left by an earlier cluster in DIR

@@ -35,7 +35,7 @@ def test_eval_k_sets_the_trained_models_samples_and_shape_is_recorded(tmp_path, 
     monkeypatch.setattr("course_lib.evaluation.evaluate", fake_evaluate)
     monkeypatch.setattr("course_lib.evaluation.model_for_backend", lambda source, backend: (None, None))
     point = resolve(Point(profile="smoke", ood_task="none", eval_k=16, base_k=64))
-    results = _evaluate_splits(point, "hf", tmp_path)
+    results = _evaluate_splits(point, tmp_path)
     assert seen == [64, 16]  # the base at BASE_K, the trained model at EVAL_K (the smoke profile's own is 2)
     assert results["test"]["k"] == 16 and results["test"]["after"]["overall"]["truncated_share"] == 0.0625
     assert _shape_by_level(results["test"]["after"]) == {name: {"mean_length": 30.0, "truncated_share": 0.0625}

@@ -5,6 +5,7 @@ stage runs and records what it should, not accuracy.
 """
 
 import json
+import math
 
 import pytest
 import transformers
@@ -126,13 +127,17 @@ def test_paper_points_train_with_each_papers_settings():
     config = train_config(pikus, n_selected=747)
     assert (config.learning_rate, config.lora_rank, config.lora_alpha, config.max_grad_norm, config.group_size,
             config.prompts_per_step, config.lr_scheduler_type, config.weight_decay) == (5e-6, 32, 32, 0.1, 8, 1, "cosine", 0.1)
-    assert config.steps == 972  # 1.3 passes over 747 problems, one prompt per step (the paper: 1000 steps)
+    assert config.steps == 1000  # the paper reports step 1000 on GSM8K and on BBH
+    bbh = resolve(Point.from_parameters(expand("hard-wins", "paper", {"TASK": "bbh"})[0]))
+    assert train_config(bbh, n_selected=60).steps == 1000  # ~16 passes over BBH's 10%, as the paper (not 1.3 epochs)
     for point in expand("capacity-boundary", "paper"):
         yadav = resolve(Point.from_parameters(point))
         config = train_config(yadav, n_selected=100)
         size = yadav.model.split("-")[1]
         dataset = "math" if yadav.task == "math" else "gsm8k"
-        assert config.group_size == 4 and yadav.answer_format == "tagged"
+        assert config.group_size == 4 and yadav.answer_format == "tagged" and config.max_completion_length == 250
+        assert not yadav.estimate_pool  # levels and random arms: no K=10 difficulty table
+        assert config.steps == math.ceil(1.3 * 100 / config.prompts_per_step)
         assert config.prompts_per_step == {"math": {"0.5B": 20, "1.5B": 16, "3B": 12},
                                            "gsm8k": {"0.5B": 48, "1.5B": 40, "3B": 32}}[dataset][size]
     tasks = {(p["TASK"], p["STRATEGY"]) for p in expand("capacity-boundary", "paper")}

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -108,3 +108,40 @@ def test_a_failed_warm_up_cancels_the_array_and_the_aggregate_reports_it(slurm, 
     assert (out / "points" / f"{first}.failed.json").exists() and not (out / "points" / f"{second}.json").exists()
     report = (out / "logs" / f"capacity-boundary-aggregate-{aggregate_id}.log").read_text()
     assert "1 points saved, 1 failed, 1 missing" in report and f"MISSING {second}" in report
+
+
+def test_paper_scripts_with_their_gpu_line_run_a_slice_on_the_cluster_with_the_standin(slurm, standin_model,
+                                                                                         shared_data, tmp_path):
+    """The paper profile's scripts as emitted (--gres=gpu:1, --time and --mem from the cost model, explicit
+    --export) are accepted by a cluster with a GPU resource and run a --where slice with the stand-in."""
+    out = tmp_path / "paper"
+    shrunk = {"MODEL": str(standin_model), "POOL_SIZE": 24, "DIFFICULTY_K": 2, "MAX_NEW_TOKENS": 12,
+              "EVAL_PROBLEMS": 3, "OOD_K": 2, "STEPS": 1, "PROMPTS_PER_STEP": 2, "MODEL_SIZE": "0.5B"}
+    sets = [arg for key, value in shrunk.items() for arg in ("--set", f"{key}={value}")]
+    env = {**slurm["env"], "COURSE_DATA_DIR": str(shared_data)}
+    subprocess.run([sys.executable, "-m", "course_lib", "reproduce", "hard-wins", "--profile", "paper", "--out",
+                    str(out), "--emit-slurm", "--where", "TASK=gsm8k", "--where", "SEED=0", *sets, "--slurm-cpus", "1",
+                    "--delete-merged"], check=True, env=env)
+    array = (out / "array.sh").read_text()
+    for line in ("#SBATCH --gres=gpu:1", "#SBATCH --mem=20G", "#SBATCH --export=PATH,HOME,USER,LANG,TMPDIR",
+                 f"export COURSE_DATA_DIR={shared_data}", "--delete-merged"):
+        assert line in array, line
+    assert re.search(r"#SBATCH --time=00:3\d:00", array)  # 1 step: the start-up allowance dominates
+    checked = subprocess.run(["sbatch", "--test-only", str(out / "array.sh")], env=slurm["env"], capture_output=True,
+                             text=True)
+    assert checked.returncode == 0, checked.stderr  # the GPU line is accepted, not "Invalid generic resource"
+
+    _, _, aggregate_id = submit(out, slurm["env"])
+    points = json.loads((out / "grid.json").read_text())["points"]
+    assert len(points) == 4 and {p["STRATEGY"] for p in points} == {"easy", "medium", "hard", "random"}
+    records = [done_record(out, point) for point in points]
+    assert all(r and r["status"] == "ok" for r in records), [r and r.get("error") for r in records]
+    assert all(r["backend"] == "hf" and r["model"] == str(standin_model) for r in records)  # no vLLM on this node
+    report = (out / "logs" / f"hard-wins-aggregate-{aggregate_id}.log").read_text()
+    assert "4 points saved, 0 failed, 0 missing" in report
+    # the cache holds one difficulty table and the base model's evaluation on each held-out set (test, AIME), all
+    # written by the warm-up job: the array's tasks computed neither again
+    cached = [path for path in (out / "cache").glob("*/*") if path.is_file()]  # (beside verified-models.json)
+    assert len({path.relative_to(out / "cache").parts[0] for path in cached}) == 1 + 2
+    warm_end = max(j["end"] for j in finished_jobs(slurm["dir"]) if j["name"] == "hard-wins-warm")
+    assert all(datetime.fromtimestamp(path.stat().st_mtime) <= warm_end + timedelta(seconds=1) for path in cached)

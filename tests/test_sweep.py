@@ -136,7 +136,9 @@ def test_emit_slurm_defaults_to_cpu_for_small_profiles_and_out_cache(tmp_path):
     array = (tmp_path / "array.sh").read_text()
     assert "--gres" not in array and "no GPU requested" in array
     assert f"export COURSE_CACHE_DIR={tmp_path.resolve() / 'cache'}" in array
-    assert "--time" not in array and "--mem" not in array and "--partition" not in array
+    assert "--partition" not in array
+    # a time and memory limit every job states (clusters reject or kill jobs without), here the CPU profiles' own
+    assert "#SBATCH --time=00:20:00" in array and "#SBATCH --mem=8G" in array
 
 
 def test_submit_chains_warm_then_array_then_aggregate(tmp_path):
@@ -165,6 +167,7 @@ def saved(out, point, status="ok"):
 
 def test_sweep_point_skips_a_point_already_done(tmp_path, capsys):
     point = expand("hard-wins", "smoke")[1]
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "hard-wins", "points": expand("hard-wins", "smoke")}))
     record = saved(tmp_path, point)
     before = record.stat().st_mtime_ns
     assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "1", "--out", str(tmp_path)]) == 0
@@ -399,3 +402,86 @@ def test_a_warning_on_the_command_line_is_one_line(tmp_path):
     lines = [line for line in done.stderr.splitlines() if "damaged" in line]
     assert lines == [f"warning: {damaged} is damaged; set aside as {damaged.name}.damaged, the point will run again"]
     assert "warnings.warn(" not in done.stderr  # not the file, line and source of the call
+def test_emit_slurm_refuses_a_percent_in_paths(tmp_path):
+    with pytest.raises(CourseError, match=r"has a '%', which SLURM reads as a pattern"):
+        emit_slurm("hard-wins", "smoke", tmp_path / "run-%j")
+    with pytest.raises(CourseError, match=r"cache_dir=.* has a '%'"):
+        emit_slurm("hard-wins", "smoke", tmp_path / "out", cache_dir=tmp_path / "c%A")
+
+
+def test_a_where_slice_is_emitted_as_its_own_scripts_and_sweep_point_indexes_it(tmp_path, monkeypatch, capsys):
+    import course_lib.sweep as sweep
+
+    emit_slurm("hard-wins", "smoke", tmp_path, where={"STRATEGY": "random"})
+    grid = json.loads((tmp_path / "grid.json").read_text())
+    assert grid["points"] == expand("hard-wins", "smoke", {"STRATEGY": "random"}) and len(grid["points"]) == 1
+    assert "#SBATCH --array=0-0\n" in (tmp_path / "array.sh").read_text()
+    ran = []
+    monkeypatch.setattr(sweep, "run_point", lambda point, out: ran.append(point) or {"point": point_name(point),
+                                                                                    "status": "ok"})
+    assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path)]) == 0
+    assert ran == grid["points"]  # index 0 of the slice, the random point (index 1 of the whole grid)
+
+
+def test_delete_merged_removes_the_merged_model_once_the_point_is_done(tmp_path, monkeypatch):
+    import course_lib.sweep as sweep
+
+    emit_slurm("hard-wins", "smoke", tmp_path, delete_merged=True)
+    assert "--delete-merged" in (tmp_path / "array.sh").read_text()
+    point = expand("hard-wins", "smoke")[0]
+    merged = tmp_path / "runs" / point_name(point) / "merged"
+    merged.mkdir(parents=True)
+    (merged / "model.safetensors").write_text("GBs")
+    monkeypatch.setattr(sweep, "run_point", lambda point, out: {"point": point_name(point), "status": "ok"})
+    assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path),
+                 "--delete-merged"]) == 0
+    assert not merged.exists() and merged.parent.exists()
+
+
+def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
+    from course_lib.sweep import parse_overrides
+
+    overrides = parse_overrides(["POOL_SIZE=24", "BUDGET=0.2", "ESTIMATE_POOL=false", "MODEL=/m"], backend="hf")
+    assert overrides == {"POOL_SIZE": 24, "BUDGET": 0.2, "ESTIMATE_POOL": False, "MODEL": "/m", "BACKEND": "hf"}
+    points = expand("capacity-boundary", "paper", overrides={"MODEL": "/m"})
+    assert len(points) == 12 and {p["MODEL"] for p in points} == {"/m"}  # 36 points of three sizes: 12 of one
+    with pytest.raises(CourseError, match="--set POOL=.*: POOL is not an experiment parameter"):
+        parse_overrides(["POOL=3"])
+    with pytest.raises(CourseError, match="--set STEPS='many': STEPS takes a int"):
+        parse_overrides(["STEPS=many"])
+    with pytest.raises(CourseError, match="--backend and --set BACKEND=... disagree"):
+        parse_overrides(["BACKEND=hf"], backend="vllm")
+
+
+def test_paper_jobs_ask_for_time_and_memory_from_the_cost_model(shared_data, tmp_path, monkeypatch):
+    from course_lib.cost import load_pools, point_hours, slurm_limits
+
+    monkeypatch.setenv("COURSE_DATA_DIR", str(shared_data))
+    emit_slurm("hard-wins", "paper", tmp_path, overrides={"BACKEND": "vllm"})
+    warm, array = ((tmp_path / name).read_text() for name in ("warm.sh", "array.sh"))
+    points = expand("hard-wins", "paper")
+    pools = load_pools(points)
+    slowest = max((point_hours(p, pools, "vllm") for p in points), key=lambda row: row["train_h"] + row["eval_h"])
+    assert slowest["steps"] == 1000  # every hard-wins point: the paper's 1000 steps
+    limits = slurm_limits(points, "paper", "vllm", with_tables=False)
+    assert f"#SBATCH --time={limits['time']}\n" in array and "#SBATCH --mem=48G\n" in array  # Qwen3-4B
+    assert hours(limits["time"]) == pytest.approx(
+        (slowest["train_h"] + slowest["eval_h"]) * 2 + 0.5, abs=1 / 60)  # twice the estimate, plus start-up
+    hf = slurm_limits(points, "paper", "hf", with_tables=False)
+    assert hours(hf["time"]) > 4 > hours(limits["time"])  # the old README's 04:00:00 fits vLLM only
+    assert "#SBATCH --time=" in warm and warm != array
+
+
+def hours(slurm_time: str) -> float:
+    """'1-02:30:00' -> 26.5"""
+    days, _, clock = slurm_time.rpartition("-")
+    h, m, sec = map(int, clock.split(":"))
+    return int(days or 0) * 24 + h + m / 60 + sec / 3600
+
+
+def test_without_data_the_paper_jobs_ask_for_generous_limits_and_say_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path / "no-data"))
+    with pytest.warns(UserWarning, match="no cost estimate .*; the jobs ask for 1-00:00:00 and 64G: give --slurm-time"):
+        emit_slurm("hard-wins", "paper", tmp_path / "out")
+    array = (tmp_path / "out" / "array.sh").read_text()
+    assert "#SBATCH --time=1-00:00:00\n" in array and "#SBATCH --mem=64G\n" in array
