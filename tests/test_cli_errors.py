@@ -81,15 +81,21 @@ def test_cache_folder_from_the_environment_naming_a_file(files):
 
 
 def test_ctrl_c_prints_one_line_and_resuming_is_the_default(tmp_path):
-    """Interrupted, `estimate` says how to resume; run again, it picks up the cached chunks."""
-    out = tmp_path / "table.csv"
-    args = [sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-m", "--n", "400", "--k", "8",
-            "--out", str(out), "--cache-dir", str(tmp_path / "cache")]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    for _ in range(600):  # wait until the first chunk is cached, then interrupt
-        if list((tmp_path / "cache").glob("*/chunk-*.json")):
-            break
-        time.sleep(0.1)
+    """Interrupted, `estimate` prints one line saying how to resume (its cached chunks) and writes no table.
+
+    The interrupt is sent once the first chunk is on disk (so the handler is in place), never after a fixed sleep;
+    the pool is 63 chunks, so the command cannot finish between that moment and the signal, however loaded the
+    machine is."""
+    out, cache = tmp_path / "table.csv", tmp_path / "cache"
+    args = [sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-s", "--n", "2000", "--k", "2",
+            "--max-new-tokens", "8", "--out", str(out), "--cache-dir", str(cache)]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "OMP_NUM_THREADS": "1"})
+    deadline = time.monotonic() + 300
+    while not list(cache.glob("*/chunk-*.json")) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, f"estimate ended before its first chunk was interrupted:\n{process.communicate()}"
+    assert list(cache.glob("*/chunk-*.json")), "no chunk cached within 300 s"
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
