@@ -1,7 +1,9 @@
 """Wall time and peak memory (RSS of the kernel process) of each numbered notebook in one profile.
 
-Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01]
-Writes benchmarks/results/notebook_times_<profile>.json, which the README's course map quotes.
+Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01] [--write]
+Prints each notebook's numbers; with --write also records them in benchmarks/results/notebook_times_<profile>.json,
+which the README's course map quotes. --smoke runs notebook 02 in the `smoke` profile (what
+tests/test_benchmarks.py runs).
 """
 
 import argparse
@@ -36,7 +38,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="tiny")
     parser.add_argument("--only", nargs="*", default=None, help="notebook number prefixes")
+    parser.add_argument("--smoke", action="store_true", help="notebook 02 in the smoke profile: checks it runs")
+    parser.add_argument("--write", action="store_true", help="record the results in benchmarks/results/")
     args = parser.parse_args()
+    if args.smoke:
+        args.profile, args.only = "smoke", ["02"]
     out_file = Path(__file__).parent / "results" / f"notebook_times_{args.profile}.json"
     results = json.loads(out_file.read_text())["notebooks"] if out_file.exists() else {}
     executed = Path("build") / "notebook_times" / args.profile  # executed copies, for a look afterwards
@@ -56,7 +62,8 @@ def main():
     record = {"profile": args.profile, "notebooks": results, "machine": f"{psutil.cpu_count()} CPUs",
               "note": "first run on a fresh cache (difficulty tables are cached afterwards)",
               "commit": git_commit(), "versions": library_versions()}
-    atomic_write_text(out_file, json.dumps(record, indent=1) + "\n")
+    if args.write:
+        atomic_write_text(out_file, json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":
