@@ -118,3 +118,12 @@ def test_a_damaged_run_config_is_one_line(content, tmp_path):
     done = run_cli("train", "--model", "tiny-s", "--task", "arith", "--n", "4", "--steps", "1", "--out", str(run))
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "run_config.json is damaged" in done.stderr
+
+
+def test_a_python_without_the_environment_gets_one_line_saying_make_env():
+    """Outside the environment (here: torch made unimportable) the CLI says so in one line, not a traceback."""
+    code = ("import sys; sys.modules['torch'] = None; from course_lib.__main__ import main; "
+            "sys.exit(main(['generate', '--task', 'arith', '--n', '1']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "no module 'torch'" in done.stderr and "make env" in done.stderr and "source .venv/bin/activate" in done.stderr
