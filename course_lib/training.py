@@ -22,6 +22,7 @@ import torch
 from .errors import CourseError, check
 from .prompts import CHAT_TEMPLATE_KWARGS
 from .provenance import atomic_write_text, git_commit, library_versions
+from .quiet import no_weight_bars
 from .rewards import correctness_reward
 
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
@@ -496,8 +497,9 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     if progress:
         trainer.add_callback(_progress_callback())
     start = time.time()
-    trainer.train(resume_from_checkpoint=bool(resume_step))
-    trainer.save_model(str(run_dir / "final"))  # every process takes part (DeepSpeed gathers); the main one writes
+    with no_weight_bars():  # checkpoints and final/ are written without "Writing model shards" bars
+        trainer.train(resume_from_checkpoint=bool(resume_step))
+        trainer.save_model(str(run_dir / "final"))  # every process takes part (DeepSpeed gathers); the main one writes
     summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
                "lora": config.lora, "resumed_from": resume_step, "processes": args.world_size}
     if main:
@@ -548,7 +550,8 @@ def load_trained(run_or_model: str, device: str | None = None):
     else:  # full fine-tuning: new weights, the base model's tokenizer
         from transformers import AutoModelForCausalLM
 
-        model = AutoModelForCausalLM.from_pretrained(str(final)).to(model.device)
+        with no_weight_bars():
+            model = AutoModelForCausalLM.from_pretrained(str(final)).to(model.device)
     model.eval()
     return model, tokenizer
 
@@ -561,7 +564,8 @@ def merged_folder(run_dir) -> Path:
         model, tokenizer = load_trained(str(run_dir), device="cpu")
         staging = run_dir / ".merged.tmp"
         shutil.rmtree(staging, ignore_errors=True)
-        model.save_pretrained(staging, safe_serialization=True)
+        with no_weight_bars():
+            model.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
         shutil.rmtree(merged, ignore_errors=True)  # a half-written folder from a killed run
         staging.rename(merged)
