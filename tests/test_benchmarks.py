@@ -68,3 +68,11 @@ def test_gpu_check_runs_on_cpu_and_writes_only_to_out(tmp_path, committed_result
     assert done.returncode == 0, done.stderr[-3000:]
     numbers = json.loads((tmp_path / "gpu_check.json").read_text())
     assert set(numbers["points"]) == {"hard-wins", "capacity-boundary"}
+
+
+def test_suite_times_smoke_times_one_test_file_and_writes_nothing(tmp_path, committed_results):
+    done = run_benchmark("suite_times.py", "--smoke", "--write", cwd=tmp_path)  # --write is ignored in smoke mode
+    assert done.returncode == 0, done.stderr[-3000:]
+    record = json.loads(done.stdout)
+    assert record["target"] == "smoke" and record["passed"] > 0 and "failed" not in record, record
+    assert len(record["load_average_1min_before_after"]) == 2

@@ -127,3 +127,14 @@ def test_a_python_without_the_environment_gets_one_line_saying_make_env():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "no module 'torch'" in done.stderr and "make env" in done.stderr and "source .venv/bin/activate" in done.stderr
+
+
+def test_a_pool_the_model_never_solves_stops_estimate_naming_allow_zero(standin_model, tmp_path):
+    """The stand-in answers nothing: 60 problems all at pass rate 0 stop `estimate` with the CLI's own way on."""
+    args = ["estimate", "--model", str(standin_model), "--task", "arith", "--n", "60", "--k", "2",
+            "--max-new-tokens", "8", "--no-cache", "--quiet", "--out", str(tmp_path / "t.csv")]
+    done = run_cli(*args)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "100% of 60 problems have pass rate 0" in done.stderr and "pass --allow-zero" in done.stderr
+    assert "check_pass_rates" not in done.stderr and not (tmp_path / "t.csv").exists()
+    assert run_cli(*args, "--allow-zero").returncode == 0
