@@ -76,9 +76,10 @@ students: env
 	$(VENV)/bin/nbstripout --drop-tagged-cells solution build/students/*.ipynb
 	@echo "student notebooks (no solutions) are in build/students/"
 
-# The budget explorer alone as an app (Voila, code hidden), for a class: open the printed URL.
+# The budget explorer alone as an app (Voila, code hidden), for a class: open the printed URL. The `course` template
+# (apps/voila/templates/course/) is Voila's own without its FontAwesome stylesheets from a CDN: nothing leaves the machine.
 explorer: env
-	$(VENV)/bin/voila apps/budget_explorer.ipynb --no-browser
+	JUPYTER_PATH=$(CURDIR)/apps $(VENV)/bin/voila apps/budget_explorer.ipynb --no-browser --template=course
 
 lint: env
 	$(PY) -m ruff check course_lib tests benchmarks
