@@ -8,6 +8,7 @@ asserted in tests.
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -54,7 +55,8 @@ def main():
               "batched_completions_per_s": round(completions / batched, 1),
               "one_prompt_per_call_completions_per_s": round(completions / naive, 1),
               "speedup": round(naive / batched, 2), "threads": torch.get_num_threads(),
-              "device": str(model.device), "commit": git_commit(), "versions": library_versions()}
+              "device": str(model.device), "load_average_1min_at_end": round(os.getloadavg()[0], 1),
+              "commit": git_commit(), "versions": library_versions()}
     print(json.dumps(result, indent=1))
     if args.write:
         atomic_write_text(Path(__file__).parent / "results" / "sampling.json", json.dumps(result, indent=1) + "\n")

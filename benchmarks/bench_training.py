@@ -8,6 +8,7 @@ under 5%; measured, not asserted.
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -81,6 +82,7 @@ def main():
               "bare_trl_median_step_s": round(bare_median, 3), "train_grpo_median_step_s": round(course_median, 3),
               "overhead_percent": round(100 * (course_median / bare_median - 1), 1),
               "note": "median wall time per optimizer step, measured by the same callback in both runs",
+              "load_average_1min_at_end": round(os.getloadavg()[0], 1),
               "commit": git_commit(), "versions": library_versions()}
     print(json.dumps(result, indent=1))
     if args.write:

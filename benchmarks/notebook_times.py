@@ -61,6 +61,7 @@ def main():
             print(notebook.name, results[notebook.name], flush=True)
     record = {"profile": args.profile, "notebooks": results, "machine": f"{psutil.cpu_count()} CPUs",
               "note": "first run on a fresh cache (difficulty tables are cached afterwards)",
+              "load_average_1min_at_end": round(os.getloadavg()[0], 1),
               "commit": git_commit(), "versions": library_versions()}
     if args.write:
         atomic_write_text(out_file, json.dumps(record, indent=1) + "\n")

@@ -76,3 +76,23 @@ def test_suite_times_smoke_times_one_test_file_and_writes_nothing(tmp_path, comm
     record = json.loads(done.stdout)
     assert record["target"] == "smoke" and record["passed"] > 0 and "failed" not in record, record
     assert len(record["load_average_1min_before_after"]) == 2
+
+
+def test_the_benchmarks_page_quotes_the_recorded_results():
+    from course_lib.notebooks import format_runtime
+
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    sampling = json.loads((RESULTS / "sampling.json").read_text())
+    assert (f"{sampling['batched_completions_per_s']} completions/s on {sampling['model']} against "
+            f"{sampling['one_prompt_per_call_completions_per_s']}") in page
+    assert f"a {sampling['speedup']}x speed-up" in page
+    training = json.loads((RESULTS / "training.json").read_text())
+    assert f"{training['train_grpo_median_step_s']} s against {training['bare_trl_median_step_s']} s" in page
+    assert f"{training['overhead_percent']}% overhead" in page
+    notebooks = json.loads((RESULTS / "notebook_times_tiny.json").read_text())["notebooks"]
+    assert f"add up to {format_runtime(sum(n['seconds'] for n in notebooks.values()))}" in page
+    suites = json.loads((RESULTS / "suite_times.json").read_text()) if (RESULTS / "suite_times.json").exists() else {}
+    for target, record in suites.items():
+        load = "-".join(str(x) for x in record["load_average_1min_before_after"])
+        assert (f"`make {target}`: {record['passed']} tests passed in {format_runtime(record['seconds'])} "
+                f"({format_runtime(record['cpu_seconds'])} of CPU time) at a load average of {load}") in page, target
