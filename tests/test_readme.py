@@ -175,3 +175,21 @@ def test_readme_examples_write_only_into_git_ignored_folders():
         for flag, value in zip(args, args[1:]):
             if flag == "--out":
                 assert value.startswith(("scratch/", "build/", "DIR")), f"{call}: writes {value} into the checkout"
+
+
+def test_the_readme_numbers_are_the_recorded_ones():
+    """The peak memory in Requirements is the course map's largest; the example's base accuracy is the committed
+    evaluation's; its passes over the hard set follow from the example's own flags."""
+    import json
+
+    text = README.read_text()
+    times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]
+    peak = max(n["peak_memory_mib"] for n in times.values()) / 1024
+    assert f"the largest notebook peaks at {peak:.1f} GiB" in text
+    base = json.loads((ROOT / "data" / "results" / "grpo-tiny-m" / "eval_base.json").read_text())["overall"]["accuracy"]
+    assert f"base model's ({base} on the test split" in text
+    train = next(c for c in readme_commands() if c.startswith("python -m course_lib train --model tiny-m"))
+    steps = int(train.split("--steps ")[1].split()[0])
+    hard_set = int(500 * 0.1)  # the estimate line's --n 500, select's --budget 0.1
+    assert "--n 500" in text and "--budget 0.1" in text
+    assert f"100 steps of 8 prompts go\nover the same {hard_set} problems {steps * 8 // hard_set} times" in text
