@@ -48,3 +48,13 @@ def finished_run(tmp_path_factory, problems):
 
     out = tmp_path_factory.mktemp("run") / "lora"
     return out, train_grpo("tiny-s", problems, TrainConfig(**FAST_TRAINING), out, progress=False)
+
+
+def pytest_collection_modifyitems(items):
+    """pytest resets warning filters for each test: apply course_lib's filter of the libraries' own deprecations
+    (course_lib.quiet) to every test, so the summary shows only warnings worth reading."""
+    from course_lib.quiet import LIBRARY_DEPRECATIONS
+
+    for item in items:
+        for message in LIBRARY_DEPRECATIONS:
+            item.add_marker(pytest.mark.filterwarnings(f"ignore:{message}:FutureWarning"))
