@@ -37,6 +37,7 @@ def test_sampling_benchmark_smoke_prints_its_numbers_and_writes_nothing(tmp_path
     assert result["model"] == "tiny-s" and result["batched_completions_per_s"] > 0 and result["speedup"] > 0
 
 
+@pytest.mark.slow
 def test_training_benchmark_smoke_runs_both_trainers_quietly(tmp_path, committed_results):
     done = run_benchmark("bench_training.py", "--smoke", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from conftest import run_cli_in_process
 
 
 def run_cli(*args, env=None, cwd=None):
@@ -68,7 +69,7 @@ CASES = [  # (arguments, expected message); FILES stands for the fixture's folde
 
 @pytest.mark.parametrize(("args", "message"), CASES, ids=[" ".join(a[:1] + [m[:30]]) for a, m in CASES])
 def test_bad_input_is_one_line_naming_it_and_status_2(args, message, files):
-    done = run_cli(*[a.replace("FILES", str(files)) for a in args])
+    done = run_cli_in_process(*[a.replace("FILES", str(files)) for a in args])
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert message.replace("FILES", str(files)) in lines[0], lines[0]
@@ -80,6 +81,7 @@ def test_cache_folder_from_the_environment_naming_a_file(files):
     assert done.returncode == 2 and "COURSE_CACHE_DIR=" in done.stderr and "is a file" in done.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_one_line_and_resuming_is_the_default(tmp_path):
     """Interrupted, `estimate` prints one line saying how to resume (its cached chunks) and writes no table.
 
@@ -153,3 +155,11 @@ def test_library_deprecations_are_filtered_but_other_warnings_are_not():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['`gradient_checkpointing` is deprecated, says the course itself']", done.stdout
+
+
+def test_in_process_runs_answer_as_the_real_entry_point_does(files):
+    """The bad-input tables run in-process (conftest.run_cli_in_process); one case through both ways agrees."""
+    args = ["select", "--table", str(files / "empty.csv"), "--strategy", "hard", "--budget", "0.1",
+            "--out", str(files / "ids.txt")]
+    real, in_process = run_cli(*args), run_cli_in_process(*args)
+    assert (real.returncode, real.stderr, real.stdout) == (in_process.returncode, in_process.stderr, in_process.stdout)
