@@ -30,17 +30,20 @@ def run_pytest(selection: list[str]) -> tuple[float, float, str]:
     CPU seconds (user + system, pytest and every process it started) depend far less on other jobs than wall time
     does: on an idle 2-core machine the wall time is about the CPU time over the cores the suite keeps busy."""
     start, cpu_start = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *selection], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *selection], cwd=ROOT,
                           capture_output=True, text=True)
     seconds, cpu_end = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu_end.ru_utime - cpu_start.ru_utime) + (cpu_end.ru_stime - cpu_start.ru_stime)
     lines = done.stdout.strip().splitlines()
-    return seconds, cpu, lines[-1] if lines else f"pytest exited {done.returncode}: {done.stderr[-500:]}"
+    failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]  # -rfE lists them
+    summary = lines[-1] if lines else f"pytest exited {done.returncode}: {done.stderr[-500:]}"
+    return seconds, cpu, "\n".join([*failed, summary])
 
 
 def counts(summary: str) -> dict:
     """{'passed': 12, 'deselected': 3, ...} from pytest's summary line."""
-    return {word: int(number) for number, word in re.findall(r"(\d+) (passed|failed|skipped|deselected|errors?)", summary)}
+    last = summary.splitlines()[-1]
+    return {word: int(number) for number, word in re.findall(r"(\d+) (passed|failed|skipped|deselected|errors?)", last)}
 
 
 def main():
