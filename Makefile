@@ -1,29 +1,55 @@
-# The course's two commands:  `make course`  and  `make test` (`make test-fast` while editing).
-# They create the virtual environment in $(VENV) first if it is missing or out of date.
+# The course's commands:  `make lab` (open the notebooks),  `make course`  and  `make test` (`make test-fast` while
+# editing). Each creates the virtual environment in $(VENV) first if it is missing or out of date.
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PROFILE ?= tiny
 BUILD ?= build/$(PROFILE)
-# On a machine without a local CPU wheel, add: TORCH_INSTALL="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
-TORCH_INSTALL ?= torch==2.13.0
 
-.PHONY: course test test-fast check-browser env lint students explorer clean
+# torch: the CUDA build where there is an NVIDIA GPU (nvidia-smi works), else the CPU build, which is a tenth of
+# the download. PyPI's default Linux wheel is the CUDA one; the CPU one is `+cpu` on PyTorch's own index (macOS
+# wheels on PyPI are CPU builds already). Override with e.g. TORCH_INSTALL="torch==2.13.0 --index-url URL".
+TORCH_VERSION := 2.13.0
+ifeq ($(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu),gpu)
+TORCH_CHOICE := the CUDA build of torch (an NVIDIA GPU answered nvidia-smi)
+TORCH_AUTO := torch==$(TORCH_VERSION)
+else ifeq ($(shell uname -s),Darwin)
+TORCH_CHOICE := PyPI's macOS build of torch (CPU and Apple GPU)
+TORCH_AUTO := torch==$(TORCH_VERSION)
+else
+TORCH_CHOICE := the CPU build of torch (no NVIDIA GPU: nvidia-smi is absent or lists none)
+TORCH_AUTO := torch==$(TORCH_VERSION)+cpu --extra-index-url https://download.pytorch.org/whl/cpu
+endif
+ifneq ($(origin TORCH_INSTALL),undefined)
+TORCH_CHOICE := torch as TORCH_INSTALL says
+endif
+TORCH_INSTALL ?= $(TORCH_AUTO)
+
+.PHONY: course test test-fast check-browser env lab lint students explorer clean
 
 env: $(VENV)/.installed
 
+# Needs Python >= 3.11 as python3, and about 2.2 GB of disk for the environment.
 $(VENV)/.installed: pyproject.toml
+	@python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "make env: the course needs Python >= 3.11 as python3; this one is " + sys.version.split()[0])'
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	@echo "make env: installing $(TORCH_CHOICE): pip install $(TORCH_INSTALL)"
 	$(PY) -m pip install --quiet $(TORCH_INSTALL)
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@
 
+# JupyterLab on the course's notebooks; their kernel (python3) is this environment's Python. LAB_ARGS passes
+# options through, e.g. LAB_ARGS="--no-browser --port 8899".
+LAB_ARGS ?=
+lab: env
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_ARGS)
+
 course: env
 	$(PY) -m course_lib notebooks --profile $(PROFILE) --out $(BUILD)
 
-# The whole suite, as CI runs it (about 24 minutes on a 2-core CPU). Its browser test needs Chromium, so that is
-# checked first: without it `make test` stops at once instead of failing after all that time.
+# The whole suite, as CI runs it (docs/benchmarks.md has its measured time). Its browser test needs Chromium, so
+# that is checked first: without it `make test` stops at once instead of failing after all that time.
 test: check-browser env
 	$(PY) -m ruff check course_lib tests benchmarks
 	$(PY) -m pytest
@@ -50,9 +76,10 @@ students: env
 	$(VENV)/bin/nbstripout --drop-tagged-cells solution build/students/*.ipynb
 	@echo "student notebooks (no solutions) are in build/students/"
 
-# The budget explorer alone as an app (Voila, code hidden), for a class: open the printed URL.
+# The budget explorer alone as an app (Voila, code hidden), for a class: open the printed URL. The `course` template
+# (apps/voila/templates/course/) is Voila's own without its FontAwesome stylesheets from a CDN: nothing leaves the machine.
 explorer: env
-	$(VENV)/bin/voila apps/budget_explorer.ipynb --no-browser
+	JUPYTER_PATH=$(CURDIR)/apps $(VENV)/bin/voila apps/budget_explorer.ipynb --no-browser --template=course
 
 lint: env
 	$(PY) -m ruff check course_lib tests benchmarks

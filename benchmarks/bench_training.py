@@ -1,11 +1,14 @@
 """GRPO step time: `train_grpo` (ledger callback, run folder) vs bare TRL `GRPOTrainer` on the same config.
 
-Run: python benchmarks/bench_training.py [--model tiny-m] [--steps 12]
-Writes benchmarks/results/training.json. The wrapper's overhead should stay under 5%; measured, not asserted.
+Run: python benchmarks/bench_training.py [--model tiny-m] [--steps 12] [--write]
+Prints its numbers; with --write also records them in benchmarks/results/training.json. --smoke runs three tiny
+steps of tiny-s (what tests/test_benchmarks.py runs; its numbers mean nothing). The wrapper's overhead should stay
+under 5%; measured, not asserted.
 """
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -39,15 +42,19 @@ class StepTimer:
 def bare_trl(model_name, problems, config, out):
     """The same run through TRL alone: no ledger, no run-folder bookkeeping."""
     from peft import LoraConfig
+    from transformers.trainer_callback import PrinterCallback, ProgressCallback
     from trl import GRPOTrainer
 
-    model, tokenizer = load_model(model_name)
+    model, tokenizer = load_model(model_name, place=False)
+    tokenizer.padding_side = "left"  # as train_grpo sets it
     timer = StepTimer()
     peft = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, target_modules=list(config.lora_target_modules),
                       lora_dropout=0.0, task_type="CAUSAL_LM")
-    trainer = GRPOTrainer(model=model, reward_funcs=[correctness_reward], args=trl_config(config, Path(out)),
-                          train_dataset=_dataset(problems), processing_class=tokenizer, peft_config=peft,
+    trainer = GRPOTrainer(model=model, reward_funcs=[correctness_reward], args=trl_config(config, Path(out), progress=False),
+                          train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer, peft_config=peft,
                           callbacks=[timer.callback])
+    trainer.remove_callback(PrinterCallback)  # as train_grpo does: no metrics dict printed at every step
+    trainer.remove_callback(ProgressCallback)
     trainer.train()
     return timer.times
 
@@ -56,23 +63,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="tiny-m")
     parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--smoke", action="store_true", help="tiny-s, 3 steps of 2 prompts x 4: checks it runs")
+    parser.add_argument("--write", action="store_true", help="record the result in benchmarks/results/training.json")
     args = parser.parse_args()
     problems = generate("arith", 200, "train", 0)
     config = TrainConfig(steps=args.steps, save_steps=10_000, group_size=8, prompts_per_step=8)
+    if args.smoke:
+        args.model, args.steps = "tiny-s", 3
+        config = TrainConfig(steps=3, save_steps=10_000, group_size=4, prompts_per_step=2, max_completion_length=16)
     with tempfile.TemporaryDirectory() as tmp:
         bare = bare_trl(args.model, problems, config, Path(tmp) / "bare")
         timer = StepTimer()
         train_grpo(args.model, problems, config, Path(tmp) / "course", progress=False, callbacks=[timer.callback])
         course = timer.times
-    skip = 2  # the first steps include warm-up
+    skip = min(2, args.steps - 1)  # the first steps include warm-up
     bare_median, course_median = statistics.median(bare[skip:]), statistics.median(course[skip:])
     result = {"model": args.model, "steps": args.steps, "completions_per_step": config.completions_per_step,
               "bare_trl_median_step_s": round(bare_median, 3), "train_grpo_median_step_s": round(course_median, 3),
               "overhead_percent": round(100 * (course_median / bare_median - 1), 1),
               "note": "median wall time per optimizer step, measured by the same callback in both runs",
+              "load_average_1min_at_end": round(os.getloadavg()[0], 1),
               "commit": git_commit(), "versions": library_versions()}
-    atomic_write_text(Path(__file__).parent / "results" / "training.json", json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
+    if args.write:
+        atomic_write_text(Path(__file__).parent / "results" / "training.json", json.dumps(result, indent=1) + "\n")
 
 
 if __name__ == "__main__":

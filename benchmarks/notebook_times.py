@@ -1,8 +1,10 @@
 """Wall time and peak memory (RSS of the kernel process) of each numbered and appendix notebook in one profile,
 with the class slot its header states.
 
-Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01]
-Writes benchmarks/results/notebook_times_<profile>.json, which the README's course map quotes.
+Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01] [--write]
+Prints each notebook's numbers; with --write also records them in benchmarks/results/notebook_times_<profile>.json,
+which the README's course map quotes. --smoke runs notebook 02 in the `smoke` profile (what
+tests/test_benchmarks.py runs).
 """
 
 import argparse
@@ -48,7 +50,11 @@ def main():
     parser.add_argument("--only", nargs="*", default=None, help="notebook number prefixes")
     parser.add_argument("--slots-only", action="store_true",
                         help="re-read each notebook's class slot from its header, keep the measured times")
+    parser.add_argument("--smoke", action="store_true", help="notebook 02 in the smoke profile: checks it runs")
+    parser.add_argument("--write", action="store_true", help="record the results in benchmarks/results/")
     args = parser.parse_args()
+    if args.smoke:
+        args.profile, args.only = "smoke", ["02"]
     out_file = Path(__file__).parent / "results" / f"notebook_times_{args.profile}.json"
     results = json.loads(out_file.read_text())["notebooks"] if out_file.exists() else {}
     if args.slots_only:  # the slot is read, not measured: no need to re-run a notebook whose slot changed
@@ -78,10 +84,12 @@ def main():
     record = {"profile": args.profile, "notebooks": results, "machine": f"{psutil.cpu_count()} CPUs",
               "note": "first run on a fresh cache (difficulty tables are cached afterwards); an entry without its own "
                       "commit was measured at the top-level commit",
+              "load_average_1min_at_end": round(os.getloadavg()[0], 1),
               # a partial run (--only) keeps the commit and versions the other entries were measured with
               "commit": previous.get("commit", git_commit()) if args.only else git_commit(),
               "versions": previous.get("versions", library_versions()) if args.only else library_versions()}
-    atomic_write_text(out_file, json.dumps(record, indent=1) + "\n")
+    if args.write:
+        atomic_write_text(out_file, json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

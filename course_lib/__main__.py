@@ -180,7 +180,7 @@ def cmd_estimate(args) -> None:
                      cache_dir=cache, progress=not args.quiet,
                      backend=backend)
     if not args.allow_zero:
-        check_pass_rates(table)
+        check_pass_rates(table, override="--allow-zero")
     provenance = {**_provenance(args), "pool": _pool_spec(args, args.seed, args.levels), "model": args.model, "cost": table.attrs["cost"]}
     atomic_write_texts({args.out: table.to_csv(index=False),  # both or neither
                         Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"})
@@ -450,7 +450,7 @@ def cmd_compare(args) -> None:
 
 
 def cmd_figures(args) -> None:
-    """Render the README's charts as PNGs from committed files."""
+    """Render the charts of docs/findings.md as PNGs from committed files."""
     from .figures import write_figures
 
     for path in write_figures(args.out):
@@ -683,7 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
     agg.add_argument("--out", type=Path, required=True, help="the study's output folder (holds grid.json)")
     agg.set_defaults(run=cmd_aggregate)
 
-    fig = commands.add_parser("figures", help="render the README's key charts as PNGs (offline, vl-convert)")
+    fig = commands.add_parser("figures", help="render the key charts of docs/findings.md as PNGs (offline, vl-convert)")
     fig.add_argument("--out", type=Path, default=Path("docs/figures"), help="folder for the PNGs")
     fig.set_defaults(run=cmd_figures)
 
@@ -699,7 +699,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Entry point: run one command; bad input -> one line on stderr, exit status 2."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    try:
+        parser = build_parser()  # imports torch and transformers: the first thing a missing environment breaks
+    except ModuleNotFoundError as error:
+        print(f"error: {missing_environment(error)}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
     args.argv = argv
     from .runtime import use_threads
     use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (README: "On a busy or a larger machine")
@@ -729,6 +734,12 @@ def main(argv=None) -> int:
 def _warning_line(message, category, filename, lineno, line=None) -> str:
     """A warning on the command line is one line, like an error (not the file, line and source of the call)."""
     return f"warning: {message}\n"
+
+
+def missing_environment(error: ModuleNotFoundError) -> str:
+    """One line for a Python without the course's packages: which module is missing and how to get the environment."""
+    return (f"this Python ({sys.executable}) has no module {error.name!r}: the course's environment is not active; "
+            "run `make env` once, then `source .venv/bin/activate` (or call .venv/bin/python directly)")
 
 
 def _silence_libraries() -> None:

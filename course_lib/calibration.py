@@ -74,7 +74,7 @@ def write_calibration(name: str, report: dict, targets: dict) -> dict:
 
 
 def check_targets(name: str, report: dict) -> dict:
-    """The course's calibration targets for this model (issue #2), each with its measured value and verdict."""
+    """The course's calibration targets for this model, each with its measured value and verdict."""
     levels = report["pass_rate_by_level"]
     top = levels.get("5")
     targets = {}

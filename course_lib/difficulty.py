@@ -218,13 +218,15 @@ def read_chunk(path: Path, problems, k) -> tuple[list[dict], float] | None:
     return None
 
 
-def check_pass_rates(table: pd.DataFrame, min_problems: int = 50, max_zero_share: float = 0.95) -> None:
-    """Stop before training when almost every pass rate is 0: that is nearly always a prompt or format mismatch."""
+def check_pass_rates(table: pd.DataFrame, min_problems: int = 50, max_zero_share: float = 0.95,
+                     override: str = "check_pass_rates=False") -> None:
+    """Stop before training when almost every pass rate is 0: that is nearly always a prompt or format mismatch.
+    `override` names the caller's own way to go on anyway (the CLI's `--allow-zero`)."""
     zero_share = float((table["pass_rate"] == 0).mean())
     check(len(table) < min_problems or zero_share <= max_zero_share,
           f"{zero_share:.0%} of {len(table)} problems have pass rate 0: the model almost never writes an answer the "
           "reward accepts; check the prompt and answer format (course_lib.prompts.prompt_text shows the prompt) "
-          "and max_new_tokens before training, or pass check_pass_rates=False if the task is truly that hard")
+          f"and max_new_tokens before training, or pass {override} if the task is truly that hard")
 
 
 def _to_table(rows, k, chunk_seconds, seconds) -> pd.DataFrame:

@@ -1,6 +1,6 @@
-"""The README's key charts as PNGs, made from committed files only (`python -m course_lib figures`).
+"""The key charts of docs/findings.md as PNGs, made from committed files only (`python -m course_lib figures`).
 
-Introduced in README.md.
+Introduced in docs/findings.md.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def capacity_boundary_chart() -> alt.FacetChart:
 
 
 def write_figures(out) -> list[Path]:
-    """Render every README chart into `out`; returns the files written."""
+    """Render every chart of docs/findings.md into `out`; returns the files written."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     charts = {"calibration.png": calibration_chart(), "dead_groups.png": dead_group_chart([2, 4, 8, 16]),

@@ -22,6 +22,7 @@ import torch
 
 from .errors import CourseError, check
 from .provenance import atomic_write_text, env_folder, git_commit, library_versions
+from .quiet import no_weight_bars
 from .tasks import TASKS, TRAIN_LEVELS, stream
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
@@ -45,7 +46,7 @@ TINY_SIZES = {
     "tiny-m": TinySize(hidden=128, layers=4, heads=4, mlp=512, role="Qwen2.5-1.5B"),
     "tiny-l": TinySize(hidden=192, layers=6, heads=6, mlp=768, role="Qwen2.5-3B"),
 }
-# tiny-m pretrained differently, for the regimes of notebooks 05 and 06 (issue #11): half of its arith solutions
+# tiny-m pretrained differently, for the regimes of notebooks 05 and 06: half of its arith solutions
 # written the long way, so long chains run past the length limit (format-limited, like Qwen3-4B under 250 tokens
 # in arXiv 2508.14094); or never shown levels 4-5, so its boundary lies inside the training levels.
 # tiny-l-strong: tiny-l stopped at 650 pretraining steps, strong but unsaturated (mean p ~0.8 on the training
@@ -302,6 +303,9 @@ def _from_hub(auto_class, name_or_path, **kwargs):
     if not isinstance(name_or_path, Path):
         check_hub_reachable(str(name_or_path))
     try:
+        if isinstance(name_or_path, Path):  # a local folder: no bar (a hub download keeps its own)
+            with no_weight_bars():
+                return auto_class.from_pretrained(str(name_or_path), **kwargs)
         return auto_class.from_pretrained(str(name_or_path), **kwargs)
     except RuntimeError as error:
         if "mismatch" not in str(error):
@@ -425,7 +429,8 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
     """Write weights, tokenizer and a manifest (sha256, command, seed, versions) into `out`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out, safe_serialization=True)
+    with no_weight_bars():
+        model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     manifest = {
         "name": out.name,

@@ -18,6 +18,7 @@ import torch
 
 from .errors import check
 from .provenance import atomic_write_text, env_folder, library_versions
+from .quiet import no_weight_bars
 
 ENDOFTEXT, IM_START, IM_END = "<|endoftext|>", "<|im_start|>", "<|im_end|>"  # Qwen's special tokens
 THINK, END_THINK = "<think>", "</think>"  # added, not special: Qwen3 keeps them when decoding
@@ -170,7 +171,8 @@ def build_standin(out, corpus_path=None, seed: int = 0, vocab_size: int = 1024, 
     model = build_standin_model(tokenizer, seed, hidden, layers).to(dtype)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out, safe_serialization=True)
+    with no_weight_bars():
+        model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     os.chmod(out / "model.safetensors", 0o644)  # save_pretrained leaves it private (0600); the others are 0644
     manifest = {

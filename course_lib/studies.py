@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import CourseError, check
+from .paths import course_path
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "data" / "results"
 
@@ -76,7 +77,7 @@ STUDIES = {
             "tiny": {"LEARNING_RATE": [1e-4, 3e-4], "STEPS": [300], "POOL_SIZE": [2500], "SEED": [0]},
         },
     },
-    "regimes-pilot": {  # issue #11 items 1-3: the reference gain and the hard - random spread in two regimes, for
+    "regimes-pilot": {  # the reference gain and the hard - random spread in two regimes, for
         # the power calculation of regimes-hard-wins (skill-limited tiny-m; format-limited tiny-m-wordy)
         "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "OOD_TASK": "none",
                   "BASE_K": 64},
@@ -86,7 +87,7 @@ STUDIES = {
                      "SEED": [0, 1, 2]},
         },
     },
-    "capacity-boundary-short": {  # issue #11 item 4: a boundary inside the training levels. tiny-m-short never saw
+    "capacity-boundary-short": {  # a boundary inside the training levels. tiny-m-short never saw
         # levels 4-5 in pretraining (pass rates ~0.02 there, 0.6-0.85 at 1-3): levels 1-3 vs 1-5 vs size-matched random
         # vs 1-5 stopped at 1-3's 49 steps (1.3 epochs of its 300 problems at 8 prompts per step)
         "fixed": {"MODEL": "tiny-m-short", "TASK": "arith", "BUDGET": 1.0, "TRAIN_SETTINGS": "shaped",
@@ -97,7 +98,7 @@ STUDIES = {
         },
         "also": {"tiny": {"STRATEGY": ["levels-1-5"], "STEPS": [49], "SEED": [0, 1, 2, 3, 4]}},
     },
-    "regimes-hard-wins": {  # issue #11 items 2-3: "hard wins" tested in a skill-limited (tiny-m) and a format-limited
+    "regimes-hard-wins": {  # "hard wins" tested in a skill-limited (tiny-m) and a format-limited
         # (tiny-m-wordy) regime, with the seeds the regimes-pilot's power calculation asked for (README)
         "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500,
                   "BASE_K": 64},
@@ -109,7 +110,7 @@ STUDIES = {
         # exploratory, not part of the pre-registered tests: does the format regime's gain grow with 100 steps?
         "also": {"tiny": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "STEPS": [100], "SEED": [0, 1, 2]}},
     },
-    "regimes-hard-wins-long": {  # issue #11 item 1: the regimes-hard-wins test at 100 steps, the length at which the
+    "regimes-hard-wins-long": {  # the regimes-hard-wins test at 100 steps, the length at which the
         # format-limited regime's reference arm gained +0.14 (exploratory); hard vs random, 8 seeds (README)
         "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500,
                   "BASE_K": 64},
@@ -161,9 +162,17 @@ STUDIES = {
 
 
 
+def study_folder(study: str, root=RESULTS_DIR) -> Path:
+    """A study's results folder under `root`, read from the repository when `root` is a notebook's relative path
+    and the notebook runs elsewhere (a student copy: `course_lib.paths.course_path`).
+
+    Introduced in notebooks/A1_behind_the_findings.ipynb."""
+    return course_path(root) / study
+
+
 def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
     """The committed results table of a study (points that succeeded) and its provenance."""
-    folder = Path(root) / study
+    folder = study_folder(study, root)
     check((folder / "results.csv").exists(),
           f"study={study!r}: no results.csv in {folder}; run `python -m course_lib reproduce {study} --out DIR`")
     table = pd.read_csv(folder / "results.csv")
@@ -310,7 +319,7 @@ def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
 
 def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", target: float | None = None) -> dict:
     """A pilot's power calculation for the paired test first - second (05): its spread across seeds, planned with
-    the 90% upper bound, and the seeds needed to detect `target` (default: the issue's rule, the larger of 0.03
+    the 90% upper bound, and the seeds needed to detect `target` (default: the pre-registered rule, the larger of 0.03
     and a third of the reference arm `second`'s gain) with 80% power."""
     check(not pilot.duplicated(["seed", "strategy"]).any(),
           "seed_plan: the pilot has several rows per seed and arm (several models or lengths?); pass one of them")

@@ -34,6 +34,7 @@ from .checkpoints import (
 from .errors import CourseError, check
 from .prompts import CHAT_TEMPLATE_KWARGS
 from .provenance import atomic_write_text, git_commit, library_versions
+from .quiet import no_weight_bars
 from .rewards import correctness_reward
 from .sampling import checked_prompt_ids
 
@@ -626,14 +627,15 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     if progress:
         trainer.add_callback(_progress_callback())
     start = time.time()
-    trainer.train(resume_from_checkpoint=str(run_dir / f"checkpoint-{resume_step}") if resume_step else None)
-    staged = run_dir / STAGING / "final"
-    try:
-        trainer.save_model(str(staged))  # every process takes part (DeepSpeed gathers); the main one writes
-        if main:
-            tokenizer.save_pretrained(staged)
-    except SAVE_ERRORS as error:
-        raise save_failed(error, "final/", run_dir) from error
+    with no_weight_bars():  # checkpoints and final/ are written without "Writing model shards" bars
+        trainer.train(resume_from_checkpoint=str(run_dir / f"checkpoint-{resume_step}") if resume_step else None)
+        staged = run_dir / STAGING / "final"
+        try:
+            trainer.save_model(str(staged))  # every process takes part (DeepSpeed gathers); the main one writes
+            if main:
+                tokenizer.save_pretrained(staged)
+        except SAVE_ERRORS as error:
+            raise save_failed(error, "final/", run_dir) from error
     summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
                "lora": config.lora, "resumed_from": resume_step, "processes": args.world_size}
     if main:
@@ -710,7 +712,8 @@ def load_trained(run_or_model: str, device: str | None = None):
     else:  # full fine-tuning: new weights, the base model's tokenizer
         from transformers import AutoModelForCausalLM
 
-        model = AutoModelForCausalLM.from_pretrained(str(final)).to(model.device)
+        with no_weight_bars():
+            model = AutoModelForCausalLM.from_pretrained(str(final)).to(model.device)
         check_finite(model, final)
     model.eval()
     return model, tokenizer
@@ -739,7 +742,8 @@ def merged_folder(run_dir) -> Path:
         model, tokenizer = load_trained(str(run_dir), device="cpu")
         staging = run_dir / ".merged.tmp"
         shutil.rmtree(staging, ignore_errors=True)
-        model.save_pretrained(staging, safe_serialization=True)
+        with no_weight_bars():
+            model.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
         shutil.rmtree(merged, ignore_errors=True)  # a half-written folder from a killed run
         staging.rename(merged)

@@ -1,6 +1,7 @@
 """Shared fixtures: the real data in ../shared/data and the committed tiny models."""
 
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -48,3 +49,45 @@ def finished_run(tmp_path_factory, problems):
 
     out = tmp_path_factory.mktemp("run") / "lora"
     return out, train_grpo("tiny-s", problems, TrainConfig(**FAST_TRAINING), out, progress=False)
+
+
+def pytest_collection_modifyitems(items):
+    """pytest resets warning filters for each test: apply course_lib's filter of the libraries' own deprecations
+    (course_lib.quiet) to every test, so the summary shows only warnings worth reading."""
+    from course_lib.quiet import LIBRARY_DEPRECATIONS
+
+    for item in items:
+        for message in LIBRARY_DEPRECATIONS:
+            item.add_marker(pytest.mark.filterwarnings(f"ignore:{message}:FutureWarning"))
+
+
+def run_cli_in_process(*args, env=None, cwd=None) -> subprocess.CompletedProcess:
+    """`python -m course_lib ARGS` run inside this process (`course_lib.__main__.main`), stdout and stderr captured:
+    what the bad-input tests check (exit status, one line on stderr) without starting Python and torch again for
+    each case. Each test file keeps one case through the real entry point (a subprocess), which also catches output
+    that bypasses sys.stderr. Environment, working folder, warning filters and torch threads are restored."""
+    import contextlib
+    import io
+    import warnings
+
+    import torch
+
+    from course_lib.__main__ import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    saved_env, saved_cwd, saved_threads = dict(os.environ), os.getcwd(), torch.get_num_threads()
+    os.environ.update(env or {})
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with warnings.catch_warnings(), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exit_:  # argparse: usage errors (2) and --help (0)
+                code = exit_.code if isinstance(exit_.code, int) else 1
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        torch.set_num_threads(saved_threads)
+    return subprocess.CompletedProcess(["course_lib", *args], code, stdout.getvalue(), stderr.getvalue())

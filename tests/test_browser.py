@@ -10,6 +10,7 @@ chart is live (drawn offline by Vega in the page; hovering a bar shows its toolt
 page shows the explorer alone (no notebook prose, prints or recorded numbers).
 """
 
+import os
 import socket
 import subprocess
 import sys
@@ -28,7 +29,8 @@ pytestmark = pytest.mark.slow  # starts Voila and a browser (and `make test-fast
 CHROMIUM = Path("/usr/bin/chromium")
 HOW_TO_GET_CHROMIUM = ("the browser test needs Chromium: `apt-get install chromium` (Debian's; .ci/run does this), "
                        "or where downloads are possible `.venv/bin/playwright install chromium`")
-NOTEBOOK = Path(__file__).resolve().parent.parent / "apps" / "budget_explorer.ipynb"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "apps" / "budget_explorer.ipynb"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 
@@ -55,8 +57,9 @@ def voila_url(tmp_path_factory):
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "voila", "explorer.ipynb", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-         "--VoilaConfiguration.http_keep_alive_timeout=600"],
-        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+         "--VoilaConfiguration.http_keep_alive_timeout=600", "--template=course"],  # as `make explorer` serves it
+        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        env={**os.environ, "JUPYTER_PATH": str(ROOT / "apps")})
     deadline = time.time() + 60
     while time.time() < deadline:
         with socket.socket() as s:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import run_cli_in_process
 
 from course_lib.models import file_sha256, read_manifest
 
@@ -35,7 +36,7 @@ def test_pretrain_help():
     ],
 )
 def test_bad_input_is_one_line_on_stderr_and_status_2(args, message):
-    result = run_cli(*args)
+    result = run_cli_in_process(*args)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr
@@ -47,6 +48,7 @@ def test_generate_prints_json_lines():
     assert len(result.stdout.strip().splitlines()) == 3 and '"level": 2' in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "steps"), [("tiny-s", "30"), ("tiny-m-short", "4"), ("tiny-m-wordy", "4"),
                                                 ("tiny-l-strong", "2")])
 def test_rebuilding_a_committed_model_is_deterministic(tmp_path, name, steps):
@@ -102,7 +104,7 @@ def test_estimate_and_select_are_byte_identical_when_repeated(tmp_path):
 def test_select_bad_input(tmp_path, args, message):
     table = tmp_path / "t.csv"
     table.write_text("id,level,pass_rate\na,1,0.5\nb,2,0.25\nc,3,0.0\n")
-    result = run_cli("select", "--table", str(table), *args, "--out", str(tmp_path / "ids.txt"))
+    result = run_cli_in_process("select", "--table", str(table), *args, "--out", str(tmp_path / "ids.txt"))
     assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
@@ -143,6 +145,7 @@ def test_train_help_comes_from_the_config_with_its_defaults():
     assert field_comments(TrainConfig)["max_grad_norm"] == "gradient clipping"
 
 
+@pytest.mark.slow
 def test_train_shows_a_progress_bar_not_the_metrics_dict(tmp_path):
     result = run_cli("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--steps", "2", "--group-size", "2",
                      "--prompts-per-step", "2", "--max-new-tokens", "16", "--out", str(tmp_path / "run"))

@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from conftest import run_cli_in_process
 
 
 def run_cli(*args, env=None, cwd=None):
@@ -68,7 +69,7 @@ CASES = [  # (arguments, expected message); FILES stands for the fixture's folde
 
 @pytest.mark.parametrize(("args", "message"), CASES, ids=[" ".join(a[:1] + [m[:30]]) for a, m in CASES])
 def test_bad_input_is_one_line_naming_it_and_status_2(args, message, files):
-    done = run_cli(*[a.replace("FILES", str(files)) for a in args])
+    done = run_cli_in_process(*[a.replace("FILES", str(files)) for a in args])
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert message.replace("FILES", str(files)) in lines[0], lines[0]
@@ -80,16 +81,23 @@ def test_cache_folder_from_the_environment_naming_a_file(files):
     assert done.returncode == 2 and "COURSE_CACHE_DIR=" in done.stderr and "is a file" in done.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_one_line_and_resuming_is_the_default(tmp_path):
-    """Interrupted, `estimate` says how to resume; run again, it picks up the cached chunks."""
-    out = tmp_path / "table.csv"
-    args = [sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-m", "--n", "400", "--k", "8",
-            "--out", str(out), "--cache-dir", str(tmp_path / "cache")]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    for _ in range(600):  # wait until the first chunk is cached, then interrupt
-        if list((tmp_path / "cache").glob("*/chunk-*.json")):
-            break
-        time.sleep(0.1)
+    """Interrupted, `estimate` prints one line saying how to resume (its cached chunks) and writes no table.
+
+    The interrupt is sent once the first chunk is on disk (so the handler is in place), never after a fixed sleep;
+    the pool is 63 chunks, so the command cannot finish between that moment and the signal, however loaded the
+    machine is."""
+    out, cache = tmp_path / "table.csv", tmp_path / "cache"
+    args = [sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-s", "--n", "2000", "--k", "2",
+            "--max-new-tokens", "8", "--out", str(out), "--cache-dir", str(cache)]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "OMP_NUM_THREADS": "1"})
+    deadline = time.monotonic() + 300
+    while not list(cache.glob("*/chunk-*.json")) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, f"estimate ended before its first chunk was interrupted:\n{process.communicate()}"
+    assert list(cache.glob("*/chunk-*.json")), "no chunk cached within 300 s"
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
@@ -112,3 +120,46 @@ def test_a_damaged_run_config_is_one_line(content, tmp_path):
     done = run_cli("train", "--model", "tiny-s", "--task", "arith", "--n", "4", "--steps", "1", "--out", str(run))
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "run_config.json is damaged" in done.stderr
+
+
+def test_a_python_without_the_environment_gets_one_line_saying_make_env():
+    """Outside the environment (here: torch made unimportable) the CLI says so in one line, not a traceback."""
+    code = ("import sys; sys.modules['torch'] = None; from course_lib.__main__ import main; "
+            "sys.exit(main(['generate', '--task', 'arith', '--n', '1']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "no module 'torch'" in done.stderr and "make env" in done.stderr and "source .venv/bin/activate" in done.stderr
+
+
+def test_a_pool_the_model_never_solves_stops_estimate_naming_allow_zero(standin_model, tmp_path):
+    """The stand-in answers nothing: 60 problems all at pass rate 0 stop `estimate` with the CLI's own way on."""
+    args = ["estimate", "--model", str(standin_model), "--task", "arith", "--n", "60", "--k", "2",
+            "--max-new-tokens", "8", "--no-cache", "--quiet", "--out", str(tmp_path / "t.csv")]
+    done = run_cli(*args)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "100% of 60 problems have pass rate 0" in done.stderr and "pass --allow-zero" in done.stderr
+    assert "check_pass_rates" not in done.stderr and not (tmp_path / "t.csv").exists()
+    assert run_cli(*args, "--allow-zero").returncode == 0
+
+
+def test_library_deprecations_are_filtered_but_other_warnings_are_not():
+    """course_lib.quiet ignores the FutureWarnings transformers raises about names TRL and PEFT use, nothing else."""
+    code = ("import warnings, course_lib\n"
+            "from transformers import TrainingArguments\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.filterwarnings('default')\n"
+            "    course_lib.quiet.filter_library_deprecations()\n"
+            "    TrainingArguments(output_dir='unused', gradient_checkpointing=True, report_to='none')\n"
+            "    warnings.warn('`gradient_checkpointing` is deprecated, says the course itself', FutureWarning)\n"
+            "print([str(w.message) for w in caught])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['`gradient_checkpointing` is deprecated, says the course itself']", done.stdout
+
+
+def test_in_process_runs_answer_as_the_real_entry_point_does(files):
+    """The bad-input tables run in-process (conftest.run_cli_in_process); one case through both ways agrees."""
+    args = ["select", "--table", str(files / "empty.csv"), "--strategy", "hard", "--budget", "0.1",
+            "--out", str(files / "ids.txt")]
+    real, in_process = run_cli(*args), run_cli_in_process(*args)
+    assert (real.returncode, real.stderr, real.stdout) == (in_process.returncode, in_process.stderr, in_process.stdout)

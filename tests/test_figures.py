@@ -1,4 +1,4 @@
-"""The README's charts render offline from committed files, and the README shows each with its command."""
+"""The findings' charts render offline from committed files, and docs/findings.md shows each with its command."""
 
 from pathlib import Path
 
@@ -15,11 +15,11 @@ def test_figures_render_offline_as_png(tmp_path):
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, path.name
 
 
-def test_readme_embeds_the_committed_figures_and_says_how_they_were_made():
-    readme = (ROOT / "README.md").read_text()
-    assert "python -m course_lib figures" in readme
+def test_findings_page_embeds_the_committed_figures_and_says_how_they_were_made():
+    findings = (ROOT / "docs" / "findings.md").read_text()
+    assert "python -m course_lib figures" in findings
     for name in ("calibration.png", "dead_groups.png", "grpo_tiny_m.png"):
-        assert f"docs/figures/{name}" in readme and (ROOT / "docs" / "figures" / name).exists()
+        assert f"](figures/{name})" in findings and (ROOT / "docs" / "figures" / name).exists()
 
 
 def test_count_marks_tells_a_blank_chart_from_a_drawn_one():

@@ -337,6 +337,7 @@ def _notebook(path, code: str):
     return path
 
 
+@pytest.mark.slow
 def test_a_failing_notebook_still_says_what_failed(tmp_path, monkeypatch, capsys):
     import papermill
 

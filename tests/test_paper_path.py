@@ -9,6 +9,7 @@ import math
 
 import pytest
 import transformers
+from conftest import run_cli_in_process
 
 from course_lib import CourseError
 from course_lib.difficulty import check_pass_rates, estimate
@@ -71,6 +72,7 @@ def test_stop_tokens_are_the_union_of_tokenizer_and_generation_config(standin_mo
     assert stop_token_ids(str(standin_model), tokenizer) == ids  # the vLLM path reads generation_config.json
 
 
+@pytest.mark.slow
 def test_the_same_token_ids_reach_the_model_in_estimation_training_and_evaluation(standin_model, data_env,
                                                                                    monkeypatch, tmp_path):
     pool = problems("gsm8k", "train", 4, 0)
@@ -219,7 +221,7 @@ def test_the_practitioners_workflow_on_real_data_from_the_cli(source, standin_mo
     (["estimate", "--model", "tiny-s", "--temperature", "inf", "--out", "x.csv"], "must be a finite number"),
 ])
 def test_bad_problem_arguments_are_one_line_and_status_2(args, message, tmp_path):
-    done = run_cli(*args, cwd=tmp_path)
+    done = run_cli_in_process(*args, cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, done.stderr
 
 

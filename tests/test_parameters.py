@@ -55,6 +55,7 @@ def small_notebook(tmp_path):
     return tmp_path / "small.ipynb"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("parameters", "message"), [
     ({"NOT_A_PARAM": 1}, "parameter NOT_A_PARAM is not declared by this notebook"),
     ({"SEED": "abc"}, "parameter SEED='abc' must be an integer"),
@@ -68,6 +69,7 @@ def test_papermill_run_directly_fails_in_the_first_cell(small_notebook, tmp_path
     assert not any("reached" in str(o) for c in executed.cells for o in c.get("outputs", []))
 
 
+@pytest.mark.slow
 def test_papermill_run_with_good_parameters_reaches_the_end(small_notebook, tmp_path):
     papermill.execute_notebook(str(small_notebook), str(tmp_path / "out.ipynb"), parameters={"SEED": 4, "BUDGET": 20},
                                progress_bar=False)

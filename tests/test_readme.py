@@ -1,29 +1,29 @@
 """The README's command-line examples, verbatim: every ```bash line that calls `python -m course_lib` or `course-lib`.
 
-Each line is taken from README.md as written. The cheap ones are run with the environment activated (the venv's
-bin first on PATH, as after `source .venv/bin/activate`) in a fresh folder, in README order (later ones read what
-earlier ones wrote); the others are only parsed by the CLI's own parser (`build_parser().parse_args`), and their
-study and profile names checked, because they take long or need a GPU or the hub.
+Each line is taken from README.md (and docs/*.md) as written. The README's cheap ones are run with the environment
+activated (the venv's bin first on PATH, as after `source .venv/bin/activate`) in a fresh folder, in README order
+(later ones read what earlier ones wrote); the others are only parsed by the CLI's own parser
+(`build_parser().parse_args`), and their study and profile names checked, because they take long or need a GPU or
+the hub.
 
 Run:
 - `generate --task arith --n 5 --levels 3`
 - `course-lib generate ...` (the entry point the environment puts on PATH)
-- `estimate --model tiny-m --task arith --n 500 --k 8 --seed 0 --out table.csv` (4,000 tiny-m samples)
-- `select --table table.csv --strategy hard --budget 0.1 --seed 0 --out ids.txt` (reads that table)
-- `reproduce hard-wins --profile paper --emit-slurm --out DIR` (writes job scripts, trains nothing)
-- `aggregate hard-wins --profile paper --out DIR` (right after emit: exit status 1, every point missing)
+- `estimate --model tiny-m --task arith --n 500 --k 8 --seed 0 --out scratch/table.csv` (4,000 tiny-m samples)
+- `select --table scratch/table.csv --strategy hard --budget 0.1 --seed 0 --out scratch/ids.txt` (reads that table)
+- the stand-in pipeline: `standin`, `estimate ... --allow-zero`, `select`, `train --steps 2`, `evaluate` (seconds each)
 
 Parsed only (and why):
-- `reproduce ... --profile tiny/paper` without --emit-slurm: a whole study or slice (minutes to GPU-days)
+- `reproduce ...` and `aggregate ...`: a whole study or slice (minutes to GPU-days)
 - `pretrain --size tiny-s --steps 2000`: minutes of pretraining
 - `calibrate --model tiny-m --n 500 --k 8`: the same sampling as `estimate`, writes nothing new to check
-- `train ... --steps 100` and `evaluate --model runs/hard`: about two CPU minutes; `evaluate` reads train's run
+- `train ... --steps 100` and `evaluate --model scratch/runs/hard`: about two CPU minutes; `evaluate` reads train's run
 - `notebooks --profile smoke --out build/smoke`: the whole smoke course (minutes; tests/test_notebooks.py runs it)
-- every line with a hub model id (`Qwen/...`), `--settings 2508.14094` or COURSE_DATA_DIR data: GPU and hub
+- every line with a hub model id (`Qwen/...`) or COURSE_DATA_DIR data: GPU and hub
 - the `-m course_lib` part of `accelerate launch ...` and of `# or: python -m ...` comments
 
 Lines that only call `make`, `bash .../make.sh`, `bash DIR/submit.sh` or `source`/`export` are not course_lib
-commands; `make` is tested by CI itself (`.ci/run` runs `make test`).
+commands; `make` is tested by CI itself (`.ci/run` runs `make test`) and tests/test_makefile.py.
 """
 
 import os
@@ -41,21 +41,30 @@ from course_lib.studies import STUDIES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]  # the README and the pages it links, for the parse test
 
 # README line (exactly) -> the exit status it should end with when run here
 RUN = {
     "python -m course_lib generate --task arith --n 5 --levels 3": 0,
     "course-lib generate --task arith --n 3 --levels 1,2": 0,
-    "python -m course_lib estimate --model tiny-m --task arith --n 500 --k 8 --seed 0 --out table.csv": 0,
-    "python -m course_lib select --table table.csv --strategy hard --budget 0.1 --seed 0 --out ids.txt": 0,
-    "python -m course_lib reproduce hard-wins --profile paper --emit-slurm --out DIR": 0,
-    "python -m course_lib aggregate hard-wins --profile paper --out DIR": 1,  # no job has run: all points missing
+    "python -m course_lib estimate --model tiny-m --task arith --n 500 --k 8 --seed 0 --out scratch/table.csv": 0,
+    "python -m course_lib select --table scratch/table.csv --strategy hard --budget 0.1 --seed 0 --out scratch/ids.txt": 0,
+    "python -m course_lib standin --out scratch/standin": 0,
+    "python -m course_lib estimate --model scratch/standin --task arith --n 60 --k 2 --max-new-tokens 16 --allow-zero "
+    "--out scratch/standin-table.csv": 0,
+    "python -m course_lib select --table scratch/standin-table.csv --strategy hard --budget 0.1 "
+    "--out scratch/standin-ids.txt": 0,
+    "python -m course_lib train --model scratch/standin --ids scratch/standin-ids.txt --settings 2508.14094 --steps 2 "
+    "--max-new-tokens 16 --out scratch/runs/standin-hard": 0,
+    "python -m course_lib evaluate --model scratch/runs/standin-hard --task arith --split test --n 20 --k 2 "
+    "--max-new-tokens 16 --out scratch/standin-eval.json": 0,
 }
 
 
-def bash_lines() -> list[str]:
-    """Every line of the README's ```bash blocks, comments after `#` dropped (a `# or: python -m ...` kept apart)."""
-    blocks = re.findall(r"^```bash\n(.*?)^```", README.read_text(), flags=re.S | re.M)
+def bash_lines(pages=(README,)) -> list[str]:
+    """Every line of the pages' ```bash blocks, comments after `#` dropped (a `# or: python -m ...` kept apart)."""
+    blocks = [block for page in pages
+              for block in re.findall(r"^```bash\n(.*?)^```", page.read_text(), flags=re.S | re.M)]
     return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
 
 
@@ -81,9 +90,10 @@ def readme_commands() -> list[str]:
 
 
 def every_course_lib_call() -> list[str]:
-    """Commands and comments alike: `accelerate launch ... -m course_lib ...`, `# or: python -m course_lib ...`."""
+    """Commands and comments alike, in the README and docs/: `accelerate launch ... -m course_lib ...`,
+    `# or: python -m course_lib ...`."""
     calls = []
-    for line in bash_lines():
+    for line in bash_lines(DOCS):
         for part in [command(line), *re.findall(r"#\s*(?:or:)?\s*(python -m course_lib .*)", line)]:
             if part and course_lib_args(part) is not None:
                 calls.append(part)
@@ -126,5 +136,58 @@ def test_readme_commands_run_verbatim_with_the_environment_activated(tmp_path):
         result = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True,
                                 timeout=600)
         assert result.returncode == RUN[line], f"{line}\nexit {result.returncode}\n{result.stderr[-2000:]}"
-    assert (tmp_path / "table.csv").exists() and (tmp_path / "ids.txt").read_text().strip()
-    assert (tmp_path / "DIR" / "submit.sh").exists()
+    scratch = tmp_path / "scratch"
+    assert (scratch / "table.csv").exists() and (scratch / "ids.txt").read_text().strip()
+    assert (scratch / "runs" / "standin-hard" / "summary.json").exists() and (scratch / "standin-eval.json").exists()
+
+
+def test_the_readme_starts_a_newcomer_requirements_then_quick_start_with_make_lab():
+    headings = re.findall(r"^## (.+)$", README.read_text(), flags=re.M)
+    assert headings[:4] == ["Course map", "Requirements", "Quick start", "Exploring, and teaching with it"], headings
+    quick = README.read_text().split("## Quick start")[1].split("\n## ")[0]
+    for command in ("make env", "make lab", "make course", "make test-fast", "make test"):
+        assert command in quick, command
+
+
+def test_readme_and_docs_name_no_project_issue_and_no_placeholder():
+    for page in [*DOCS, ROOT / "data" / "README.md"]:
+        text = page.read_text()
+        assert not re.search(r"\bissues? ?#\d+|\bthe issue\b", text, flags=re.I), page.name
+        assert "OWNER/REPO" not in text, page.name
+
+
+def test_every_local_link_in_the_readme_and_docs_exists():
+    for page in DOCS:
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text()):
+            if target.startswith(("http://", "https://")):
+                continue
+            path = (page.parent / target).resolve()
+            assert path.exists(), f"{page.name} links {target}, which does not exist"
+
+
+def test_readme_examples_write_only_into_git_ignored_folders():
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert "scratch/" in ignored and "build/" in ignored
+    for call in readme_commands():
+        args = course_lib_args(call)
+        for flag, value in zip(args, args[1:]):
+            if flag == "--out":
+                assert value.startswith(("scratch/", "build/", "DIR")), f"{call}: writes {value} into the checkout"
+
+
+def test_the_readme_numbers_are_the_recorded_ones():
+    """The peak memory in Requirements is the course map's largest; the example's base accuracy is the committed
+    evaluation's; its passes over the hard set follow from the example's own flags."""
+    import json
+
+    text = README.read_text()
+    times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]
+    peak = max(n["peak_memory_mib"] for n in times.values()) / 1024
+    assert f"the largest notebook peaks at {peak:.1f} GiB" in text
+    base = json.loads((ROOT / "data" / "results" / "grpo-tiny-m" / "eval_base.json").read_text())["overall"]["accuracy"]
+    assert f"base model's ({base} on the test split" in text
+    train = next(c for c in readme_commands() if c.startswith("python -m course_lib train --model tiny-m"))
+    steps = int(train.split("--steps ")[1].split()[0])
+    hard_set = int(500 * 0.1)  # the estimate line's --n 500, select's --budget 0.1
+    assert "--n 500" in text and "--budget 0.1" in text
+    assert f"100 steps of 8 prompts go\nover the same {hard_set} problems {steps * 8 // hard_set} times" in text

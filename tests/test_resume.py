@@ -71,6 +71,7 @@ def assert_same_run(resumed, reference):
     assert (resumed / ADAPTER).read_bytes() == (reference / ADAPTER).read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("save_steps", "kill", "resumed_from"),
     [
@@ -90,6 +91,7 @@ def test_killed_and_resumed_run_equals_an_uninterrupted_one(uninterrupted, probl
     assert_same_run(out, uninterrupted(save_steps))
 
 
+@pytest.mark.slow
 def test_rerun_from_a_checkpoint_at_a_boundary_equals_an_uninterrupted_run(uninterrupted, problems, tmp_path):
     out = tmp_path / "boundary"
     shutil.copytree(uninterrupted(3), out)
@@ -101,6 +103,7 @@ def test_rerun_from_a_checkpoint_at_a_boundary_equals_an_uninterrupted_run(unint
     assert_same_run(out, uninterrupted(3))
 
 
+@pytest.mark.slow
 def test_resumed_dynamic_sampling_run_equals_an_uninterrupted_one(problems, tmp_path):
     config = TrainConfig(**FAST, save_steps=4, dynamic_sampling=True, dynamic_max_rounds=2)
     train_grpo("tiny-s", problems, config, tmp_path / "whole", progress=False)

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 import torch
+from conftest import run_cli_in_process
 
 from course_lib.errors import CourseError
 from course_lib.models import file_sha256
@@ -166,12 +167,13 @@ def test_cli_builds_a_stand_in_and_the_seed_changes_only_the_weights(standin_mod
     ],
 )
 def test_cli_bad_input_is_one_line_and_status_2(tmp_path, args, message):
-    result = run_cli("standin", "--out", str(tmp_path / "out"), *args)
+    result = run_cli_in_process("standin", "--out", str(tmp_path / "out"), *args)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr
 
 
+@pytest.mark.slow
 def test_one_grpo_step_with_lora_on_cpu(standin_model, tmp_path):
     from course_lib.tasks import generate
     from course_lib.training import TrainConfig, read_jsonl_log, train_grpo

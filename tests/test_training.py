@@ -35,6 +35,7 @@ def test_trained_adapter_merges_into_the_base(finished_run):
     assert type(model).__name__ == "Qwen2ForCausalLM" and tokenizer.padding_side == "left"
 
 
+@pytest.mark.slow
 def test_resume_after_a_kill_continues_from_the_last_checkpoint(finished_run, problems, tmp_path):
     out = tmp_path / "resumed"
     shutil.copytree(finished_run[0], out)
@@ -50,6 +51,7 @@ def test_a_folder_with_a_different_run_is_refused(finished_run, problems):
         train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "learning_rate": 1e-5}), finished_run[0])
 
 
+@pytest.mark.slow
 def test_dynamic_sampling_refills_dead_groups(problems, tmp_path):
     out = tmp_path / "dynamic"
     config = TrainConfig(**{**FAST, "steps": 1, "dynamic_sampling": True, "dynamic_max_rounds": 3})
@@ -60,6 +62,7 @@ def test_dynamic_sampling_refills_dead_groups(problems, tmp_path):
     assert metrics[0]["dynamic/frac_dead_after_filter"] <= metrics[0]["frac_reward_zero_std"] + 1e-9
 
 
+@pytest.mark.slow
 def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
     out = tmp_path / "full"
     train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "steps": 1, "lora": False, "learning_rate": 3e-5}), out,

@@ -69,6 +69,7 @@ def test_micro_batches_name_the_fields_that_do_not_divide():
         TrainConfig(micro_batch_prompts=-1)
 
 
+@pytest.mark.slow
 def test_micro_batched_run_logs_the_same_groups_and_resumes(finished_run, problems, tmp_path):
     out = tmp_path / "micro"
     config = TrainConfig(**{**FAST, "steps": 3, "save_steps": 2, "micro_batch_prompts": 1})
@@ -90,6 +91,7 @@ def test_micro_batched_run_logs_the_same_groups_and_resumes(finished_run, proble
     assert [row["step"] for row in read_jsonl_log(out / "ledger.jsonl")] == [1, 1, 2, 2, 3, 3]
 
 
+@pytest.mark.slow
 def test_micro_batches_give_the_whole_steps_gradient(problems, tmp_path, monkeypatch):
     import course_lib.training
 
@@ -103,6 +105,7 @@ def test_micro_batches_give_the_whole_steps_gradient(problems, tmp_path, monkeyp
     assert grad_norms[0] > 0 and grad_norms[1] == pytest.approx(grad_norms[0], rel=1e-5)
 
 
+@pytest.mark.slow
 def test_gradient_checkpointing_trains_a_model_placed_by_the_trainer(problems, tmp_path, monkeypatch):
     import course_lib.models
 
@@ -243,6 +246,7 @@ def test_two_processes_with_micro_batches_resume_to_the_same_adapter(tmp_path):
     assert (out / "final" / "adapter_model.safetensors").read_bytes() == adapter  # step 3 redone exactly
 
 
+@pytest.mark.slow
 def test_a_step_that_runs_out_of_memory_is_split_into_micro_batches(tmp_path, monkeypatch):
     """A training forward over more than 2 rows 'runs out of memory' (as a GPU would): the run finishes with
     one prompt per micro-batch and gives the same adapter as a run that used it from the start."""

@@ -1,0 +1,22 @@
+"""Paths the notebooks write relative to notebooks/ (e.g. "../data/results"), found from any working folder.
+
+Introduced in notebooks/A1_behind_the_findings.ipynb.
+"""
+
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent  # the checkout course_lib belongs to
+NOTEBOOKS_DIR = REPOSITORY / "notebooks"
+
+
+def course_path(path) -> Path:
+    """`path` itself when it exists from the working folder or is absolute; else, for a relative path that does
+    not, the same path read from notebooks/ when that exists, so a copy of a notebook run from another folder
+    (`make students` writes them to build/students/) reads the repository's data.
+
+    Introduced in notebooks/A1_behind_the_findings.ipynb."""
+    path = Path(path)
+    if path.is_absolute() or path.exists():
+        return path
+    from_notebooks = (NOTEBOOKS_DIR / path).resolve()
+    return from_notebooks if from_notebooks.exists() else path

@@ -1,0 +1,99 @@
+"""Every benchmark script runs as shipped (in its --smoke mode, numbers not asserted) and writes its results only
+when asked (--write): a test run leaves the committed benchmarks/results/ untouched."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def run_benchmark(script: str, *args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python benchmarks/<script> ARGS` from `cwd`, with this checkout's course_lib importable."""
+    environment = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {}),
+                   "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=cwd, env=environment,
+                          capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture
+def committed_results():
+    """The committed results' bytes before the test; asserts afterwards that none changed and none was added."""
+    before = {path.name: path.read_bytes() for path in RESULTS.iterdir()}
+    yield before
+    after = {path.name: path.read_bytes() for path in RESULTS.iterdir()}
+    assert after == before, "a benchmark run without --write changed benchmarks/results/"
+
+
+def test_sampling_benchmark_smoke_prints_its_numbers_and_writes_nothing(tmp_path, committed_results):
+    done = run_benchmark("bench_sampling.py", "--smoke", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["model"] == "tiny-s" and result["batched_completions_per_s"] > 0 and result["speedup"] > 0
+
+
+@pytest.mark.slow
+def test_training_benchmark_smoke_runs_both_trainers_quietly(tmp_path, committed_results):
+    done = run_benchmark("bench_training.py", "--smoke", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)  # stdout is the result alone: no metrics dict per step from bare TRL
+    assert result["model"] == "tiny-s" and result["steps"] == 3
+    assert result["bare_trl_median_step_s"] > 0 and result["train_grpo_median_step_s"] > 0
+    assert "'loss'" not in done.stderr and "Loading weights" not in done.stderr, done.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_notebook_times_smoke_runs_one_notebook_and_writes_nothing(tmp_path, committed_results):
+    done = run_benchmark("notebook_times.py", "--smoke", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("02_zero_variance_groups.ipynb {'seconds':"), done.stdout
+
+
+@pytest.mark.slow
+def test_paper_cost_estimate_runs(tmp_path, committed_results, shared_data):
+    done = run_benchmark("paper_cost.py", "--data-dir", str(shared_data), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "| hard-wins |" in done.stdout and "| capacity-boundary |" in done.stdout
+
+
+@pytest.mark.slow
+def test_gpu_check_runs_on_cpu_and_writes_only_to_out(tmp_path, committed_results):
+    """The GPU check's own CPU mode (GPU_CHECK_ALLOW_CPU=1): both shrunk paper points on the stand-in, results in $OUT."""
+    done = run_benchmark("gpu_check.py", cwd=tmp_path, env={"GPU_CHECK_ALLOW_CPU": "1", "OUT": str(tmp_path),
+                                                            "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    numbers = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert set(numbers["points"]) == {"hard-wins", "capacity-boundary"}
+
+
+def test_suite_times_smoke_times_one_test_file_and_writes_nothing(tmp_path, committed_results):
+    done = run_benchmark("suite_times.py", "--smoke", "--write", cwd=tmp_path)  # --write is ignored in smoke mode
+    assert done.returncode == 0, done.stderr[-3000:]
+    record = json.loads(done.stdout)
+    assert record["target"] == "smoke" and record["passed"] > 0 and "failed" not in record, record
+    assert len(record["load_average_1min_before_after"]) == 2
+
+
+def test_the_benchmarks_page_quotes_the_recorded_results():
+    from course_lib.notebooks import format_runtime
+
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    sampling = json.loads((RESULTS / "sampling.json").read_text())
+    assert (f"{sampling['batched_completions_per_s']} completions/s on {sampling['model']} against "
+            f"{sampling['one_prompt_per_call_completions_per_s']}") in page
+    assert f"a {sampling['speedup']}x speed-up" in page
+    training = json.loads((RESULTS / "training.json").read_text())
+    assert f"{training['train_grpo_median_step_s']} s against {training['bare_trl_median_step_s']} s" in page
+    assert f"{training['overhead_percent']}% overhead" in page
+    notebooks = json.loads((RESULTS / "notebook_times_tiny.json").read_text())["notebooks"]
+    assert f"add up to {format_runtime(sum(n['seconds'] for n in notebooks.values()))}" in page
+    suites = json.loads((RESULTS / "suite_times.json").read_text()) if (RESULTS / "suite_times.json").exists() else {}
+    for target, record in suites.items():
+        load = "-".join(str(x) for x in record["load_average_1min_before_after"])
+        assert (f"`make {target}`: {record['passed']} tests passed in {format_runtime(record['seconds'])} "
+                f"({format_runtime(record['cpu_seconds'])} of CPU time) at a load average of {load}") in page, target
