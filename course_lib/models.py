@@ -98,7 +98,11 @@ def n_parameters(model) -> int:
 
 
 def resolve_model_path(name_or_path: str) -> Path | None:
-    """Local folder for a tiny name or a path; None for anything else (a hub id)."""
+    """Local folder for a tiny name, a packaged model's name or a path; None for anything else (a hub id)."""
+    from .packaged_models import PACKAGED_MODELS, converted_folder
+
+    if name_or_path in PACKAGED_MODELS:  # a real model shipped in a PyPI package, converted once to a cached folder
+        return converted_folder(name_or_path)
     if name_or_path in TINY_NAMES:
         path = MODELS_DIR / name_or_path
         check(
@@ -142,12 +146,12 @@ def _read_verified() -> dict:
 
 
 def verify_model_folder(path) -> None:
-    """Check the files a folder's manifest.json (tiny model) or standin.json lists against their sha256.
+    """Check the files a folder's manifest.json (tiny model), standin.json or packaged.json lists against their sha256.
 
     A file whose (path, size, mtime_ns) was verified before is not hashed again.
     """
     path = Path(path)
-    manifests = [path / name for name in ("manifest.json", "standin.json") if (path / name).exists()]
+    manifests = [path / name for name in ("manifest.json", "standin.json", "packaged.json") if (path / name).exists()]
     if not manifests:
         return  # a trained run or a hub download: nothing recorded to check against
     manifest_path = manifests[0]
