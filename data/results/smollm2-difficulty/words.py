@@ -1,6 +1,6 @@
 """Write the tiny world's arith problems (levels 1-2) as word problems, one JSON object per line.
 
-Usage: python data/results/smollm2-difficulty/words.py OUT.jsonl [N_PER_LEVEL] [SEED]
+Usage: python data/results/smollm2-difficulty/words.py OUT.jsonl [N_PER_LEVEL] [SEED] [SPLIT]
 `Q:40+3*4` becomes "Start with 40. Add 3. Then multiply by 4. What number do you get?" (the chain is worked left
 to right, as the tiny models work it); graded by GSM8K's rules, so the answer is asked for as `#### N`.
 """
@@ -24,10 +24,11 @@ def in_words(expression: str) -> str:
 
 
 def main() -> None:
-    out, n, seed = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 50, int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    args = sys.argv[1:]
+    out, n, seed, split = args[0], int((args[1:2] or [50])[0]), int((args[2:3] or [0])[0]), (args[3:4] or ["test"])[0]
     rows = [{"id": f"words-{p.id}", "question": in_words(p.prompt.strip().removeprefix("Q:")), "answer": p.answer,
              "level": p.level, "source": "gsm8k"}
-            for level in (1, 2) for p in generate("arith", n, "test", seed, (level,))]
+            for level in (1, 2) for p in generate("arith", n, split, seed, (level,))]
     atomic_write_text(out, "".join(json.dumps(row) + "\n" for row in rows))
 
 
