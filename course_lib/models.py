@@ -121,9 +121,10 @@ def resolve_model_path(name_or_path: str) -> Path | None:
             f"use a folder written by save_pretrained, or one of {', '.join(TINY_SIZES)}",
         )
         return path
-    if re.fullmatch(r"tiny-[\w-]+", name_or_path):  # a misspelled tiny name, not a hub id to retry for a minute
-        close = difflib.get_close_matches(name_or_path, TINY_NAMES, n=1)
-        hint = f"did you mean {close[0]}?" if close else f"use one of {', '.join(TINY_NAMES)}"
+    if re.fullmatch(r"(tiny|smollm)[\w-]*", name_or_path):  # a misspelled course name, not a hub id to retry
+        names = (*TINY_NAMES, *PACKAGED_MODELS)
+        close = difflib.get_close_matches(name_or_path, names, n=1)
+        hint = f"did you mean {close[0]}?" if close else f"use one of {', '.join(names)}"
         check(False, f"model={name_or_path!r} is unknown; {hint}")
     return None
 

@@ -40,6 +40,11 @@ def test_another_version_of_the_package_is_refused(monkeypatch):
         packaged.gguf_path("smollm2-135m")
 
 
+def test_a_misspelled_name_is_not_sent_to_the_hub():
+    with pytest.raises(CourseError, match=r"^model='smollm-135m' is unknown; did you mean smollm2-135m\?$"):
+        resolve_model_path("smollm-135m")
+
+
 def test_a_corrupt_conversion_is_converted_again(monkeypatch, tmp_path):
     """The cached folder is checked against its manifest at every load; a damaged one is rebuilt, not trusted."""
     monkeypatch.setenv("COURSE_MODEL_CACHE", str(tmp_path))
