@@ -26,7 +26,7 @@ def cell_row(path: Path) -> dict:
             "format_ci_low": overall["format_ci_low"], "format_ci_high": overall["format_ci_high"],
             "mean_length": round(float(table["mean_length"].mean()), 1),
             "clipped_share": round(cost["clipped_completions"] / samples, 3),
-            "max_new_tokens": int(provenance["command"].split("--max-new-tokens ")[1].split()[0]),
+            "max_new_tokens": provenance["max_new_tokens"],
             "seconds_per_problem": round(cost["sampling_seconds"] / len(table), 1),
             "tokens_per_second": round(cost["generated_tokens"] / cost["sampling_seconds"], 1)}
 
