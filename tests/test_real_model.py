@@ -134,3 +134,25 @@ def _first_chunk_seed() -> int:
     from course_lib.sampling import chunk_seed
 
     return chunk_seed(0, 0)
+
+
+@pytest.mark.slow
+def test_the_appendix_notebook_runs_in_smoke_and_shows_the_committed_numbers(tmp_path):
+    """A2 reads the committed results; what it records must be exactly what the results folders hold."""
+    import pandas as pd
+
+    from course_lib.notebooks import NOTEBOOKS_DIR, execute
+    from course_lib.runtime import read_records
+    from course_lib.studies import RESULTS_DIR
+
+    notebook = NOTEBOOKS_DIR / "A2_real_pretrained_model.ipynb"
+    execute(notebook, tmp_path, {"PROFILE": "smoke"})
+    numbers = read_records(tmp_path / notebook.name)
+    summary = pd.read_csv(RESULTS_DIR / "smollm2-difficulty" / "summary.csv")
+    assert numbers["cells"] == list(summary["cell"]) and "words-1" in numbers["cells"]
+    assert numbers["pass_rate"] == dict(zip(summary["cell"], summary["pass_rate"]))
+    assert numbers["format_share"] == dict(zip(summary["cell"], summary["format_share"]))
+    gain = json.loads((RESULTS_DIR / "smollm2-grpo" / "gain.json").read_text())
+    assert numbers["grpo_gain"] == gain["mean_difference"]
+    before = json.loads((RESULTS_DIR / "smollm2-grpo" / "eval_base.json").read_text())["overall"]
+    assert numbers["grpo_format_share_before"] == before["format_share"]
