@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A first GRPO run on a real model on a CPU: SmolLM2-135M-Instruct, LoRA, a few dozen steps on one-step word
+# A first GRPO run on a real model on a CPU: SmolLM2-135M-Instruct, LoRA, a dozen steps on one-step word
 # problems it sometimes solves, rewarded for the right answer and (half as much) for writing it as `#### N`.
 # Accuracy and format share before and after on held-out word problems, with intervals.
 # Run from the project root: bash data/results/smollm2-grpo/make.sh   (about an hour on 2 busy cores; resumable)
@@ -7,7 +7,7 @@ set -euo pipefail
 OUT=data/results/smollm2-grpo
 RUN=${RUN:-build/runs/smollm2-grpo}
 PY=${PY:-.venv/bin/python}
-STEPS=${STEPS:-24}
+STEPS=${STEPS:-12}
 SEED=${SEED:-0}
 WORDS=data/results/smollm2-difficulty/words.py
 mkdir -p "$OUT" build/smollm2
@@ -18,7 +18,7 @@ TEST=(--task jsonl:build/smollm2/words-test.jsonl --split all --levels 1 --n 12)
 EVAL=(--k 4 --temperature 1.0 --max-new-tokens 48 --seed 1 --quiet)
 [ -f "$OUT/eval_base.json" ] || $PY -m course_lib evaluate --model smollm2-135m "${TEST[@]}" "${EVAL[@]}" --out "$OUT/eval_base.json"
 $PY -m course_lib train --model smollm2-135m "${TRAIN[@]}" --n 64 --pool-seed "$SEED" --steps "$STEPS" --group-size 4 \
-    --prompts-per-step 2 --max-new-tokens 48 --lr 2e-4 --lora --format-weight 0.5 --save-steps 4 --seed "$SEED" \
+    --prompts-per-step 2 --max-new-tokens 48 --lr 5e-4 --lora --format-weight 0.5 --save-steps 4 --seed "$SEED" \
     --out "$RUN" --quiet
 [ -f "$OUT/eval_trained.json" ] || $PY -m course_lib evaluate --model "$RUN" "${TEST[@]}" "${EVAL[@]}" --out "$OUT/eval_trained.json"
 $PY -m course_lib compare --after "$OUT/eval_trained.json" --before "$OUT/eval_base.json" --seed 0 --out "$OUT/gain.json"
