@@ -19,11 +19,11 @@ from course_lib.provenance import atomic_write_texts, git_commit, library_versio
 MODEL = "smollm2-135m"
 # name, task, split, levels, problems, new tokens; cheapest and most telling first
 CELLS = [("words-1", "words", "all", (1,), 6, 64), ("words-2", "words", "all", (2,), 6, 64),
-         ("gsm8k", "gsm8k", "test", None, 3, 160), ("math-1", "math", "test", (1,), 2, 128),
-         ("bbh-3", "bbh", "test", (3,), 2, 128), ("math-2", "math", "test", (2,), 2, 128),
-         ("math-3", "math", "test", (3,), 2, 128), ("bbh-5", "bbh", "test", (5,), 2, 128),
-         ("math-4", "math", "test", (4,), 2, 128), ("bbh-7", "bbh", "test", (7,), 2, 128),
-         ("math-5", "math", "test", (5,), 2, 128)]
+         ("gsm8k", "gsm8k", "test", None, 2, 160), ("math-1", "math", "test", (1,), 1, 128),
+         ("bbh-3", "bbh", "test", (3,), 1, 128), ("math-2", "math", "test", (2,), 1, 128),
+         ("math-3", "math", "test", (3,), 1, 128), ("bbh-5", "bbh", "test", (5,), 1, 128),
+         ("math-4", "math", "test", (4,), 1, 128), ("bbh-7", "bbh", "test", (7,), 1, 128),
+         ("math-5", "math", "test", (5,), 1, 128)]
 
 
 def main() -> None:

@@ -14,11 +14,11 @@ mkdir -p "$OUT" build/smollm2
 $PY "$WORDS" build/smollm2/words-train.jsonl 100 "$SEED" train  # arith's train split, in words
 $PY "$WORDS" build/smollm2/words-test.jsonl 100 "$SEED" test    # arith's test split: held out
 TRAIN=(--task jsonl:build/smollm2/words-train.jsonl --split all --levels 1)
-TEST=(--task jsonl:build/smollm2/words-test.jsonl --split all --levels 1 --n 12)
-EVAL=(--k 4 --temperature 1.0 --max-new-tokens 48 --seed 1 --quiet)
+TEST=(--task jsonl:build/smollm2/words-test.jsonl --split all --levels 1 --n 8)
+EVAL=(--k 4 --temperature 1.0 --max-new-tokens 40 --seed 1 --quiet)
 [ -f "$OUT/eval_base.json" ] || $PY -m course_lib evaluate --model smollm2-135m "${TEST[@]}" "${EVAL[@]}" --out "$OUT/eval_base.json"
 $PY -m course_lib train --model smollm2-135m "${TRAIN[@]}" --n 64 --pool-seed "$SEED" --steps "$STEPS" --group-size 4 \
-    --prompts-per-step 2 --max-new-tokens 48 --lr 5e-4 --lora --format-weight 0.5 --save-steps 4 --seed "$SEED" \
+    --prompts-per-step 1 --max-new-tokens 40 --lr 5e-4 --lora --format-weight 0.5 --save-steps 2 --seed "$SEED" \
     --out "$RUN" --quiet
 [ -f "$OUT/eval_trained.json" ] || $PY -m course_lib evaluate --model "$RUN" "${TEST[@]}" "${EVAL[@]}" --out "$OUT/eval_trained.json"
 $PY -m course_lib compare --after "$OUT/eval_trained.json" --before "$OUT/eval_base.json" --seed 0 --out "$OUT/gain.json"
