@@ -39,7 +39,7 @@ def main() -> None:
     commits = sorted({json.loads(Path(f"{p}.provenance.json").read_text())["commit"] for p in paths})
     atomic_write_text(folder / "summary.csv", rows.to_csv(index=False))
     atomic_write_text(folder / "provenance.json", json.dumps(
-        {"command": f"bash {folder}/make.sh", "commits": commits, "versions": first["versions"],
+        {"command": "bash data/results/smollm2-difficulty/make.sh", "commits": commits, "versions": first["versions"],
          "seed": int(first["pool"]["seed"]), "cells": len(rows)}, indent=2) + "\n")
     print(rows.to_string(index=False))
 
