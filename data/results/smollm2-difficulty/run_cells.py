@@ -1,6 +1,7 @@
 """Estimate SmolLM2-135M-Instruct's pass rate and format share on each cell (source and level), loading the model once.
 
-Usage (from the project root): python data/results/smollm2-difficulty/run_cells.py OUT_FOLDER WORDS_JSONL DATA_DIR K SEED
+Usage (from the project root): python data/results/smollm2-difficulty/run_cells.py OUT_FOLDER WORDS_JSONL DATA_DIR K SEED [CELL ...]
+(CELL names: only those cells, e.g. to run cells in parallel processes; default: all, in order).
 Each cell's table goes to OUT_FOLDER/cells/NAME.csv with NAME.csv.provenance.json (command, commit, versions, cost),
 as `python -m course_lib estimate` writes them. Resumable: a written cell is skipped, and every problem's samples
 are cached as they finish (one problem per chunk), so a killed run loses at most one problem's work.
@@ -18,8 +19,8 @@ from course_lib.provenance import atomic_write_texts, git_commit, library_versio
 
 MODEL = "smollm2-135m"
 # name, task, split, levels, problems, new tokens; cheapest and most telling first
-CELLS = [("words-1", "words", "all", (1,), 6, 64), ("words-2", "words", "all", (2,), 6, 64),
-         ("gsm8k", "gsm8k", "test", None, 2, 160), ("math-1", "math", "test", (1,), 1, 128),
+CELLS = [("words-1", "words", "all", (1,), 6, 64), ("words-2", "words", "all", (2,), 4, 64),
+         ("gsm8k", "gsm8k", "test", None, 1, 160), ("math-1", "math", "test", (1,), 1, 128),
          ("bbh-3", "bbh", "test", (3,), 1, 128), ("math-2", "math", "test", (2,), 1, 128),
          ("math-3", "math", "test", (3,), 1, 128), ("bbh-5", "bbh", "test", (5,), 1, 128),
          ("math-4", "math", "test", (4,), 1, 128), ("bbh-7", "bbh", "test", (7,), 1, 128),
@@ -28,10 +29,11 @@ CELLS = [("words-1", "words", "all", (1,), 6, 64), ("words-2", "words", "all", (
 
 def main() -> None:
     out, words, data_dir, k, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+    wanted = sys.argv[6:] or [cell[0] for cell in CELLS]
     model, tokenizer = load_model(MODEL)
     for name, task, split, levels, n, max_new_tokens in CELLS:
         table_path = Path(out) / "cells" / f"{name}.csv"
-        if table_path.exists():
+        if table_path.exists() or name not in wanted:
             continue
         task = f"jsonl:{words}" if task == "words" else task
         spec = pool_spec(task, split, n, seed, levels, None if task.startswith("jsonl:") else data_dir)
