@@ -13,7 +13,7 @@ WORDS=data/results/smollm2-difficulty/words.py
 mkdir -p "$OUT" build/smollm2
 $PY "$WORDS" build/smollm2/words-train.jsonl 100 "$SEED" train  # arith's train split, in words
 $PY "$WORDS" build/smollm2/words-test.jsonl 100 "$SEED" test    # arith's test split: held out
-TRAIN=(--task jsonl:build/smollm2/words-train.jsonl --split all --levels 1)
+TRAIN=(--task jsonl:build/smollm2/words-train.jsonl --split all --pool-levels 1)
 TEST=(--task jsonl:build/smollm2/words-test.jsonl --split all --levels 1 --n 8)
 EVAL=(--k 4 --temperature 1.0 --max-new-tokens 40 --seed 1 --quiet)
 [ -f "$OUT/eval_base.json" ] || $PY -m course_lib evaluate --model smollm2-135m "${TEST[@]}" "${EVAL[@]}" --out "$OUT/eval_base.json"
