@@ -152,10 +152,11 @@ def test_the_appendix_notebook_runs_in_smoke_and_shows_the_committed_numbers(tmp
     assert numbers["cells"] == list(summary["cell"]) and "words-1" in numbers["cells"]
     assert numbers["pass_rate"] == dict(zip(summary["cell"], summary["pass_rate"]))
     assert numbers["format_share"] == dict(zip(summary["cell"], summary["format_share"]))
-    gain = json.loads((RESULTS_DIR / "smollm2-grpo" / "gain.json").read_text())
-    assert numbers["grpo_gain"] == gain["mean_difference"]
     before = json.loads((RESULTS_DIR / "smollm2-grpo" / "eval_base.json").read_text())["overall"]
     assert numbers["grpo_format_share_before"] == before["format_share"]
+    if (RESULTS_DIR / "smollm2-grpo" / "gain.json").exists():  # a finished run: before and after
+        gain = json.loads((RESULTS_DIR / "smollm2-grpo" / "gain.json").read_text())
+        assert numbers["grpo_gain"] == gain["mean_difference"]
 
 
 def test_an_unwritable_cache_is_one_clear_line(monkeypatch, tmp_path):
