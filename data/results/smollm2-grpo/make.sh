@@ -2,7 +2,7 @@
 # A first GRPO run on a real model on a CPU: SmolLM2-135M-Instruct, LoRA, a dozen steps on one-step word
 # problems it sometimes solves, rewarded for the right answer and (half as much) for writing it as `#### N`.
 # Accuracy and format share before and after on held-out word problems, with intervals.
-# Run from the project root: bash data/results/smollm2-grpo/make.sh   (about an hour on 2 busy cores; resumable)
+# Run from the project root: bash data/results/smollm2-grpo/make.sh   (about 40 minutes on 2 heavily shared cores; resumable)
 set -euo pipefail
 OUT=data/results/smollm2-grpo
 RUN=${RUN:-build/runs/smollm2-grpo}
