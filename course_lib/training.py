@@ -98,6 +98,7 @@ class TrainConfig:
     gradient_checkpointing: bool = False  # recompute activations in the backward pass: less memory, more time
     micro_batch_prompts: int = 0  # prompts per forward/backward on each process; 0 = the whole step at once
     seed: int = 0  # data order, sampling, LoRA init
+    format_weight: float = 0.0  # reward += this x (an answer written in the asked-for format); 0: correctness alone
     dynamic_sampling: bool = False  # DAPO online filtering: drop dead groups and refill the batch
     dynamic_max_rounds: int = 4  # generation rounds per step at most when refilling
     use_vllm: bool = False  # generate with vLLM (GPU only; paper profile)
@@ -123,6 +124,7 @@ class TrainConfig:
         check(self.steps >= 1, f"steps={self.steps} must be >= 1")
         check(self.learning_rate > 0, f"learning_rate={self.learning_rate} must be positive")
         check(self.beta >= 0, f"beta={self.beta} must be >= 0")
+        check(self.format_weight >= 0, f"format_weight={self.format_weight} must be >= 0 (0: correctness alone)")
         check(self.loss_type in LOSS_TYPES, f"loss_type={self.loss_type!r} is unknown; use one of {', '.join(LOSS_TYPES)}")
         check(self.scale_rewards in SCALES, f"scale_rewards={self.scale_rewards!r} is unknown; use one of {', '.join(SCALES)}")
         check(self.max_completion_length >= 1, f"max_completion_length={self.max_completion_length} must be >= 1")
@@ -183,22 +185,30 @@ def check_lora_targets(model, targets) -> None:
 
 
 class LedgerReward:
-    """`correctness_reward` that also remembers each group's reward mean and std for the ledger, and for `arith`
-    how many rewarded completions reached the answer through a wrong step (lucky guesses)."""
+    """`correctness_reward` (plus `format_weight` x the format) that also remembers each group's reward mean and std
+    for the ledger; for `arith` how many rewarded completions reached the answer through a wrong step (lucky
+    guesses); for chat prompts the group's share of answers written in the asked-for format."""
 
     __name__ = "correctness_reward"  # the name TRL logs the reward under
 
-    def __init__(self, group_size: int):
+    def __init__(self, group_size: int, format_weight: float = 0.0):
         self.group_size = group_size
+        self.format_weight = format_weight
         self.pending: list[dict] = []
 
     def __call__(self, completions, problem_id=None, **kwargs) -> list[float]:
+        from .answers import in_format
+        from .prompts import PROCEDURAL, asked_format
         from .rewards import completion_text
         from .tasks import arith_steps_are_right
 
         rewards = correctness_reward(completions, **kwargs)
         ids = problem_id or [None] * len(rewards)
         sources = kwargs.get("source") or [None] * len(rewards)
+        forms = kwargs.get("answer_format") or [None] * len(rewards)
+        formatted = [in_format(completion_text(c), asked_format(source, form))
+                     for c, source, form in zip(completions, sources, forms)]
+        rewards = [r + self.format_weight * f for r, f in zip(rewards, formatted)]
         for start in range(0, len(rewards) - self.group_size + 1, self.group_size):  # TRL keeps groups contiguous
             group = torch.tensor(rewards[start : start + self.group_size])
             row = {"problem_id": ids[start], "reward_mean": round(group.mean().item(), 4),
@@ -207,6 +217,8 @@ class LedgerReward:
                 rewarded = [completion_text(c) for c, r in zip(completions[start : start + self.group_size],
                                                                group.tolist()) if r > 0]
                 row["lucky"] = sum(not arith_steps_are_right(text) for text in rewarded)
+            elif sources[start] not in PROCEDURAL:
+                row["format_share"] = round(sum(formatted[start : start + self.group_size]) / self.group_size, 4)
             self.pending.append(row)
         return rewards
 
@@ -608,7 +620,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
             _finish(run_dir, summary)
         PartialState().wait_for_everyone()
         return summary
-    ledger = LedgerReward(config.group_size)
+    ledger = LedgerReward(config.group_size, config.format_weight)
     peft_config = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0, bias="none",
                              target_modules=list(config.lora_target_modules), task_type="CAUSAL_LM") \
         if config.lora else None

