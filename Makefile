@@ -8,7 +8,7 @@ BUILD ?= build/$(PROFILE)
 # On a machine without a local CPU wheel, add: TORCH_INSTALL="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 TORCH_INSTALL ?= torch==2.13.0
 
-.PHONY: course test test-fast check-browser env lint students explorer clean
+.PHONY: course test test-fast check-browser env lint students explorer clean mutation
 
 env: $(VENV)/.installed
 
@@ -32,6 +32,15 @@ test: check-browser env
 test-fast: env
 	$(PY) -m ruff check course_lib tests benchmarks
 	$(PY) -m pytest -m "not slow and not slurm"
+
+# Mutation testing of the core modules (not part of CI; about an hour on 2 idle cores): mutmut changes one thing at a
+# time and runs the fast tests that reach it ([tool.mutmut] in pyproject.toml); the report goes to
+# benchmarks/results/mutation.md. Resumable: stop it any time, and the next `make mutation` tests only what is left.
+# The tests run from a copy in mutants/, so ../shared/data is reached through a link ./shared -> ../shared.
+mutation: env
+	test -e shared || ln -s ../shared shared
+	-OMP_NUM_THREADS=1 PYTHONPATH=$(CURDIR)/mutants nice -n 10 $(VENV)/bin/mutmut run --max-children 2
+	$(PY) benchmarks/mutation.py
 
 # Debian's /usr/bin/chromium, or Playwright's own build (tests/test_browser.py drives whichever is there).
 PLAYWRIGHT_BROWSERS_PATH ?= $(HOME)/.cache/ms-playwright

@@ -40,6 +40,10 @@ def test_table_has_one_row_per_problem_and_the_cost(tiny_s, pool, tmp_path):
     assert (table.ci_low <= table.pass_rate).all() and (table.pass_rate <= table.ci_high).all()
     cost = table.attrs["cost"]
     assert cost["completions"] == 40 and cost["generated_tokens"] == pytest.approx(table.mean_length.sum() * 4, rel=1e-3)
+    # pinned: the seeded run (CPU, torch 2.13; the same on every run here): tiny-s solves one of 40 samples
+    assert table["outcomes"].tolist() == ["0000"] * 5 + ["0100"] + ["0000"] * 4
+    assert (table.ci_low.iloc[5], table.ci_high.iloc[5]) == (0.0456, 0.6994)  # Wilson's interval for 1 of 4
+    assert cost["generated_tokens"] == 1202 and cost["clipped_completions"] == 0
 
 
 def test_same_seed_same_table_and_the_cache_is_used(tiny_s, pool, tmp_path):
