@@ -39,7 +39,7 @@ test-fast: env
 # The tests run from a copy in mutants/, so ../shared/data is reached through a link ./shared -> ../shared.
 mutation: env
 	test -e shared || ln -s ../shared shared
-	-OMP_NUM_THREADS=1 PYTHONPATH=$(CURDIR)/mutants nice -n 10 $(VENV)/bin/mutmut run --max-children 2
+	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(VENV)/bin/mutmut run --max-children 2
 	$(PY) benchmarks/mutation.py
 
 # Debian's /usr/bin/chromium, or Playwright's own build (tests/test_browser.py drives whichever is there).

@@ -19,6 +19,10 @@ def check_00(numbers):
     assert all(0.0 <= r <= 1.0 for r in rates.values())
     assert rates["tiny-l"] >= rates["tiny-s"]  # bigger model, more competent, even on a handful of problems
     assert 0.0 <= numbers["sample_group_reward_mean"] <= 1.0
+    # pinned: the seeded smoke run (CPU, torch 2.13; the same on every run here)
+    assert rates == pytest.approx({"tiny-s": 0.0625, "tiny-m": 0.3375, "tiny-l": 0.9875}, abs=0.02)
+    assert numbers["live_share_mixed"] == pytest.approx({"tiny-s": 0.2, "tiny-m": 0.6, "tiny-l": 0.05}, abs=0.05)
+    assert numbers["sample_group_reward_mean"] == 0.5
 
 
 def check_01(numbers):
@@ -51,6 +55,7 @@ def check_02(numbers):
     # pinned: the seeded smoke run (the same on every run here)
     assert numbers["mixed_gradient_norm"] == pytest.approx(5.579, rel=0.01)
     assert numbers["predicted_dead_share"] == pytest.approx(0.2821, abs=0.01)
+    assert numbers["observed_dead_share"] == pytest.approx(0.1167, abs=0.02)
     assert 0.0 <= numbers["predicted_dead_share"] <= 1.0
 
 
@@ -63,6 +68,10 @@ def check_03(numbers):
     # pinned: the seeded smoke run (20 problems, K=4): tiny-m's hardest 10% never solved, its learnability pick mixed
     assert numbers["predicted_dead_share"]["tiny-m"]["hard"] == 1.0
     assert numbers["predicted_dead_share"]["tiny-m"]["learnability"] == pytest.approx(0.0078, abs=0.01)
+    assert numbers["predicted_dead_share"]["tiny-l"] == pytest.approx(
+        {"easy": 1.0, "hard": 0.1001, "learnability": 0.1001, "medium": 1.0, "random": 1.0}, abs=0.01)
+    assert numbers["share_mixed"]["tiny-m"] == {"easy": 0.5, "hard": 0.0, "learnability": 1.0, "medium": 1.0,
+                                                "random": 1.0}
 
 
 def check_04(numbers):
@@ -80,6 +89,14 @@ def check_04(numbers):
     for label, row in numbers["regression_to_mean"].items():  # labels at the ends, re-estimated with fresh samples
         assert label in {"p = 0", "p = 1"} and row["fresh_k"] == 2 * row["k"] and 0.0 <= row["fresh_mean_p"] <= 1.0
     assert numbers["committed_gain"] == json.loads((RESULTS_DIR / "grpo-tiny-m" / "gain.json").read_text())["mean_difference"]
+    # pinned: the seeded smoke run (the same on every run here). LoRA's two steps gain 1 of 16 samples, full
+    # fine-tuning's none: a pipeline that evaluates the base model twice (gain 0 everywhere) fails here
+    assert numbers["accuracy"] == {"base": 0.25, "lora": 0.3125, "full": 0.25}
+    assert numbers["gain"] == {"lora": 0.0625, "full": 0.0}
+    assert numbers["reference_grad_norm"] == pytest.approx(2.2617, rel=0.01)
+    assert numbers["reference_loss"] == pytest.approx(0.02746, rel=0.01)
+    assert sum(rewards) == 15 and live_groups == 3
+    assert numbers["regression_to_mean"]["p = 0"]["fresh_mean_p"] == pytest.approx(0.28125, abs=0.04)
 
 
 def check_05(numbers):
@@ -87,6 +104,12 @@ def check_05(numbers):
     assert len(numbers["gain_test"]) == 12  # 2 tasks x 6 strategies
     assert numbers["live_points"] == 2 and len(numbers["live_gain_test"]) == 2  # the smoke grid's arith, seed 0 slice
     assert all(-1.0 <= v <= 1.0 for v in numbers["live_gain_test"].values())
+    # pinned: the live smoke points (seeded, the same on every run here) and the numbers read from the committed study
+    assert numbers["live_gain_test"] == pytest.approx({"arith/hard/0": 0.0938, "arith/random/0": 0.0938}, abs=0.02)
+    assert numbers["gain_test"]["arith/hard"] == -0.0033 and numbers["gain_test"]["arith/learnability"] == 0.023
+    assert numbers["long_random_gain"] == {"format-limited (tiny-m-wordy)": 0.1412, "skill-limited (tiny-m)": 0.0445}
+    assert numbers["long_verdicts"]["skill-limited (tiny-m)/test pass@1/hard - random"] == "worse"
+    assert numbers["long_verdicts"]["format-limited (tiny-m-wordy)/test pass@1/hard - random"] == "equivalent"
 
 
 def check_06(numbers):
