@@ -39,6 +39,7 @@ test-fast: env
 # The tests run from a copy in mutants/, so ../shared/data is reached through a link ./shared -> ../shared.
 mutation: env
 	test -e shared || ln -s ../shared shared
+	@test -d shared/data || { echo "make mutation: the tests need the real data in ../shared/data (see README)" >&2; exit 1; }
 	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(VENV)/bin/mutmut run --max-children 2
 	$(PY) benchmarks/mutation.py
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -25,6 +26,40 @@ COMMAND = "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-childre
 # Survivors that are no bug the suite misses: mutant name -> ("equivalent" | "accepted", why). Names change when
 # their function changes; a stale entry is reported as such.
 TRIAGE: dict[str, tuple[str, str]] = {}
+
+MESSAGE_CALLS = ("check(", "CourseError(", "ValueError(", "warnings.warn(", "raise ")
+STRING = re.compile(r'(?:[rRfF]{0,2})"(?:[^"\\]|\\.)*"|(?:[rRfF]{0,2})\'(?:[^\'\\]|\\.)*\'')
+ONLY_STRINGS = re.compile(r'^\s*(?:(?:[rRfF]{0,2})"(?:[^"\\]|\\.)*"\s*)+[),]*\s*$')
+
+
+def changed_lines(diff: str) -> tuple[list[str], list[str]]:
+    """The removed and the added lines of a unified diff."""
+    lines = diff.splitlines()
+    removed = [line[1:] for line in lines if line.startswith("-") and not line.startswith("---")]
+    added = [line[1:] for line in lines if line.startswith("+") and not line.startswith("+++")]
+    return removed, added
+
+
+def is_message_wording(diff: str) -> bool:
+    """Whether a mutant only changes the text of an error or warning message (a string inside check(...),
+    CourseError(...), warnings.warn(...), or a line that is nothing but the string continuing such a message)."""
+    removed, added = changed_lines(diff)
+    if len(removed) != 1 or len(added) != 1:
+        return False
+    if STRING.sub('""', removed[0]) != STRING.sub('""', added[0]):
+        return False  # something outside the strings changed
+    return any(call in removed[0] for call in MESSAGE_CALLS) or bool(ONLY_STRINGS.match(removed[0]))
+
+
+def kind_of(name: str, diff: str) -> tuple[str, str]:
+    """(kind, why) of a survivor: the TRIAGE entry, else message wording, else unexplained."""
+    if name in TRIAGE:
+        return TRIAGE[name]
+    if is_message_wording(diff):
+        return "message", ("only the wording of an error message changes; tests match messages by their key phrase "
+                           "(`pytest.raises(..., match=...)`), which mutmut's `XX...XX` wrapping or a case change of "
+                           "another part leaves intact")
+    return "unexplained", "not triaged yet"
 
 
 def _load_results() -> dict[str, dict[str, str]]:
@@ -50,26 +85,30 @@ def _diff(name: str) -> str:
         return f"(no diff: {type(error).__name__})"
 
 
-def summarise(results: dict[str, dict[str, str]]) -> dict:
-    """Counts per module, and the score: surviving (untriaged, not equivalent) over all non-equivalent tested."""
+def summarise(results: dict[str, dict[str, str]], kinds: dict[str, str]) -> dict:
+    """Counts per module, and the scores: surviving mutants over the non-equivalent ones tested, counting every
+    survivor, and leaving out those that change only a message's wording."""
     modules = {}
     for module, statuses in results.items():
         counts = Counter(statuses.values())
-        survivors = [n for n, s in statuses.items() if s == "survived"]
-        equivalent = [n for n in survivors if TRIAGE.get(n, ("",))[0] == "equivalent"]
-        accepted = [n for n in survivors if TRIAGE.get(n, ("",))[0] == "accepted"]
-        tested = counts["killed"] + counts["survived"] + counts["timeout"] + counts["segfault"] + counts["suspicious"]
+        survivors = Counter(kinds[n] for n, s in statuses.items() if s == "survived")
+        tested = sum(counts[s] for s in ("killed", "survived", "timeout", "segfault", "suspicious"))
         modules[module] = {**dict(sorted(counts.items())), "mutants": len(statuses), "tested": tested,
-                           "equivalent": len(equivalent), "accepted": len(accepted),
-                           "unexplained": len(survivors) - len(equivalent) - len(accepted)}
+                           **{f"survived: {kind}": n for kind, n in sorted(survivors.items())}}
     total = Counter()
     for counts in modules.values():
-        total.update({k: v for k, v in counts.items() if isinstance(v, int)})
-    non_equivalent = total["tested"] - total["equivalent"]
-    surviving = total["survived"] - total["equivalent"]
+        total.update(counts)
+    non_equivalent = total["tested"] - total["survived: equivalent"]
+    surviving = total["survived"] - total["survived: equivalent"]
+    wording = total["survived: message"]
+
+    def share(part, whole):
+        return round(part / whole, 4) if whole else None
+
     return {"modules": modules, "total": dict(sorted(total.items())),
-            "survivors_share_of_non_equivalent": round(surviving / non_equivalent, 4) if non_equivalent else None,
-            "complete": total["not checked"] == 0 and all(total[m] == 0 for m in ("check was interrupted by user",))}
+            "survivors_share_of_non_equivalent": share(surviving, non_equivalent),
+            "survivors_share_without_message_wording": share(surviving - wording, non_equivalent - wording),
+            "complete": total["not checked"] == 0}
 
 
 def write_report(results: dict[str, dict[str, str]]) -> None:
@@ -77,37 +116,45 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
 
     from course_lib.provenance import atomic_write_text, git_commit, library_versions
 
-    summary = summarise(results)
-    record = {"command": COMMAND, "commit": git_commit(), "versions": {**library_versions(),
-              "mutmut": metadata.version("mutmut")}, "machine": f"{os.cpu_count()} CPUs", **summary,
-              "survivors": {n: TRIAGE.get(n, ("unexplained", ""))[0]
-                            for statuses in results.values() for n, s in statuses.items() if s == "survived"},
+    survivors = [n for statuses in results.values() for n, s in statuses.items() if s == "survived"]
+    diffs = {name: _diff(name) for name in survivors}
+    triage = {name: kind_of(name, diffs[name]) for name in survivors}
+    summary = summarise(results, {name: kind for name, (kind, _) in triage.items()})
+    record = {"command": COMMAND, "commit": git_commit(),
+              "versions": {**library_versions(), "mutmut": metadata.version("mutmut")},
+              "machine": f"{os.cpu_count()} CPUs", **summary,
+              "survivors": {name: kind for name, (kind, _) in triage.items()},
               "stale_triage": sorted(n for n in TRIAGE if not any(n in s for s in results.values()))}
     atomic_write_text(OUT / "mutation.json", json.dumps(record, indent=1) + "\n")
 
     total = summary["total"]
     lines = ["# Mutation testing of the core modules", "",
-             f"Made by `{COMMAND}` at commit {record['commit']} with mutmut {record['versions']['mutmut']}, "
-             f"torch {record['versions'].get('torch')}, on {record['machine']}.",
-             "mutmut mutates only lines the selected fast tests execute (`mutate_only_covered_lines`), and runs for "
-             "each mutant only the tests that reach its function; the test files are listed in pyproject.toml "
-             "under `[tool.mutmut]`.", ""]
+             f"Made by `{COMMAND}` at commit {record['commit']} with mutmut {record['versions']['mutmut']} and "
+             f"torch {record['versions'].get('torch')}, on {record['machine']}. For each mutant mutmut runs only "
+             "the fast tests that reach its function, from the test files listed under `[tool.mutmut]` in "
+             "pyproject.toml; a mutant of a function no such test calls counts as `no tests`.", ""]
     if not summary["complete"]:
-        lines += [f"**Partial**: {total.get('not checked', 0)} mutants are not checked yet. Resume with "
-                  "`make mutation` (finished verdicts are kept in mutants/).", ""]
-    lines += ["| module | mutants | killed | survived | of which equivalent | accepted | unexplained | timeout | "
-              "no tests | not checked |", "| --- | " + "--- | " * 9]
+        done = [m for m, c in summary["modules"].items() if c.get("not checked", 0) == 0]
+        lines += [f"**Partial**: {total.get('not checked', 0)} of {total['mutants']} mutants are not checked yet; "
+                  f"complete modules: {', '.join(done) or 'none'}. Resume with `make mutation` (verdicts already "
+                  "reached are kept in mutants/).", ""]
+    kinds = ("equivalent", "accepted", "message", "unexplained")
+    lines += ["| module | mutants | killed | survived | " + " | ".join(f"of which {k}" for k in kinds)
+              + " | timeout | no tests | not checked |", "| --- " * 11 + "|"]
     for module, c in summary["modules"].items():
         lines.append(f"| {module} | {c['mutants']} | {c.get('killed', 0)} | {c.get('survived', 0)} | "
-                     f"{c['equivalent']} | {c['accepted']} | {c['unexplained']} | {c.get('timeout', 0)} | "
-                     f"{c.get('no tests', 0)} | {c.get('not checked', 0)} |")
-    share = summary["survivors_share_of_non_equivalent"]
-    lines += ["", f"Survivors that are not equivalent: **{share:.1%}** of the non-equivalent mutants tested "
-                  "(target: at most 10%)." if share is not None else "", "", "## Survivors", ""]
-    for statuses in results.values():
-        for name in (n for n, s in statuses.items() if s == "survived"):
-            kind, why = TRIAGE.get(name, ("unexplained", "not triaged yet"))
-            lines += [f"### `{name}`: {kind}", "", why, "", "```diff", _diff(name), "```", ""]
+                     + " | ".join(str(c.get(f"survived: {k}", 0)) for k in kinds)
+                     + f" | {c.get('timeout', 0)} | {c.get('no tests', 0)} | {c.get('not checked', 0)} |")
+    every, without = summary["survivors_share_of_non_equivalent"], summary["survivors_share_without_message_wording"]
+    if every is not None:
+        lines += ["", f"Survivors that are not equivalent: **{every:.1%}** of the non-equivalent mutants tested; "
+                      f"**{without:.1%}** leaving out those that change only a message's wording (target: at most 10%)."]
+    lines += ["", "## Survivors", "",
+              "Kinds: *equivalent* (no test could tell), *accepted* (harmless, or reachable only on a GPU), "
+              "*message* (only an error message's wording changes), *unexplained* (a gap in the tests).", ""]
+    for name in sorted(survivors, key=lambda n: (kinds.index(triage[n][0]) * -1, n)):
+        kind, why = triage[name]
+        lines += [f"### `{name}`: {kind}", "", why, "", "```diff", diffs[name], "```", ""]
     atomic_write_text(OUT / "mutation.md", "\n".join(lines) + "\n")
 
 

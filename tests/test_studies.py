@@ -161,5 +161,9 @@ def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
     assert plan["seeds needed"] == seeds_needed(sd_upper_bound(0.01, 3), plan["smallest difference to detect"])
     strict = seed_plan(table, target=0.03)
     assert strict["smallest difference to detect"] == 0.03 and strict["seeds needed"] >= plan["seeds needed"]
+    # by hand: random's mean gain (0 + 0.2 - 0.1) / 3 + 0.3 = 1/3, a third of it 1/9; the sd's 90% upper bound from
+    # 3 seeds is 0.01 * sqrt(2 / chi2.ppf(0.1, 2)) = 0.01 * sqrt(2 / 0.2107210) = 0.0308078
+    assert plan["reference gain"] == pytest.approx(1 / 3) and plan["sd planned with"] == pytest.approx(0.0308078, abs=1e-6)
+    assert (plan["seeds needed"], strict["seeds needed"]) == (3, 11)
     with pytest.raises(CourseError, match="several rows per seed and arm"):  # two models mixed would be averaged
         seed_plan(pd.concat([table, table.assign(model="tiny-s")]))
