@@ -46,6 +46,7 @@ def check_01_pinned(numbers):
     prompts, grading or caching moves them."""
     assert numbers["mean_pass_rate"] == pytest.approx(0.2875, abs=0.02)
     assert numbers["share_mixed"] == pytest.approx(0.7, abs=0.05) and numbers["completions"] == 80
+    assert numbers["spearman"]["4"] == pytest.approx(0.241, abs=0.05)
 
 
 def check_02(numbers):
@@ -116,6 +117,11 @@ def check_06(numbers):
     assert numbers["committed_profile"] == "tiny" and numbers["committed_points"] == 27
     assert 0.0 < numbers["step_share_levels_1_3"] < 1.0  # levels 1-3 train on fewer problems for the same epochs
     assert numbers["live_points"] == 2 and all(1 <= v <= 2 for v in numbers["live_steps"].values())
+    # pinned: read from the committed study (49 of 82 steps), and the smoke grid's two steps per point
+    assert numbers["step_share_levels_1_3"] == pytest.approx(49 / 82)
+    assert numbers["live_steps"] == {"tiny-s/levels-1-3/0": 2, "tiny-s/levels-1-5/0": 2}
+    assert numbers["gain_test"]["tiny-m/levels-1-3"] == 0.0344 and numbers["gain_test"]["tiny-s/levels-1-5"] == -0.01
+    assert set(numbers["short_verdicts"].values()) == {"equivalent"}
 
 
 def check_07(numbers):
@@ -128,6 +134,12 @@ def check_07(numbers):
     assert set(numbers["learnability_minus_hard"]) == {f"{p}/{m}" for p in pairs for m in ("gain.test", "pass_at_k_gain.ood")}
     assert set(numbers["hard_minus_random"]) == {"tiny-s", "tiny-m", "tiny-l"}
     assert len(numbers["gain_by_model"]) == 15  # 3 sizes x 5 strategies
+    # pinned: read from the committed studies (the smoke run's own numbers are the predicted dead shares above)
+    assert numbers["hard_minus_random"] == {"tiny-s": -0.0037, "tiny-m": -0.013, "tiny-l": 0.0146}
+    assert numbers["spearman"] == pytest.approx({"arms: learnable share vs gain": 0.4651,
+                                                 "arms: selected share 0<p<1 vs gain": 0.3473,
+                                                 "points: learnable share vs gain": 0.3278}, abs=1e-4)
+    assert dead["tiny-m/learnability"] == pytest.approx(0.0078, abs=0.01) and dead["tiny-m/hard"] == 1.0
 
 
 CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
