@@ -120,7 +120,9 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     diffs = {name: _diff(name) for name in survivors}
     triage = {name: kind_of(name, diffs[name]) for name in survivors}
     summary = summarise(results, {name: kind for name, (kind, _) in triage.items()})
+    started = Path("mutants") / "run-commit"  # the commit whose code and tests mutmut copied when it started
     record = {"command": COMMAND, "commit": git_commit(),
+              "run_commit": started.read_text().strip() if started.exists() else None,
               "versions": {**library_versions(), "mutmut": metadata.version("mutmut")},
               "machine": f"{os.cpu_count()} CPUs", **summary,
               "survivors": {name: kind for name, (kind, _) in triage.items()},
@@ -129,7 +131,8 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
 
     total = summary["total"]
     lines = ["# Mutation testing of the core modules", "",
-             f"Made by `{COMMAND}` at commit {record['commit']} with mutmut {record['versions']['mutmut']} and "
+             f"Made by `{COMMAND}` (mutants and tests of commit {record['run_commit']}, report written at "
+             f"{record['commit']}) with mutmut {record['versions']['mutmut']} and "
              f"torch {record['versions'].get('torch')}, on {record['machine']}. For each mutant mutmut runs only "
              "the fast tests that reach its function, from the test files listed under `[tool.mutmut]` in "
              "pyproject.toml; a mutant of a function no such test calls counts as `no tests`.", ""]
