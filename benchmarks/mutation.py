@@ -77,7 +77,7 @@ def _load_results() -> dict[str, dict[str, str]]:
 
 def _diff(name: str) -> str:
     """The mutant's change as a unified diff (mutmut's own)."""
-    from mutmut.__main__ import find_mutant, get_diff_for_mutant
+    from mutmut.mutation.diff_apply import find_mutant, get_diff_for_mutant
 
     try:
         return get_diff_for_mutant(name, path=find_mutant(name).path).strip()
