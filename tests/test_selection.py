@@ -265,6 +265,8 @@ def test_the_smallest_valid_inputs_are_accepted():
     (lambda: select(HAND.to_dict("records"), "hard", 1), "table must be a pandas DataFrame, not list"),
     (lambda: select(HAND, "levels", 1, levels=("1",)), "levels=['1'] must be integers"),
     (lambda: select(HAND, "hard", 1, seed=1.0), "seed=1.0 must be a non-negative integer"),
+    (lambda: select(HAND.assign(pass_rate=["high"] + [0.5] * 9), "hard", 1),
+     "pass_rate must be a number in [0, 1]; rows ['p1'] are not"),
 ])
 def test_bad_input_names_the_parameter(call, message):
     with pytest.raises(CourseError, match=re.escape(message)):
