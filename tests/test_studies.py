@@ -167,3 +167,25 @@ def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
     assert (plan["seeds needed"], strict["seeds needed"]) == (3, 11)
     with pytest.raises(CourseError, match="several rows per seed and arm"):  # two models mixed would be averaged
         seed_plan(pd.concat([table, table.assign(model="tiny-s")]))
+
+
+def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp_path):
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    pd.DataFrame({"point": ["a", "b", "c"], "status": ["ok", "failed", "ok"], "gain.test": [0.1, None, 0.2]}) \
+        .to_csv(folder / "results.csv", index=False)
+    table, provenance = load_study("demo", tmp_path)
+    assert table["point"].tolist() == ["a", "c"] and table.index.tolist() == [0, 1]
+    assert list(table.columns) == ["point", "status", "gain.test"] and table["gain.test"].tolist() == [0.1, 0.2]
+    assert provenance == {}  # none written
+    (folder / "provenance.json").write_text('{"profile": "tiny", "failed": ["b"]}')
+    assert load_study("demo", tmp_path)[1] == {"profile": "tiny", "failed": ["b"]}
+
+
+def test_chance_corrected_by_hand():
+    from course_lib.studies import chance_corrected
+
+    assert chance_corrected(0.2, 0.2) == 0.0 and chance_corrected(1.0, 0.25) == 1.0
+    assert chance_corrected(0.6, 0.2) == pytest.approx(0.5) and chance_corrected(0.5, 0.0) == 0.5
+    with pytest.raises(CourseError, match=r"guess=1.0 must be in \[0, 1\)"):
+        chance_corrected(0.5, 1.0)
