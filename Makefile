@@ -41,7 +41,7 @@ test-fast: env
 mutation: env
 	test -e shared || ln -s ../shared shared
 	@test -d shared/data || { echo "make mutation: the tests need the real data in ../shared/data (see README)" >&2; exit 1; }
-	mkdir -p mutants && git rev-parse --short HEAD > mutants/run-commit
+	mkdir -p mutants && git rev-parse --short HEAD > mutants/run-commit && rm -f mutants/rerun-commit
 	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(VENV)/bin/mutmut run --max-children 2 $(MUTANTS)
 	$(PY) benchmarks/mutation.py
 

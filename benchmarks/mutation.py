@@ -142,8 +142,10 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     triage = {name: kind_of(name, diffs[name]) for name in survivors}
     summary = summarise(results, {name: kind for name, (kind, _) in triage.items()})
     started = Path("mutants") / "run-commit"  # the commit whose code and tests mutmut copied when it started
+    retested = Path("mutants") / "rerun-commit"  # where the survivors were tested again with newer tests, if they were
     record = {"command": COMMAND, "commit": git_commit(),
               "run_commit": started.read_text().strip() if started.exists() else None,
+              "survivors_retested_at": retested.read_text().strip() if retested.exists() else None,
               "versions": {**library_versions(), "mutmut": metadata.version("mutmut")},
               "machine": f"{os.cpu_count()} CPUs", **summary,
               "survivors": {name: kind for name, (kind, _) in triage.items()},
@@ -156,7 +158,10 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
              f"{record['commit']}) with mutmut {record['versions']['mutmut']} and "
              f"torch {record['versions'].get('torch')}, on {record['machine']}. For each mutant mutmut runs only "
              "the fast tests that reach its function, from the test files listed under `[tool.mutmut]` in "
-             "pyproject.toml; a mutant of a function no such test calls counts as `no tests`.", ""]
+             "pyproject.toml; a mutant of a function no such test calls counts as `no tests`."
+             + (f" The survivors of that run were tested again with the tests of commit "
+                f"{record['survivors_retested_at']} (`mutmut run NAMES...`)." if record["survivors_retested_at"] else ""),
+             ""]
     if not summary["complete"]:
         done = [m for m, c in summary["modules"].items() if c.get("not checked", 0) == 0]
         lines += [f"**Partial**: {total.get('not checked', 0)} of {total['mutants']} mutants are not checked yet; "
