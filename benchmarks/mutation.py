@@ -173,8 +173,8 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
              f"torch {record['versions'].get('torch')}, on {record['machine']}. For each mutant mutmut runs only "
              "the fast tests that reach its function, from the test files listed under `[tool.mutmut]` in "
              "pyproject.toml; a mutant of a function no such test calls counts as `no tests`."
-             + (f" The survivors of that run were tested again with the tests of commit "
-                f"{record['survivors_retested_at']} (`mutmut run NAMES...`)." if record["survivors_retested_at"] else ""),
+             + (f" Later verdicts (that run's survivors tested again, then further mutants, by `mutmut run NAMES...`) "
+                f"used the tests of commit {record['survivors_retested_at']}." if record["survivors_retested_at"] else ""),
              ""]
     if not summary["complete"]:
         done = [m for m, c in summary["modules"].items() if c.get("not checked", 0) == 0]

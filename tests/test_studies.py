@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from course_lib import CourseError
+from course_lib.selection import select
 from course_lib.studies import (
     gain_by_strategy,
     gain_verdicts,
@@ -106,6 +107,7 @@ def test_no_verdict_from_two_seeds():
     ({"mean": 0.0195, "ci_low": 0.0025, "ci_high": 0.0365}, "+0.020 [+0.002, +0.036]"),  # rounded as pandas' .round(3)
     ({"mean_difference": 0.0432, "ci_low": 0.0253, "ci_high": 0.0615}, "+0.043 [+0.025, +0.062]"),  # a bootstrap result
     ({"mean": -0.0004, "ci_low": -0.0102, "ci_high": 0.0001}, "+0.000 [-0.010, +0.000]"),  # no "-0.000"
+    ({"mean": 0.0, "ci_low": -0.0102, "ci_high": -0.0001}, "+0.000 [-0.010, +0.000]"),  # a bound that rounds to -0
     ({"mean": 0.2, "ci_low": float("nan"), "ci_high": float("nan")}, "+0.200"),  # one seed: no interval
 ])
 def test_interval_text_matches_the_rounded_table(row, text):
@@ -189,3 +191,29 @@ def test_chance_corrected_by_hand():
     assert chance_corrected(0.6, 0.2) == pytest.approx(0.5) and chance_corrected(0.5, 0.0) == 0.5
     with pytest.raises(CourseError, match=r"guess=1.0 must be in \[0, 1\)"):
         chance_corrected(0.5, 1.0)
+
+
+def test_detectable_difference_pinned_and_its_bounds():
+    from course_lib.studies import detectable_difference
+
+    # the power calculation scales with the sd: 0.0622 for sd 0.037 and 5 seeds is 8.41 for sd 5
+    assert detectable_difference(0.037, 5) == pytest.approx(0.06223, abs=1e-4)
+    assert detectable_difference(5.0, 5) == pytest.approx(8.40998, abs=1e-3)
+    assert detectable_difference(1.0, 2) == pytest.approx(11.5499, abs=1e-3)  # two seeds are allowed
+    for seeds, sd in ((1, 0.04), (5, 0.0)):
+        with pytest.raises(CourseError, match=f"seeds={seeds} must be >= 2 and sd={sd} positive"):
+            detectable_difference(sd, seeds)
+
+
+def test_selected_pass_rates_rows_by_arm_and_seed():
+    """random draws another set per seed; the fresh share counts only 0 < p < 1 (p = 0 and p = 1 are excluded)."""
+    ids = [f"p{i}" for i in range(10)]
+    labels = pd.DataFrame({"id": ids, "level": 1, "k": 8, "pass_rate": [i / 10 for i in range(10)]})
+    fresh = labels.assign(pass_rate=[0.0, 1.0, 0.5, 0.0, 1.0, 0.5, 0.0, 1.0, 0.5, 0.25])
+    rows = selected_pass_rates(labels, fresh, ["random"], 0.5, [0, 1])
+    assert rows[["strategy", "seed"]].values.tolist() == [["random", 0], ["random", 1]]
+    for row in rows.itertuples():
+        chosen = select(labels, "random", 0.5, row.seed)
+        rates = fresh.set_index("id").loc[chosen, "pass_rate"]
+        assert row._5 == pytest.approx(((rates > 0) & (rates < 1)).mean())  # "fresh share 0<p<1"
+    assert rows.iloc[0, 2] != rows.iloc[1, 2]  # the seed reaches `select`: other seeds, other sets
