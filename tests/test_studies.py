@@ -217,3 +217,15 @@ def test_selected_pass_rates_rows_by_arm_and_seed():
         rates = fresh.set_index("id").loc[chosen, "pass_rate"]
         assert row._5 == pytest.approx(((rates > 0) & (rates < 1)).mean())  # "fresh share 0<p<1"
     assert rows.iloc[0, 2] != rows.iloc[1, 2]  # the seed reaches `select`: other seeds, other sets
+
+
+def test_mechanism_table_whole_and_level_columns():
+    """Every column the table names (07 reads them by these names), averaged per arm and rounded to 4 places."""
+    from course_lib.studies import level_columns
+
+    table = synthetic_table().assign(**{"gain.test": lambda t: t["gain.test"] + 0.00001})
+    assert mechanism_table(table).to_dict("list") == {
+        "model": ["tiny-m", "tiny-m"], "strategy": ["hard", "random"], "selected share 0<p<1": [0.8, 0.8],
+        "predicted dead groups": [0.2, 0.2], "learnable share of steps": [0.55, 0.5], "steps": [17.0, 17.0],
+        "gain (test)": [0.0833, 0.0333]}
+    assert level_columns(table) == ("accuracy_after_by_level.test.", "accuracy_before_by_level.test.", [1])
