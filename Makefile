@@ -25,7 +25,7 @@ TORCH_CHOICE := torch as TORCH_INSTALL says
 endif
 TORCH_INSTALL ?= $(TORCH_AUTO)
 
-.PHONY: course test test-fast check-browser env lab lint students explorer clean
+.PHONY: course test test-fast check-browser env lab lint students explorer clean mutation
 
 env: $(VENV)/.installed
 
@@ -59,6 +59,18 @@ test: check-browser env
 test-fast: env
 	$(PY) -m ruff check course_lib tests benchmarks
 	$(PY) -m pytest -m "not slow and not slurm"
+
+# Mutation testing of the core modules (not part of CI; about an hour on 2 idle cores): mutmut changes one thing at a
+# time and runs the fast tests that reach it ([tool.mutmut] in pyproject.toml); the report goes to
+# benchmarks/results/mutation.md. Resumable: stop it any time, and the next `make mutation` tests only what is left.
+# MUTANTS='course_lib.answers.*' tests again every mutant of one module (e.g. after adding tests for it).
+# The tests run from a copy in mutants/, so ../shared/data is reached through a link ./shared -> ../shared.
+mutation: env
+	test -e shared || ln -s ../shared shared
+	@test -d shared/data || { echo "make mutation: the tests need the real data in ../shared/data (see README)" >&2; exit 1; }
+	mkdir -p mutants && git rev-parse --short HEAD > mutants/run-commit && rm -f mutants/rerun-commit
+	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(VENV)/bin/mutmut run --max-children 2 $(MUTANTS)
+	$(PY) benchmarks/mutation.py
 
 # Debian's /usr/bin/chromium, or Playwright's own build (tests/test_browser.py drives whichever is there).
 PLAYWRIGHT_BROWSERS_PATH ?= $(HOME)/.cache/ms-playwright

@@ -1,6 +1,7 @@
 """Difficulty estimation: table shape, Wilson intervals, cache, resume, and bad input before sampling."""
 
 import json
+import re
 
 import pytest
 
@@ -40,6 +41,10 @@ def test_table_has_one_row_per_problem_and_the_cost(tiny_s, pool, tmp_path):
     assert (table.ci_low <= table.pass_rate).all() and (table.pass_rate <= table.ci_high).all()
     cost = table.attrs["cost"]
     assert cost["completions"] == 40 and cost["generated_tokens"] == pytest.approx(table.mean_length.sum() * 4, rel=1e-3)
+    # pinned: the seeded run (CPU, torch 2.13; the same on every run here): tiny-s solves one of 40 samples
+    assert table["outcomes"].tolist() == ["0000"] * 5 + ["0100"] + ["0000"] * 4
+    assert (table.ci_low.iloc[5], table.ci_high.iloc[5]) == (0.0456, 0.6994)  # Wilson's interval for 1 of 4
+    assert cost["generated_tokens"] == 1202 and cost["clipped_completions"] == 0
 
 
 def test_same_seed_same_table_and_the_cache_is_used(tiny_s, pool, tmp_path):
@@ -163,3 +168,35 @@ def test_table_missing_columns(tmp_path):
         read_table(path)
     with pytest.raises(CourseError, match="does not exist"):
         read_table(tmp_path / "none.csv")
+
+
+def test_read_table_round_trip_keeps_ids_and_outcomes_as_text(tmp_path):
+    """Ids like '007' and outcomes like '0010' would come back from a CSV as the numbers 7 and 10."""
+    table = {"id": ["007", "010"], "level": [1, 2], "source": "arith", "k": 4, "n_correct": [1, 0],
+             "pass_rate": [0.25, 0.0], "outcomes": ["0010", "0000"]}
+    import pandas as pd
+
+    pd.DataFrame(table).to_csv(tmp_path / "t.csv", index=False)
+    read = read_table(tmp_path / "t.csv")
+    assert read["id"].tolist() == ["007", "010"] and read["outcomes"].tolist() == ["0010", "0000"]
+    assert read["pass_rate"].tolist() == [0.25, 0.0] and len(read_table(_one_row(tmp_path))) == 1
+
+
+def _one_row(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("id,level,pass_rate\na,1,0.5\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("id,level,pass_rate\n", "has no rows; make one with `python -m course_lib estimate ... --out"),
+    (b"\xff\xfe\x00id", "is not a CSV table (UnicodeDecodeError); make one with"),
+    ("", "is not a CSV table (EmptyDataError)"),
+])
+def test_read_table_says_what_is_wrong_and_how_to_make_one(tmp_path, content, message):
+    path = tmp_path / "t.csv"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(CourseError, match=re.escape(f"table={path} ") + ".*" + re.escape(message)):
+        read_table(path)
+    with pytest.raises(CourseError, match=re.escape(f"table={tmp_path} is a folder; give the CSV file")):
+        read_table(tmp_path)

@@ -184,3 +184,11 @@ def test_measured_dead_share_approaches_the_prediction():
     generator = torch.Generator().manual_seed(1)
     rewards = (torch.rand(4000, 4, generator=generator) < 0.7).float()
     assert is_dead_group(rewards).float().mean().item() == pytest.approx(dead_group_probability(0.7, 4), abs=0.02)
+
+
+def test_dead_group_probability_of_one_pass_rate_is_a_float():
+    from course_lib.grpo import dead_group_probability
+
+    value = dead_group_probability(0.5, 4)
+    assert type(value) is float and value == 0.125  # 2 * 0.5 ** 4
+    assert dead_group_probability([0, 1], 3).tolist() == [1.0, 1.0]

@@ -26,6 +26,10 @@ def check_00(numbers):
     assert numbers["game_steps"] == 2 and 0.0 <= before <= 1.0 and 0.0 <= after <= 1.0
     assert game["mean_difference"] == pytest.approx(after - before, abs=1e-3)  # paired: the mean of the differences
     assert game["ci_low"] <= game["mean_difference"] <= game["ci_high"]
+    # pinned: the seeded smoke run (CPU, torch 2.13; the same on every run here)
+    assert rates == pytest.approx({"tiny-s": 0.0625, "tiny-m": 0.3375, "tiny-l": 0.9875}, abs=0.02)
+    assert numbers["live_share_mixed"] == pytest.approx({"tiny-s": 0.2, "tiny-m": 0.6, "tiny-l": 0.05}, abs=0.05)
+    assert numbers["sample_group_reward_mean"] == 0.5
 
 
 def check_01(numbers):
@@ -49,6 +53,7 @@ def check_01_pinned(numbers):
     prompts, grading or caching moves them."""
     assert numbers["mean_pass_rate"] == pytest.approx(0.2875, abs=0.02)
     assert numbers["share_mixed"] == pytest.approx(0.7, abs=0.05) and numbers["completions"] == 80
+    assert numbers["spearman"]["4"] == pytest.approx(0.241, abs=0.05)
 
 
 def check_02(numbers):
@@ -58,6 +63,7 @@ def check_02(numbers):
     # pinned: the seeded smoke run (the same on every run here)
     assert numbers["mixed_gradient_norm"] == pytest.approx(5.579, rel=0.01)
     assert numbers["predicted_dead_share"] == pytest.approx(0.2821, abs=0.01)
+    assert numbers["observed_dead_share"] == pytest.approx(0.1167, abs=0.02)
     assert 0.0 <= numbers["predicted_dead_share"] <= 1.0
 
 
@@ -70,6 +76,10 @@ def check_03(numbers):
     # pinned: the seeded smoke run (20 problems, K=4): tiny-m's hardest 10% never solved, its learnability pick mixed
     assert numbers["predicted_dead_share"]["tiny-m"]["hard"] == 1.0
     assert numbers["predicted_dead_share"]["tiny-m"]["learnability"] == pytest.approx(0.0078, abs=0.01)
+    assert numbers["predicted_dead_share"]["tiny-l"] == pytest.approx(
+        {"easy": 1.0, "hard": 0.1001, "learnability": 0.1001, "medium": 1.0, "random": 1.0}, abs=0.01)
+    assert numbers["share_mixed"]["tiny-m"] == {"easy": 0.5, "hard": 0.0, "learnability": 1.0, "medium": 1.0,
+                                                "random": 1.0}
 
 
 def check_04(numbers):
@@ -93,6 +103,14 @@ def check_04(numbers):
     for label, row in numbers["regression_to_mean"].items():  # labels at the ends, re-estimated with fresh samples
         assert label in {"p = 0", "p = 1"} and row["fresh_k"] == 2 * row["k"] and 0.0 <= row["fresh_mean_p"] <= 1.0
     assert numbers["committed_gain"] == json.loads((RESULTS_DIR / "grpo-tiny-m" / "gain.json").read_text())["mean_difference"]
+    # pinned: the seeded smoke run (the same on every run here). LoRA's two steps gain 1 of 16 samples, full
+    # fine-tuning's none: a pipeline that evaluates the base model twice (gain 0 everywhere) fails here
+    assert numbers["accuracy"] == {"base": 0.25, "lora": 0.3125, "full": 0.25}
+    assert numbers["gain"] == {"lora": 0.0625, "full": 0.0}
+    assert numbers["reference_grad_norm"] == pytest.approx(2.2617, rel=0.01)
+    assert numbers["reference_loss"] == pytest.approx(0.02746, rel=0.01)
+    assert sum(rewards) == 15 and live_groups == 3
+    assert numbers["regression_to_mean"]["p = 0"]["fresh_mean_p"] == pytest.approx(0.28125, abs=0.04)
 
 
 def check_05(numbers):
@@ -107,6 +125,12 @@ def check_05(numbers):
         "skill-limited/41/hard - random": "worse",
         "skill-limited/100/hard - random": "equivalent (different but within the margin)"}
     assert numbers["long_random_gain"]["format-limited"] > 0.10  # the headroom the 100-step test was run for
+    # pinned: the live smoke points (seeded, the same on every run here) and the numbers read from the committed study
+    assert numbers["live_gain_test"] == pytest.approx({"arith/hard/0": 0.0938, "arith/random/0": 0.0938}, abs=0.02)
+    assert numbers["gain_test"]["arith/hard"] == -0.0033 and numbers["gain_test"]["arith/learnability"] == 0.023
+    assert numbers["long_random_gain"] == {"format-limited (tiny-m-wordy)": 0.1412, "skill-limited (tiny-m)": 0.0445}
+    assert numbers["long_verdicts"]["skill-limited (tiny-m)/test pass@1/hard - random"] == "worse"
+    assert numbers["long_verdicts"]["format-limited (tiny-m-wordy)/test pass@1/hard - random"] == "equivalent"
 
 
 def check_06(numbers):
@@ -125,6 +149,11 @@ def check_A1(numbers):
                for arm in ("levels-1-3", "levels-1-5") for level in (4, 5))
     assert all(-1.0 <= v <= 1.0 for v in numbers["pooled_spearman"].values())
     assert len(numbers["probe_gain_test"]) == 8  # 2 probes x 4 strategies
+    # pinned: read from the committed study (49 of 82 steps), and the smoke grid's two steps per point
+    assert numbers["step_share_levels_1_3"] == pytest.approx(49 / 82)
+    assert numbers["live_steps"] == {"tiny-s/levels-1-3/0": 2, "tiny-s/levels-1-5/0": 2}
+    assert numbers["gain_test"]["tiny-m/levels-1-3"] == 0.0344 and numbers["gain_test"]["tiny-s/levels-1-5"] == -0.01
+    assert set(numbers["short_verdicts"].values()) == {"equivalent"}
 
 
 def check_07(numbers):
@@ -141,6 +170,12 @@ def check_07(numbers):
     from course_lib.scorecard import scorecard  # the scorecard shown is the committed studies' one
 
     assert numbers["scorecard"] == dict(zip(scorecard()["claim"], scorecard()["status"]))
+    # pinned: read from the committed studies (the smoke run's own numbers are the predicted dead shares above)
+    assert numbers["hard_minus_random"] == {"tiny-s": -0.0037, "tiny-m": -0.013, "tiny-l": 0.0146}
+    assert numbers["spearman"] == pytest.approx({"arms: learnable share vs gain": 0.4651,
+                                                 "arms: selected share 0<p<1 vs gain": 0.3473,
+                                                 "points: learnable share vs gain": 0.3278}, abs=1e-4)
+    assert dead["tiny-m/learnability"] == pytest.approx(0.0078, abs=0.01) and dead["tiny-m/hard"] == 1.0
 
 
 CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,

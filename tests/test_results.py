@@ -34,22 +34,40 @@ def test_compare_on_pass_at_k_scores_each_problem_as_solved_within_k():
 
 
 def test_committed_adapter_loads_onto_tiny_m():
+    import torch
+
+    from course_lib.models import load_model
+
     run = json.loads((RESULT / "run" / "run_config.json").read_text())
     assert run["model"] == "tiny-m" and run["config"]["lora"] and run["config"]["steps"] == 150
     model, tokenizer = load_trained(str(RESULT / "run"), device="cpu")
     assert type(model).__name__ == "Qwen2ForCausalLM"
+    base, _ = load_model("tiny-m", device="cpu")
+    ids = torch.tensor([tokenizer("Q: 12+7-3=?\nA: ")["input_ids"]])
+    with torch.no_grad():
+        change = (model(ids).logits - base(ids).logits).abs().max().item()
+    assert change > 1e-3  # the adapter is merged: this is the trained model, not tiny-m itself
+
+
+# Two committed points whose gains differ by more than their noise bands: a pipeline that reports one constant gain
+# (e.g. the base model evaluated twice: 0) cannot reproduce both
+RERUN_POINTS = [
+    ("capacity-boundary", {"MODEL": "tiny-s", "STRATEGY": "levels-1-3", "SEED": 0}),  # gain -0.001 [-0.012, +0.010]
+    ("hard-wins", {"TASK": "arith", "STRATEGY": "hard", "SEED": 0}),  # gain +0.042 [+0.014, +0.070]
+]
 
 
 @pytest.mark.slow
-def test_a_committed_study_point_reruns_within_noise(tmp_path):
-    """Re-run one small committed grid point of capacity-boundary from scratch (empty cache) and compare."""
+@pytest.mark.parametrize(("study", "where"), RERUN_POINTS, ids=[study for study, _ in RERUN_POINTS])
+def test_a_committed_study_point_reruns_within_noise(tmp_path, study, where):
+    """Re-run one small committed grid point from scratch (empty cache) and compare: the selection, the base
+    accuracy and the gain itself, which must also keep the committed interval's side of 0."""
     from course_lib.studies import load_study
     from course_lib.sweep import expand, point_name, run_point
 
-    table, provenance = load_study("capacity-boundary")
+    table, provenance = load_study(study)
     assert provenance["profile"] == "tiny" and not provenance["failed"]
-    point = next(p for p in expand("capacity-boundary", "tiny")
-                 if (p["MODEL"], p["STRATEGY"], p["SEED"]) == ("tiny-s", "levels-1-3", 0))
+    point = next(p for p in expand(study, "tiny") if all(p[key] == value for key, value in where.items()))
     committed = table.set_index("point").loc[point_name(point)]
     rerun = run_point(point, tmp_path)
     assert rerun["status"] == "ok", rerun.get("error")
@@ -58,3 +76,8 @@ def test_a_committed_study_point_reruns_within_noise(tmp_path):
     assert rerun["accuracy_before"]["test"] == pytest.approx(committed["accuracy_before.test"], abs=0.02)
     low, high = json.loads(committed["gain_ci.test"])  # the committed point's own 95% paired-bootstrap interval
     assert abs(rerun["gain"]["test"] - committed["gain.test"]) <= (high - low) / 2
+    rerun_low, rerun_high = rerun["gain_ci"]["test"]
+    if low > 0:  # a committed gain that excludes 0 is reproduced as one
+        assert rerun_low > 0
+    if high < 0:
+        assert rerun_high < 0

@@ -71,6 +71,10 @@ def test_random_is_a_seeded_sample():
     for ids in picks:
         assert len(ids) == len(set(ids)) == 4 and set(ids) <= set(HAND["id"])
     assert select(HAND, "random", 4, seed=3) == select(HAND, "random", 4, seed=3)
+    # pinned: numpy's PCG64 permutation of the id-sorted table is the same on every platform
+    assert select(HAND, "random", 4, seed=3) == ["p9", "p6", "p1", "p2"]
+    assert select(HAND, "random", 4, seed=0) == ["p4", "p6", "p2", "p7"]
+    assert select(HAND, "levels", 3, seed=3, levels=(1, 2, 3)) == ["p4", "p8", "p7"]
     assert len({tuple(sorted(ids)) for ids in picks}) > 1
 
 
@@ -89,7 +93,7 @@ def test_ties_are_broken_by_the_seed():
     picks = {seed: select(TIES, "hard", 3, seed=seed) for seed in range(10)}
     for ids in picks.values():
         assert set(ids) <= TIED_AT_ZERO
-    assert select(TIES, "hard", 3, seed=4) == picks[4]  # same seed, same ids
+    assert select(TIES, "hard", 3, seed=4) == picks[4] == ["q0", "q7", "q2"]  # same seed, same ids (pinned)
     assert len({frozenset(ids) for ids in picks.values()}) > 1  # another seed picks other tied problems
     assert set(select(TIES, "hard", 6, seed=8)) == TIED_AT_ZERO  # the whole tied block fits: no choice left
     assert select(TIES, "hard", 8, seed=8)[6:] == ["q6", "q4"]  # after the block, by pass rate
@@ -237,3 +241,64 @@ def test_charge_estimation(budget, pool_size, k, cost, expected):
 def test_charge_estimation_rejects(args, message):
     with pytest.raises(CourseError, match=re.escape(message)):
         charge_estimation(*args)
+
+
+# Boundaries and branches that mutation testing found untested (a `>=` that could be `>`, a message that could be
+# lost, a tie order that an unstable sort would scramble)
+
+
+def test_the_smallest_valid_inputs_are_accepted():
+    assert budget_count(1, 1) == 1 and budget_count(1.0, 1) == 1  # a pool of one problem
+    assert select(HAND.iloc[:1], "hard", 1) == ["p1"]  # a table of one problem
+    assert select(HAND, "levels", 1, levels=4) == ["p9"]  # a band of one problem
+    assert estimation_cost(1, 1, 0.5) == {"completions": 1, "tokens": 0.5}  # one problem, one sample
+    assert charge_estimation(1, 1, 1, 0.0) == {"annotate_more": 1, "estimate_first": 1, "estimation_cost": 0.0}
+    assert charge_estimation(5, 5, 1, 0.2)["estimate_first"] == 4  # a budget as large as the pool
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: budget_count(0.5, 1.5), "pool_size=1.5 must be a positive integer"),
+    (lambda: budget_count(0.5, 0), "pool_size=0 must be a positive integer"),
+    (lambda: estimation_cost(0, 8, 30), "pool_size=0 must be a positive integer"),
+    (lambda: estimation_cost(10, 8, 0), "tokens_per_completion=0 must be a positive number"),
+    (lambda: estimation_cost(10, 8, "30"), "tokens_per_completion='30' must be a positive number"),
+    (lambda: select(HAND.to_dict("records"), "hard", 1), "table must be a pandas DataFrame, not list"),
+    (lambda: select(HAND, "levels", 1, levels=("1",)), "levels=['1'] must be integers"),
+    (lambda: select(HAND, "hard", 1, seed=1.0), "seed=1.0 must be a non-negative integer"),
+    (lambda: select(HAND.assign(pass_rate=["high"] + [0.5] * 9), "hard", 1),
+     "pass_rate must be a number in [0, 1]; rows ['p1'] are not"),
+])
+def test_bad_input_names_the_parameter(call, message):
+    with pytest.raises(CourseError, match=re.escape(message)):
+        call()
+
+
+@pytest.mark.parametrize(("budget", "pool_size", "k", "cost", "left"), [
+    (10, 100, 1, 0.07, 3),  # 10 - 7.000000000000001 is 2.999999999999999 in floating point: still 3 left
+    (100, 1000, 8, 0.01005, 19),  # 100 - 80.4 = 19.6: 19 whole annotations, not 20
+])
+def test_charge_estimation_floors_what_is_left(budget, pool_size, k, cost, left):
+    assert charge_estimation(budget, pool_size, k, cost)["estimate_first"] == left
+
+
+def test_degenerate_medium_looks_at_the_centred_window():
+    # sorted: 0 .1 .2 [.5 .5] .5 .5 .9 1: the centred 2-wide window (start (9 - 2) // 2 = 3) lies in the block of .5
+    assert degenerate_medium(pool([0.0, 0.1, 0.2, 0.5, 0.5, 0.5, 0.5, 0.9, 1.0]), 2)
+    assert not degenerate_medium(pool([0.0, 0.1, 0.2, 0.3, 0.5, 0.5, 0.5, 0.9, 1.0]), 2)  # window .3 .5
+
+
+def test_ties_keep_the_seeded_order_in_a_large_pool():
+    """With many ties, `hard` takes the tied problems in the seeded random order (a stable sort): the first five at
+    p = 0 that `random` would list, whatever the sort's size."""
+    rates = [0.0 if i % 2 else 0.05 * (i % 7) + 0.1 for i in range(60)]
+    table = pool(rates)
+    order = select(table, "random", 60, seed=5)
+    at_zero = [i for i in order if rates[int(i[1:])] == 0.0]
+    assert select(table, "hard", 5, seed=5) == at_zero[:5]
+
+
+def test_integer_and_string_ids_give_the_same_picks():
+    """Ids read back from a CSV can come as numbers: the seeded order is over their text, so the picks agree."""
+    numbers = pd.DataFrame({"id": [9, 10, 100, 11, 2, 30], "level": 1, "pass_rate": [0.5] * 6})
+    as_text = numbers.assign(id=numbers["id"].astype(str))
+    assert select(numbers, "random", 3, seed=1) == select(as_text, "random", 3, seed=1)

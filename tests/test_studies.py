@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from course_lib import CourseError
+from course_lib.selection import select
 from course_lib.studies import (
     gain_by_strategy,
     gain_verdicts,
@@ -110,6 +111,7 @@ def test_no_verdict_from_two_seeds():
     ({"mean": 0.0195, "ci_low": 0.0025, "ci_high": 0.0365}, "+0.020 [+0.002, +0.036]"),  # rounded as pandas' .round(3)
     ({"mean_difference": 0.0432, "ci_low": 0.0253, "ci_high": 0.0615}, "+0.043 [+0.025, +0.062]"),  # a bootstrap result
     ({"mean": -0.0004, "ci_low": -0.0102, "ci_high": 0.0001}, "+0.000 [-0.010, +0.000]"),  # no "-0.000"
+    ({"mean": 0.0, "ci_low": -0.0102, "ci_high": -0.0001}, "+0.000 [-0.010, +0.000]"),  # a bound that rounds to -0
     ({"mean": 0.2, "ci_low": float("nan"), "ci_high": float("nan")}, "+0.200"),  # one seed: no interval
 ])
 def test_interval_text_matches_the_rounded_table(row, text):
@@ -165,6 +167,10 @@ def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
     assert plan["seeds needed"] == seeds_needed(sd_upper_bound(0.01, 3), plan["smallest difference to detect"])
     strict = seed_plan(table, target=0.03)
     assert strict["smallest difference to detect"] == 0.03 and strict["seeds needed"] >= plan["seeds needed"]
+    # by hand: random's mean gain (0 + 0.2 - 0.1) / 3 + 0.3 = 1/3, a third of it 1/9; the sd's 90% upper bound from
+    # 3 seeds is 0.01 * sqrt(2 / chi2.ppf(0.1, 2)) = 0.01 * sqrt(2 / 0.2107210) = 0.0308078
+    assert plan["reference gain"] == pytest.approx(1 / 3) and plan["sd planned with"] == pytest.approx(0.0308078, abs=1e-6)
+    assert (plan["seeds needed"], strict["seeds needed"]) == (3, 11)
     with pytest.raises(CourseError, match="several rows per seed and arm"):  # two models mixed would be averaged
         seed_plan(pd.concat([table, table.assign(model="tiny-s")]))
 
@@ -221,3 +227,63 @@ def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
         [0.25, -0.2, 0.1, -0.1, 0.35])])   # nothing
     assert family["verdict"].tolist() == ["better", "inconclusive", "inconclusive"]
     assert holm_verdicts(family)["verdict_holm"].tolist() == ["inconclusive"] * 3  # ... not in a family of three
+
+
+def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp_path):
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    pd.DataFrame({"point": ["a", "b", "c"], "status": ["ok", "failed", "ok"], "gain.test": [0.1, None, 0.2]}) \
+        .to_csv(folder / "results.csv", index=False)
+    table, provenance = load_study("demo", tmp_path)
+    assert table["point"].tolist() == ["a", "c"] and table.index.tolist() == [0, 1]
+    assert list(table.columns) == ["point", "status", "gain.test"] and table["gain.test"].tolist() == [0.1, 0.2]
+    assert provenance == {}  # none written
+    (folder / "provenance.json").write_text('{"profile": "tiny", "failed": ["b"]}')
+    assert load_study("demo", tmp_path)[1] == {"profile": "tiny", "failed": ["b"]}
+
+
+def test_chance_corrected_by_hand():
+    from course_lib.studies import chance_corrected
+
+    assert chance_corrected(0.2, 0.2) == 0.0 and chance_corrected(1.0, 0.25) == 1.0
+    assert chance_corrected(0.6, 0.2) == pytest.approx(0.5) and chance_corrected(0.5, 0.0) == 0.5
+    with pytest.raises(CourseError, match=r"guess=1.0 must be in \[0, 1\)"):
+        chance_corrected(0.5, 1.0)
+
+
+def test_detectable_difference_pinned_and_its_bounds():
+    from course_lib.studies import detectable_difference
+
+    # the power calculation scales with the sd: 0.0622 for sd 0.037 and 5 seeds is 8.41 for sd 5
+    assert detectable_difference(0.037, 5) == pytest.approx(0.06223, abs=1e-4)
+    assert detectable_difference(5.0, 5) == pytest.approx(8.40998, abs=1e-3)
+    assert detectable_difference(1.0, 2) == pytest.approx(11.5499, abs=1e-3)  # two seeds are allowed
+    for seeds, sd in ((1, 0.04), (5, 0.0)):
+        with pytest.raises(CourseError, match=f"seeds={seeds} must be >= 2 and sd={sd} positive"):
+            detectable_difference(sd, seeds)
+
+
+def test_selected_pass_rates_rows_by_arm_and_seed():
+    """random draws another set per seed; the fresh share counts only 0 < p < 1 (p = 0 and p = 1 are excluded)."""
+    ids = [f"p{i}" for i in range(10)]
+    labels = pd.DataFrame({"id": ids, "level": 1, "k": 8, "pass_rate": [i / 10 for i in range(10)]})
+    fresh = labels.assign(pass_rate=[0.0, 1.0, 0.5, 0.0, 1.0, 0.5, 0.0, 1.0, 0.5, 0.25])
+    rows = selected_pass_rates(labels, fresh, ["random"], 0.5, [0, 1])
+    assert rows[["strategy", "seed"]].values.tolist() == [["random", 0], ["random", 1]]
+    for row in rows.itertuples():
+        chosen = select(labels, "random", 0.5, row.seed)
+        rates = fresh.set_index("id").loc[chosen, "pass_rate"]
+        assert row._5 == pytest.approx(((rates > 0) & (rates < 1)).mean())  # "fresh share 0<p<1"
+    assert rows.iloc[0, 2] != rows.iloc[1, 2]  # the seed reaches `select`: other seeds, other sets
+
+
+def test_mechanism_table_whole_and_level_columns():
+    """Every column the table names (07 reads them by these names), averaged per arm and rounded to 4 places."""
+    from course_lib.studies import level_columns
+
+    table = synthetic_table().assign(**{"gain.test": lambda t: t["gain.test"] + 0.00001})
+    assert mechanism_table(table).to_dict("list") == {
+        "model": ["tiny-m", "tiny-m"], "strategy": ["hard", "random"], "selected share 0<p<1": [0.8, 0.8],
+        "predicted dead groups": [0.2, 0.2], "learnable share of steps": [0.55, 0.5], "steps": [17.0, 17.0],
+        "gain (test)": [0.0833, 0.0333]}
+    assert level_columns(table) == ("accuracy_after_by_level.test.", "accuracy_before_by_level.test.", [1])

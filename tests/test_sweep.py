@@ -266,6 +266,12 @@ def test_parse_where_reads_pairs_and_names_a_malformed_one():
         parse_where(["SEED0"])
 
 
+def test_parse_where_splits_at_the_first_separator_only():
+    assert parse_where(["OUT=a=b", "NOTE="]) == {"OUT": "a=b", "NOTE": ""}
+    assert parse_where(["TASK:gsm8k:main"], ":") == {"TASK": "gsm8k:main"}
+    assert parse_where([]) == {}
+
+
 def test_a_damaged_point_record_is_set_aside_and_the_point_runs_again(tmp_path, monkeypatch):
     notebook = fake_experiment(tmp_path / "fake.ipynb")
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0, 1]}}})
