@@ -53,7 +53,8 @@ CLAIMS = (
           "levels 1-3 match 1-5 with ~45% of the steps", "capacity-boundary-short", "tiny-m-short", "levels-1-3",
           "levels-1-5", expected="equivalent", steps=(49, 82),
           note="the tiny boundary comes from pretraining data (levels 4-5 never seen), the paper's from model size"),
-    Claim("GSM8K-trained beats MATH-trained on MATH's numeric subset", "arXiv 2604.06298", None,
+    Claim("GSM8K-trained beats MATH-trained on MATH's numeric subset", "arXiv 2604.06298: Qwen2.5 0.5B-3B trained on "
+          "GSM8K score higher on MATH's numeric-answer subset than the same models trained on MATH", None,
           note="the tiny world has no second dataset with a shared answer type"),
 )
 

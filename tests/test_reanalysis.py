@@ -10,7 +10,7 @@ FOLDER = Path(__file__).resolve().parent.parent / "data" / "results" / "reanalys
 
 def test_reanalysis_is_remade_byte_for_byte_and_keeps_its_key_verdicts(tmp_path):
     runpy.run_path(str(FOLDER / "reanalyze.py"))["main"](tmp_path)
-    for name in ("paired_verdicts.csv", "gains_with_base_error.csv", "reanalysis.md"):
+    for name in ("paired_verdicts.csv", "gains_with_base_error.csv", "reanalysis.md", "scorecard.md"):
         assert (tmp_path / name).read_text() == (FOLDER / name).read_text(), name
     paired = pd.read_csv(tmp_path / "paired_verdicts.csv")
     primary = paired[(paired.study == "regimes-hard-wins") & (paired.family == "primary") & (paired.model == "tiny-m")]
