@@ -23,3 +23,10 @@ def test_reanalysis_is_remade_byte_for_byte_and_keeps_its_key_verdicts(tmp_path)
     headroom = gains[(gains.study == "headroom-pilot-seeds") & (gains.learning_rate == 1e-4)].iloc[0]
     assert headroom["gain without base error"] == "+0.039 [+0.003, +0.076]"
     assert headroom["gain with base error"] == "+0.039 [-0.027, +0.105]"  # the base's error makes it inconclusive
+
+
+def test_the_readme_ends_with_the_committed_scorecard():
+    readme = (FOLDER.parent.parent.parent / "README.md").read_text()
+    block = readme.split("<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -->\n")[1].split("<!-- /scorecard -->")[0]
+    table = [line for line in (FOLDER / "scorecard.md").read_text().splitlines() if line.startswith("|")]
+    assert block.strip().splitlines() == table
