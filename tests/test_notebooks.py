@@ -107,9 +107,9 @@ def check_04(numbers):
     # fine-tuning's none: a pipeline that evaluates the base model twice (gain 0 everywhere) fails here
     assert numbers["accuracy"] == {"base": 0.25, "lora": 0.3125, "full": 0.25}
     assert numbers["gain"] == {"lora": 0.0625, "full": 0.0}
-    assert numbers["reference_grad_norm"] == pytest.approx(2.2617, rel=0.01)
-    assert numbers["reference_loss"] == pytest.approx(0.02746, rel=0.01)
-    assert sum(rewards) == 15 and live_groups == 3
+    assert numbers["reference_grad_norm"] == pytest.approx(2.4867, rel=0.01)
+    assert numbers["reference_loss"] == pytest.approx(0.007729, rel=0.01)
+    assert sum(rewards) == 7 and live_groups == 2
     assert numbers["regression_to_mean"]["p = 0"]["fresh_mean_p"] == pytest.approx(0.28125, abs=0.04)
 
 
@@ -128,9 +128,7 @@ def check_05(numbers):
     # pinned: the live smoke points (seeded, the same on every run here) and the numbers read from the committed study
     assert numbers["live_gain_test"] == pytest.approx({"arith/hard/0": 0.0938, "arith/random/0": 0.0938}, abs=0.02)
     assert numbers["gain_test"]["arith/hard"] == -0.0033 and numbers["gain_test"]["arith/learnability"] == 0.023
-    assert numbers["long_random_gain"] == {"format-limited (tiny-m-wordy)": 0.1412, "skill-limited (tiny-m)": 0.0445}
-    assert numbers["long_verdicts"]["skill-limited (tiny-m)/test pass@1/hard - random"] == "worse"
-    assert numbers["long_verdicts"]["format-limited (tiny-m-wordy)/test pass@1/hard - random"] == "equivalent"
+    assert numbers["long_random_gain"] == {"format-limited": 0.1412, "skill-limited": 0.0445}
 
 
 def check_06(numbers):
@@ -139,6 +137,9 @@ def check_06(numbers):
     assert numbers["live_points"] == 2 and all(1 <= v <= 2 for v in numbers["live_steps"].values())
     assert len(numbers["top_levels_change"]) == 18  # 3 models x 3 arms x levels 4-5
     assert set(numbers["short_verdicts"].values()) == {"equivalent"}  # the boundary-inside-the-levels study, pinned
+    # pinned: the smoke grid's two steps per point, and gains read from the committed study
+    assert numbers["live_steps"] == {"tiny-s/levels-1-3/0": 2, "tiny-s/levels-1-5/0": 2}
+    assert numbers["gain_test"]["tiny-m/levels-1-3"] == 0.0344 and numbers["gain_test"]["tiny-s/levels-1-5"] == -0.01
 
 
 def check_A1(numbers):
@@ -149,11 +150,6 @@ def check_A1(numbers):
                for arm in ("levels-1-3", "levels-1-5") for level in (4, 5))
     assert all(-1.0 <= v <= 1.0 for v in numbers["pooled_spearman"].values())
     assert len(numbers["probe_gain_test"]) == 8  # 2 probes x 4 strategies
-    # pinned: read from the committed study (49 of 82 steps), and the smoke grid's two steps per point
-    assert numbers["step_share_levels_1_3"] == pytest.approx(49 / 82)
-    assert numbers["live_steps"] == {"tiny-s/levels-1-3/0": 2, "tiny-s/levels-1-5/0": 2}
-    assert numbers["gain_test"]["tiny-m/levels-1-3"] == 0.0344 and numbers["gain_test"]["tiny-s/levels-1-5"] == -0.01
-    assert set(numbers["short_verdicts"].values()) == {"equivalent"}
 
 
 def check_07(numbers):
@@ -172,14 +168,21 @@ def check_07(numbers):
     assert numbers["scorecard"] == dict(zip(scorecard()["claim"], scorecard()["status"]))
     # pinned: read from the committed studies (the smoke run's own numbers are the predicted dead shares above)
     assert numbers["hard_minus_random"] == {"tiny-s": -0.0037, "tiny-m": -0.013, "tiny-l": 0.0146}
-    assert numbers["spearman"] == pytest.approx({"arms: learnable share vs gain": 0.4651,
-                                                 "arms: selected share 0<p<1 vs gain": 0.3473,
-                                                 "points: learnable share vs gain": 0.3278}, abs=1e-4)
+    assert numbers["spearman"] == pytest.approx({"tiny-l": 0.6018, "tiny-m": 0.1406, "tiny-s": 0.1063}, abs=1e-4)
     assert dead["tiny-m/learnability"] == pytest.approx(0.0078, abs=0.01) and dead["tiny-m/hard"] == 1.0
 
 
+def check_A2(numbers):
+    """Read from the committed SmolLM2 results: a real 135M model passes almost nothing, and its short GRPO run
+    moved the format share, not the accuracy."""
+    assert len(numbers["cells"]) == 11 and set(numbers["pass_rate"]) == set(numbers["cells"])
+    assert numbers["pass_rate"]["gsm8k"] == 0.0 and numbers["format_share"]["words-2"] == 0.3125
+    assert numbers["grpo_gain"] == 0.0 and numbers["grpo_format_gain"] == 0.2188
+    assert numbers["grpo_format_share_after"] - numbers["grpo_format_share_before"] == pytest.approx(0.2188, abs=1e-3)
+
+
 CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "05": check_05,
-          "06": check_06, "07": check_07, "A1": check_A1}
+          "06": check_06, "07": check_07, "A1": check_A1, "A2": check_A2}
 
 
 def test_every_notebook_has_a_check():
@@ -210,13 +213,14 @@ def test_notebook_runs_in_smoke_profile(notebook, executed):
 
 
 # What a student reads: the course's own process stays out of it (provenance lives in the study folders)
-PROCESS_WORDS = re.compile(r"(?i:\bissues?\b|\+?\bdirty\b)|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+PROCESS_WORDS = re.compile(r"(?i:\bissues?\b|\+?\bdirty\b)|(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
 
 
 def test_process_words_finds_what_a_student_should_not_read():
     said = "the issue asked; code commit 4416a97, 3.2.0+dirty; Issue #11"
     assert PROCESS_WORDS.findall(said) == ["issue", "4416a97", "+dirty", "Issue"]
     assert PROCESS_WORDS.findall("arXiv 2508.14094, seeds 0-7, tiny-m, colour #4c78a8 (p = 0.125)") == []
+    assert PROCESS_WORDS.findall("problem arith-cfb487a947 (a problem's id, not a commit)") == []
 
 
 CORE_WORD_LIMIT = 1200  # markdown a student reads in one class slot: cells and generated sentences, answer keys not
