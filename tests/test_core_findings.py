@@ -180,10 +180,13 @@ def test_tost_adds_the_shared_base_variance_to_the_standard_error():
 
 
 @pytest.mark.parametrize(("values", "verdict"), [
-    ([0.01, 0.012, 0.011, 0.013, 0.009], "better"),  # the 95% interval is above 0 (and inside the margin too)
-    ([-0.01, -0.012, -0.011, -0.013, -0.009], "worse"),
+    # the 95% interval excludes 0 but the 90% one lies inside the margin: a real difference the margin calls negligible
+    ([0.01, 0.012, 0.011, 0.013, 0.009], "equivalent (different but within the margin)"),
+    ([-0.01, -0.012, -0.011, -0.013, -0.009], "equivalent (different but within the margin)"),
+    ([0.03, 0.032, 0.031, 0.033, 0.029], "better"),  # beyond the margin: better, however tight
+    ([-0.03, -0.032, -0.031, -0.033, -0.029], "worse"),
 ])
-def test_a_clear_difference_is_better_or_worse_even_when_small(values, verdict):
+def test_a_clear_difference_is_called_better_or_worse_only_beyond_the_margin(values, verdict):
     assert equivalence_verdict(values, margin=0.03)["verdict"] == verdict
 
 
