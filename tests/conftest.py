@@ -11,6 +11,9 @@ import pytest
 os.environ["COURSE_CACHE_DIR"] = tempfile.mkdtemp(prefix="course-cache-")
 
 ROOT = Path(__file__).resolve().parent.parent
+# the CPU fake of vLLM (tests/test_gpu_path.py puts it on sys.path per test): never imported by collection, where
+# `--doctest-modules` would import it for the whole session and make every TRL trainer believe vLLM is installed
+collect_ignore = ["fake_vllm"]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
