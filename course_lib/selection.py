@@ -47,8 +47,9 @@ def budget_count(budget: float | int, pool_size: int) -> int:
 # ---------------------------------------------------------------------------
 
 
-def _check_table(table: pd.DataFrame) -> None:
-    """Validate a difficulty table early: required columns, unique ids, pass rates in [0, 1]."""
+def _check_table(table: pd.DataFrame, rates_read: bool = True) -> None:
+    """Validate a difficulty table early: required columns, unique ids, pass rates in [0, 1] (missing ones allowed
+    when the strategy does not read them: a pool that was never estimated, for random and level arms)."""
     check(isinstance(table, pd.DataFrame), f"table must be a pandas DataFrame, not {type(table).__name__}")
     missing = [column for column in REQUIRED_COLUMNS if column not in table.columns]
     check(not missing, f"table is missing the column(s) {', '.join(missing)}; "
@@ -57,7 +58,8 @@ def _check_table(table: pd.DataFrame) -> None:
     duplicated = table["id"][table["id"].duplicated()].tolist()
     check(not duplicated, f"table has duplicate ids {duplicated[:5]}; each problem needs its own id")
     rates = pd.to_numeric(table["pass_rate"], errors="coerce")
-    bad = table["id"][~rates.between(0, 1)].tolist()  # NaN and non-numbers fail `between` too
+    wrong = ~rates.between(0, 1) if rates_read else rates.notna() & ~rates.between(0, 1)  # NaN fails `between`
+    bad = table["id"][wrong].tolist()
     check(not bad, f"pass_rate must be a number in [0, 1]; rows {bad[:5]} are not")
 
 
@@ -92,7 +94,7 @@ def select(table: pd.DataFrame, strategy: str, budget: float | int, seed: int = 
     check(strategy in STRATEGIES, f"strategy={strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
     check(strategy == "levels" or levels is None,
           f"levels={levels!r} only applies to strategy='levels'; drop it for strategy={strategy!r}")
-    _check_table(table)
+    _check_table(table, rates_read=strategy not in ("random", "levels"))
     if strategy == "levels":
         return _select_levels(table, budget, seed, levels)
     n = budget_count(budget, len(table))

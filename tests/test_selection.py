@@ -302,3 +302,13 @@ def test_integer_and_string_ids_give_the_same_picks():
     numbers = pd.DataFrame({"id": [9, 10, 100, 11, 2, 30], "level": 1, "pass_rate": [0.5] * 6})
     as_text = numbers.assign(id=numbers["id"].astype(str))
     assert select(numbers, "random", 3, seed=1) == select(as_text, "random", 3, seed=1)
+
+
+def test_random_and_level_arms_select_from_a_pool_that_was_never_estimated():
+    unestimated = HAND.assign(pass_rate=float("nan"))  # experiment.pool_table: the papers' level and random arms
+    assert len(select(unestimated, "random", 3, seed=0)) == 3
+    assert set(select(unestimated, "levels", 1.0, levels=(1,))) == set(HAND[HAND.level == 1].id)
+    with pytest.raises(CourseError, match="pass_rate must be a number in"):
+        select(unestimated, "hard", 3)  # hard reads the rates: a missing one is an error
+    with pytest.raises(CourseError, match="pass_rate must be a number in"):
+        select(HAND.assign(pass_rate=[1.5] + [float("nan")] * 9), "random", 3)  # present but impossible
