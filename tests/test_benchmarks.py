@@ -61,16 +61,6 @@ def test_paper_cost_estimate_runs(tmp_path, committed_results, shared_data):
     assert "| hard-wins |" in done.stdout and "| capacity-boundary |" in done.stdout
 
 
-@pytest.mark.slow
-def test_gpu_check_runs_on_cpu_and_writes_only_to_out(tmp_path, committed_results):
-    """The GPU check's own CPU mode (GPU_CHECK_ALLOW_CPU=1): both shrunk paper points on the stand-in, results in $OUT."""
-    done = run_benchmark("gpu_check.py", cwd=tmp_path, env={"GPU_CHECK_ALLOW_CPU": "1", "OUT": str(tmp_path),
-                                                            "HF_HUB_OFFLINE": "1"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    numbers = json.loads((tmp_path / "gpu_check.json").read_text())
-    assert set(numbers["points"]) == {"hard-wins", "capacity-boundary"}
-
-
 def test_suite_times_smoke_times_one_test_file_and_writes_nothing(tmp_path, committed_results):
     done = run_benchmark("suite_times.py", "--smoke", "--write", cwd=tmp_path)  # --write is ignored in smoke mode
     assert done.returncode == 0, done.stderr[-3000:]
