@@ -526,7 +526,7 @@ def add_config_flags(parser, aliases: dict) -> None:
             parser.add_argument(*flags, dest=field.name, type=type(field.default), default=None, help=text)
 
 
-STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wins, regimes-hard-wins-long, "
+STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wins, regimes-hard-wins-long, strong-regime-hard-wins, "
               "capacity-boundary-short, the probes "
               "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
               "headroom-pilot-long, regimes-pilot and strong-regime-pilot (course_lib.studies.STUDIES)")

@@ -131,6 +131,16 @@ STUDIES = {
             "tiny": {"STRATEGY": ["easy", "hard", "random"], "SEED": [100, 101, 102]},
         },
     },
+    "strong-regime-hard-wins": {  # confirmatory (README written before it ran): hard - random where the papers'
+        # mechanism predicts hard wins; the pilot's settings, fresh seeds 200-205 (5 for the primary test, 6 for easy)
+        "fixed": {"MODEL": "tiny-l-strong", "TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
+                  "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500, "BASE_K": 64, "EVAL_K": 16, "RESAMPLE_POOL": True,
+                  "OOD_TASK": "none", "STEPS": 100},
+        "grid": {
+            "smoke": {"STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [200]},
+            "tiny": {"STRATEGY": ["hard", "random", "easy"], "SEED": [200, 201, 202, 203, 204, 205]},
+        },
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {
