@@ -108,8 +108,8 @@ def markdown(table: pd.DataFrame) -> str:
 
 def main(out=RESULTS_DIR / "reanalysis") -> None:
     paired, gains = paired_table(), gains_table()
-    repeats = {study: sorted(confirmatory(study).query("repeats_earlier_run")[["model", "strategy", "seed"]]
-                             .astype(str).agg(" ".join, axis=1)) for study in PAIRED}
+    repeats = {study: sorted(" ".join(map(str, run)) for run in confirmatory(study).query("repeats_earlier_run")[
+        ["model", "strategy", "seed"]].itertuples(index=False)) for study in PAIRED}
     paired["interval (95%)"] = [interval_text(r) for r in paired.to_dict("records")]
     shown = paired[["study", "family", "model", "difference", "seeds used", "seed list", "interval (95%)", "tost_low",
                     "tost_high", "verdict", "verdict_holm"]]
