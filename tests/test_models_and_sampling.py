@@ -159,7 +159,7 @@ def test_truncated_weights_without_a_manifest_are_one_clear_line(tmp_path):
     [("tiny-x", "model='tiny-x' is unknown; did you mean tiny-s?"),
      ("tiny-medium", "model='tiny-medium' is unknown; did you mean tiny-m?"),
      ("tiny-m-wordyy", "model='tiny-m-wordyy' is unknown; did you mean tiny-m-wordy?"),
-     ("tiny-qqqqqqqqqq", "model='tiny-qqqqqqqqqq' is unknown; use one of tiny-s, tiny-m, tiny-l, tiny-m-wordy")],
+     ("tiny-qqqqqqqqqq", "model='tiny-qqqqqqqqqq' is unknown; use one of tiny-s, tiny-sm, tiny-m, tiny-l, tiny-m-wordy")],
 )
 def test_misspelled_tiny_name_fails_before_any_hub_access(name, message, monkeypatch):
     import course_lib.models as models
