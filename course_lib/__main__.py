@@ -529,7 +529,7 @@ def add_config_flags(parser, aliases: dict) -> None:
 STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wins, regimes-hard-wins-long, strong-regime-hard-wins, "
               "capacity-boundary-short, the probes "
               "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
-              "headroom-pilot-long, regimes-pilot and strong-regime-pilot (course_lib.studies.STUDIES)")
+              "headroom-pilot-long, regimes-pilot, strong-regime-pilot and size-boundary-pilot (course_lib.studies.STUDIES)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -538,7 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     pretrain = commands.add_parser("pretrain", help="pretrain a tiny model from scratch (a few CPU minutes)")
-    pretrain.add_argument("--size", default="tiny-m", help="tiny-s, tiny-m or tiny-l")
+    pretrain.add_argument("--size", default="tiny-m", help="tiny-s, tiny-sm, tiny-m or tiny-l")
     pretrain.add_argument("--steps", type=int, default=2000, help="optimizer steps")
     pretrain.add_argument("--batch-size", type=int, default=64, help="sequences per step")
     pretrain.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")

@@ -78,7 +78,7 @@ def check_targets(name: str, report: dict) -> dict:
     levels = report["pass_rate_by_level"]
     top = levels.get("5")
     targets = {}
-    size = name if name in ("tiny-s", "tiny-m", "tiny-l") else None
+    size = name if name in ("tiny-s", "tiny-sm", "tiny-m", "tiny-l") else None
     if report["task"] != "arith" or size is None or top is None:
         return targets
     if size == "tiny-m":
@@ -88,6 +88,9 @@ def check_targets(name: str, report: dict) -> dict:
             "value": rates, "met": all(a >= b for a, b in zip(rates, rates[1:])) and rates[0] > rates[-1]}
     if size == "tiny-s":
         targets["level 5 pass rate <= 0.05"] = {"value": top, "met": top <= 0.05}
+    if size == "tiny-sm":  # a boundary inside the training levels: the shortest chains sometimes, the longest not
+        targets["level 1 pass rate >= 0.10"] = {"value": levels["1"], "met": levels["1"] >= 0.10}
+        targets["levels 4-5 pass rate <= 0.05"] = {"value": [levels["4"], top], "met": max(levels["4"], top) <= 0.05}
     if size == "tiny-l":
         targets["level 5 pass rate >= 0.15"] = {"value": top, "met": top >= 0.15}
     return targets

@@ -1,4 +1,4 @@
-"""The tiny world's models: a character tokenizer, three Qwen2 sizes, pretraining, loading.
+"""The tiny world's models: a character tokenizer, four Qwen2 sizes, pretraining, loading.
 
 Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
@@ -43,6 +43,9 @@ class TinySize:
 
 TINY_SIZES = {
     "tiny-s": TinySize(hidden=48, layers=2, heads=4, mlp=128, role="Qwen2.5-0.5B"),
+    # between tiny-s and tiny-m, for a capacity boundary made by size alone (same data, all five levels): it solves
+    # level 1 sometimes and the longer chains about as rarely as tiny-s (notebook 06, the size-boundary studies)
+    "tiny-sm": TinySize(hidden=64, layers=2, heads=4, mlp=256, role="a size between Qwen2.5-0.5B and 1.5B"),
     "tiny-m": TinySize(hidden=128, layers=4, heads=4, mlp=512, role="Qwen2.5-1.5B"),
     "tiny-l": TinySize(hidden=192, layers=6, heads=6, mlp=768, role="Qwen2.5-3B"),
 }
@@ -235,7 +238,7 @@ def check_hub_reachable(name: str) -> bool:
     except ValueError:  # not a valid repo id: let from_pretrained say so
         return False
     offline = constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
-    fix = "give a tiny name (tiny-s, tiny-m, tiny-l), a model folder, or download it once with network access"
+    fix = f"give a tiny name ({', '.join(TINY_SIZES)}), a model folder, or download it once with network access"
     check(cached or not offline, f"model={name!r} is not in the local Hugging Face cache and the hub is offline "
                                  f"(HF_HUB_OFFLINE=1); {fix}")
     if cached or any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):

@@ -98,6 +98,20 @@ STUDIES = {
         },
         "also": {"tiny": {"STRATEGY": ["levels-1-5"], "STEPS": [49], "SEED": [0, 1, 2, 3, 4]}},
     },
+    "size-boundary-pilot": {  # a boundary made by size: four sizes that saw the same data (all five levels), levels
+        # 1-3 vs 1-5 vs size-matched random vs 1-5 stopped at 1-3's 49 steps; sizes the confirmatory study (README).
+        # Seeds 300-302, never reused by a confirmatory study; each seed draws and labels its own pool; trained K=16
+        "fixed": {"TASK": "arith", "BUDGET": 1.0, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 500,
+                  "BASE_K": 64, "EVAL_K": 16, "RESAMPLE_POOL": True, "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-sm"], "STRATEGY": ["levels-1-3", "levels-1-5"], "POOL_SIZE": [40],
+                      "SEED": [300]},
+            "tiny": {"MODEL": ["tiny-s", "tiny-sm", "tiny-m", "tiny-l"],
+                     "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [300, 301, 302]},
+        },
+        "also": {"tiny": {"MODEL": ["tiny-s", "tiny-sm", "tiny-m", "tiny-l"], "STRATEGY": ["levels-1-5"],
+                          "STEPS": [49], "SEED": [300, 301, 302]}},
+    },
     "regimes-hard-wins": {  # "hard wins" tested in a skill-limited (tiny-m) and a format-limited
         # (tiny-m-wordy) regime, with the seeds the regimes-pilot's power calculation asked for (README)
         "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500,

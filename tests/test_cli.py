@@ -188,3 +188,11 @@ def test_reproduce_help_names_every_study():
     from course_lib.studies import STUDIES
 
     assert all(study in STUDY_HELP for study in STUDIES)
+
+
+def test_reproduce_help_as_printed_names_the_size_boundary_pilot():
+    import re
+
+    result = run_cli("reproduce", "--help")
+    text = re.sub(r"-\n\s+", "-", result.stdout)  # argparse may wrap a name at one of its hyphens
+    assert result.returncode == 0 and "size-boundary-pilot" in text and "strong-regime-pilot" in text

@@ -56,6 +56,23 @@ def test_committed_models_load_and_match_their_manifest(name):
     assert sum(p.numel() for p in model.parameters()) == manifest["parameters"]
 
 
+def test_the_size_family_saw_the_same_data_and_differs_only_in_shape():
+    from course_lib.models import PretrainConfig, pretrain_command
+
+    configs = {name: read_manifest(name)["config"] for name in TINY_SIZES}
+    for name, config in configs.items():
+        assert config["size"] == name and config["tasks"] == ["arith", "shuffle"] and config["levels"] == [1, 2, 3, 4, 5]
+        assert (config["steps"], config["batch_size"], config["seed"], config.get("wordy_share", 0)) == (800, 64, 0, 0)
+    assert {name for name, config in configs.items() if config["lr"] != 0.003} == {"tiny-l"}  # its one recipe change
+    manifest = read_manifest("tiny-sm")  # built by the committed recipe, from clean code, at a recorded thread count
+    recipe = PretrainConfig(size="tiny-sm", steps=800, batch_size=64, lr=0.003, seed=0)
+    assert manifest["command"] == pretrain_command(recipe, "data/models/tiny-sm")
+    assert manifest["torch_threads"] == 1 and not manifest["commit"].endswith("+dirty")
+    targets = manifest["calibration"]["arith"]["targets"]  # level 1 sometimes, levels 4-5 (almost) never
+    assert set(targets) == {"level 1 pass rate >= 0.10", "levels 4-5 pass rate <= 0.05"}
+    assert all(target["met"] for target in targets.values())
+
+
 def test_sizes_grow():
     tokenizer = build_tokenizer()
     counts = [sum(p.numel() for p in build_model(size, tokenizer, 0).parameters()) for size in TINY_SIZES]
@@ -159,7 +176,7 @@ def test_truncated_weights_without_a_manifest_are_one_clear_line(tmp_path):
     [("tiny-x", "model='tiny-x' is unknown; did you mean tiny-s?"),
      ("tiny-medium", "model='tiny-medium' is unknown; did you mean tiny-m?"),
      ("tiny-m-wordyy", "model='tiny-m-wordyy' is unknown; did you mean tiny-m-wordy?"),
-     ("tiny-qqqqqqqqqq", "model='tiny-qqqqqqqqqq' is unknown; use one of tiny-s, tiny-m, tiny-l, tiny-m-wordy")],
+     ("tiny-qqqqqqqqqq", "model='tiny-qqqqqqqqqq' is unknown; use one of tiny-s, tiny-sm, tiny-m, tiny-l, tiny-m-wordy")],
 )
 def test_misspelled_tiny_name_fails_before_any_hub_access(name, message, monkeypatch):
     import course_lib.models as models

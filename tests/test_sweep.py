@@ -53,6 +53,23 @@ def test_grids_have_the_sizes_the_studies_need():
     assert len({point_name(p) for p in hard}) == len(hard)  # names are unique
 
 
+def test_size_boundary_pilot_is_the_size_family_with_fresh_seeds():
+    from course_lib.models import TINY_SIZES
+
+    points = expand("size-boundary-pilot", "tiny")
+    assert len(points) == 4 * 4 * 3 and {p["MODEL"] for p in points} == set(TINY_SIZES)  # sizes only, no variant
+    arms = {(p["STRATEGY"], p.get("STEPS")) for p in points}
+    assert arms == {("levels-1-3", None), ("levels-1-5", None), ("random-matched", None), ("levels-1-5", 49)}
+    assert all(p["EVAL_K"] == 16 and p["BASE_K"] == 64 and p["RESAMPLE_POOL"] and p["BUDGET"] == 1.0 for p in points)
+    seeds = {p["SEED"] for p in points}
+    assert seeds == {300, 301, 302}
+    for study in set(STUDIES) - {"size-boundary-pilot"}:  # a pilot's seeds are never another study's
+        for profile in set(STUDIES[study]["grid"]) - {"paper"}:
+            assert not seeds & {p["SEED"] for p in expand(study, profile)}, study
+    smoke = expand("size-boundary-pilot", "smoke")
+    assert {p["MODEL"] for p in smoke} == {"tiny-sm"} and {p["STRATEGY"] for p in smoke} == {"levels-1-3", "levels-1-5"}
+
+
 @pytest.mark.parametrize(("study", "profile"), [(s, p) for s in STUDIES for p in STUDIES[s]["grid"]])
 def test_experiment_notebook_declares_every_grid_key(study, profile):
     check_parameters(expand(study, profile) + [{"RUN_DIR": "x"}])
