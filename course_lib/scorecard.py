@@ -55,6 +55,10 @@ CLAIMS = (
           "levels 1-3 match 1-5 with ~45% of the steps", "capacity-boundary-short", "tiny-m-short", "levels-1-3",
           "levels-1-5", expected="equivalent", steps=(49, 82),
           note="the tiny boundary comes from pretraining data (levels 4-5 never seen), the paper's from model size"),
+    Claim("Levels 1-3 match levels 1-5 (a boundary made by model size)", "arXiv 2604.06298: Qwen2.5 0.5B, 1.5B and 3B "
+          "on the same data (MATH), levels 1-3 match 1-5 with ~45% of the steps", None, planned=True,
+          note="four tiny sizes on the same data; its pilot (size-boundary-pilot) sizes the test. The smallest sizes' "
+          "boundary lies between levels 1 and 2, not 3 and 4"),
     Claim("GSM8K-trained beats MATH-trained on MATH's numeric subset", "arXiv 2604.06298: Qwen2.5 0.5B-3B trained on "
           "GSM8K score higher on MATH's numeric-answer subset than the same models trained on MATH", None,
           note="the tiny world has no second dataset with a shared answer type"),
