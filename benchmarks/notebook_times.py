@@ -71,6 +71,7 @@ def main():
         atomic_write_text(out_file, json.dumps({**json.loads(out_file.read_text()), "notebooks": results}, indent=1) + "\n")
         return
     executed = Path("build") / "notebook_times" / args.profile  # executed copies, for a look afterwards
+    measured = []
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["COURSE_CACHE_DIR"] = str(Path(tmp) / "cache")  # the kernel starts with an empty cache
         for notebook in numbered_notebooks() + appendix_notebooks():
@@ -87,8 +88,11 @@ def main():
                                       "peak_proportional_memory_mib": round(peak[1]),
                                       "slot_minutes": class_slot(notebook), "load_average_at_start": load,
                                       "commit": git_commit()}
+            measured.append(notebook.name)
             print(notebook.name, results[notebook.name], flush=True)
     previous = json.loads(out_file.read_text()) if out_file.exists() else {}
+    if args.only:  # another partial run may have written since this one started: keep its entries
+        results = {**previous.get("notebooks", {}), **{name: results[name] for name in measured}}
     record = {"profile": args.profile, "notebooks": results, "machine": f"{psutil.cpu_count()} CPUs",
               "note": "first run on a fresh cache (difficulty tables are cached afterwards); an entry without its own "
                       "commit was measured at the top-level commit",
