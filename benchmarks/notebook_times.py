@@ -1,4 +1,4 @@
-"""Wall time and peak memory (RSS of the kernel process) of each numbered and appendix notebook in one profile,
+"""Wall time and peak memory (total RSS, and PSS, of the kernel and the kernels it starts) of each numbered and appendix notebook in one profile,
 with the class slot its header states.
 
 Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01] [--write]
@@ -24,16 +24,23 @@ from course_lib.provenance import atomic_write_text, git_commit, library_version
 
 
 def peak_kernel_memory(stop: threading.Event, peak: list) -> None:
-    """Poll this process's children (the Jupyter kernel) and keep the largest total RSS seen, in MiB."""
+    """Poll this process's children (the Jupyter kernel and the kernels it starts) and keep the largest total RSS
+    seen, in MiB (peak[0]), and the largest total PSS (peak[1]).
+
+    RSS counts a page shared by two processes (a shared library both load) in each: the sum is an upper bound.
+    PSS splits it between them: the sum is what the processes hold together, closer to what a container's
+    memory limit counts.
+    """
     me = psutil.Process()
     while not stop.is_set():
-        total = 0
+        rss = pss = 0
         for child in me.children(recursive=True):
             try:
-                total += child.memory_info().rss
+                memory = child.memory_full_info()
+                rss, pss = rss + memory.rss, pss + memory.pss
             except psutil.Error:
                 pass
-        peak[0] = max(peak[0], total / 2**20)
+        peak[0], peak[1] = max(peak[0], rss / 2**20), max(peak[1], pss / 2**20)
         time.sleep(0.2)
 
 
@@ -64,23 +71,28 @@ def main():
         atomic_write_text(out_file, json.dumps({**json.loads(out_file.read_text()), "notebooks": results}, indent=1) + "\n")
         return
     executed = Path("build") / "notebook_times" / args.profile  # executed copies, for a look afterwards
+    measured = []
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["COURSE_CACHE_DIR"] = str(Path(tmp) / "cache")  # the kernel starts with an empty cache
         for notebook in numbered_notebooks() + appendix_notebooks():
             if args.only and not notebook.name.startswith(tuple(args.only)):
                 continue
             load = round(os.getloadavg()[0], 1)  # other work on the machine slows a notebook: say how busy it was
-            stop, peak = threading.Event(), [0.0]
+            stop, peak = threading.Event(), [0.0, 0.0]
             watcher = threading.Thread(target=peak_kernel_memory, args=(stop, peak), daemon=True)
             watcher.start()
             run = execute(notebook, executed, {"PROFILE": args.profile}, log=executed / "logs" / f"{notebook.stem}.log")
             stop.set()
             watcher.join()
             results[notebook.name] = {"seconds": run["seconds"], "peak_memory_mib": round(peak[0]),
+                                      "peak_proportional_memory_mib": round(peak[1]),
                                       "slot_minutes": class_slot(notebook), "load_average_at_start": load,
                                       "commit": git_commit()}
+            measured.append(notebook.name)
             print(notebook.name, results[notebook.name], flush=True)
     previous = json.loads(out_file.read_text()) if out_file.exists() else {}
+    if args.only:  # another partial run may have written since this one started: keep its entries
+        results = {**previous.get("notebooks", {}), **{name: results[name] for name in measured}}
     record = {"profile": args.profile, "notebooks": results, "machine": f"{psutil.cpu_count()} CPUs",
               "note": "first run on a fresh cache (difficulty tables are cached afterwards); an entry without its own "
                       "commit was measured at the top-level commit",

@@ -128,8 +128,11 @@ def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | 
         atomic_write_text(grid_file, json.dumps(grid, indent=1) + "\n")
 
 
-def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT) -> dict:
-    """Execute the experiment notebook for one point; returns its record (status ok or failed)."""
+def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | None = None) -> dict:
+    """Execute the experiment notebook for one point; returns its record (status ok or failed).
+
+    `log`: a file for the kernel's stderr (a worker process sends it to the worker's log instead).
+    """
     from .notebooks import execute
 
     name = point_name(point)
@@ -138,7 +141,8 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT) -> dict:
     record = {"point": name, **{k.lower(): v for k, v in point.items()}}
     try:
         parameters = {**point, "RUN_DIR": str((out / "runs" / name).resolve())}
-        record.update(status="ok", **execute(notebook, out / "points", parameters, name=f"{name}.ipynb")["records"])
+        record.update(status="ok", **execute(notebook, out / "points", parameters, name=f"{name}.ipynb",
+                                             log=log)["records"])
     except Exception as error:  # a failed point is recorded with its error; the sweep goes on
         record.update(status="failed", error=f"{type(error).__name__}: {str(error).splitlines()[-1] if str(error) else ''}",
                       traceback=traceback.format_exc(limit=3))
@@ -187,12 +191,18 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     workers = worker_count(workers, len(todo))
     start = time.time()
     bar = tqdm(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
-    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
-                             initargs=(workers, out / "logs", os.getpid())) as pool:
-        for wave in warm_up_waves(todo):  # first one point per difficulty table, so the rest hit the cache
-            for future in as_completed([pool.submit(run_point, p, out, notebook) for p in wave]):
-                future.result()
-                bar.update()
+    waves = warm_up_waves(todo)  # first one point per difficulty table, so the rest hit the cache
+    if workers == 1:  # in this process: a forked worker (a copy of a notebook's kernel, torch loaded) would only
+        for point in (p for wave in waves for p in wave):  # wait for the point's kernel, and count against 2 GB
+            run_point(point, out, notebook, log=out / "logs" / f"{point_name(point)}.log")
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
+                                 initargs=(workers, out / "logs", os.getpid())) as pool:
+            for wave in waves:
+                for future in as_completed([pool.submit(run_point, p, out, notebook) for p in wave]):
+                    future.result()
+                    bar.update()
     bar.close()
     return collect(study, profile, out, command,
                    {"workers": workers, "points_run": len(todo), "wall_seconds": round(time.time() - start, 1)})

@@ -115,6 +115,27 @@ def test_failed_point_is_recorded_and_the_sweep_goes_on_then_resumes(tmp_path, m
     assert {p: p.stat().st_mtime_ns for p in done} == stamps
 
 
+def test_one_worker_runs_each_kernel_from_this_process_with_its_stderr_in_a_log(tmp_path, monkeypatch):
+    """workers=1 forks no worker (a copy of a notebook's kernel would count against Binder's 2 GB): the point's
+    kernel is this process's child, and what the kernel writes to its stderr lands in logs/<point>.log."""
+    notebook = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('PROFILE = "smoke"\nMODEL = "m"\nSTRATEGY = "hard"\nSEED = 0\nRUN_DIR = ""')
+    params.metadata["tags"] = ["parameters"]
+    body = nbformat.v4.new_code_cell('import os\nfrom course_lib.runtime import record\n'
+                                     'os.write(2, b"a line on the kernel\'s stderr\\n")\nrecord(parent=os.getppid())')
+    notebook.cells = [params, body]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, str(tmp_path / "parent.ipynb"))
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0]}}})
+    out = tmp_path / "out"
+    run("demo", "smoke", out, workers=1, progress=False, notebook=tmp_path / "parent.ipynb")
+    results = pd.read_csv(out / "results.csv")
+    assert results.status.tolist() == ["ok"] and results.parent.tolist() == [os.getpid()]
+    name = point_name(expand("demo", "smoke")[0])
+    assert "a line on the kernel's stderr" in (out / "logs" / f"{name}.log").read_text()
+    assert not list((out / "logs").glob("worker-*.log"))
+
+
 def test_out_folder_of_a_different_grid_is_refused(tmp_path, monkeypatch):
     notebook = fake_experiment(tmp_path / "fake.ipynb")
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0]}}})
