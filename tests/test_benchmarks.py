@@ -34,7 +34,8 @@ def test_sampling_benchmark_smoke_prints_its_numbers_and_writes_nothing(tmp_path
     done = run_benchmark("bench_sampling.py", "--smoke", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
-    assert result["model"] == "tiny-s" and result["batched_completions_per_s"] > 0 and result["speedup"] > 0
+    assert result["model"] == "tiny-s" and result["batched_completions_per_cpu_s"] > 0 and result["speedup"] > 0
+    assert set(result["cpu_seconds"]) == {"batched", "one_batched_generate", "one_prompt_per_call"}
 
 
 @pytest.mark.slow
@@ -74,9 +75,11 @@ def test_the_benchmarks_page_quotes_the_recorded_results():
 
     page = (ROOT / "docs" / "benchmarks.md").read_text()
     sampling = json.loads((RESULTS / "sampling.json").read_text())
-    assert (f"{sampling['batched_completions_per_s']} completions/s on {sampling['model']} against "
-            f"{sampling['one_prompt_per_call_completions_per_s']}") in page
+    assert (f"{sampling['batched_completions_per_cpu_s']} completions per CPU second on {sampling['model']} against "
+            f"{sampling['one_prompt_per_call_completions_per_cpu_s']}") in page
     assert f"a {sampling['speedup']}x speed-up" in page
+    assert (f"{sampling['one_batched_generate_completions_per_cpu_s']} completions per CPU second, a "
+            f"{sampling['speedup_of_one_batched_generate']}x speed-up") in page
     training = json.loads((RESULTS / "training.json").read_text())
     assert f"{training['train_grpo_median_step_s']} s against {training['bare_trl_median_step_s']} s" in page
     assert f"{training['overhead_percent']}% overhead" in page
