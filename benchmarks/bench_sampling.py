@@ -1,19 +1,22 @@
 """Sampler throughput: the batched sampler vs one-prompt-at-a-time `generate`, and vs one batched `generate` call.
 
-Run: python benchmarks/bench_sampling.py [--model tiny-m] [--prompts 64] [--k 8] [--threads N] [--write]
+Run: python benchmarks/bench_sampling.py [--model tiny-m] [--prompts 64] [--k 8] [--threads 1] [--write]
 Prints its numbers; with --write also records them in benchmarks/results/sampling.json. --smoke runs a few
 prompts of tiny-s in seconds (what tests/test_benchmarks.py runs; its numbers mean nothing). Measured, never
 asserted in tests.
 
 The three ways run in turn, `--repeats` times, in one process under the same load; each is timed in CPU seconds
 (user + system of this process, which other jobs on a shared machine change far less than wall time) and in wall
-seconds, and the least of the repeats is kept. "One batched generate" is `transformers`' own `generate` on the
+seconds, and the least of the repeats is kept. On a busy machine use --threads 1: a second torch thread that waits
+for a core spins, and its spinning counts as CPU time. "One batched generate" is `transformers`' own `generate` on the
 same batch, which is what the sampler called before it had its own loop (course_lib.sampling.generate_ids).
 """
 
 import argparse
 import json
 import os
+import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -80,7 +83,7 @@ def main():
     cpu = {name: min(t[0] for t in runs) for name, runs in times.items()}
     wall = {name: min(t[1] for t in runs) for name, runs in times.items()}
     completions = args.prompts * args.k
-    result = {"model": args.model, "prompts": args.prompts, "k": args.k, "max_new_tokens": args.max_new_tokens,
+    result = {"command": shlex.join(["python", "benchmarks/bench_sampling.py", *sys.argv[1:]]), "model": args.model, "prompts": args.prompts, "k": args.k, "max_new_tokens": args.max_new_tokens,
               "measured_by": f"CPU seconds (user + system), least of {args.repeats} runs each, the three ways in turn",
               **{f"{name}_completions_per_cpu_s": round(completions / cpu[name], 1) for name in ways},
               "speedup": round(cpu["one_prompt_per_call"] / cpu["batched"], 2),
