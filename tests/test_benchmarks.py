@@ -80,6 +80,8 @@ def test_the_benchmarks_page_quotes_the_recorded_results():
     assert f"a {sampling['speedup']}x speed-up" in page
     assert (f"{sampling['one_batched_generate_completions_per_cpu_s']} completions per CPU second, a "
             f"{sampling['speedup_of_one_batched_generate']}x speed-up") in page
+    readme = " ".join((ROOT / "README.md").read_text().split())  # its lines wrap anywhere
+    assert f"a {sampling['speedup']}x speed-up over one prompt per `generate` call on {sampling['model']}" in readme
     training = json.loads((RESULTS / "training.json").read_text())
     assert f"{training['train_grpo_median_step_s']} s against {training['bare_trl_median_step_s']} s" in page
     assert f"{training['overhead_percent']}% overhead" in page
