@@ -93,9 +93,18 @@ def sample(
     """`k` completions for each prompt (a list of k strings per prompt); same seed, same completions."""
     check_sampling_args(k, temperature, max_new_tokens, backend)
     check(batch_size >= 1, f"batch_size={batch_size} must be >= 1 (prompts per generate call)")
+    check_no_empty_prompt(prompts)
     if backend == "vllm":
         return _sample_vllm(model, prompts, k, temperature, max_new_tokens, seed)
     return list(_sample_hf_chunks(model, tokenizer, prompts, k, temperature, max_new_tokens, seed, batch_size, progress))
+
+
+def check_no_empty_prompt(prompts) -> None:
+    """Every prompt (a text or a token id list) must have something in it: a completion follows a prompt."""
+    empty = [i for i, prompt in enumerate(prompts) if len(prompt) == 0]
+    if empty:
+        raise CourseError(f"prompt {empty[0]} (counting from 0) is empty: a completion needs a prompt to follow; "
+                          "leave it out")
 
 
 def _sample_hf_chunks(model, tokenizer, prompts, k, temperature, max_new_tokens, seed, batch_size, progress):
@@ -151,6 +160,7 @@ def sample_chunk(model, tokenizer, prompts, k, temperature, max_new_tokens, seed
     check(tokenizer.padding_side == "left", "tokenizer.padding_side must be 'left' for batched generation")
     if prompts and isinstance(prompts[0], str):
         prompts = tokenizer(list(prompts), add_special_tokens=False)["input_ids"]
+    check_no_empty_prompt(prompts)
     encoded = left_pad(prompts, tokenizer.pad_token_id, model.device)
     torch.manual_seed(seed)
     greedy = temperature == 0

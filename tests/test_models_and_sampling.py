@@ -244,6 +244,12 @@ def test_the_sampler_draws_the_tokens_transformers_generate_draws(tiny_m, k, tem
     assert min(lengths) < 40 and max(lengths) == 40 and len(lengths) == 12 * k
 
 
+def test_an_empty_prompt_is_refused_naming_it(tiny_m):
+    model, tokenizer = tiny_m
+    with pytest.raises(CourseError, match=r"prompt 1 \(counting from 0\) is empty"):
+        sample(model, tokenizer, ["Q:3\n", ""], k=2, temperature=1.0, max_new_tokens=8)
+
+
 def test_greedy_repeats_the_single_completion(tiny_m):
     model, tokenizer = tiny_m
     groups = sample(model, tokenizer, ["Q:3+4\n"], k=3, temperature=0, max_new_tokens=20)
