@@ -63,10 +63,12 @@ def test_paper_cost_estimate_runs(tmp_path, committed_results, shared_data):
 
 
 def test_suite_times_smoke_times_one_test_file_and_writes_nothing(tmp_path, committed_results):
-    done = run_benchmark("suite_times.py", "--smoke", "--write", cwd=tmp_path)  # --write is ignored in smoke mode
+    done = run_benchmark("suite_times.py", "--smoke", "--per-test", "3", "--write", cwd=tmp_path)  # no write in smoke
     assert done.returncode == 0, done.stderr[-3000:]
     record = json.loads(done.stdout)
     assert record["target"] == "smoke" and record["passed"] > 0 and "failed" not in record, record
+    cpu = [row[0] for row in record["most_cpu_seconds"]]
+    assert len(cpu) == 3 and cpu == sorted(cpu, reverse=True) and record["most_cpu_seconds"][0][2].startswith("tests/")
     assert len(record["load_average_1min_before_after"]) == 2
 
 
