@@ -34,7 +34,8 @@ def test_sampling_benchmark_smoke_prints_its_numbers_and_writes_nothing(tmp_path
     done = run_benchmark("bench_sampling.py", "--smoke", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
-    assert result["model"] == "tiny-s" and result["batched_completions_per_s"] > 0 and result["speedup"] > 0
+    assert result["model"] == "tiny-s" and result["batched_completions_per_cpu_s"] > 0 and result["speedup"] > 0
+    assert set(result["cpu_seconds"]) == {"batched", "one_batched_generate", "one_prompt_per_call"}
 
 
 @pytest.mark.slow
@@ -62,10 +63,12 @@ def test_paper_cost_estimate_runs(tmp_path, committed_results, shared_data):
 
 
 def test_suite_times_smoke_times_one_test_file_and_writes_nothing(tmp_path, committed_results):
-    done = run_benchmark("suite_times.py", "--smoke", "--write", cwd=tmp_path)  # --write is ignored in smoke mode
+    done = run_benchmark("suite_times.py", "--smoke", "--per-test", "3", "--write", cwd=tmp_path)  # no write in smoke
     assert done.returncode == 0, done.stderr[-3000:]
     record = json.loads(done.stdout)
     assert record["target"] == "smoke" and record["passed"] > 0 and "failed" not in record, record
+    cpu = [row[0] for row in record["most_cpu_seconds"]]
+    assert len(cpu) == 3 and cpu == sorted(cpu, reverse=True) and record["most_cpu_seconds"][0][2].startswith("tests/")
     assert len(record["load_average_1min_before_after"]) == 2
 
 
@@ -74,9 +77,13 @@ def test_the_benchmarks_page_quotes_the_recorded_results():
 
     page = (ROOT / "docs" / "benchmarks.md").read_text()
     sampling = json.loads((RESULTS / "sampling.json").read_text())
-    assert (f"{sampling['batched_completions_per_s']} completions/s on {sampling['model']} against "
-            f"{sampling['one_prompt_per_call_completions_per_s']}") in page
+    assert (f"{sampling['batched_completions_per_cpu_s']} completions per CPU second on {sampling['model']} against "
+            f"{sampling['one_prompt_per_call_completions_per_cpu_s']}") in page
     assert f"a {sampling['speedup']}x speed-up" in page
+    assert (f"{sampling['one_batched_generate_completions_per_cpu_s']} completions per CPU second, a "
+            f"{sampling['speedup_of_one_batched_generate']}x speed-up") in page
+    readme = " ".join((ROOT / "README.md").read_text().split())  # its lines wrap anywhere
+    assert f"a {sampling['speedup']}x speed-up over one prompt per `generate` call on {sampling['model']}" in readme
     training = json.loads((RESULTS / "training.json").read_text())
     assert f"{training['train_grpo_median_step_s']} s against {training['bare_trl_median_step_s']} s" in page
     assert f"{training['overhead_percent']}% overhead" in page

@@ -12,11 +12,12 @@ from course_lib.models import file_sha256, read_manifest
 
 
 def run_cli(*args, **kwargs):
+    """`python -m course_lib ARGS` in a new Python: the real entry point (most tests here use run_cli_in_process)."""
     return subprocess.run([sys.executable, "-m", "course_lib", *args], capture_output=True, text=True, **kwargs)
 
 
 def test_pretrain_help():
-    result = run_cli("pretrain", "--help")
+    result = run_cli_in_process("pretrain", "--help")
     assert result.returncode == 0 and "--size" in result.stdout and "--seed" in result.stdout
 
 
@@ -43,7 +44,7 @@ def test_bad_input_is_one_line_on_stderr_and_status_2(args, message):
 
 
 def test_generate_prints_json_lines():
-    result = run_cli("generate", "--task", "shuffle", "--n", "3", "--levels", "2")
+    result = run_cli_in_process("generate", "--task", "shuffle", "--n", "3", "--levels", "2")
     assert result.returncode == 0
     assert len(result.stdout.strip().splitlines()) == 3 and '"level": 2' in result.stdout
 
@@ -77,13 +78,13 @@ def test_rebuilding_a_committed_model_is_deterministic(tmp_path, name, steps):
 
 def test_estimate_and_select_are_byte_identical_when_repeated(tmp_path):
     outputs = []
-    for run in ("a", "b"):
+    for run, cli in (("a", run_cli), ("b", run_cli_in_process)):  # in a new Python, then in this one
         table, ids = tmp_path / f"{run}.csv", tmp_path / f"{run}.txt"
-        result = run_cli("estimate", "--model", "tiny-s", "--task", "arith", "--split", "train", "--n", "12",
-                         "--k", "4", "--max-new-tokens", "48", "--seed", "3", "--out", str(table), "--quiet")
+        result = cli("estimate", "--model", "tiny-s", "--task", "arith", "--split", "train", "--n", "12",
+                     "--k", "4", "--max-new-tokens", "48", "--seed", "3", "--out", str(table), "--quiet")
         assert result.returncode == 0, result.stderr
-        result = run_cli("select", "--table", str(table), "--strategy", "hard", "--budget", "0.25", "--seed", "3",
-                         "--out", str(ids))
+        result = cli("select", "--table", str(table), "--strategy", "hard", "--budget", "0.25", "--seed", "3",
+                     "--out", str(ids))
         assert result.returncode == 0, result.stderr
         outputs.append((table.read_bytes(), ids.read_bytes()))
     assert outputs[0] == outputs[1]
@@ -113,7 +114,7 @@ def test_select_bad_input(tmp_path, args, message):
 
 
 def test_estimate_rejects_k_below_two_before_loading_anything():
-    result = run_cli("estimate", "--model", "/no/such/model", "--k", "1", "--out", "x.csv")
+    result = run_cli_in_process("estimate", "--model", "/no/such/model", "--k", "1", "--out", "x.csv")
     assert result.returncode == 2 and "k=1 must be >= 2" in result.stderr
 
 
@@ -141,7 +142,7 @@ def test_train_help_comes_from_the_config_with_its_defaults():
     from course_lib.__main__ import field_comments
     from course_lib.training import TrainConfig
 
-    result = run_cli("train", "--help")
+    result = run_cli_in_process("train", "--help")
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
     assert "--group-size GROUP_SIZE G: completions per prompt (TRL's num_generations) (default: 8)" in text
@@ -161,7 +162,7 @@ def test_train_shows_a_progress_bar_not_the_metrics_dict(tmp_path):
 
 @pytest.mark.parametrize("command", ["estimate", "select", "evaluate", "reproduce", "calibrate", "generate"])
 def test_help_shows_the_defaults(command):
-    result = run_cli(command, "--help")
+    result = run_cli_in_process(command, "--help")
     assert result.returncode == 0 and "(default: " in result.stdout
     if command in ("estimate", "generate"):
         assert "--seed SEED" in result.stdout and "(default: 0)" in " ".join(result.stdout.split())
@@ -174,8 +175,8 @@ def test_a_sampling_seed_draws_fresh_samples_of_the_same_pool(tmp_path):
     tables = {}
     for name, extra in (("labels", []), ("fresh", ["--sampling-seed", "7"])):
         out = tmp_path / f"{name}.csv"
-        result = run_cli("estimate", "--model", "tiny-m", "--n", "12", "--k", "4", "--max-new-tokens", "48", "--seed", "3",
-                         *extra, "--out", str(out), "--quiet", "--allow-zero")
+        result = run_cli_in_process("estimate", "--model", "tiny-m", "--n", "12", "--k", "4", "--max-new-tokens", "48",
+                                    "--seed", "3", *extra, "--out", str(out), "--quiet", "--allow-zero")
         assert result.returncode == 0, result.stderr
         tables[name] = pd.read_csv(out, dtype={"outcomes": str})
     assert tables["labels"]["id"].tolist() == tables["fresh"]["id"].tolist()

@@ -19,7 +19,8 @@ from course_lib.models import (
     load_tokenizer,
     read_manifest,
 )
-from course_lib.sampling import sample
+from course_lib.sampling import generate_ids, left_pad, sample, stop_token_ids
+from course_lib.tasks import generate
 
 
 @pytest.fixture(scope="module")
@@ -230,6 +231,40 @@ def test_left_padding_gives_the_same_greedy_answer_as_one_prompt_alone(tiny_m):
     batched = sample(model, tokenizer, prompts, k=1, temperature=0, max_new_tokens=40)
     alone = [sample(model, tokenizer, [p], k=1, temperature=0, max_new_tokens=40)[0] for p in prompts]
     assert batched == alone
+
+
+@pytest.mark.parametrize(("k", "temperature", "seed"), [(4, 1.0, 0), (3, 0.7, 5), (1, 0, 0)])
+def test_the_sampler_draws_the_tokens_transformers_generate_draws(tiny_m, k, temperature, seed):
+    # Same seed, same tokens as `model.generate`, although the sampler reads each prompt once and drops stopped
+    # completions from the batch; prompts of mixed lengths (left padding), some completions stop early and some run
+    # to the length limit, so every path of the loop is taken.
+    import torch
+
+    model, tokenizer = tiny_m
+    prompts = [p.prompt for task in ("arith", "shuffle") for p in generate(task, 6, "test", seed)]
+    encoded = left_pad(tokenizer(prompts, add_special_tokens=False)["input_ids"], tokenizer.pad_token_id, "cpu")
+    stops, width = stop_token_ids(model, tokenizer), encoded["input_ids"].shape[1]
+    torch.manual_seed(seed)
+    ours = generate_ids(model, encoded["input_ids"], encoded["attention_mask"], k, temperature, 40, stops,
+                        tokenizer.pad_token_id)
+    torch.manual_seed(seed)
+    greedy = temperature == 0
+    theirs = model.generate(**encoded, do_sample=not greedy, temperature=None if greedy else temperature,
+                            top_k=None if greedy else 0, top_p=None if greedy else 1.0, num_return_sequences=k,
+                            max_new_tokens=40, pad_token_id=tokenizer.pad_token_id, eos_token_id=stops)[:, width:]
+
+    def completions(ids):  # each row's tokens up to and including its stop
+        return [[t for t in row if t != tokenizer.pad_token_id] for row in ids.tolist()]
+
+    assert completions(ours) == completions(theirs)
+    lengths = [len(row) for row in completions(ours)]
+    assert min(lengths) < 40 and max(lengths) == 40 and len(lengths) == 12 * k
+
+
+def test_an_empty_prompt_is_refused_naming_it(tiny_m):
+    model, tokenizer = tiny_m
+    with pytest.raises(CourseError, match=r"prompt 1 \(counting from 0\) is empty"):
+        sample(model, tokenizer, ["Q:3\n", ""], k=2, temperature=1.0, max_new_tokens=8)
 
 
 def test_greedy_repeats_the_single_completion(tiny_m):
