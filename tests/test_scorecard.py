@@ -30,7 +30,11 @@ def test_committed_scorecard_rows():
     assert card.loc["Easy gains less than random (format-limited model)", "status"] == "supported"
     assert card.loc["Levels 1-3 match levels 1-5 (a boundary inside the levels)", "status"] == "supported"
     assert card.loc["GSM8K-trained beats MATH-trained on MATH's numeric subset", "status"] == "not testable here"
-    assert card.loc["Hard beats random under a 10% budget (strong but unsaturated model)", "status"] == "not yet tested"
+    strong = card.loc["Hard beats random under a 10% budget (strong but unsaturated model)"]
+    # the confirmatory study's six fresh seeds (200-205), none shared with its pilot (100-102)
+    assert strong["tiny world"] == "-0.001 [-0.008, +0.006] (equivalent, 6 seeds)"
+    assert strong["status"] == "equivalent"
+    assert card.loc["Levels 1-3 match levels 1-5 (a boundary made by model size)", "status"] == "not yet tested"
 
 
 def test_an_arm_run_at_two_lengths_is_never_averaged():
