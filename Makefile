@@ -69,7 +69,7 @@ mutation: env
 	test -e shared || ln -s ../shared shared
 	@test -d shared/data || { echo "make mutation: the tests need the real data in ../shared/data (see README)" >&2; exit 1; }
 	mkdir -p mutants && git rev-parse --short HEAD > mutants/run-commit && rm -f mutants/rerun-commit
-	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(VENV)/bin/mutmut run --max-children 2 $(MUTANTS)
+	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(PY) -m mutmut run --max-children 2 $(MUTANTS)
 	$(PY) benchmarks/mutation.py
 
 # Debian's /usr/bin/chromium, or Playwright's own build (tests/test_browser.py drives whichever is there).

@@ -287,3 +287,50 @@ def test_mechanism_table_whole_and_level_columns():
         "predicted dead groups": [0.2, 0.2], "learnable share of steps": [0.55, 0.5], "steps": [17.0, 17.0],
         "gain (test)": [0.0833, 0.0333]}
     assert level_columns(table) == ("accuracy_after_by_level.test.", "accuracy_before_by_level.test.", [1])
+
+
+def level_table():
+    """Two arms of one model in file order random, hard (not sorted), two seeds; the base model's accuracy is
+    0.123456 at level 1 (test split) in every seed. A third arm, easy, ran only seed 0."""
+    rows = []
+    for strategy, afters in (("random", (0.654321, 0.654321)), ("hard", (0.75, 0.85))):
+        for seed, after in zip((0, 1), afters):
+            rows.append({"model": "tiny-m", "strategy": strategy, "seed": seed, "gain.test": after - 0.123456,
+                         "accuracy_before_by_level.test.1": 0.123456, "accuracy_after_by_level.test.1": after,
+                         "accuracy_before_by_level.train.1": 0.3, "accuracy_after_by_level.train.1": 0.4})
+    rows.append({**rows[-1], "strategy": "easy", "seed": 0, "gain.test": 0.0})
+    return pd.DataFrame(rows)
+
+
+def test_per_level_change_hand_computed_sorted_and_by_split():
+    """before/after are arm means rounded to 4 places; arms come out sorted (hard before random) whatever the file
+    order; the split picks its own columns."""
+    change = per_level_change(level_table()[lambda t: t["strategy"] != "easy"])
+    assert change[["strategy", "level", "before", "after", "mean", "seeds"]].to_dict("list") == {
+        "strategy": ["hard", "random"], "level": [1, 1], "before": [0.1235, 0.1235],
+        "after": [0.8, 0.6543],  # (0.75 + 0.85) / 2; 0.654321 to 4 places
+        "mean": [0.6765, 0.5309],  # 0.8 - 0.123456 = 0.676544; 0.654321 - 0.123456 = 0.530865
+        "seeds": [2, 2]}
+    train = per_level_change(level_table()[lambda t: t["strategy"] != "easy"], "train")
+    assert train[["before", "after", "mean"]].to_dict("list") == {
+        "before": [0.3, 0.3], "after": [0.4, 0.4], "mean": [0.1, 0.1]}
+
+
+def test_paired_difference_sorted_groups_and_only_the_two_arms_pair_seeds():
+    """Groups come out sorted by key; a third arm missing a seed does not drop that seed from first - second."""
+    table = pd.concat([level_table().assign(task="shuffle"), level_table().assign(task="arith")], ignore_index=True)
+    paired = paired_difference(table, "hard", "random")
+    assert paired["task"].tolist() == ["arith", "shuffle"]
+    # hard - random per seed: 0.75 - 0.654321 = 0.095679 and 0.85 - 0.654321 = 0.195679; both seeds count
+    assert paired[["mean", "seeds"]].to_dict("list") == {"mean": [0.1457, 0.1457], "seeds": [2, 2]}
+
+
+def test_detectable_difference_uses_its_alpha():
+    """At alpha 0.10 the critical value is lower (t(4) 2.132 instead of 2.776), so a smaller difference reaches 80%
+    power: 0.0503 for sd 0.037 and 5 seeds (0.0622 at alpha 0.05). Checked by bisection on the noncentral t, and by
+    simulation: 200,000 sets of 5 draws from N(0.0503, 0.037) reject at alpha 0.10 in 80.0% of sets."""
+    from course_lib.studies import detectable_difference, paired_power
+
+    smallest = detectable_difference(0.037, 5, alpha=0.10)
+    assert smallest == pytest.approx(0.05030, abs=1e-4)
+    assert paired_power(smallest, 0.037, 5, alpha=0.10) == pytest.approx(0.8, abs=1e-6)
