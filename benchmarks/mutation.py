@@ -62,9 +62,41 @@ TRIAGE: dict[str, tuple[str, str]] = {
         "equivalent", "a wider upper end of the root-finding bracket (21 instead of 20 noncentralities, or a factor "
                       "seeds larger) still holds the one root, so brentq returns the same difference")
        for n in (13, 15)},
+    **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` leaves the groups sorted")
+       for name in ("course_lib.studies.x_mechanism_table__mutmut_29", "course_lib.studies.x_paired_difference__mutmut_15",
+                    "course_lib.studies.x_per_level_change__mutmut_12")},
     "course_lib.selection.x_degenerate_medium__mutmut_9": (
         "equivalent", "pass rates are validated as numbers; sorting them as their own dtype gives the same order"),
 }
+
+# Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes
+# no finding (a progress bar, OS and helper-process plumbing, SLURM script text) or runs only on a GPU. Counted here.
+PRAGMA = re.compile(r"#\s*pragma: no mutate block \(([^)]*)\)")
+DEF = re.compile(r"^\s*def (\w+)\(")
+
+
+def excluded_functions() -> list[dict]:
+    """Each function a pragma leaves out: module, function, reason, and how many mutants mutmut would make of it."""
+    from mutmut.mutation.file_mutation import create_mutations
+
+    rows = []
+    for module in MODULES:
+        path = ROOT / "course_lib" / f"{module}.py"
+        source = path.read_text(encoding="utf-8")
+        reasons, current = {}, None
+        for line in source.splitlines():
+            current = DEF.match(line).group(1) if DEF.match(line) else current
+            if PRAGMA.search(line):
+                reasons[current] = PRAGMA.search(line).group(1)
+        if not reasons:
+            continue
+        _, mutations, *_ = create_mutations(str(path), PRAGMA.sub("", source))  # as if no pragma were there
+        counts = Counter(getattr(getattr(m.contained_by_top_level_function, "name", None), "value", None)
+                         for m in mutations)
+        rows += [{"module": module, "function": name, "reason": why, "mutants": counts[name]}
+                 for name, why in reasons.items()]
+    return rows
+
 
 MESSAGE_CALLS = ("check(", "CourseError(", "ValueError(", "warnings.warn(", "raise ")
 STRING = re.compile(r'(?:[rRfF]{0,2})"(?:[^"\\]|\\.)*"|(?:[rRfF]{0,2})\'(?:[^\'\\]|\\.)*\'')
@@ -147,7 +179,31 @@ def summarise(results: dict[str, dict[str, str]], kinds: dict[str, str]) -> dict
     return {"modules": modules, "total": dict(sorted(total.items())),
             "survivors_share_of_non_equivalent": share(surviving, non_equivalent),
             "survivors_share_without_message_wording": share(surviving - wording, non_equivalent - wording),
+            # a mutant no fast test reaches is not killed either: the strict share counts it as a survivor
+            "survivors_share_counting_no_tests": share(surviving + total["no tests"], non_equivalent + total["no tests"]),
             "complete": total["not checked"] == 0}
+
+
+def timing(results: dict[str, dict[str, str]]) -> dict:
+    """Seconds per tested mutant: mutmut's own wall time per mutant (mean per module), and the CPU seconds of the
+    whole runs logged in mutants/time.log (user, sys, wall per `mutmut run`, startup included) over the mutants
+    tested; with them, the CPU seconds the mutants not checked yet would take at each module's mean."""
+    from mutmut.mutation.data import SourceFileMutationData
+
+    wall = {}
+    for module in MODULES:
+        data = SourceFileMutationData(path=Path("course_lib") / f"{module}.py")
+        data.load()
+        seconds = [s for name, s in data.durations_by_key.items() if results[module].get(name) != "no tests"]
+        wall[module] = {"mutants timed": len(seconds),
+                        "mean wall seconds": round(sum(seconds) / len(seconds), 2) if seconds else None}
+    log = Path("mutants") / "time.log"
+    runs = [line.split() for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+    cpu = sum(float(user) + float(system) for user, system, *_ in runs)
+    tested = sum(1 for statuses in results.values() for status in statuses.values()
+                 if status in ("killed", "survived", "timeout", "segfault", "suspicious"))
+    return {"per_module": wall, "logged_runs": len(runs), "cpu_seconds": round(cpu),
+            "tested": tested, "cpu_seconds_per_tested_mutant": round(cpu / tested, 2) if runs and tested else None}
 
 
 def write_report(results: dict[str, dict[str, str]]) -> None:
@@ -159,13 +215,15 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     diffs = {name: _diff(name) for name in survivors}
     triage = {name: kind_of(name, diffs[name]) for name in survivors}
     summary = summarise(results, {name: kind for name, (kind, _) in triage.items()})
+    excluded = excluded_functions()
+    times = timing(results)
     started = Path("mutants") / "run-commit"  # the commit whose code and tests mutmut copied when it started
     retested = Path("mutants") / "rerun-commit"  # where the survivors were tested again with newer tests, if they were
     record = {"command": COMMAND, "commit": git_commit(),
               "run_commit": started.read_text().strip() if started.exists() else None,
               "survivors_retested_at": retested.read_text().strip() if retested.exists() else None,
               "versions": {**library_versions(), "mutmut": metadata.version("mutmut")},
-              "machine": f"{os.cpu_count()} CPUs", **summary,
+              "machine": f"{os.cpu_count()} CPUs", **summary, "excluded": excluded, "timing": times,
               "survivors": {name: kind for name, (kind, _) in triage.items()},
               "stale_triage": sorted(n for n in TRIAGE if not any(n in s for s in results.values()))}
     atomic_write_text(OUT / "mutation.json", json.dumps(record, indent=1) + "\n")
@@ -198,6 +256,23 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     if every is not None:
         lines += ["", f"Survivors that are not equivalent: **{every:.1%}** of the non-equivalent mutants tested; "
                       f"**{without:.1%}** leaving out those that change only a message's wording (target: at most 10%)."]
+    strict = summary["survivors_share_counting_no_tests"]
+    if strict is not None:
+        lines += ["", f"Counting the mutants no fast test reaches (`no tests`) as survivors too: **{strict:.1%}**."]
+    lines += ["", "## Left out of the run", "",
+              f"{sum(r['mutants'] for r in excluded)} mutants of these functions are not made at all "
+              "(`# pragma: no mutate block (reason)` on the `def` line); they compute no finding:", "",
+              "| module | function | reason | mutants |", "| --- | --- | --- | --- |"]
+    lines += [f"| {r['module']} | `{r['function']}` | {r['reason']} | {r['mutants']} |" for r in excluded]
+    lines += ["", "## Time", "",
+              "mutmut's wall seconds per tested mutant (2 workers at once, so the run takes about half of the sum; "
+              "on a shared machine, wall time is longer than on an idle one):", "",
+              "| module | mutants timed | mean wall seconds |", "| --- | --- | --- |"]
+    lines += [f"| {m} | {t['mutants timed']} | {t['mean wall seconds']} |" for m, t in times["per_module"].items()]
+    if times["cpu_seconds_per_tested_mutant"] is not None:
+        lines += ["", f"CPU seconds of the {times['logged_runs']} logged `mutmut run`s (mutants/time.log, startup "
+                      f"included): {times['cpu_seconds']} for {times['tested']} tested mutants, "
+                      f"**{times['cpu_seconds_per_tested_mutant']} CPU seconds per tested mutant**."]
     lines += ["", "## Survivors", "",
               "Kinds: *equivalent* (no test could tell), *accepted* (harmless, or reachable only on a GPU), "
               "*message* (only an error message's wording changes), *unexplained* (a gap in the tests).", ""]

@@ -334,3 +334,16 @@ def test_detectable_difference_uses_its_alpha():
     smallest = detectable_difference(0.037, 5, alpha=0.10)
     assert smallest == pytest.approx(0.05030, abs=1e-4)
     assert paired_power(smallest, 0.037, 5, alpha=0.10) == pytest.approx(0.8, abs=1e-6)
+
+
+def test_verdict_reads_itertuples_rows_like_dicts():
+    """Notebooks loop over `table.itertuples()`: a namedtuple row gets the same verdict as the dict of its values."""
+    from course_lib.studies import verdict
+
+    table = pd.DataFrame({"mean": [0.03, -0.03, 0.0, 0.03], "ci_low": [0.01, -0.05, -0.01, 0.01],
+                          "ci_high": [0.05, -0.01, 0.01, 0.05], "seeds": [5, 5, 5, 2]})
+    said = ["beats", "loses to", "is indistinguishable from", "is not tested against"]
+    assert [verdict(row) for row in table.itertuples()] == said
+    assert [verdict(row) for row in table.to_dict("records")] == said
+    without_seeds = table.drop(columns="seeds")  # e.g. a bootstrap over problems: read by its interval alone
+    assert [verdict(row) for row in without_seeds.itertuples()] == said[:3] + ["beats"]
