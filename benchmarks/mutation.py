@@ -65,6 +65,13 @@ TRIAGE: dict[str, tuple[str, str]] = {
     **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` leaves the groups sorted")
        for name in ("course_lib.studies.x_mechanism_table__mutmut_29", "course_lib.studies.x_paired_difference__mutmut_15",
                     "course_lib.studies.x_per_level_change__mutmut_12")},
+    **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
+        "equivalent", "p-values are numbers, and list() of them makes a float array without dtype=float (only "
+                      "0/1 integers would not, and their Holm adjustments are 0/1 too)") for n in (3, 5)},
+    **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
+        "equivalent", "how ties are ordered cannot matter: tied p-values get the same adjusted value through the "
+                      "running maximum, whichever comes first (and numpy reads 'STABLE' as 'stable')")
+       for n in (9, 11, 13)},
     "course_lib.selection.x_degenerate_medium__mutmut_9": (
         "equivalent", "pass rates are validated as numbers; sorting them as their own dtype gives the same order"),
 }
@@ -269,6 +276,20 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
               "on a shared machine, wall time is longer than on an idle one):", "",
               "| module | mutants timed | mean wall seconds |", "| --- | --- | --- |"]
     lines += [f"| {m} | {t['mutants timed']} | {t['mean wall seconds']} |" for m, t in times["per_module"].items()]
+    estimate_file = OUT / "mutation-estimate.json"
+    if estimate_file.exists():
+        est = json.loads(estimate_file.read_text())
+        minutes = est["minutes_on_2_idle_cores"]
+        lines += ["", f"Estimated full run (`{est['command']}`, commit {est['commit']}; no mutant run, measured CPU "
+                      f"seconds): a forked pytest session costs {est['c0_cpu_seconds']} CPU s, the selected tests "
+                      f"{est['plain_run']['cpu_seconds']} CPU s in all; with {est['killed_share']:.0%} of the "
+                      f"{est['total']['mutants'] - est['total']['no tests']:.0f} mutants with tests killed by their "
+                      f"quickest test, **{minutes['expected']} minutes on 2 idle cores**; "
+                      f"{minutes['every mutant survives']} minutes if every mutant survived (the upper bound). Add "
+                      "mutmut's startup (making the mutants, one traced and one clean run of the selected tests).", "",
+                  "| module | mutants | no tests | expected CPU s | CPU s if all survive |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {m} | {r['mutants']:.0f} | {r['no tests']:.0f} | {r['expected']:.0f} | "
+                  f"{r['every mutant survives']:.0f} |" for m, r in est["modules"].items()]
     if times["cpu_seconds_per_tested_mutant"] is not None:
         lines += ["", f"CPU seconds of the {times['logged_runs']} logged `mutmut run`s (mutants/time.log, startup "
                       f"included): {times['cpu_seconds']} for {times['tested']} tested mutants, "

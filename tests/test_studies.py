@@ -221,6 +221,7 @@ def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
 
     assert holm_adjusted([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06]
     assert holm_adjusted([0.5]) == [0.5]
+    assert holm_adjusted([0.6, 0.7]) == [1.0, 1.0]  # 2 x 0.6 = 1.2 is capped: a p-value is at most 1
     family = pd.DataFrame([equivalence_verdict(v, margin=0.01) for v in (
         [0.03, 0.01, 0.05, 0.0, 0.04],     # p_difference ~0.04: "better" alone ...
         [0.2, -0.3, 0.1, -0.1, 0.3],       # nothing
