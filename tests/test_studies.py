@@ -230,6 +230,21 @@ def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
     assert holm_verdicts(family)["verdict_holm"].tolist() == ["inconclusive"] * 3  # ... not in a family of three
 
 
+def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
+    """Tests far past alpha keep their verdicts after the adjustment (x3 at most); adjusted p-values have 6 places."""
+    from course_lib.studies import equivalence_verdict, holm_adjusted, holm_verdicts
+
+    assert holm_adjusted([0.0123456789, 0.5]) == [0.024691, 0.5]  # 2 x 0.0123456789 = 0.0246913578
+    family = pd.DataFrame([equivalence_verdict(v, margin=0.01) for v in (
+        [0.10, 0.11, 0.12, 0.10, 0.11],              # p_difference ~1e-6
+        [0.001, -0.001, 0.0, 0.0005, -0.0005],       # p_equivalence ~1e-6
+        [-0.10, -0.11, -0.12, -0.10, -0.11])])
+    assert holm_verdicts(family)["verdict_holm"].tolist() == ["better", "equivalent", "worse"]
+    # an adjusted p-value of exactly alpha (2 x 0.025) is not below it: neither test passes
+    boundary = pd.DataFrame({"mean": [0.02, 0.0], "p_difference": [0.025, 0.9], "p_equivalence": [0.9, 0.025]})
+    assert holm_verdicts(boundary)["verdict_holm"].tolist() == ["inconclusive", "inconclusive"]
+
+
 def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp_path):
     folder = tmp_path / "demo"
     folder.mkdir()
