@@ -363,3 +363,28 @@ def test_verdict_reads_itertuples_rows_like_dicts():
     assert [verdict(row) for row in table.to_dict("records")] == said
     without_seeds = table.drop(columns="seeds")  # e.g. a bootstrap over problems: read by its interval alone
     assert [verdict(row) for row in without_seeds.itertuples()] == said[:3] + ["beats"]
+
+
+def level_verdict_table(**extra):
+    """One arm, three seeds; level 1: the base model's 0.5 (K=4 samples of 60 problems), after 0.60, 0.62, 0.64."""
+    return pd.DataFrame([{"model": "tiny-m", "strategy": "hard", "seed": seed, "accuracy_before_by_level.test.1": 0.5,
+                          "accuracy_after_by_level.test.1": after, **extra} for seed, after in enumerate((0.60, 0.62, 0.64))])
+
+
+def test_per_level_verdicts_add_the_base_evaluations_variance():
+    """Changes 0.10, 0.12, 0.14: mean 0.12, seed variance of the mean 0.02^2 / 3 = 0.000133. The shared base
+    evaluation adds at most 0.5 x 0.5 / ((4 - 1) x 60) = 0.001389, so se = sqrt(0.001522) = 0.03902 and the 95%
+    interval 0.12 -+ 4.3027 x 0.03902 = [-0.0479, 0.2879] holds 0: inconclusive (from the seeds alone: better)."""
+    from course_lib.studies import base_variance_bound, per_level_verdicts
+
+    assert base_variance_bound(0.5, 4, 60) == pytest.approx(0.25 / 180)
+    rows = per_level_verdicts(level_verdict_table(**{"base_k.test": 4, "eval_k.test": 100}), 0.03, problems_per_level=60)
+    expected = {"model": ["tiny-m"], "strategy": ["hard"], "level": [1], "before": [0.5], "mean": [0.12],
+                "ci_low": [-0.0479], "ci_high": [0.2879], "tost_low": [0.0061], "tost_high": [0.2339],
+                "verdict": ["inconclusive"]}  # tost: 0.12 -+ 2.92 x 0.03902
+    assert rows[list(expected)].to_dict("list") == expected
+    # base_k (the base model's own K) wins over eval_k; without it eval_k is used (here 100: a small bound, better)
+    assert per_level_verdicts(level_verdict_table(**{"eval_k.test": 4}), 0.03, 60)["ci_low"].tolist() == [-0.0479]
+    assert per_level_verdicts(level_verdict_table(**{"eval_k.test": 100}), 0.03, 60)["verdict"].tolist() == ["better"]
+    with pytest.raises(CourseError, match="k=1 must be >= 2 and problems=60 >= 1"):
+        base_variance_bound(0.5, 1, 60)
