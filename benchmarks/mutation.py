@@ -192,25 +192,16 @@ def summarise(results: dict[str, dict[str, str]], kinds: dict[str, str]) -> dict
 
 
 def timing(results: dict[str, dict[str, str]]) -> dict:
-    """Seconds per tested mutant: mutmut's own wall time per mutant (mean per module), and the CPU seconds of the
-    whole runs logged in mutants/time.log (user, sys, wall per `mutmut run`, startup included) over the mutants
-    tested; with them, the CPU seconds the mutants not checked yet would take at each module's mean."""
-    from mutmut.mutation.data import SourceFileMutationData
-
-    wall = {}
-    for module in MODULES:
-        data = SourceFileMutationData(path=Path("course_lib") / f"{module}.py")
-        data.load()
-        seconds = [s for name, s in data.durations_by_key.items() if results[module].get(name) != "no tests"]
-        wall[module] = {"mutants timed": len(seconds),
-                        "mean wall seconds": round(sum(seconds) / len(seconds), 2) if seconds else None}
+    """CPU seconds of the `mutmut run`s logged in mutants/time.log (user, sys, wall per run, startup included)
+    over the mutants they tested (killed, survived or timed out)."""
     log = Path("mutants") / "time.log"
     runs = [line.split() for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
-    cpu = sum(float(user) + float(system) for user, system, *_ in runs)
+    runs = [run for run in runs if len(run) == 3 and all(part.replace(".", "", 1).isdigit() for part in run)]
+    cpu = sum(float(user) + float(system) for user, system, _ in runs)
     tested = sum(1 for statuses in results.values() for status in statuses.values()
                  if status in ("killed", "survived", "timeout", "segfault", "suspicious"))
-    return {"per_module": wall, "logged_runs": len(runs), "cpu_seconds": round(cpu),
-            "tested": tested, "cpu_seconds_per_tested_mutant": round(cpu / tested, 2) if runs and tested else None}
+    return {"logged_runs": len(runs), "cpu_seconds": round(cpu), "tested": tested,
+            "cpu_seconds_per_tested_mutant": round(cpu / tested, 2) if runs and tested else None}
 
 
 def write_report(results: dict[str, dict[str, str]]) -> None:
@@ -249,9 +240,8 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
         done = [m for m, c in summary["modules"].items() if c.get("not checked", 0) == 0]
         lines += [f"**Partial**: {total.get('not checked', 0)} of {total['mutants']} mutants are not checked yet; "
                   f"complete modules: {', '.join(done) or 'none'}. Resume with `make mutation` (verdicts already "
-                  "reached are kept in mutants/). The shares below are over the mutants checked so far, which are "
-                  "those with the fastest tests (mutmut runs them first): they say nothing yet about the modules with "
-                  "few or no checked mutants.", ""]
+                  "reached are kept in mutants/). The shares below are over the mutants checked so far: they say "
+                  "nothing yet about the modules with few or no checked mutants.", ""]
     kinds = ("equivalent", "accepted", "message", "unexplained")
     lines += ["| module | mutants | killed | survived | " + " | ".join(f"of which {k}" for k in kinds)
               + " | timeout | no tests | not checked |", "| --- " * 11 + "|"]
@@ -271,11 +261,7 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
               "(`# pragma: no mutate block (reason)` on the `def` line); they compute no finding:", "",
               "| module | function | reason | mutants |", "| --- | --- | --- | --- |"]
     lines += [f"| {r['module']} | `{r['function']}` | {r['reason']} | {r['mutants']} |" for r in excluded]
-    lines += ["", "## Time", "",
-              "mutmut's wall seconds per tested mutant (2 workers at once, so the run takes about half of the sum; "
-              "on a shared machine, wall time is longer than on an idle one):", "",
-              "| module | mutants timed | mean wall seconds |", "| --- | --- | --- |"]
-    lines += [f"| {m} | {t['mutants timed']} | {t['mean wall seconds']} |" for m, t in times["per_module"].items()]
+    lines += ["", "## Time"]
     estimate_file = OUT / "mutation-estimate.json"
     if estimate_file.exists():
         est = json.loads(estimate_file.read_text())
@@ -291,9 +277,10 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
         lines += [f"| {m} | {r['mutants']:.0f} | {r['no tests']:.0f} | {r['expected']:.0f} | "
                   f"{r['every mutant survives']:.0f} |" for m, r in est["modules"].items()]
     if times["cpu_seconds_per_tested_mutant"] is not None:
-        lines += ["", f"CPU seconds of the {times['logged_runs']} logged `mutmut run`s (mutants/time.log, startup "
-                      f"included): {times['cpu_seconds']} for {times['tested']} tested mutants, "
-                      f"**{times['cpu_seconds_per_tested_mutant']} CPU seconds per tested mutant**."]
+        lines += ["", f"Measured: the {times['logged_runs']} logged `mutmut run`s (mutants/time.log, startup "
+                      f"included) spent {times['cpu_seconds']} CPU seconds on {times['tested']} tested mutants, "
+                      f"**{times['cpu_seconds_per_tested_mutant']} CPU seconds per tested mutant** (the mutants "
+                      "with the quickest tests, which mutmut runs first)."]
     lines += ["", "## Survivors", "",
               "Kinds: *equivalent* (no test could tell), *accepted* (harmless, or reachable only on a GPU), "
               "*message* (only an error message's wording changes), *unexplained* (a gap in the tests).", ""]

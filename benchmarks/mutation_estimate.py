@@ -10,7 +10,8 @@ Two figures: `expected`, with 90% of the mutants killed by their quickest test (
 survivors) and the rest running every test; `every mutant survives`, the upper bound. Writes
 benchmarks/results/mutation-estimate.json; benchmarks/mutation.py puts it in the report.
 
-Run: python benchmarks/mutation_estimate.py   (from the repository root, after `mutmut run` has written its stats)
+Run: python benchmarks/mutation_estimate.py   (from the repository root, after `mutmut run` has written its stats;
+     --reuse keeps the last record's per-test CPU seconds and measures only the session overhead again)
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from mutation import MODULES, excluded_functions  # noqa: E402
 
+RECORD = ROOT / "benchmarks" / "results" / "mutation-estimate.json"
 KILLED_SHARE = 0.9  # mutants killed by their quickest test in the `expected` figure
 SESSIONS = 5  # forked pytest sessions timed for c0
-QUICK_TEST = "tests/test_studies.py::test_t_interval_matches_the_textbook_formula_and_handles_one_seed"
+QUICK_TEST = "tests/test_studies.py::test_load_study_names_the_command_when_results_are_missing"  # ~no work
 
 
 def mutmut_config() -> dict:
@@ -59,13 +61,13 @@ def test_cpu_seconds(config: dict) -> tuple[dict[str, float], dict]:
     return {name: s * cpu / wall for name, s in seconds.items()}, {"cpu_seconds": round(cpu, 1), "wall_seconds": round(wall, 1)}
 
 
-def session_overhead() -> float:
+def session_overhead(config: dict) -> float:
     """CPU seconds of one forked pytest session running one quick test, from a process that has imported pytest
     and collected the selection once (mutmut's fork server does the same before forking a session per mutant)."""
     code = f"""
 import os, resource, sys
 import pytest
-pytest.main(["-q", "--collect-only", "-p", "no:cacheprovider", "tests/test_studies.py"])
+pytest.main(["-q", "--collect-only", "-p", "no:cacheprovider", *{config["pytest_add_cli_args_test_selection"]!r}])
 cpu = []
 for _ in range({SESSIONS}):
     pid = os.fork()
@@ -93,10 +95,15 @@ def mutants_by_function() -> dict[str, int]:
     return counts
 
 
-def estimate() -> dict:
+def estimate(reuse: bool = False) -> dict:
+    """The estimate; with `reuse`, the per-test CPU seconds of the last record are reused (only c0 is measured)."""
     config = mutmut_config()
-    per_test, plain_run = test_cpu_seconds(config)
-    c0 = session_overhead()
+    if reuse and RECORD.exists():
+        last = json.loads(RECORD.read_text())
+        per_test, plain_run = last["per_test_cpu_seconds"], last["plain_run"]
+    else:
+        per_test, plain_run = test_cpu_seconds(config)
+    c0 = session_overhead(config)
     tests_of = json.loads(Path("mutants/mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
     modules = {m: {"mutants": 0, "no tests": 0, "expected": 0.0, "every mutant survives": 0.0} for m in MODULES}
     for function, count in mutants_by_function().items():
@@ -115,7 +122,8 @@ def estimate() -> dict:
             "total": {k: round(v, 1) for k, v in total.items()},
             "minutes_on_2_idle_cores": {"expected": round(total["expected"] / 2 / 60, 1),
                                         "every mutant survives": round(total["every mutant survives"] / 2 / 60, 1)},
-            "excluded_mutants": sum(r["mutants"] for r in excluded_functions())}
+            "excluded_mutants": sum(r["mutants"] for r in excluded_functions()),
+            "per_test_cpu_seconds": {name: round(s, 4) for name, s in sorted(per_test.items())}}
 
 
 if __name__ == "__main__":
@@ -123,6 +131,6 @@ if __name__ == "__main__":
         sys.exit("run from the repository root after `mutmut run` has collected its stats (mutants/mutmut-stats.json)")
     from course_lib.provenance import atomic_write_text, git_commit, library_versions
 
-    record = {**estimate(), "commit": git_commit(), "versions": library_versions(), "machine": f"{os.cpu_count()} CPUs"}
-    atomic_write_text(ROOT / "benchmarks" / "results" / "mutation-estimate.json", json.dumps(record, indent=1) + "\n")
+    record = {**estimate(reuse="--reuse" in sys.argv), "commit": git_commit(), "versions": library_versions(), "machine": f"{os.cpu_count()} CPUs"}
+    atomic_write_text(RECORD, json.dumps(record, indent=1) + "\n")
     print(json.dumps(record["minutes_on_2_idle_cores"]))
