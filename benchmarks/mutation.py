@@ -293,5 +293,8 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
 if __name__ == "__main__":
     if not (Path("mutants").is_dir() and Path("pyproject.toml").exists()):
         sys.exit("run from the repository root after `mutmut run` (make mutation)")
-    write_report(_load_results())
+    loaded = _load_results()
+    if not any(loaded.values()):
+        sys.exit("mutants/ holds no mutants yet (mutmut stopped before making them?); run `make mutation`")
+    write_report(loaded)
     print(f"wrote {OUT / 'mutation.md'} and {OUT / 'mutation.json'}")
