@@ -64,7 +64,8 @@ TRIAGE: dict[str, tuple[str, str]] = {
        for n in (13, 15)},
     **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` leaves the groups sorted")
        for name in ("course_lib.studies.x_mechanism_table__mutmut_29", "course_lib.studies.x_paired_difference__mutmut_15",
-                    "course_lib.studies.x_per_level_change__mutmut_12")},
+                    "course_lib.studies.x_per_level_change__mutmut_12", "course_lib.studies.x_paired_verdicts__mutmut_9",
+                    "course_lib.studies.x_gain_verdicts__mutmut_7")},
     **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
         "equivalent", "p-values are numbers, and list() of them makes a float array without dtype=float (only "
                       "0/1 integers would not, and their Holm adjustments are 0/1 too)") for n in (3, 5)},

@@ -388,3 +388,21 @@ def test_per_level_verdicts_add_the_base_evaluations_variance():
     assert per_level_verdicts(level_verdict_table(**{"eval_k.test": 100}), 0.03, 60)["verdict"].tolist() == ["better"]
     with pytest.raises(CourseError, match="k=1 must be >= 2 and problems=60 >= 1"):
         base_variance_bound(0.5, 1, 60)
+
+
+def test_verdict_tables_sort_their_groups_and_skip_a_group_without_pairs():
+    """Models in file order tiny-s, tiny-m come out sorted; a group with no seed holding both arms is skipped and the
+    groups after it still count; a table without `base_variance.test` adds no shared variance."""
+    table = pd.concat([synthetic_table().assign(model="tiny-s", task="shuffle"), synthetic_table()], ignore_index=True)
+    table = pd.concat([table.assign(seed=table.seed + 3), table], ignore_index=True)
+    pairs = paired_verdicts(table, [("hard", "random")], margin=0.03)
+    assert pairs[["model", "difference", "verdict"]].values.tolist() == [
+        ["tiny-m", "hard - random", "better"], ["tiny-s", "hard - random", "better"]]
+    steady = table.assign(**{"gain.test": 0.1 + 0.001 * table.seed})  # no base_variance.test column
+    gains = gain_verdicts(steady, margin=0.03)
+    assert gains[["model", "strategy", "verdict"]].values.tolist() == [
+        ["tiny-m", "hard", "better"], ["tiny-m", "random", "better"], ["tiny-s", "hard", "better"],
+        ["tiny-s", "random", "better"]]
+    one_arm = table[(table.task == "arith") | (table.strategy == "hard")]  # "aaa" < "arith": a first group, one arm
+    paired = paired_difference(one_arm.assign(task=one_arm.task.replace({"shuffle": "aaa"})), "hard", "random")
+    assert paired[["task", "difference", "seeds"]].values.tolist() == [["arith", "hard - random", 6]]
