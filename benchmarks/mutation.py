@@ -73,6 +73,9 @@ TRIAGE: dict[str, tuple[str, str]] = {
         "equivalent", "how ties are ordered cannot matter: tied p-values get the same adjusted value through the "
                       "running maximum, whichever comes first (and numpy reads 'STABLE' as 'stable')")
        for n in (9, 11, 13)},
+    "course_lib.studies.x_gain_verdicts__mutmut_16": (
+        "equivalent", "base_variance.test is one base evaluation's, the same in every row of a group, and a group has "
+                      "at least 3 rows (equivalence_verdict refuses fewer): row 1 holds the value row 0 does"),
     "course_lib.selection.x_degenerate_medium__mutmut_9": (
         "equivalent", "pass rates are validated as numbers; sorting them as their own dtype gives the same order"),
 }

@@ -406,3 +406,13 @@ def test_verdict_tables_sort_their_groups_and_skip_a_group_without_pairs():
     one_arm = table[(table.task == "arith") | (table.strategy == "hard")]  # "aaa" < "arith": a first group, one arm
     paired = paired_difference(one_arm.assign(task=one_arm.task.replace({"shuffle": "aaa"})), "hard", "random")
     assert paired[["task", "difference", "seeds"]].values.tolist() == [["arith", "hard - random", 6]]
+
+
+def test_sd_upper_bound_from_two_seeds_and_its_bounds():
+    """Two seeds are enough (chi-square with 1 df: 10% quantile 0.01579, so 0.01 x sqrt(1 / 0.01579) = 0.0796); a
+    zero sd stays zero; fewer seeds or a negative sd are refused."""
+    assert sd_upper_bound(0.01, 2) == pytest.approx(0.07958, abs=1e-4)
+    assert sd_upper_bound(0.0, 3) == 0.0
+    for seeds, sd in ((1, 0.01), (3, -0.01)):
+        with pytest.raises(CourseError, match=f"seeds={seeds} must be >= 2 and sd={sd} non-negative"):
+            sd_upper_bound(sd, seeds)
