@@ -60,16 +60,20 @@ test-fast: env
 	$(PY) -m ruff check course_lib tests benchmarks
 	$(PY) -m pytest -m "not slow and not slurm"
 
-# Mutation testing of the core modules (not part of CI; about an hour on 2 idle cores): mutmut changes one thing at a
-# time and runs the fast tests that reach it ([tool.mutmut] in pyproject.toml); the report goes to
-# benchmarks/results/mutation.md. Resumable: stop it any time, and the next `make mutation` tests only what is left.
+# Mutation testing of the core modules (not part of CI): mutmut changes one thing at a time and runs the fast tests
+# that reach it ([tool.mutmut] in pyproject.toml); the report goes to benchmarks/results/mutation.md. About 40-50
+# minutes on 2 idle cores when most mutants die at their quickest test, up to ~3 hours if many survived
+# (benchmarks/mutation_estimate.py). Resumable: stop it any time, and the next `make mutation` tests only what is left.
 # MUTANTS='course_lib.answers.*' tests again every mutant of one module (e.g. after adding tests for it).
 # The tests run from a copy in mutants/, so ../shared/data is reached through a link ./shared -> ../shared.
+# CPU seconds of each run are appended to mutants/time.log where GNU time is installed (the report reads them)
+TIME_MUTMUT := $(if $(wildcard /usr/bin/time),/usr/bin/time -a -o mutants/time.log -f "%U %S %e",)
 mutation: env
 	test -e shared || ln -s ../shared shared
 	@test -d shared/data || { echo "make mutation: the tests need the real data in ../shared/data (see README)" >&2; exit 1; }
 	mkdir -p mutants && git rev-parse --short HEAD > mutants/run-commit && rm -f mutants/rerun-commit
-	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(VENV)/bin/mutmut run --max-children 2 $(MUTANTS)
+	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(TIME_MUTMUT) \
+	  $(PY) -m mutmut run --max-children 2 $(MUTANTS)
 	$(PY) benchmarks/mutation.py
 
 # Debian's /usr/bin/chromium, or Playwright's own build (tests/test_browser.py drives whichever is there).

@@ -62,9 +62,52 @@ TRIAGE: dict[str, tuple[str, str]] = {
         "equivalent", "a wider upper end of the root-finding bracket (21 instead of 20 noncentralities, or a factor "
                       "seeds larger) still holds the one root, so brentq returns the same difference")
        for n in (13, 15)},
+    **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` leaves the groups sorted")
+       for name in ("course_lib.studies.x_mechanism_table__mutmut_29", "course_lib.studies.x_paired_difference__mutmut_15",
+                    "course_lib.studies.x_per_level_change__mutmut_12", "course_lib.studies.x_paired_verdicts__mutmut_9",
+                    "course_lib.studies.x_gain_verdicts__mutmut_7")},
+    **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
+        "equivalent", "p-values are numbers, and list() of them makes a float array without dtype=float (only "
+                      "0/1 integers would not, and their Holm adjustments are 0/1 too)") for n in (3, 5)},
+    **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
+        "equivalent", "how ties are ordered cannot matter: tied p-values get the same adjusted value through the "
+                      "running maximum, whichever comes first (and numpy reads 'STABLE' as 'stable')")
+       for n in (9, 11, 13)},
+    "course_lib.studies.x_gain_verdicts__mutmut_16": (
+        "equivalent", "base_variance.test is one base evaluation's, the same in every row of a group, and a group has "
+                      "at least 3 rows (equivalence_verdict refuses fewer): row 1 holds the value row 0 does"),
     "course_lib.selection.x_degenerate_medium__mutmut_9": (
         "equivalent", "pass rates are validated as numbers; sorting them as their own dtype gives the same order"),
 }
+
+# Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes
+# no finding (a progress bar, OS and helper-process plumbing, SLURM script text) or runs only on a GPU. Counted here.
+PRAGMA = re.compile(r"#\s*pragma: no mutate block \(([^)]*)\)")
+DEF = re.compile(r"^\s*def (\w+)\(")
+
+
+def excluded_functions() -> list[dict]:
+    """Each function a pragma leaves out: module, function, reason, and how many mutants mutmut would make of it."""
+    from mutmut.mutation.file_mutation import create_mutations
+
+    rows = []
+    for module in MODULES:
+        path = ROOT / "course_lib" / f"{module}.py"
+        source = path.read_text(encoding="utf-8")
+        reasons, current = {}, None
+        for line in source.splitlines():
+            current = DEF.match(line).group(1) if DEF.match(line) else current
+            if PRAGMA.search(line):
+                reasons[current] = PRAGMA.search(line).group(1)
+        if not reasons:
+            continue
+        _, mutations, *_ = create_mutations(str(path), PRAGMA.sub("", source))  # as if no pragma were there
+        counts = Counter(getattr(getattr(m.contained_by_top_level_function, "name", None), "value", None)
+                         for m in mutations)
+        rows += [{"module": module, "function": name, "reason": why, "mutants": counts[name]}
+                 for name, why in reasons.items()]
+    return rows
+
 
 MESSAGE_CALLS = ("check(", "CourseError(", "ValueError(", "warnings.warn(", "raise ")
 STRING = re.compile(r'(?:[rRfF]{0,2})"(?:[^"\\]|\\.)*"|(?:[rRfF]{0,2})\'(?:[^\'\\]|\\.)*\'')
@@ -90,10 +133,28 @@ def is_message_wording(diff: str) -> bool:
     return any(call in removed[0] for call in MESSAGE_CALLS) or bool(ONLY_STRINGS.match(removed[0]))
 
 
+# Survivors of a run that began before the test that kills them was written: each mutant was applied by hand to a
+# copy of course_lib and fails that test. They still count as survivors until `mutmut run NAMES...` confirms it.
+KILLED_BY_A_NEWER_TEST: dict[str, str] = {
+    **{name: "test_verdict_tables_sort_their_groups_and_skip_a_group_without_pairs" for name in (
+        "course_lib.studies.x_paired_difference__mutmut_30", "course_lib.studies.x_paired_difference__mutmut_37",
+        "course_lib.studies.x_paired_difference__mutmut_38", "course_lib.studies.x_paired_verdicts__mutmut_7",
+        "course_lib.studies.x_paired_verdicts__mutmut_11", "course_lib.studies.x_gain_verdicts__mutmut_5",
+        "course_lib.studies.x_gain_verdicts__mutmut_9", "course_lib.studies.x_gain_verdicts__mutmut_12",
+        "course_lib.studies.x_gain_verdicts__mutmut_20")},
+    **{f"course_lib.studies.x_sd_upper_bound__mutmut_{n}": "test_sd_upper_bound_from_two_seeds_and_its_bounds"
+       for n in (3, 6, 7, 8, 9)},
+}
+
+
 def kind_of(name: str, diff: str) -> tuple[str, str]:
-    """(kind, why) of a survivor: the TRIAGE entry, else message wording, else unexplained."""
+    """(kind, why) of a survivor: the TRIAGE entry, else a newer test, else message wording, else unexplained."""
     if name in TRIAGE:
         return TRIAGE[name]
+    if name in KILLED_BY_A_NEWER_TEST:
+        return "newer test", (f"killed by tests/test_studies.py::{KILLED_BY_A_NEWER_TEST[name]}, written after this "
+                              "run began (the mutant applied by hand fails it); still counted as a survivor until "
+                              f"`mutmut run {name}` confirms")
     if is_message_wording(diff):
         return "message", ("only the wording of an error message changes; tests match messages by their key phrase "
                            "(`pytest.raises(..., match=...)`), which mutmut's `XX...XX` wrapping or a case change of "
@@ -147,7 +208,22 @@ def summarise(results: dict[str, dict[str, str]], kinds: dict[str, str]) -> dict
     return {"modules": modules, "total": dict(sorted(total.items())),
             "survivors_share_of_non_equivalent": share(surviving, non_equivalent),
             "survivors_share_without_message_wording": share(surviving - wording, non_equivalent - wording),
+            # a mutant no fast test reaches is not killed either: the strict share counts it as a survivor
+            "survivors_share_counting_no_tests": share(surviving + total["no tests"], non_equivalent + total["no tests"]),
             "complete": total["not checked"] == 0}
+
+
+def timing(results: dict[str, dict[str, str]]) -> dict:
+    """CPU seconds of the `mutmut run`s logged in mutants/time.log (user, sys, wall per run, startup included)
+    over the mutants they tested (killed, survived or timed out)."""
+    log = Path("mutants") / "time.log"
+    runs = [line.split() for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+    runs = [run for run in runs if len(run) == 3 and all(part.replace(".", "", 1).isdigit() for part in run)]
+    cpu = sum(float(user) + float(system) for user, system, _ in runs)
+    tested = sum(1 for statuses in results.values() for status in statuses.values()
+                 if status in ("killed", "survived", "timeout", "segfault", "suspicious"))
+    return {"logged_runs": len(runs), "cpu_seconds": round(cpu), "tested": tested,
+            "cpu_seconds_per_tested_mutant": round(cpu / tested, 2) if runs and tested else None}
 
 
 def write_report(results: dict[str, dict[str, str]]) -> None:
@@ -159,13 +235,15 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     diffs = {name: _diff(name) for name in survivors}
     triage = {name: kind_of(name, diffs[name]) for name in survivors}
     summary = summarise(results, {name: kind for name, (kind, _) in triage.items()})
+    excluded = excluded_functions()
+    times = timing(results)
     started = Path("mutants") / "run-commit"  # the commit whose code and tests mutmut copied when it started
     retested = Path("mutants") / "rerun-commit"  # where the survivors were tested again with newer tests, if they were
     record = {"command": COMMAND, "commit": git_commit(),
               "run_commit": started.read_text().strip() if started.exists() else None,
               "survivors_retested_at": retested.read_text().strip() if retested.exists() else None,
               "versions": {**library_versions(), "mutmut": metadata.version("mutmut")},
-              "machine": f"{os.cpu_count()} CPUs", **summary,
+              "machine": f"{os.cpu_count()} CPUs", **summary, "excluded": excluded, "timing": times,
               "survivors": {name: kind for name, (kind, _) in triage.items()},
               "stale_triage": sorted(n for n in TRIAGE if not any(n in s for s in results.values()))}
     atomic_write_text(OUT / "mutation.json", json.dumps(record, indent=1) + "\n")
@@ -184,12 +262,11 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
         done = [m for m, c in summary["modules"].items() if c.get("not checked", 0) == 0]
         lines += [f"**Partial**: {total.get('not checked', 0)} of {total['mutants']} mutants are not checked yet; "
                   f"complete modules: {', '.join(done) or 'none'}. Resume with `make mutation` (verdicts already "
-                  "reached are kept in mutants/). The shares below are over the mutants checked so far, which are "
-                  "those with the fastest tests (mutmut runs them first): they say nothing yet about the modules with "
-                  "few or no checked mutants.", ""]
-    kinds = ("equivalent", "accepted", "message", "unexplained")
+                  "reached are kept in mutants/). The shares below are over the mutants checked so far: they say "
+                  "nothing yet about the modules with few or no checked mutants.", ""]
+    kinds = ("equivalent", "accepted", "message", "newer test", "unexplained")
     lines += ["| module | mutants | killed | survived | " + " | ".join(f"of which {k}" for k in kinds)
-              + " | timeout | no tests | not checked |", "| --- " * 11 + "|"]
+              + " | timeout | no tests | not checked |", "| --- " * 12 + "|"]
     for module, c in summary["modules"].items():
         lines.append(f"| {module} | {c['mutants']} | {c.get('killed', 0)} | {c.get('survived', 0)} | "
                      + " | ".join(str(c.get(f"survived: {k}", 0)) for k in kinds)
@@ -198,9 +275,38 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     if every is not None:
         lines += ["", f"Survivors that are not equivalent: **{every:.1%}** of the non-equivalent mutants tested; "
                       f"**{without:.1%}** leaving out those that change only a message's wording (target: at most 10%)."]
+    strict = summary["survivors_share_counting_no_tests"]
+    if strict is not None:
+        lines += ["", f"Counting the mutants no fast test reaches (`no tests`) as survivors too: **{strict:.1%}**."]
+    lines += ["", "## Left out of the run", "",
+              f"{sum(r['mutants'] for r in excluded)} mutants of these functions are not made at all "
+              "(`# pragma: no mutate block (reason)` on the `def` line); they compute no finding:", "",
+              "| module | function | reason | mutants |", "| --- | --- | --- | --- |"]
+    lines += [f"| {r['module']} | `{r['function']}` | {r['reason']} | {r['mutants']} |" for r in excluded]
+    lines += ["", "## Time"]
+    estimate_file = OUT / "mutation-estimate.json"
+    if estimate_file.exists():
+        est = json.loads(estimate_file.read_text())
+        minutes = est["minutes_on_2_idle_cores"]
+        lines += ["", f"Estimated full run (`{est['command']}`, commit {est['commit']}; no mutant run, measured CPU "
+                      f"seconds): a forked pytest session costs {est['c0_cpu_seconds']} CPU s, the selected tests "
+                      f"{est['plain_run']['cpu_seconds']} CPU s in all; with {est['killed_share']:.0%} of the "
+                      f"{est['total']['mutants'] - est['total']['no tests']:.0f} mutants with tests killed by their "
+                      f"quickest test, **{minutes['expected']} minutes on 2 idle cores**; "
+                      f"{minutes['every mutant survives']} minutes if every mutant survived (the upper bound). Add "
+                      "mutmut's startup (making the mutants, one traced and one clean run of the selected tests).", "",
+                  "| module | mutants | no tests | expected CPU s | CPU s if all survive |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {m} | {r['mutants']:.0f} | {r['no tests']:.0f} | {r['expected']:.0f} | "
+                  f"{r['every mutant survives']:.0f} |" for m, r in est["modules"].items()]
+    if times["cpu_seconds_per_tested_mutant"] is not None:
+        lines += ["", f"Measured: the {times['logged_runs']} logged `mutmut run`s (mutants/time.log, startup "
+                      f"included) spent {times['cpu_seconds']} CPU seconds on {times['tested']} tested mutants, "
+                      f"**{times['cpu_seconds_per_tested_mutant']} CPU seconds per tested mutant** (the mutants "
+                      "with the quickest tests, which mutmut runs first)."]
     lines += ["", "## Survivors", "",
               "Kinds: *equivalent* (no test could tell), *accepted* (harmless, or reachable only on a GPU), "
-              "*message* (only an error message's wording changes), *unexplained* (a gap in the tests).", ""]
+              "*message* (only an error message's wording changes), *newer test* (a test written after the run began kills "
+              "it; not re-run yet), *unexplained* (a gap in the tests).", ""]
     for name in sorted(survivors, key=lambda n: (kinds.index(triage[n][0]) * -1, n)):
         kind, why = triage[name]
         lines += [f"### `{name}`: {kind}", "", why, "", "```diff", diffs[name], "```", ""]
@@ -210,5 +316,8 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
 if __name__ == "__main__":
     if not (Path("mutants").is_dir() and Path("pyproject.toml").exists()):
         sys.exit("run from the repository root after `mutmut run` (make mutation)")
-    write_report(_load_results())
+    loaded = _load_results()
+    if not any(loaded.values()):
+        sys.exit("mutants/ holds no mutants yet (mutmut stopped before making them?); run `make mutation`")
+    write_report(loaded)
     print(f"wrote {OUT / 'mutation.md'} and {OUT / 'mutation.json'}")

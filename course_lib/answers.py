@@ -165,7 +165,7 @@ _WORKER: list = []  # the one helper process that checks MATH answers for thread
 _WORKER_LOCK = threading.Lock()
 
 
-def _math_verify_in_worker(predicted: str, reference: str) -> bool:
+def _math_verify_in_worker(predicted: str, reference: str) -> bool:  # pragma: no mutate block (helper-process plumbing)
     """`_math_verify` in a helper process, where signal.alarm works; killed and replaced if it ever hangs.
 
     Without its timeout math-verify hangs on short inputs such as `9^{9^{9^{9}}}`, so a thread cannot call it directly.
@@ -189,13 +189,13 @@ def _math_verify_in_worker(predicted: str, reference: str) -> bool:
         return answer == "1" if answer else _stop_worker()
 
 
-def _read_line(process, seconds: float) -> str | None:
+def _read_line(process, seconds: float) -> str | None:  # pragma: no mutate block (helper-process plumbing)
     """The worker's next line, or None when it says nothing within `seconds`."""
     ready, _, _ = select.select([process.stdout], [], [], seconds)
     return process.stdout.readline().strip() or None if ready else None
 
 
-def _stop_worker() -> bool:
+def _stop_worker() -> bool:  # pragma: no mutate block (helper-process plumbing)
     """Kill a hung or dead worker (a new one starts on the next call); the answer is counted wrong."""
     process = _WORKER[0]
     _WORKER.clear()
@@ -204,7 +204,7 @@ def _stop_worker() -> bool:
     return False
 
 
-def serve() -> None:
+def serve() -> None:  # pragma: no mutate block (helper-process plumbing)
     """The worker's loop: a JSON [predicted, reference] per line in, '1' or '0' per line out."""
     import math_verify  # noqa: F401  (imported before "ready", so the first answer is not slowed by it)
 

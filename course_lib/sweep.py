@@ -264,7 +264,7 @@ def worker_count(workers: int, points_left: int) -> int:
     return usable
 
 
-def die_with_parent(parent_pid: int, signal_number: int = signal.SIGTERM) -> None:
+def die_with_parent(parent_pid: int, signal_number: int = signal.SIGTERM) -> None:  # pragma: no mutate block (OS process plumbing)
     """Have Linux send this process `signal_number` when its parent dies (prctl PR_SET_PDEATHSIG); elsewhere a no-op.
 
     A sweep worker killed this way takes its notebook kernel with it: the kernel (ipykernel) exits when its parent
@@ -280,7 +280,7 @@ def die_with_parent(parent_pid: int, signal_number: int = signal.SIGTERM) -> Non
         os.kill(os.getpid(), signal_number)
 
 
-def _start_worker(workers: int, log_dir: Path, parent_pid: int) -> None:
+def _start_worker(workers: int, log_dir: Path, parent_pid: int) -> None:  # pragma: no mutate block (OS process plumbing)
     """Set up a worker process: it dies with the sweep, takes its share of the cores, and its kernels' stderr goes
     to a log file, not the terminal."""
     die_with_parent(parent_pid)
@@ -339,7 +339,7 @@ def grid_points(out: Path, study: str) -> list[dict]:
 
 def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limit: str | None = None,
                mem: str | None = None, cpus: int = 2, partition: str | None = None, cache_dir=None,
-               where: dict | None = None, overrides: dict | None = None, delete_merged: bool = False) -> Path:
+               where: dict | None = None, overrides: dict | None = None, delete_merged: bool = False) -> Path:  # pragma: no mutate block (cluster job-script text)
     """Write warm.sh, array.sh, aggregate.sh and submit.sh (which chains them) for a SLURM cluster; returns submit.sh.
 
     Time and memory default to the cost model's estimate per job (`course_lib.cost.slurm_limits`, with a margin);

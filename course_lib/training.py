@@ -243,7 +243,7 @@ def _trainer_callback(ledger_reward: LedgerReward, run_dir: Path):
     return LedgerCallback()
 
 
-def _progress_callback():
+def _progress_callback():  # pragma: no mutate block (a progress bar: display only)
     """A progress bar showing the numbers that matter per step (reward, dead-group share, completion length, loss)
     instead of TRL's full metrics dict, which goes to metrics.jsonl."""
     from tqdm.auto import tqdm
@@ -568,7 +568,7 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
         warnings.warn(f"out of memory; resuming with micro_batch_prompts={config.micro_batch_prompts}", stacklevel=2)
 
 
-def _smaller_micro_batches(config: TrainConfig) -> TrainConfig:
+def _smaller_micro_batches(config: TrainConfig) -> TrainConfig:  # pragma: no mutate block (GPU out-of-memory path)
     """The config with half as many prompts per micro-batch, after freeing what the failed attempt held."""
     import gc
 

@@ -62,6 +62,21 @@ def pytest_collection_modifyitems(items):
     for item in items:
         for message in LIBRARY_DEPRECATIONS:
             item.add_marker(pytest.mark.filterwarnings(f"ignore:{message}:FutureWarning"))
+    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+        _quickest_first(items)
+
+
+def _quickest_first(items) -> None:
+    """Under `make mutation`: run a mutant's tests quickest first (by the durations mutmut measured), so a mutant a
+    quick test kills is not first run through the slow ones. pytest stops at the first failure (-x), so the verdict
+    is the same; only the time to reach it shrinks."""
+    import json
+
+    stats = Path("mutmut-stats.json")  # mutmut runs the tests from inside mutants/, where it keeps this file
+    if not stats.exists():
+        return
+    duration = json.loads(stats.read_text()).get("duration_by_test", {})
+    items.sort(key=lambda item: duration.get(item.nodeid, float("inf")))
 
 
 def run_cli_in_process(*args, env=None, cwd=None) -> subprocess.CompletedProcess:

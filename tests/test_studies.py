@@ -221,12 +221,28 @@ def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
 
     assert holm_adjusted([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06]
     assert holm_adjusted([0.5]) == [0.5]
+    assert holm_adjusted([0.6, 0.7]) == [1.0, 1.0]  # 2 x 0.6 = 1.2 is capped: a p-value is at most 1
     family = pd.DataFrame([equivalence_verdict(v, margin=0.01) for v in (
         [0.03, 0.01, 0.05, 0.0, 0.04],     # p_difference ~0.04: "better" alone ...
         [0.2, -0.3, 0.1, -0.1, 0.3],       # nothing
         [0.25, -0.2, 0.1, -0.1, 0.35])])   # nothing
     assert family["verdict"].tolist() == ["better", "inconclusive", "inconclusive"]
     assert holm_verdicts(family)["verdict_holm"].tolist() == ["inconclusive"] * 3  # ... not in a family of three
+
+
+def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
+    """Tests far past alpha keep their verdicts after the adjustment (x3 at most); adjusted p-values have 6 places."""
+    from course_lib.studies import equivalence_verdict, holm_adjusted, holm_verdicts
+
+    assert holm_adjusted([0.0123456789, 0.5]) == [0.024691, 0.5]  # 2 x 0.0123456789 = 0.0246913578
+    family = pd.DataFrame([equivalence_verdict(v, margin=0.01) for v in (
+        [0.10, 0.11, 0.12, 0.10, 0.11],              # p_difference ~1e-6
+        [0.001, -0.001, 0.0, 0.0005, -0.0005],       # p_equivalence ~1e-6
+        [-0.10, -0.11, -0.12, -0.10, -0.11])])
+    assert holm_verdicts(family)["verdict_holm"].tolist() == ["better", "equivalent", "worse"]
+    # an adjusted p-value of exactly alpha (2 x 0.025) is not below it: neither test passes
+    boundary = pd.DataFrame({"mean": [0.02, 0.0], "p_difference": [0.025, 0.9], "p_equivalence": [0.9, 0.025]})
+    assert holm_verdicts(boundary)["verdict_holm"].tolist() == ["inconclusive", "inconclusive"]
 
 
 def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp_path):
@@ -287,3 +303,116 @@ def test_mechanism_table_whole_and_level_columns():
         "predicted dead groups": [0.2, 0.2], "learnable share of steps": [0.55, 0.5], "steps": [17.0, 17.0],
         "gain (test)": [0.0833, 0.0333]}
     assert level_columns(table) == ("accuracy_after_by_level.test.", "accuracy_before_by_level.test.", [1])
+
+
+def level_table():
+    """Two arms of one model in file order random, hard (not sorted), two seeds; the base model's accuracy is
+    0.123456 at level 1 (test split) in every seed. A third arm, easy, ran only seed 0."""
+    rows = []
+    for strategy, afters in (("random", (0.654321, 0.654321)), ("hard", (0.75, 0.85))):
+        for seed, after in zip((0, 1), afters):
+            rows.append({"model": "tiny-m", "strategy": strategy, "seed": seed, "gain.test": after - 0.123456,
+                         "accuracy_before_by_level.test.1": 0.123456, "accuracy_after_by_level.test.1": after,
+                         "accuracy_before_by_level.train.1": 0.3, "accuracy_after_by_level.train.1": 0.4})
+    rows.append({**rows[-1], "strategy": "easy", "seed": 0, "gain.test": 0.0})
+    return pd.DataFrame(rows)
+
+
+def test_per_level_change_hand_computed_sorted_and_by_split():
+    """before/after are arm means rounded to 4 places; arms come out sorted (hard before random) whatever the file
+    order; the split picks its own columns."""
+    change = per_level_change(level_table()[lambda t: t["strategy"] != "easy"])
+    assert change[["strategy", "level", "before", "after", "mean", "seeds"]].to_dict("list") == {
+        "strategy": ["hard", "random"], "level": [1, 1], "before": [0.1235, 0.1235],
+        "after": [0.8, 0.6543],  # (0.75 + 0.85) / 2; 0.654321 to 4 places
+        "mean": [0.6765, 0.5309],  # 0.8 - 0.123456 = 0.676544; 0.654321 - 0.123456 = 0.530865
+        "seeds": [2, 2]}
+    train = per_level_change(level_table()[lambda t: t["strategy"] != "easy"], "train")
+    assert train[["before", "after", "mean"]].to_dict("list") == {
+        "before": [0.3, 0.3], "after": [0.4, 0.4], "mean": [0.1, 0.1]}
+
+
+def test_paired_difference_sorted_groups_and_only_the_two_arms_pair_seeds():
+    """Groups come out sorted by key; a third arm missing a seed does not drop that seed from first - second."""
+    table = pd.concat([level_table().assign(task="shuffle"), level_table().assign(task="arith")], ignore_index=True)
+    paired = paired_difference(table, "hard", "random")
+    assert paired["task"].tolist() == ["arith", "shuffle"]
+    # hard - random per seed: 0.75 - 0.654321 = 0.095679 and 0.85 - 0.654321 = 0.195679; both seeds count
+    assert paired[["mean", "seeds"]].to_dict("list") == {"mean": [0.1457, 0.1457], "seeds": [2, 2]}
+
+
+def test_detectable_difference_uses_its_alpha():
+    """At alpha 0.10 the critical value is lower (t(4) 2.132 instead of 2.776), so a smaller difference reaches 80%
+    power: 0.0503 for sd 0.037 and 5 seeds (0.0622 at alpha 0.05). Checked by bisection on the noncentral t, and by
+    simulation: 200,000 sets of 5 draws from N(0.0503, 0.037) reject at alpha 0.10 in 80.0% of sets."""
+    from course_lib.studies import detectable_difference, paired_power
+
+    smallest = detectable_difference(0.037, 5, alpha=0.10)
+    assert smallest == pytest.approx(0.05030, abs=1e-4)
+    assert paired_power(smallest, 0.037, 5, alpha=0.10) == pytest.approx(0.8, abs=1e-6)
+
+
+def test_verdict_reads_itertuples_rows_like_dicts():
+    """Notebooks loop over `table.itertuples()`: a namedtuple row gets the same verdict as the dict of its values."""
+    from course_lib.studies import verdict
+
+    table = pd.DataFrame({"mean": [0.03, -0.03, 0.0, 0.03], "ci_low": [0.01, -0.05, -0.01, 0.01],
+                          "ci_high": [0.05, -0.01, 0.01, 0.05], "seeds": [5, 5, 5, 2]})
+    said = ["beats", "loses to", "is indistinguishable from", "is not tested against"]
+    assert [verdict(row) for row in table.itertuples()] == said
+    assert [verdict(row) for row in table.to_dict("records")] == said
+    without_seeds = table.drop(columns="seeds")  # e.g. a bootstrap over problems: read by its interval alone
+    assert [verdict(row) for row in without_seeds.itertuples()] == said[:3] + ["beats"]
+
+
+def level_verdict_table(**extra):
+    """One arm, three seeds; level 1: the base model's 0.5 (K=4 samples of 60 problems), after 0.60, 0.62, 0.64."""
+    return pd.DataFrame([{"model": "tiny-m", "strategy": "hard", "seed": seed, "accuracy_before_by_level.test.1": 0.5,
+                          "accuracy_after_by_level.test.1": after, **extra} for seed, after in enumerate((0.60, 0.62, 0.64))])
+
+
+def test_per_level_verdicts_add_the_base_evaluations_variance():
+    """Changes 0.10, 0.12, 0.14: mean 0.12, seed variance of the mean 0.02^2 / 3 = 0.000133. The shared base
+    evaluation adds at most 0.5 x 0.5 / ((4 - 1) x 60) = 0.001389, so se = sqrt(0.001522) = 0.03902 and the 95%
+    interval 0.12 -+ 4.3027 x 0.03902 = [-0.0479, 0.2879] holds 0: inconclusive (from the seeds alone: better)."""
+    from course_lib.studies import base_variance_bound, per_level_verdicts
+
+    assert base_variance_bound(0.5, 4, 60) == pytest.approx(0.25 / 180)
+    rows = per_level_verdicts(level_verdict_table(**{"base_k.test": 4, "eval_k.test": 100}), 0.03, problems_per_level=60)
+    expected = {"model": ["tiny-m"], "strategy": ["hard"], "level": [1], "before": [0.5], "mean": [0.12],
+                "ci_low": [-0.0479], "ci_high": [0.2879], "tost_low": [0.0061], "tost_high": [0.2339],
+                "verdict": ["inconclusive"]}  # tost: 0.12 -+ 2.92 x 0.03902
+    assert rows[list(expected)].to_dict("list") == expected
+    # base_k (the base model's own K) wins over eval_k; without it eval_k is used (here 100: a small bound, better)
+    assert per_level_verdicts(level_verdict_table(**{"eval_k.test": 4}), 0.03, 60)["ci_low"].tolist() == [-0.0479]
+    assert per_level_verdicts(level_verdict_table(**{"eval_k.test": 100}), 0.03, 60)["verdict"].tolist() == ["better"]
+    with pytest.raises(CourseError, match="k=1 must be >= 2 and problems=60 >= 1"):
+        base_variance_bound(0.5, 1, 60)
+
+
+def test_verdict_tables_sort_their_groups_and_skip_a_group_without_pairs():
+    """Models in file order tiny-s, tiny-m come out sorted; a group with no seed holding both arms is skipped and the
+    groups after it still count; a table without `base_variance.test` adds no shared variance."""
+    table = pd.concat([synthetic_table().assign(model="tiny-s", task="shuffle"), synthetic_table()], ignore_index=True)
+    table = pd.concat([table.assign(seed=table.seed + 3), table], ignore_index=True)
+    pairs = paired_verdicts(table, [("hard", "random")], margin=0.03)
+    assert pairs[["model", "difference", "verdict"]].values.tolist() == [
+        ["tiny-m", "hard - random", "better"], ["tiny-s", "hard - random", "better"]]
+    steady = table.assign(**{"gain.test": 0.1 + 0.001 * table.seed})  # no base_variance.test column
+    gains = gain_verdicts(steady, margin=0.03)
+    assert gains[["model", "strategy", "verdict"]].values.tolist() == [
+        ["tiny-m", "hard", "better"], ["tiny-m", "random", "better"], ["tiny-s", "hard", "better"],
+        ["tiny-s", "random", "better"]]
+    one_arm = table[(table.task == "arith") | (table.strategy == "hard")]  # "aaa" < "arith": a first group, one arm
+    paired = paired_difference(one_arm.assign(task=one_arm.task.replace({"shuffle": "aaa"})), "hard", "random")
+    assert paired[["task", "difference", "seeds"]].values.tolist() == [["arith", "hard - random", 6]]
+
+
+def test_sd_upper_bound_from_two_seeds_and_its_bounds():
+    """Two seeds are enough (chi-square with 1 df: 10% quantile 0.01579, so 0.01 x sqrt(1 / 0.01579) = 0.0796); a
+    zero sd stays zero; fewer seeds or a negative sd are refused."""
+    assert sd_upper_bound(0.01, 2) == pytest.approx(0.07958, abs=1e-4)
+    assert sd_upper_bound(0.0, 3) == 0.0
+    for seeds, sd in ((1, 0.01), (3, -0.01)):
+        with pytest.raises(CourseError, match=f"seeds={seeds} must be >= 2 and sd={sd} non-negative"):
+            sd_upper_bound(sd, seeds)
