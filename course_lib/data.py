@@ -204,7 +204,9 @@ def load_jsonl_problems(path) -> list[Problem]:
               f"put it in quotes (\"{json.dumps(answer)}\") if that is the answer")
         answer = str(answer).strip()
         check(answer, f"{where}: field 'answer' is empty")
-        problems.append(Problem(uid, _field(where, row, "question", "prompt", "problem"), answer, level, source,
+        question = _field(where, row, "question", "prompt", "problem")
+        check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
+        problems.append(Problem(uid, question, answer, level, source,
                                 solution=row.get("solution") if isinstance(row.get("solution"), str) else None))
     return problems
 

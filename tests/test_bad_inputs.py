@@ -307,6 +307,16 @@ def test_jsonl_answers_that_are_not_what_the_user_wrote_are_refused(tmp_path, an
         assert load_jsonl_problems(path)[0].answer == json.loads(answer) if answer.startswith('"') else answer
 
 
+@pytest.mark.parametrize("question", ["", "   \n"])
+def test_a_jsonl_question_that_is_empty_is_refused_naming_the_line(capsys, tmp_path, question):
+    questions = write_jsonl(tmp_path / "q.jsonl", [{"question": "1+1=", "answer": "2"},
+                                                  {"question": question, "answer": "4"}])
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{questions}", "--split", "all",
+                          "--k", "2", "--no-cache", "--quiet", "--out", tmp_path / "table.csv")
+    assert "q.jsonl:2:" in line and "question is empty" in line
+    assert not (tmp_path / "table.csv").exists()
+
+
 def pool_args(ids, **given):
     names = ("task", "split", "n", "pool_seed", "pool_levels", "data_dir", "answer_format")
     return Namespace(ids=ids, **{name: given.get(name) for name in names})
