@@ -40,9 +40,19 @@ def test_another_version_of_the_package_is_refused(monkeypatch):
         packaged.gguf_path("smollm2-135m")
 
 
-def test_a_misspelled_name_is_not_sent_to_the_hub():
-    with pytest.raises(CourseError, match=r"^model='smollm-135m' is unknown; did you mean smollm2-135m\?$"):
-        resolve_model_path("smollm-135m")
+@pytest.mark.parametrize("name", ["smollm-135m", "smolm2-135m", "SmolLM2-135M", "smollm2-135M"])
+def test_a_misspelled_name_is_not_sent_to_the_hub(name, monkeypatch):
+    import course_lib.models as models
+
+    monkeypatch.setattr(models, "check_hub_reachable", lambda name: pytest.fail("went to the hub"))
+    with pytest.raises(CourseError, match=rf"^model='{name}' is unknown; did you mean smollm2-135m\?$"):
+        resolve_model_path(name)
+
+
+def test_an_unreachable_hub_id_names_the_packaged_model(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(CourseError, match=r"a packaged model \(smollm2-135m\)"):
+        load_model("course-lib-tests/no-such-model")
 
 
 def test_a_corrupt_conversion_is_converted_again(monkeypatch, tmp_path):
