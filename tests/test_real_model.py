@@ -175,3 +175,17 @@ def test_an_unwritable_cache_is_one_clear_line(monkeypatch, tmp_path):
     monkeypatch.setenv("COURSE_MODEL_CACHE", str(blocker / "models"))
     with pytest.raises(CourseError, match=r"cannot write its converted copy in .*; set COURSE_MODEL_CACHE to a writable"):
         packaged.converted_folder("smollm2-135m")
+
+
+def test_the_committed_summary_names_a_level_only_where_a_cell_has_one():
+    """GSM8K's levels are its solutions' step counts, mixed within the cell: no single level is shown for it."""
+    import pandas as pd
+
+    from course_lib.difficulty import read_table
+    from course_lib.studies import RESULTS_DIR
+
+    folder = RESULTS_DIR / "smollm2-difficulty"
+    summary = pd.read_csv(folder / "summary.csv").set_index("cell")
+    for cell, row in summary.iterrows():
+        levels = set(read_table(folder / "cells" / f"{cell}.csv")["level"].dropna().astype(int))
+        assert (row.level == levels.pop()) if len(levels) == 1 else pd.isna(row.level), cell
