@@ -189,3 +189,14 @@ def test_the_committed_summary_names_a_level_only_where_a_cell_has_one():
     for cell, row in summary.iterrows():
         levels = set(read_table(folder / "cells" / f"{cell}.csv")["level"].dropna().astype(int))
         assert (row.level == levels.pop()) if len(levels) == 1 else pd.isna(row.level), cell
+
+
+@pytest.mark.parametrize(("given", "expected"), [("", "~/.cache/course_lib/models"), ("  ", "~/.cache/course_lib/models"),
+                                                ("~/models", "~/models"), ("/tmp/models", "/tmp/models")])
+def test_the_model_cache_is_never_the_working_folder_or_a_literal_tilde(monkeypatch, tmp_path, given, expected):
+    """`COURSE_MODEL_CACHE=` (empty) must not put a 540 MB conversion in the current folder, nor `~/x` in './~/x'."""
+    from pathlib import Path
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("COURSE_MODEL_CACHE", given)
+    assert packaged.cache_root() == Path(expected).expanduser()
