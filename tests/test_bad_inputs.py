@@ -317,6 +317,23 @@ def test_a_jsonl_question_that_is_empty_is_refused_naming_the_line(capsys, tmp_p
     assert not (tmp_path / "table.csv").exists()
 
 
+def test_a_jsonl_test_split_the_hash_left_empty_says_so(capsys, tmp_path):
+    from course_lib.problems import hash_split
+
+    rows = [{"question": f"What is {i} + 1?", "answer": str(i + 1)} for i in range(40)]
+    rows = [row for row in rows if hash_split(row["question"]) == "train"][:3]
+    questions = write_jsonl(tmp_path / "few.jsonl", rows)
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{questions}", "--split", "test",
+                          "--k", "2", "--no-cache", "--quiet", "--out", tmp_path / "table.csv")
+    assert "split='test'" in line and "holds no problem" in line and "use split all" in line
+
+
+def test_a_jsonl_task_with_no_path_is_refused(capsys, tmp_path):
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", "jsonl:", "--k", "2", "--no-cache",
+                          "--quiet", "--out", tmp_path / "table.csv")
+    assert line == "error: task='jsonl:' names no file; give jsonl:PATH"
+
+
 def pool_args(ids, **given):
     names = ("task", "split", "n", "pool_seed", "pool_levels", "data_dir", "answer_format")
     return Namespace(ids=ids, **{name: given.get(name) for name in names})
