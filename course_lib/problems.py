@@ -68,6 +68,8 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
         check(rows, f"split={split!r} of {task} holds no problem: a hash of each prompt puts about "
                     f"{HASH_TEST_SHARE}% of a file in test; use split all, or add questions")
         if levels is not None:
+            check(any(p.level is not None for p in rows),
+                  f"levels={levels!r}: {task} gives its problems no level; leave levels out, or add a 'level' to rows")
             wanted = {int(level) for level in levels}
             rows = [p for p in rows if p.level in wanted]
         check(rows, f"levels={levels!r} leaves no {task} {split} problem; the levels present are "
