@@ -341,6 +341,24 @@ def test_a_jsonl_task_with_no_path_is_refused(capsys, tmp_path):
     assert line == "error: task='jsonl:' names no file; give jsonl:PATH"
 
 
+@pytest.mark.parametrize(("rates", "warned"), [(("0.0", "0.0", "0.0"), True), (("0.0", "0.5", "0.0"), False)])
+def test_select_on_a_table_of_ties_warns_that_the_choice_is_arbitrary(capsys, tmp_path, rates, warned):
+    table = tmp_path / "table.csv"
+    table.write_text("id,level,source,k,n_correct,pass_rate\n" + "".join(
+        f"{uid},1,gsm8k,2,0,{rate}\n" for uid, rate in zip("abc", rates)))
+    import warnings
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        status, lines = cli(capsys, "select", "--table", table, "--strategy", "hard", "--budget", "1",
+                            "--out", tmp_path / "ids.txt")
+    assert status == 0 and (tmp_path / "ids.txt").exists() and lines == []
+    messages = [str(w.message) for w in shown if "picks among ties" in str(w.message)]
+    assert messages == ([f"every problem in table={table} has pass rate 0.00: 'hard' picks among ties, no better "
+                         "than random; estimate a task the model sometimes solves, or with more samples (--k)"]
+                        if warned else [])
+
+
 def pool_args(ids, **given):
     names = ("task", "split", "n", "pool_seed", "pool_levels", "data_dir", "answer_format")
     return Namespace(ids=ids, **{name: given.get(name) for name in names})
