@@ -40,7 +40,7 @@ def read_jsonl(path) -> list[tuple[str, dict]]:
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")  # a BOM, as some editors write, is dropped
             except UnicodeDecodeError:
                 raise CourseError(f"{path}:{number}: not valid UTF-8; save the file as UTF-8 JSON Lines") from None
             if not line.strip():

@@ -317,6 +317,14 @@ def test_a_jsonl_question_that_is_empty_is_refused_naming_the_line(capsys, tmp_p
     assert not (tmp_path / "table.csv").exists()
 
 
+def test_a_jsonl_saved_with_a_bom_and_windows_line_ends_is_read_as_written(tmp_path):
+    from course_lib.problems import problems
+
+    path = tmp_path / "excel.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"question": "What is 2+2?", "answer": "4"}\r\n{"question": "3+3?", "answer": "6"}\r\n')
+    assert [(p.prompt, p.answer) for p in problems(f"jsonl:{path}", "all")] == [("What is 2+2?", "4"), ("3+3?", "6")]
+
+
 def test_a_jsonl_test_split_the_hash_left_empty_says_so(capsys, tmp_path):
     from course_lib.problems import hash_split
 
