@@ -209,6 +209,12 @@ def cmd_select(args) -> None:
         check_writable_file(path)
     _check_outputs(args, args.out, Path(str(args.out) + ".provenance.json"))
     ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
+    if args.strategy in ("easy", "medium", "hard", "learnability") and table["pass_rate"].nunique() == 1:
+        import warnings
+
+        warnings.warn(f"every problem in table={args.table} has pass rate {table['pass_rate'].iloc[0]:.2f}: "
+                      f"'{args.strategy}' picks among ties, no better than random; estimate a task the model "
+                      "sometimes solves, or with more samples (--k)", stacklevel=1)
     table_provenance = _read_provenance(args.table)
     atomic_write_texts({args.out: "\n".join(ids) + "\n", Path(str(args.out) + ".provenance.json"): json.dumps(
         {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),

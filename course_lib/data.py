@@ -40,7 +40,7 @@ def read_jsonl(path) -> list[tuple[str, dict]]:
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")  # a BOM, as some editors write, is dropped
             except UnicodeDecodeError:
                 raise CourseError(f"{path}:{number}: not valid UTF-8; save the file as UTF-8 JSON Lines") from None
             if not line.strip():
@@ -204,7 +204,9 @@ def load_jsonl_problems(path) -> list[Problem]:
               f"put it in quotes (\"{json.dumps(answer)}\") if that is the answer")
         answer = str(answer).strip()
         check(answer, f"{where}: field 'answer' is empty")
-        problems.append(Problem(uid, _field(where, row, "question", "prompt", "problem"), answer, level, source,
+        question = _field(where, row, "question", "prompt", "problem")
+        check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
+        problems.append(Problem(uid, question, answer, level, source,
                                 solution=row.get("solution") if isinstance(row.get("solution"), str) else None))
     return problems
 

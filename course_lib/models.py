@@ -125,9 +125,11 @@ def resolve_model_path(name_or_path: str) -> Path | None:
             f"use a folder written by save_pretrained, or one of {', '.join(TINY_SIZES)}",
         )
         return path
-    if re.fullmatch(r"(tiny|smollm)[\w-]*", name_or_path):  # a misspelled course name, not a hub id to retry
-        names = (*TINY_NAMES, *PACKAGED_MODELS)
-        close = difflib.get_close_matches(name_or_path, names, n=1)
+    names = (*TINY_NAMES, *PACKAGED_MODELS)
+    looks_like_ours = re.fullmatch(r"(tiny|smollm)[\w-]*", name_or_path, re.IGNORECASE)
+    close = [] if "/" in name_or_path else difflib.get_close_matches(  # a course name misspelled, not a hub id
+        name_or_path.lower(), names, n=1, cutoff=0.6 if looks_like_ours else 0.8)
+    if looks_like_ours or close:
         hint = f"did you mean {close[0]}?" if close else f"use one of {', '.join(names)}"
         check(False, f"model={name_or_path!r} is unknown; {hint}")
     return None
@@ -233,12 +235,15 @@ def check_hub_reachable(name: str) -> bool:
     """For a hub id: True when it is in the local cache; else fail at once when the hub is offline or unreachable."""
     from huggingface_hub import constants, try_to_load_from_cache
 
+    from .packaged_models import PACKAGED_MODELS
+
     try:
         cached = isinstance(try_to_load_from_cache(name, "config.json"), str)
     except ValueError:  # not a valid repo id: let from_pretrained say so
         return False
     offline = constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
-    fix = f"give a tiny name ({', '.join(TINY_SIZES)}), a model folder, or download it once with network access"
+    fix = (f"give a tiny name ({', '.join(TINY_SIZES)}), a packaged model ({', '.join(PACKAGED_MODELS)}), a model "
+           "folder, or download it once with network access")
     check(cached or not offline, f"model={name!r} is not in the local Hugging Face cache and the hub is offline "
                                  f"(HF_HUB_OFFLINE=1); {fix}")
     if cached or any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):

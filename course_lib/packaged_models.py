@@ -63,11 +63,13 @@ def gguf_path(name: str) -> Path:
 
 
 def cache_root() -> Path:
-    """Where converted models are kept: $COURSE_MODEL_CACHE, else ~/.cache/course_lib/models.
+    """Where converted models are kept: $COURSE_MODEL_CACHE (`~` expanded; empty means unset), else
+    ~/.cache/course_lib/models.
 
     Not under $COURSE_CACHE_DIR, which tests point at a fresh folder: a conversion is done once per machine.
     """
-    return Path(os.environ.get("COURSE_MODEL_CACHE", Path.home() / ".cache" / "course_lib" / "models"))
+    given = os.environ.get("COURSE_MODEL_CACHE", "").strip()
+    return Path(given).expanduser() if given else Path.home() / ".cache" / "course_lib" / "models"
 
 
 def converted_folder(name: str) -> Path:

@@ -39,6 +39,7 @@ def source_of(task: str) -> str:
     """The source family of a task name ('jsonl' for `jsonl:PATH`), with an error listing the valid names."""
     family = "jsonl" if str(task).startswith("jsonl:") else task
     check(family in SPLITS, f"task={task!r} is unknown; use one of: {TASK_HELP}")
+    check(family != "jsonl" or str(task)[len("jsonl:"):].strip(), f"task={task!r} names no file; give jsonl:PATH")
     return family
 
 
@@ -64,7 +65,11 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
         chosen = tasks.generate(task, n, split, seed, levels)
     else:
         rows = _real_rows(task, family, split, _data_root(data_dir))
+        check(rows, f"split={split!r} of {task} holds no problem: a hash of each prompt puts about "
+                    f"{HASH_TEST_SHARE}% of a file in test; use split all, or add questions")
         if levels is not None:
+            check(any(p.level is not None for p in rows),
+                  f"levels={levels!r}: {task} gives its problems no level; leave levels out, or add a 'level' to rows")
             wanted = {int(level) for level in levels}
             rows = [p for p in rows if p.level in wanted]
         check(rows, f"levels={levels!r} leaves no {task} {split} problem; the levels present are "

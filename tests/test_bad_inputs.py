@@ -307,6 +307,66 @@ def test_jsonl_answers_that_are_not_what_the_user_wrote_are_refused(tmp_path, an
         assert load_jsonl_problems(path)[0].answer == json.loads(answer) if answer.startswith('"') else answer
 
 
+@pytest.mark.parametrize("question", ["", "   \n"])
+def test_a_jsonl_question_that_is_empty_is_refused_naming_the_line(capsys, tmp_path, question):
+    questions = write_jsonl(tmp_path / "q.jsonl", [{"question": "1+1=", "answer": "2"},
+                                                  {"question": question, "answer": "4"}])
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{questions}", "--split", "all",
+                          "--k", "2", "--no-cache", "--quiet", "--out", tmp_path / "table.csv")
+    assert "q.jsonl:2:" in line and "question is empty" in line
+    assert not (tmp_path / "table.csv").exists()
+
+
+def test_a_jsonl_saved_with_a_bom_and_windows_line_ends_is_read_as_written(tmp_path):
+    from course_lib.problems import problems
+
+    path = tmp_path / "excel.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"question": "What is 2+2?", "answer": "4"}\r\n{"question": "3+3?", "answer": "6"}\r\n')
+    assert [(p.prompt, p.answer) for p in problems(f"jsonl:{path}", "all")] == [("What is 2+2?", "4"), ("3+3?", "6")]
+
+
+def test_a_jsonl_test_split_the_hash_left_empty_says_so(capsys, tmp_path):
+    from course_lib.problems import hash_split
+
+    rows = [{"question": f"What is {i} + 1?", "answer": str(i + 1)} for i in range(40)]
+    rows = [row for row in rows if hash_split(row["question"]) == "train"][:3]
+    questions = write_jsonl(tmp_path / "few.jsonl", rows)
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{questions}", "--split", "test",
+                          "--k", "2", "--no-cache", "--quiet", "--out", tmp_path / "table.csv")
+    assert "split='test'" in line and "holds no problem" in line and "use split all" in line
+
+
+def test_levels_asked_of_a_jsonl_without_levels_say_the_file_has_none(capsys, tmp_path):
+    questions = write_jsonl(tmp_path / "q.jsonl", [{"question": f"{i}+1=?", "answer": str(i + 1)} for i in range(4)])
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{questions}", "--split", "all",
+                          "--levels", "1", "--k", "2", "--no-cache", "--quiet", "--out", tmp_path / "table.csv")
+    assert "levels=[1]" in line and "gives its problems no level" in line and "add a 'level'" in line
+
+
+def test_a_jsonl_task_with_no_path_is_refused(capsys, tmp_path):
+    line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", "jsonl:", "--k", "2", "--no-cache",
+                          "--quiet", "--out", tmp_path / "table.csv")
+    assert line == "error: task='jsonl:' names no file; give jsonl:PATH"
+
+
+@pytest.mark.parametrize(("rates", "warned"), [(("0.0", "0.0", "0.0"), True), (("0.0", "0.5", "0.0"), False)])
+def test_select_on_a_table_of_ties_warns_that_the_choice_is_arbitrary(capsys, tmp_path, rates, warned):
+    table = tmp_path / "table.csv"
+    table.write_text("id,level,source,k,n_correct,pass_rate\n" + "".join(
+        f"{uid},1,gsm8k,2,0,{rate}\n" for uid, rate in zip("abc", rates)))
+    import warnings
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        status, lines = cli(capsys, "select", "--table", table, "--strategy", "hard", "--budget", "1",
+                            "--out", tmp_path / "ids.txt")
+    assert status == 0 and (tmp_path / "ids.txt").exists() and lines == []
+    messages = [str(w.message) for w in shown if "picks among ties" in str(w.message)]
+    assert messages == ([f"every problem in table={table} has pass rate 0.00: 'hard' picks among ties, no better "
+                         "than random; estimate a task the model sometimes solves, or with more samples (--k)"]
+                        if warned else [])
+
+
 def pool_args(ids, **given):
     names = ("task", "split", "n", "pool_seed", "pool_levels", "data_dir", "answer_format")
     return Namespace(ids=ids, **{name: given.get(name) for name in names})

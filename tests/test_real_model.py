@@ -40,9 +40,19 @@ def test_another_version_of_the_package_is_refused(monkeypatch):
         packaged.gguf_path("smollm2-135m")
 
 
-def test_a_misspelled_name_is_not_sent_to_the_hub():
-    with pytest.raises(CourseError, match=r"^model='smollm-135m' is unknown; did you mean smollm2-135m\?$"):
-        resolve_model_path("smollm-135m")
+@pytest.mark.parametrize("name", ["smollm-135m", "smolm2-135m", "SmolLM2-135M", "smollm2-135M"])
+def test_a_misspelled_name_is_not_sent_to_the_hub(name, monkeypatch):
+    import course_lib.models as models
+
+    monkeypatch.setattr(models, "check_hub_reachable", lambda name: pytest.fail("went to the hub"))
+    with pytest.raises(CourseError, match=rf"^model='{name}' is unknown; did you mean smollm2-135m\?$"):
+        resolve_model_path(name)
+
+
+def test_an_unreachable_hub_id_names_the_packaged_model(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(CourseError, match=r"a packaged model \(smollm2-135m\)"):
+        load_model("course-lib-tests/no-such-model")
 
 
 def test_a_corrupt_conversion_is_converted_again(monkeypatch, tmp_path):
@@ -165,3 +175,28 @@ def test_an_unwritable_cache_is_one_clear_line(monkeypatch, tmp_path):
     monkeypatch.setenv("COURSE_MODEL_CACHE", str(blocker / "models"))
     with pytest.raises(CourseError, match=r"cannot write its converted copy in .*; set COURSE_MODEL_CACHE to a writable"):
         packaged.converted_folder("smollm2-135m")
+
+
+def test_the_committed_summary_names_a_level_only_where_a_cell_has_one():
+    """GSM8K's levels are its solutions' step counts, mixed within the cell: no single level is shown for it."""
+    import pandas as pd
+
+    from course_lib.difficulty import read_table
+    from course_lib.studies import RESULTS_DIR
+
+    folder = RESULTS_DIR / "smollm2-difficulty"
+    summary = pd.read_csv(folder / "summary.csv").set_index("cell")
+    for cell, row in summary.iterrows():
+        levels = set(read_table(folder / "cells" / f"{cell}.csv")["level"].dropna().astype(int))
+        assert (row.level == levels.pop()) if len(levels) == 1 else pd.isna(row.level), cell
+
+
+@pytest.mark.parametrize(("given", "expected"), [("", "~/.cache/course_lib/models"), ("  ", "~/.cache/course_lib/models"),
+                                                ("~/models", "~/models"), ("/tmp/models", "/tmp/models")])
+def test_the_model_cache_is_never_the_working_folder_or_a_literal_tilde(monkeypatch, tmp_path, given, expected):
+    """`COURSE_MODEL_CACHE=` (empty) must not put a 540 MB conversion in the current folder, nor `~/x` in './~/x'."""
+    from pathlib import Path
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("COURSE_MODEL_CACHE", given)
+    assert packaged.cache_root() == Path(expected).expanduser()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A first GRPO run on a real model on a CPU: SmolLM2-135M-Instruct, LoRA, three dozen steps (2 prompts x 4 completions each) on one-step word
-# problems it sometimes solves, rewarded for the right answer and (half as much) for writing it as `#### N`.
+# problems (the easiest cell of ../smollm2-difficulty), rewarded for the right answer and (half as much) for writing it as `#### N`.
 # Accuracy and format share before and after on held-out word problems, with intervals.
 # Run from the project root: bash data/results/smollm2-grpo/make.sh   (about 30 minutes on 2 shared cores; resumable)
 set -euo pipefail
