@@ -86,11 +86,11 @@ def test_ctrl_c_prints_one_line_and_resuming_is_the_default(tmp_path):
     """Interrupted, `estimate` prints one line saying how to resume (its cached chunks) and writes no table.
 
     The interrupt is sent once the first chunk is on disk (so the handler is in place), never after a fixed sleep;
-    the pool is 63 chunks, so the command cannot finish between that moment and the signal, however loaded the
-    machine is."""
+    the pool is 63 chunks of tiny-m's completions (tens of seconds of sampling even on an idle machine), so the command
+    cannot finish between that moment and the signal."""
     out, cache = tmp_path / "table.csv", tmp_path / "cache"
-    args = [sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-s", "--n", "2000", "--k", "2",
-            "--max-new-tokens", "8", "--out", str(out), "--cache-dir", str(cache)]
+    args = [sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-m", "--n", "2000", "--k", "4",
+            "--max-new-tokens", "64", "--out", str(out), "--cache-dir", str(cache)]
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "OMP_NUM_THREADS": "1"})
     deadline = time.monotonic() + 300

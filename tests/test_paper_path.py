@@ -33,16 +33,27 @@ def data_env(shared_data, monkeypatch):
 
 
 def captured_prompts(monkeypatch) -> list:
-    """Patch `generate` so every prompt the model is given is recorded (as its unpadded token ids)."""
-    seen = []
-    original = transformers.GenerationMixin.generate
+    """Patch both ways a prompt reaches the model, so each is recorded (as its unpadded token ids): the course's
+    sampler (`generate_ids`: estimation and evaluation) and transformers' `generate` (TRL's training)."""
+    import course_lib.sampling
 
-    def recording(self, *args, input_ids=None, attention_mask=None, **kwargs):
+    seen = []
+    original_generate, original_sampler = transformers.GenerationMixin.generate, course_lib.sampling.generate_ids
+
+    def record(input_ids, attention_mask):
         for ids, mask in zip(input_ids.tolist(), attention_mask.tolist()):
             seen.append(tuple(i for i, m in zip(ids, mask) if m))
-        return original(self, *args, input_ids=input_ids, attention_mask=attention_mask, **kwargs)
 
-    monkeypatch.setattr(transformers.GenerationMixin, "generate", recording)
+    def recording_generate(self, *args, input_ids=None, attention_mask=None, **kwargs):
+        record(input_ids, attention_mask)
+        return original_generate(self, *args, input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+
+    def recording_sampler(model, input_ids, attention_mask, *args, **kwargs):
+        record(input_ids, attention_mask)
+        return original_sampler(model, input_ids, attention_mask, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.GenerationMixin, "generate", recording_generate)
+    monkeypatch.setattr(course_lib.sampling, "generate_ids", recording_sampler)
     return seen
 
 
