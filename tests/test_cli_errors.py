@@ -91,8 +91,11 @@ def test_ctrl_c_prints_one_line_and_resuming_is_the_default(tmp_path):
     out, cache = tmp_path / "table.csv", tmp_path / "cache"
     args = [sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-m", "--n", "2000", "--k", "4",
             "--max-new-tokens", "64", "--out", str(out), "--cache-dir", str(cache)]
+    # SIGINT at its default in the child: a suite started in the background (`cmd &` in a script) ignores SIGINT,
+    # the child would inherit that, and Python installs its Ctrl-C handler only where SIGINT is not ignored
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "OMP_NUM_THREADS": "1"})
+                               env={**os.environ, "OMP_NUM_THREADS": "1"},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
     while not list(cache.glob("*/chunk-*.json")) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
