@@ -20,8 +20,13 @@ RESULTS_DIR = Path(__file__).resolve().parent.parent / "data" / "results"
 
 PAPER_SIZES = ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"]
 
+# size-boundary's seeds per model: size-boundary-pilot's power calculation, at least 5 (its README); tiny-m, the one size that
+# learned measurably in the pilot, runs first
+SIZE_BOUNDARY_SEEDS = {"tiny-m": 9, "tiny-s": 5, "tiny-sm": 5, "tiny-l": 5}
+
 # Each study: fixed parameters plus a grid per profile (the product of the lists is the set of points),
-# and optionally `also`: a second grid per profile whose points are added (an arm that is no product).
+# and optionally `also`: a second grid per profile whose points are added (an arm that is no product). A profile's
+# grid may also be a list of grids, whose points are all run (e.g. each model with its own number of seeds).
 STUDIES = {
     "hard-wins": {  # arXiv 2508.14094 in the tiny world: 10% budget, strategies, middle model
         "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1},
@@ -111,6 +116,19 @@ STUDIES = {
         },
         "also": {"tiny": {"MODEL": ["tiny-s", "tiny-sm", "tiny-m", "tiny-l"], "STRATEGY": ["levels-1-5"],
                           "STEPS": [49], "SEED": [300, 301, 302]}},
+    },
+    "size-boundary": {  # confirmatory (README written before it ran): levels 1-3 vs 1-5 across four sizes that saw
+        # the same data; each size with the seeds its own pilot spread asked for (fresh seeds from 310, never 300-302)
+        "fixed": {"TASK": "arith", "BUDGET": 1.0, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 500,
+                  "BASE_K": 64, "EVAL_K": 16, "RESAMPLE_POOL": True, "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"MODEL": ["tiny-sm"], "STRATEGY": ["levels-1-3", "levels-1-5"], "POOL_SIZE": [40],
+                      "SEED": [310]},
+            "tiny": [{"MODEL": [model], "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"],
+                      "SEED": list(range(310, 310 + seeds))} for model, seeds in SIZE_BOUNDARY_SEEDS.items()],
+        },
+        "also": {"tiny": [{"MODEL": [model], "STRATEGY": ["levels-1-5"], "STEPS": [49],
+                           "SEED": list(range(310, 310 + seeds))} for model, seeds in SIZE_BOUNDARY_SEEDS.items()]},
     },
     "regimes-hard-wins": {  # "hard wins" tested in a skill-limited (tiny-m) and a format-limited
         # (tiny-m-wordy) regime, with the seeds the regimes-pilot's power calculation asked for (README)

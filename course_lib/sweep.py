@@ -42,7 +42,7 @@ def expand(study: str, profile: str, where: dict | None = None, overrides: dict 
     check(study in STUDIES, f"study={study!r} is unknown; use one of {', '.join(STUDIES)}")
     grids = STUDIES[study]["grid"]
     check(profile in grids, f"profile={profile!r} has no grid for {study}; use one of {', '.join(grids)}")
-    parts = [grids[profile]] + [also for also in [STUDIES[study].get("also", {}).get(profile)] if also]
+    parts = _as_list(grids[profile]) + _as_list(STUDIES[study].get("also", {}).get(profile))
     points = [point for grid in parts for point in _product(STUDIES[study]["fixed"], grid, profile)]
     keys = sorted({key for grid in parts for key in grid})
     for key, value in (where or {}).items():
@@ -77,6 +77,11 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
         check(overrides.get("BACKEND", backend) == backend, "--backend and --set BACKEND=... disagree; give one of them")
         overrides["BACKEND"] = backend
     return overrides
+
+
+def _as_list(grids) -> list[dict]:
+    """A profile's grid as a list of grids: one grid, several (e.g. a seed count per model), or none."""
+    return [] if not grids else list(grids) if isinstance(grids, list) else [grids]
 
 
 def _product(fixed: dict, grid: dict, profile: str) -> list[dict]:

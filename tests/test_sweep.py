@@ -70,6 +70,28 @@ def test_size_boundary_pilot_is_the_size_family_with_fresh_seeds():
     assert {p["MODEL"] for p in smoke} == {"tiny-sm"} and {p["STRATEGY"] for p in smoke} == {"levels-1-3", "levels-1-5"}
 
 
+def test_size_boundary_runs_each_size_with_its_own_fresh_seeds_tiny_m_first():
+    points = expand("size-boundary", "tiny")
+    seeds = {model: sorted({p["SEED"] for p in points if p["MODEL"] == model}) for model in ("tiny-s", "tiny-sm",
+                                                                                            "tiny-m", "tiny-l")}
+    assert seeds == {"tiny-m": list(range(310, 319)), "tiny-s": list(range(310, 315)),
+                     "tiny-sm": list(range(310, 315)), "tiny-l": list(range(310, 315))}
+    assert len(points) == 4 * (9 + 5 + 5 + 5) and len({point_name(p) for p in points}) == len(points)
+    for model, model_seeds in seeds.items():  # every seed of a size has all four arms
+        arms = {(p["STRATEGY"], p.get("STEPS"), p["SEED"]) for p in points if p["MODEL"] == model}
+        assert len(arms) == 4 * len(model_seeds)
+    assert {p["MODEL"] for p in points[:27]} == {"tiny-m"} and points[-1].get("STEPS") == 49
+    pilot_seeds = {p["SEED"] for p in expand("size-boundary-pilot", "tiny")}
+    assert not pilot_seeds & {p["SEED"] for p in points}
+
+
+def test_a_grid_can_be_a_list_of_grids(monkeypatch):
+    monkeypatch.setitem(STUDIES, "two-grids", {"fixed": {"TASK": "arith"}, "grid": {"tiny": [
+        {"MODEL": ["tiny-s"], "SEED": [0, 1]}, {"MODEL": ["tiny-m"], "SEED": [0]}]}})
+    assert [(p["MODEL"], p["SEED"]) for p in expand("two-grids", "tiny")] == [("tiny-s", 0), ("tiny-s", 1),
+                                                                             ("tiny-m", 0)]
+
+
 @pytest.mark.parametrize(("study", "profile"), [(s, p) for s in STUDIES for p in STUDIES[s]["grid"]])
 def test_experiment_notebook_declares_every_grid_key(study, profile):
     check_parameters(expand(study, profile) + [{"RUN_DIR": "x"}])
