@@ -149,7 +149,9 @@ def test_merged_folder_writes_the_trained_model_once_and_replaces_a_half_written
     assert not (merged / "half-written.bin").exists() and not (merged / "stale.bin").exists()
     ids = torch.tensor([[5, 9, 17, 22, 6, 13]])
     trained, _ = load_trained(str(run))
+    base, _ = load_trained("tiny-s")
     with torch.no_grad():  # the merged folder holds the trained model (LoRA merged in), not the base
-        assert torch.equal(AutoModelForCausalLM.from_pretrained(merged)(ids).logits, trained(ids).logits)
+        logits = AutoModelForCausalLM.from_pretrained(merged)(ids).logits
+        assert torch.equal(logits, trained(ids).logits) and not torch.allclose(logits, base(ids).logits)
     written = (merged / "model.safetensors").stat().st_mtime_ns
     assert merged_folder(str(run)) == merged and (merged / "model.safetensors").stat().st_mtime_ns == written
