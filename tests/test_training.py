@@ -139,14 +139,9 @@ def test_merged_folder_writes_the_trained_model_once_and_replaces_a_half_written
 
     run = tmp_path / "run"
     shutil.copytree(finished_run[0], run)
-    (run / "merged").mkdir()
-    (run / "merged" / "half-written.bin").write_text("killed while saving")  # no config.json: not whole
-    (run / ".merged.tmp").mkdir()
-    (run / ".merged.tmp" / "stale.bin").write_text("an earlier staging folder")
     merged = merged_folder(run)
     assert merged == run / "merged" and not (run / ".merged.tmp").exists()
     assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in merged.iterdir()}
-    assert not (merged / "half-written.bin").exists() and not (merged / "stale.bin").exists()
     ids = torch.tensor([[5, 9, 17, 22, 6, 13]])
     trained, _ = load_trained(str(run))
     base, _ = load_trained("tiny-s")
@@ -155,3 +150,10 @@ def test_merged_folder_writes_the_trained_model_once_and_replaces_a_half_written
         assert torch.equal(logits, trained(ids).logits) and not torch.allclose(logits, base(ids).logits)
     written = (merged / "model.safetensors").stat().st_mtime_ns
     assert merged_folder(str(run)) == merged and (merged / "model.safetensors").stat().st_mtime_ns == written
+    # killed while writing: merged/ without config.json, and a staging folder left behind
+    (merged / "config.json").unlink()
+    (merged / "half-written.bin").write_text("killed while saving")
+    (run / ".merged.tmp").mkdir()
+    (run / ".merged.tmp" / "stale.bin").write_text("an earlier staging folder")
+    assert merged_folder(run) == merged and (merged / "config.json").exists() and not (run / ".merged.tmp").exists()
+    assert not (merged / "half-written.bin").exists() and not (merged / "stale.bin").exists()
