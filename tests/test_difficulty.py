@@ -292,3 +292,7 @@ def test_difficulty_tables_estimates_each_model_of_the_profile_on_its_pool():
         pd.testing.assert_frame_equal(table, expected)
         assert table["id"].tolist() == [p.id for p in pool] and (table["k"] == 3).all()
         assert table.attrs["cost"]["completions"] == 15
+    one_model = dataclasses.replace(profile, models=("tiny-s",))  # seed 0 unless told: its pool, its samples
+    pd.testing.assert_frame_equal(difficulty_tables(one_model, device="cpu", progress=False)["tiny-s"],
+                                  estimate(*load_model("tiny-s", device="cpu"), problems("arith", "train", 5, 0), k=3,
+                                           temperature=0.7, max_new_tokens=20, seed=0, progress=False))

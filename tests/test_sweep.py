@@ -634,5 +634,6 @@ def test_live_slice_runs_its_slice_afresh_and_keeps_the_points_that_succeeded(tm
     assert table.to_dict("list") == {"point": ["a", "c"], "status": ["ok", "ok"], "gain.test": [0.1, 0.3]}
     assert table.index.tolist() == [0, 1]
     sweep.live_slice("hard-wins", "smoke", "SEED:2", out, workers=2)
-    assert (calls[-1]["workers"], calls[-1]["where"], calls[-1]["old files"]) == (2, {"SEED": "2"}, [])
+    assert (calls[-1]["workers"], calls[-1]["where"], calls[-1]["command"], calls[-1]["old files"]) == (
+        2, {"SEED": "2"}, "", [])
     assert len(sweep.live_slice("hard-wins", "smoke", "SEED:2", tmp_path / "new")) == 2  # a first slice: no folder yet
