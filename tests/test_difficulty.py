@@ -1,12 +1,23 @@
 """Difficulty estimation: table shape, Wilson intervals, cache, resume, and bad input before sampling."""
 
+import dataclasses
 import json
 import re
 
+import pandas as pd
 import pytest
 
 from course_lib import CourseError
-from course_lib.difficulty import TABLE_COLUMNS, estimate, read_table, rows_checksum, wilson_interval
+from course_lib.difficulty import (
+    TABLE_COLUMNS,
+    check_pass_rates,
+    difficulty_tables,
+    estimate,
+    pass_rates_at,
+    read_table,
+    rows_checksum,
+    wilson_interval,
+)
 from course_lib.models import load_model
 from course_lib.tasks import generate
 
@@ -200,3 +211,88 @@ def test_read_table_says_what_is_wrong_and_how_to_make_one(tmp_path, content, me
         read_table(path)
     with pytest.raises(CourseError, match=re.escape(f"table={tmp_path} is a folder; give the CSV file")):
         read_table(tmp_path)
+
+
+def outcomes_table(outcomes):
+    """A difficulty table with these outcome strings (K = their length), as `estimate` writes it."""
+    k = len(outcomes[0])
+    n_correct = [o.count("1") for o in outcomes]
+    return pd.DataFrame({"id": [f"q{i}" for i in range(len(outcomes))], "level": 1, "k": k, "n_correct": n_correct,
+                         "pass_rate": [n / k for n in n_correct], "ci_low": 0.0, "ci_high": 1.0, "outcomes": outcomes})
+
+
+FOUR = ["0000", "1000", "0100", "1100", "0111", "1111"]  # pass rates at K = 4: 0 .25 .25 .5 .75 1
+
+
+@pytest.mark.parametrize(("k", "expected"), [
+    # first two outcomes: 00 10 01 11 01 11; Wilson 95% at n = 2: 0 -> (0, .6576), 1 -> (.0945, .9055),
+    # 2 -> (.3424, 1); e.g. 1 of 2: centre (.5 + 1.96^2 / 4) / (1 + 1.96^2 / 2) = .5,
+    # half 1.96 sqrt(.25 / 2 + 1.96^2 / 16) / 2.9208 = .4055
+    (2, {"outcomes": ["00", "10", "01", "11", "01", "11"], "n_correct": [0, 1, 1, 2, 1, 2],
+         "pass_rate": [0.0, 0.5, 0.5, 1.0, 0.5, 1.0], "ci_low": [0.0, 0.0945, 0.0945, 0.3424, 0.0945, 0.3424],
+         "ci_high": [0.6576, 0.9055, 0.9055, 1.0, 0.9055, 1.0]}),
+    # first three: 000 100 010 110 011 111 -> 0 1 1 2 2 3 of 3
+    (3, {"outcomes": ["000", "100", "010", "110", "011", "111"], "n_correct": [0, 1, 1, 2, 2, 3],
+         "pass_rate": [0.0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1.0], "ci_low": [0.0, 0.0615, 0.0615, 0.2077, 0.2077, 0.4385],
+         "ci_high": [0.5615, 0.7923, 0.7923, 0.9385, 0.9385, 1.0]}),
+    (4, {"outcomes": FOUR, "n_correct": [0, 1, 1, 2, 3, 4], "pass_rate": [0.0, 0.25, 0.25, 0.5, 0.75, 1.0]}),
+])
+def test_pass_rates_at_k_recounts_the_first_k_outcomes(k, expected):
+    table = outcomes_table(FOUR)
+    fewer = pass_rates_at(table, k)
+    assert {column: fewer[column].tolist() for column in expected} == expected
+    assert fewer["k"].tolist() == [k] * 6 and fewer["id"].tolist() == table["id"].tolist()
+    assert table.equals(outcomes_table(FOUR))  # the given table is left as it was
+
+
+def test_pass_rates_at_refuses_a_k_outside_2_to_the_smallest_k():
+    mixed = pd.concat([outcomes_table(FOUR), outcomes_table(["101"])], ignore_index=True)  # K = 4 and K = 3
+    assert pass_rates_at(mixed, 3)["pass_rate"].tolist() == [0.0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1.0, 2 / 3]
+    for k in (1, 4):
+        with pytest.raises(CourseError, match=f"^k={k} must be between 2 and the table's K=3$"):
+            pass_rates_at(mixed, k)
+    with pytest.raises(CourseError, match="table has no 'outcomes' column; re-estimate it with `estimate`"):
+        pass_rates_at(outcomes_table(FOUR).drop(columns="outcomes"), 2)
+
+
+def rates(zeros: int, others: int, other_rate: float = 0.5) -> pd.DataFrame:
+    return pd.DataFrame({"pass_rate": [0.0] * zeros + [other_rate] * others})
+
+
+def test_check_pass_rates_stops_when_almost_every_rate_is_zero():
+    check_pass_rates(rates(49, 0))  # fewer than 50 problems: too few to judge
+    check_pass_rates(rates(95, 5))  # 95% zeros: at the limit, still allowed
+    check_pass_rates(rates(0, 100, other_rate=1.0))  # all solved is not a format mismatch
+    check_pass_rates(rates(96, 4), max_zero_share=0.97)
+    check_pass_rates(rates(60, 0), min_problems=61)
+    with pytest.raises(CourseError, match=re.escape(
+            "96% of 100 problems have pass rate 0: the model almost never writes an answer the reward accepts; "
+            "check the prompt and answer format (course_lib.prompts.prompt_text shows the prompt) and "
+            "max_new_tokens before training, or pass check_pass_rates=False if the task is truly that hard")):
+        check_pass_rates(rates(96, 4))
+    with pytest.raises(CourseError, match=r"^100% of 50 problems have pass rate 0: .* or pass --allow-zero if"):
+        check_pass_rates(rates(50, 0), override="--allow-zero")  # 50 problems are enough to judge
+    with pytest.raises(CourseError, match="^50% of 10 problems"):
+        check_pass_rates(rates(5, 5), min_problems=10, max_zero_share=0.4)
+
+
+def test_difficulty_tables_estimates_each_model_of_the_profile_on_its_pool():
+    from course_lib.problems import problems
+    from course_lib.profiles import get_profile
+
+    profile = dataclasses.replace(get_profile("smoke"), models=("tiny-s", "tiny-m"), task="arith", n_problems=5, k=3,
+                                  temperature=0.7, max_new_tokens=20)
+    tables = difficulty_tables(profile, seed=3, device="cpu", progress=False)
+    assert list(tables) == ["tiny-s", "tiny-m"]
+    pool = problems("arith", "train", 5, 3)
+    for name, table in tables.items():
+        # the same numbers as estimating the model by hand with the profile's settings (seed 3 for pool and samples)
+        expected = estimate(*load_model(name, device="cpu"), pool, k=3, temperature=0.7, max_new_tokens=20, seed=3,
+                            progress=False)
+        pd.testing.assert_frame_equal(table, expected)
+        assert table["id"].tolist() == [p.id for p in pool] and (table["k"] == 3).all()
+        assert table.attrs["cost"]["completions"] == 15
+    one_model = dataclasses.replace(profile, models=("tiny-s",))  # seed 0 unless told: its pool, its samples
+    pd.testing.assert_frame_equal(difficulty_tables(one_model, device="cpu", progress=False)["tiny-s"],
+                                  estimate(*load_model("tiny-s", device="cpu"), problems("arith", "train", 5, 0), k=3,
+                                           temperature=0.7, max_new_tokens=20, seed=0, progress=False))

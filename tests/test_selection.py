@@ -12,7 +12,9 @@ from course_lib.selection import (
     charge_estimation,
     degenerate_medium,
     estimation_cost,
+    pass_rate_histogram,
     select,
+    selection_summary,
 )
 
 # Ten problems with distinct pass rates, and distinct p(1 - p) (no pair p, 1 - p).
@@ -312,3 +314,54 @@ def test_random_and_level_arms_select_from_a_pool_that_was_never_estimated():
         select(unestimated, "hard", 3)  # hard reads the rates: a missing one is an error
     with pytest.raises(CourseError, match="pass_rate must be a number in"):
         select(HAND.assign(pass_rate=[1.5] + [float("nan")] * 9), "random", 3)  # present but impossible
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    # hard 3 of HAND: p2 .02, p6 .10, p9 .25 -> mean .37 / 3; all mixed; dead share with G = 4 is
+    # mean(p^4 + (1 - p)^4) = mean(.92236832, .6562, .3203125) = .63296
+    ((HAND, "hard", 3, 4), {"n_selected": 3, "mean_pass_rate": 0.1233, "share_mixed": 1.0,
+                            "predicted_dead_share": 0.633, "ids": ["p2", "p6", "p9"]}),
+    # easy 3 of HAND: p5 1.0 (not mixed), p3 .95, p8 .85 -> mean 2.8 / 3; dead: mean(1, .8145125, .5225125)
+    ((HAND, "easy", 3, 4), {"n_selected": 3, "mean_pass_rate": 0.9333, "share_mixed": 0.6667,
+                            "predicted_dead_share": 0.779, "ids": ["p5", "p3", "p8"]}),
+    # the whole pool 0, .5, 1: only .5 is mixed (0 and 1 are not); G = 8 by default: mean(1, 2 * .5^8, 1)
+    ((pool([0.0, 0.5, 1.0]), "random", 1.0), {"n_selected": 3, "mean_pass_rate": 0.5, "share_mixed": 0.3333,
+                                              "predicted_dead_share": 0.6693, "ids": ["q2", "q0", "q1"]}),
+    ((pool([0.0, 0.5, 1.0]), "random", 1.0, 2), {"predicted_dead_share": 0.8333}),  # G = 2: mean(1, .5, 1)
+])
+def test_selection_summary_by_hand(args, expected):
+    summary = selection_summary(*args)
+    assert summary["strategy"] == args[1] and not summary["medium_degenerate"]
+    assert {key: summary[key] for key in expected} == expected
+
+
+def test_selection_summary_reads_ids_as_text_and_passes_seed_and_levels():
+    numbers = pd.DataFrame({"id": [7, 8, 9, 10], "level": 1, "pass_rate": [0.0, 0.5, 0.5, 1.0]})
+    # hard 2: ids 7 (p 0) and 8 (p .5): mean .25, half mixed, dead share with G = 4: mean(1, 2 * .5^4) = .5625
+    summary = selection_summary(numbers, "hard", 2, 4)
+    assert (summary["ids"], summary["mean_pass_rate"], summary["share_mixed"], summary["predicted_dead_share"]) == (
+        ["7", "8"], 0.25, 0.5, 0.5625)
+    assert selection_summary(HAND, "random", 3, seed=3)["ids"] == select(HAND, "random", 3, seed=3) == ["p9", "p6", "p1"]
+    # levels 1-2 of HAND: p3 .95, p4 .40, p5 1.0, p8 .85 -> mean .8, three of four mixed, dead share with G = 8:
+    # mean(.66342043, .01745152, 1, .27249078) = .48834
+    band = selection_summary(HAND, "levels", 1.0, levels=[1, 2])
+    assert sorted(band["ids"]) == ["p3", "p4", "p5", "p8"]
+    assert (band["n_selected"], band["mean_pass_rate"], band["share_mixed"], band["predicted_dead_share"]) == (
+        4, 0.8, 0.75, 0.4883)
+
+
+def test_selection_summary_flags_a_degenerate_medium_pick_only():
+    all_solved = pool([1.0] * 6)
+    assert selection_summary(all_solved, "medium", 2)["medium_degenerate"] is True  # a seeded pick among ties
+    assert selection_summary(all_solved, "hard", 2)["medium_degenerate"] is False  # only `medium` claims the middle
+    assert selection_summary(HAND, "medium", 3)["medium_degenerate"] is False  # distinct rates: a real middle
+
+
+def test_pass_rate_histogram_counts_selected_and_not_selected_per_pass_rate():
+    numbers = pd.DataFrame({"id": [7, 8, 9, 10], "level": 1, "pass_rate": [0.0, 0.5, 0.5, 1.0]})
+    histogram = pass_rate_histogram(numbers, ["8", "10"])  # ids as the selection gives them: text
+    assert histogram.to_dict("records") == [
+        {"pass_rate": 0.0, "set": "selected", "count": 0}, {"pass_rate": 0.0, "set": "not selected", "count": 1},
+        {"pass_rate": 0.5, "set": "selected", "count": 1}, {"pass_rate": 0.5, "set": "not selected", "count": 1},
+        {"pass_rate": 1.0, "set": "selected", "count": 1}, {"pass_rate": 1.0, "set": "not selected", "count": 0},
+    ]

@@ -551,3 +551,89 @@ def test_without_data_the_paper_jobs_ask_for_generous_limits_and_say_so(tmp_path
         emit_slurm("hard-wins", "paper", tmp_path / "out")
     array = (tmp_path / "out" / "array.sh").read_text()
     assert "#SBATCH --time=1-00:00:00\n" in array and "#SBATCH --mem=64G\n" in array
+
+
+def fake_clock(monkeypatch, *times):
+    """The sweep module's clock reads these times in turn (start, then end)."""
+    import types
+
+    from course_lib import sweep
+
+    monkeypatch.setattr(sweep, "time", types.SimpleNamespace(time=iter(times).__next__))
+
+
+def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_path, monkeypatch):
+    import course_lib.notebooks
+    from course_lib import sweep
+
+    calls = []
+
+    def fake_execute(notebook, out, parameters, name=None, log=None):
+        calls.append({"notebook": notebook, "out": out, "parameters": parameters, "name": name, "log": log})
+        return {"records": {"gain": {"test": 0.25}, "steps": 3}, "seconds": 9.0}
+
+    monkeypatch.setattr(course_lib.notebooks, "execute", fake_execute)
+    monkeypatch.setattr(sweep, "git_commit", lambda: "abc1234")
+    fake_clock(monkeypatch, 100.0, 112.34)
+    point = {"PROFILE": "smoke", "STRATEGY": "hard", "SEED": 2}
+    name = point_name(point)
+    earlier_failure = tmp_path / "points" / f"{name}.failed.json"
+    earlier_failure.parent.mkdir()
+    earlier_failure.write_text("{}")
+    record = run_point(point, tmp_path, tmp_path / "exp.ipynb", log=tmp_path / "kernel.log")
+    assert calls == [{"notebook": tmp_path / "exp.ipynb", "out": tmp_path / "points",
+                      "parameters": {**point, "RUN_DIR": str((tmp_path / "runs" / name).resolve())},
+                      "name": f"{name}.ipynb", "log": tmp_path / "kernel.log"}]
+    assert record == {"point": name, "profile": "smoke", "strategy": "hard", "seed": 2, "status": "ok",
+                      "gain": {"test": 0.25}, "steps": 3, "seconds": 12.3, "commit": "abc1234"}
+    assert json.loads((tmp_path / "points" / f"{name}.json").read_text()) == record
+    assert not earlier_failure.exists()  # the retried point succeeded: its old failure is gone
+
+
+@pytest.mark.parametrize(("error", "message"), [
+    (RuntimeError("papermill's long message\nits last line: the cause"), "RuntimeError: its last line: the cause"),
+    (KeyError(), "KeyError: "),  # an error without a message
+])
+def test_run_point_records_a_failure_with_its_last_line_and_goes_on(tmp_path, monkeypatch, error, message):
+    import course_lib.notebooks
+
+    def failing_execute(notebook, out, parameters, name=None, log=None):
+        raise error
+
+    monkeypatch.setattr(course_lib.notebooks, "execute", failing_execute)
+    fake_clock(monkeypatch, 5.0, 5.5)
+    point = {"PROFILE": "smoke", "STRATEGY": "random", "SEED": 0}
+    record = run_point(point, tmp_path)
+    assert (record["status"], record["error"], record["seconds"]) == ("failed", message, 0.5)
+    assert type(error).__name__ in record["traceback"] and "failing_execute" in record["traceback"]
+    saved = tmp_path / "points" / f"{point_name(point)}.failed.json"
+    assert json.loads(saved.read_text()) == record and not saved.with_name(f"{point_name(point)}.json").exists()
+
+
+def test_live_slice_runs_its_slice_afresh_and_keeps_the_points_that_succeeded(tmp_path, monkeypatch):
+    from course_lib import sweep
+
+    calls = []
+
+    def fake_run(study, profile, out, workers=2, where=None, command=""):
+        calls.append({"study": study, "profile": profile, "out": out, "workers": workers, "where": where,
+                      "command": command, "old files": sorted(p.name for p in Path(out).glob("*"))})
+        Path(out).mkdir(parents=True, exist_ok=True)
+        results = Path(out) / "results.csv"
+        pd.DataFrame({"point": ["a", "b", "c"], "status": ["ok", "failed", "ok"],
+                      "gain.test": [0.1, None, 0.3]}).to_csv(results, index=False)
+        return {"results": results}
+
+    monkeypatch.setattr(sweep, "run", fake_run)
+    out = tmp_path / "slice"
+    out.mkdir()
+    (out / "from-an-earlier-run.json").write_text("{}")
+    table = sweep.live_slice("hard-wins", "smoke", "MODEL:tiny-s,SEED:1", out, command="the notebook")
+    assert calls == [{"study": "hard-wins", "profile": "smoke", "out": out, "workers": 1,
+                      "where": {"MODEL": "tiny-s", "SEED": "1"}, "command": "the notebook", "old files": []}]
+    assert table.to_dict("list") == {"point": ["a", "c"], "status": ["ok", "ok"], "gain.test": [0.1, 0.3]}
+    assert table.index.tolist() == [0, 1]
+    sweep.live_slice("hard-wins", "smoke", "SEED:2", out, workers=2)
+    assert (calls[-1]["workers"], calls[-1]["where"], calls[-1]["command"], calls[-1]["old files"]) == (
+        2, {"SEED": "2"}, "", [])
+    assert len(sweep.live_slice("hard-wins", "smoke", "SEED:2", tmp_path / "new")) == 2  # a first slice: no folder yet

@@ -116,3 +116,44 @@ def test_ledger_counts_lucky_guesses_on_arith():
     rewards = ledger(completions, problem_id=["p"] * 3, answer=["12"] * 3, source=["arith"] * 3)
     assert rewards == [1.0, 1.0, 0.0]
     assert ledger.pending == [{"problem_id": "p", "reward_mean": 0.6667, "reward_std": 0.5774, "lucky": 1}]
+
+
+def test_longest_prompt_counts_the_tokens_every_stage_shows():
+    from course_lib.tasks import Problem
+    from course_lib.training import longest_prompt
+
+    def problem(prompt, source):
+        return Problem(id=prompt, prompt=prompt, answer="1", level=1, source=source)
+
+    tiny_world = [problem("Q:1+2\n", "arith"), problem("Q:10+20-3\n", "arith"), problem("Q:4\n", "arith")]
+    assert longest_prompt(tiny_world, "tiny-s") == 10  # one token per character: "Q:10+20-3\n"
+    # a real dataset's question gets its instruction: "WHAT?" + 2 newlines + the 85-character '#### N' one + newline
+    assert longest_prompt([*tiny_world, problem("WHAT?", "gsm8k")], "tiny-s") == 5 + 2 + 85 + 1
+
+
+def test_merged_folder_writes_the_trained_model_once_and_replaces_a_half_written_one(finished_run, tmp_path):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from course_lib.training import merged_folder
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run[0], run)
+    merged = merged_folder(run)
+    assert merged == run / "merged" and not (run / ".merged.tmp").exists()
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in merged.iterdir()}
+    ids = torch.tensor([[5, 9, 17, 22, 6, 13]])
+    trained, _ = load_trained(str(run))
+    base, _ = load_trained("tiny-s")
+    with torch.no_grad():  # the merged folder holds the trained model (LoRA merged in), not the base
+        logits = AutoModelForCausalLM.from_pretrained(merged)(ids).logits
+        assert torch.equal(logits, trained(ids).logits) and not torch.allclose(logits, base(ids).logits)
+    written = (merged / "model.safetensors").stat().st_mtime_ns
+    assert merged_folder(str(run)) == merged and (merged / "model.safetensors").stat().st_mtime_ns == written
+    # killed while writing: merged/ without config.json, and a staging folder left behind
+    (merged / "config.json").unlink()
+    (merged / "half-written.bin").write_text("killed while saving")
+    (run / ".merged.tmp").mkdir()
+    (run / ".merged.tmp" / "stale.bin").write_text("an earlier staging folder")
+    assert merged_folder(run) == merged and (merged / "config.json").exists() and not (run / ".merged.tmp").exists()
+    assert not (merged / "half-written.bin").exists() and not (merged / "stale.bin").exists()

@@ -1,0 +1,59 @@
+"""What the model is shown: the question with its answer-format instruction, as text and through a chat template."""
+
+import pytest
+
+from course_lib.models import CHARS, UNK, load_tokenizer
+from course_lib.prompts import prompt_text, user_message
+from course_lib.tasks import Problem
+
+HASH = "Solve the problem step by step. On the last line, write the final answer as '#### N'."
+BOXED = "Solve the problem step by step. Put the final answer within \\boxed{}."
+TAGGED = "Solve the problem step by step. Put the final answer within <answer></answer> tags."
+
+
+def problem(prompt: str, source: str, answer_format: str | None = None) -> Problem:
+    return Problem(id="x", prompt=prompt, answer="5", level=None, source=source, answer_format=answer_format)
+
+
+@pytest.mark.parametrize(("source", "answer_format", "instruction"), [
+    ("gsm8k", None, HASH),  # GSM8K's default: '#### N'
+    ("math", None, BOXED),  # MATH's default: \boxed{}
+    ("gsm8k", "tagged", TAGGED),  # a problem's own format wins over its source's
+    ("unknown-source", None, BOXED),  # a source without a default gets \boxed{}
+])
+def test_user_message_is_the_stripped_question_then_a_blank_line_then_the_instruction(source, answer_format,
+                                                                                       instruction):
+    assert user_message(problem("  What is 2+3?\n", source, answer_format)) == f"What is 2+3?\n\n{instruction}"
+
+
+@pytest.fixture(scope="module")
+def tiny_tokenizer():
+    return load_tokenizer("tiny-s")  # character-level: one token per character of CHARS, else <unk>
+
+
+def as_tiny_tokens(text: str) -> str:
+    """`text` as the tiny tokenizer decodes it: each character it lacks becomes <unk>."""
+    return "".join(c if c in CHARS else UNK for c in text)
+
+
+def test_prompt_text_of_a_tiny_world_prompt_is_the_prompt_itself(tiny_tokenizer):
+    assert prompt_text(problem("Q:25-9\n", "arith"), tiny_tokenizer) == "Q:25-9\n"
+
+
+def test_prompt_text_shows_special_tokens(tiny_tokenizer):
+    # 'x' is not in the tiny vocabulary: the model sees <unk>, and so does the reader
+    assert prompt_text(problem("Q: 2+3 x=?\n", "arith"), tiny_tokenizer) == "Q: 2+3 <unk>=?\n"
+
+
+def test_prompt_text_of_a_real_dataset_without_chat_template_is_the_message_and_a_newline(tiny_tokenizer):
+    gsm8k = problem("  WHAT IS 2+3?\n", "gsm8k")
+    assert prompt_text(gsm8k, tiny_tokenizer) == as_tiny_tokens(f"WHAT IS 2+3?\n\n{HASH}\n")
+
+
+def test_prompt_text_goes_through_the_chat_template_with_the_generation_prompt(tiny_tokenizer):
+    chat = load_tokenizer("tiny-s")
+    chat.chat_template = ("{% for m in messages %}{{ m['role'] | upper }}: {{ m['content'] }}\n{% endfor %}"
+                          "{% if add_generation_prompt %}A:{% endif %}")
+    for shown in (problem("  WHAT IS 2+3?\n", "gsm8k"), problem("Q:25-9\n", "arith")):  # tiny-world prompts too
+        assert prompt_text(shown, chat) == as_tiny_tokens(f"USER: {user_message(shown)}\nA:")
+    assert prompt_text(problem("Q:25-9\n", "arith"), tiny_tokenizer) == "Q:25-9\n"  # the module's own is untouched
