@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .errors import check
-from .studies import RESULTS_DIR, equivalence_verdict, interval_text, load_study
+from .studies import RESULTS_DIR, equivalence_verdict, holm_verdicts, interval_text, load_study
 
 MARGIN = 0.03  # held-out accuracy: the difference every study calls negligible
 
@@ -23,7 +23,7 @@ class Claim:
     claim: str  # what a paper says, in one line
     paper: str  # what it reports, with its own uncertainty (seeds, problems)
     study: str | None = None  # the committed study that tests it
-    model: str = ""  # the regime (model) the row reads
+    model: str | tuple = ""  # the regime (model) the row reads; several: one test each, Holm-corrected together
     first: str = ""  # arm whose gain is compared ...
     second: str = ""  # ... with this arm's ("": the first arm's gain over the base model)
     column: str = "gain.test"  # what is compared
@@ -31,9 +31,9 @@ class Claim:
     steps: tuple = ()  # the lengths (optimizer steps) of the first and second arm's points (empty: all)
     fresh_from: int = 0  # first seed not shared with a pilot (seeds below it are left out)
     note: str = ""  # why it is not testable, or what differs from the paper
-    planned: bool = False  # testable here, but its study has not run yet
 
 
+SIZES = ("tiny-s", "tiny-sm", "tiny-m", "tiny-l")  # the size family: the same data and recipe, only the shape differs
 HARD_WINS = "arXiv 2508.14094: hard +34 to +47 points, easy +3 to +15, over 3 models x 2 tasks (abstract; ranges, no interval)"
 CLAIMS = (
     Claim("Hard beats random under a 10% budget (skill-limited model)", HARD_WINS, "regimes-hard-wins-long", "tiny-m",
@@ -56,9 +56,10 @@ CLAIMS = (
           "levels-1-5", expected="equivalent", steps=(49, 82),
           note="the tiny boundary comes from pretraining data (levels 4-5 never seen), the paper's from model size"),
     Claim("Levels 1-3 match levels 1-5 (a boundary made by model size)", "arXiv 2604.06298: Qwen2.5 0.5B, 1.5B and 3B "
-          "on the same data (MATH), levels 1-3 match 1-5 with ~45% of the steps", None, planned=True,
-          note="four tiny sizes on the same data; its pilot (size-boundary-pilot) sizes the test. The smallest sizes' "
-          "boundary lies between levels 1 and 2, not 3 and 4"),
+          "on the same data (MATH), levels 1-3 match 1-5 with ~45% of the steps", "size-boundary", SIZES,
+          "levels-1-3", "levels-1-5", expected="equivalent", steps=(49, 82), fresh_from=310,
+          note="four tiny sizes on the same data, Holm-corrected across them; none has its boundary between levels 3 "
+          "and 4 (the smallest two are near the floor on every level, tiny-l near the ceiling)"),
     Claim("GSM8K-trained beats MATH-trained on MATH's numeric subset", "arXiv 2604.06298: Qwen2.5 0.5B-3B trained on "
           "GSM8K score higher on MATH's numeric-answer subset than the same models trained on MATH", None,
           note="the tiny world has no second dataset with a shared answer type"),
@@ -66,17 +67,30 @@ CLAIMS = (
 
 
 def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
-    """The tiny world's verdict on one claim: the paired difference (or gain) over fresh seeds, TOST at MARGIN."""
+    """The tiny world's verdict on one claim: the paired difference (or gain) over fresh seeds, TOST at MARGIN
+    (several models: each one's test, Holm-corrected across them, and one status for the family)."""
     if claim.study is None:
-        return {"tiny world": "not run", "status": "not yet tested" if claim.planned else "not testable here"}
+        return {"tiny world": "not run", "status": "not testable here"}
     table, _ = load_study(claim.study, root)
-    table = table[(table["model"] == claim.model) & (table["seed"] >= claim.fresh_from)]
+    table = table[table["seed"] >= claim.fresh_from]
+    if isinstance(claim.model, str):
+        result = equivalence_verdict(claim_values(table[table["model"] == claim.model], claim), MARGIN)
+        return {"tiny world": f"{interval_text(result)} ({result['verdict']}, {result['seeds']} seeds)",
+                "status": status(result["verdict"], claim.expected)}
+    family = holm_verdicts(pd.DataFrame([equivalence_verdict(claim_values(table[table["model"] == model], claim),
+                                                             MARGIN) for model in claim.model]))
+    parts = [f"{model} {interval_text(row)} ({row.verdict_holm}, {row.seeds} seeds)"
+             for model, row in zip(claim.model, family.itertuples())]
+    return {"tiny world": "; ".join(parts) + " (Holm)",
+            "status": family_status([status(row.verdict_holm, claim.expected) for row in family.itertuples()])}
+
+
+def claim_values(table: pd.DataFrame, claim: Claim) -> pd.Series:
+    """One model's per-seed values of a claim: the first arm's, minus the second's when it names one."""
     values = arm_values(table, claim.first, claim.column, claim.steps[:1])
     if claim.second:
         values = values - arm_values(table, claim.second, claim.column, claim.steps[1:])
-    result = equivalence_verdict(values.dropna(), MARGIN)
-    return {"tiny world": f"{interval_text(result)} ({result['verdict']}, {result['seeds']} seeds)",
-            "status": status(result["verdict"], claim.expected)}
+    return values.dropna()
 
 
 def arm_values(table: pd.DataFrame, arm: str, column: str, steps: tuple) -> pd.Series:
@@ -96,6 +110,17 @@ def status(verdict: str, expected: str) -> str:
     if found == expected:
         return "supported"
     return "equivalent" if found == "equivalent" else "contradicted"
+
+
+def family_status(statuses) -> str:
+    """One status for a claim tested in several models: contradicted if any contradicts it, supported if all
+    support it, equivalent if each is supported or equivalent, otherwise inconclusive."""
+    statuses = set(statuses)
+    if "contradicted" in statuses:
+        return "contradicted"
+    if statuses == {"supported"}:
+        return "supported"
+    return "equivalent" if statuses <= {"supported", "equivalent"} else "inconclusive"
 
 
 def scorecard(root=RESULTS_DIR) -> pd.DataFrame:

@@ -30,3 +30,13 @@ def test_the_readme_ends_with_the_committed_scorecard():
     block = readme.split("<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -->\n")[1].split("<!-- /scorecard -->")[0]
     table = [line for line in (FOLDER / "scorecard.md").read_text().splitlines() if line.startswith("|")]
     assert block.strip().splitlines() == table
+
+
+def test_the_readme_block_is_replaced_and_nothing_around_it(tmp_path):
+    write = runpy.run_path(str(FOLDER / "reanalyze.py"))["write_readme_block"]
+    start = "<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -->\n"
+    readme, card = tmp_path / "README.md", tmp_path / "scorecard.md"
+    readme.write_text(f"# Title\n\nbefore\n{start}| old |\n|---|\n<!-- /scorecard -->\n\nafter\n")
+    card.write_text("# Claims scorecard\n\nintro\n\n| claim |\n|---|\n| new |\n")
+    write(readme, card)
+    assert readme.read_text() == f"# Title\n\nbefore\n{start}| claim |\n|---|\n| new |\n<!-- /scorecard -->\n\nafter\n"

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from course_lib import CourseError
-from course_lib.scorecard import arm_values, scorecard, status
+from course_lib.scorecard import Claim, arm_values, claim_verdict, family_status, scorecard, status
 
 
 @pytest.mark.parametrize(("verdict", "expected", "said"), [
@@ -34,7 +34,11 @@ def test_committed_scorecard_rows():
     # the confirmatory study's six fresh seeds (200-205), none shared with its pilot (100-102)
     assert strong["tiny world"] == "-0.001 [-0.008, +0.006] (equivalent, 6 seeds)"
     assert strong["status"] == "equivalent"
-    assert card.loc["Levels 1-3 match levels 1-5 (a boundary made by model size)", "status"] == "not yet tested"
+    size = card.loc["Levels 1-3 match levels 1-5 (a boundary made by model size)"]
+    # four sizes, each with its own fresh seeds (310 on; the pilot's 300-302 left out), Holm-corrected across them
+    assert size["tiny world"].startswith("tiny-s +0.002 [-0.001, +0.004] (equivalent, 5 seeds); tiny-sm ")
+    assert "tiny-m -0.007 [-0.012, -0.003] (equivalent (different but within the margin), 9 seeds)" in size["tiny world"]
+    assert size["tiny world"].endswith("(Holm)") and size["status"] == "supported"
 
 
 def test_an_arm_run_at_two_lengths_is_never_averaged():
@@ -42,3 +46,36 @@ def test_an_arm_run_at_two_lengths_is_never_averaged():
     assert arm_values(table, "levels-1-5", "gain.test", (82,)).tolist() == [0.2]
     with pytest.raises(CourseError, match="several points per seed"):
         arm_values(table, "levels-1-5", "gain.test", ())
+
+
+@pytest.mark.parametrize(("statuses", "said"), [
+    (["supported", "supported"], "supported"),
+    (["supported", "equivalent"], "equivalent"),
+    (["supported", "inconclusive"], "inconclusive"),
+    (["supported", "inconclusive", "contradicted"], "contradicted"),
+])
+def test_a_claim_tested_in_several_models_gets_one_status(statuses, said):
+    assert family_status(statuses) == said
+
+
+def test_a_claim_over_several_models_is_holm_corrected_across_them(tmp_path):
+    # two sizes, five seeds: a's difference is near 0, b's is +0.10 (clearly outside the 0.03 margin)
+    rows = []
+    for model, shift in (("a", 0.0), ("b", 0.10)):
+        for seed, noise in zip(range(10, 15), (0.004, -0.003, 0.001, -0.002, 0.0)):
+            rows += [{"model": model, "seed": seed, "strategy": "x", "steps": 49, "status": "ok",
+                      "gain.test": 0.05 + shift + noise},
+                     {"model": model, "seed": seed, "strategy": "y", "steps": 82, "status": "ok", "gain.test": 0.05}]
+    rows.append({"model": "a", "seed": 3, "strategy": "x", "steps": 49, "status": "ok", "gain.test": 0.9})  # a pilot seed
+    (tmp_path / "two-sizes").mkdir()
+    pd.DataFrame(rows).to_csv(tmp_path / "two-sizes" / "results.csv", index=False)
+    claim = Claim("x matches y", "paper", "two-sizes", ("a", "b"), "x", "y", expected="equivalent", steps=(49, 82),
+                  fresh_from=10)
+    verdict = claim_verdict(claim, tmp_path)
+    assert verdict["status"] == "contradicted"
+    a, b = verdict["tiny world"].removesuffix(" (Holm)").split("; ")
+    assert a.startswith("a +0.000 [") and a.endswith("(equivalent, 5 seeds)")  # the pilot seed 3 is left out
+    assert b.startswith("b +0.100 [") and b.endswith("(better, 5 seeds)")
+    only_a = Claim("x matches y", "paper", "two-sizes", ("a",), "x", "y", expected="equivalent", steps=(49, 82),
+                   fresh_from=10)
+    assert claim_verdict(only_a, tmp_path)["status"] == "supported"

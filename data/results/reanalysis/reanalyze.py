@@ -28,9 +28,13 @@ PAIRED = {
                                {"primary": [("hard", "random")]}),
     "strong-regime-hard-wins": (["strong-regime-pilot"], {"primary": [("hard", "random")],
                                                           "secondary": [("easy", "random"), ("hard", "easy")]}),
+    "size-boundary": (["size-boundary-pilot"], {"primary": [("levels-1-3", "levels-1-5")],
+                                                "secondary": [("levels-1-3", "random-matched"),
+                                                              ("levels-1-3", "levels-1-5 (49 steps)")]}),
 }
 GAINS = ["hard-wins", "strategies-by-size", "capacity-boundary", "capacity-boundary-short", "regimes-hard-wins",
-         "regimes-hard-wins-long", "headroom-pilot-seeds", "strong-regime-pilot", "strong-regime-hard-wins"]
+         "regimes-hard-wins-long", "headroom-pilot-seeds", "strong-regime-pilot", "strong-regime-hard-wins",
+         "size-boundary-pilot", "size-boundary"]
 RUN_KEYS = ["model", "strategy", "seed", "steps", "learning_rate", "accuracy_after.test"]
 
 
@@ -39,6 +43,9 @@ def confirmatory(study: str) -> pd.DataFrame:
     table, _ = load_study(study)
     if study == "regimes-hard-wins":
         table = table[table["steps"] == 41]
+    if study == "size-boundary":  # levels-1-5 ran at two lengths: the 49-step arm is an arm of its own
+        table = table.assign(strategy=[f"{arm} (49 steps)" if arm == "levels-1-5" and steps == 49 else arm
+                                       for arm, steps in zip(table["strategy"], table["steps"])])
     earlier = pd.concat([load_study(name)[0] for name in PAIRED[study][0]])
     keys = [k for k in RUN_KEYS if k in earlier.columns and k in table.columns]
     seen = set(map(tuple, earlier[keys].round(6).values.tolist()))
@@ -106,6 +113,15 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
 
 
+def write_readme_block(readme=RESULTS_DIR.parent.parent / "README.md", card=RESULTS_DIR / "reanalysis" / "scorecard.md"):
+    """The README's scorecard, between its two markers, replaced by the committed table (never edited by hand)."""
+    start, end = "<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -->\n", "<!-- /scorecard -->"
+    table = "\n".join(line for line in card.read_text().splitlines() if line.startswith("|"))
+    text = readme.read_text()
+    head, rest = text.split(start)
+    readme.write_text(head + start + table + "\n" + end + rest.split(end, 1)[1])
+
+
 def main(out=RESULTS_DIR / "reanalysis") -> None:
     paired, gains = paired_table(), gains_table()
     repeats = {study: sorted(" ".join(map(str, run)) for run in confirmatory(study).query("repeats_earlier_run")[
@@ -135,3 +151,4 @@ def main(out=RESULTS_DIR / "reanalysis") -> None:
 
 if __name__ == "__main__":
     main()
+    write_readme_block()
