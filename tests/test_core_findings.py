@@ -287,6 +287,57 @@ def test_dynamic_sampling_leaves_a_live_batch_and_evaluation_alone():
     assert evaluating.calls == [8] and output["advantages"].abs().sum() == 0  # no filtering outside training
 
 
+class _RaggedGRPO(_ScriptedGRPO):
+    """The scripted trainer with what real rounds have: prompts and completions of a different width each round
+    (so groups from two rounds must be padded to one width), per-token log-probabilities, a pad token that is not 0,
+    and advantages as small as GRPO's (an alive group's sum of |advantage| can be under 1)."""
+
+    def __init__(self, rounds, max_rounds, seed=0, step=0):
+        super().__init__(rounds, max_rounds)
+        self.processing_class.pad_token_id = 9
+        self.args.seed, self.state.global_step, self.inputs = seed, step, []
+
+    def _generate_and_score_completions(self, inputs):
+        self.calls.append(len(inputs))
+        self.inputs.append([row["prompt"] for row in inputs])
+        alive, width = self.rounds.pop(0), len(self.calls)  # round r: prompts r tokens wide, completions r + 1
+        n = 2 * len(alive)
+        advantages = torch.tensor([[0.25, -0.25] if a else [0.0, 0.0] for a in alive]).reshape(-1)
+        return {"prompt_ids": torch.full((n, width), width), "prompt_mask": torch.ones(n, width, dtype=torch.long),
+                "completion_ids": torch.full((n, width + 1), width), "completion_mask": torch.ones(n, width + 1),
+                "old_per_token_logps": torch.full((n, width + 1), -1.0),
+                "ref_per_token_logps": torch.full((n, width + 1), -2.0), "advantages": advantages}
+
+
+def test_dynamic_sampling_pads_prompts_left_and_completions_right_when_rounds_differ_in_width():
+    trainer = _dynamic_trainer_class(_RaggedGRPO)([[1, 0, 0, 0], [0, 1, 1, 1]], 4)
+    out = trainer._generate_and_score_completions([{"prompt": "p"}] * 8)
+    assert trainer.calls == [8, 8]
+    # group 0 of round 1 (1-token prompt, 2-token completion), then groups 1-3 of round 2 (2 and 3 tokens)
+    assert out["prompt_ids"][:2].tolist() == [[9, 1]] * 2 and out["prompt_ids"][2:].tolist() == [[2, 2]] * 6
+    assert out["prompt_mask"][:2].tolist() == [[0, 1]] * 2 and out["prompt_mask"][2:].tolist() == [[1, 1]] * 6
+    assert out["completion_ids"][:2].tolist() == [[1, 1, 9]] * 2 and out["completion_ids"][2:].tolist() == [[2, 2, 2]] * 6
+    assert out["completion_mask"][:2].tolist() == [[1, 1, 0]] * 2 and out["completion_mask"][2:].sum().item() == 18
+    assert out["old_per_token_logps"][:2].tolist() == [[-1.0, -1.0, 0.0]] * 2
+    assert out["ref_per_token_logps"][:2].tolist() == [[-2.0, -2.0, 0.0]] * 2
+    assert out["ref_per_token_logps"][2:].eq(-2.0).all() and out["num_items_in_batch"].item() == 2 * 2 + 6 * 3
+    assert out["advantages"].abs().view(-1, 2).sum(dim=1).tolist() == [0.5] * 4  # every group alive, small advantages
+
+
+def test_dynamic_sampling_refills_from_the_training_set_the_same_way_for_a_seed_and_step():
+    def refill(seed, step):
+        trainer = _dynamic_trainer_class(_RaggedGRPO)([[0, 0, 0, 0], [1, 1, 1, 1]], 4, seed=seed, step=step)
+        trainer._generate_and_score_completions([{"prompt": "p"}] * 8)
+        drawn = trainer.inputs[1]
+        assert len(drawn) == 8 and drawn[::2] == drawn[1::2]  # 4 prompts of the training set, each G = 2 times
+        assert set(drawn) <= {row["prompt"] for row in trainer.train_dataset}
+        return drawn[::2]
+
+    assert refill(3, 5) == refill(3, 5)  # reproducible: a resumed run draws what the first run drew
+    assert len({tuple(refill(3, step)) for step in range(6)}) > 1  # each step draws afresh
+    assert len(set(refill(3, 5))) == 4  # without replacement
+
+
 # ---------------------------------------------------------------------------
 # Answer parsers on texts with several numbers, decimals, negatives and non-integers
 # ---------------------------------------------------------------------------
