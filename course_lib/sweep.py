@@ -47,8 +47,9 @@ def expand(study: str, profile: str, where: dict | None = None, overrides: dict 
     keys = sorted({key for grid in parts for key in grid})
     for key, value in (where or {}).items():
         check(key in keys, f"where: {key!r} is not a grid key of {study}; use one of {', '.join(keys)}")
+        values = sorted({str(p.get(key)) for p in points}, key=lambda text: (len(text), text))
         points = [p for p in points if str(p.get(key)) == str(value)]
-    check(points, f"where={where!r} leaves no point of {study} ({profile})")
+        check(points, f"where={where!r} leaves no point of {study} ({profile}); {key} takes {', '.join(values)}")
     if overrides:
         points = [{**p, **overrides} for p in points]
         points = [p for i, p in enumerate(points) if p not in points[:i]]  # overrides may make two points one

@@ -102,8 +102,10 @@ def test_where_keeps_a_slice_of_the_grid():
     assert len(points) == 6 and {p["SEED"] for p in points} == {0}
     with pytest.raises(CourseError, match="'LAYERS' is not a grid key of hard-wins"):
         expand("hard-wins", "tiny", where={"LAYERS": "2"})
-    with pytest.raises(CourseError, match="leaves no point"):
+    with pytest.raises(CourseError, match="leaves no point of hard-wins \\(tiny\\); SEED takes 0, 1, 2, 3, 4$"):
         expand("hard-wins", "tiny", where={"SEED": "99"})
+    with pytest.raises(CourseError, match="; STRATEGY takes easy, hard, random$"):
+        expand("strong-regime-hard-wins", "tiny", where={"SEED": "200", "STRATEGY": "medium"})
 
 
 def test_unknown_study_and_undeclared_key_fail_before_running(tmp_path):
