@@ -122,3 +122,36 @@ def test_the_weight_fingerprint_sees_any_change_and_samples_large_models(monkeyp
     assert model_fingerprint(model) != sampled and FULL_HASH_LIMIT > 10**6
     folder = model_fingerprint(str(standin_model))
     assert folder == model_fingerprint(str(standin_model)) != model_fingerprint("Qwen/Qwen3-4B")
+
+
+def test_a_model_folder_fingerprint_reads_names_sizes_times_and_safetensors_headers_only(tmp_path):
+    import hashlib
+    import os
+
+    from course_lib.difficulty import _files_fingerprint
+
+    assert _files_fingerprint("Qwen/Qwen3-4B") == hashlib.sha256(b"hub:Qwen/Qwen3-4B").hexdigest()  # not a folder
+    folder = tmp_path / "model"
+    folder.mkdir()
+    header = b'{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}'
+    weights = folder / "model.safetensors"
+
+    def write(header_bytes, data):  # same size and modification time every time: only the bytes differ
+        weights.write_bytes(len(header_bytes).to_bytes(8, "little") + header_bytes + data)
+        os.utime(weights, ns=(1_000_000_000, 1_000_000_000))
+
+    write(header, b"\0" * 8)
+    first = _files_fingerprint(folder)
+    assert first != _files_fingerprint("Qwen/Qwen3-4B")
+    write(header, b"\1" * 8)  # other weights, same header: not read (no gigabytes hashed per call)
+    assert _files_fingerprint(folder) == first
+    write(header.replace(b"[2]", b"[1]"), b"\0" * 8)  # another header (a shape), same size
+    assert _files_fingerprint(folder) != first
+    write(header, b"\0" * 8)
+    (folder / "README.md").write_text("not a weight file")
+    assert _files_fingerprint(folder) == first
+    (folder / "extra.bin").write_bytes(b"\0" * 4)  # a second weight file counts
+    with_bin = _files_fingerprint(folder)
+    assert with_bin != first
+    os.utime(folder / "extra.bin", ns=(2_000_000_000, 2_000_000_000))  # rewritten: a new time
+    assert _files_fingerprint(folder) != with_bin
