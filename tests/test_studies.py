@@ -378,6 +378,7 @@ def test_per_level_verdicts_add_the_base_evaluations_variance():
     from course_lib.studies import base_variance_bound, per_level_verdicts
 
     assert base_variance_bound(0.5, 4, 60) == pytest.approx(0.25 / 180)
+    assert base_variance_bound(0.2, 2, 1) == pytest.approx(0.16)  # the least K that shows variance, one problem
     rows = per_level_verdicts(level_verdict_table(**{"base_k.test": 4, "eval_k.test": 100}), 0.03, problems_per_level=60)
     expected = {"model": ["tiny-m"], "strategy": ["hard"], "level": [1], "before": [0.5], "mean": [0.12],
                 "ci_low": [-0.0479], "ci_high": [0.2879], "tost_low": [0.0061], "tost_high": [0.2339],
