@@ -84,6 +84,35 @@ def test_seeds_needed_and_detectable_difference_agree():
     assert detectable_difference(0.04, seeds) <= 0.03 < detectable_difference(0.04, seeds - 1)
 
 
+def test_seeds_needed_at_its_edges():
+    from course_lib.studies import paired_power, seeds_needed
+
+    assert paired_power(0.0, 0.02, 5) == pytest.approx(0.05)  # no difference: the test's own 5% false alarms
+    assert seeds_needed(0.001, 0.03) == 2  # a difference far above the noise: the fewest seeds a t-test can use
+    exactly = seeds_needed(0.04, 0.03)  # 16 at 5%; a stricter alpha needs more
+    assert seeds_needed(0.04, 0.03, most=exactly) == exactly < seeds_needed(0.04, 0.03, alpha=0.0125)
+    with pytest.raises(CourseError, match=f"more than {exactly - 1} seeds would be needed"):
+        seeds_needed(0.04, 0.03, most=exactly - 1)
+    for sd, difference in ((0.0, 0.03), (0.04, 0.0), (-0.01, 0.03)):
+        with pytest.raises(CourseError, match=f"sd={sd} and difference={difference} must be positive"):
+            seeds_needed(sd, difference)
+
+
+def test_tables_of_groups_come_out_sorted_whatever_the_row_order():
+    from course_lib.studies import gain_by_strategy, per_level_verdicts
+
+    rows = [{"task": "arith", "strategy": strategy, "seed": seed, "gain.test": gain,
+             "accuracy_before_by_level.ood.1": 0.123456, "accuracy_after_by_level.ood.1": 0.2 + gain,
+             "base_k.ood": 4}
+            for strategy, gains in (("random", (0.01, 0.02, 0.03)), ("hard", (0.04, 0.05, 0.06)))
+            for seed, gain in enumerate(gains)]
+    table = pd.DataFrame(rows)  # "random" first: grouping without sorting would keep it first
+    assert gain_by_strategy(table)["strategy"].tolist() == ["hard", "random"]
+    levels = per_level_verdicts(table, 0.03, problems_per_level=60, split="ood", by=("strategy",))
+    assert levels["strategy"].tolist() == ["hard", "random"] and levels["before"].tolist() == [0.1235, 0.1235]
+    assert levels["mean"].tolist() == pytest.approx([0.2 + 0.05 - 0.123456, 0.2 + 0.02 - 0.123456], abs=1e-4)
+
+
 @pytest.mark.parametrize(("values", "margin", "base_variance", "verdict"), [
     ([0.05, 0.06, 0.04, 0.05, 0.055], 0.02, 0.0, "better"),
     ([-0.05, -0.06, -0.04, -0.05, -0.055], 0.02, 0.0, "worse"),
