@@ -157,3 +157,10 @@ def test_merged_folder_writes_the_trained_model_once_and_replaces_a_half_written
     (run / ".merged.tmp" / "stale.bin").write_text("an earlier staging folder")
     assert merged_folder(run) == merged and (merged / "config.json").exists() and not (run / ".merged.tmp").exists()
     assert not (merged / "half-written.bin").exists() and not (merged / "stale.bin").exists()
+
+
+def test_read_jsonl_log_names_a_missing_log_and_reads_rows(tmp_path):
+    with pytest.raises(CourseError, match=r"metrics.jsonl does not exist; is this a run folder written by train_grpo\?"):
+        read_jsonl_log(tmp_path / "metrics.jsonl")
+    (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 0.5}\n{"step": 2, "loss": 0.25}\n')
+    assert read_jsonl_log(tmp_path / "metrics.jsonl") == [{"step": 1, "loss": 0.5}, {"step": 2, "loss": 0.25}]
