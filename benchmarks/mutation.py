@@ -23,9 +23,10 @@ OUT = ROOT / "benchmarks" / "results"
 MODULES = ("grpo", "answers", "rewards", "selection", "difficulty", "studies", "training", "sweep", "prompts")
 COMMAND = "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-children 2; python benchmarks/mutation.py)"
 
-# Survivors that are no bug the suite misses: mutant name -> ("equivalent" | "accepted", why). Names change when
-# their function changes; a stale entry is reported as such.
-TRIAGE: dict[str, tuple[str, str]] = {
+# Survivors that are no bug the suite misses: mutant name -> ("equivalent" | "accepted", why[, text its added line
+# holds]). Names change when their function changes: an entry whose text is not in the mutant's change is not used
+# (the survivor reads "unexplained"), and an entry naming no mutant is reported as stale.
+TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.selection.x_charge_estimation__mutmut_23": (
         "equivalent", "tokens per completion (1 or 2) does not enter the count of completions that is read"),
     "course_lib.sweep.x_parse_where__mutmut_12": (
@@ -150,7 +151,10 @@ KILLED_BY_A_NEWER_TEST: dict[str, str] = {
 def kind_of(name: str, diff: str) -> tuple[str, str]:
     """(kind, why) of a survivor: the TRIAGE entry, else a newer test, else message wording, else unexplained."""
     if name in TRIAGE:
-        return TRIAGE[name]
+        kind, why, *change = TRIAGE[name]
+        if change and change[0] not in "\n".join(changed_lines(diff)[1]):
+            return "unexplained", f"its triage entry was written for another change ({change[0]!r}): triage it again"
+        return kind, why
     if name in KILLED_BY_A_NEWER_TEST:
         return "newer test", (f"killed by tests/test_studies.py::{KILLED_BY_A_NEWER_TEST[name]}, written after this "
                               "run began (the mutant applied by hand fails it); still counted as a survivor until "

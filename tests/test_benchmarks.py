@@ -94,3 +94,18 @@ def test_the_benchmarks_page_quotes_the_recorded_results():
         load = "-".join(str(x) for x in record["load_average_1min_before_after"])
         assert (f"`make {target}`: {record['passed']} tests passed in {format_runtime(record['seconds'])} "
                 f"({format_runtime(record['cpu_seconds'])} of CPU time) at a load average of {load}") in page, target
+
+
+def test_mutation_triage_is_used_only_for_the_change_it_was_written_for(monkeypatch):
+    import runpy
+
+    mutation = runpy.run_path(str(ROOT / "benchmarks" / "mutation.py"), run_name="mutation")
+    kind_of, triage = mutation["kind_of"], mutation["TRIAGE"]
+    diff = "--- a\n+++ b\n-    x = f(a, 1)\n+    x = f(a, 2)"
+    monkeypatch.setitem(triage, "m.x_f__mutmut_1", ("equivalent", "why", "f(a, 2)"))
+    assert kind_of("m.x_f__mutmut_1", diff) == ("equivalent", "why")
+    monkeypatch.setitem(triage, "m.x_f__mutmut_1", ("equivalent", "why", "f(a, 3)"))  # the mutant is now another
+    assert kind_of("m.x_f__mutmut_1", diff)[0] == "unexplained"
+    message = '--- a\n+++ b\n-    check(x, "bad x; fix it")\n+    check(x, "XXbad x; fix itXX")'
+    assert kind_of("m.x_g__mutmut_1", message)[0] == "message"
+    assert kind_of("m.x_g__mutmut_2", diff)[0] == "unexplained"
