@@ -84,6 +84,21 @@ def test_seeds_needed_and_detectable_difference_agree():
     assert detectable_difference(0.04, seeds) <= 0.03 < detectable_difference(0.04, seeds - 1)
 
 
+def test_equivalence_verdict_when_every_seed_agrees_and_its_rounding():
+    from course_lib.studies import equivalence_verdict
+
+    zero = equivalence_verdict([0.0, 0.0, 0.0], 0.03)  # no spread at all: the tests read the mean alone
+    assert (zero["verdict"], zero["p_difference"], zero["p_equivalence"]) == ("equivalent", 1.0, 0.0)
+    apart = equivalence_verdict([0.05, 0.05, 0.05], 0.03)
+    assert (apart["verdict"], apart["p_equivalence"]) == ("better", 1.0) and apart["p_difference"] < 1e-12
+    at_margin = equivalence_verdict([0.03, 0.03, 0.03], 0.03)  # on the margin is not inside it
+    assert (at_margin["p_difference"], at_margin["p_equivalence"]) == (0.0, 1.0)
+    assert equivalence_verdict([0.01, 0.02, 0.03004], 0.03)["mean"] == 0.02  # 0.020013, to 4 decimals
+    for margin in (0, -0.03):
+        with pytest.raises(CourseError, match=f"margin={margin} must be positive"):
+            equivalence_verdict([0.01, 0.02, 0.03], margin)
+
+
 def test_seeds_needed_at_its_edges():
     from course_lib.studies import paired_power, seeds_needed
 
