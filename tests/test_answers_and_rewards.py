@@ -199,3 +199,15 @@ def test_any_scripts_decimal_digits_count_as_their_value(completion, answer, sou
 
 def test_normalize_number_maps_decimal_digits_only():
     assert [normalize_number(x) for x in ["٤٢", "٠٠٧", "４２.００", "١٢٫٥", "Ⅻ"]] == ["42", "7", "42", "12٫5", "Ⅻ"]
+
+
+def test_math_equal_in_the_main_thread_is_bounded_by_its_own_timeouts_and_a_failure_is_wrong(monkeypatch):
+    import math_verify
+
+    assert math_equal(r"9^{9^{9^{9}}}", "1") is False  # without math-verify's comparison timeout this never returns
+
+    def broken(*args, **kwargs):
+        raise ValueError("odd LaTeX")
+
+    monkeypatch.setattr(math_verify, "parse", broken)
+    assert math_equal(r"\frac{2}{4}", "0.5") is False  # math-verify failing is an unparsable answer: wrong

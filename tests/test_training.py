@@ -164,3 +164,47 @@ def test_read_jsonl_log_names_a_missing_log_and_reads_rows(tmp_path):
         read_jsonl_log(tmp_path / "metrics.jsonl")
     (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 0.5}\n{"step": 2, "loss": 0.25}\n')
     assert read_jsonl_log(tmp_path / "metrics.jsonl") == [{"step": 1, "loss": 0.5}, {"step": 2, "loss": 0.25}]
+
+
+def test_truncate_after_keeps_the_lines_up_to_a_step(tmp_path):
+    from course_lib.training import _truncate_after
+
+    log = tmp_path / "metrics.jsonl"
+    log.write_text('{"step": 1}\n\n{"step": 2, "loss": 0.5}\n{"step": 3}\n')
+    _truncate_after(log, 2)
+    assert log.read_text() == '{"step": 1}\n{"step": 2, "loss": 0.5}\n'
+    _truncate_after(tmp_path / "absent.jsonl", 2)  # nothing to cut
+    assert not (tmp_path / "absent.jsonl").exists()
+
+
+def test_a_finished_run_is_recognised_only_when_its_summary_and_final_weights_agree(tmp_path):
+    import hashlib
+    import json
+    import warnings
+
+    from course_lib.training import _finished_summary
+
+    run = tmp_path / "run"
+    (run / "final").mkdir(parents=True)
+    (run / "final" / "model.safetensors").write_bytes(b"weights")
+    sha = hashlib.sha256(b"weights").hexdigest()
+    assert _finished_summary(run, 3) is None  # no summary.json: not finished
+    (run / "summary.json").write_text("{not json", encoding="utf-8")
+    assert _finished_summary(run, 3) is None  # damaged: finish again
+    summary = {"steps": 3, "final_sha256": {"model.safetensors": sha}, "accuracy": 0.5}
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    assert _finished_summary(run, 3) == summary
+    assert _finished_summary(run, 4) is None  # another length: not this run
+    (run / "summary.json").write_text(json.dumps(["steps", 3]), encoding="utf-8")
+    assert _finished_summary(run, 3) is None  # not a summary at all
+    (run / "summary.json").write_text(json.dumps({"steps": 3}), encoding="utf-8")
+    assert _finished_summary(run, 3) == {"steps": 3}  # written before hashes were recorded: nothing to check
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    (run / "final" / "model.safetensors").write_bytes(b"changed")
+    with pytest.warns(UserWarning, match=r"model.safetensors is damaged .*; finishing the run again from its last "
+                                         "complete checkpoint"):
+        assert _finished_summary(run, 3) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (run / "final" / "model.safetensors").write_bytes(b"weights")
+        assert _finished_summary(run, 3) == summary  # whole again: no warning
