@@ -108,6 +108,8 @@ def test_seeds_needed_at_its_edges():
     assert seeds_needed(0.04, 0.03, most=exactly) == exactly < seeds_needed(0.04, 0.03, alpha=0.0125)
     with pytest.raises(CourseError, match=f"more than {exactly - 1} seeds would be needed"):
         seeds_needed(0.04, 0.03, most=exactly - 1)
+    with pytest.raises(CourseError, match="more than 1000 seeds would be needed"):  # the default limit
+        seeds_needed(1.0, 0.05)
     for sd, difference in ((0.0, 0.03), (0.04, 0.0), (-0.01, 0.03)):
         with pytest.raises(CourseError, match=f"sd={sd} and difference={difference} must be positive"):
             seeds_needed(sd, difference)
