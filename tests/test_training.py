@@ -208,3 +208,127 @@ def test_a_finished_run_is_recognised_only_when_its_summary_and_final_weights_ag
         warnings.simplefilter("error")
         (run / "final" / "model.safetensors").write_bytes(b"weights")
         assert _finished_summary(run, 3) == summary  # whole again: no warning
+
+
+def test_final_from_a_checkpoint_keeps_the_model_and_leaves_the_trainer_state(tmp_path):
+    from course_lib.training import _final_from_checkpoint
+
+    checkpoint, final = tmp_path / "checkpoint-4", tmp_path / "final"
+    (checkpoint / "sub").mkdir(parents=True)
+    model_files = ["model.safetensors", "config.json", "tokenizer.json", "adapter_model.safetensors"]
+    state_files = ["optimizer.pt", "scheduler.pt", "rng_state.pth", "scaler.pt", "trainer_state.json", "latest",
+                   "zero_to_fp32.py", "complete"]
+    for name in model_files + state_files:
+        (checkpoint / name).write_text(name)
+    final.mkdir()
+    (final / "stale.bin").write_text("from an earlier attempt")
+    _final_from_checkpoint(checkpoint, final)
+    assert sorted(p.name for p in final.iterdir()) == sorted(model_files)  # no folders, no state, nothing stale
+    assert (final / "config.json").read_text() == "config.json"
+    _final_from_checkpoint(checkpoint, tmp_path / "new" / "final")  # a final/ not there yet
+    assert sorted(p.name for p in (tmp_path / "new" / "final").iterdir()) == sorted(model_files)
+
+
+def test_finish_publishes_final_and_writes_the_summary_last_with_its_hashes(tmp_path):
+    import hashlib
+    import json
+
+    from course_lib.training import STAGING, _finish
+
+    (tmp_path / STAGING / "final").mkdir(parents=True)
+    (tmp_path / STAGING / "final" / "model.safetensors").write_bytes(b"weights")
+    _finish(tmp_path, {"steps": 2})
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary == {"steps": 2, "final_sha256": {"model.safetensors": hashlib.sha256(b"weights").hexdigest()}}
+    assert (tmp_path / "final" / "model.safetensors").read_bytes() == b"weights"
+    assert not (tmp_path / STAGING).exists() and not (tmp_path / "final" / "complete").exists()  # no marker in final/
+
+
+def test_replaying_epochs_puts_the_sampler_where_that_many_epochs_of_shuffling_leave_it():
+    import types
+
+    import torch
+
+    from course_lib.training import _replay_epochs
+
+    def sampler(shuffle=True, seed=7):
+        return types.SimpleNamespace(shuffle=shuffle, seed=seed, num_samples=6, generator=torch.Generator())
+
+    fresh = sampler()
+    fresh.generator.manual_seed(7)
+    for _ in range(2):
+        torch.randperm(6, generator=fresh.generator)  # two epochs drawn by hand
+    replayed = sampler()
+    replayed.generator.manual_seed(123)  # wherever it was before
+    _replay_epochs(replayed, 2)
+    assert torch.randperm(6, generator=replayed.generator).tolist() == torch.randperm(6, generator=fresh.generator).tolist()
+    for untouched in (sampler(shuffle=False), sampler(seed=None)):  # nothing to replay: the generator is left alone
+        untouched.generator.manual_seed(5)
+        state = untouched.generator.get_state()
+        _replay_epochs(untouched, 3)
+        assert torch.equal(untouched.generator.get_state(), state)
+
+
+def test_the_training_dataset_holds_the_prompt_every_stage_shows_and_what_the_reward_reads(problems, standin_model):
+    import dataclasses
+
+    from transformers import AutoTokenizer
+
+    from course_lib.models import load_model
+    from course_lib.prompts import model_input
+    from course_lib.training import _dataset
+
+    _, tiny = load_model("tiny-s", device="cpu")
+    chat = AutoTokenizer.from_pretrained(str(standin_model))
+    rows = [problems[0], dataclasses.replace(problems[1], answer_format="hash")]
+    for tokenizer in (tiny, chat):
+        data = _dataset(rows, tokenizer)
+        assert data.column_names == ["prompt", "answer", "source", "answer_format", "problem_id"]
+        assert data[0]["prompt"] == model_input(rows[0], tokenizer) and data[0]["problem_id"] == rows[0].id
+        assert (data[0]["answer"], data[0]["source"]) == (rows[0].answer, rows[0].source)
+        assert [row["answer_format"] for row in data] == [rows[0].answer_format or "", "hash"]
+    assert _dataset(rows, chat)[0]["prompt"] != _dataset(rows, tiny)[0]["prompt"]  # a conversation for a chat model
+
+
+def test_the_course_trainer_saves_through_staging_names_a_failed_save_and_replays_epochs(tmp_path, monkeypatch):
+    import errno
+    import types
+
+    from trl import GRPOTrainer
+
+    from course_lib.training import STAGING, _replay_epochs, _trainer_class
+
+    course, dynamic = _trainer_class(), _trainer_class(dynamic_sampling=True)
+    assert course.__name__ == "CourseGRPOTrainer" and dynamic.__name__ == "DynamicSamplingGRPOTrainer"
+    assert issubclass(dynamic, course.__bases__[0]) and dynamic.__bases__[0].__name__ == "CourseGRPOTrainer"
+    trainer = object.__new__(course)  # no model needed: only the saving and the sampler are exercised
+    trainer.args = types.SimpleNamespace(output_dir=str(tmp_path), should_save=True, save_total_limit=2)
+    trainer.state = types.SimpleNamespace(global_step=3)
+    trainer.accelerator = types.SimpleNamespace(wait_for_everyone=lambda: None)
+    seen = []
+
+    def parent_save(self, model, trial):
+        seen.append((model, trial))
+        (tmp_path / STAGING / "checkpoint-3").mkdir(parents=True)
+        (tmp_path / STAGING / "checkpoint-3" / "model.safetensors").write_bytes(b"w")
+
+    monkeypatch.setattr(GRPOTrainer, "_save_checkpoint", parent_save)
+    model, trial = object(), object()
+    trainer._save_checkpoint(model, trial)
+    assert seen == [(model, trial)] and (tmp_path / "checkpoint-3" / "model.safetensors").read_bytes() == b"w"
+    assert not (tmp_path / STAGING / "checkpoint-3").exists()
+
+    def disk_full(self, model, trial):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(GRPOTrainer, "_save_checkpoint", disk_full)
+    trainer.state.global_step = 4
+    with pytest.raises(CourseError, match=rf"could not save checkpoint-4 in {tmp_path} \(No space left on device\); "
+                                          r".*it resumes from checkpoint-3"):
+        trainer._save_checkpoint(model, trial)
+
+    sampler = types.SimpleNamespace()
+    monkeypatch.setattr(GRPOTrainer, "_get_train_sampler", lambda self, dataset=None: seen.append(dataset) or sampler)
+    dataset = object()
+    assert trainer._get_train_sampler(dataset) is sampler and seen[-1] is dataset
+    assert sampler.set_epoch.func is _replay_epochs and sampler.set_epoch.args == (sampler,)
