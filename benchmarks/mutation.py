@@ -28,57 +28,132 @@ COMMAND = "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-childre
 # (the survivor reads "unexplained"), and an entry naming no mutant is reported as stale.
 TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.selection.x_charge_estimation__mutmut_23": (
-        "equivalent", "tokens per completion (1 or 2) does not enter the count of completions that is read"),
+        "equivalent", "tokens per completion (1 or 2) does not enter the count of completions that is read",
+        "estimation_cost(pool_size, k, 2)"),
     "course_lib.sweep.x_parse_where__mutmut_12": (
-        "equivalent", "the message used when no pair is malformed is never shown (the check passes)"),
+        "equivalent", "the message used when no pair is malformed is never shown (the check passes)", 'else "XXXX"'),
     "course_lib.selection.x__select_levels__mutmut_7": (
         "equivalent", "`is_count` only matters for a budget larger than the band, which a fraction (at most 1) never "
-                      "is for a band that is not empty (an empty band is refused before)"),
+                      "is for a band that is not empty (an empty band is refused before)", "or not isinstance(budget"),
     **{f"course_lib.selection.x__seeded_order__mutmut_{n}": (
-        "equivalent", "ids are unique (checked before), so how a sort by id treats ties cannot matter")
-       for n in (14, 17, 22, 23)},
+        "equivalent", "ids are unique (checked before), so how a sort by id treats ties cannot matter", kind)
+       for n, kind in ((14, "kind=None"), (17, "ids.astype(str), )"), (22, 'kind="XXstableXX"'), (23, 'kind="STABLE"'))},
     **{f"course_lib.selection.x__seeded_order__mutmut_{n}": (
         "accepted", "reset_index keeps the old index as a column: the ids and their order are unchanged (it would "
-                    "only fail on a table that already has an `index` column)") for n in (11, 24, 25, 29)},
+                    "only fail on a table that already has an `index` column)", drop)
+       for n, drop in ((11, "drop=None"), (24, "drop=False"), (25, "drop=None"), (29, "drop=False"))},
     "course_lib.selection.x__ranked__mutmut_11": (
-        "equivalent", "numpy reads the sort kind case-insensitively: 'STABLE' is 'stable'"),
-    "course_lib.selection.x_select__mutmut_41": (
-        "equivalent", "pass rates are validated as numbers in [0, 1]; sorting them as their own dtype gives the same "
-                      "order"),
+        "equivalent", "numpy reads the sort kind case-insensitively: 'STABLE' is 'stable'", 'kind="STABLE"'),
     "course_lib.selection.x_charge_estimation__mutmut_44": (
         "accepted", "rounding to 10 rather than 9 decimals before the floor: both absorb floating-point error "
-                    "(about 1e-15 here), and no budget or cost has a real 10th decimal"),
+                    "(about 1e-15 here), and no budget or cost has a real 10th decimal", "cost, 10)"),
     **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
         "accepted", "without encoding='utf-8' pandas reads with the locale's encoding, which is UTF-8 on this "
-                    "machine and CI; the explicit encoding matters only on a machine with another locale")
-       for n in (15, 18)},
-    "course_lib.difficulty.x_read_table__mutmut_24": ("equivalent", "'UTF-8' and 'utf-8' name the same codec"),
+                    "machine and CI; the explicit encoding matters only on a machine with another locale", change)
+       for n, change in ((15, "encoding=None"), (18, "nrows=0, )"), (29, "encoding=None"),
+                         (34, 'str}, keep_default_na'))},
+    **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
+        "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"') for n in (21, 42)},
+    **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
+        "equivalent", "the first read only learns the column names: reading one row, or all of them, gives the same "
+                      "names", change) for n, change in ((14, "nrows=None"), (17, '(path, encoding="utf-8")'),
+                                                         (19, "nrows=1"))},
     **{f"course_lib.grpo.x_{name}__mutmut_{n}": (
         "accepted", "numbers in, the same numbers out without dtype=float; only a list of numeric strings would "
-                    "differ, which no caller passes") for name, n in (("dead_group_probability", 4),
-                                                                       ("dead_group_probability", 6),
-                                                                       ("informative_share", 3),
-                                                                       ("informative_share", 5))},
+                    "differ, which no caller passes", change)
+       for name, n, change in (("dead_group_probability", 4, "dtype=None"), ("dead_group_probability", 6, "(p, )"),
+                               ("informative_share", 3, "dtype=None"), ("informative_share", 5, "pass_rates, )"))},
     **{f"course_lib.studies.x_detectable_difference__mutmut_{n}": (
         "equivalent", "a wider upper end of the root-finding bracket (21 instead of 20 noncentralities, or a factor "
-                      "seeds larger) still holds the one root, so brentq returns the same difference")
-       for n in (13, 15)},
-    **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` leaves the groups sorted")
-       for name in ("course_lib.studies.x_mechanism_table__mutmut_29", "course_lib.studies.x_paired_difference__mutmut_15",
-                    "course_lib.studies.x_per_level_change__mutmut_12", "course_lib.studies.x_paired_verdicts__mutmut_9",
-                    "course_lib.studies.x_gain_verdicts__mutmut_7")},
+                      "seeds larger) still holds the one root, so brentq returns the same difference", change)
+       for n, change in ((13, "sd * np.sqrt"), (15, "21 * sd"))},
+    **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` (or passing sort=None) leaves the groups "
+                            "sorted", change)
+       for name, change in (("course_lib.studies.x_mechanism_table__mutmut_29", "groupby(list(by), )"),
+                            ("course_lib.studies.x_paired_difference__mutmut_15", "groupby(list(by), )"),
+                            ("course_lib.studies.x_per_level_change__mutmut_12", "groupby(list(by), )"),
+                            ("course_lib.studies.x_paired_verdicts__mutmut_9", "groupby(list(by), )"),
+                            ("course_lib.studies.x_gain_verdicts__mutmut_7", "groupby(list(by), )"),
+                            ("course_lib.studies.x_gain_by_strategy__mutmut_17", "sort=None"),
+                            ("course_lib.studies.x_gain_by_strategy__mutmut_19", "groupby(list(by), )"),
+                            ("course_lib.studies.x_per_level_verdicts__mutmut_14", "sort=None"),
+                            ("course_lib.studies.x_per_level_verdicts__mutmut_16", "groupby(list(by), )"))},
     **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
         "equivalent", "p-values are numbers, and list() of them makes a float array without dtype=float (only "
-                      "0/1 integers would not, and their Holm adjustments are 0/1 too)") for n in (3, 5)},
+                      "0/1 integers would not, and their Holm adjustments are 0/1 too)", change)
+       for n, change in ((3, "dtype=None"), (5, "list(p_values), )"))},
     **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
         "equivalent", "how ties are ordered cannot matter: tied p-values get the same adjusted value through the "
-                      "running maximum, whichever comes first (and numpy reads 'STABLE' as 'stable')")
-       for n in (9, 11, 13)},
-    "course_lib.studies.x_gain_verdicts__mutmut_16": (
-        "equivalent", "base_variance.test is one base evaluation's, the same in every row of a group, and a group has "
-                      "at least 3 rows (equivalence_verdict refuses fewer): row 1 holds the value row 0 does"),
-    "course_lib.selection.x_degenerate_medium__mutmut_9": (
-        "equivalent", "pass rates are validated as numbers; sorting them as their own dtype gives the same order"),
+                      "running maximum, whichever comes first (and numpy reads 'STABLE' as 'stable')", change)
+       for n, change in ((9, "kind=None"), (11, "argsort(p, )"), (13, 'kind="STABLE"'))},
+    **{name: ("equivalent", "every row of a group shares one base evaluation (its K, its accuracy, its variance), "
+                            "and a group has at least 3 rows (the verdict refuses fewer): row 1 holds what row 0 does",
+              change)
+       for name, change in (("course_lib.studies.x_gain_verdicts__mutmut_16", "iloc[1]"),
+                            ("course_lib.studies.x_per_level_verdicts__mutmut_21", "iloc[1]"),
+                            ("course_lib.studies.x_per_level_verdicts__mutmut_24", "iloc[1]"))},
+    **{name: ("equivalent", "pass rates are validated as numbers in [0, 1]; read as their own dtype they are the "
+                            "same floats", "dtype=None")
+       for name in ("course_lib.selection.x_degenerate_medium__mutmut_9", "course_lib.selection.x_selection_summary__mutmut_15")},
+    **{f"course_lib.studies.x_equivalence_verdict__mutmut_{n}": (
+        "equivalent", "the values are numbers (seeds' gains), and an array of them is float without dtype=float", change)
+       for n, change in ((4, "dtype=None"), (6, "list(values), )"))},
+    **{f"course_lib.studies.x_equivalence_verdict__mutmut_{n}": (
+        "accepted", "a 90% bound exactly on the margin (a float equal to it) is the only case this changes; no "
+                    "test's numbers land there and no study's will", change)
+       for n, change in ((60, "-margin <= low90"), (61, "high90 <= margin"))},
+    "course_lib.studies.x_equivalence_verdict__mutmut_81": (
+        "equivalent", "dividing by 1.0 is multiplying by 1.0", "float(mean == 0) / 1.0"),
+    "course_lib.studies.x_verdict_from__mutmut_11": (
+        "equivalent", "a difference from 0 (an interval excluding 0) never has a mean of exactly 0", "mean >= 0"),
+    "course_lib.studies.x_seeds_needed__mutmut_15": (
+        "equivalent", "0 or 1 seeds give no t-test (power NaN, read as 0), so the loop still answers from 2 on",
+        "range(most + 1)"),
+    "course_lib.studies.x_seeds_needed__mutmut_28": (
+        "accepted", "power exactly equal to the target (a continuous function of sd and difference) is the only case "
+                    "this changes", ") > power"),
+    "course_lib.training.x__pad_cat__mutmut_1": (
+        "equivalent", "its one caller always passes `left`, so the default is never used", "left=True):"),
+    **{f"course_lib.training.x__dynamic_trainer_class__mutmut_{n}": (
+        "equivalent", "any seed for the refill draw that is fixed by the run's seed and step, and changes with the "
+                      "step, keeps runs reproducible and resumable: the tests pin those properties, not one formula",
+        change) for n, change in ((10, "100_003 - self.state"), (11, "seed / 100_003"), (12, "100004"))},
+    **{f"course_lib.training.x__finish__mutmut_{n}": (
+        "equivalent", change_why, change)
+       for n, change, change_why in (
+           (6, "marker=None", "marker=None is falsy like marker=False: no marker file in final/"),
+           (27, "indent=None", "the summary's indentation is layout: json.loads reads the same dict"),
+           (29, "json.dumps(summary, )", "the summary's indentation is layout: json.loads reads the same dict"),
+           (30, "indent=2", "the summary's indentation is layout: json.loads reads the same dict"),
+           (33, "ignore_errors=None", "the staging folder is there when it is removed, so ignoring errors is moot"),
+           (35, "STAGING, )", "the staging folder is there when it is removed, so ignoring errors is moot"))},
+    **{f"course_lib.training.x__finished_summary__mutmut_{n}": (
+        "accepted", "where the warning points (its stacklevel) is not what the run does", change)
+       for n, change in ((23, "stacklevel=None"), (25, 'checkpoint", )'), (26, "stacklevel=4"))},
+    **{f"course_lib.training.x__finished_summary__mutmut_{n}": (
+        "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI", change)
+       for n, change in ((8, "encoding=None"),)},
+    "course_lib.training.x__finished_summary__mutmut_10": ("equivalent", "'UTF-8' and 'utf-8' name the same codec",
+                                                           '"UTF-8"'),
+    **{f"course_lib.training.x_check_lora_targets__mutmut_{n}": (
+        "equivalent", "the last part of a dotted name is the same however many times the name is split", change)
+       for n, change in ((6, 'rsplit(".", )'), (9, 'rsplit(".", 2)'))},
+    **{f"course_lib.training.x_merged_folder__mutmut_{n}": (
+        "accepted", "the device the merge loads to: the same on a CPU-only machine (a GPU machine would merge on "
+                    "its default device, with the same weights)", change)
+       for n, change in ((13, "device=None"), (15, "str(run_dir), )"))},
+    **{f"course_lib.training.x_merged_folder__mutmut_{n}": (
+        "equivalent", "transformers 5 always writes safetensors: the flag is ignored", change)
+       for n, change in ((29, "safe_serialization=None"), (31, "staging, )"), (32, "safe_serialization=False"))},
+    **{f"course_lib.answers.x__math_verify__mutmut_{n}": (
+        "accepted", "a parse that is never the step that hangs: the comparison's timeout (kept) bounds every input "
+                    "the tests know, and without the argument math-verify's own default timeout (5 s) applies", change)
+       for n, change in ((3, "parsing_timeout=None"), (5, '$", )'), (8, "parsing_timeout=None"), (10, '$", )'))},
+    "course_lib.answers.x__math_verify__mutmut_19": (
+        "accepted", "without the argument math-verify's default comparison timeout (5 s instead of 2) still bounds it",
+        "verify(gold, guess, )"),
+    "course_lib.prompts.x_prompt_text__mutmut_4": (
+        "equivalent", "skip_special_tokens=False is decode's default", "tokenizer), )"),
 }
 
 # Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes
