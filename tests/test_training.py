@@ -118,6 +118,55 @@ def test_ledger_counts_lucky_guesses_on_arith():
     assert ledger.pending == [{"problem_id": "p", "reward_mean": 0.6667, "reward_std": 0.5774, "lucky": 1}]
 
 
+def test_ledger_rows_per_group_with_the_format_share_and_its_weight():
+    from course_lib.training import LedgerReward
+
+    # GSM8K asks for '#### N': 1 for the answer, + 0.5 x 1 for the format; 'it is 3' is neither
+    ledger = LedgerReward(group_size=2, format_weight=0.5)
+    completions = ["so the answer is\n#### 3", "it is 3", "#### 4", "no idea"]
+    rewards = ledger(completions, problem_id=["a", "a", "b", "b"], answer=["3", "3", "4", "4"], source=["gsm8k"] * 4)
+    assert rewards == [1.5, 0.0, 1.5, 0.0]
+    row = {"reward_mean": 0.75, "reward_std": 1.0607, "format_share": 0.5}  # std of (1.5, 0): 1.5 / sqrt(2)
+    assert ledger.pending == [{"problem_id": "a", **row}, {"problem_id": "b", **row}]
+    # arith, two groups, no problem ids: a lucky guess counted in the second group only
+    ledger = LedgerReward(group_size=2)
+    rewards = ledger(["1+1=2\n#### 2", "1+1=3\n#### 3", "2+2=4\n#### 4", "2+2=5\n3+1=4\n#### 4"],
+                     answer=["2", "2", "4", "4"], source=["arith"] * 4)
+    assert rewards == [1.0, 0.0, 1.0, 1.0]
+    assert ledger.pending == [{"problem_id": None, "reward_mean": 0.5, "reward_std": 0.7071, "lucky": 0},
+                              {"problem_id": None, "reward_mean": 1.0, "reward_std": 0.0, "lucky": 1}]
+
+
+def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
+    import json
+
+    from course_lib.training import STAGING, TrainConfig, _prepare_run_dir
+
+    run = tmp_path / "run"
+    (run / STAGING / "checkpoint-3").mkdir(parents=True)  # a save killed half-way
+    (run / "metrics.jsonl").write_text('{"step": 1}\n')
+    _prepare_run_dir(run, None, [], "tiny-s", TrainConfig(steps=3), ["p1", "p2"])
+    written = json.loads((run / "run_config.json").read_text())
+    assert (written["model"], written["problem_ids"], written["config"]) == ("tiny-s", ["p1", "p2"],
+                                                                           TrainConfig(steps=3).to_json())
+    assert not (run / STAGING).exists() and not (run / "metrics.jsonl").exists()  # a fresh run starts empty logs
+    for name in ("metrics.jsonl", "ledger.jsonl"):
+        (run / name).write_text('{"step": 1}\n{"step": 2}\n{"step": 3}\n')
+    (run / "summary.json").write_text("{}")
+    (run / "checkpoint-3").mkdir()
+    with pytest.warns(UserWarning, match="checkpoint-3 is damaged; set aside as checkpoint-3.damaged, resuming from "
+                                         "checkpoint-2"):
+        _prepare_run_dir(run, 2, [(run / "checkpoint-3", "checkpoint-3 is damaged")], "tiny-s", TrainConfig(steps=3),
+                         ["p1", "p2"])
+    assert (run / "checkpoint-3.damaged").is_dir() and not (run / "checkpoint-3").exists()
+    assert not (run / "summary.json").exists() and (run / "run_config.json").exists()
+    assert (run / "ledger.jsonl").read_text() == '{"step": 1}\n{"step": 2}\n'  # lines after the checkpoint dropped
+    (run / "checkpoint-1").mkdir()
+    with pytest.warns(UserWarning, match="resuming from the start"):
+        _prepare_run_dir(run, None, [(run / "checkpoint-1", "checkpoint-1 is damaged")], "tiny-s",
+                         TrainConfig(steps=3), ["p1"])
+
+
 def test_longest_prompt_counts_the_tokens_every_stage_shows():
     from course_lib.tasks import Problem
     from course_lib.training import longest_prompt
