@@ -152,6 +152,9 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.answers.x__math_verify__mutmut_19": (
         "accepted", "without the argument math-verify's default comparison timeout (5 s instead of 2) still bounds it",
         "verify(gold, guess, )"),
+    **{f"course_lib.difficulty.x__files_fingerprint__mutmut_{n}": (
+        "equivalent", "a larger cap on the safetensors header read (32 MiB instead of 16): real headers are far "
+                      "smaller, so the same bytes are read", change) for n, change in ((42, "2 << 24"), (43, "1 << 25"))},
     "course_lib.prompts.x_prompt_text__mutmut_4": (
         "equivalent", "skip_special_tokens=False is decode's default", "tokenizer), )"),
 }
