@@ -61,9 +61,9 @@ test-fast: env
 	$(PY) -m pytest -m "not slow and not slurm"
 
 # Mutation testing of the core modules (not part of CI): mutmut changes one thing at a time and runs the fast tests
-# that reach it ([tool.mutmut] in pyproject.toml); the report goes to benchmarks/results/mutation.md. About 40-50
-# minutes on 2 idle cores when most mutants die at their quickest test, up to ~3 hours if many survived
-# (benchmarks/mutation_estimate.py). Resumable: stop it any time, and the next `make mutation` tests only what is left.
+# that reach it ([tool.mutmut] in pyproject.toml); the report goes to benchmarks/results/mutation.md. Over an hour on
+# 2 cores: training.py's mutants run the tests that train a short run (docs/benchmarks.md has what was measured).
+# Resumable: stop it any time, and the next `make mutation` tests only what is left.
 # MUTANTS='course_lib.answers.*' tests again every mutant of one module (e.g. after adding tests for it).
 # The tests run from a copy in mutants/, so ../shared/data is reached through a link ./shared -> ../shared.
 # CPU seconds of each run are appended to mutants/time.log where GNU time is installed (the report reads them)
