@@ -74,14 +74,12 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
         return {"tiny world": "not run", "status": "not testable here"}
     table, _ = load_study(claim.study, root)
     table = table[table["seed"] >= claim.fresh_from]
-    if isinstance(claim.model, str):
-        result = equivalence_verdict(claim_values(table[table["model"] == claim.model], claim), MARGIN)
-        return {"tiny world": f"{interval_text(result)} ({result['verdict']}, {result['seeds']} seeds)",
-                "status": status(result["verdict"], claim.expected)}
+    models = (claim.model,) if isinstance(claim.model, str) else claim.model
     family = holm_verdicts(pd.DataFrame([equivalence_verdict(claim_values(table[table["model"] == model], claim),
-                                                             MARGIN) for model in claim.model]))
-    parts = [f"{model} {interval_text(row)} ({row.verdict_holm}, {row.seeds} seeds)"
-             for model, row in zip(claim.model, family.itertuples())]
+                                                             MARGIN) for model in models]))  # one model: as it is
+    parts = [f"{interval_text(row)} ({row.verdict_holm}, {row.seeds} seeds)" for row in family.itertuples()]
+    if len(models) > 1:
+        parts = [f"{model} {part}" for model, part in zip(models, parts)]
     return {"tiny world": "; ".join(parts),
             "status": family_status([status(row.verdict_holm, claim.expected) for row in family.itertuples()])}
 
