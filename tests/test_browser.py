@@ -6,11 +6,13 @@ build where one was downloaded (`.venv/bin/playwright install chromium`). `make 
 
 The test starts Voila on localhost, moves the budget slider and changes the strategy, and checks
 that the numbers and the chart change to what the pure function `explorer_view` computes, that the
-chart is live (drawn offline by Vega in the page; hovering a bar shows its tooltip), and that the
-page shows the explorer alone (no notebook prose, prints or recorded numbers).
+chart is live (drawn offline by Vega in the page; hovering a bar shows its tooltip), that the
+page shows the explorer alone (no notebook prose, prints or recorded numbers), and that it asks nothing of
+any other machine (no CDN: the course template leaves out the lab template's FontAwesome stylesheets).
 """
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -134,8 +136,11 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         debian = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}  # else Playwright's own build
         browser = playwright.chromium.launch(headless=True, args=CHROMIUM_ARGS, **debian)
         page = browser.new_page()
+        requested = []
+        page.on("request", lambda request: requested.append(request.url))
         page.goto(voila_url, timeout=120_000)
         page.wait_for_selector(".explorer-n_selected", timeout=240_000)
+        served = page.content()
         model = next(iter(tables))
         k = int(tables[model]["k"].min())
 
@@ -172,3 +177,7 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         assert "pass rate" in tip and "problems" in tip, tip
         page.screenshot(path=str(Path(tempfile.gettempdir()) / "explorer.png"), full_page=True)
         browser.close()
+    # nothing leaves the machine: no link to another host in the page, no request to one (e.g. a CDN's fonts)
+    assert re.findall(r'(?:href|src)="(https?://[^"]+)"', served) == []
+    elsewhere = [url for url in requested if not url.startswith((voila_url.rstrip("/"), "ws://127.0.0.1", "data:", "blob:"))]
+    assert requested and elsewhere == []
