@@ -95,6 +95,19 @@ def converted_folder(name: str) -> Path:
     return folder
 
 
+def _finished_elsewhere(folder: Path, gguf: Path) -> bool:
+    """Whether `folder` now holds a whole, verified conversion of this GGUF file (made by another process)."""
+    from .models import verify_model_folder
+
+    if not (folder / MANIFEST).exists():
+        return False
+    try:
+        verify_model_folder(folder)
+    except (CourseError, OSError):
+        return False
+    return _manifest_matches(folder, gguf)
+
+
 def _manifest_matches(folder: Path, gguf: Path) -> bool:
     """Whether a converted folder came from this GGUF file (same size; its sha256 was checked on conversion)."""
     try:
@@ -142,6 +155,9 @@ def convert(name: str, folder: Path) -> dict:
         "commit": git_commit(),
     }
     atomic_write_text(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    if _finished_elsewhere(folder, gguf):  # another process converted it meanwhile: keep the folder it may be reading
+        shutil.rmtree(staging, ignore_errors=True)
+        return manifest
     shutil.rmtree(folder, ignore_errors=True)  # a stale or corrupt conversion
     try:
         staging.rename(folder)

