@@ -53,16 +53,21 @@ lab: env
 course: env
 	$(PY) -m course_lib notebooks --profile $(PROFILE) --out $(BUILD)
 
+# Both test targets run the tests on two processes (pytest-xdist), a test file at a time, the longest files first
+# (tests/conftest.py): most tests keep one core busy, and the SLURM tests mostly wait for their jobs.
+# TEST_WORKERS="" runs them in one process.
+TEST_WORKERS ?= -n 2 --dist loadfile --no-loadscope-reorder
+
 # The whole suite, as CI runs it (docs/benchmarks.md has its measured time). Its browser test needs Chromium, so
 # that is checked first: without it `make test` stops at once instead of failing after all that time.
 test: check-browser env
 	$(PY) -m ruff check course_lib tests benchmarks
-	$(PY) -m pytest
+	$(PY) -m pytest $(TEST_WORKERS)
 
 # The edit-test loop: lint and every test not marked slow or slurm (no notebooks, no browser, no cluster).
 test-fast: env
 	$(PY) -m ruff check course_lib tests benchmarks
-	$(PY) -m pytest -m "not slow and not slurm"
+	$(PY) -m pytest $(TEST_WORKERS) -m "not slow and not slurm"
 
 # Mutation testing of the core modules (not part of CI): mutmut changes one thing at a time and runs the fast tests
 # that reach it ([tool.mutmut] in pyproject.toml); the report goes to benchmarks/results/mutation.md. Over an hour on

@@ -21,7 +21,8 @@ from course_lib.provenance import atomic_write_text, git_commit, library_version
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "suite_times.json"
-SELECTION = {"test-fast": ["-m", "not slow and not slurm"], "test": [],
+WORKERS = ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]  # the Makefile's TEST_WORKERS
+SELECTION = {"test-fast": [*WORKERS, "-m", "not slow and not slurm"], "test": WORKERS,
              "smoke": ["-m", "not slow and not slurm", "tests/test_tasks.py"]}
 
 

@@ -64,6 +64,22 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.filterwarnings(f"ignore:{message}:FutureWarning"))
     if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
         _quickest_first(items)
+    else:
+        _longest_files_first(items)
+
+
+def _longest_files_first(items) -> None:
+    """Files whose tests take longest first (a rough weight: a SLURM test mostly waits for its jobs, a slow test
+    trains or runs a notebook), each file's tests in their own order. `make test` runs the suite on two workers, a
+    file at a time (pytest-xdist's loadfile): a long file started last would leave one worker idle at the end."""
+    def weight(item) -> int:
+        return 100 if item.get_closest_marker("slurm") else 20 if item.get_closest_marker("slow") else 1
+
+    files: dict[str, int] = {}
+    for item in items:
+        files[item.location[0]] = files.get(item.location[0], 0) + weight(item)
+    order = {name: rank for rank, name in enumerate(sorted(files, key=lambda name: -files[name]))}
+    items.sort(key=lambda item: order[item.location[0]])  # stable: a file's own order is kept
 
 
 def _quickest_first(items) -> None:

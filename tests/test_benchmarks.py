@@ -62,6 +62,15 @@ def test_paper_cost_estimate_runs(tmp_path, committed_results, shared_data):
     assert "| hard-wins |" in done.stdout and "| capacity-boundary |" in done.stdout
 
 
+def test_suite_times_runs_the_suite_as_the_makefile_does():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("suite_times", ROOT / "benchmarks" / "suite_times.py")
+    suite_times = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(suite_times)
+    assert f"TEST_WORKERS ?= {' '.join(suite_times.WORKERS)}\n" in (ROOT / "Makefile").read_text()
+
+
 def test_suite_times_smoke_times_one_test_file_and_writes_nothing(tmp_path, committed_results):
     done = run_benchmark("suite_times.py", "--smoke", "--per-test", "3", "--write", cwd=tmp_path)  # no write in smoke
     assert done.returncode == 0, done.stderr[-3000:]
