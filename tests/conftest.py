@@ -10,6 +10,14 @@ import pytest
 # hermetic tests: difficulty caches (also those of notebook kernels, which inherit this) go to a fresh folder
 os.environ["COURSE_CACHE_DIR"] = tempfile.mkdtemp(prefix="course-cache-")
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `make test` runs two workers on the cores: one torch thread each, for them and for the Python processes and
+    # kernels they start (a thread waiting for a core the other worker holds spins: course_lib.runtime.thread_count)
+    os.environ["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS") or "1"
+    import torch
+
+    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
 ROOT = Path(__file__).resolve().parent.parent
 # the CPU fake of vLLM (tests/test_gpu_path.py puts it on sys.path per test): never imported by collection, where
 # `--doctest-modules` would import it for the whole session and make every TRL trainer believe vLLM is installed

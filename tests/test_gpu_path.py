@@ -21,7 +21,7 @@ from course_lib.models import resolve_model_path
 from course_lib.phases import in_phase
 from course_lib.sampling import check_free_gpu_memory, resolve_backend, sample
 from course_lib.sweep import expand
-from course_lib.training import TrainConfig, micro_batches, train_grpo, trl_config
+from course_lib.training import TrainConfig, train_grpo, trl_config
 
 FAKE_VLLM = Path(__file__).resolve().parent / "fake_vllm"
 SHRUNK = {"POOL_SIZE": 24, "DIFFICULTY_K": 2, "MAX_NEW_TOKENS": 12, "EVAL_PROBLEMS": 3, "OOD_K": 2, "STEPS": 1,
@@ -237,17 +237,6 @@ def test_out_of_memory_split_releases_the_failed_trainer_before_retrying(tmp_pat
                                                              max_completion_length=8), tmp_path / "run",
                              progress=False, callbacks=[callback])
     assert summary["steps"] == 1 and alive_when_freed == [False]
-
-
-@pytest.mark.parametrize(("prompts", "processes", "message"), [
-    (20, 8, "prompts_per_step=20 does not split over 8 processes; use 16 or 24 prompts per step, or 1, 2, 4, 5, 10 or 20 "
-            "processes"),
-    (1, 2, "prompts_per_step=1 does not split over 2 processes; use 2 prompts per step, or 1 process"),
-    (12, 8, "use 8 or 16 prompts per step, or 1, 2, 3, 4, 6 or 12 processes"),
-])
-def test_multi_gpu_batch_sizes_name_the_nearest_valid_choices(prompts, processes, message):
-    with pytest.raises(CourseError, match=message.replace("(", r"\(")):
-        micro_batches(TrainConfig(prompts_per_step=prompts, group_size=4), processes)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
 
 from course_lib import CourseError
-from course_lib.training import TrainConfig, load_trained, read_jsonl_log, train_grpo, trl_config
+from course_lib.training import TrainConfig, load_trained, micro_batches, read_jsonl_log, train_grpo, trl_config
 
 
 def test_run_folder_has_weights_metrics_and_ledger(finished_run, problems):
@@ -29,13 +29,73 @@ def test_run_folder_has_weights_metrics_and_ledger(finished_run, problems):
     assert run["config"]["group_size"] == 4 and run["versions"]["trl"]
 
 
+def test_a_finished_run_says_what_it_trained_and_how(finished_run):
+    """The summary's every field, the LoRA adapter's settings as TrainConfig gives them, and the saved tokenizer."""
+    out, summary = finished_run
+    assert summary.keys() == {"model", "steps", "seconds", "lora", "resumed_from", "processes", "final_sha256"}
+    assert (summary["model"], summary["steps"], summary["lora"], summary["resumed_from"], summary["processes"]) == \
+        ("tiny-s", 2, True, None, 1)
+    assert isinstance(summary["seconds"], float) and 0 < summary["seconds"] < 3600
+    assert summary["seconds"] == round(summary["seconds"], 1)
+    assert json.loads((out / "summary.json").read_text()) == summary
+    adapter = json.loads((out / "final" / "adapter_config.json").read_text())
+    config = TrainConfig()
+    assert (adapter["r"], adapter["lora_alpha"], adapter["lora_dropout"], adapter["bias"], adapter["task_type"]) == \
+        (config.lora_rank, config.lora_alpha, 0.0, "none", "CAUSAL_LM")
+    assert sorted(adapter["target_modules"]) == sorted(config.lora_target_modules)
+    saved = json.loads((out / "final" / "tokenizer_config.json").read_text())
+    assert saved["padding_side"] == "left"  # prompts padded on the left: generation continues each one
+
+
+def test_the_trainer_is_built_from_the_config(standin_model, problems, tmp_path, monkeypatch):
+    """What train_grpo hands TRL (stopped before training): the dynamic-sampling trainer when asked, the ledger reward
+    with the config's group size and format weight, and each prompt as a conversation in the chat model's template."""
+    import course_lib.training as training
+    from course_lib.models import load_tokenizer
+    from course_lib.prompts import model_input
+
+    class Built(Exception):
+        pass
+
+    def trainer_class(dynamic_sampling):
+        def build(**arguments):
+            raise Built(dynamic_sampling, arguments)
+        return build
+
+    monkeypatch.setattr(training, "_trainer_class", trainer_class)
+    config = TrainConfig(**{**FAST, "format_weight": 0.5, "dynamic_sampling": True})
+    with pytest.raises(Built) as built:
+        train_grpo(str(standin_model), problems, config, tmp_path / "run", progress=False)
+    dynamic_sampling, arguments = built.value.args
+    ledger = arguments["reward_funcs"][0]
+    assert dynamic_sampling is True and (ledger.group_size, ledger.format_weight) == (4, 0.5)
+    tokenizer = load_tokenizer(str(standin_model))
+    prompts = [model_input(p, tokenizer) for p in problems]
+    assert arguments["train_dataset"]["prompt"] == prompts and isinstance(prompts[0], list)  # a conversation
+
+
+@pytest.mark.parametrize(("processes", "dynamic_sampling", "refused"), [(2, True, True), (2, False, False),
+                                                                      (1, True, False)])
+def test_dynamic_sampling_is_refused_over_several_processes(problems, tmp_path, monkeypatch, processes,
+                                                            dynamic_sampling, refused):
+    import types
+
+    import course_lib.training as training
+
+    launched = types.SimpleNamespace(world_size=processes, process_index=0)  # as `accelerate launch` would set
+    monkeypatch.setattr(training, "trl_config", lambda *args, **kwargs: launched)
+    config = TrainConfig(**{**FAST, "dynamic_sampling": dynamic_sampling})
+    refusal = "^dynamic_sampling=True needs a single process: each process would refill its own groups$"
+    with pytest.raises(CourseError if refused else AttributeError, match=refusal if refused else "main_process_first"):
+        train_grpo("tiny-s", problems, config, tmp_path / "run", progress=False)  # accepted: goes on, to where the stand-in ends
+
+
 def test_trained_adapter_merges_into_the_base(finished_run):
     out, _ = finished_run
     model, tokenizer = load_trained(str(out))
     assert type(model).__name__ == "Qwen2ForCausalLM" and tokenizer.padding_side == "left"
 
 
-@pytest.mark.slow
 def test_resume_after_a_kill_continues_from_the_last_checkpoint(finished_run, problems, tmp_path):
     out = tmp_path / "resumed"
     shutil.copytree(finished_run[0], out)
@@ -51,7 +111,6 @@ def test_a_folder_with_a_different_run_is_refused(finished_run, problems):
         train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "learning_rate": 1e-5}), finished_run[0])
 
 
-@pytest.mark.slow
 def test_dynamic_sampling_refills_dead_groups(problems, tmp_path):
     out = tmp_path / "dynamic"
     # G=8 on these problems: the first round has one live group of two, so there is something to refill
@@ -135,6 +194,49 @@ def test_ledger_rows_per_group_with_the_format_share_and_its_weight():
     assert rewards == [1.0, 0.0, 1.0, 1.0]
     assert ledger.pending == [{"problem_id": None, "reward_mean": 0.5, "reward_std": 0.7071, "lucky": 0},
                               {"problem_id": None, "reward_mean": 1.0, "reward_std": 0.0, "lucky": 1}]
+    # a problem's own format overrides its source's ('#### N' for GSM8K), also without a source column; 4 decimals
+    for sources in ({"source": ["gsm8k"] * 3}, {}):
+        ledger = LedgerReward(group_size=3, format_weight=0.5)
+        rewards = ledger(["so \\boxed{3}", "it is \\boxed{4}", "#### 3"], answer=["3"] * 3, answer_format=["boxed"] * 3,
+                         **sources)
+        assert rewards == [1.5, 0.5, 0.0]
+        assert ledger.pending == [{"problem_id": None, "reward_mean": 0.6667, "reward_std": 0.7638, "format_share": 0.6667}]
+
+
+def test_batch_and_pool_checks_name_the_numbers_to_change():
+    from course_lib.training import check_batch, check_enough_problems
+
+    with pytest.raises(CourseError, match=r"^group_size=1 must be >= 2$"):
+        check_batch(8, 1)
+    with pytest.raises(CourseError, match=r"^a batch of 10 completions does not divide into groups of 4; use a multiple "
+                                          r"of 4 \(e.g. 8\)$"):
+        check_batch(10, 4)
+    check_batch(8, 4)
+    check_enough_problems(2, 2)  # exactly one step's worth
+    with pytest.raises(CourseError, match=r"^1 problems cannot fill one step of prompts_per_step=2 \(TRL would train 0 "
+                                          r"steps\); use prompts_per_step=1 or fewer \(--prompts-per-step\), or train "
+                                          r"on at least 2 problems$"):
+        check_enough_problems(1, 2)
+
+
+def test_a_config_as_json_lists_its_lora_targets():
+    config = TrainConfig(lora_target_modules=("q_proj", "v_proj"))
+    assert config.to_json()["lora_target_modules"] == ["q_proj", "v_proj"]
+    assert json.loads(json.dumps(config.to_json())) == config.to_json()
+
+
+def test_a_run_folder_that_is_a_file_or_has_no_checkpoint_yet(finished_run, problems, tmp_path):
+    from course_lib.training import _check_run_dir
+
+    ids, config = [p.id for p in problems], TrainConfig(**FAST).to_json()
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(CourseError, match=r"^out=.*a-file is a file; give a folder for the run$"):
+        _check_run_dir(tmp_path / "a-file", config, "tiny-s", ids)
+    assert _check_run_dir(tmp_path / "new", config, "tiny-s", ids) == (None, [])  # a fresh run
+    started = tmp_path / "started"  # killed before its first checkpoint: resumed from step 0
+    started.mkdir()
+    shutil.copy(finished_run[0] / "run_config.json", started)
+    assert _check_run_dir(started, config, "tiny-s", ids) == (0, [])
 
 
 def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
@@ -381,3 +483,19 @@ def test_the_course_trainer_saves_through_staging_names_a_failed_save_and_replay
     dataset = object()
     assert trainer._get_train_sampler(dataset) is sampler and seen[-1] is dataset
     assert sampler.set_epoch.func is _replay_epochs and sampler.set_epoch.args == (sampler,)
+
+
+@pytest.mark.parametrize(("prompts", "processes", "message"), [
+    (20, 8, "prompts_per_step=20 does not split over 8 processes; use 16 or 24 prompts per step, or 1, 2, 4, 5, 10 or 20 "
+            "processes"),
+    (1, 2, "prompts_per_step=1 does not split over 2 processes; use 2 prompts per step, or 1 process"),
+    (12, 8, "use 8 or 16 prompts per step, or 1, 2, 3, 4, 6 or 12 processes"),
+])
+def test_multi_gpu_batch_sizes_name_the_nearest_valid_choices(prompts, processes, message):
+    with pytest.raises(CourseError, match=message.replace("(", r"\(")):
+        micro_batches(TrainConfig(prompts_per_step=prompts, group_size=4), processes)
+
+
+def test_micro_batches_are_for_one_process_unless_told():
+    assert micro_batches(TrainConfig(prompts_per_step=3, group_size=4)) == (12, 1)  # 3 prompts x 4 completions
+    assert micro_batches(TrainConfig(prompts_per_step=4, group_size=4, micro_batch_prompts=1), 2) == (4, 2)
