@@ -101,7 +101,8 @@ def test_resume_after_a_kill_continues_from_the_last_checkpoint(finished_run, pr
     shutil.copytree(finished_run[0], out)
     shutil.rmtree(out / "checkpoint-2")  # killed after the checkpoint of step 1 ...
     shutil.rmtree(out / "final")  # ... before the end; metrics.jsonl still holds step 2's line
-    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+    with pytest.warns(UserWarning, match="is missing; finishing the run again from its last complete checkpoint"):
+        summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 1 and summary["steps"] == 2
     assert [m["step"] for m in read_jsonl_log(out / "metrics.jsonl")] == [1, 2]
 
@@ -203,6 +204,16 @@ def test_ledger_rows_per_group_with_the_format_share_and_its_weight():
         assert ledger.pending == [{"problem_id": None, "reward_mean": 0.6667, "reward_std": 0.7638, "format_share": 0.6667}]
 
 
+def test_a_prompt_beyond_the_context_is_refused_before_training(problems, tmp_path):
+    import dataclasses
+
+    long = dataclasses.replace(problems[0], prompt="1+" * 200 + "1=")  # 402 characters, tiny-s reads 256 tokens
+    with pytest.raises(CourseError, match=rf"^problem {long.id!r} has a prompt of \d+ tokens, beyond the model's "
+                                          r"context of 256 tokens"):
+        train_grpo("tiny-s", [long, *problems[1:]], TrainConfig(**FAST), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run" / "run_config.json").exists()
+
+
 def test_batch_and_pool_checks_name_the_numbers_to_change():
     from course_lib.training import check_batch, check_enough_problems
 
@@ -244,14 +255,19 @@ def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
 
     from course_lib.training import STAGING, TrainConfig, _prepare_run_dir
 
+    _prepare_run_dir(tmp_path / "new" / "runs" / "a", None, [], "tiny-s", TrainConfig(), ["p1"])  # folders made
+    assert (tmp_path / "new" / "runs" / "a" / "run_config.json").read_text().startswith('{\n "model": "tiny-s",\n')
     run = tmp_path / "run"
     (run / STAGING / "checkpoint-3").mkdir(parents=True)  # a save killed half-way
-    (run / "metrics.jsonl").write_text('{"step": 1}\n')
+    for name in ("metrics.jsonl", "ledger.jsonl"):
+        (run / name).write_text('{"step": 1}\n')
     _prepare_run_dir(run, None, [], "tiny-s", TrainConfig(steps=3), ["p1", "p2"])
     written = json.loads((run / "run_config.json").read_text())
     assert (written["model"], written["problem_ids"], written["config"]) == ("tiny-s", ["p1", "p2"],
                                                                            TrainConfig(steps=3).to_json())
-    assert not (run / STAGING).exists() and not (run / "metrics.jsonl").exists()  # a fresh run starts empty logs
+    assert written.keys() == {"model", "config", "problem_ids", "commit", "versions"} and written["versions"]["trl"]
+    assert not (run / STAGING).exists()
+    assert not (run / "metrics.jsonl").exists() and not (run / "ledger.jsonl").exists()  # a fresh run: empty logs
     for name in ("metrics.jsonl", "ledger.jsonl"):
         (run / name).write_text('{"step": 1}\n{"step": 2}\n{"step": 3}\n')
     (run / "summary.json").write_text("{}")
@@ -262,7 +278,8 @@ def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
                          ["p1", "p2"])
     assert (run / "checkpoint-3.damaged").is_dir() and not (run / "checkpoint-3").exists()
     assert not (run / "summary.json").exists() and (run / "run_config.json").exists()
-    assert (run / "ledger.jsonl").read_text() == '{"step": 1}\n{"step": 2}\n'  # lines after the checkpoint dropped
+    for name in ("metrics.jsonl", "ledger.jsonl"):  # lines after the checkpoint dropped
+        assert (run / name).read_text() == '{"step": 1}\n{"step": 2}\n', name
     (run / "checkpoint-1").mkdir()
     with pytest.warns(UserWarning, match="resuming from the start"):
         _prepare_run_dir(run, None, [(run / "checkpoint-1", "checkpoint-1 is damaged")], "tiny-s",
@@ -392,7 +409,16 @@ def test_finish_publishes_final_and_writes_the_summary_last_with_its_hashes(tmp_
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary == {"steps": 2, "final_sha256": {"model.safetensors": hashlib.sha256(b"weights").hexdigest()}}
     assert (tmp_path / "final" / "model.safetensors").read_bytes() == b"weights"
-    assert not (tmp_path / STAGING).exists() and not (tmp_path / "final" / "complete").exists()  # no marker in final/
+    assert sorted(p.name for p in (tmp_path / "final").iterdir()) == ["model.safetensors"]  # no marker in final/
+    assert not (tmp_path / STAGING).exists()
+    (tmp_path / STAGING / "final").mkdir(parents=True)  # a save that fails: one line naming the cause and final/
+    (tmp_path / "summary.json").unlink()
+    (tmp_path / "summary.json").mkdir()  # (a folder in its place: fails for root too)
+    (tmp_path / "checkpoint-2").mkdir()
+    with pytest.raises(CourseError, match=rf"^could not save final/ in {tmp_path} \(Is a directory\); free disk space "
+                                          r"or make the folder writable, then run the same command again: it resumes "
+                                          r"from checkpoint-2$"):
+        _finish(tmp_path, {"steps": 2})
 
 
 def test_replaying_epochs_puts_the_sampler_where_that_many_epochs_of_shuffling_leave_it():
