@@ -103,6 +103,9 @@ def test_the_benchmarks_page_quotes_the_recorded_results():
         load = "-".join(str(x) for x in record["load_average_1min_before_after"])
         assert (f"`make {target}`: {record['passed']} tests passed in {format_runtime(record['seconds'])} "
                 f"({format_runtime(record['cpu_seconds'])} of CPU time) at a load average of {load}") in page, target
+    if {"test-fast", "test"} <= suites.keys():  # the README's one sentence on the tests' times
+        assert (f"`make test-fast` took {format_runtime(suites['test-fast']['seconds'])} and `make test` "
+                f"{format_runtime(suites['test']['seconds'])}") in readme
 
 
 def test_mutation_triage_is_used_only_for_the_change_it_was_written_for(monkeypatch):
