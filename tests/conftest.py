@@ -53,7 +53,13 @@ def problems():
     return generate("arith", 12, "train", seed=4, levels=[1, 2])
 
 
-@pytest.fixture(scope="session")
+def _shared_except_in_mutation_stats(fixture_name, config) -> str:
+    """Session scope, except while `make mutation` maps tests to the functions they call: a shared fixture's calls are
+    mapped to the first test that used it, so the tests reading the run would not be run for training.py's mutants."""
+    return "function" if os.environ.get("MUTANT_UNDER_TEST") == "stats" else "session"
+
+
+@pytest.fixture(scope=_shared_except_in_mutation_stats)
 def finished_run(tmp_path_factory, problems):
     """One finished two-step LoRA run of tiny-s (FAST_TRAINING), shared by the training tests: (folder, summary)."""
     from course_lib.training import TrainConfig, train_grpo
