@@ -1,5 +1,6 @@
 """GRPO training over TRL: run folder, metrics, ledger, resume, dynamic sampling, bad input."""
 
+import functools
 import json
 import shutil
 
@@ -47,6 +48,44 @@ def test_a_finished_run_says_what_it_trained_and_how(finished_run):
     assert saved["padding_side"] == "left"  # prompts padded on the left: generation continues each one
 
 
+class Stopped(Exception):
+    pass
+
+
+class RecordingTrainer:
+    """Stands in for TRL's trainer: records how train_grpo built and set it up; `train` stops there, unless
+    `save_fails`, where it returns and saving final/ fails as a full disk would."""
+
+    save_fails = False
+
+    def __init__(self, dynamic_sampling, **arguments):
+        self.dynamic_sampling, self.arguments, self.added = dynamic_sampling, arguments, []
+
+    def remove_callback(self, callback):
+        pass
+
+    def add_callback(self, callback):
+        self.added.append(callback)
+
+    def train(self, resume_from_checkpoint=None):
+        if not self.save_fails:
+            raise Stopped(self)
+
+    def save_model(self, folder):
+        raise OSError(28, "No space left on device")
+
+
+def test_a_failed_final_save_is_one_line_naming_final(problems, tmp_path, monkeypatch):
+    import course_lib.training as training
+
+    monkeypatch.setattr(RecordingTrainer, "save_fails", True)
+    monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
+    with pytest.raises(CourseError, match=rf"^could not save final/ in {tmp_path / 'run'} \(No space left on device\); "
+                                          r"free disk space or make the folder writable, then run the same command "
+                                          r"again: it starts again$"):
+        train_grpo("tiny-s", problems, TrainConfig(**FAST), tmp_path / "run", progress=False)
+
+
 def test_the_trainer_is_built_from_the_config(standin_model, problems, tmp_path, monkeypatch):
     """What train_grpo hands TRL (stopped before training): the dynamic-sampling trainer when asked, the ledger reward
     with the config's group size and format weight, and each prompt as a conversation in the chat model's template."""
@@ -54,24 +93,23 @@ def test_the_trainer_is_built_from_the_config(standin_model, problems, tmp_path,
     from course_lib.models import load_tokenizer
     from course_lib.prompts import model_input
 
-    class Built(Exception):
-        pass
-
-    def trainer_class(dynamic_sampling):
-        def build(**arguments):
-            raise Built(dynamic_sampling, arguments)
-        return build
-
-    monkeypatch.setattr(training, "_trainer_class", trainer_class)
-    config = TrainConfig(**{**FAST, "format_weight": 0.5, "dynamic_sampling": True})
-    with pytest.raises(Built) as built:
-        train_grpo(str(standin_model), problems, config, tmp_path / "run", progress=False)
-    dynamic_sampling, arguments = built.value.args
+    monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
+    config = TrainConfig(**{**FAST, "format_weight": 0.5, "dynamic_sampling": True, "dynamic_max_rounds": 3})
+    with pytest.raises(Stopped) as built:
+        train_grpo(str(standin_model), problems, config, tmp_path / "run", progress=True)
+    trainer = built.value.args[0]
+    dynamic_sampling, arguments = trainer.dynamic_sampling, trainer.arguments
+    assert trainer.course_max_rounds == 3 and len(trainer.added) == 1  # the progress bar
+    assert type(trainer.added[0]).__name__ == type(training._progress_callback()).__name__
     ledger = arguments["reward_funcs"][0]
     assert dynamic_sampling is True and (ledger.group_size, ledger.format_weight) == (4, 0.5)
     tokenizer = load_tokenizer(str(standin_model))
     prompts = [model_input(p, tokenizer) for p in problems]
     assert arguments["train_dataset"]["prompt"] == prompts and isinstance(prompts[0], list)  # a conversation
+    lora = arguments["peft_config"]
+    assert (lora.r, lora.lora_alpha, lora.lora_dropout, lora.bias, lora.task_type, sorted(lora.target_modules)) == \
+        (config.lora_rank, config.lora_alpha, 0.0, "none", "CAUSAL_LM", sorted(config.lora_target_modules))
+    assert arguments["processing_class"].padding_side == "left"
 
 
 @pytest.mark.parametrize(("processes", "dynamic_sampling", "refused"), [(2, True, True), (2, False, False),
@@ -212,6 +250,30 @@ def test_a_prompt_beyond_the_context_is_refused_before_training(problems, tmp_pa
                                           r"context of 256 tokens"):
         train_grpo("tiny-s", [long, *problems[1:]], TrainConfig(**FAST), tmp_path / "run", progress=False)
     assert not (tmp_path / "run" / "run_config.json").exists()
+
+
+def test_out_of_memory_retries_with_half_the_micro_batch_and_the_same_arguments(problems, tmp_path, monkeypatch):
+    """train_grpo's retry loop (the attempt itself stubbed): one warning from the caller's line, then the same call
+    with half as many prompts per micro-batch, the progress bar and the callbacks passed on each time."""
+    import torch
+
+    import course_lib.training as training
+
+    attempts = []
+
+    def attempt(model_name, problems, config, out, progress, callbacks):
+        attempts.append((config.micro_batch_prompts, progress, callbacks))
+        if len(attempts) == 1:
+            raise torch.OutOfMemoryError("CUDA out of memory")
+        return {"steps": config.steps}
+
+    monkeypatch.setattr(training, "_train_grpo", attempt)
+    callback = object()
+    with pytest.warns(UserWarning, match=r"^out of memory; resuming with micro_batch_prompts=2$") as warned:
+        summary = train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "prompts_per_step": 4}), tmp_path,
+                             callbacks=[callback])
+    assert summary == {"steps": 2} and warned[0].filename == __file__
+    assert attempts == [(0, True, [callback]), (2, True, [callback])]  # 0: the whole step at once
 
 
 def test_batch_and_pool_checks_name_the_numbers_to_change():
