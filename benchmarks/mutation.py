@@ -26,6 +26,7 @@ COMMAND = "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-childre
 # Survivors that are no bug the suite misses: mutant name -> ("equivalent" | "accepted", why[, text its added line
 # holds]). Names change when their function changes: an entry whose text is not in the mutant's change is not used
 # (the survivor reads "unexplained"), and an entry naming no mutant is reported as stale.
+TRAINING = "course_lib.training"  # a prefix of the entries below
 TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.selection.x_charge_estimation__mutmut_23": (
         "equivalent", "tokens per completion (1 or 2) does not enter the count of completions that is read",
@@ -157,6 +158,48 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                       "smaller, so the same bytes are read", change) for n, change in ((42, "2 << 24"), (43, "1 << 25"))},
     "course_lib.prompts.x_prompt_text__mutmut_4": (
         "equivalent", "skip_special_tokens=False is decode's default", "tokenizer), )"),
+    # training.py: what a run on one CPU process cannot tell apart
+    f"{TRAINING}.xǁLedgerRewardǁ__call____mutmut_52": (
+        "equivalent", "TRL hands the reward whole groups (check_batch refuses a batch that does not split into "
+                      "them), so one more possible start never begins a group", "self.group_size + 2"),
+    **{f"{TRAINING}.x__dynamic_trainer_class__mutmut_{n}": (
+        "equivalent", "torch's pad with value=None pads with 0, the value given", change)
+       for n, change in ((86, 'gather("prompt_mask", None'), (106, 'gather("completion_mask", None)'),
+                         (130, "gather(key, None)"))},
+    f"{TRAINING}.x_nearest_splits__mutmut_16": (
+        "equivalent", "n + 1 never divides n, so counting divisors up to n + 1 finds the same ones", "+ 2)"),
+    f"{TRAINING}.x__check_run_dir__mutmut_18": (
+        "equivalent", "the previous config is the defaults updated with the saved one, so every memory-only field is "
+                      "there to pop", "pop(name, )"),
+    f"{TRAINING}.x__finish__mutmut_37": (
+        "accepted", "the staging folder exists and is removable once final/ has moved out of it; not ignoring an "
+                    "error there only matters on a file system that fails after a successful rename",
+        "ignore_errors=False"),
+    **{f"{TRAINING}.x__prepare_run_dir__mutmut_{n}": (
+        "accepted", "the stack level only chooses which line a warning names as its source", change)
+       for n, change in ((18, "'the start'}\", )"), (23, "stacklevel=4"))},
+    **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
+        "accepted", "only the progress bar changes (train_grpo passes `progress` on explicitly)", change)
+       for n, change in ((1, "progress: bool = False"), (40, "run_dir, None,"),
+                         (44, "trl_config(config, run_dir, longest_prompt("))},
+    **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
+        "accepted", "the longest prompt sizes vLLM's engine only (`vllm_max_model_length`); a run without vLLM (no "
+                    "GPU here) never reads it", change)
+       for n, change in ((41, "progress, None)"), (45, "progress, )"), (46, "and False"), (47, "or True"),
+                         (48, "longest_prompt(None"), (49, "longest_prompt(problems, None)"),
+                         (50, "longest_prompt(model_name)"), (51, "longest_prompt(problems, )"), (52, "else 1)"))},
+    **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
+        "accepted", "whether load_model places the model on the device: on a CPU it is there either way; on a GPU "
+                    "the Trainer moves it", change)
+       for n, change in ((69, "place=None"), (71, "load_model(model_name, )"), (72, "place=True"))},
+    **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
+        "accepted", "main_process_first waits for the main process when there are several; with one it only runs "
+                    "the block (`local` matters across nodes, `desc` is a log label)", change)
+       for n, change in ((88, "local=None"), (89, "desc=None"), (90, "main_process_first(desc="),
+                         (91, "local=False, )"), (92, "local=True"), (93, "XXpreparing"), (94, "PREPARING"))},
+    f"{TRAINING}.x__train_grpo__mutmut_152": (
+        "equivalent", "LoraConfig's bias defaults to 'none', the value given",
+        "lora_dropout=0.0, target_modules="),
 }
 
 # Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes
