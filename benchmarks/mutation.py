@@ -175,9 +175,11 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "accepted", "the staging folder exists and is removable once final/ has moved out of it; not ignoring an "
                     "error there only matters on a file system that fails after a successful rename",
         "ignore_errors=False"),
-    **{f"{TRAINING}.x__prepare_run_dir__mutmut_{n}": (
-        "accepted", "the stack level only chooses which line a warning names as its source", change)
-       for n, change in ((18, "'the start'}\", )"), (23, "stacklevel=4"))},
+    **{name: ("accepted", "the stack level only chooses which line a warning names as its source", change)
+       for name, change in ((f"{TRAINING}.x__prepare_run_dir__mutmut_18", "'the start'}\", )"),
+                            (f"{TRAINING}.x__prepare_run_dir__mutmut_23", "stacklevel=4"),
+                            (f"{TRAINING}.x_train_grpo__mutmut_20", "micro_batch_prompts}\", )"),
+                            (f"{TRAINING}.x_train_grpo__mutmut_21", "stacklevel=3"))},
     **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
         "accepted", "only the progress bar changes (train_grpo passes `progress` on explicitly)", change)
        for n, change in ((1, "progress: bool = False"), (40, "run_dir, None,"),
