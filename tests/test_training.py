@@ -285,6 +285,8 @@ def test_batch_and_pool_checks_name_the_numbers_to_change():
                                           r"of 4 \(e.g. 8\)$"):
         check_batch(10, 4)
     check_batch(8, 4)
+    with pytest.raises(CourseError, match=r"use a multiple of 4 \(e.g. 4\)$"):  # fewer completions than one group
+        check_batch(3, 4)
     check_enough_problems(2, 2)  # exactly one step's worth
     with pytest.raises(CourseError, match=r"^1 problems cannot fill one step of prompts_per_step=2 \(TRL would train 0 "
                                           r"steps\); use prompts_per_step=1 or fewer \(--prompts-per-step\), or train "
@@ -578,9 +580,10 @@ def test_the_course_trainer_saves_through_staging_names_a_failed_save_and_replay
             "processes"),
     (1, 2, "prompts_per_step=1 does not split over 2 processes; use 2 prompts per step, or 1 process"),
     (12, 8, "use 8 or 16 prompts per step, or 1, 2, 3, 4, 6 or 12 processes"),
+    (2, 4, "use 4 prompts per step, or 1 or 2 processes"),
 ])
 def test_multi_gpu_batch_sizes_name_the_nearest_valid_choices(prompts, processes, message):
-    with pytest.raises(CourseError, match=message.replace("(", r"\(")):
+    with pytest.raises(CourseError, match=message.replace("(", r"\(") + "$"):
         micro_batches(TrainConfig(prompts_per_step=prompts, group_size=4), processes)
 
 
