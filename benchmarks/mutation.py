@@ -158,6 +158,13 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                       "smaller, so the same bytes are read", change) for n, change in ((42, "2 << 24"), (43, "1 << 25"))},
     "course_lib.prompts.x_prompt_text__mutmut_4": (
         "equivalent", "skip_special_tokens=False is decode's default", "tokenizer), )"),
+    **{f"course_lib.difficulty.x_difficulty_tables__mutmut_{n}": (
+        "accepted", why, change) for n, why, change in (
+        (2, "only the progress bar's default changes (every caller passes `progress`)", "progress: bool = False"),
+        (17, "device=None lets load_model choose, which is the CPU here, as the tests ask", "device=None)"),
+        (19, "without the device load_model chooses, which is the CPU here, as the tests ask", "load_model(name, )"),
+        (28, "only whether a progress bar is shown", "progress=None)"),
+        (36, "only whether a progress bar is shown (estimate's default shows one)", "seed=seed, )"))},
     # training.py: what a run on one CPU process cannot tell apart
     f"{TRAINING}.xǁLedgerRewardǁ__call____mutmut_52": (
         "equivalent", "TRL hands the reward whole groups (check_batch refuses a batch that does not split into "
