@@ -17,10 +17,10 @@ from course_lib.tasks import generate
 
 NOTEBOOKS = numbered_notebooks()
 
+
 def printed_by(cell) -> str:
     """What a cell printed: its stream outputs joined (a busy kernel may send one print in several pieces)."""
     return "".join(output.get("text", "") for output in cell.outputs if output.get("output_type") == "stream")
-
 
 
 def exercise_numbers(notebook) -> list[int]:

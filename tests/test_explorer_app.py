@@ -11,5 +11,4 @@ def test_make_explorer_uses_the_course_template():
     makefile = (ROOT / "Makefile").read_text()
     assert "JUPYTER_PATH=$(CURDIR)/apps $(VENV)/bin/voila apps/budget_explorer.ipynb --no-browser --template=course" \
         in makefile
-    template = ROOT / "apps" / "voila" / "templates" / "course" / "index.html.j2"
-    assert template.exists()
+    assert (ROOT / "apps" / "voila" / "templates" / "course" / "index.html.j2").exists()

@@ -7,6 +7,7 @@ import shutil
 import pytest
 from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
 
+import course_lib.training as training
 from course_lib import CourseError
 from course_lib.training import TrainConfig, load_trained, micro_batches, read_jsonl_log, train_grpo, trl_config
 
@@ -76,8 +77,6 @@ class RecordingTrainer:
 
 
 def test_a_failed_final_save_is_one_line_naming_final(problems, tmp_path, monkeypatch):
-    import course_lib.training as training
-
     monkeypatch.setattr(RecordingTrainer, "save_fails", True)
     monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
     with pytest.raises(CourseError, match=rf"^could not save final/ in {tmp_path / 'run'} \(No space left on device\); "
@@ -89,7 +88,6 @@ def test_a_failed_final_save_is_one_line_naming_final(problems, tmp_path, monkey
 def test_the_trainer_is_built_from_the_config(standin_model, problems, tmp_path, monkeypatch):
     """What train_grpo hands TRL (stopped before training): the dynamic-sampling trainer when asked, the ledger reward
     with the config's group size and format weight, and each prompt as a conversation in the chat model's template."""
-    import course_lib.training as training
     from course_lib.models import load_tokenizer
     from course_lib.prompts import model_input
 
@@ -118,14 +116,12 @@ def test_dynamic_sampling_is_refused_over_several_processes(problems, tmp_path, 
                                                             dynamic_sampling, refused):
     import types
 
-    import course_lib.training as training
-
     launched = types.SimpleNamespace(world_size=processes, process_index=0)  # as `accelerate launch` would set
     monkeypatch.setattr(training, "trl_config", lambda *args, **kwargs: launched)
     config = TrainConfig(**{**FAST, "dynamic_sampling": dynamic_sampling})
     refusal = "^dynamic_sampling=True needs a single process: each process would refill its own groups$"
     with pytest.raises(CourseError if refused else AttributeError, match=refusal if refused else "main_process_first"):
-        train_grpo("tiny-s", problems, config, tmp_path / "run", progress=False)  # accepted: goes on, to where the stand-in ends
+        train_grpo("tiny-s", problems, config, tmp_path / "run", progress=False)  # accepted: it runs on to where the stand-in stops
 
 
 def test_trained_adapter_merges_into_the_base(finished_run):
@@ -256,8 +252,6 @@ def test_out_of_memory_retries_with_half_the_micro_batch_and_the_same_arguments(
     """train_grpo's retry loop (the attempt itself stubbed): one warning, then the same call
     with half as many prompts per micro-batch, the progress bar and the callbacks passed on each time."""
     import torch
-
-    import course_lib.training as training
 
     attempts = []
 
