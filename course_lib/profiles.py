@@ -25,7 +25,7 @@ class Profile:
     max_new_tokens: int  # completion length limit
     sample_batch_size: int  # prompts per batched generate call
     train_problems: int  # problems in a training subset (notebook 04)
-    train_steps: int  # GRPO optimizer steps per run
+    train_steps: int  # GRPO optimizer steps of each of notebook 04's runs
     prompts_per_step: int  # prompts per GRPO step (each with G completions)
     eval_problems: int  # held-out problems per evaluation
     eval_k: int  # samples per held-out problem
@@ -50,7 +50,7 @@ PROFILES = {
     "tiny": Profile(
         name="tiny", models=("tiny-s", "tiny-m", "tiny-l"), model="tiny-m", task="arith",
         n_problems=500, k=8, temperature=1.0, max_new_tokens=96, sample_batch_size=64,
-        train_problems=200, train_steps=60, prompts_per_step=8, eval_problems=300, eval_k=4,
+        train_problems=200, train_steps=30, prompts_per_step=8, eval_problems=300, eval_k=4,
         experiment_pool=1000, max_train_steps=0, train_settings="course", ood_task="", stability_problems=100,
         reference_k=0, notes={"purpose": "the whole course offline on a 2-core CPU in minutes"},
     ),
