@@ -1,5 +1,5 @@
-"""Wall time and peak memory (total RSS, and PSS, of the kernel and the kernels it starts) of each numbered and appendix notebook in one profile,
-with the class slot its header states.
+"""Wall time and peak memory (total RSS, and PSS, of the kernel and the kernels it starts) of each notebook `make course` runs
+(numbered, appendix, and the grid-point template experiment.ipynb), in its order and one profile, with the class slot its header states.
 
 Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01] [--write]
 Prints each notebook's numbers; with --write also records them in benchmarks/results/notebook_times_<profile>.json,
@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import psutil
 
-from course_lib.notebooks import appendix_notebooks, execute, numbered_notebooks
+from course_lib.notebooks import course_notebooks, execute
 from course_lib.provenance import atomic_write_text, git_commit, library_versions
 
 
@@ -65,7 +65,7 @@ def main():
     out_file = Path(__file__).parent / "results" / f"notebook_times_{args.profile}.json"
     results = json.loads(out_file.read_text())["notebooks"] if out_file.exists() else {}
     if args.slots_only:  # the slot is read, not measured: no need to re-run a notebook whose slot changed
-        for notebook in numbered_notebooks() + appendix_notebooks():
+        for notebook in course_notebooks():
             if notebook.name in results:
                 results[notebook.name]["slot_minutes"] = class_slot(notebook)
         atomic_write_text(out_file, json.dumps({**json.loads(out_file.read_text()), "notebooks": results}, indent=1) + "\n")
@@ -74,7 +74,7 @@ def main():
     measured = []
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["COURSE_CACHE_DIR"] = str(Path(tmp) / "cache")  # the kernel starts with an empty cache
-        for notebook in numbered_notebooks() + appendix_notebooks():
+        for notebook in course_notebooks():
             if args.only and not notebook.name.startswith(tuple(args.only)):
                 continue
             load = round(os.getloadavg()[0], 1)  # other work on the machine slows a notebook: say how busy it was

@@ -42,6 +42,29 @@ def standin_model(shared_data, tmp_path_factory) -> Path:
     return out
 
 
+# Damaging a file the way a killed save, a bad disk or a careless copy does (test_damaged_files, test_training)
+ADAPTER = "adapter_model.safetensors"
+
+
+def nan_fill(path):
+    """Overwrite every tensor of a .safetensors file with NaN, keeping its size and its mtime (as `cp -a` would)."""
+    stat, data = path.stat(), bytearray(path.read_bytes())
+    start = 8 + int.from_bytes(data[:8], "little")
+    data[start:] = (b"\x00\x00\xc0\x7f" * len(data))[: len(data) - start]  # float32 NaN (bf16: 0 and NaN)
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def flip_byte(path, offset=-100):
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def truncate(path):
+    path.write_bytes(path.read_bytes()[:500])
+
+
 FAST_TRAINING = {"group_size": 4, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 48}
 
 

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 import torch
+from conftest import ADAPTER, flip_byte, nan_fill, truncate
 from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings: 2 steps, a checkpoint after each
 
 from course_lib import CourseError
@@ -15,23 +16,6 @@ from course_lib.__main__ import main
 from course_lib.checkpoints import MARKER, STAGING, newest_complete, publish, remove_old
 from course_lib.models import load_model
 from course_lib.training import TrainConfig, load_trained, train_grpo
-
-ADAPTER = "adapter_model.safetensors"
-
-
-def nan_fill(path):
-    """Overwrite every tensor of a .safetensors file with NaN, keeping its size and its mtime (as `cp -a` would)."""
-    stat, data = path.stat(), bytearray(path.read_bytes())
-    start = 8 + int.from_bytes(data[:8], "little")
-    data[start:] = (b"\x00\x00\xc0\x7f" * len(data))[: len(data) - start]  # float32 NaN (bf16: 0 and NaN)
-    path.write_bytes(bytes(data))
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-
-
-def flip_byte(path, offset=-100):
-    data = bytearray(path.read_bytes())
-    data[offset] ^= 0xFF
-    path.write_bytes(bytes(data))
 
 
 def killed_copy(finished_run, tmp_path):
@@ -77,15 +61,11 @@ def test_newest_complete_checkpoint_in_numeric_order_falls_back_and_ignores_stra
     assert sorted(p.name for p in tmp_path.iterdir()) == [".saving", "checkpoint-12", "checkpoint-15", "checkpoint-old"]
 
 
-def _truncate(path):
-    path.write_bytes(path.read_bytes()[:500])
-
-
 def test_a_checkpoint_killed_mid_save_is_set_aside_and_the_run_resumes_from_the_one_before(finished_run, problems,
                                                                                           tmp_path):
     out = killed_copy(finished_run, tmp_path)
     (out / "checkpoint-2" / MARKER).unlink()  # killed while writing the last checkpoint: no marker, adapter half written
-    _truncate(out / "checkpoint-2" / ADAPTER)
+    truncate(out / "checkpoint-2" / ADAPTER)
     with pytest.warns(UserWarning, match=rf"^{out / 'checkpoint-2'} has no {MARKER} \(its save did not finish\); "
                                          r"set aside as checkpoint-2\.damaged, resuming from checkpoint-1$"):
         summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
@@ -100,7 +80,7 @@ def test_a_checkpoint_killed_mid_save_is_set_aside_and_the_run_resumes_from_the_
     (lambda ckpt: [p.unlink() for p in ckpt.iterdir() if p.name != "adapter_config.json"],
      f"has no {MARKER} \\(its save did not finish\\)"),
     # damaged after it was saved whole: a truncated adapter, a flipped byte, a file gone
-    (lambda ckpt: _truncate(ckpt / ADAPTER), "adapter_model.safetensors is damaged \\(its sha256 differs"),
+    (lambda ckpt: truncate(ckpt / ADAPTER), "adapter_model.safetensors is damaged \\(its sha256 differs"),
     (lambda ckpt: flip_byte(ckpt / "optimizer.pt"), "optimizer.pt is damaged \\(its sha256 differs"),
     (lambda ckpt: (ckpt / "trainer_state.json").unlink(), "trainer_state.json is missing"),
     (lambda ckpt: (ckpt / MARKER).write_text("{}"), f"{MARKER} is damaged"),
@@ -186,50 +166,6 @@ def _copy(finished_run, tmp_path):
     out = tmp_path / "run"
     shutil.copytree(finished_run[0], out)
     return out
-
-
-def _rehash_final(out):
-    """Record final/'s current bytes in summary.json (a run that itself wrote these weights)."""
-    from course_lib.checkpoints import folder_sha256
-
-    summary = json.loads((out / "summary.json").read_text())
-    summary["final_sha256"] = folder_sha256(out / "final")
-    (out / "summary.json").write_text(json.dumps(summary))
-
-
-@pytest.mark.parametrize(("damage", "message"), [
-    (lambda out: flip_byte(out / "final" / ADAPTER), r"final/adapter_model\.safetensors is damaged \(its sha256"),
-    (lambda out: _truncate(out / "final" / ADAPTER), r"final/adapter_model\.safetensors is damaged \(its sha256"),
-    (lambda out: (out / "final" / ADAPTER).unlink(), r"final/adapter_model\.safetensors is missing"),
-    (lambda out: (nan_fill(out / "final" / ADAPTER), _rehash_final(out)),
-     r"final/adapter_model\.safetensors holds weights that are not finite \(NaN or inf in .*lower its learning rate"),
-    (lambda out: (out / "summary.json").unlink(), r"is not a finished run \(no summary\.json\)"),
-    (lambda out: shutil.rmtree(out / "final"), r"is not a finished run \(no final/\)"),
-    (lambda out: (out / "run_config.json").write_text("{}"), r"run_config\.json is damaged or missing"),
-    (lambda out: (out / "run_config.json").write_text("{'model':"), r"run_config\.json is damaged or missing"),
-], ids=["flipped byte", "truncated", "missing", "NaN adapter", "no summary", "no final", "run_config {}", "run_config not JSON"])
-def test_a_damaged_run_folder_is_one_line_naming_the_file(finished_run, tmp_path, damage, message):
-    out = _copy(finished_run, tmp_path)
-    damage(out)
-    with pytest.raises(CourseError, match=message) as error:
-        load_trained(str(out))
-    assert "\n" not in str(error.value)
-
-
-def _legacy(out):
-    """summary.json as course_lib wrote it before it recorded the sha256 of final/."""
-    summary = json.loads((out / "summary.json").read_text())
-    del summary["final_sha256"]
-    (out / "summary.json").write_text(json.dumps(summary))
-
-
-def test_a_run_from_before_final_hashes_loads_and_its_damage_is_still_one_line(finished_run, tmp_path):
-    out = _copy(finished_run, tmp_path)
-    _legacy(out)
-    load_trained(str(out))  # e.g. data/results/grpo-tiny-m/run: nothing to check its files against
-    _truncate(out / "final" / ADAPTER)
-    with pytest.raises(CourseError, match=r"final/adapter_model\.safetensors is corrupt or truncated \(.*; train"):
-        load_trained(str(out))
 
 
 def test_cli_evaluate_on_a_damaged_run_exits_2_with_one_line(finished_run, tmp_path, capsys):

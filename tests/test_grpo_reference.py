@@ -196,6 +196,17 @@ def test_reference_step_clips_the_gradient_before_the_optimizer_step(tokenizer):
     assert (after - before).norm().item() == pytest.approx(0.1 * 1e-3, rel=1e-3)  # lr x the clipped norm
 
 
+def test_reference_step_clips_at_norm_one_by_default_as_trl_does(tokenizer):
+    model = build_model("tiny-s", tokenizer, seed=0)
+    before = torch.cat([p.detach().flatten() for p in model.parameters()])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, [8 * r for r in REWARDS], group_size=G,
+                            optimizer=optimizer, scale="none")  # unscaled advantages of 8: a norm above 1
+    after = torch.cat([p.detach().flatten() for p in model.parameters()])
+    assert result["grad_norm"] > 2.0
+    assert (after - before).norm().item() == pytest.approx(0.1 * 1.0, rel=1e-3)  # TRL's max_grad_norm = 1.0
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

@@ -43,6 +43,43 @@ def test_t_interval_matches_the_textbook_formula_and_handles_one_seed():
     assert t_interval([0.2])["seeds"] == 1 and pd.isna(t_interval([0.2])["ci_low"])
 
 
+def _values_with_low_bound(low: float, spread: float = 0.1) -> list[float]:
+    """Two seeds whose 95% t-interval starts exactly at `low`: mean - t(1) sd / sqrt(2) = low, with sd = spread / sqrt(2)."""
+    from scipy.stats import t as student_t
+
+    half = float(student_t.ppf(0.975, 1)) * spread / 2
+    return [low + half - spread / 2, low + half + spread / 2]
+
+
+@pytest.mark.parametrize(("values", "excludes_zero"), [
+    (_values_with_low_bound(0.0), False),  # the interval touches 0: not above it
+    ([-v for v in _values_with_low_bound(0.0)], False),  # touches 0 from below
+    (_values_with_low_bound(0.5), True),  # above 0, below 1
+    ([-v for v in _values_with_low_bound(0.5)], True),  # below 0
+    ([-0.1, 0.1, 0.05], False),  # straddles 0
+], ids=["low at 0", "high at 0", "above 0", "below 0", "straddles 0"])
+def test_t_interval_excludes_zero_only_strictly(values, excludes_zero):
+    interval = t_interval(values)
+    assert set(interval) == {"mean", "ci_low", "ci_high", "seeds", "excludes_zero"}
+    assert interval["excludes_zero"] is excludes_zero and interval["seeds"] == len(values)
+
+
+def test_t_interval_rounds_to_four_places_and_one_seed_has_no_interval():
+    from scipy.stats import t as student_t
+
+    values = [0.123456, 0.234567, 0.345678]
+    half = float(student_t.ppf(0.975, 2)) * float(np.std(values, ddof=1)) / 3 ** 0.5
+    mean = sum(values) / 3
+    assert t_interval(values) == {"mean": round(mean, 4), "ci_low": round(mean - half, 4), "ci_high": round(mean + half, 4),
+                                  "seeds": 3, "excludes_zero": False}
+    one = t_interval([0.123456])
+    assert set(one) == {"mean", "ci_low", "ci_high", "seeds", "excludes_zero"}
+    assert one["mean"] == 0.1235 and one["seeds"] == 1 and one["excludes_zero"] is False
+    assert np.isnan(one["ci_low"]) and np.isnan(one["ci_high"])
+    with pytest.raises(CourseError, match="^t_interval needs at least one value$"):
+        t_interval([])
+
+
 def test_pairing_by_seed_removes_the_shared_seed_noise():
     table = synthetic_table()
     unpaired = gain_by_strategy(table).set_index("strategy")

@@ -2,9 +2,11 @@
 
 import functools
 import json
+import re
 import shutil
 
 import pytest
+from conftest import ADAPTER, flip_byte, nan_fill, truncate
 from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
 
 import course_lib.training as training
@@ -584,3 +586,112 @@ def test_multi_gpu_batch_sizes_name_the_nearest_valid_choices(prompts, processes
 def test_micro_batches_are_for_one_process_unless_told():
     assert micro_batches(TrainConfig(prompts_per_step=3, group_size=4)) == (12, 1)  # 3 prompts x 4 completions
     assert micro_batches(TrainConfig(prompts_per_step=4, group_size=4, micro_batch_prompts=1), 2) == (4, 2)
+
+
+# ---------------------------------------------------------------------------
+# Loading a run: a damaged folder is one line naming the file and what to do
+# ---------------------------------------------------------------------------
+
+AGAIN = "; run the same train command again to finish it from its last complete checkpoint"
+NOT_RUN_CONFIG = " is damaged or missing (not the JSON train_grpo writes); use a new folder, or delete this one to start over"
+
+
+def _copy(finished_run, tmp_path):
+    out = tmp_path / "run"
+    shutil.copytree(finished_run[0], out)
+    return out
+
+
+def _rehash_final(out):
+    """Record final/'s current bytes in summary.json (a run that itself wrote these weights)."""
+    from course_lib.checkpoints import folder_sha256
+
+    summary = json.loads((out / "summary.json").read_text())
+    summary["final_sha256"] = folder_sha256(out / "final")
+    (out / "summary.json").write_text(json.dumps(summary))
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (lambda out: flip_byte(out / "final" / ADAPTER), r"final/adapter_model\.safetensors is damaged \(its sha256.*" + re.escape(AGAIN)),
+    (lambda out: truncate(out / "final" / ADAPTER), r"final/adapter_model\.safetensors is damaged \(its sha256.*" + re.escape(AGAIN)),
+    (lambda out: (out / "final" / ADAPTER).unlink(), r"final/adapter_model\.safetensors is missing.*" + re.escape(AGAIN)),
+    (lambda out: (nan_fill(out / "final" / ADAPTER), _rehash_final(out)),
+     r"final/adapter_model\.safetensors holds weights that are not finite \(NaN or inf in .*\(lower its learning rate\); "
+     r"restore or rebuild it"),
+    (lambda out: (out / "summary.json").unlink(), r"run is not a finished run \(no summary\.json\)" + re.escape(AGAIN)),
+    (lambda out: shutil.rmtree(out / "final"),
+     r"run is not a finished run \(no final/\); run the same train command again to finish it"),
+    (lambda out: (out / "run_config.json").write_text("{}"), r"run_config\.json" + re.escape(NOT_RUN_CONFIG)),
+    (lambda out: (out / "run_config.json").write_text("{'model':"), r"run_config\.json" + re.escape(NOT_RUN_CONFIG)),
+], ids=["flipped byte", "truncated", "missing", "NaN adapter", "no summary", "no final", "run_config {}", "run_config not JSON"])
+def test_a_damaged_run_folder_is_one_line_naming_the_file(finished_run, tmp_path, damage, message):
+    out = _copy(finished_run, tmp_path)
+    damage(out)
+    with pytest.raises(CourseError, match=message + "$") as error:
+        load_trained(str(out))
+    assert "\n" not in str(error.value)
+
+
+def _legacy(out):
+    """summary.json as course_lib wrote it before it recorded the sha256 of final/."""
+    summary = json.loads((out / "summary.json").read_text())
+    del summary["final_sha256"]
+    (out / "summary.json").write_text(json.dumps(summary))
+
+
+def test_a_run_from_before_final_hashes_loads_and_its_damage_is_still_one_line(finished_run, tmp_path):
+    out = _copy(finished_run, tmp_path)
+    _legacy(out)
+    load_trained(str(out))  # e.g. data/results/grpo-tiny-m/run: nothing to check its files against
+    truncate(out / "final" / ADAPTER)
+    with pytest.raises(CourseError, match=r"final/adapter_model\.safetensors is corrupt or truncated \(.*\); train the run again$"):
+        load_trained(str(out))
+
+
+@pytest.mark.parametrize(("summary", "why"), [
+    ('{"final_sha256": {}}', "is damaged (its final_sha256 is not {file: sha256})"),
+    ('{"final_sha256": "abc"}', "is damaged (its final_sha256 is not {file: sha256})"),
+    ('{"final_sha256": ["weights.bin"]}', "is damaged (its final_sha256 is not {file: sha256})"),
+    ('[1, 2]', "is damaged (not JSON)"),
+    ('{"steps": 2', "is damaged (not JSON)"),
+], ids=["empty hashes", "hashes a string", "hashes a list", "a list", "cut short"])
+def test_verify_final_names_the_damaged_summary_and_how_to_finish(tmp_path, summary, why):
+    (tmp_path / "summary.json").write_text(summary)
+    with pytest.raises(CourseError) as error:
+        training.verify_final(tmp_path)
+    assert str(error.value) == f"{tmp_path / 'summary.json'} {why}{AGAIN}"
+
+
+def test_verify_final_checks_final_against_the_recorded_hashes(tmp_path):
+    from course_lib.checkpoints import folder_sha256
+
+    with pytest.raises(CourseError) as error:
+        training.verify_final(tmp_path)
+    assert str(error.value) == f"{tmp_path} is not a finished run (no summary.json){AGAIN}"
+    (tmp_path / "final").mkdir()
+    (tmp_path / "final" / "weights.bin").write_bytes(b"trained")
+    (tmp_path / "summary.json").write_text(json.dumps({"steps": 2}))
+    assert training.verify_final(tmp_path) is None  # written before final_sha256: nothing to check against
+    (tmp_path / "summary.json").write_text(json.dumps({"final_sha256": folder_sha256(tmp_path / "final")}))
+    assert training.verify_final(tmp_path) is None
+    (tmp_path / "final" / "weights.bin").write_bytes(b"trainee")  # same size, other bytes
+    with pytest.raises(CourseError, match=r"weights\.bin is damaged \(its sha256 .*" + re.escape(AGAIN) + "$"):
+        training.verify_final(tmp_path)
+
+
+@pytest.mark.parametrize("text", [
+    None, "", "{}", "[]", "{'model':", '{"model": "tiny-s", "problem_ids": [], "config": 3}',
+    '{"model": "tiny-s", "config": {}}', '{"problem_ids": [], "config": {}}',
+], ids=["missing", "empty", "{}", "a list", "not JSON", "config not a dict", "no problem_ids", "no model"])
+def test_read_run_config_refuses_what_train_grpo_does_not_write(tmp_path, text):
+    if text is not None:
+        (tmp_path / "run_config.json").write_text(text)
+    with pytest.raises(CourseError) as error:
+        training.read_run_config(tmp_path)
+    assert str(error.value) == f"{tmp_path / 'run_config.json'}{NOT_RUN_CONFIG}"
+
+
+def test_read_run_config_returns_what_train_grpo_wrote(tmp_path):
+    written = {"model": "tiny-s", "problem_ids": ["arith-1"], "config": {"steps": 2}}
+    (tmp_path / "run_config.json").write_text(json.dumps(written))
+    assert training.read_run_config(tmp_path) == written
