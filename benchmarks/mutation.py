@@ -209,6 +209,30 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     f"{TRAINING}.x__train_grpo__mutmut_152": (
         "equivalent", "LoraConfig's bias defaults to 'none', the value given",
         "lora_dropout=0.0, target_modules="),
+    **{f"{TRAINING}.x_{function}__mutmut_{n}": (
+        "accepted", "without encoding='utf-8' the file is read with the locale's encoding, which is UTF-8 on this "
+                    "machine and CI; the explicit encoding matters only on a machine with another locale",
+        "encoding=None") for function, n in (("read_run_config", 8), ("verify_final", 16))},
+    **{f"{TRAINING}.x_{function}__mutmut_{n}": ("equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"')
+       for function, n in (("read_run_config", 10), ("verify_final", 18))},
+    **{f"{TRAINING}.x_{function}__mutmut_{n}": (
+        "equivalent", "what an unreadable file becomes is only tested for being a dict: '' fails that as None does",
+        change) for function, n, change in (("read_run_config", 11, 'previous = ""'), ("verify_final", 19, 'summary = ""'))},
+    f"{TRAINING}.x_read_run_config__mutmut_22": (
+        "equivalent", "the same check requires a `config` key too, so the keys are always more than model and "
+                      "problem_ids: a strict superset and a superset agree", "} < set(previous)"),
+    **{f"{TRAINING}.x_load_trained__mutmut_{n}": (
+        "accepted", "without the device load_model chooses, which is the CPU here, as the tests ask", change)
+       for n, change in ((19, "device=None)"), (21, "load_model(run_or_model, )"), (27, "device=None)"),
+                         (29, 'load_model(run["model"], )'))},
+    f"{TRAINING}.x_load_trained__mutmut_55": (
+        "accepted", "`.to(None)` leaves the model where it loaded, the CPU, which is also the base model's device here",
+        ".to(None)"),
+    **{f"course_lib.studies.x_t_interval__mutmut_{n}": (
+        "equivalent", "the values are numbers (a list or a column of floats or ints): numpy's mean and sd are float64 "
+                      "either way", change) for n, change in ((3, "dtype=None)"), (5, "list(values), )"))},
+    **{f"course_lib.studies.x_t_interval__mutmut_{n}": (
+        "equivalent", "float('NAN') is NaN, as float('nan') is", 'float("NAN")') for n in (30, 35)},
 }
 
 # Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes
