@@ -47,8 +47,10 @@ $(VENV)/.installed: pyproject.toml
 # JupyterLab on the course's notebooks; their kernel (python3) is this environment's Python. LAB_ARGS passes
 # options through, e.g. LAB_ARGS="--no-browser --port 8899".
 LAB_ARGS ?=
+# As root (in a container) Jupyter refuses to start without --allow-root.
+LAB_AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: env
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_AS_ROOT) $(LAB_ARGS)
 
 course: env
 	$(PY) -m course_lib notebooks --profile $(PROFILE) --out $(BUILD)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -337,8 +338,14 @@ def cmd_train(args) -> None:
     problems = read_ids(args.ids, pool) if args.ids else pool
     if args.settings != "course" and "steps" not in given:  # the paper's step count (profiles.paper_steps)
         config = replace(config, steps=paper_steps(args.settings, len(problems), config.prompts_per_step))
+    saved = Path(args.out) / "summary.json"
+    finished_before = saved.read_bytes() if saved.is_file() else None
     summary = train_grpo(args.model, problems, config, args.out, progress=not args.quiet)
-    if os.environ.get("RANK", "0") == "0":  # under accelerate launch: one line, not one per process
+    if os.environ.get("RANK", "0") != "0":  # under accelerate launch: one line, not one per process
+        return
+    if finished_before is not None and saved.read_bytes() == finished_before:  # the same run, finished already
+        print(f"already finished ({summary['steps']} steps), nothing trained; run folder {args.out}")
+    else:
         print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
 
 
@@ -721,7 +728,12 @@ def main(argv=None) -> int:
 
     shown, warnings.formatwarning = warnings.formatwarning, _warning_line  # restored when the command ends
     try:
-        return args.run(args) or 0
+        code = args.run(args) or 0
+        sys.stdout.flush()  # a reader that closed the pipe (`... | head`) shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:  # the reader has what it wanted: stop quietly, with a shell's status for SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's own flush goes nowhere
+        return 141
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -138,7 +138,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     A cached chunk that fails `read_chunk`'s checks (JSON, rows, ids, k, outcomes, checksum) is sampled again.
     With backend="vllm", `model` is a model folder or hub id (vLLM loads it; see `course_lib.sampling`).
     """
-    from tqdm.auto import tqdm
+    from .runtime import progress_bar
 
     check_k(k)
     check_sampling_args(k, temperature, max_new_tokens, backend)
@@ -152,7 +152,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     folder = root / cache_key(model, problems, settings) if root else None
     start, rows, sampling_seconds = time.time(), [], 0.0
     chunks = range(0, len(problems), chunk_size)
-    for index, first in enumerate(tqdm(chunks, desc=description or f"estimating pass rates (K={k})", disable=not progress)):
+    for index, first in enumerate(progress_bar(chunks, desc=description or f"estimating pass rates (K={k})", disable=not progress)):
         part = folder / f"chunk-{index:05d}.json" if folder else None
         chunk_problems = problems[first : first + chunk_size]
         cached = read_chunk(part, chunk_problems, k) if part is not None and part.exists() else None
@@ -173,7 +173,8 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
 
 
 ROW_TYPES = {"id": str, "level": (int, type(None)), "source": str, "k": int, "n_correct": int,
-             "pass_rate": (int, float), "mean_length": (int, float), "tokens": int, "clipped": int, "outcomes": str}
+             "pass_rate": (int, float), "mean_length": (int, float), "tokens": int, "clipped": int, "outcomes": str,
+             "formatted": int}  # a chunk cached before format share was recorded lacks `formatted`: sampled again
 
 
 def rows_checksum(rows: list[dict]) -> str:
@@ -202,9 +203,8 @@ def chunk_problem(data, problems, k) -> str | None:
             return f"row {problem.id!r}: k={row['k']} and outcomes {outcomes!r} are not {k} samples of 0/1"
         if row["n_correct"] != outcomes.count("1") or row["pass_rate"] != row["n_correct"] / k:
             return f"row {problem.id!r}: n_correct and pass_rate disagree with outcomes {outcomes!r}"
-        formatted = row.get("formatted", 0)  # absent in chunks cached before format share was recorded
-        if not isinstance(formatted, int) or isinstance(formatted, bool) or not 0 <= formatted <= k:
-            return f"row {problem.id!r}: formatted={formatted!r} is not a count of 0..{k} completions"
+        if not 0 <= row["formatted"] <= k:
+            return f"row {problem.id!r}: formatted={row['formatted']!r} is not a count of 0..{k} completions"
         if (row["level"], row["source"]) != (problem.level, problem.source):
             return f"row {problem.id!r}: level or source differs from the problem's"
     return None
@@ -241,8 +241,7 @@ def _to_table(rows, k, chunk_seconds, seconds) -> pd.DataFrame:
     table["ci_low"] = [round(low, 4) for low, _ in intervals]
     table["ci_high"] = [round(high, 4) for _, high in intervals]
     table["mean_length"] = table["mean_length"].round(2)
-    formatted = table["formatted"] if "formatted" in table else pd.Series(float("nan"), index=table.index)
-    table["format_share"] = (formatted / table["k"]).round(4)  # share of completions with an answer in format
+    table["format_share"] = (table["formatted"] / table["k"]).round(4)  # share of completions with an answer in format
     chunk_seconds = seconds if chunk_seconds is None else chunk_seconds
     table.attrs["cost"] = {"completions": int(len(table) * k), "generated_tokens": int(table["tokens"].sum()),
                            "clipped_completions": int(table["clipped"].sum()) if "clipped" in table else None,

@@ -411,7 +411,7 @@ def _lr_at(step: int, config: PretrainConfig) -> float:
 
 def pretrain(config: PretrainConfig, progress: bool = True):
     """Train a tiny model from scratch on the task streams; returns (model, tokenizer, losses)."""
-    from tqdm.auto import tqdm
+    from .runtime import progress_bar
 
     torch.use_deterministic_algorithms(True)
     tokenizer = build_tokenizer()
@@ -420,7 +420,7 @@ def pretrain(config: PretrainConfig, progress: bool = True):
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.95), weight_decay=0.01)
     batches = _batches(config, tokenizer)
     losses = []
-    bar = tqdm(range(config.steps), desc=f"pretrain {config.size}", disable=not progress)
+    bar = progress_bar(range(config.steps), desc=f"pretrain {config.size}", disable=not progress)
     for step in bar:
         for group in optimizer.param_groups:
             group["lr"] = _lr_at(step, config)

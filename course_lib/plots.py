@@ -8,7 +8,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-CHARTS_VARIABLE = "COURSE_CHARTS"  # "live" (the default) or "svg"; `notebooks.execute` sets "svg" for its kernels
+from .runtime import CHARTS_VARIABLE
+
 CHART_KINDS = ("live", "svg")
 
 

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 # FutureWarnings transformers 5 raises when TRL 1.16 and PEFT 0.21 use its old names (not the course's own calls)
 LIBRARY_DEPRECATIONS = (
     r"`gradient_checkpointing(_kwargs)?` is deprecated",  # TrainingArguments, set by TRL's GRPOConfig
+    r"`gradient_checkpointing_(enable|disable)` is deprecated",  # PreTrainedModel, called by TRL's trainer
     r"`is_gradient_checkpointing` is deprecated",  # PreTrainedModel, read by TRL and PEFT
 )
 

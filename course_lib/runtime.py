@@ -15,6 +15,16 @@ from .errors import check
 
 RECORD_KEY = "course_record"  # output metadata key that marks a recorded-numbers output
 AUTO_THREADS = "COURSE_AUTO_THREADS"  # the OMP_NUM_THREADS value course_lib chose itself (not the user's)
+CHARTS_VARIABLE = "COURSE_CHARTS"  # "live" (the default) or "svg"; `notebooks.execute` sets "svg" for its kernels
+
+
+def progress_bar(*args, **kwargs):
+    """tqdm's progress bar (a widget in a live notebook, text elsewhere); none in a notebook executed headlessly
+    (`make course`): nobody watches it there, and its saved widget would read 0% for good."""
+    from tqdm.auto import tqdm
+
+    headless = os.environ.get(CHARTS_VARIABLE) == "svg"
+    return tqdm(*args, **{**kwargs, "disable": True}) if headless else tqdm(*args, **kwargs)
 
 
 def thread_count(cores: int, load: float, user: int | None = None, workers: int = 1) -> int:

@@ -109,10 +109,10 @@ def check_no_empty_prompt(prompts) -> None:
 
 def _sample_hf_chunks(model, tokenizer, prompts, k, temperature, max_new_tokens, seed, batch_size, progress):
     """Yield each prompt's completions, generating `batch_size` prompts x k at a time."""
-    from tqdm.auto import tqdm
+    from .runtime import progress_bar
 
     chunks = range(0, len(prompts), batch_size)
-    for index, start in enumerate(tqdm(chunks, desc="sampling", disable=not progress)):
+    for index, start in enumerate(progress_bar(chunks, desc="sampling", disable=not progress)):
         chunk = prompts[start : start + batch_size]
         yield from sample_chunk(model, tokenizer, chunk, k, temperature, max_new_tokens, chunk_seed(seed, index))
 

@@ -554,12 +554,16 @@ def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
     >>> rank_correlation([1, 2, 3, 4, 5], [2, 4, 6, 8, 10])["rho"]
     1.0
     """
-    from scipy.stats import spearmanr
+    import warnings
+
+    from scipy.stats import ConstantInputWarning, spearmanr
 
     x, y = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
     check(len(x) == len(y) and len(x) >= 4, f"rank_correlation needs >= 4 pairs of equal length, got {len(x)} and {len(y)}")
     rng = np.random.default_rng(seed)
-    draws = [spearmanr(x[i], y[i]).statistic for i in (rng.integers(0, len(x), len(x)) for _ in range(resamples))]
-    low, high = np.nanpercentile(draws, [2.5, 97.5])  # a resample of ties only has no rank correlation: skipped
+    with warnings.catch_warnings():  # a resample of ties only has no rank correlation (NaN): expected, and skipped
+        warnings.simplefilter("ignore", ConstantInputWarning)
+        draws = [spearmanr(x[i], y[i]).statistic for i in (rng.integers(0, len(x), len(x)) for _ in range(resamples))]
+    low, high = np.nanpercentile(draws, [2.5, 97.5])
     return {"rho": round(float(spearmanr(x, y).statistic), 4), "ci_low": round(float(low), 4),
             "ci_high": round(float(high), 4), "n": len(x)}

@@ -185,7 +185,7 @@ def _saved(path: Path) -> dict | None:
 def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
         notebook: Path = EXPERIMENT, where: dict | None = None, overrides: dict | None = None) -> dict:
     """Run every point of a study (skipping finished ones); write results.csv and provenance.json."""
-    from tqdm.auto import tqdm
+    from .runtime import progress_bar
 
     check(workers >= 1, f"workers={workers} must be >= 1")
     points = expand(study, profile, where, overrides)
@@ -196,7 +196,7 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     todo = [p for p in points if done_record(out, p) is None]
     workers = worker_count(workers, len(todo))
     start = time.time()
-    bar = tqdm(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
+    bar = progress_bar(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
     waves = warm_up_waves(todo)  # first one point per difficulty table, so the rest hit the cache
     if workers == 1:  # in this process: a forked worker (a copy of a notebook's kernel, torch loaded) would only
         for point in (p for wave in waves for p in wave):  # wait for the point's kernel, and count against 2 GB

@@ -246,15 +246,16 @@ def _trainer_callback(ledger_reward: LedgerReward, run_dir: Path):
 def _progress_callback():  # pragma: no mutate block (a progress bar: display only)
     """A progress bar showing the numbers that matter per step (reward, dead-group share, completion length, loss)
     instead of TRL's full metrics dict, which goes to metrics.jsonl."""
-    from tqdm.auto import tqdm
     from transformers import TrainerCallback
+
+    from .runtime import progress_bar
 
     class CourseProgress(TrainerCallback):
         bar = None
 
         def on_train_begin(self, args, state, control, **kwargs):
             if state.is_world_process_zero:
-                self.bar = tqdm(total=state.max_steps, initial=state.global_step, desc="GRPO steps")
+                self.bar = progress_bar(total=state.max_steps, initial=state.global_step, desc="GRPO steps")
 
         def on_step_end(self, args, state, control, **kwargs):
             if self.bar is not None:

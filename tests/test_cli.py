@@ -159,6 +159,10 @@ def test_train_shows_a_progress_bar_not_the_metrics_dict(tmp_path):
     assert "GRPO steps" in result.stderr and "reward=" in result.stderr
     assert "{'loss'" not in result.stdout + result.stderr and "'frac_reward_zero_std'" not in result.stdout
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == 2  # the full metrics are kept
+    assert result.stdout.startswith("trained 2 steps in ")
+    again = run_cli_in_process("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--steps", "2", "--group-size",
+                               "2", "--prompts-per-step", "2", "--max-new-tokens", "16", "--out", str(tmp_path / "run"))
+    assert again.returncode == 0 and again.stdout == f"already finished (2 steps), nothing trained; run folder {tmp_path / 'run'}\n"
 
 
 @pytest.mark.parametrize("command", ["estimate", "select", "evaluate", "reproduce", "calibrate", "generate"])

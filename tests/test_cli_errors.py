@@ -81,6 +81,17 @@ def test_cache_folder_from_the_environment_naming_a_file(files):
     assert done.returncode == 2 and "COURSE_CACHE_DIR=" in done.stderr and "is a file" in done.stderr
 
 
+def test_a_reader_that_closes_the_pipe_stops_the_command_quietly():
+    """`python -m course_lib generate ... | head -1`: no error line or traceback, and the shell's status for SIGPIPE.
+    2,500 problems (about 470 kB) are far more than a pipe's buffer holds, so a write after the reader left fails."""
+    process = subprocess.Popen([sys.executable, "-m", "course_lib", "generate", "--task", "arith", "--n", "2500"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    first = json.loads(process.stdout.readline())
+    process.stdout.close()  # what `head -1` does once it has its line
+    stderr = process.stderr.read().decode()
+    assert first["source"] == "arith" and process.wait(timeout=120) == 141 and stderr == ""
+
+
 @pytest.mark.slow
 def test_ctrl_c_prints_one_line_and_resuming_is_the_default(tmp_path):
     """Interrupted, `estimate` prints one line saying how to resume (its cached chunks) and writes no table.

@@ -111,6 +111,8 @@ CHUNK_FAULTS = {
     "n_correct disagrees": _edit_rows(lambda rows, pool: rows[0].update(n_correct=rows[0]["n_correct"] + 1)),
     "level is a string": _edit_rows(lambda rows, pool: rows[0].update(level="3")),
     "tokens missing": _edit_rows(lambda rows, pool: rows[0].pop("tokens")),
+    "no formatted count (older course_lib)": _edit_rows(lambda rows, pool: [row.pop("formatted") for row in rows]),
+    "formatted above k": _edit_rows(lambda rows, pool: rows[0].update(formatted=5)),
 }
 
 

@@ -142,3 +142,5 @@ def test_runtimes_in_the_course_map_and_notebook_headers_are_the_measured_ones()
             continue
         header = nbformat.read(str(path), as_version=4).cells[0].source + nbformat.read(str(path), as_version=4).cells[1].source
         assert f"`tiny` {format_runtime(measured['seconds'])} on a 2-core CPU" in header, path.name
+        if "peak memory" in header:  # stated as the record's peak, in GiB to one decimal
+            assert f"(peak memory {measured['peak_memory_mib'] / 1024:.1f} GB)" in header, path.name

@@ -160,6 +160,15 @@ def test_each_widget_carries_a_static_picture_of_its_default_state():
         assert count_marks(svg) > 0 and "NaN" not in svg
 
 
+def test_no_progress_bar_in_a_notebook_executed_headlessly(monkeypatch):
+    from course_lib.runtime import CHARTS_VARIABLE, progress_bar
+
+    monkeypatch.setenv(CHARTS_VARIABLE, "svg")  # what course_lib.notebooks.execute sets for its kernels
+    assert progress_bar(range(2), disable=False).disable
+    monkeypatch.setenv(CHARTS_VARIABLE, "live")
+    assert not progress_bar(range(2), disable=False).disable and progress_bar(range(2), disable=True).disable
+
+
 def test_show_adds_the_picture_only_in_a_static_copy(monkeypatch):
     from course_lib.plots import CHARTS_VARIABLE
     from course_lib.widgets import show
