@@ -196,6 +196,16 @@ def test_reference_step_clips_the_gradient_before_the_optimizer_step(tokenizer):
     assert (after - before).norm().item() == pytest.approx(0.1 * 1e-3, rel=1e-3)  # lr x the clipped norm
 
 
+def test_reference_step_takes_integer_rewards_as_the_same_numbers(tokenizer):
+    """A reward function may return ints (1 and 0): the step is the one the same rewards as floats give."""
+    results = []
+    for rewards in ([int(r) for r in REWARDS], REWARDS):
+        model = build_model("tiny-s", tokenizer, seed=0)
+        results.append(reference_step(model, tokenizer, PROMPTS, COMPLETIONS, rewards, group_size=G))
+    torch.testing.assert_close(results[0]["advantages"], results[1]["advantages"], rtol=0, atol=0)
+    assert results[0]["loss"] == results[1]["loss"] and results[0]["grad_norm"] == results[1]["grad_norm"]
+
+
 def test_reference_step_clips_at_norm_one_by_default_as_trl_does(tokenizer):
     model = build_model("tiny-s", tokenizer, seed=0)
     before = torch.cat([p.detach().flatten() for p in model.parameters()])

@@ -365,3 +365,17 @@ def test_pass_rate_histogram_counts_selected_and_not_selected_per_pass_rate():
         {"pass_rate": 0.5, "set": "selected", "count": 1}, {"pass_rate": 0.5, "set": "not selected", "count": 1},
         {"pass_rate": 1.0, "set": "selected", "count": 1}, {"pass_rate": 1.0, "set": "not selected", "count": 0},
     ]
+
+
+def test_select_seeds_with_0_by_default_and_reads_pass_rates_given_as_text():
+    """The default seed is 0 (what a table's provenance records when none was given); pass rates read as text
+    (a CSV read without types) select exactly as the numbers do, for every strategy that reads them."""
+    assert select(HAND, "random", 4) == select(HAND, "random", 4, seed=0) != select(HAND, "random", 4, seed=1)
+    as_text = HAND.assign(pass_rate=HAND["pass_rate"].astype(str))
+    for strategy in ("easy", "medium", "hard", "learnability"):
+        assert select(as_text, strategy, 4, seed=2) == select(HAND, strategy, 4, seed=2), strategy
+
+
+def test_degenerate_medium_refuses_a_table_with_a_missing_pass_rate():
+    with pytest.raises(CourseError, match=r"pass_rate must be a number in \[0, 1\]; rows \['q1'\] are not"):
+        degenerate_medium(pool([0.5, float("nan"), 0.5]), 1)  # it reads every rate: none may be missing

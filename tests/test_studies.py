@@ -15,6 +15,7 @@ from course_lib.studies import (
     paired_difference,
     paired_verdicts,
     per_level_change,
+    rank_correlation,
     sd_upper_bound,
     seed_plan,
     seeds_needed,
@@ -62,6 +63,25 @@ def test_t_interval_excludes_zero_only_strictly(values, excludes_zero):
     interval = t_interval(values)
     assert set(interval) == {"mean", "ci_low", "ci_high", "seeds", "excludes_zero"}
     assert interval["excludes_zero"] is excludes_zero and interval["seeds"] == len(values)
+
+
+def test_rank_correlation_is_spearman_with_a_seeded_percentile_bootstrap_over_pairs():
+    """rho is Spearman's on all pairs; the interval is the 2.5th and 97.5th percentile of Spearman's rho over
+    resamples of the pairs drawn with numpy's generator from `seed` (ties-only resamples skipped), to 4 places."""
+    from scipy.stats import spearmanr
+
+    x, y = [1, 2, 3, 4, 5, 6, 7], [2, 1, 4, 3, 7, 5, 6]
+    rng = np.random.default_rng(3)
+    draws = []
+    for _ in range(200):
+        picked = rng.integers(0, 7, 7)
+        if len(set(picked)) > 1:
+            draws.append(spearmanr([x[i] for i in picked], [y[i] for i in picked]).statistic)
+    low, high = np.nanpercentile(draws, [2.5, 97.5])
+    assert rank_correlation(x, y, resamples=200, seed=3) == {
+        "rho": round(float(spearmanr(x, y).statistic), 4), "ci_low": round(float(low), 4),
+        "ci_high": round(float(high), 4), "n": 7}
+    assert rank_correlation(x, y, resamples=200, seed=3)["rho"] == 0.8214  # 1 - 6 * 10 / (7 * 48), by hand
 
 
 def test_t_interval_rounds_to_four_places_and_one_seed_has_no_interval():
@@ -274,8 +294,6 @@ def test_verdict_needs_three_seeds(row, said):
 
 
 def test_rank_correlation_has_an_interval():
-    from course_lib.studies import rank_correlation
-
     perfect = rank_correlation(range(10), range(10))
     assert perfect["rho"] == 1.0 and perfect["ci_low"] == 1.0 and perfect["n"] == 10
     noisy = rank_correlation([1, 2, 3, 4, 5, 6, 7, 8], [2, 1, 4, 3, 6, 5, 8, 7])
