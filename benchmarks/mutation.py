@@ -33,9 +33,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "estimation_cost(pool_size, k, 2)"),
     "course_lib.sweep.x_parse_where__mutmut_12": (
         "equivalent", "the message used when no pair is malformed is never shown (the check passes)", 'else "XXXX"'),
-    "course_lib.selection.x__select_levels__mutmut_7": (
-        "equivalent", "`is_count` only matters for a budget larger than the band, which a fraction (at most 1) never "
-                      "is for a band that is not empty (an empty band is refused before)", "or not isinstance(budget"),
     **{f"course_lib.selection.x__seeded_order__mutmut_{n}": (
         "equivalent", "ids are unique (checked before), so how a sort by id treats ties cannot matter", kind)
        for n, kind in ((14, "kind=None"), (17, "ids.astype(str), )"), (22, 'kind="XXstableXX"'), (23, 'kind="STABLE"'))},
@@ -96,12 +93,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "equivalent", "how ties are ordered cannot matter: tied p-values get the same adjusted value through the "
                       "running maximum, whichever comes first (and numpy reads 'STABLE' as 'stable')", change)
        for n, change in ((9, "kind=None"), (11, "argsort(p, )"), (13, 'kind="STABLE"'))},
-    **{name: ("equivalent", "every row of a group shares one base evaluation (its K, its accuracy, its variance), "
-                            "and a group has at least 3 rows (the verdict refuses fewer): row 1 holds what row 0 does",
-              change)
-       for name, change in (("course_lib.studies.x_gain_verdicts__mutmut_16", "iloc[1]"),
-                            ("course_lib.studies.x_per_level_verdicts__mutmut_21", "iloc[1]"),
-                            ("course_lib.studies.x_per_level_verdicts__mutmut_24", "iloc[1]"))},
     **{name: ("equivalent", "pass rates are validated as numbers in [0, 1]; read as their own dtype they are the "
                             "same floats", "dtype=None")
        for name in ("course_lib.selection.x_degenerate_medium__mutmut_9", "course_lib.selection.x_selection_summary__mutmut_15")},
@@ -115,18 +106,20 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.studies.x_equivalence_verdict__mutmut_81": (
         "equivalent", "dividing by 1.0 is multiplying by 1.0", "float(mean == 0) / 1.0"),
     "course_lib.studies.x_verdict_from__mutmut_11": (
-        "equivalent", "a difference from 0 (an interval excluding 0) never has a mean of exactly 0", "mean >= 0"),
+        "accepted", "only a difference whose mean rounds to 0 at 4 places (|mean| < 0.00005) while its interval "
+                    "excludes 0 reads it: holm_verdicts reads the rounded mean, and there both forms name a direction "
+                    "rounding has lost; the studies' margins (0.02-0.03) are 400 times larger", "mean >= 0"),
     "course_lib.studies.x_seeds_needed__mutmut_15": (
-        "equivalent", "0 or 1 seeds give no t-test (power NaN, read as 0), so the loop still answers from 2 on",
-        "range(most + 1)"),
+        "accepted", "only a target power of 0, which no plan asks for, tells them apart (2 seeds against 0): from 2 "
+                    "seeds on the loops agree, since 0 or 1 seeds give no t-test", "range(most + 1)"),
     "course_lib.studies.x_seeds_needed__mutmut_28": (
         "accepted", "power exactly equal to the target (a continuous function of sd and difference) is the only case "
                     "this changes", ") > power"),
     "course_lib.training.x__pad_cat__mutmut_1": (
         "equivalent", "its one caller always passes `left`, so the default is never used", "left=True):"),
     **{f"course_lib.training.x__dynamic_trainer_class__mutmut_{n}": (
-        "equivalent", "any seed for the refill draw that is fixed by the run's seed and step, and changes with the "
-                      "step, keeps runs reproducible and resumable: the tests pin those properties, not one formula",
+        "accepted", "another fixed function of the run's seed and the step: other refills, as reproducible and "
+                    "resumable, varying with the seed and the step (what the tests pin), not one formula",
         change) for n, change in ((10, "100_003 - self.state"), (11, "seed / 100_003"), (12, "100004"))},
     **{f"course_lib.training.x__finish__mutmut_{n}": (
         "equivalent", change_why, change)

@@ -51,7 +51,10 @@ def test_extract_boxed(text, expected):
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("So the answer is (B).", "(B)"), ("(A) or (G)", "(G)"), ("(H)", None), ("B", None)],
+    [("So the answer is (B).", "(B)"), ("(A) or (G)", "(G)"), ("(H)", None), ("B", None),
+     ("So the answer is Bob.", None),  # a name, not option (B)
+     ("the answer is: C", "(C)"), ("The answer is (A), not (B)", "(A)"), ("the answer is Dave, or (E)", "(E)"),
+     ("(C) first, then the answer is B.", "(B)")],
 )
 def test_extract_option(text, expected):
     assert extract_option(text) == expected
@@ -113,6 +116,18 @@ def test_rewards_take_trl_keyword_columns():
     assert format_reward(completions, source=["arith"] * 3) == [1.0, 1.0, 1.0]
     # TRL passes extra dataset columns; unknown ones are ignored
     assert correctness_reward(["#### 7"], answer=["7"], source=["arith"], level=[1], trainer_state=None) == [1.0]
+
+
+@pytest.mark.parametrize(("completion", "source", "reward"), [
+    ("3+4=7\n7*2=14\n#### 14", "arith", 1.0), ("#### -3", "arith", 1.0), ("#### -", "arith", 0.0),
+    ("3+4=7\n#### 7\nmore", "arith", 0.0), ("3+4=\n#### 7", "arith", 0.0),
+    ("ABC\nBCA\n#### B", "shuffle", 1.0), ("#### BCA", "shuffle", 0.0), ("AB\n#### A", "shuffle", 0.0),
+    ("#### H", "shuffle", 0.0),
+    ("work <answer>42</answer>", "tagged", 1.0), ("<answer>42</answer> and more", "tagged", 0.0),
+    ("<answer>4</answer><answer>2</answer>", "tagged", 0.0),
+], ids=lambda value: repr(value) if isinstance(value, str) else None)
+def test_format_reward_accepts_exactly_each_tasks_shape(completion, source, reward):
+    assert format_reward([completion], source=[source]) == [reward]
 
 
 def test_rewards_score_unknown_or_missing_answers_zero():

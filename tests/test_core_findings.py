@@ -336,6 +336,7 @@ def test_dynamic_sampling_refills_from_the_training_set_the_same_way_for_a_seed_
 
     assert refill(3, 5) == refill(3, 5)  # reproducible: a resumed run draws what the first run drew
     assert len({tuple(refill(3, step)) for step in range(6)}) > 1  # each step draws afresh
+    assert len({tuple(refill(seed, 5)) for seed in range(6)}) > 1  # each run's seed draws its own refills
     assert len(set(refill(3, 5))) == 4  # without replacement
 
 

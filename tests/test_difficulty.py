@@ -58,6 +58,14 @@ def test_table_has_one_row_per_problem_and_the_cost(tiny_s, pool, tmp_path):
     assert cost["generated_tokens"] == 1202 and cost["clipped_completions"] == 0
 
 
+def test_a_completion_cut_at_the_token_limit_counts_as_clipped(tiny_s, pool):
+    """At 8 new tokens every arith solution of tiny-s is cut: each completion is exactly at the limit, and clipped."""
+    model, tokenizer = tiny_s
+    table = estimate(model, tokenizer, pool, **{**SETTINGS, "max_new_tokens": 8}, cache_dir=None)
+    assert table["clipped"].tolist() == [4] * 10 and (table["mean_length"] == 8.0).all()
+    assert table.attrs["cost"]["clipped_completions"] == 40 and table.attrs["cost"]["generated_tokens"] == 320
+
+
 def test_same_seed_same_table_and_the_cache_is_used(tiny_s, pool, tmp_path):
     model, tokenizer = tiny_s
     first = estimate(model, tokenizer, pool, cache_dir=tmp_path / "a", **SETTINGS)
@@ -157,10 +165,25 @@ def test_interrupted_estimate_resumes_with_the_same_result(tiny_s, pool, tmp_pat
     assert len(list((tmp_path / "cut").rglob("chunk-*.json"))) == 3
 
 
-def test_different_settings_miss_the_cache(tiny_s, pool, tmp_path):
+@pytest.mark.parametrize("override", [{"seed": 6}, {"max_new_tokens": 40}, {"temperature": 0.7}, {"k": 2}],
+                         ids=lambda override: next(iter(override)))
+def test_different_settings_miss_the_cache(tiny_s, pool, tmp_path, override):
+    """Every sampling setting is in the cache key: a table at 48 new tokens is never read back for 40."""
     model, tokenizer = tiny_s
     estimate(model, tokenizer, pool, cache_dir=tmp_path, **SETTINGS)
-    estimate(model, tokenizer, pool, cache_dir=tmp_path, **{**SETTINGS, "seed": 6})
+    estimate(model, tokenizer, pool, cache_dir=tmp_path, **{**SETTINGS, **override})
+    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 2
+
+
+def test_another_prompt_for_the_same_problems_misses_the_cache(tiny_s, pool, tmp_path, monkeypatch):
+    """Same weights and problems, other prompt tokens (another chat template or tokenizer): a new entry."""
+    import course_lib.difficulty as difficulty
+
+    model, tokenizer = tiny_s
+    estimate(model, tokenizer, pool, cache_dir=tmp_path, **SETTINGS)
+    prompt_ids = difficulty.checked_prompt_ids
+    monkeypatch.setattr(difficulty, "checked_prompt_ids", lambda *args: [[*ids, ids[-1]] for ids in prompt_ids(*args)])
+    estimate(model, tokenizer, pool, cache_dir=tmp_path, **SETTINGS)
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 2
 
 

@@ -379,3 +379,9 @@ def test_select_seeds_with_0_by_default_and_reads_pass_rates_given_as_text():
 def test_degenerate_medium_refuses_a_table_with_a_missing_pass_rate():
     with pytest.raises(CourseError, match=r"pass_rate must be a number in \[0, 1\]; rows \['q1'\] are not"):
         degenerate_medium(pool([0.5, float("nan"), 0.5]), 1)  # it reads every rate: none may be missing
+
+
+def test_a_levels_budget_above_1_that_is_not_a_count_names_the_fraction_rule():
+    """1.5 is neither a fraction of the band nor a count: the fraction's rule is what is broken, not the band's size."""
+    with pytest.raises(CourseError, match=r"^budget=1\.5 as a fraction must be in \(0, 1\]; give a count as an integer$"):
+        select(HAND, "levels", 1.5, levels=(1,))

@@ -15,6 +15,7 @@ from course_lib.studies import (
     paired_difference,
     paired_verdicts,
     per_level_change,
+    per_level_verdicts,
     rank_correlation,
     sd_upper_bound,
     seed_plan,
@@ -63,6 +64,16 @@ def test_t_interval_excludes_zero_only_strictly(values, excludes_zero):
     interval = t_interval(values)
     assert set(interval) == {"mean", "ci_low", "ci_high", "seeds", "excludes_zero"}
     assert interval["excludes_zero"] is excludes_zero and interval["seeds"] == len(values)
+
+
+def test_an_arm_with_one_seed_gets_no_verdict_but_one_line():
+    """gain_verdicts and per_level_verdicts on an arm that ran one seed: the verdict's own refusal, not an IndexError."""
+    one = pd.DataFrame({"model": ["m"], "strategy": ["hard"], "gain.test": [0.02], "base_variance.test": [1e-4],
+                        "eval_k.test": [4], "accuracy_before_by_level.test.1": [0.5],
+                        "accuracy_after_by_level.test.1": [0.52]})
+    for verdicts in (lambda: gain_verdicts(one, 0.03), lambda: per_level_verdicts(one, 0.03, problems_per_level=60)):
+        with pytest.raises(CourseError, match="^1 seed\\(s\\): an interval from fewer than 3 seeds says nothing"):
+            verdicts()
 
 
 def test_rank_correlation_is_spearman_with_a_seeded_percentile_bootstrap_over_pairs():

@@ -143,9 +143,22 @@ def test_resume_after_a_kill_continues_from_the_last_checkpoint(finished_run, pr
     assert [m["step"] for m in read_jsonl_log(out / "metrics.jsonl")] == [1, 2]
 
 
-def test_a_folder_with_a_different_run_is_refused(finished_run, problems):
-    with pytest.raises(CourseError, match="holds a run with a different config"):
-        train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "learning_rate": 1e-5}), finished_run[0])
+@pytest.mark.parametrize("change", ["config", "model", "problems", "problem order"])
+def test_a_folder_with_a_different_run_is_refused(finished_run, problems, change):
+    """A folder holding another run (another config, model, or problems, even the same ones in another order) is
+    never resumed or returned as this run's: one line, before any training."""
+    model, config, pool = "tiny-s", TrainConfig(**FAST), list(problems)
+    if change == "config":
+        config = TrainConfig(**{**FAST, "learning_rate": 1e-5})
+    elif change == "model":
+        model = "tiny-m"
+    elif change == "problems":
+        pool = pool[:-1]
+    else:
+        pool = pool[::-1]
+    with pytest.raises(CourseError, match=f"^out={re.escape(str(finished_run[0]))} holds a run with a different "
+                                          "config, model or problems; use a new folder or delete this one$"):
+        train_grpo(model, pool, config, finished_run[0])
 
 
 def test_dynamic_sampling_refills_dead_groups(problems, tmp_path):
@@ -192,6 +205,21 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
 def test_bad_config_names_the_field(override, message):
     with pytest.raises(CourseError, match=message):
         TrainConfig(**override)
+
+
+def test_every_training_setting_reaches_trl(tmp_path):
+    """Each TrainConfig field TRL reads arrives in the GRPOConfig as given (non-default values throughout, so a
+    dropped one would show TRL's default): the shaped settings' weight decay and clipping, the run's seed, ..."""
+    config = TrainConfig(**{**FAST, "steps": 6, "save_steps": 2, "max_completion_length": 40, "learning_rate": 1.5e-4,
+                            "beta": 0.02, "loss_type": "grpo", "scale_rewards": "batch", "epsilon": 0.3,
+                            "temperature": 0.7, "weight_decay": 0.1, "adam_beta2": 0.95, "warmup_ratio": 0.1,
+                            "lr_scheduler_type": "cosine", "max_grad_norm": 0.05, "seed": 7})
+    expected = {"max_steps": 6, "save_steps": 2, "max_completion_length": 40, "learning_rate": 1.5e-4, "beta": 0.02,
+                "loss_type": "grpo", "scale_rewards": "batch", "epsilon": 0.3, "temperature": 0.7, "weight_decay": 0.1,
+                "adam_beta2": 0.95, "warmup_steps": 0.1, "lr_scheduler_type": "cosine", "max_grad_norm": 0.05,
+                "seed": 7, "num_generations": 4, "top_k": 0, "top_p": 1.0}
+    args = trl_config(config, tmp_path)
+    assert {name: getattr(args, name) for name in expected} == expected
 
 
 def test_a_step_is_whole_groups_of_completions(tmp_path):
