@@ -140,6 +140,8 @@ def check_06(numbers):
     # pinned: the smoke grid's two steps per point, and gains read from the committed study
     assert numbers["live_steps"] == {"tiny-s/levels-1-3/0": 2}
     assert numbers["gain_test"]["tiny-m/levels-1-3"] == 0.0344 and numbers["gain_test"]["tiny-s/levels-1-5"] == -0.01
+    top = numbers["top_levels_change"]
+    assert (top["tiny-m/levels-1-3/4"], top["tiny-l/random-matched/5"], top["tiny-s/levels-1-5/4"]) == (0.0222, 0.0264, 0.0014)
 
 
 def check_A1(numbers):
@@ -148,8 +150,13 @@ def check_A1(numbers):
     assert len(numbers["short_level_verdicts"]) == 20  # 4 arms x 5 levels
     assert all(numbers["short_level_verdicts"][f"{arm}/{level}"] == "equivalent"
                for arm in ("levels-1-3", "levels-1-5") for level in (4, 5))
-    assert all(-1.0 <= v <= 1.0 for v in numbers["pooled_spearman"].values())
     assert len(numbers["probe_gain_test"]) == 8  # 2 probes x 4 strategies
+    # pinned: read from the committed studies (the same in every profile)
+    assert numbers["pooled_spearman"] == pytest.approx({"arms: learnable share vs gain": 0.4651,
+                                                        "arms: selected share 0<p<1 vs gain": 0.3473,
+                                                        "runs: learnable share vs gain": 0.3278}, abs=1e-4)
+    assert (numbers["probe_gain_test"]["one prompt per step/hard"], numbers["probe_gain_test"]["larger pool/random"]) \
+        == (-0.125, 0.0379)
 
 
 def check_07(numbers):
