@@ -88,7 +88,8 @@ def test_a_reader_that_closes_the_pipe_stops_the_command_quietly():
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "OMP_NUM_THREADS": "1"})
     first = json.loads(process.stdout.readline())
     process.stdout.close()  # what `head -1` does once it has its line
-    stderr = process.stderr.read().decode()
+    with process.stderr:
+        stderr = process.stderr.read().decode()
     assert first["source"] == "arith" and process.wait(timeout=120) == 141 and stderr == ""
 
 
