@@ -61,6 +61,11 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                     "differ, which no caller passes", change)
        for name, n, change in (("dead_group_probability", 4, "dtype=None"), ("dead_group_probability", 6, "(p, )"),
                                ("informative_share", 3, "dtype=None"), ("informative_share", 5, "pass_rates, )"))},
+    "course_lib.answers.x_extract_tagged__mutmut_11": (
+        "equivalent", "the text holds exactly one <answer> (checked first): its first and last are the same", "rindex("),
+    **{f"course_lib.answers.x_extract_tagged__mutmut_{n}": (
+        "equivalent", "a close found after the tag is at least 8 characters in (past '<answer>'): >= 0, > 0 and >= 1 "
+                      "agree", change) for n, change in ((28, "end > 0"), (29, "end >= 1"))},
     "course_lib.grpo.x_reference_step__mutmut_107": (
         "equivalent", "float('INF') is infinity, as float('inf') is", 'float("INF")'),
     **{f"course_lib.grpo.x_reference_step__mutmut_{n}": (

@@ -62,7 +62,8 @@ def test_extract_option(text, expected):
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [(r"\boxed{070}", "70"), ("the answer is 588", "588"), ("<answer> 16 </answer>", "16"), ("none", None)],
+    [(r"\boxed{070}", "70"), ("the answer is 588", "588"), ("<answer> 16 </answer>", "16"), ("none", None),
+     ("#### 42\nchecking: 7", "42"), ("<answer>42</answer> (not 7)", "42")],  # the marked answer, not the last number
 )
 def test_extract_integer(text, expected):
     assert extract_integer(text) == expected
@@ -72,6 +73,15 @@ def test_extract_tagged_takes_the_one_tag_and_refuses_several():
     assert extract_tagged("so <answer> 2 </answer>") == "2"
     assert extract_tagged("<answer>1</answer> <answer> 2 </answer>") is None  # several guesses score 0
     assert extract_tagged("<answer>open") is None
+
+
+def test_extract_tagged_reads_from_its_tag_to_the_first_close_within_the_limit():
+    from course_lib.answers import MAX_TAGGED
+
+    assert extract_tagged("</answer> then <answer>42</answer>") == "42"  # a stray close before the tag is not its end
+    assert extract_tagged("<answer>4</answer>2</answer>") == "4"  # the first close after the tag ends it
+    assert extract_tagged("<answer>" + "7" * MAX_TAGGED + "</answer>") == "7" * MAX_TAGGED  # at the limit: read
+    assert extract_tagged("<answer>" + "7" * (MAX_TAGGED + 1) + "</answer>") is None  # beyond it: no answer
 
 
 @pytest.mark.parametrize(
