@@ -111,7 +111,10 @@ def _pool_spec(args, seed: int, levels: str | None) -> dict:
     """Where this command's problems come from (written into provenance so later commands rebuild them)."""
     from .problems import PROCEDURAL, pool_spec, source_of
 
-    n = args.n if args.n is not None else PROCEDURAL_POOL if source_of(args.task) in PROCEDURAL else None
+    procedural = source_of(args.task) in PROCEDURAL
+    check(not (procedural and args.data_dir), f"--data-dir is for the real datasets; task={args.task!r} is generated "
+                                              "from its seed: drop --data-dir")
+    n = args.n if args.n is not None else PROCEDURAL_POOL if procedural else None
     return pool_spec(args.task, args.split, n, seed, _levels(levels), args.data_dir, args.answer_format)
 
 

@@ -85,6 +85,14 @@ def test_estimate_out_into_the_data_folder_is_refused(capsys, tmp_path, monkeypa
     assert "is inside the data folder" in line and questions.read_text() == kept
 
 
+@pytest.mark.parametrize("command", ["estimate", "evaluate"])
+def test_a_data_folder_for_a_generated_task_is_refused(capsys, tmp_path, command):
+    """arith is generated from its seed: a --data-dir there is a mistake (a real dataset meant), not ignored."""
+    line = one_line_error(capsys, command, "--model", "tiny-s", "--task", "arith", "--n", "4", "--k", "2",
+                          "--data-dir", tmp_path / "no-such", "--out", tmp_path / "out.json")
+    assert line == "error: --data-dir is for the real datasets; task='arith' is generated from its seed: drop --data-dir"
+
+
 def test_compare_out_one_of_its_evaluations_is_refused(capsys, tmp_path):
     after, before = evaluation(tmp_path / "a.json", [0.5, 1.0]), evaluation(tmp_path / "b.json", [0.25, 0.5])
     kept = after.read_text()
