@@ -84,8 +84,9 @@ def test_micro_batched_run_logs_the_same_groups_and_resumes(finished_run, proble
         dead = [row["reward_std"] == 0 for row in ledger if row["step"] == step]
         assert sum(dead) / len(dead) == pytest.approx(metrics[step - 1]["frac_reward_zero_std"])
     assert {p.name for p in out.glob("checkpoint-*")} == {"checkpoint-2", "checkpoint-3"}  # every save_steps + the end
-    shutil.rmtree(out / "checkpoint-3")  # killed after step 3, before its checkpoint and final/
+    shutil.rmtree(out / "checkpoint-3")  # killed after step 3, before its checkpoint, final/ and summary.json
     shutil.rmtree(out / "final")
+    (out / "summary.json").unlink()
     summary = train_grpo("tiny-s", problems, config, out, progress=False)
     assert summary["resumed_from"] == 2 and summary["steps"] == 3
     assert [row["step"] for row in read_jsonl_log(out / "ledger.jsonl")] == [1, 1, 2, 2, 3, 3]
@@ -237,7 +238,7 @@ def test_two_processes_with_micro_batches_resume_to_the_same_adapter(tmp_path):
     _launch_two_cpu_processes(str(script), str(out))  # each process: 2 prompts per step, 1 per micro-batch
     assert [row["step"] for row in read_jsonl_log(out / "ledger.jsonl")] == [1] * 4 + [2] * 4 + [3] * 4
     adapter, ledger = (out / "final" / "adapter_model.safetensors").read_bytes(), read_jsonl_log(out / "ledger.jsonl")
-    shutil.rmtree(out / "checkpoint-3")  # killed after step 3, before its checkpoint and final/
+    shutil.rmtree(out / "checkpoint-3")  # killed after step 3, before its checkpoint, final/ and summary.json
     shutil.rmtree(out / "final")
     (out / "summary.json").unlink()
     _launch_two_cpu_processes(str(script), str(out))  # 8 problems, 4 per step: checkpoint-2 ends the first epoch
