@@ -66,6 +66,30 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.answers.x_extract_tagged__mutmut_{n}": (
         "equivalent", "a close found after the tag is at least 8 characters in (past '<answer>'): >= 0, > 0 and >= 1 "
                       "agree", change) for n, change in ((28, "end > 0"), (29, "end >= 1"))},
+    **{f"course_lib.grpo.x_{name}__mutmut_{n}": (
+        "equivalent", "the tensors are 2-D (N, T): dimension +1 is dimension -1", change)
+       for name, n, change in (("_aggregate", 8, "masked.sum(+1)"), ("_aggregate", 12, "mask.sum(+1)"),
+                               ("completion_logprobs", 91, "dim=+1"))},
+    "course_lib.grpo.x_completion_logprobs__mutmut_49": (
+        "equivalent", "the attention mask is read as attend or not: 2 attends as 1 does", "] = 2"),
+    **{f"course_lib.grpo.x_completion_logprobs__mutmut_{n}": (
+        "equivalent", "each row is prompt + completion padded on the right, and the model is causal: padding after "
+                      "a token never changes what it sees, with or without a mask", change)
+       for n, change in ((54, "attention_mask=None"), (56, "ids.to(device), ).logits"))},
+    **{f"course_lib.grpo.x_completion_logprobs__mutmut_{n}": (
+        "accepted", "the course's tokenizers (tiny, stand-in, Qwen) add no special tokens to a text either way; one "
+                    "that added a BOS would shift every position, which the TRL comparison would show", change)
+       for n, change in ((16, "tokenizer(prompt, )"), (17, "add_special_tokens=True"), (25, "tokenizer(completion, )"),
+                         (26, "add_special_tokens=True"))},
+    **{f"course_lib.grpo.x_completion_logprobs__mutmut_{n}": (
+        "accepted", "which device a tensor is made on: the CPU either way here; on a GPU a mismatch fails at once",
+        change) for n, change in ((50, "device = None"), (57, "ids.to(None)"), (58, "attention.to(None)"),
+                                  (62, "device=None)"), (65, "n_completion, )"), (69, "device=None)"),
+                                  (72, "n_completion, )"), (77, "device=None)"), (80, "- 1, )"), (100, "device=None)"),
+                                  (102, "torch.tensor(c_ids, )"))},
+    **{f"course_lib.grpo.x_grpo_loss__mutmut_{n}": (
+        "accepted", "a ratio exactly on a clip bound (a float equal to 0.8 or 1.28) is the only case this changes",
+        change) for n, change in ((79, "ratio <= 1 - epsilon"), (85, "ratio >= 1 + epsilon_high"))},
     "course_lib.grpo.x_reference_step__mutmut_107": (
         "equivalent", "float('INF') is infinity, as float('inf') is", 'float("INF")'),
     **{f"course_lib.grpo.x_reference_step__mutmut_{n}": (

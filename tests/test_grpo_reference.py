@@ -6,6 +6,7 @@ method `GRPOTrainer` calls once per generation batch) computes the advantages, t
 token count; then the public `compute_loss`, and `backward`.
 """
 
+import math
 import re
 
 import pytest
@@ -165,6 +166,39 @@ def test_grpo_loss_aggregation_hand_cases(options, expected):
     assert stats == {"clip_fraction": 0.0, "kl": None}
 
 
+# One-token completions (an empty answer and its eos) divide by 1 token, not by a floor above 1. On-policy, each
+# token's loss is -advantage: grpo over completions of 1, 1 and 2 tokens, advantages 1: (-1/1 - 1/1 - 2/2) / 3 = -1;
+# bnpo and dapo over a batch of one 1-token completion: -1 / 1
+@pytest.mark.parametrize(("rows", "options"), [(3, {"loss_type": "grpo"}), (1, {"loss_type": "bnpo"}),
+                                               (1, {"loss_type": "dapo", "num_items_in_batch": 1})])
+def test_grpo_loss_over_one_token_completions(rows, options):
+    logps = torch.full((3, 2), -1.0)[:rows]
+    mask = torch.tensor([[1.0, 0.0], [1.0, 0.0], [1.0, 1.0]])[:rows]
+    loss, stats = grpo_loss(logps, logps, None, torch.ones(rows), mask, **options)
+    assert loss.item() == pytest.approx(-1.0)
+    one = torch.tensor([[1.0, 0.0]])  # the clip mean over a single token is that token's value
+    assert grpo_loss(logps[:1] + 1.0, logps[:1], None, torch.tensor([1.0]), one)[1]["clip_fraction"] == 1.0  # ratio e
+
+
+def test_grpo_loss_adds_beta_times_the_k3_kl_to_the_reference():
+    """On-policy with advantages 0, the loss is beta x mean KL: with log(ref / policy) = 1 on every token,
+    k3 = e - 1 - 1 (x the ratio 1), so beta = 1 gives e - 2 and beta = 0 gives 0 (the KL is still reported)."""
+    logps, mask, zero = torch.full((2, 3), -2.0), torch.ones(2, 3), torch.zeros(2)
+    for beta, expected in ((1.0, math.e - 2), (0.5, (math.e - 2) / 2), (0.0, 0.0)):
+        loss, stats = grpo_loss(logps, logps, logps + 1.0, zero, mask, beta=beta)
+        assert loss.item() == pytest.approx(expected, rel=1e-6) and stats["kl"] == pytest.approx(math.e - 2, rel=1e-6)
+
+
+def test_clip_fraction_counts_only_tokens_whose_gradient_clipping_removed():
+    """A token is clipped when its ratio left [1 - eps, 1 + eps_high] on the side its advantage pushes toward:
+    low ratio with a negative advantage, high ratio with a positive one. A zero advantage is never clipped."""
+    old = torch.zeros(6, 1)
+    logps = torch.log(torch.tensor([[0.5], [0.5], [0.5], [1.5], [1.5], [1.5]]))  # ratios 0.5 (low) and 1.5 (high)
+    advantages = torch.tensor([-1.0, 0.0, 0.5, 1.0, 0.0, -0.5])
+    _, stats = grpo_loss(logps, old, None, advantages, torch.ones(6, 1))
+    assert stats["clip_fraction"] == pytest.approx(2 / 6)  # rows 0 (low, -1) and 3 (high, +1) only
+
+
 def test_dead_groups_give_exactly_zero_gradient(tokenizer):
     model = build_model("tiny-s", tokenizer, seed=0)
     result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, [1.0] * 4 + [0.0] * 4, group_size=G)
@@ -243,6 +277,10 @@ def test_reference_step_rejects(tokenizer, kwargs, message):
         ({"old_logps": torch.zeros(8, 5)}, "old_logps has shape (8, 5); give the shape of logps, (8, 4)"),
         ({"advantages": torch.zeros(2, 4)}, "advantages has shape (2, 4); give one per completion, (8,)"),
         ({"beta": 0.04}, "beta=0.04 penalises KL to a reference: give ref_logps"),
+        ({"ref_logps": torch.zeros(8, 3)}, "ref_logps has shape (8, 3); give the shape of logps, (8, 4)"),
+        ({"mask": torch.ones(8, 5)}, "mask has shape (8, 5); give the shape of logps, (8, 4)"),
+        ({"logps": torch.zeros(8), "old_logps": torch.zeros(8), "mask": torch.ones(8)},
+         "logps has shape (8,); give (N, T): N completions of T tokens"),
     ],
 )
 def test_grpo_loss_rejects(change, message):
@@ -250,6 +288,11 @@ def test_grpo_loss_rejects(change, message):
                  "advantages": torch.zeros(8), "mask": torch.ones(8, 4), **change}
     with pytest.raises(CourseError, match=re.escape(message)):
         grpo_loss(**arguments)
+
+
+def test_completion_logprobs_needs_one_prompt_per_completion(tokenizer):
+    with pytest.raises(CourseError, match=r"^2 prompts but 3 completions$"):
+        completion_logprobs(build_model("tiny-s", tokenizer, seed=0), tokenizer, PROMPTS, COMPLETIONS[:3])
 
 
 def test_trl_check_rejects_a_batch_that_does_not_split_into_groups(tokenizer, tmp_path):
