@@ -237,6 +237,32 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                     "the block (`local` matters across nodes, `desc` is a log label)", change)
        for n, change in ((88, "local=None"), (89, "desc=None"), (90, "main_process_first(desc="),
                          (91, "local=False, )"), (92, "local=True"), (93, "XXpreparing"), (94, "PREPARING"))},
+    # trl_loss_on_fixed_batch: TRL's loss and gradients on a fixed batch (notebook 04's check), no training step
+    **{f"{TRAINING}.x_trl_loss_on_fixed_batch__mutmut_{n}": ("equivalent", why, change) for n, why, change in (
+        (39, "no optimizer step is taken: the learning rate is never read", "1.001"),
+        (76, "the batch is handed to TRL directly (and its prompts through rollout_func): the dataset's column is "
+             "never read", '"XXpromptXX"'),
+        (77, "the batch is handed to TRL directly (and its prompts through rollout_func): the dataset's column is "
+             "never read", '"PROMPT"'))},
+    **{f"{TRAINING}.x_trl_loss_on_fixed_batch__mutmut_{n}": ("accepted", why, change) for n, why, change in (
+        (9, "only silences TRL's notice that rollout_func is experimental", "SILENCE\", None)"),
+        (12, "only silences TRL's notice that rollout_func is experimental", "XXTRL_EXPERIMENTAL_SILENCEXX"),
+        (13, "only silences TRL's notice that rollout_func is experimental", "trl_experimental_silence"),
+        (14, "only silences TRL's notice that rollout_func is experimental", "XX1XX"),
+        (20, "the course's tokenizers add no special tokens either way", "processing_class(text, )"),
+        (21, "the course's tokenizers add no special tokens either way", "add_special_tokens=True"),
+        (42, "the completion limit matters only for dr_grpo's denominator, which every caller gives explicitly",
+         '"max_completion_length": 97'),
+        (44, "where TRL would write (it writes nothing here: no save, no training loop)", "output_dir=None"),
+        (50, "where TRL would write (it writes nothing here: no save, no training loop)", "GRPOConfig(use_cpu"),
+        (57, "where TRL would write (it writes nothing here: no save, no training loop)", "str(None)"),
+        (45, "the CPU either way on this machine; on a GPU TRL would place the model there", "use_cpu=None"),
+        (51, "the CPU either way on this machine; on a GPU TRL would place the model there", "str(out), bf16=False"),
+        (58, "the CPU either way on this machine; on a GPU TRL would place the model there",
+         "use_cpu=torch.cuda.is_available()"),
+        (53, "only whether TRL reports to a tracker (none installed here); no training loop runs", "bf16=False, per_device"),
+        (54, "the batch is handed to TRL directly: the configured batch size is only checked against G, and the "
+             "default (8) divides by the groups the tests use", "\n+                          num_generations"))},
     f"{TRAINING}.x__train_grpo__mutmut_152": (
         "equivalent", "LoraConfig's bias defaults to 'none', the value given",
         "lora_dropout=0.0, target_modules="),
