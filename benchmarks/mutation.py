@@ -262,7 +262,7 @@ TRIAGE: dict[str, tuple[str, ...]] = {
          "use_cpu=torch.cuda.is_available()"),
         (53, "only whether TRL reports to a tracker (none installed here); no training loop runs", "bf16=False, per_device"),
         (54, "the batch is handed to TRL directly: the configured batch size is only checked against G, and the "
-             "default (8) divides by the groups the tests use", "\n+                          num_generations"))},
+             "default (8) divides by the groups the tests use", "num_generations=group_size"))},
     f"{TRAINING}.x__train_grpo__mutmut_152": (
         "equivalent", "LoraConfig's bias defaults to 'none', the value given",
         "lora_dropout=0.0, target_modules="),
