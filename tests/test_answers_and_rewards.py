@@ -41,6 +41,8 @@ def test_extract_hash_answer(text, expected):
         (r"so \boxed{42}.", "42"),
         (r"\boxed{\frac{1}{2}} then \boxed{\sqrt{3}}", r"\sqrt{3}"),  # last box
         (r"\fbox{x^{2}}", "x^{2}"),
+        (r"\fbox{1} then \fbox{2}", "2"),  # the last \fbox too
+        (r"\fbox{1} then \boxed{2}", "2"), (r"\boxed{1} then \fbox{2}", "2"),  # whichever comes last
         (r"\boxed{unclosed", None),
         ("nothing", None),
     ],

@@ -180,6 +180,13 @@ def test_grpo_loss_over_one_token_completions(rows, options):
     assert grpo_loss(logps[:1] + 1.0, logps[:1], None, torch.tensor([1.0]), one)[1]["clip_fraction"] == 1.0  # ratio e
 
 
+def test_dr_grpo_takes_a_completion_limit_of_one_token():
+    logps = torch.full((2, 1), -1.0)  # two one-token completions, advantages 1 and 3: -(1 + 3) / (2 x 1)
+    loss, _ = grpo_loss(logps, logps, None, torch.tensor([1.0, 3.0]), torch.ones(2, 1), loss_type="dr_grpo",
+                        max_completion_length=1)
+    assert loss.item() == pytest.approx(-2.0)
+
+
 def test_grpo_loss_adds_beta_times_the_k3_kl_to_the_reference():
     """On-policy with advantages 0, the loss is beta x mean KL: with log(ref / policy) = 1 on every token,
     k3 = e - 1 - 1 (x the ratio 1), so beta = 1 gives e - 2 and beta = 0 gives 0 (the KL is still reported)."""

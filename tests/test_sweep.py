@@ -522,6 +522,10 @@ def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
         parse_overrides(["STEPS=many"])
     with pytest.raises(CourseError, match="--backend and --set BACKEND=... disagree"):
         parse_overrides(["BACKEND=hf"], backend="vllm")
+    assert parse_overrides(["BACKEND=vllm"]) == {"BACKEND": "vllm"}  # no --backend given: --set's own choice stands
+    for reserved in ("RUN_DIR", "PROFILE"):  # the sweep sets these per point: not a parameter to override
+        with pytest.raises(CourseError, match=f"^--set {reserved}=...: {reserved} is not an experiment parameter"):
+            parse_overrides([f"{reserved}=x"])
 
 
 def test_paper_jobs_ask_for_time_and_memory_from_the_cost_model(shared_data, tmp_path, monkeypatch):
