@@ -6,13 +6,16 @@ number, a resume from an older checkpoint)."""
 import copy
 import dataclasses
 import json
+import re
 import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import nan_fill
 
+from course_lib import CourseError
 from course_lib.answers import extract_hash_answer, extract_integer, is_correct
 from course_lib.difficulty import cache_key, estimate
 from course_lib.models import load_model
@@ -130,6 +133,14 @@ def test_load_trained_of_a_full_fine_tuning_run_has_its_new_weights(problems, tm
         assert torch.equal(trained_state[name].cpu(), tensor), name
     assert any(not torch.equal(tensor, base.state_dict()[name]) for name, tensor in saved.items())
     assert (_logits(trained, tokenizer) - _logits(base, tokenizer)).abs().max().item() > 1e-4
+    # a diverged run (its own recorded bytes, weights not finite) is one line naming its final/
+    from course_lib.checkpoints import folder_sha256
+
+    nan_fill(out / "final" / "model.safetensors")
+    summary = json.loads((out / "summary.json").read_text())
+    (out / "summary.json").write_text(json.dumps({**summary, "final_sha256": folder_sha256(out / "final")}))
+    with pytest.raises(CourseError, match=f"^{re.escape(str(out / 'final'))} holds weights that are not finite"):
+        load_trained(str(out))
 
 
 # ---------------------------------------------------------------------------

@@ -187,10 +187,6 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
     assert (out / "final" / "model.safetensors").exists()
     model, _ = load_trained(str(out))
     assert type(model).__name__ == "Qwen2ForCausalLM"
-    nan_fill(out / "final" / "model.safetensors")  # a diverged run: its own recorded bytes, weights not finite
-    _rehash_final(out)
-    with pytest.raises(CourseError, match=f"^{re.escape(str(out / 'final'))} holds weights that are not finite"):
-        load_trained(str(out))
 
 
 @pytest.mark.parametrize(
