@@ -53,7 +53,7 @@ def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False,
         log.parent.mkdir(parents=True, exist_ok=True)
         log_file = open(log, "wb")  # noqa: SIM115 (closed below, after the kernel has exited)
         options["kernel_manager_class"] = _kernel_manager_logging_to(log_file)
-    from .plots import CHARTS_VARIABLE
+    from .runtime import CHARTS_VARIABLE
 
     charts = os.environ.get(CHARTS_VARIABLE)
     os.environ[CHARTS_VARIABLE] = "svg"  # the kernel inherits it: executed notebooks keep static charts, no widgets

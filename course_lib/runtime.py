@@ -23,8 +23,9 @@ def progress_bar(*args, **kwargs):
     (`make course`): nobody watches it there, and its saved widget would read 0% for good."""
     from tqdm.auto import tqdm
 
-    headless = os.environ.get(CHARTS_VARIABLE) == "svg"
-    return tqdm(*args, **{**kwargs, "disable": True}) if headless else tqdm(*args, **kwargs)
+    if os.environ.get(CHARTS_VARIABLE) == "svg":
+        kwargs["disable"] = True
+    return tqdm(*args, **kwargs)
 
 
 def thread_count(cores: int, load: float, user: int | None = None, workers: int = 1) -> int:

@@ -27,7 +27,7 @@ def show(widget) -> None:
 
     from IPython.display import display
 
-    from .plots import CHARTS_VARIABLE
+    from .runtime import CHARTS_VARIABLE
 
     display(widget)
     if os.environ.get(CHARTS_VARIABLE) == "svg" and getattr(widget, "picture", None) is not None:

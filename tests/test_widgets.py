@@ -170,7 +170,7 @@ def test_no_progress_bar_in_a_notebook_executed_headlessly(monkeypatch):
 
 
 def test_show_adds_the_picture_only_in_a_static_copy(monkeypatch):
-    from course_lib.plots import CHARTS_VARIABLE
+    from course_lib.runtime import CHARTS_VARIABLE
     from course_lib.widgets import show
 
     shown = []
