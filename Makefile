@@ -74,7 +74,8 @@ test-fast: env
 # Mutation testing of the core modules (not part of CI): mutmut changes one thing at a time and runs the fast tests
 # that reach it ([tool.mutmut] in pyproject.toml); the report goes to benchmarks/results/mutation.md. Over an hour on
 # 2 cores: training.py's mutants run the tests that train a short run (docs/benchmarks.md has what was measured).
-# Resumable: stop it any time, and the next `make mutation` tests only what is left.
+# Resumable: stop it any time, and the next `make mutation` tests only what is left. Each run appends its commit to
+# mutants/runs.log (verdicts already reached keep the tests they were reached with; the report names every commit).
 # MUTANTS='course_lib.answers.*' tests again every mutant of one module (e.g. after adding tests for it).
 # The tests run from a copy in mutants/, so ../shared/data is reached through a link ./shared -> ../shared.
 # CPU seconds of each run are appended to mutants/time.log where GNU time is installed (the report reads them)
@@ -82,7 +83,7 @@ TIME_MUTMUT := $(if $(wildcard /usr/bin/time),/usr/bin/time -a -o mutants/time.l
 mutation: env
 	test -e shared || ln -s ../shared shared
 	@test -d shared/data || { echo "make mutation: the tests need the real data in ../shared/data (see README)" >&2; exit 1; }
-	mkdir -p mutants && git rev-parse --short HEAD > mutants/run-commit && rm -f mutants/rerun-commit
+	mkdir -p mutants && echo "$$(git rev-parse --short HEAD) $$(date -u +%Y-%m-%dT%H:%MZ) $(or $(MUTANTS),unchecked)" >> mutants/runs.log
 	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(TIME_MUTMUT) \
 	  $(PY) -m mutmut run --max-children 2 $(MUTANTS)
 	$(PY) benchmarks/mutation.py

@@ -390,14 +390,35 @@ def _load_results() -> dict[str, dict[str, str]]:
     return results
 
 
+_PARSED: dict[str, object] = {}  # mutated file -> its parsed module, when mutmut's line index does not serve
+
+
 def _diff(name: str) -> str:
-    """The mutant's change as a unified diff (mutmut's own)."""
-    from mutmut.mutation.diff_apply import find_mutant, get_diff_for_mutant
+    """The mutant's change as a unified diff (mutmut's own format). The two functions are read through mutmut's
+    line index; where that index is out of date, the mutated file is parsed once and kept (training.py's copy has
+    about 60,000 lines: parsing it again for every survivor took minutes)."""
+    from difflib import unified_diff
+
+    import libcst
+    from mutmut.mutation.diff_apply import (
+        find_mutant,
+        read_functions_from_index,
+        read_mutant_function,
+        read_mutants_module,
+        read_original_function,
+    )
 
     try:
-        return get_diff_for_mutant(name, path=find_mutant(name).path).strip()
+        path = str(find_mutant(name).path)
+        functions = read_functions_from_index(name, path)
+        if functions is None:
+            if path not in _PARSED:
+                _PARSED[path] = read_mutants_module(path)
+            functions = (read_original_function(_PARSED[path], name), read_mutant_function(_PARSED[path], name))
     except Exception as error:  # a mutant of a function that has changed since the run
         return f"(no diff: {type(error).__name__})"
+    original, mutant = (libcst.Module([function]).code.strip().split("\n") for function in functions)
+    return "\n".join(unified_diff(original, mutant, fromfile=path, tofile=path, lineterm="")).strip()
 
 
 def summarise(results: dict[str, dict[str, str]], kinds: dict[str, str]) -> dict:
@@ -441,6 +462,26 @@ def timing(results: dict[str, dict[str, str]]) -> dict:
             "cpu_seconds_per_tested_mutant": round(cpu / tested, 2) if runs and tested else None}
 
 
+def mutmut_runs() -> list[dict[str, str]]:
+    """The `make mutation` runs whose verdicts the state holds, oldest first: commit, UTC start, what was run
+    (mutants/runs.log, a line per run)."""
+    log = Path("mutants") / "runs.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [dict(zip(("commit", "started", "mutants"), line.split(" ", 2))) for line in lines if line.strip()]
+
+
+def runs_sentence(runs: list[dict[str, str]]) -> str:
+    """Which commits' tests reached the verdicts: a killed mutant stays killed when tests are added, and a run
+    resumed later tests the rest (and whatever it was asked to test again) with that later commit's tests."""
+    if not runs:
+        return "No runs are logged in mutants/runs.log: the commit of the verdicts is unknown."
+    first, *later = runs
+    text = f"The run began at commit {first['commit']} ({first['started']})"
+    if later:
+        text += "; it was resumed at " + ", ".join(f"{r['commit']} ({r['started']}: {r['mutants']})" for r in later)
+    return text + ". Each verdict used the tests of the run that reached it."
+
+
 def write_report(results: dict[str, dict[str, str]]) -> None:
     from importlib import metadata
 
@@ -452,11 +493,7 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     summary = summarise(results, {name: kind for name, (kind, _) in triage.items()})
     excluded = excluded_functions()
     times = timing(results)
-    started = Path("mutants") / "run-commit"  # the commit whose code and tests mutmut copied when it started
-    retested = Path("mutants") / "rerun-commit"  # where the survivors were tested again with newer tests, if they were
-    record = {"command": COMMAND, "commit": git_commit(),
-              "run_commit": started.read_text().strip() if started.exists() else None,
-              "survivors_retested_at": retested.read_text().strip() if retested.exists() else None,
+    record = {"command": COMMAND, "commit": git_commit(), "runs": mutmut_runs(),
               "versions": {**library_versions(), "mutmut": metadata.version("mutmut")},
               "machine": f"{os.cpu_count()} CPUs", **summary, "excluded": excluded, "timing": times,
               "survivors": {name: kind for name, (kind, _) in triage.items()},
@@ -465,13 +502,10 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
 
     total = summary["total"]
     lines = ["# Mutation testing of the core modules", "",
-             f"Made by `{COMMAND}` (mutants and tests of commit {record['run_commit']}, report written at "
-             f"{record['commit']}) with mutmut {record['versions']['mutmut']} and "
-             f"torch {record['versions'].get('torch')}, on {record['machine']}. For each mutant mutmut runs only "
+             f"Made by `{COMMAND}` (report written at {record['commit']}) with mutmut {record['versions']['mutmut']} "
+             f"and torch {record['versions'].get('torch')}, on {record['machine']}. For each mutant mutmut runs only "
              "the fast tests that reach its function, from the test files listed under `[tool.mutmut]` in "
-             "pyproject.toml; a mutant of a function no such test calls counts as `no tests`."
-             + (f" Later verdicts (that run's survivors tested again, then further mutants, by `mutmut run NAMES...`) "
-                f"used the tests of commit {record['survivors_retested_at']}." if record["survivors_retested_at"] else ""),
+             "pyproject.toml; a mutant of a function no such test calls counts as `no tests`. " + runs_sentence(record["runs"]),
              ""]
     if not summary["complete"]:
         done = [m for m, c in summary["modules"].items() if c.get("not checked", 0) == 0]

@@ -121,3 +121,21 @@ def test_mutation_triage_is_used_only_for_the_change_it_was_written_for(monkeypa
     message = '--- a\n+++ b\n-    check(x, "bad x; fix it")\n+    check(x, "XXbad x; fix itXX")'
     assert kind_of("m.x_g__mutmut_1", message)[0] == "message"
     assert kind_of("m.x_g__mutmut_2", diff)[0] == "unexplained"
+
+
+def test_mutation_report_names_every_run_whose_verdicts_it_holds(tmp_path, monkeypatch):
+    import runpy
+
+    mutation = runpy.run_path(str(ROOT / "benchmarks" / "mutation.py"), run_name="mutation")
+    monkeypatch.chdir(tmp_path)
+    assert mutation["mutmut_runs"]() == []
+    assert "commit of the verdicts is unknown" in mutation["runs_sentence"]([])
+    (tmp_path / "mutants").mkdir()
+    (tmp_path / "mutants" / "runs.log").write_text(
+        "abc1234 2026-12-01T23:01Z unchecked\n\ndef5678 2026-12-02T08:02Z course_lib.answers.*\n")
+    runs = mutation["mutmut_runs"]()
+    assert runs == [{"commit": "abc1234", "started": "2026-12-01T23:01Z", "mutants": "unchecked"},
+                    {"commit": "def5678", "started": "2026-12-02T08:02Z", "mutants": "course_lib.answers.*"}]
+    assert mutation["runs_sentence"](runs) == (
+        "The run began at commit abc1234 (2026-12-01T23:01Z); it was resumed at def5678 (2026-12-02T08:02Z: "
+        "course_lib.answers.*). Each verdict used the tests of the run that reached it.")
