@@ -61,6 +61,14 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                     "differ, which no caller passes", change)
        for name, n, change in (("dead_group_probability", 4, "dtype=None"), ("dead_group_probability", 6, "(p, )"),
                                ("informative_share", 3, "dtype=None"), ("informative_share", 5, "pass_rates, )"))},
+    **{f"course_lib.studies.x_rank_correlation__mutmut_{n}": (
+        "accepted", "Spearman's rho reads ranks: integers and the same numbers as floats rank alike; only a list of "
+                    "numeric strings would differ, which no caller passes", change)
+       for n, change in ((5, "list(x), dtype=None"), (7, "list(x), )"), (10, "list(y), dtype=None"), (12, "list(y), )"))},
+    **{f"course_lib.studies.x_rank_correlation__mutmut_{n}": (
+        "accepted", "ignoring every warning inside the bootstrap, not only the constant-input one: spearmanr on finite "
+                    "numbers warns of nothing else", change)
+       for n, change in ((25, '"ignore", None)'), (27, '"ignore", )'))},
     "course_lib.answers.x_extract_tagged__mutmut_11": (
         "equivalent", "the text holds exactly one <answer> (checked first): its first and last are the same", "rindex("),
     **{f"course_lib.answers.x_extract_tagged__mutmut_{n}": (

@@ -9,6 +9,7 @@ token count; then the public `compute_loss`, and `backward`.
 import math
 import re
 
+import numpy as np
 import pytest
 import torch
 
@@ -238,13 +239,16 @@ def test_reference_step_clips_the_gradient_before_the_optimizer_step(tokenizer):
 
 
 def test_reference_step_takes_integer_rewards_as_the_same_numbers(tokenizer):
-    """A reward function may return ints (1 and 0): the step is the one the same rewards as floats give."""
+    """A reward function may return ints (1 and 0), or a numpy array of float64: the step is the one the same
+    rewards as a list of floats give (the rewards are read as float32, as TRL reads them)."""
     results = []
-    for rewards in ([int(r) for r in REWARDS], REWARDS):
+    for rewards in ([int(r) for r in REWARDS], np.array(REWARDS, dtype=np.float64), REWARDS):
         model = build_model("tiny-s", tokenizer, seed=0)
         results.append(reference_step(model, tokenizer, PROMPTS, COMPLETIONS, rewards, group_size=G))
-    torch.testing.assert_close(results[0]["advantages"], results[1]["advantages"], rtol=0, atol=0)
-    assert results[0]["loss"] == results[1]["loss"] and results[0]["grad_norm"] == results[1]["grad_norm"]
+    for result in results[:2]:
+        assert result["advantages"].dtype == torch.float32
+        torch.testing.assert_close(result["advantages"], results[2]["advantages"], rtol=0, atol=0)
+        assert result["loss"] == results[2]["loss"] and result["grad_norm"] == results[2]["grad_norm"]
 
 
 def test_reference_step_clips_at_norm_one_by_default_as_trl_does(tokenizer):

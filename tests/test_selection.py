@@ -164,6 +164,9 @@ def test_budget_count_rejects(budget, message):
         ({"strategy": "levels"}, "strategy='levels' needs levels=..."),
         ({"strategy": "levels", "levels": (1, 2, 3), "budget": 7},
          "budget=7 asks for 7 problems but levels [1, 2, 3] hold only 6; lower the budget or widen the levels"),
+        # a float is a fraction of the band, never a count: 7.5 is refused as a fraction, not as too many problems
+        ({"strategy": "levels", "levels": (1, 2, 3), "budget": 7.5}, "budget=7.5 as a fraction must be in (0, 1]"),
+        ({"strategy": "levels", "levels": (1, 2, 3), "budget": float("inf")}, "budget=inf must be positive"),
         ({"strategy": "levels", "levels": (6, 7)}, "no problem in the table has a level in [6, 7]"),
         ({"strategy": "levels", "levels": ()}, "levels is empty"),
         ({"strategy": "hard", "levels": (1, 2)}, "levels=(1, 2) only applies to strategy='levels'"),

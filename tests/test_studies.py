@@ -1,5 +1,7 @@
 """Reading study results: t-intervals across seeds, paired differences, per-level change (notebooks 05-07)."""
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,18 +83,29 @@ def test_rank_correlation_is_spearman_with_a_seeded_percentile_bootstrap_over_pa
     resamples of the pairs drawn with numpy's generator from `seed` (ties-only resamples skipped), to 4 places."""
     from scipy.stats import spearmanr
 
+    def by_hand(x, y, resamples, seed):
+        rng = np.random.default_rng(seed)
+        draws = []
+        for _ in range(resamples):
+            picked = rng.integers(0, len(x), len(x))
+            if len(set(picked)) > 1:
+                draws.append(spearmanr([x[i] for i in picked], [y[i] for i in picked]).statistic)
+        low, high = np.nanpercentile(draws, [2.5, 97.5])
+        return {"rho": round(float(spearmanr(x, y).statistic), 4), "ci_low": round(float(low), 4),
+                "ci_high": round(float(high), 4), "n": len(x)}
+
     x, y = [1, 2, 3, 4, 5, 6, 7], [2, 1, 4, 3, 7, 5, 6]
-    rng = np.random.default_rng(3)
-    draws = []
-    for _ in range(200):
-        picked = rng.integers(0, 7, 7)
-        if len(set(picked)) > 1:
-            draws.append(spearmanr([x[i] for i in picked], [y[i] for i in picked]).statistic)
-    low, high = np.nanpercentile(draws, [2.5, 97.5])
-    assert rank_correlation(x, y, resamples=200, seed=3) == {
-        "rho": round(float(spearmanr(x, y).statistic), 4), "ci_low": round(float(low), 4),
-        "ci_high": round(float(high), 4), "n": 7}
+    assert rank_correlation(x, y, resamples=200, seed=3) == by_hand(x, y, 200, 3)
     assert rank_correlation(x, y, resamples=200, seed=3)["rho"] == 0.8214  # 1 - 6 * 10 / (7 * 48), by hand
+    # a looser relation, so that neither bound sits at 1 and both have a fifth decimal to round away
+    x = list(range(12))
+    y = [0.503, 0.472, 4.562, 3.42, 1.857, 6.446, 11.216, 10.788, 5.185, 3.938, 7.507, 11.165]
+    assert rank_correlation(x, y, resamples=200, seed=3) == by_hand(x, y, 200, 3)
+    assert rank_correlation(x, y, resamples=200, seed=3) == {"rho": 0.7133, "ci_low": 0.2127, "ci_high": 0.9349,
+                                                             "n": 12}
+    assert rank_correlation(x[:4], y[:4], resamples=50)["n"] == 4  # four pairs are enough
+    defaults = inspect.signature(rank_correlation).parameters  # 05, 07 and A1 call it with the defaults
+    assert (defaults["resamples"].default, defaults["seed"].default) == (2000, 0)
 
 
 def test_t_interval_rounds_to_four_places_and_one_seed_has_no_interval():
