@@ -101,6 +101,17 @@ def test_math_equal_uses_math_verify(predicted, reference, equal):
     assert math_equal(predicted, reference) is equal
 
 
+def test_math_verify_sees_answers_of_up_to_300_characters_on_either_side():
+    """An answer longer than MAX_MATH_CHARS (300) is wrong without asking math-verify; one of exactly 300 is asked."""
+    from course_lib.answers import MAX_MATH_CHARS
+
+    half = r"\frac{1}{2}"
+    at_limit = half + " " * (MAX_MATH_CHARS - len(half))  # math-verify reads it as 1/2
+    over = at_limit + " "
+    assert math_equal(at_limit, "0.5") and math_equal("0.5", at_limit)
+    assert not math_equal(over, "0.5") and not math_equal("0.5", over)
+
+
 @pytest.mark.parametrize(
     ("completion", "answer", "source", "correct"),
     [

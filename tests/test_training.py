@@ -216,6 +216,43 @@ def test_every_training_setting_reaches_trl(tmp_path):
                 "seed": 7, "num_generations": 4, "top_k": 0, "top_p": 1.0}
     args = trl_config(config, tmp_path)
     assert {name: getattr(args, name) for name in expected} == expected
+    # the machine's and the engine's settings: a CPU here, so no bf16; no colocated vLLM context without a prompt length
+    assert (args.use_cpu, args.bf16, args.disable_tqdm, args.vllm_max_model_length) == (True, False, False, None)
+    assert args.gradient_checkpointing is False  # TRL 1.16 would turn it on by default
+    assert args.chat_template_kwargs == {"enable_thinking": False}  # Qwen3 answers without a thinking block
+    assert trl_config(config, tmp_path, progress=False).disable_tqdm is True
+
+
+def test_memory_and_engine_settings_reach_trl(tmp_path):
+    """Micro-batches become gradient accumulation; gradient checkpointing and the colocated vLLM engine's share of
+    the GPU and its context (longest prompt + completion budget) arrive as given."""
+    config = TrainConfig(**{**FAST, "prompts_per_step": 4, "micro_batch_prompts": 1, "gradient_checkpointing": True,
+                            "use_vllm": True, "vllm_gpu_memory_utilization": 0.55, "max_completion_length": 40})
+    args = trl_config(config, tmp_path, longest_prompt=1)
+    assert (args.per_device_train_batch_size, args.gradient_accumulation_steps) == (4, 4)  # 1 prompt x G=4, 4 times
+    assert (args.gradient_checkpointing, args.use_vllm, args.vllm_mode) == (True, True, "colocate")
+    assert (args.vllm_gpu_memory_utilization, args.vllm_max_model_length) == (0.55, 41)
+
+
+@pytest.mark.parametrize("variable", ["WORLD_SIZE", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE"])
+def test_the_process_count_is_read_as_accelerate_reads_it(variable, monkeypatch, tmp_path):
+    """torchrun sets WORLD_SIZE, MPI launchers PMI_SIZE or OMPI_COMM_WORLD_SIZE: each splits the step's prompts."""
+    seen = []
+
+    def record(config, num_processes=1):
+        seen.append(num_processes)
+        raise CourseError("stop before accelerate starts a process group")
+
+    monkeypatch.setattr(training, "micro_batches", record)
+    monkeypatch.setenv(variable, "2")
+    with pytest.raises(CourseError, match="^stop before"):
+        trl_config(TrainConfig(**FAST), tmp_path)
+    assert seen == [2]
+
+
+def test_an_extra_grpo_setting_trl_does_not_have_is_named(tmp_path):
+    with pytest.raises(CourseError, match=r"^extra names \['num_iteration'\], which GRPOConfig \(trl 1.16\) does not have$"):
+        trl_config(TrainConfig(**{**FAST, "extra": {"num_iteration": 2}}), tmp_path)
 
 
 def test_a_step_is_whole_groups_of_completions(tmp_path):
