@@ -61,6 +61,9 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                     "differ, which no caller passes", change)
        for name, n, change in (("dead_group_probability", 4, "dtype=None"), ("dead_group_probability", 6, "(p, )"),
                                ("informative_share", 3, "dtype=None"), ("informative_share", 5, "pass_rates, )"))},
+    **{f"course_lib.rewards.x_completion_text__mutmut_{n}": (
+        "equivalent", "a message without content read as None rather than '': the next line returns '' for anything "
+                      "that is not a string", change) for n, change in ((5, '"content", None)'), (7, '"content", )'))},
     "course_lib.training.x_trl_config__mutmut_111": (
         "equivalent", "TRL 1.16's GRPOConfig default top_k is 0 too (no restriction); the explicit 0 keeps sampling "
                       "unrestricted should a later TRL change its default", "temperature=config.temperature, top_p=1.0"),

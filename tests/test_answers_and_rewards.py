@@ -14,7 +14,7 @@ from course_lib.answers import (
     math_equal,
     normalize_number,
 )
-from course_lib.rewards import correctness_reward, format_reward
+from course_lib.rewards import completion_text, correctness_reward, format_reward
 
 SOURCES = ["arith", "shuffle", "gsm8k", "math", "bbh", "aime2025", "tagged"]
 
@@ -141,6 +141,33 @@ def test_rewards_take_trl_keyword_columns():
     assert correctness_reward(["#### 7"], answer=["7"], source=["arith"], level=[1], trainer_state=None) == [1.0]
 
 
+@pytest.mark.parametrize(("completion", "text"), [
+    ("3+4=7\n#### 7", "3+4=7\n#### 7"),
+    ([{"role": "assistant", "content": "#### 7"}], "#### 7"),
+    ([{"role": "user", "content": "12+3?"}, {"role": "assistant", "content": "#### 15"}], "#### 15"),
+    ([], ""), ([{"role": "assistant"}], ""), ([{"role": "assistant", "content": None}], ""), (["#### 7"], ""),
+    (None, ""), (7, ""),
+], ids=["plain", "one message", "last message", "no message", "no content", "content None", "list of text", "None",
+        "a number"])
+def test_completion_text_reads_the_last_messages_content_and_nothing_else(completion, text):
+    assert completion_text(completion) == text
+
+
+def test_a_column_given_once_applies_to_every_completion_and_the_default_source_is_arith():
+    """TRL passes a column per completion; a caller may give one value for all. Without a source, arith is assumed."""
+    assert correctness_reward(["#### 7", "#### 8"], answer="7", source="arith") == [1.0, 0.0]
+    assert correctness_reward(["#### 7"], answer=["7"]) == [1.0]
+    assert format_reward(["3+4=7\n#### 7", "ABC\n#### B"]) == [1.0, 0.0]
+    assert format_reward(["ABC\n#### B"], source="shuffle") == [1.0]
+
+
+def test_format_reward_reads_completions_of_up_to_max_scan_characters():
+    from course_lib.answers import MAX_SCAN
+
+    at_limit = "#### " + "1" * (MAX_SCAN - 5)
+    assert format_reward([at_limit, at_limit + "1"], source="arith") == [1.0, 0.0]
+
+
 @pytest.mark.parametrize(("completion", "source", "reward"), [
     ("3+4=7\n7*2=14\n#### 14", "arith", 1.0), ("#### -3", "arith", 1.0), ("#### -", "arith", 0.0),
     ("3+4=7\n#### 7\nmore", "arith", 0.0), ("3+4=\n#### 7", "arith", 0.0),
@@ -148,7 +175,7 @@ def test_rewards_take_trl_keyword_columns():
     ("#### H", "shuffle", 0.0),
     ("work <answer>42</answer>", "tagged", 1.0), ("<answer>42</answer> and more", "tagged", 0.0),
     ("<answer>4</answer><answer>2</answer>", "tagged", 0.0),
-], ids=lambda value: repr(value) if isinstance(value, str) else None)
+], ids=lambda value: value.replace("\n", " / ") if isinstance(value, str) else None)  # no backslash in an id
 def test_format_reward_accepts_exactly_each_tasks_shape(completion, source, reward):
     assert format_reward([completion], source=[source]) == [reward]
 
