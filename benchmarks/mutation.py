@@ -400,7 +400,10 @@ def _load_results() -> dict[str, dict[str, str]]:
     for module in MODULES:
         data = SourceFileMutationData(path=Path("course_lib") / f"{module}.py")
         data.load()
-        results[module] = {name: status_by_exit_code[code] for name, code in sorted(data.exit_code_by_key.items())}
+        # mutmut files a forked run whose pytest raised (e.g. a test id it passed was not found) as exit 255,
+        # "timeout": no test ran, so it is no verdict
+        results[module] = {name: "not run" if code == 255 else status_by_exit_code[code]
+                           for name, code in sorted(data.exit_code_by_key.items())}
     return results
 
 
@@ -460,7 +463,7 @@ def summarise(results: dict[str, dict[str, str]], kinds: dict[str, str]) -> dict
             "survivors_share_without_message_wording": share(surviving - wording, non_equivalent - wording),
             # a mutant no fast test reaches is not killed either: the strict share counts it as a survivor
             "survivors_share_counting_no_tests": share(surviving + total["no tests"], non_equivalent + total["no tests"]),
-            "complete": total["not checked"] == 0}
+            "complete": total["not checked"] == 0 and total["not run"] == 0}
 
 
 def timing(results: dict[str, dict[str, str]]) -> dict:
@@ -534,6 +537,10 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
         lines.append(f"| {module} | {c['mutants']} | {c.get('killed', 0)} | {c.get('survived', 0)} | "
                      + " | ".join(str(c.get(f"survived: {k}", 0)) for k in kinds)
                      + f" | {c.get('timeout', 0)} | {c.get('no tests', 0)} | {c.get('not checked', 0)} |")
+    if total.get("not run", 0):
+        lines += ["", f"**{total['not run']} mutants' tests did not run** (pytest stopped before running them, which "
+                      "mutmut counts as a timeout): they are no verdict; find why with `debug = true` under "
+                      "[tool.mutmut], then test them again with `make mutation MUTANTS=...`."]
     every, without = summary["survivors_share_of_non_equivalent"], summary["survivors_share_without_message_wording"]
     if every is not None:
         lines += ["", f"Survivors that are not equivalent: **{every:.1%}** of the non-equivalent mutants tested; "

@@ -139,3 +139,13 @@ def test_mutation_report_names_every_run_whose_verdicts_it_holds(tmp_path, monke
     assert mutation["runs_sentence"](runs) == (
         "The run began at commit abc1234 (2026-12-01T23:01Z); it was resumed at def5678 (2026-12-02T08:02Z: "
         "course_lib.answers.*). Each verdict used the tests of the run that reached it.")
+
+
+def test_mutation_runs_whose_tests_did_not_run_are_no_verdict():
+    import runpy
+
+    mutation = runpy.run_path(str(ROOT / "benchmarks" / "mutation.py"), run_name="mutation")
+    results = {"answers": {"a.x_f__mutmut_1": "killed", "a.x_f__mutmut_2": "not run"}}
+    summary = mutation["summarise"](results, {})
+    assert summary["modules"]["answers"]["tested"] == 1 and summary["complete"] is False
+    assert mutation["summarise"]({"answers": {"a.x_f__mutmut_1": "killed"}}, {})["complete"] is True
