@@ -122,8 +122,6 @@ class TrainConfig:
               f"group_size={self.group_size!r} must be >= 2: GRPO compares completions within a group")
         check(self.prompts_per_step >= 1, f"prompts_per_step={self.prompts_per_step} must be >= 1")
         check(self.steps >= 1, f"steps={self.steps} must be >= 1")
-        check(self.learning_rate > 0, f"learning_rate={self.learning_rate} must be positive")
-        check(self.beta >= 0, f"beta={self.beta} must be >= 0")
         check(self.format_weight >= 0, f"format_weight={self.format_weight} must be >= 0 (0: correctness alone)")
         check(self.loss_type in LOSS_TYPES, f"loss_type={self.loss_type!r} is unknown; use one of {', '.join(LOSS_TYPES)}")
         check(self.scale_rewards in SCALES, f"scale_rewards={self.scale_rewards!r} is unknown; use one of {', '.join(SCALES)}")

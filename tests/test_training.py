@@ -203,6 +203,44 @@ def test_bad_config_names_the_field(override, message):
         TrainConfig(**override)
 
 
+SCHEDULERS = ", ".join(training._scheduler_names())
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ({"lora": 1}, "lora=1 must be True or False"),
+    ({"steps": 2.0}, "steps=2.0 must be a finite int"),
+    ({"learning_rate": True}, "learning_rate=True must be a finite float"),
+    ({"learning_rate": float("nan")}, "learning_rate=nan must be a finite float"),
+    ({"learning_rate": 0.0}, "learning_rate=0.0 must be positive (LoRA on the tiny models: 3e-4; full fine-tuning: ~3e-5)"),
+    ({"epsilon": 0}, "epsilon=0 must be positive (the clipping range; 0.2 is usual)"),
+    ({"lr_scheduler_type": "bogus"}, f"lr_scheduler_type='bogus' is unknown; use one of {SCHEDULERS}"),
+    ({"prompts_per_step": 0}, "prompts_per_step=0 must be >= 1"),
+    ({"format_weight": -0.5}, "format_weight=-0.5 must be >= 0 (0: correctness alone)"),
+    ({"max_completion_length": 0}, "max_completion_length=0 must be >= 1"),
+    ({"save_steps": 0}, "save_steps=0 must be >= 1"),
+    ({"vllm_gpu_memory_utilization": 0.0}, "vllm_gpu_memory_utilization=0.0 must be in (0, 1]"),
+    ({"vllm_gpu_memory_utilization": 1.5}, "vllm_gpu_memory_utilization=1.5 must be in (0, 1]"),
+    ({"dynamic_max_rounds": 0}, "dynamic_max_rounds=0 must be >= 1"),
+    ({"micro_batch_prompts": -1}, "micro_batch_prompts=-1 must be >= 0 (0: the whole step at once)"),
+    ({"prompts_per_step": 4, "micro_batch_prompts": 3},
+     "prompts_per_step=4 does not split into micro-batches of micro_batch_prompts=3; use a divisor of prompts_per_step"),
+    ({"extra": {"seed": 1}}, "extra={'seed': ...}: seed is a TrainConfig field; set TrainConfig(seed=...)"),
+    ({"extra": {"max_steps": 5}}, "extra={'max_steps': ...}: the course sets max_steps from steps; set that instead"),
+], ids=lambda value: "+".join(value) if isinstance(value, dict) else "")  # field names: no quotes in an id
+def test_each_bad_setting_is_one_whole_message(override, message):
+    """The whole message, not only its key phrase: a check whose message is lost or whose bound moves is caught."""
+    with pytest.raises(CourseError) as refused:
+        TrainConfig(**override)
+    assert str(refused.value) == message
+
+
+def test_each_bound_itself_is_accepted():
+    config = TrainConfig(max_completion_length=1, save_steps=1, prompts_per_step=1, dynamic_max_rounds=1,
+                         vllm_gpu_memory_utilization=1.0, micro_batch_prompts=0, format_weight=0.0, beta=0.0,
+                         learning_rate=3)  # an int where a float belongs is a number too
+    assert (config.max_completion_length, config.dynamic_max_rounds, config.learning_rate) == (1, 1, 3)
+
+
 def test_every_training_setting_reaches_trl(tmp_path):
     """Each TrainConfig field TRL reads arrives in the GRPOConfig as given (non-default values throughout, so a
     dropped one would show TRL's default): the shaped settings' weight decay and clipping, the run's seed, ..."""
