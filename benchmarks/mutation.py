@@ -64,6 +64,25 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.rewards.x_completion_text__mutmut_{n}": (
         "equivalent", "a message without content read as None rather than '': the next line returns '' for anything "
                       "that is not a string", change) for n, change in ((5, '"content", None)'), (7, '"content", )'))},
+    **{f"course_lib.sweep.x_run_point__mutmut_{n}": (
+        "accepted", "how much of a failed point's traceback is kept, and how its JSON record is indented: what a "
+                    "reader sees, not what is read back (the last line, which the tests check, is kept)", change)
+       for n, change in ((58, "limit=None"), (59, "limit=4"), (94, "indent=None"), (97, "dumps(record, default=str)"),
+                         (99, "indent=2"))},
+    **{f"course_lib.sweep.x_run__mutmut_{n}": (
+        "accepted", "the progress bar's settings: what the terminal shows while a sweep runs, nothing it records",
+        change) for n, change in ((3, "progress: bool = False"), (55, "total=None"), (56, "desc=None"),
+                                  (57, "disable=None"), (58, "progress_bar(desc="), (59, "len(todo), disable"),
+                                  (60, "done before)\", )"), (61, "len(points) + len(todo)"), (62, "disable=progress"))},
+    "course_lib.sweep.x_run__mutmut_1": (
+        "accepted", "the default of 2 workers or 3: worker_count caps it by the cores (2 here and on Binder)",
+        "workers: int = 3"),
+    **{f"course_lib.sweep.x_run__mutmut_{n}": (
+        "accepted", "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
+                    "result", change) for n, change in ((115, "start, None)"), (117, "start, )"), (119, "start, 2)"))},
+    **{f"course_lib.sweep.x_worker_count__mutmut_{n}": (
+        "accepted", "which caller's line the capped-workers warning names (the warning's text is tested)", change)
+       for n, change in ((18, 'core(s)", )'), (19, "stacklevel=4"))},
     "course_lib.training.x_trl_config__mutmut_111": (
         "equivalent", "TRL 1.16's GRPOConfig default top_k is 0 too (no restriction); the explicit 0 keeps sampling "
                       "unrestricted should a later TRL change its default", "temperature=config.temperature, top_p=1.0"),

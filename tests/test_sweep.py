@@ -646,3 +646,24 @@ def test_live_slice_runs_its_slice_afresh_and_keeps_the_points_that_succeeded(tm
     assert (calls[-1]["workers"], calls[-1]["where"], calls[-1]["command"], calls[-1]["old files"]) == (
         2, {"SEED": "2"}, "", [])
     assert len(sweep.live_slice("hard-wins", "smoke", "SEED:2", tmp_path / "new")) == 2  # a first slice: no folder yet
+
+
+def test_a_sweep_runs_only_its_slice_with_the_overrides_and_records_what_it_ran(tmp_path, monkeypatch):
+    """`where` keeps a slice of the grid, `overrides` (--set) reach every point's notebook, and provenance.json
+    says how this run went: the command, its workers and the points it ran (none when run again)."""
+    notebook = fake_experiment(tmp_path / "fake.ipynb")
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard", "easy"], "SEED": [0]}}})
+    out = tmp_path / "sweeps" / "demo"
+    run("demo", "smoke", out, workers=1, command="reproduce demo", progress=False, notebook=notebook,
+        where={"STRATEGY": "hard"}, overrides={"BUDGET": 0.2})
+    results = pd.read_csv(out / "results.csv")
+    assert (results.strategy.tolist(), results.budget.tolist(), results.status.tolist()) == (["hard"], [0.2], ["ok"])
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["command"] == "reproduce demo"
+    assert {k: provenance["this_run"][k] for k in ("workers", "points_run")} == {"workers": 1, "points_run": 1}
+    assert 0 <= provenance["this_run"]["wall_seconds"] < 600
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook, where={"STRATEGY": "hard"},
+        overrides={"BUDGET": 0.2})
+    assert json.loads((out / "provenance.json").read_text())["this_run"]["points_run"] == 0
+    with pytest.raises(CourseError, match="^workers=0 must be >= 1$"):
+        run("demo", "smoke", out, workers=0, progress=False, notebook=notebook)
