@@ -83,6 +83,14 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.sweep.x_worker_count__mutmut_{n}": (
         "accepted", "which caller's line the capped-workers warning names (the warning's text is tested)", change)
        for n, change in ((18, 'core(s)", )'), (19, "stacklevel=4"))},
+    **{f"course_lib.training.xǁTrainConfigǁ__post_init____mutmut_{n}": (
+        "equivalent", "extra's default is a factory: its `default` is dataclasses.MISSING, whose type is neither bool "
+                      "nor a number, so extra gets no type check either way", change)
+       for n, change in ((8, '(f.name != "extra") or True'), (11, '"XXextraXX" else dict'), (12, '"EXTRA" else dict'))},
+    **{f"course_lib.training.xǁTrainConfigǁ__post_init____mutmut_{n}": (
+        "accepted", "extra={'extra': ...} is refused either way: here as a TrainConfig field, or by trl_config as a "
+                    "setting GRPOConfig does not have (tested)", change)
+       for n, change in ((133, '{"XXextraXX"}'), (134, '{"EXTRA"}'))},
     "course_lib.training.x_trl_config__mutmut_111": (
         "equivalent", "TRL 1.16's GRPOConfig default top_k is 0 too (no restriction); the explicit 0 keeps sampling "
                       "unrestricted should a later TRL change its default", "temperature=config.temperature, top_p=1.0"),
