@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import nan_fill
+from conftest import nan_fill, rehash_final
 
 from course_lib import CourseError
 from course_lib.answers import extract_hash_answer, extract_integer, is_correct
@@ -134,11 +134,8 @@ def test_load_trained_of_a_full_fine_tuning_run_has_its_new_weights(problems, tm
     assert any(not torch.equal(tensor, base.state_dict()[name]) for name, tensor in saved.items())
     assert (_logits(trained, tokenizer) - _logits(base, tokenizer)).abs().max().item() > 1e-4
     # a diverged run (its own recorded bytes, weights not finite) is one line naming its final/
-    from course_lib.checkpoints import folder_sha256
-
     nan_fill(out / "final" / "model.safetensors")
-    summary = json.loads((out / "summary.json").read_text())
-    (out / "summary.json").write_text(json.dumps({**summary, "final_sha256": folder_sha256(out / "final")}))
+    rehash_final(out)
     with pytest.raises(CourseError, match=f"^{re.escape(str(out / 'final'))} holds weights that are not finite"):
         load_trained(str(out))
 

@@ -6,7 +6,7 @@ import re
 import shutil
 
 import pytest
-from conftest import ADAPTER, flip_byte, nan_fill, truncate
+from conftest import ADAPTER, flip_byte, nan_fill, rehash_final, truncate
 from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
 
 import course_lib.training as training
@@ -705,20 +705,11 @@ def _copy(finished_run, tmp_path):
     return out
 
 
-def _rehash_final(out):
-    """Record final/'s current bytes in summary.json (a run that itself wrote these weights)."""
-    from course_lib.checkpoints import folder_sha256
-
-    summary = json.loads((out / "summary.json").read_text())
-    summary["final_sha256"] = folder_sha256(out / "final")
-    (out / "summary.json").write_text(json.dumps(summary))
-
-
 @pytest.mark.parametrize(("damage", "message"), [
     (lambda out: flip_byte(out / "final" / ADAPTER), r"final/adapter_model\.safetensors is damaged \(its sha256.*" + re.escape(AGAIN)),
     (lambda out: truncate(out / "final" / ADAPTER), r"final/adapter_model\.safetensors is damaged \(its sha256.*" + re.escape(AGAIN)),
     (lambda out: (out / "final" / ADAPTER).unlink(), r"final/adapter_model\.safetensors is missing.*" + re.escape(AGAIN)),
-    (lambda out: (nan_fill(out / "final" / ADAPTER), _rehash_final(out)),
+    (lambda out: (nan_fill(out / "final" / ADAPTER), rehash_final(out)),
      r"final/adapter_model\.safetensors holds weights that are not finite \(NaN or inf in .*\(lower its learning rate\); "
      r"restore or rebuild it"),
     (lambda out: (out / "summary.json").unlink(), r"run is not a finished run \(no summary\.json\)" + re.escape(AGAIN)),
