@@ -237,6 +237,19 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         (19, "without the device load_model chooses, which is the CPU here, as the tests ask", "load_model(name, )"),
         (28, "only whether a progress bar is shown", "progress=None)"),
         (36, "only whether a progress bar is shown (estimate's default shows one)", "seed=seed, )"))},
+    **{f"course_lib.difficulty.x_cache_key__mutmut_{n}": (
+        "equivalent", "the joiner between the parts (fixed-length hex fingerprints, then JSON) and the key's length "
+                      "only name the cache folder: equal inputs still share a folder and different ones do not (a cache "
+                      "from before the change would be sampled once more, never misread)", change)
+       for n, change in ((11, '"XX/XX".join'), (12, "hexdigest()[:25]"))},
+    **{f"course_lib.difficulty.x_model_fingerprint__mutmut_{n}": (
+        "accepted", why, change) for n, why, change in (
+        (5, "which side of the 16-million-parameter line a model of exactly that size falls: either is a valid line",
+         "<= FULL_HASH_LIMIT"),
+        (23, "the density of a large model's weight sample (a cost knob): its exact float64 sums still see any "
+             "changed weight", "max(2, "),
+        (25, "the density of a large model's weight sample (a cost knob): its exact float64 sums still see any "
+             "changed weight", "// 4097"))},
     # training.py: what a run on one CPU process cannot tell apart
     f"{TRAINING}.xǁLedgerRewardǁ__call____mutmut_52": (
         "equivalent", "TRL hands the reward whole groups (check_batch refuses a batch that does not split into "

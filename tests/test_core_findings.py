@@ -58,6 +58,7 @@ def test_cache_key_changes_with_the_weights_temperature_and_answers(tiny_s, nudg
     model = tiny_s[0]
     key = cache_key(model, pool, _key_settings())
     assert key == cache_key(copy.deepcopy(model), pool, _key_settings())  # equal weights: the same entry
+    assert key == cache_key(model, pool, dict(reversed(_key_settings().items())))  # settings in any order
     assert cache_key(nudged, pool, _key_settings()) != key  # a trained model never reads the base model's entry
     assert cache_key(model, pool, _key_settings(temperature=0.7)) != key
     other_answer = [dataclasses.replace(pool[0], answer=str(int(pool[0].answer) + 1)), *pool[1:]]

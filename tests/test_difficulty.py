@@ -1,6 +1,7 @@
 """Difficulty estimation: table shape, Wilson intervals, cache, resume, and bad input before sampling."""
 
 import dataclasses
+import hashlib
 import json
 import re
 
@@ -11,6 +12,7 @@ from course_lib import CourseError
 from course_lib.difficulty import (
     TABLE_COLUMNS,
     check_pass_rates,
+    chunk_problem,
     difficulty_tables,
     estimate,
     pass_rates_at,
@@ -80,6 +82,72 @@ def test_same_seed_same_table_and_the_cache_is_used(tiny_s, pool, tmp_path):
     assert estimate(model, tokenizer, pool, cache_dir=tmp_path / "a", **SETTINGS).mean_length.iloc[0] == 1234.5
 
 
+def test_the_chunk_checksum_is_sha256_of_canonical_json():
+    """Sorted keys and no spaces, as its docstring says: the key order or spacing of a chunk on disk never matters."""
+    rows = [{"id": "b", "k": 2}, {"k": 4, "id": "a"}]
+    assert rows_checksum(rows) == hashlib.sha256(b'[{"id":"b","k":2},{"id":"a","k":4}]').hexdigest()
+
+
+def _sound_chunk(problems, k=4):
+    rows = [{"id": p.id, "level": p.level, "source": p.source, "k": k, "n_correct": 1, "pass_rate": 1 / k,
+             "mean_length": 10.0, "tokens": 10 * k, "clipped": 0, "outcomes": "01" + "0" * (k - 2), "formatted": 3}
+            for p in problems]
+    return {"rows": rows, "seconds": 1.5, "sha256": rows_checksum(rows)}
+
+
+def _rows_edited(edit):
+    """A fault made by editing a sound chunk's first row (the checksum is rewritten: only the schema can catch it)."""
+    def fault(data):
+        edit(data["rows"])
+        data["sha256"] = rows_checksum(data["rows"])
+        return data
+    return fault
+
+
+ROW_0 = "row 'arith-fdb4aa6ba9': "
+CHUNK_PROBLEMS = {  # fault -> (how the sound chunk is broken, what chunk_problem says)
+    "a list": (lambda data: [1, 2], "not an object with a 'rows' list"),
+    "rows not a list": (lambda data: {**data, "rows": {}}, "not an object with a 'rows' list"),
+    "no seconds": (lambda data: {k: v for k, v in data.items() if k != "seconds"}, "no number 'seconds'"),
+    "seconds a bool": (lambda data: {**data, "seconds": True}, "no number 'seconds'"),
+    "wrong checksum": (lambda data: {**data, "sha256": "0" * 64},
+                       "its checksum does not match its rows (edited, or written by an older course_lib)"),
+    "a row not an object": (_rows_edited(lambda rows: rows.__setitem__(1, [1])),
+                            "its ids ['arith-fdb4aa6ba9', None, 'arith-7ae8688680']... are not this chunk's problems "
+                            "['arith-fdb4aa6ba9', 'arith-8ae2740e4b', 'arith-7ae8688680']..."),
+    "tokens missing": (_rows_edited(lambda rows: rows[0].pop("tokens")),
+                       ROW_0 + "'tokens' is missing or not <class 'int'>"),
+    "tokens a float": (_rows_edited(lambda rows: rows[0].update(tokens=40.0)),
+                       ROW_0 + "'tokens' is missing or not <class 'int'>"),
+    "clipped a bool": (_rows_edited(lambda rows: rows[0].update(clipped=False)),
+                       ROW_0 + "'clipped' is missing or not <class 'int'>"),
+    "outcomes not 0/1": (_rows_edited(lambda rows: rows[0].update(outcomes="01x0")),
+                         ROW_0 + "k=4 and outcomes '01x0' are not 4 samples of 0/1"),
+    "too few outcomes": (_rows_edited(lambda rows: rows[0].update(outcomes="010")),
+                         ROW_0 + "k=4 and outcomes '010' are not 4 samples of 0/1"),
+    "k disagrees": (_rows_edited(lambda rows: rows[0].update(k=5)),
+                    ROW_0 + "k=5 and outcomes '0100' are not 4 samples of 0/1"),
+    "n_correct disagrees": (_rows_edited(lambda rows: rows[0].update(n_correct=2, pass_rate=0.5)),
+                            ROW_0 + "n_correct and pass_rate disagree with outcomes '0100'"),
+    "pass_rate disagrees": (_rows_edited(lambda rows: rows[0].update(pass_rate=0.5)),
+                            ROW_0 + "n_correct and pass_rate disagree with outcomes '0100'"),
+    "formatted above k": (_rows_edited(lambda rows: rows[0].update(formatted=5)),
+                          ROW_0 + "formatted=5 is not a count of 0..4 completions"),
+    "another source": (_rows_edited(lambda rows: rows[0].update(source="gsm8k")),
+                       ROW_0 + "level or source differs from the problem's"),
+    "level is a string": (_rows_edited(lambda rows: rows[0].update(level="1")),
+                          ROW_0 + "'level' is missing or not (<class 'int'>, <class 'NoneType'>)"),
+}
+
+
+@pytest.mark.parametrize("fault", list(CHUNK_PROBLEMS))
+def test_each_fault_of_a_cached_chunk_is_named(pool, fault):
+    """chunk_problem checks a cached chunk's parsed JSON before it is trusted, and says what is wrong."""
+    break_it, expected = CHUNK_PROBLEMS[fault]
+    assert chunk_problem(_sound_chunk(pool[:4]), pool[:4], 4) is None
+    assert chunk_problem(break_it(_sound_chunk(pool[:4])), pool[:4], 4) == expected
+
+
 def _edit_rows(edit):
     """A chunk fault made by editing its rows (the checksum is rewritten, so only the schema check can catch it)."""
     def fault(text, pool):
@@ -90,49 +158,29 @@ def _edit_rows(edit):
     return fault
 
 
-def _wrong_checksum(text, pool):
-    data = json.loads(text)
-    data["sha256"] = "0" * 64
-    return json.dumps(data)
-
-
-def _edited_row_old_checksum(text, pool):
-    data = json.loads(text)
-    data["rows"][1]["mean_length"] += 1.0
-    return json.dumps(data)
-
-
-CHUNK_FAULTS = {
-    "truncated": lambda text, pool: text[: len(text) // 2],
-    "empty file": lambda text, pool: "",
-    "not an object": lambda text, pool: "[1, 2]",
-    "bogus row": _edit_rows(lambda rows, pool: rows.append({"id": "x"})),
-    "one bogus row only": _edit_rows(lambda rows, pool: rows.__setitem__(slice(None), [{"id": "x"}])),
-    "wrong checksum": _wrong_checksum,
-    "edited row, old checksum": _edited_row_old_checksum,
-    "no checksum (older course_lib)": lambda text, pool: json.dumps({k: v for k, v in json.loads(text).items()
-                                                                    if k != "sha256"}),
-    "other problems' ids": _edit_rows(lambda rows, pool: [row.update(id=p.id) for row, p in zip(rows, pool[4:])]),
-    "ids out of order": _edit_rows(lambda rows, pool: rows.reverse()),
-    "wrong k": _edit_rows(lambda rows, pool: rows[0].update(k=8, outcomes=rows[0]["outcomes"] * 2)),
-    "outcomes not 0/1": _edit_rows(lambda rows, pool: rows[0].update(outcomes="01x0")),
-    "n_correct disagrees": _edit_rows(lambda rows, pool: rows[0].update(n_correct=rows[0]["n_correct"] + 1)),
-    "level is a string": _edit_rows(lambda rows, pool: rows[0].update(level="3")),
-    "tokens missing": _edit_rows(lambda rows, pool: rows[0].pop("tokens")),
-    "no formatted count (older course_lib)": _edit_rows(lambda rows, pool: [row.pop("formatted") for row in rows]),
-    "formatted above k": _edit_rows(lambda rows, pool: rows[0].update(formatted=5)),
+CHUNK_FAULTS = {  # fault -> (how the file is broken, what the warning says); every fault is named above
+    "truncated": (lambda text, pool: text[: len(text) // 2], "unreadable (JSONDecodeError: "),
+    "empty file": (lambda text, pool: "", "unreadable (JSONDecodeError: "),
+    "not UTF-8": (lambda text, pool: "\udcff", "unreadable (UnicodeDecodeError: "),
+    "edited row, old checksum": (lambda text, pool: text.replace('"mean_length": ', '"mean_length": 1', 1),
+                                 "its checksum does not match its rows"),
+    "ids out of order": (_edit_rows(lambda rows, pool: rows.reverse()), "are not this chunk's problems"),
+    "no formatted count (older course_lib)": (_edit_rows(lambda rows, pool: [row.pop("formatted") for row in rows]),
+                                              "'formatted' is missing"),
 }
 
 
 @pytest.mark.parametrize("fault", list(CHUNK_FAULTS))
 def test_a_bad_cached_chunk_is_recomputed_with_a_warning(tiny_s, pool, tmp_path, fault):
     model, tokenizer = tiny_s
+    break_it, says = CHUNK_FAULTS[fault]
     clean = estimate(model, tokenizer, pool, cache_dir=tmp_path / "clean", **SETTINGS)
     estimate(model, tokenizer, pool, cache_dir=tmp_path / "bad", **SETTINGS)
     chunk = next((tmp_path / "bad").rglob("chunk-00000.json"))
-    chunk.write_text(CHUNK_FAULTS[fault](chunk.read_text(), pool))
-    with pytest.warns(UserWarning, match=f"cached chunk {chunk} is not valid"):
+    chunk.write_text(break_it(chunk.read_text(), pool), errors="surrogateescape")
+    with pytest.warns(UserWarning, match=f"cached chunk {chunk} is not valid") as caught:
         again = estimate(model, tokenizer, pool, cache_dir=tmp_path / "bad", **SETTINGS)
+    assert says in str(caught[0].message) and caught[0].filename == __file__  # the warning points at the caller
     assert again.equals(clean)
     assert json.loads(chunk.read_text())["sha256"] == rows_checksum(json.loads(chunk.read_text())["rows"])
 

@@ -124,6 +124,29 @@ def test_the_weight_fingerprint_sees_any_change_and_samples_large_models(monkeyp
     assert folder == model_fingerprint(str(standin_model)) != model_fingerprint("Qwen/Qwen3-4B")
 
 
+def _weights_with(values: dict[int, float], fill: float = 0.0) -> torch.nn.Module:
+    """One 64x128 weight (8,192 numbers: a sampled fingerprint takes every other one) set to `fill`, then `values`."""
+    layer = torch.nn.Linear(128, 64, bias=False)
+    with torch.no_grad():
+        layer.weight.fill_(fill)
+        for index, value in values.items():
+            layer.weight.view(-1)[index] = value
+    return layer
+
+
+def test_a_small_model_fingerprint_hashes_every_weight_not_a_sample():
+    """A weight moved from one place to another keeps shape, dtype and sum: only hashing every weight sees it."""
+    assert model_fingerprint(_weights_with({1: 1.0})) != model_fingerprint(_weights_with({3: 1.0}))
+
+
+def test_a_large_model_fingerprint_sums_its_weights_in_float64(monkeypatch):
+    """A sampled model is told apart by exact sums: 2**-24 beside 8,191 ones, at a place the sample skips, is lost
+    in a float32 sum but not in a float64 one."""
+    monkeypatch.setattr("course_lib.difficulty.FULL_HASH_LIMIT", 0)
+    before, after = _weights_with({1: 0.0}, fill=1.0), _weights_with({1: 2.0**-24}, fill=1.0)
+    assert model_fingerprint(before) != model_fingerprint(after)
+
+
 def test_a_model_folder_fingerprint_reads_names_sizes_times_and_safetensors_headers_only(tmp_path):
     import hashlib
     import os
