@@ -74,6 +74,14 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         change) for n, change in ((3, "progress: bool = False"), (55, "total=None"), (56, "desc=None"),
                                   (57, "disable=None"), (58, "progress_bar(desc="), (59, "len(todo), disable"),
                                   (60, "done before)\", )"), (61, "len(points) + len(todo)"), (62, "disable=progress"))},
+    **{f"course_lib.sweep.x_run_point__mutmut_{n}": (
+        "accepted", "default=str is a safety net: every value of a point record comes from JSON (the grid, --set "
+                    "values, the notebook's records read back from its JSON output) or is a string or number the "
+                    "sweep makes, so no input reaches it", change)
+       for n, change in ((95, "default=None)"), (98, "indent=1, )"))},
+    **{f"course_lib.sweep.x_run__mutmut_{n}": (
+        "equivalent", "check_writable_folder has made OUT already, so points/ one level below needs no parents",
+        change) for n, change in ((25, "parents=None"), (27, '"points").mkdir(exist_ok=True)'), (32, "parents=False"))},
     "course_lib.sweep.x_run__mutmut_1": (
         "accepted", "the default of 2 workers or 3: worker_count caps it by the cores (2 here and on Binder)",
         "workers: int = 3"),

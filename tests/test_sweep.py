@@ -13,12 +13,15 @@ import pytest
 import course_lib
 from course_lib import CourseError
 from course_lib.__main__ import main
+from course_lib.provenance import git_commit, library_versions
 from course_lib.sweep import (
     STUDIES,
     _share_cores,
+    aggregate,
     check_parameters,
     emit_slurm,
     expand,
+    grid_points,
     parse_where,
     point_name,
     run,
@@ -120,7 +123,13 @@ def test_failed_point_is_recorded_and_the_sweep_goes_on_then_resumes(tmp_path, m
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"},
                                           "grid": {"smoke": {"STRATEGY": ["hard", "random", "easy"], "SEED": [0]}}})
     out = tmp_path / "out"
+    import course_lib.sweep as sweep
+
+    pools, real_pool = [], sweep.ProcessPoolExecutor
+    monkeypatch.setattr(sweep, "ProcessPoolExecutor", lambda **kw: pools.append(kw["max_workers"]) or real_pool(**kw))
+    monkeypatch.setattr("course_lib.runtime.available_cores", lambda: 2)
     outcome = run("demo", "smoke", out, workers=2, progress=False, notebook=notebook)
+    assert pools == [2]  # at most two points at once, whatever the machine's core count
     assert outcome["points"] == 3 and [f["strategy"] for f in outcome["failed"]] == ["random"]
     assert "this point fails on purpose" in outcome["failed"][0]["error"]
     assert len(list((out / "points").glob("*.ipynb"))) == 3  # every executed notebook is kept, failed ones too
@@ -255,6 +264,44 @@ def test_aggregate_command_reports_missing_and_failed_points(tmp_path, monkeypat
     saved(tmp_path, easy)
     assert main(command) == 0
     assert set(pd.read_csv(tmp_path / "results.csv")["status"]) == {"ok"}
+
+
+def test_aggregate_writes_one_flat_table_sorted_by_point_and_the_provenance(tmp_path):
+    records = [{"point": "b", "status": "failed", "seconds": 2.0, "commit": "abc", "traceback": "Traceback ..."},
+               {"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
+    outcome = aggregate("demo", "smoke", tmp_path, records, "reproduce demo", {"workers": 1}, missing=["c"])
+    assert outcome == {"results": tmp_path / "results.csv", "points": 2, "failed": [records[0]]}
+    assert (tmp_path / "results.csv").read_text() == ("point,status,seconds,commit,gain.test\n"
+                                                      "a,ok,1.5,def,0.25\nb,failed,2.0,abc,\n")  # no traceback
+    text = (tmp_path / "provenance.json").read_text()
+    provenance = json.loads(text)
+    assert text == json.dumps(provenance, indent=1) + "\n"  # one key per line: a committed result diffs well
+    assert provenance == {"study": "demo", "profile": "smoke", "command": "reproduce demo", "commit": git_commit(),
+                          "versions": library_versions(), "points": 2, "failed": ["b"], "point_commits": ["abc", "def"],
+                          "this_run": {"workers": 1}, "missing": ["c"], "seconds_per_point": {"b": 2.0, "a": 1.5}}
+    aggregate("demo", "smoke", tmp_path, [], "")  # nothing saved yet: an empty table with its key column
+    assert (tmp_path / "results.csv").read_text() == "point\n"
+    assert json.loads((tmp_path / "provenance.json").read_text())["this_run"] == {}
+
+
+def test_grid_points_reads_the_grid_a_job_array_was_written_with(tmp_path):
+    points = [{"SEED": 0}, {"SEED": 1}]
+    grid = tmp_path / "grid.json"
+    with pytest.raises(CourseError) as missing:
+        grid_points(tmp_path, "demo")
+    assert str(missing.value) == (f"out={tmp_path} holds no grid.json; write the jobs with `reproduce demo "
+                                  "--emit-slurm`")
+    grid.write_text("{")
+    with pytest.raises(CourseError) as damaged:
+        grid_points(tmp_path, "demo")
+    assert str(damaged.value) == f"{grid} (the grid of this folder) is damaged (JSONDecodeError); delete it and run again"
+    for wrong in ([points], {"study": "other", "points": points}, {"study": "demo", "points": 3}):
+        grid.write_text(json.dumps(wrong))
+        with pytest.raises(CourseError) as refused:
+            grid_points(tmp_path, "demo")
+        assert str(refused.value) == f"{grid} is not a grid of study 'demo'; give that study's folder"
+    grid.write_text(json.dumps({"study": "demo", "points": points}))
+    assert grid_points(tmp_path, "demo") == points
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -664,6 +711,12 @@ def test_a_sweep_runs_only_its_slice_with_the_overrides_and_records_what_it_ran(
     assert 0 <= provenance["this_run"]["wall_seconds"] < 600
     run("demo", "smoke", out, workers=1, progress=False, notebook=notebook, where={"STRATEGY": "hard"},
         overrides={"BUDGET": 0.2})
-    assert json.loads((out / "provenance.json").read_text())["this_run"]["points_run"] == 0
+    again = json.loads((out / "provenance.json").read_text())
+    assert (again["command"], again["this_run"]["points_run"]) == ("", 0)
+    assert again["this_run"]["wall_seconds"] < 1  # nothing ran, so (almost) no time passed
+    assert sorted(path.name for path in out.iterdir()) == ["grid.json", "logs", "points", "provenance.json",
+                                                           "results.csv"]
+    with pytest.raises(CourseError, match=r"^grid key\(s\) \['LAYERS'\] are not parameters of fake.ipynb"):
+        run("demo", "smoke", tmp_path / "other", workers=1, progress=False, notebook=notebook, overrides={"LAYERS": 2})
     with pytest.raises(CourseError, match="^workers=0 must be >= 1$"):
         run("demo", "smoke", out, workers=0, progress=False, notebook=notebook)
