@@ -61,6 +61,24 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                     "differ, which no caller passes", change)
        for name, n, change in (("dead_group_probability", 4, "dtype=None"), ("dead_group_probability", 6, "(p, )"),
                                ("informative_share", 3, "dtype=None"), ("informative_share", 5, "pass_rates, )"))},
+    "course_lib.rewards.x_correctness_reward__mutmut_48": (
+        "equivalent", "a completion whose check raised is scored `1.0 if ok else 0.0`: None scores 0.0 as False does",
+        "ok = None"),
+    f"{TRAINING}.x_nearest_splits__mutmut_7": (
+        "equivalent", "when a batch does not split the process count is at least 2, so both candidates (multiples of "
+                      "it) are 0 or at least 2: none is 1", "if n > 1]"),
+    **{f"{TRAINING}.x_trl_config__mutmut_{n}": (
+        "equivalent", f"{setting} is already the default of the pinned trl 1.16 / transformers 5.24; the course sets "
+                      "it so that another release cannot change it unseen", change)
+       for n, setting, change in ((112, "top_p=1.0", "top_k=0, weight_decay"), (121, "report_to='none'",
+                                                                               "save_total_limit=2, seed="),
+                                  (127, "vllm_mode='colocate'", "use_vllm=config.use_vllm, disable_tqdm"))},
+    f"{TRAINING}.x_trl_config__mutmut_140": (
+        "accepted", "reachable only on a GPU without bf16 (a V100 or older), where it would ask for bf16; on the CPU "
+                    "torch.cuda.is_bf16_supported() is False either way", "bf16=on_gpu or torch"),
+    f"{TRAINING}.x__train_grpo__mutmut_151": (
+        "equivalent", "lora_dropout=0.0 is the default of the pinned peft 0.21 (set so another release cannot change "
+                      "it unseen)", "lora_alpha=config.lora_alpha, bias="),
     **{f"course_lib.rewards.x_completion_text__mutmut_{n}": (
         "equivalent", "a message without content read as None rather than '': the next line returns '' for anything "
                       "that is not a string", change) for n, change in ((5, '"content", None)'), (7, '"content", )'))},

@@ -1,6 +1,7 @@
 """GRPO's analytic part: group advantages (checked against TRL), dead groups, and their probability."""
 
 import importlib.util
+import math
 import re
 from pathlib import Path
 
@@ -113,11 +114,19 @@ def test_installed_trl_still_computes_advantages_this_way():
         (torch.tensor([[1.0, float("nan")]]), {}, "rewards contain NaN"),
         ([[1.0, 0.0]], {}, "rewards must be a torch tensor of shape (B, G), not list"),
         (torch.ones(2, 4), {"eps": -1.0}, "eps=-1.0 must be a number >= 0"),
+        (torch.ones(0, 4), {}, "rewards has no groups (B=0); give at least one group"),
     ],
 )
 def test_group_advantages_rejects(rewards, kwargs, message):
     with pytest.raises(CourseError, match=re.escape(message)):
         group_advantages(rewards, **kwargs)
+
+
+def test_eps_zero_is_allowed_and_float64_rewards_stay_float64():
+    """eps=0 divides by the bare std; rewards already in floating point keep their precision."""
+    advantages = group_advantages(torch.tensor([[1.0, 0.0]], dtype=torch.float64), eps=0)
+    assert advantages.dtype == torch.float64
+    assert advantages.tolist() == [[0.5 / math.sqrt(0.5), -0.5 / math.sqrt(0.5)]]  # the unbiased std of (1, 0)
 
 
 def test_is_dead_group():

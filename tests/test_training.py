@@ -293,6 +293,32 @@ def test_an_extra_grpo_setting_trl_does_not_have_is_named(tmp_path):
         trl_config(TrainConfig(**{**FAST, "extra": {"num_iteration": 2}}), tmp_path)
 
 
+def _refusal(call) -> str:
+    with pytest.raises(CourseError) as refused:
+        call()
+    return str(refused.value)
+
+
+def test_each_refusal_before_training_is_one_whole_message(tmp_path, monkeypatch, problems):
+    config = TrainConfig(**FAST)
+    assert _refusal(lambda: train_grpo("tiny-s", [], config, tmp_path / "a")) == (
+        "problems is empty; give at least one problem to train on")
+    assert _refusal(lambda: train_grpo("tiny-s", problems[:1], config, tmp_path / "b")).startswith(
+        "1 problems cannot fill one step of prompts_per_step=2")  # one problem is not "empty"
+    assert _refusal(lambda: micro_batches(TrainConfig(**{**FAST, "prompts_per_step": 4, "micro_batch_prompts": 4}),
+                                          2)) == ("prompts_per_step=4 over 2 processes gives 2 prompts each, which "
+                                                  "micro_batch_prompts=4 does not divide; use a divisor of 2")
+    assert _refusal(lambda: trl_config(TrainConfig(**{**FAST, "save_steps": 3, "steps": 6,
+                                                      "extra": {"num_iterations": 2}}), tmp_path)) == (
+        "save_steps=3 is not a multiple of num_iterations=2: a run resumed there would generate anew a batch it "
+        "was reusing; use a multiple of 2")
+    from trl import GRPOConfig
+
+    monkeypatch.setattr(GRPOConfig, "world_size", property(lambda self: 2))  # started by a launcher we did not see
+    assert _refusal(lambda: trl_config(config, tmp_path)) == (
+        "accelerate runs 2 processes but the launcher said 1; launch with accelerate launch or torchrun")
+
+
 def test_a_step_is_whole_groups_of_completions(tmp_path):
     # the public API counts a step in prompts, so its batch is always whole groups (check_batch cannot fire from it)
     config = TrainConfig(**{**FAST, "prompts_per_step": 3})
