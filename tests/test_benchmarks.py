@@ -108,10 +108,15 @@ def test_the_benchmarks_page_quotes_the_recorded_results():
                 f"{format_runtime(suites['test']['seconds'])}") in readme
 
 
-def test_mutation_triage_is_used_only_for_the_change_it_was_written_for(monkeypatch):
+@pytest.fixture(scope="module")
+def mutation():
+    """benchmarks/mutation.py's functions and tables (a script, not a package: loaded by path)."""
     import runpy
 
-    mutation = runpy.run_path(str(ROOT / "benchmarks" / "mutation.py"), run_name="mutation")
+    return runpy.run_path(str(ROOT / "benchmarks" / "mutation.py"), run_name="mutation")
+
+
+def test_mutation_triage_is_used_only_for_the_change_it_was_written_for(mutation, monkeypatch):
     kind_of, triage = mutation["kind_of"], mutation["TRIAGE"]
     diff = "--- a\n+++ b\n-    x = f(a, 1)\n+    x = f(a, 2)"
     monkeypatch.setitem(triage, "m.x_f__mutmut_1", ("equivalent", "why", "f(a, 2)"))
@@ -123,10 +128,7 @@ def test_mutation_triage_is_used_only_for_the_change_it_was_written_for(monkeypa
     assert kind_of("m.x_g__mutmut_2", diff)[0] == "unexplained"
 
 
-def test_mutation_report_names_every_run_whose_verdicts_it_holds(tmp_path, monkeypatch):
-    import runpy
-
-    mutation = runpy.run_path(str(ROOT / "benchmarks" / "mutation.py"), run_name="mutation")
+def test_mutation_report_names_every_run_whose_verdicts_it_holds(mutation, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert mutation["mutmut_runs"]() == []
     assert "commit of the verdicts is unknown" in mutation["runs_sentence"]([])
@@ -141,10 +143,7 @@ def test_mutation_report_names_every_run_whose_verdicts_it_holds(tmp_path, monke
         "course_lib.answers.*). Each verdict used the tests of the run that reached it.")
 
 
-def test_mutation_runs_whose_tests_did_not_run_are_no_verdict():
-    import runpy
-
-    mutation = runpy.run_path(str(ROOT / "benchmarks" / "mutation.py"), run_name="mutation")
+def test_mutation_runs_whose_tests_did_not_run_are_no_verdict(mutation):
     results = {"answers": {"a.x_f__mutmut_1": "killed", "a.x_f__mutmut_2": "not run"}}
     summary = mutation["summarise"](results, {})
     assert summary["modules"]["answers"]["tested"] == 1 and summary["complete"] is False
