@@ -263,6 +263,10 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         (19, "without the device load_model chooses, which is the CPU here, as the tests ask", "load_model(name, )"),
         (28, "only whether a progress bar is shown", "progress=None)"),
         (36, "only whether a progress bar is shown (estimate's default shows one)", "seed=seed, )"))},
+    **{f"course_lib.difficulty.x_read_chunk__mutmut_{n}": (
+        "accepted", "which caller's line the bad-chunk warning names (its text is tested; under mutmut a trampoline "
+                    "sits between the frames, so no test can check the line there)", change)
+       for n, change in ((22, 'sampling it again", )'), (23, "stacklevel=4"))},
     **{f"course_lib.difficulty.x_cache_key__mutmut_{n}": (
         "equivalent", "the joiner between the parts (fixed-length hex fingerprints, then JSON) and the key's length "
                       "only name the cache folder: equal inputs still share a folder and different ones do not (a cache "
