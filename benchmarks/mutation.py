@@ -537,16 +537,14 @@ def summarise(results: dict[str, dict[str, str]], kinds: dict[str, str]) -> dict
 
 
 def timing(results: dict[str, dict[str, str]]) -> dict:
-    """CPU seconds of the `mutmut run`s logged in mutants/time.log (user, sys, wall per run, startup included)
-    over the mutants they tested (killed, survived or timed out)."""
+    """Wall seconds of each `mutmut run` logged in mutants/time.log (GNU time's user, sys, elapsed; startup
+    included), beside the mutants tested. Its CPU seconds are the parent's alone: the forked workers' are not counted."""
     log = Path("mutants") / "time.log"
     runs = [line.split() for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
     runs = [run for run in runs if len(run) == 3 and all(part.replace(".", "", 1).isdigit() for part in run)]
-    cpu = sum(float(user) + float(system) for user, system, _ in runs)
     tested = sum(1 for statuses in results.values() for status in statuses.values()
                  if status in ("killed", "survived", "timeout", "segfault", "suspicious"))
-    return {"logged_runs": len(runs), "cpu_seconds": round(cpu), "tested": tested,
-            "cpu_seconds_per_tested_mutant": round(cpu / tested, 2) if runs and tested else None}
+    return {"logged_runs": len(runs), "wall_seconds": [round(float(wall)) for *_, wall in runs], "tested": tested}
 
 
 def mutmut_runs() -> list[dict[str, str]]:
@@ -638,11 +636,13 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
                   "| module | mutants | no tests | expected CPU s | CPU s if all survive |", "| --- | --- | --- | --- | --- |"]
         lines += [f"| {m} | {r['mutants']:.0f} | {r['no tests']:.0f} | {r['expected']:.0f} | "
                   f"{r['every mutant survives']:.0f} |" for m, r in est["modules"].items()]
-    if times["cpu_seconds_per_tested_mutant"] is not None:
-        lines += ["", f"Measured: the {times['logged_runs']} logged `mutmut run`s (mutants/time.log, startup "
-                      f"included) spent {times['cpu_seconds']} CPU seconds on {times['tested']} tested mutants, "
-                      f"**{times['cpu_seconds_per_tested_mutant']} CPU seconds per tested mutant** (the mutants "
-                      "with the quickest tests, which mutmut runs first)."]
+    if times["wall_seconds"]:
+        walls = times["wall_seconds"]
+        lines += ["", f"Measured: {len(walls)} logged `mutmut run`(s) (mutants/time.log, startup included) took "
+                      f"{', '.join(f'{w / 60:.1f}' for w in walls)} minutes of wall time ({sum(walls) / 60:.1f} in "
+                      f"all) for {times['tested']} tested mutants, on {os.cpu_count()} CPUs. "
+                      + ("**A run from scratch within the hour.**" if len(walls) == 1 and summary["complete"] and
+                         walls[0] <= 3600 else "")]
     lines += ["", "## Survivors", "",
               "Kinds: *equivalent* (no test could tell), *accepted* (harmless, or reachable only on a GPU), "
               "*message* (only an error message's wording changes), *newer test* (a test written after the run began kills "

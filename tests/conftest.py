@@ -101,6 +101,22 @@ def finished_run(tmp_path_factory, problems):
     return out, train_grpo("tiny-s", problems, TrainConfig(**FAST_TRAINING), out, progress=False)
 
 
+SETUP_SECONDS = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """While `make mutation` measures each test (its stats run), a test's duration includes its fixtures' setup, which
+    mutmut leaves out: a test that reads the trained run then sorts after the quick ones, so a mutant a quick test
+    kills is not first put through a training run (each mutant's session trains it again)."""
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+        if call.when == "setup":
+            item.stash[SETUP_SECONDS] = call.duration
+        elif call.when == "call":
+            call.duration += item.stash.get(SETUP_SECONDS, 0.0)
+    return (yield)
+
+
 def pytest_collection_modifyitems(items):
     """pytest resets warning filters for each test: apply course_lib's filter of the libraries' own deprecations
     (course_lib.quiet) to every test, so the summary shows only warnings worth reading."""
