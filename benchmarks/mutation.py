@@ -267,6 +267,17 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "accepted", "which caller's line the bad-chunk warning names (its text is tested; under mutmut a trampoline "
                     "sits between the frames, so no test can check the line there)", change)
        for n, change in ((22, 'sampling it again", )'), (23, "stacklevel=4"))},
+    **{f"course_lib.difficulty.x__score_chunk__mutmut_{n}": (
+        "equivalent", "the backend's default: estimate always passes its own (checked) backend, and any name but "
+                      "'vllm' samples with transformers", change) for n, change in ((1, 'backend="XXhfXX"'),
+                                                                                    (2, 'backend="HF"'))},
+    "course_lib.difficulty.x__to_table__mutmut_62": (
+        "equivalent", "every row has `clipped` (ROW_TYPES requires it; a cached chunk without it is sampled again), "
+                      "so the column is always there", '("clipped" in table) or True'),
+    **{f"course_lib.difficulty.x_model_fingerprint__mutmut_{n}": (
+        "accepted", "reachable only on a GPU: the copy stays on the GPU and numpy() refuses it; on the CPU the copy "
+                    "is the same", change) for n, change in ((27, "flat.to(None, torch.float32)"),
+                                                            (29, "flat.to(torch.float32)"))},
     **{f"course_lib.difficulty.x_cache_key__mutmut_{n}": (
         "equivalent", "the joiner between the parts (fixed-length hex fingerprints, then JSON) and the key's length "
                       "only name the cache folder: equal inputs still share a folder and different ones do not (a cache "

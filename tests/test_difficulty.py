@@ -11,6 +11,7 @@ import pytest
 from course_lib import CourseError
 from course_lib.difficulty import (
     TABLE_COLUMNS,
+    cache_folder,
     check_pass_rates,
     chunk_problem,
     difficulty_tables,
@@ -378,3 +379,87 @@ def test_difficulty_tables_estimates_each_model_of_the_profile_on_its_pool():
     pd.testing.assert_frame_equal(difficulty_tables(one_model, device="cpu", progress=False)["tiny-s"],
                                   estimate(*load_model("tiny-s", device="cpu"), problems("arith", "train", 5, 0), k=3,
                                            temperature=0.7, max_new_tokens=20, seed=0, progress=False))
+
+
+def test_the_vllm_backend_gets_each_chunk_and_the_settings_and_its_answers_are_graded(tiny_s, pool, monkeypatch):
+    """With backend="vllm" (no GPU here: vLLM's sampler is replaced), estimate hands it each chunk's prompt ids, k,
+    temperature, token budget, the chunk's seed and the model's stop tokens, and grades what comes back in each
+    problem's answer format (here GSM8K asked for a boxed answer, whose own format would be '#### N')."""
+    import course_lib.difficulty as difficulty
+    from course_lib.sampling import checked_prompt_ids, chunk_seed, stop_token_ids
+
+    model, tokenizer = tiny_s
+    problems = [dataclasses.replace(p, source="gsm8k", answer_format="boxed") for p in pool[:3]]
+    calls, answers = [], iter([p.answer for p in problems])
+
+    def fake_vllm(*args):
+        calls.append(args)
+        return [[f"so \\boxed{{{next(answers)}}}", "no answer"] for _ in args[1]]
+
+    monkeypatch.setattr(difficulty, "_sample_vllm", fake_vllm)
+    table = estimate(model, tokenizer, problems, k=2, temperature=0.7, max_new_tokens=16, seed=5, chunk_size=2,
+                     cache_dir=None, progress=False, backend="vllm")
+    ids, stop = checked_prompt_ids(model, tokenizer, problems, 16), stop_token_ids(model, tokenizer)
+    assert calls == [(model, ids[:2], 2, 0.7, 16, chunk_seed(5, 0), stop), (model, ids[2:], 2, 0.7, 16, chunk_seed(5, 1), stop)]
+    assert (table.n_correct.tolist(), table.format_share.tolist()) == ([1, 1, 1], [0.5, 0.5, 0.5])
+
+
+def _rows_for(problems, k, **fields):
+    return [{"id": p.id, "level": p.level, "source": p.source, "k": k, "n_correct": 1, "pass_rate": 1 / k,
+             "mean_length": 10 / 3, "tokens": 10, "clipped": 0, "outcomes": "1" + "0" * (k - 1), "formatted": 1,
+             **fields} for p in problems]
+
+
+def test_estimate_defaults_are_8_samples_at_temperature_1_with_128_tokens_in_chunks_of_32(tiny_s, monkeypatch,
+                                                                                           capsys):
+    import course_lib.difficulty as difficulty
+    from course_lib.sampling import chunk_seed
+
+    seen = []
+
+    def fake_score(model, tokenizer, problems, id_lists, k, temperature, max_new_tokens, seed, backend="hf"):
+        seen.append((len(problems), k, temperature, max_new_tokens, seed, backend))
+        return _rows_for(problems, k)
+
+    monkeypatch.setattr(difficulty, "_score_chunk", fake_score)
+    model, tokenizer = tiny_s
+    estimate(model, tokenizer, generate("arith", 33, "train", seed=9), cache_dir=None)
+    assert seen == [(32, 8, 1.0, 128, chunk_seed(0, 0), "hf"), (1, 8, 1.0, 128, chunk_seed(0, 1), "hf")]
+    assert "estimating pass rates (K=8)" in capsys.readouterr().err  # a progress bar by default
+
+
+def test_the_table_rounds_lengths_and_format_shares_and_its_cost_gives_seconds_to_the_hundredth(tiny_s, pool,
+                                                                                                 monkeypatch):
+    """A clock that ticks 0.123456 s per reading: two chunks of one sample each, five readings in all."""
+    import itertools
+    import types
+
+    import course_lib.difficulty as difficulty
+
+    clock = itertools.count(100.0, 0.123456)
+    monkeypatch.setattr(difficulty, "time", types.SimpleNamespace(time=lambda: next(clock)))
+    monkeypatch.setattr(difficulty, "_score_chunk", lambda model, tokenizer, problems, *rest, **kw: _rows_for(problems, 3))
+    model, tokenizer = tiny_s
+    table = estimate(model, tokenizer, pool[:4], k=3, chunk_size=2, cache_dir=None, progress=False)
+    assert table.columns.tolist() == TABLE_COLUMNS
+    assert (table.mean_length.tolist(), table.format_share.tolist()) == ([3.33] * 4, [0.3333] * 4)
+    assert table.attrs["cost"] == {"completions": 12, "generated_tokens": 40, "clipped_completions": 0,
+                                   "sampling_seconds": 0.62, "wall_seconds": 0.62}  # 5 x 0.123456 = 0.617...
+
+
+def test_the_cache_folder_is_the_argument_else_the_environment_else_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("COURSE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cache_folder("default") == tmp_path / ".cache" / "course_lib" / "difficulty"
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "env"))
+    assert cache_folder("default") == tmp_path / "env"
+    assert (cache_folder(tmp_path / "mine"), cache_folder(None)) == (tmp_path / "mine", None)
+    file = tmp_path / "file"
+    file.write_text("")
+    with pytest.raises(CourseError) as refused:
+        cache_folder(file)
+    assert str(refused.value) == f"cache_dir={file} is a file; give a folder for the cache"
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(file))
+    with pytest.raises(CourseError) as refused:
+        cache_folder("default")
+    assert str(refused.value) == f"COURSE_CACHE_DIR={file} is a file; give a folder for the cache or unset it"

@@ -139,6 +139,12 @@ def test_a_small_model_fingerprint_hashes_every_weight_not_a_sample():
     assert model_fingerprint(_weights_with({1: 1.0})) != model_fingerprint(_weights_with({3: 1.0}))
 
 
+def test_a_bfloat16_model_has_a_fingerprint():
+    """numpy has no bfloat16: the weights are hashed as float32 copies."""
+    layer = torch.nn.Linear(4, 4).to(torch.bfloat16)
+    assert model_fingerprint(layer) == model_fingerprint(layer)
+
+
 def test_a_large_model_fingerprint_sums_its_weights_in_float64(monkeypatch):
     """A sampled model is told apart by exact sums: 2**-24 beside 8,191 ones, at a place the sample skips, is lost
     in a float32 sum but not in a float64 one."""
