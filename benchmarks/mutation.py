@@ -267,6 +267,13 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "accepted", "which caller's line the bad-chunk warning names (its text is tested; under mutmut a trampoline "
                     "sits between the frames, so no test can check the line there)", change)
        for n, change in ((22, 'sampling it again", )'), (23, "stacklevel=4"))},
+    **{f"course_lib.difficulty.x_estimate__mutmut_{n}": (
+        "equivalent", "a sampling setting's name only feeds the cache key: renamed, equal settings still share a "
+                      "folder and different ones do not", change)
+       for n, change in ((43, '"XXkXX"'), (44, '"K"'), (45, '"XXtemperatureXX"'), (46, '"TEMPERATURE"'),
+                         (47, '"XXmax_new_tokensXX"'), (48, '"MAX_NEW_TOKENS"'), (49, '"XXseedXX"'), (50, '"SEED"'),
+                         (51, '"XXchunk_sizeXX"'), (52, '"CHUNK_SIZE"'), (53, '"XXbackendXX"'), (54, '"BACKEND"'),
+                         (55, '"XXpromptsXX"'), (56, '"PROMPTS"'))},
     **{f"course_lib.difficulty.x__score_chunk__mutmut_{n}": (
         "equivalent", "the backend's default: estimate always passes its own (checked) backend, and any name but "
                       "'vllm' samples with transformers", change) for n, change in ((1, 'backend="XXhfXX"'),

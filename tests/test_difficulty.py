@@ -46,6 +46,16 @@ def test_wilson_interval_by_hand(n_correct, n, low, high):
     assert got == pytest.approx((low, high), abs=1e-4)
 
 
+def test_wilson_interval_stays_inside_0_1_and_needs_a_sample():
+    """At 5 of 5 the formula's upper end is 1.0000000000000002 in floating point, and at 0 of 5 its lower end is
+    just below 0: both are clipped. One sample is enough; none is refused."""
+    assert (wilson_interval(5, 5)[1], wilson_interval(0, 5)[0]) == (1.0, 0.0)
+    assert wilson_interval(1, 1) == pytest.approx((0.2065, 1.0), abs=1e-4)
+    with pytest.raises(CourseError) as refused:
+        wilson_interval(0, 0)
+    assert str(refused.value) == "n=0 must be >= 1"
+
+
 def test_table_has_one_row_per_problem_and_the_cost(tiny_s, pool, tmp_path):
     model, tokenizer = tiny_s
     table = estimate(model, tokenizer, pool, cache_dir=tmp_path, **SETTINGS)
@@ -426,10 +436,30 @@ def test_estimate_defaults_are_8_samples_at_temperature_1_with_128_tokens_in_chu
     estimate(model, tokenizer, generate("arith", 33, "train", seed=9), cache_dir=None)
     assert seen == [(32, 8, 1.0, 128, chunk_seed(0, 0), "hf"), (1, 8, 1.0, 128, chunk_seed(0, 1), "hf")]
     assert "estimating pass rates (K=8)" in capsys.readouterr().err  # a progress bar by default
+    estimate(model, tokenizer, generate("arith", 1, "train", seed=9), cache_dir=None, progress=False)  # one problem
+    assert "estimating" not in capsys.readouterr().err and seen[-1][0] == 1
+
+
+def test_bad_estimate_input_is_one_whole_message_before_sampling(tiny_s, pool, monkeypatch):
+    import course_lib.difficulty as difficulty
+
+    monkeypatch.setattr(difficulty, "_score_chunk", lambda *args, **kwargs: pytest.fail("sampled"))
+    model, tokenizer = tiny_s
+    cases = [({"problems": []}, "problems is empty; give at least one problem"),
+             ({"problems": [pool[0], pool[0]]}, "problems: ids must be unique"),
+             ({"backend": "bogus"}, "backend='bogus' is unknown; use one of hf, vllm"),
+             ({"max_new_tokens": 1000}, "max_new_tokens=1000 after the longest prompt ('arith-caf48df87c', 15 tokens) "
+                                        "goes past the model's context of 256 tokens; use max_new_tokens <= 241")]
+    for override, message in cases:
+        arguments = {"problems": pool, "k": 2, "cache_dir": None, "progress": False, **override}
+        with pytest.raises(CourseError) as refused:
+            estimate(model, tokenizer, **arguments)
+        assert str(refused.value) == message
 
 
 def test_the_table_rounds_lengths_and_format_shares_and_its_cost_gives_seconds_to_the_hundredth(tiny_s, pool,
-                                                                                                 monkeypatch):
+                                                                                                 monkeypatch,
+                                                                                                 tmp_path):
     """A clock that ticks 0.123456 s per reading: two chunks of one sample each, five readings in all."""
     import itertools
     import types
@@ -445,6 +475,9 @@ def test_the_table_rounds_lengths_and_format_shares_and_its_cost_gives_seconds_t
     assert (table.mean_length.tolist(), table.format_share.tolist()) == ([3.33] * 4, [0.3333] * 4)
     assert table.attrs["cost"] == {"completions": 12, "generated_tokens": 40, "clipped_completions": 0,
                                    "sampling_seconds": 0.62, "wall_seconds": 0.62}  # 5 x 0.123456 = 0.617...
+    cached = estimate(model, tokenizer, pool[:4], k=3, chunk_size=2, cache_dir=tmp_path, progress=False)
+    assert {key: cached.attrs["cost"][key] for key in ("sampling_seconds", "wall_seconds")} == {
+        "sampling_seconds": 0.25, "wall_seconds": 0.62}  # with a cache: the two chunks' own seconds, summed
 
 
 def test_the_cache_folder_is_the_argument_else_the_environment_else_home(tmp_path, monkeypatch):
