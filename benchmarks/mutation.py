@@ -92,6 +92,9 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         change) for n, change in ((3, "progress: bool = False"), (55, "total=None"), (56, "desc=None"),
                                   (57, "disable=None"), (58, "progress_bar(desc="), (59, "len(todo), disable"),
                                   (60, "done before)\", )"), (61, "len(points) + len(todo)"), (62, "disable=progress"))},
+    "course_lib.sweep.x_aggregate__mutmut_24": (
+        "equivalent", "pandas reads to_csv(index=None) as no index, as index=False (the table's exact text is tested)",
+        "to_csv(index=None)"),
     **{f"course_lib.sweep.x_run_point__mutmut_{n}": (
         "accepted", "default=str is a safety net: every value of a point record comes from JSON (the grid, --set "
                     "values, the notebook's records read back from its JSON output) or is a string or number the "

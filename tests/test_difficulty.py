@@ -407,6 +407,7 @@ def test_the_vllm_backend_gets_each_chunk_and_the_settings_and_its_answers_are_g
         return [[f"so \\boxed{{{next(answers)}}}", "no answer"] for _ in args[1]]
 
     monkeypatch.setattr(difficulty, "_sample_vllm", fake_vllm)
+    monkeypatch.setattr(model.generation_config, "eos_token_id", [7, 9])  # as Qwen lists two: both must stop vLLM
     table = estimate(model, tokenizer, problems, k=2, temperature=0.7, max_new_tokens=16, seed=5, chunk_size=2,
                      cache_dir=None, progress=False, backend="vllm")
     ids, stop = checked_prompt_ids(model, tokenizer, problems, 16), stop_token_ids(model, tokenizer)
