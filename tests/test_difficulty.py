@@ -99,10 +99,14 @@ def test_the_chunk_checksum_is_sha256_of_canonical_json():
     assert rows_checksum(rows) == hashlib.sha256(b'[{"id":"b","k":2},{"id":"a","k":4}]').hexdigest()
 
 
+def _rows_for(problems, k, **fields):
+    return [{"id": p.id, "level": p.level, "source": p.source, "k": k, "n_correct": 1, "pass_rate": 1 / k,
+             "mean_length": 10 / 3, "tokens": 10, "clipped": 0, "outcomes": "1" + "0" * (k - 1), "formatted": 1,
+             **fields} for p in problems]
+
+
 def _sound_chunk(problems, k=4):
-    rows = [{"id": p.id, "level": p.level, "source": p.source, "k": k, "n_correct": 1, "pass_rate": 1 / k,
-             "mean_length": 10.0, "tokens": 10 * k, "clipped": 0, "outcomes": "01" + "0" * (k - 2), "formatted": 3}
-            for p in problems]
+    rows = _rows_for(problems, k, mean_length=10.0, tokens=10 * k, outcomes="01" + "0" * (k - 2), formatted=3)
     return {"rows": rows, "seconds": 1.5, "sha256": rows_checksum(rows)}
 
 
@@ -413,12 +417,6 @@ def test_the_vllm_backend_gets_each_chunk_and_the_settings_and_its_answers_are_g
     ids, stop = checked_prompt_ids(model, tokenizer, problems, 16), stop_token_ids(model, tokenizer)
     assert calls == [(model, ids[:2], 2, 0.7, 16, chunk_seed(5, 0), stop), (model, ids[2:], 2, 0.7, 16, chunk_seed(5, 1), stop)]
     assert (table.n_correct.tolist(), table.format_share.tolist()) == ([1, 1, 1], [0.5, 0.5, 0.5])
-
-
-def _rows_for(problems, k, **fields):
-    return [{"id": p.id, "level": p.level, "source": p.source, "k": k, "n_correct": 1, "pass_rate": 1 / k,
-             "mean_length": 10 / 3, "tokens": 10, "clipped": 0, "outcomes": "1" + "0" * (k - 1), "formatted": 1,
-             **fields} for p in problems]
 
 
 def test_estimate_defaults_are_8_samples_at_temperature_1_with_128_tokens_in_chunks_of_32(tiny_s, monkeypatch,
