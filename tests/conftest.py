@@ -117,6 +117,23 @@ def pytest_runtest_makereport(item, call):
     return (yield)
 
 
+# What the tests import only when they run: torch.testing.assert_close imports torch.distributed.tensor (about half
+# a second), a trainer imports TRL's GRPOTrainer (two seconds or more), a grader math-verify, a sweep papermill.
+IMPORTED_WHILE_TESTING = ("torch.distributed.tensor", "trl.trainer.grpo_trainer", "math_verify", "papermill")
+
+
+def pytest_collection_finish(session):
+    """Under `make mutation`, mutmut forks every mutant's pytest session from one process that has collected the tests
+    (its fork server): import there, once, what the tests would otherwise import again in each of ~6,000 forks."""
+    import sys
+
+    if "mutmut" in sys.modules and session.config.option.collectonly:
+        import importlib
+
+        for name in IMPORTED_WHILE_TESTING:
+            importlib.import_module(name)
+
+
 def pytest_collection_modifyitems(items):
     """pytest resets warning filters for each test: apply course_lib's filter of the libraries' own deprecations
     (course_lib.quiet) to every test, so the summary shows only warnings worth reading."""
