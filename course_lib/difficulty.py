@@ -61,17 +61,18 @@ FULL_HASH_LIMIT = 16_000_000  # models with fewer parameters have every weight h
 
 def model_fingerprint(model) -> str:
     """The weights part of the cache key: every weight of a small model; names, shapes, exact sums and a strided
-    sample of a large one (no gigabytes hashed per call); file names, sizes and headers for a model folder."""
+    sample of a large one (no gigabytes hashed per call); file names, sizes and headers for a model folder. The
+    weights' dtype counts too: the same numbers sampled in bfloat16 and in float32 give different completions."""
     if isinstance(model, str | Path):
         return _files_fingerprint(model)
     state = model.state_dict()
     small = sum(t.numel() for t in state.values()) < FULL_HASH_LIMIT
     digest = hashlib.sha256()
     for name, tensor in sorted(state.items()):
-        digest.update(name.encode())
+        digest.update(f"{name}{tensor.dtype}".encode())
         flat = tensor.detach().reshape(-1)
         if not small:
-            digest.update(f"{tuple(tensor.shape)}{tensor.dtype}{float(flat.sum(dtype=torch.float64))!r}".encode())
+            digest.update(f"{tuple(tensor.shape)}{float(flat.sum(dtype=torch.float64))!r}".encode())
             flat = flat[:: max(1, flat.numel() // 4096)]
         digest.update(flat.to("cpu", torch.float32).numpy().tobytes())
     return digest.hexdigest()

@@ -145,6 +145,13 @@ def test_a_bfloat16_model_has_a_fingerprint():
     assert model_fingerprint(layer) == model_fingerprint(layer)
 
 
+def test_the_same_weights_held_in_another_dtype_are_another_cache_entry():
+    """Sampling in bfloat16 and in float32 differs: equal numbers (exact in both dtypes) never share a cache entry."""
+    layer = _weights_with({1: 1.0, 3: 0.5})
+    assert model_fingerprint(layer) != model_fingerprint(_weights_with({1: 1.0, 3: 0.5}).to(torch.bfloat16))
+    assert model_fingerprint(layer) == model_fingerprint(_weights_with({1: 1.0, 3: 0.5}))
+
+
 def test_a_large_model_fingerprint_sums_its_weights_in_float64(monkeypatch):
     """A sampled model is told apart by exact sums: 2**-24 beside 8,191 ones, at a place the sample skips, is lost
     in a float32 sum but not in a float64 one."""
