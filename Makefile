@@ -80,15 +80,16 @@ test-fast: env
 # mutants/runs.log (verdicts already reached keep the tests they were reached with; the report names every commit).
 # MUTANTS='course_lib.answers.*' tests again every mutant of one module (e.g. after adding tests for it).
 # The tests run from a copy in mutants/, so ../shared/data is reached through a link ./shared -> ../shared.
+# A stopped or failed run still writes the report of what it reached, then exits with mutmut's status.
 # CPU seconds of each run are appended to mutants/time.log where GNU time is installed (the report reads them)
 TIME_MUTMUT := $(if $(wildcard /usr/bin/time),/usr/bin/time -a -o mutants/time.log -f "%U %S %e",)
 mutation: env
 	test -e shared || ln -s ../shared shared
 	@test -d shared/data || { echo "make mutation: the tests need the real data in ../shared/data (see README)" >&2; exit 1; }
 	mkdir -p mutants && echo "$$(git rev-parse --short HEAD) $$(date -u +%Y-%m-%dT%H:%MZ) $(or $(MUTANTS),unchecked)" >> mutants/runs.log
-	-env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(TIME_MUTMUT) \
-	  $(PY) -m mutmut run --max-children 2 $(MUTANTS)
-	$(PY) benchmarks/mutation.py
+	status=0; env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(TIME_MUTMUT) \
+	  $(PY) -m mutmut run --max-children 2 $(MUTANTS) || status=$$?; \
+	$(PY) benchmarks/mutation.py && exit $$status
 
 # Debian's /usr/bin/chromium, or Playwright's own build (tests/test_browser.py drives whichever is there).
 PLAYWRIGHT_BROWSERS_PATH ?= $(HOME)/.cache/ms-playwright
