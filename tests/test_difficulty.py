@@ -164,12 +164,9 @@ def test_each_fault_of_a_cached_chunk_is_named(pool, fault):
 
 
 def _edit_rows(edit):
-    """A chunk fault made by editing its rows (the checksum is rewritten, so only the schema check can catch it)."""
+    """`_rows_edited` on a chunk file's text: `edit` also gets the pool (the checksum is rewritten)."""
     def fault(text, pool):
-        data = json.loads(text)
-        edit(data["rows"], pool)
-        data["sha256"] = rows_checksum(data["rows"])
-        return json.dumps(data)
+        return json.dumps(_rows_edited(lambda rows: edit(rows, pool))(json.loads(text)))
     return fault
 
 
