@@ -399,6 +399,36 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                       "either way", change) for n, change in ((3, "dtype=None)"), (5, "list(values), )"))},
     **{f"course_lib.studies.x_t_interval__mutmut_{n}": (
         "equivalent", "float('NAN') is NaN, as float('nan') is", 'float("NAN")') for n in (30, 35)},
+    "course_lib.answers.x__tail__mutmut_4": (
+        "equivalent", "a completion that is not a string is searched as 'XXXX' instead of '': neither holds an "
+                      "answer in any format", 'else "XXXX"'),
+    "course_lib.answers.x_is_correct__mutmut_55": (
+        "equivalent", "extract_option gives only (A)..(G): there is no X to strip", 'strip("XX() XX")'),
+    "course_lib.answers.x_is_correct__mutmut_58": (
+        "accepted", "BBH's references are options (A)..(G): only a reference starting or ending with X would differ",
+        'strip("XX()XX")'),
+    **{f"course_lib.answers.x_normalize_number__mutmut_{n}": (
+        "equivalent", "the whole and fraction parts are ASCII digits (the pattern matched them): no X to strip",
+        change) for n, change in ((40, 'whole.lstrip("XX0XX")'), (48, 'fraction.rstrip("XX0XX")'),
+                                  (53, '"").rstrip("XX0XX")'))},
+    "course_lib.answers.x_normalize_number__mutmut_50": (
+        "equivalent", "a digit string is emptied by lstrip('0') exactly when rstrip('0') empties it (all zeros): the "
+                      "condition is the same", '"").lstrip("0")'),
+    **{f"course_lib.prompts.x_prompt_ids__mutmut_{n}": (
+        "accepted", "transformers 5's apply_chat_template defaults to tokenize=True and return_dict=True; they are "
+                    "passed as TRL passes them, so another version's default cannot change the ids", change)
+       for n, change in ((13, "add_generation_prompt=True, return_dict=True"), (14, "tokenize=True, **CHAT"))},
+    **{f"course_lib.sweep.x_{function}__mutmut_{n}": (
+        "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI",
+        "encoding=None") for function, n in (("_read_json", 2), ("_saved", 4))},
+    **{f"course_lib.sweep.x_{function}__mutmut_{n}": ("equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"')
+       for function, n in (("_read_json", 4), ("_saved", 6))},
+    **{f"course_lib.sweep.x__saved__mutmut_{n}": (
+        "accepted", "where the warning points (its stacklevel) is not what the run does", change)
+       for n, change in ((23, 'point will run again", )'), (24, "stacklevel=3"))},
+    f"{TRAINING}.x__train_grpo__mutmut_225": (
+        "accepted", "the run's wall time is kept for reading, to a tenth of a second; hundredths change no finding",
+        "start, 2)"),
 }
 
 # Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes

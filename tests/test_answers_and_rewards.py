@@ -129,8 +129,34 @@ def test_is_correct_by_source(completion, answer, source, correct):
     assert is_correct(completion, answer, source) is correct
 
 
-def test_normalize_number():
-    assert [normalize_number(x) for x in ["007", "-3.0", "1,000", " 5. "]] == ["7", "-3", "1000", "5"]
+@pytest.mark.parametrize(("text", "expected"), [
+    ("007", "7"), ("-3.0", "-3"), ("1,000", "1000"), (" 5. ", "5"), ("1,234,567", "1234567"), ("1,2", "1,2"),
+    ("-0.0", "0"), ("-0", "0"), (".5", "0.5"), ("1.50", "1.5"), ("1.050", "1.05"), ("$5.00", "5"), ("-3.10", "-3.1"),
+    ("Paris.", "Paris"), ("XIX.", "XIX"), ("x..", "x"),  # a word keeps its letters and loses its full stops
+])
+def test_normalize_number(text, expected):
+    assert normalize_number(text) == expected
+
+
+@pytest.mark.parametrize("extract", [extract_hash_answer, extract_boxed, extract_option, extract_tagged, extract_integer])
+def test_a_completion_that_is_not_a_string_has_no_answer(extract):
+    for thing in (None, 42, b"#### 7", ["#### 7"]):
+        assert extract(thing) is None
+
+
+def test_an_explicit_format_is_graded_by_the_source_rules():
+    assert is_correct(r"so \boxed{042}", "42", "aime2025", "boxed") and is_correct("<answer>7.0</answer>", "7", "arith",
+                                                                                   "tagged")
+    assert is_correct("So the answer is (B).", "(B)", "bbh", "option") and not is_correct("(B)", "(C)", "bbh", "option")
+
+
+def test_a_source_or_format_without_a_checker_is_one_whole_message():
+    with pytest.raises(ValueError) as source:
+        is_correct("#### 7", "7", "nope", "hash")
+    assert str(source.value) == "source='nope' has no answer checker"
+    with pytest.raises(ValueError) as answer_format:
+        is_correct("#### 7", "7", "arith", "nope")
+    assert str(answer_format.value) == "answer_format='nope' (source 'arith') has no answer checker"
 
 
 def test_rewards_take_trl_keyword_columns():

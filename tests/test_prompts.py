@@ -38,6 +38,9 @@ def as_tiny_tokens(text: str) -> str:
 
 def test_prompt_text_of_a_tiny_world_prompt_is_the_prompt_itself(tiny_tokenizer):
     assert prompt_text(problem("Q:25-9\n", "arith"), tiny_tokenizer) == "Q:25-9\n"
+    assert prompt_text(problem("Q:25-9\n", "arith", "hash"), tiny_tokenizer) == "Q:25-9\n"  # its own format, named
+    assert prompt_text(problem("Q:25-9\n", "arith", "tagged"), tiny_tokenizer) == as_tiny_tokens(
+        f"Q:25-9\n\n{TAGGED}\n")  # another format: the instruction says which
 
 
 def test_prompt_text_shows_special_tokens(tiny_tokenizer):
@@ -52,8 +55,15 @@ def test_prompt_text_of_a_real_dataset_without_chat_template_is_the_message_and_
 
 def test_prompt_text_goes_through_the_chat_template_with_the_generation_prompt(tiny_tokenizer):
     chat = load_tokenizer("tiny-s")
-    chat.chat_template = ("{% for m in messages %}{{ m['role'] | upper }}: {{ m['content'] }}\n{% endfor %}"
-                          "{% if add_generation_prompt %}A:{% endif %}")
+    chat.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                          "{% if add_generation_prompt %}A:{% endif %}{% if enable_thinking is false %} 0{% endif %}")
     for shown in (problem("  WHAT IS 2+3?\n", "gsm8k"), problem("Q:25-9\n", "arith")):  # tiny-world prompts too
-        assert prompt_text(shown, chat) == as_tiny_tokens(f"USER: {user_message(shown)}\nA:")
+        # the role TRL gives, and Qwen3's thinking turned off (the papers' 250-token budget)
+        assert prompt_text(shown, chat) == as_tiny_tokens(f"user: {user_message(shown)}\nA: 0")
     assert prompt_text(problem("Q:25-9\n", "arith"), tiny_tokenizer) == "Q:25-9\n"  # the module's own is untouched
+
+
+def test_a_tokenizer_without_a_chat_template_attribute_gets_plain_text():
+    from course_lib.prompts import uses_chat_template
+
+    assert not uses_chat_template(object()) and not uses_chat_template(load_tokenizer("tiny-s"))

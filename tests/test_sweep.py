@@ -19,6 +19,8 @@ from course_lib.sweep import (
     _share_cores,
     aggregate,
     check_parameters,
+    collect,
+    done_record,
     emit_slurm,
     expand,
     grid_points,
@@ -720,3 +722,90 @@ def test_a_sweep_runs_only_its_slice_with_the_overrides_and_records_what_it_ran(
         run("demo", "smoke", tmp_path / "other", workers=1, progress=False, notebook=notebook, overrides={"LAYERS": 2})
     with pytest.raises(CourseError, match="^workers=0 must be >= 1$"):
         run("demo", "smoke", out, workers=0, progress=False, notebook=notebook)
+
+
+def test_a_point_file_name_is_readable_and_names_every_committed_record():
+    """Saved records are found again by this name (a resumed sweep, `aggregate`, the committed studies): the values
+    in key order without the profile, '/' made '-', then 6 hex digits of the whole point's sorted JSON."""
+    point = {"PROFILE": "smoke", "STRATEGY": "hard", "SEED": 0, "MODEL": "Qwen/Qwen3-0.6B"}  # keys not in order
+    name, other_profile = point_name(point), point_name({**point, "PROFILE": "tiny"})
+    assert name[:-6] == other_profile[:-6] == "Qwen-Qwen3-0.6B_0_hard_" and name != other_profile
+    assert point_name(dict(sorted(point.items()))) == name and len(name.rsplit("_", 1)[1]) == 6
+    folders = sorted(grid.parent for grid in (Path(course_lib.__file__).parent.parent / "data" / "results").glob(
+        "*/grid.json"))
+    assert len(folders) >= 10
+    for folder in folders:
+        names = {point_name(p) for p in json.loads((folder / "grid.json").read_text())["points"]}
+        records = {path.name.removesuffix(".json") for path in (folder / "points").glob("*.json")
+                   if not path.name.endswith(".failed.json")}
+        assert records and records <= names, folder
+
+
+def test_the_grid_file_is_written_one_key_per_line_with_overrides_only_when_given(tmp_path):
+    from course_lib.sweep import _check_out_dir
+
+    _check_out_dir(tmp_path / "a", "demo", [{"SEED": 0}])
+    assert (tmp_path / "a" / "grid.json").read_text() == '{\n "study": "demo",\n "points": [\n  {\n   "SEED": 0\n  }\n ]\n}\n'
+    _check_out_dir(tmp_path / "b", "demo", [], overrides={"BACKEND": "hf"})
+    assert (tmp_path / "b" / "grid.json").read_text() == \
+        '{\n "study": "demo",\n "points": [],\n "overrides": {\n  "BACKEND": "hf"\n }\n}\n'
+
+
+@pytest.mark.parametrize("text", ['{"point": ', "[]", '["point", "status"]', '{"status": "ok"}', '{"point": "p"}', "\"x\""])
+def test_a_point_record_without_point_and_status_is_set_aside(tmp_path, text):
+    point = {"SEED": 0}
+    record = tmp_path / "points" / f"{point_name(point)}.json"
+    record.parent.mkdir()
+    record.write_text(text)
+    with pytest.warns(UserWarning) as warned:
+        assert done_record(tmp_path, point) is None
+    assert [str(w.message) for w in warned] == [
+        f"{record} is damaged; set aside as {record.name}.damaged, the point will run again"]
+    assert not record.exists() and record.with_name(record.name + ".damaged").read_text() == text
+    record.write_text('{"point": "p", "status": "ok"}')
+    assert done_record(tmp_path, point) == {"point": "p", "status": "ok"}
+
+
+@pytest.fixture
+def demo_grid(monkeypatch):
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"SEED": [10, 9, 2]}}})
+    return expand("demo", "smoke")
+
+
+def test_collect_aggregates_with_the_study_profile_and_command_it_was_given(tmp_path, demo_grid):
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": demo_grid}))
+    saved(tmp_path, demo_grid[0])
+    outcome = collect("demo", "smoke", tmp_path)
+    assert outcome["points"] == 1 and outcome["missing"] == demo_grid[1:]
+    provenance = json.loads((tmp_path / "provenance.json").read_text())
+    assert (provenance["study"], provenance["profile"], provenance["command"], provenance["this_run"]) == \
+        ("demo", "smoke", "", {})
+
+
+@pytest.mark.parametrize(("grid", "message"), [
+    ("{", "{grid} (the grid of this folder) is damaged (JSONDecodeError); delete it and run again"),
+    ("[]", "{grid} is not a grid `reproduce` wrote; delete it and run again"),
+    ('{"study": "demo"}', "{grid} is not a grid `reproduce` wrote; delete it and run again"),
+    ('{"study": "demo", "points": [{"SEED": 3}]}',
+     "out={out} holds points that are not in demo's 'smoke' grid; give its profile or another folder"),
+])
+def test_collect_refuses_a_grid_reproduce_did_not_write_in_one_whole_message(tmp_path, demo_grid, grid, message):
+    (tmp_path / "grid.json").write_text(grid)
+    with pytest.raises(CourseError) as refused:
+        collect("demo", "smoke", tmp_path)
+    assert str(refused.value) == message.format(grid=tmp_path / "grid.json", out=tmp_path)
+
+
+def test_a_slice_or_profile_that_is_not_there_names_what_is(demo_grid):
+    with pytest.raises(CourseError) as profile:
+        expand("demo", "paper")
+    assert str(profile.value) == "profile='paper' has no grid for demo; use one of smoke"
+    with pytest.raises(CourseError) as seed:
+        expand("demo", "smoke", where={"SEED": "11"})
+    assert str(seed.value) == "where={'SEED': '11'} leaves no point of demo (smoke); SEED takes 2, 9, 10"  # as numbers
+
+
+def test_each_pool_size_is_its_own_difficulty_table_in_the_first_wave():
+    small, large, again = ({"MODEL": "m", "TASK": "t", "POOL_SIZE": size, "SEED": seed}
+                           for size, seed in ((100, 0), (200, 0), (100, 1)))
+    assert warm_up_waves([small, large, again]) == [[small, large], [again]]
