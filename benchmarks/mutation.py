@@ -618,8 +618,18 @@ def runs_sentence(runs: list[dict[str, str]]) -> str:
     first, *later = runs
     text = f"The run began at commit {first['commit']} ({first['started']})"
     if later:
-        text += "; it was resumed at " + ", ".join(f"{r['commit']} ({r['started']}: {r['mutants']})" for r in later)
+        text += "; it was resumed at " + ", ".join(f"{r['commit']} ({r['started']}: {_what_ran(r['mutants'])})"
+                                                   for r in later)
     return text + ". Each verdict used the tests of the run that reached it."
+
+
+def _what_ran(mutants: str) -> str:
+    """A run's MUTANTS as written, or, for more than three names, how many of each module's were run again."""
+    names = mutants.split()
+    if len(names) <= 3:
+        return mutants
+    modules = Counter(name.split(".")[1] for name in names)
+    return f"{len(names)} named mutants again (" + ", ".join(f"{module} {n}" for module, n in modules.items()) + ")"
 
 
 def write_report(results: dict[str, dict[str, str]]) -> None:

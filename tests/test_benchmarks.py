@@ -141,6 +141,11 @@ def test_mutation_report_names_every_run_whose_verdicts_it_holds(mutation, tmp_p
     assert mutation["runs_sentence"](runs) == (
         "The run began at commit abc1234 (2026-12-01T23:01Z); it was resumed at def5678 (2026-12-02T08:02Z: "
         "course_lib.answers.*). Each verdict used the tests of the run that reached it.")
+    names = "course_lib.sweep.x_a__mutmut_1 course_lib.sweep.x_a__mutmut_2 course_lib.answers.x_b__mutmut_3 " \
+            "course_lib.sweep.x_c__mutmut_4"
+    assert mutation["runs_sentence"](runs[:1] + [{"commit": "f", "started": "t", "mutants": names}]).endswith(
+        "resumed at f (t: 4 named mutants again (sweep 3, answers 1)). Each verdict used the tests of the run that "
+        "reached it.")
 
 
 def test_mutation_runs_whose_tests_did_not_run_are_no_verdict(mutation):
