@@ -148,6 +148,22 @@ def test_an_explicit_format_is_graded_by_the_source_rules():
     assert is_correct(r"so \boxed{042}", "42", "aime2025", "boxed") and is_correct("<answer>7.0</answer>", "7", "arith",
                                                                                    "tagged")
     assert is_correct("So the answer is (B).", "(B)", "bbh", "option") and not is_correct("(B)", "(C)", "bbh", "option")
+    assert is_correct("<answer>(B)</answer>", "(B)", "bbh", "tagged") and not is_correct("<answer>BX</answer>", "(B)",
+                                                                                      "bbh", "tagged")
+
+
+def test_math_verify_runs_under_the_course_timeouts(monkeypatch):
+    """Each parse and the comparison are bounded (2 s): without a timeout math-verify can hang on a short input."""
+    import math_verify
+
+    from course_lib.answers import _math_verify
+
+    calls = []
+    monkeypatch.setattr(math_verify, "parse", lambda text, **limits: calls.append((text, limits)) or [text])
+    monkeypatch.setattr(math_verify, "verify", lambda gold, guess, **limits: calls.append((gold + guess, limits)))
+    _math_verify("1/2", "0.5")
+    assert calls == [("$0.5$", {"parsing_timeout": 2}), ("$1/2$", {"parsing_timeout": 2}),
+                     (["$0.5$", "$1/2$"], {"timeout_seconds": 2})]
 
 
 def test_a_source_or_format_without_a_checker_is_one_whole_message():

@@ -128,6 +128,21 @@ def test_mutation_triage_is_used_only_for_the_change_it_was_written_for(mutation
     assert kind_of("m.x_g__mutmut_2", diff)[0] == "unexplained"
 
 
+@pytest.mark.parametrize(("removed", "added", "wording"), [
+    ('check(x > 0, "x must be > 0")', 'check(x > 0, "XXx must be > 0XX")', True),
+    ('check(kind != "dr_grpo" or n, f"kind={kind!r} is bad")', 'check(kind != "XXdr_grpoXX" or n, f"kind={kind!r} is bad")',
+     False),  # a string of the condition: what is checked changes
+    ('check(kind in ("a", "b"), "no")', 'check(kind in ("a", "B"), "no")', False),
+    ('check(kind in ("a", "b"),', 'check(kind in ("a", "B"),', False),  # the message is on a later line
+    ('check(ok)', 'check(ok)  ', False),
+    ('raise CourseError(f"{path} is damaged")', 'raise CourseError(f"XX{path} is damagedXX")', True),
+    ('          "give that study or another folder")', '          "XXgive that study or another folderXX")', True),
+    ('mode = "colocate"', 'mode = "COLOCATE"', False),
+])
+def test_only_a_message_s_own_text_counts_as_wording(mutation, removed, added, wording):
+    assert mutation["is_message_wording"](f"--- a\n+++ b\n-{removed}\n+{added}") is wording
+
+
 def test_mutation_report_names_every_run_whose_verdicts_it_holds(mutation, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert mutation["mutmut_runs"]() == []
@@ -146,9 +161,18 @@ def test_mutation_report_names_every_run_whose_verdicts_it_holds(mutation, tmp_p
     assert mutation["runs_sentence"](runs[:1] + [{"commit": "f", "started": "t", "mutants": names}]).endswith(
         "resumed at f (t: 4 named mutants again (sweep 3, answers 1)). Each verdict used the tests of the run that "
         "reached it.")
+    patterns = "*answers* *sweep* *prompts* *grpo*"  # globs are shown as given
+    assert f"(t: {patterns})" in mutation["runs_sentence"](runs[:1] + [{"commit": "f", "started": "t", "mutants": patterns}])
+    (tmp_path / "mutants" / "runs.log").write_bytes(b"abc1234\nde\xff 2026-12-02T08:02Z x\n")  # cut short; not UTF-8
+    assert [run["commit"] for run in mutation["mutmut_runs"]()] == ["abc1234", "de\ufffd"]
+    assert mutation["runs_sentence"](mutation["mutmut_runs"]()).startswith("The run began at commit abc1234 (?)")
 
 
 def test_mutation_runs_whose_tests_did_not_run_are_no_verdict(mutation):
+    status_of = mutation["status_of"]
+    assert [status_of(code) for code in (1, 0, 36, 33, None)] == ["killed", "survived", "timeout", "no tests",
+                                                                  "not checked"]
+    assert {status_of(code) for code in (255, 4, 2, 34)} == {"not run"}  # pytest raised, usage error, interrupted, skipped
     results = {"answers": {"a.x_f__mutmut_1": "killed", "a.x_f__mutmut_2": "not run"}}
     summary = mutation["summarise"](results, {})
     assert summary["modules"]["answers"]["tested"] == 1 and summary["complete"] is False

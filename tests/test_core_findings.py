@@ -344,6 +344,8 @@ def test_dynamic_sampling_refills_from_the_training_set_the_same_way_for_a_seed_
         return drawn[::2]
 
     assert refill(3, 5) == refill(3, 5)  # reproducible: a resumed run draws what the first run drew
+    # pinned: a committed run re-run or resumed by a later course_lib draws the refills its first run drew
+    assert (refill(3, 5), refill(0, 7)) == (["p4", "p5", "p1", "p6"], ["p5", "p2", "p6", "p9"])
     assert len({tuple(refill(3, step)) for step in range(6)}) > 1  # each step draws afresh
     assert len({tuple(refill(seed, 5)) for seed in range(6)}) > 1  # each run's seed draws its own refills
     assert len(set(refill(3, 5))) == 4  # without replacement

@@ -392,6 +392,20 @@ def test_difficulty_tables_estimates_each_model_of_the_profile_on_its_pool():
                                            temperature=0.7, max_new_tokens=20, seed=0, progress=False))
 
 
+def test_difficulty_tables_load_each_model_on_the_device_asked_for(monkeypatch):
+    import course_lib.models
+    from course_lib.profiles import get_profile
+
+    asked = []
+    monkeypatch.setattr(course_lib.models, "load_model",
+                        lambda name, device=None: asked.append((name, device)) or (f"{name} model", "tokenizer"))
+    monkeypatch.setattr("course_lib.difficulty.estimate", lambda model, tokenizer, pool, **settings: model)
+    profile = dataclasses.replace(get_profile("smoke"), models=("tiny-s", "tiny-m"), task="arith", n_problems=5)
+    assert difficulty_tables(profile, device="cuda:1", progress=False) == {"tiny-s": "tiny-s model",
+                                                                           "tiny-m": "tiny-m model"}
+    assert asked == [("tiny-s", "cuda:1"), ("tiny-m", "cuda:1")]  # never the loader's own choice
+
+
 def test_the_vllm_backend_gets_each_chunk_and_the_settings_and_its_answers_are_graded(tiny_s, pool, monkeypatch):
     """With backend="vllm" (no GPU here: vLLM's sampler is replaced), estimate hands it each chunk's prompt ids, k,
     temperature, token budget, the chunk's seed and the model's stop tokens, and grades what comes back in each

@@ -86,6 +86,14 @@ def test_selection_ignores_the_tables_row_order():
         assert select(shuffled, strategy, 4, seed=1) == select(HAND, strategy, 4, seed=1)
 
 
+def test_a_table_with_an_index_column_selects_the_same():
+    """A table saved after `reset_index()` has an `index` column; selection reads only id, level and pass_rate."""
+    indexed = HAND.sample(frac=1.0, random_state=5).reset_index()
+    for strategy in ("hard", "random", "learnability"):
+        assert select(indexed, strategy, 4, seed=1) == select(HAND, strategy, 4, seed=1)
+    assert select(indexed, "levels", 3, seed=3, levels=(1, 2, 3)) == ["p4", "p8", "p7"]
+
+
 # Six problems tied at p = 0, then .2, .4, .6, .8: `hard` with a budget of 3 must pick 3 of the 6 tied ones.
 TIES = pool([0.0, 0.8, 0.0, 0.0, 0.4, 0.0, 0.2, 0.0, 0.6, 0.0])
 TIED_AT_ZERO = {"q0", "q2", "q3", "q5", "q7", "q9"}

@@ -126,6 +126,17 @@ def test_dynamic_sampling_is_refused_over_several_processes(problems, tmp_path, 
         train_grpo("tiny-s", problems, config, tmp_path / "run", progress=False)  # accepted: it runs on to where the stand-in stops
 
 
+def test_a_run_and_a_model_name_load_on_the_device_asked_for(finished_run, monkeypatch):
+    import course_lib.models
+
+    asked, load_model = [], course_lib.models.load_model
+    monkeypatch.setattr(course_lib.models, "load_model",
+                        lambda name, device=None: asked.append((name, device)) or load_model(name, device=device))
+    load_trained(str(finished_run[0]), device="cpu")
+    load_trained("tiny-s", device="cpu")
+    assert asked == [("tiny-s", "cpu"), ("tiny-s", "cpu")]  # never the loader's own choice (a GPU where there is one)
+
+
 def test_trained_adapter_merges_into_the_base(finished_run):
     out, _ = finished_run
     model, tokenizer = load_trained(str(out))
