@@ -148,11 +148,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                       "a token never changes what it sees, with or without a mask", change)
        for n, change in ((54, "attention_mask=None"), (56, "ids.to(device), ).logits"))},
     **{f"course_lib.grpo.x_completion_logprobs__mutmut_{n}": (
-        "accepted", "the course's tokenizers (tiny, stand-in, Qwen) add no special tokens to a text either way; one "
-                    "that added a BOS would shift every position, which the TRL comparison would show", change)
-       for n, change in ((16, "tokenizer(prompt, )"), (17, "add_special_tokens=True"), (25, "tokenizer(completion, )"),
-                         (26, "add_special_tokens=True"))},
-    **{f"course_lib.grpo.x_completion_logprobs__mutmut_{n}": (
         "accepted", "which device a tensor is made on: the CPU either way here; on a GPU a mismatch fails at once",
         change) for n, change in ((50, "device = None"), (57, "ids.to(None)"), (58, "attention.to(None)"),
                                   (62, "device=None)"), (65, "n_completion, )"), (69, "device=None)"),

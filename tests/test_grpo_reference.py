@@ -311,3 +311,27 @@ def test_trl_check_rejects_a_batch_that_does_not_split_into_groups(tokenizer, tm
 
     with pytest.raises(CourseError, match=re.escape("2 prompts x group_size=4 must equal the 7 completions and 7 rewards")):
         trl_loss_on_fixed_batch(None, tokenizer, PROMPTS, COMPLETIONS[:7], REWARDS[:7], G, tmp_path)
+
+
+class _AddsBos:
+    """A tokenizer that puts a BOS token before every text unless told not to (as many real ones do by default)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def __call__(self, text, add_special_tokens=True, **kwargs):
+        ids = self.inner(text, add_special_tokens=False, **kwargs)["input_ids"]
+        return {"input_ids": [self.inner.bos_token_id or self.inner.eos_token_id] * add_special_tokens + ids}
+
+
+def test_log_probabilities_read_the_text_without_special_tokens(tokenizer, start):
+    """A BOS added to the prompt or the completion would shift every position read: the same numbers either way."""
+    model = load(start)
+    prompts, completions = ["Q:12+7\n", "Q:3-1\n"], ["12+7=19\n#### 19", "#### 2"]
+    plain = completion_logprobs(model, tokenizer, prompts, completions)
+    adds_bos = completion_logprobs(model, _AddsBos(tokenizer), prompts, completions)
+    for ours, theirs in zip(plain, adds_bos):
+        torch.testing.assert_close(theirs, ours)
