@@ -74,9 +74,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
        for n, setting, change in ((112, "top_p=1.0", "top_k=0, weight_decay"), (121, "report_to='none'",
                                                                                "save_total_limit=2, seed="),
                                   (127, "vllm_mode='colocate'", "use_vllm=config.use_vllm, disable_tqdm"))},
-    f"{TRAINING}.x_trl_config__mutmut_140": (
-        "accepted", "reachable only on a GPU without bf16 (a V100 or older), where it would ask for bf16; on the CPU "
-                    "torch.cuda.is_bf16_supported() is False either way", "bf16=on_gpu or torch"),
     f"{TRAINING}.x__train_grpo__mutmut_151": (
         "equivalent", "lora_dropout=0.0 is the default of the pinned peft 0.21 (set so another release cannot change "
                       "it unseen)", "lora_alpha=config.lora_alpha, bias="),

@@ -272,6 +272,14 @@ def test_memory_and_engine_settings_reach_trl(tmp_path):
     assert (args.vllm_gpu_memory_utilization, args.vllm_max_model_length) == (0.55, 41)
 
 
+def test_bf16_only_on_a_gpu_that_has_it(tmp_path, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *args, **kwargs: True)  # as a driver might say
+    args = trl_config(TrainConfig(**FAST), tmp_path, longest_prompt=1)
+    assert (args.use_cpu, args.bf16) == (True, False)  # no GPU here: full precision on the CPU
+
+
 @pytest.mark.parametrize("variable", ["WORLD_SIZE", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE"])
 def test_the_process_count_is_read_as_accelerate_reads_it(variable, monkeypatch, tmp_path):
     """torchrun sets WORLD_SIZE, MPI launchers PMI_SIZE or OMPI_COMM_WORLD_SIZE: each splits the step's prompts."""
