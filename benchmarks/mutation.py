@@ -597,7 +597,24 @@ def timing(results: dict[str, dict[str, str]]) -> dict:
     runs = [run for run in runs if len(run) == 3 and all(part.replace(".", "", 1).isdigit() for part in run)]
     tested = sum(1 for statuses in results.values() for status in statuses.values()
                  if status in ("killed", "survived", "timeout", "segfault"))
-    return {"logged_runs": len(runs), "wall_seconds": [round(float(wall)) for *_, wall in runs], "tested": tested}
+    return {"logged_runs": len(runs), "wall_seconds": [round(float(wall)) for *_, wall in runs], "tested": tested,
+            "tested_after_run": tested_after_each_run(len(runs), tested)}
+
+
+def tested_after_each_run(runs: int, tested: int) -> list[int | None]:
+    """How many mutants had a verdict after each timed run. `make mutation` writes the report after every run, and
+    the report notes the count the first time it sees a run (mutants/checked.log: run number, count)."""
+    log = Path("mutants") / "checked.log"
+    seen = {}
+    for line in log.read_text(errors="replace").splitlines() if log.exists() else []:
+        parts = line.split()
+        if len(parts) == 2 and all(part.isdigit() for part in parts):
+            seen[int(parts[0])] = int(parts[1])
+    if runs and runs not in seen:
+        seen[runs] = tested
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(f"{runs} {tested}\n")
+    return [seen.get(run) for run in range(1, runs + 1)]
 
 
 def mutmut_runs() -> list[dict[str, str]]:
@@ -687,15 +704,18 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     lines += [f"| {r['module']} | `{r['function']}` | {r['reason']} | {r['mutants']} |" for r in excluded]
     lines += ["", "## Time"]
     if times["wall_seconds"]:
-        walls = times["wall_seconds"]
+        walls, after = times["wall_seconds"], times["tested_after_run"]
         lines += ["", f"Measured: {len(walls)} logged `mutmut run`(s) (mutants/time.log, startup included) took "
-                      f"{', '.join(f'{w / 60:.1f}' for w in walls)} minutes of wall time ({sum(walls) / 60:.1f} in "
-                      f"all) for {times['tested']} tested mutants, on {os.cpu_count()} CPUs"
+                      + ", ".join(f"{w / 60:.1f}" + (f" ({n} mutants tested after it)" if n is not None else "")
+                                  for w, n in zip(walls, after))
+                      + f" minutes of wall time ({sum(walls) / 60:.1f} in all) for {times['tested']} tested mutants, "
+                        f"on {os.cpu_count()} CPUs"
                       + (f"; {len(record['runs']) - len(walls)} of the {len(record['runs'])} runs in mutants/runs.log "
                          "have no timing (stopped together with their timer), so the whole took longer than this"
                          if len(record["runs"]) > len(walls) else "") + ". "
-                      + ("**A run from scratch within the hour.**" if len(walls) == 1 and summary["complete"] and
-                         walls[0] <= 3600 else "")]
+                      + (f"**The first run, from scratch, tested all {total['mutants']} mutants within the hour.**"
+                         if len(record["runs"]) == len(walls) and after[0] == total["mutants"] and walls[0] <= 3600
+                         else "")]
     lines += ["", "## Survivors", "",
               "Kinds: *equivalent* (no test could tell), *accepted* (harmless, or reachable only on a GPU), "
               "*message* (only an error message's wording changes), *newer test* (a test written after the run began kills "

@@ -168,6 +168,20 @@ def test_mutation_report_names_every_run_whose_verdicts_it_holds(mutation, tmp_p
     assert mutation["runs_sentence"](mutation["mutmut_runs"]()).startswith("The run began at commit abc1234 (?)")
 
 
+def test_mutation_report_notes_how_many_mutants_each_timed_run_left_tested(mutation, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mutants").mkdir()
+    log = tmp_path / "mutants" / "time.log"
+    log.write_text("3000.1 900.2 2383.74\nCommand terminated by signal 15\n")  # GNU time's own line is skipped
+    killed = {"grpo": {"g.x_f__mutmut_1": "killed", "g.x_f__mutmut_2": "not checked"}}
+    assert mutation["timing"](killed) == {"logged_runs": 1, "wall_seconds": [2384], "tested": 1, "tested_after_run": [1]}
+    log.write_text(log.read_text() + "129.2 17.0 138.05\n")
+    both = {"grpo": {"g.x_f__mutmut_1": "killed", "g.x_f__mutmut_2": "survived"}}
+    assert mutation["timing"](both)["tested_after_run"] == [1, 2]
+    assert mutation["timing"](killed)["tested_after_run"] == [1, 2]  # a count is noted once, right after its run
+    assert (tmp_path / "mutants" / "checked.log").read_text() == "1 1\n2 2\n"
+
+
 def test_mutation_runs_whose_tests_did_not_run_are_no_verdict(mutation):
     status_of = mutation["status_of"]
     assert [status_of(code) for code in (1, 0, 36, 33, None)] == ["killed", "survived", "timeout", "no tests",
