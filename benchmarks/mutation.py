@@ -706,9 +706,9 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     if times["wall_seconds"]:
         walls, after = times["wall_seconds"], times["tested_after_run"]
         lines += ["", f"Measured: {len(walls)} logged `mutmut run`(s) (mutants/time.log, startup included) took "
-                      + ", ".join(f"{w / 60:.1f}" + (f" ({n} mutants tested after it)" if n is not None else "")
+                      + ", ".join(f"{w / 60:.1f} min" + (f" ({n} mutants tested after it)" if n is not None else "")
                                   for w, n in zip(walls, after))
-                      + f" minutes of wall time ({sum(walls) / 60:.1f} in all) for {times['tested']} tested mutants, "
+                      + f" of wall time ({sum(walls) / 60:.1f} min in all) for {times['tested']} tested mutants, "
                         f"on {os.cpu_count()} CPUs"
                       + (f"; {len(record['runs']) - len(walls)} of the {len(record['runs'])} runs in mutants/runs.log "
                          "have no timing (stopped together with their timer), so the whole took longer than this"
