@@ -681,11 +681,12 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
                   "nothing yet about the modules with few or no checked mutants.", ""]
     kinds = ("equivalent", "accepted", "message", "newer test", "unexplained")
     lines += ["| module | mutants | killed | survived | " + " | ".join(f"of which {k}" for k in kinds)
-              + " | timeout | no tests | not checked |", "| --- " * 12 + "|"]
+              + " | timeout or crash | no tests | not checked |", "| --- " * 12 + "|"]
     for module, c in summary["modules"].items():
         lines.append(f"| {module} | {c['mutants']} | {c.get('killed', 0)} | {c.get('survived', 0)} | "
                      + " | ".join(str(c.get(f"survived: {k}", 0)) for k in kinds)
-                     + f" | {c.get('timeout', 0)} | {c.get('no tests', 0)} | {c.get('not checked', 0)} |")
+                     + f" | {c.get('timeout', 0) + c.get('segfault', 0)} | {c.get('no tests', 0)} | "
+                       f"{c.get('not checked', 0)} |")
     if total.get("not run", 0):
         lines += ["", f"**{total['not run']} mutants' tests did not run** (pytest stopped before running them, which "
                       "mutmut counts as a timeout): they are no verdict; find why with `debug = true` under "
