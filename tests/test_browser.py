@@ -138,8 +138,11 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         page = browser.new_page()
         requested = []
         page.on("request", lambda request: requested.append(request.url))
-        page.goto(voila_url, timeout=120_000)
-        page.wait_for_selector(".explorer-n_selected", timeout=240_000)
+        # Voila runs the app's notebook (a kernel, the difficulty tables) while it streams the page: wait for the
+        # first byte only, then for the widgets, with one generous budget (minutes when CI's other worker is busy)
+        page.goto(voila_url, timeout=120_000, wait_until="commit")
+        page.wait_for_selector(".explorer-n_selected", timeout=420_000)
+        page.wait_for_load_state("load", timeout=60_000)
         served = page.content()
         model = next(iter(tables))
         k = int(tables[model]["k"].min())
