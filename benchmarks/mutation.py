@@ -505,7 +505,8 @@ def kind_of(name: str, diff: str) -> tuple[str, str]:
     return "unexplained", "not triaged yet"
 
 
-VERDICTS = ("killed", "survived", "timeout", "segfault", "no tests", "not checked")  # mutmut's statuses counted as such
+TESTED = ("killed", "survived", "timeout", "segfault")  # statuses of a mutant whose tests ran to a verdict
+VERDICTS = (*TESTED, "no tests", "not checked")  # mutmut's statuses counted as such
 
 
 def status_of(exit_code: int | None) -> str:
@@ -568,7 +569,7 @@ def summarise(results: dict[str, dict[str, str]], kinds: dict[str, str]) -> dict
     for module, statuses in results.items():
         counts = Counter(statuses.values())
         survivors = Counter(kinds[n] for n, s in statuses.items() if s == "survived")
-        tested = sum(counts[s] for s in ("killed", "survived", "timeout", "segfault"))
+        tested = sum(counts[s] for s in TESTED)
         modules[module] = {**dict(sorted(counts.items())), "mutants": len(statuses), "tested": tested,
                            **{f"survived: {kind}": n for kind, n in sorted(survivors.items())}}
     total = Counter()
@@ -595,8 +596,7 @@ def timing(results: dict[str, dict[str, str]]) -> dict:
     log = Path("mutants") / "time.log"
     runs = [line.split() for line in log.read_text(errors="replace").splitlines()] if log.exists() else []
     runs = [run for run in runs if len(run) == 3 and all(part.replace(".", "", 1).isdigit() for part in run)]
-    tested = sum(1 for statuses in results.values() for status in statuses.values()
-                 if status in ("killed", "survived", "timeout", "segfault"))
+    tested = sum(1 for statuses in results.values() for status in statuses.values() if status in TESTED)
     return {"logged_runs": len(runs), "wall_seconds": [round(float(wall)) for *_, wall in runs], "tested": tested,
             "tested_after_run": tested_after_each_run(len(runs), tested)}
 
