@@ -37,6 +37,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync"]
 
 
+VOILA_LOGS: dict[int, Path] = {}  # port -> the log of the Voila serving it
+
+
+def tail(path: Path, size: int = 3000) -> str:
+    return path.read_bytes()[-size:].decode(errors="replace") if path.exists() else f"({path} is missing)"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -57,11 +64,13 @@ def voila_url(tmp_path_factory):
     papermill.execute_notebook(str(NOTEBOOK), str(folder / "explorer.ipynb"), parameters={"PROFILE": "smoke"},
                                prepare_only=True)
     port = free_port()
+    log = open(folder / "voila.log", "wb")  # a file, not a pipe nobody reads (a full pipe would stop Voila)
     server = subprocess.Popen(
         [sys.executable, "-m", "voila", "explorer.ipynb", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
          "--VoilaConfiguration.http_keep_alive_timeout=600", "--template=course"],  # as `make explorer` serves it
-        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=folder, stdout=log, stderr=subprocess.STDOUT,
         env={**os.environ, "JUPYTER_PATH": str(ROOT / "apps")})
+    VOILA_LOGS[port] = folder / "voila.log"
     deadline = time.time() + 60
     while time.time() < deadline:
         with socket.socket() as s:
@@ -70,13 +79,14 @@ def voila_url(tmp_path_factory):
         time.sleep(0.5)
     else:
         server.kill()
-        pytest.fail("voila did not start: " + server.stdout.read().decode()[-2000:])
+        pytest.fail("voila did not start: " + tail(folder / "voila.log"))
     yield f"http://127.0.0.1:{port}/"
     server.terminate()
     try:
         server.wait(timeout=20)
     except subprocess.TimeoutExpired:
         server.kill()
+    log.close()
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +139,22 @@ def wait_for_change(page, key: str, old: str, timeout: float = 30.0) -> str:
     raise AssertionError(f"{key} stayed at {old!r}")
 
 
+def wait_for_widgets(page, voila_url: str, happened: list[str], timeout: float = 420.0) -> None:
+    """Wait for the explorer's widgets and the page's load event; else fail with what the page, the browser and
+    Voila said (the page's text, console messages, failed requests, Voila's log)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_selector(".explorer-n_selected", timeout=timeout * 1000)
+        page.wait_for_load_state("load", timeout=60_000)
+    except PlaywrightTimeout as error:
+        port = int(voila_url.rstrip("/").rsplit(":", 1)[1])
+        text = page.evaluate("() => document.body ? document.body.innerText : '(no body)'")
+        raise AssertionError(f"{error.message.splitlines()[0]}\n--- the page's text:\n{text[-2000:]}\n"
+                             "--- the browser:\n" + "\n".join(happened[-40:]) +
+                             f"\n--- Voila's log:\n{tail(VOILA_LOGS[port])}") from None
+
+
 def test_explorer_in_a_real_browser(voila_url, tables):
     from playwright.sync_api import sync_playwright
 
@@ -136,13 +162,15 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         debian = {"executable_path": str(CHROMIUM)} if CHROMIUM.exists() else {}  # else Playwright's own build
         browser = playwright.chromium.launch(headless=True, args=CHROMIUM_ARGS, **debian)
         page = browser.new_page()
-        requested = []
+        requested, happened = [], []
         page.on("request", lambda request: requested.append(request.url))
+        page.on("requestfailed", lambda request: happened.append(f"request failed: {request.url} {request.failure}"))
+        page.on("pageerror", lambda error: happened.append(f"page error: {error}"))
+        page.on("console", lambda message: happened.append(f"console {message.type}: {message.text}"))
         # Voila runs the app's notebook (a kernel, the difficulty tables) while it streams the page: wait for the
         # first byte only, then for the widgets, with one generous budget (minutes when CI's other worker is busy)
         page.goto(voila_url, timeout=120_000, wait_until="commit")
-        page.wait_for_selector(".explorer-n_selected", timeout=420_000)
-        page.wait_for_load_state("load", timeout=60_000)
+        wait_for_widgets(page, voila_url, happened)
         served = page.content()
         model = next(iter(tables))
         k = int(tables[model]["k"].min())
