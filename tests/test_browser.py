@@ -9,6 +9,10 @@ that the numbers and the chart change to what the pure function `explorer_view` 
 chart is live (drawn offline by Vega in the page; hovering a bar shows its tooltip), that the
 page shows the explorer alone (no notebook prose, prints or recorded numbers), and that it asks nothing of
 any other machine (no CDN: the course template leaves out the lab template's FontAwesome stylesheets).
+
+The kernel talks to Voila over Unix sockets (no TCP ports to collide with the other worker's kernels). If the
+first page still never draws its widgets, the test warns with what the page, the browser and Voila said,
+and loads the page once more (a new kernel); a second failure fails the test with the same account.
 """
 
 import os
@@ -18,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -67,7 +72,10 @@ def voila_url(tmp_path_factory):
     log = open(folder / "voila.log", "wb")  # a file, not a pipe nobody reads (a full pipe would stop Voila)
     server = subprocess.Popen(
         [sys.executable, "-m", "voila", "explorer.ipynb", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-         "--VoilaConfiguration.http_keep_alive_timeout=600", "--template=course"],  # as `make explorer` serves it
+         "--VoilaConfiguration.http_keep_alive_timeout=600", "--template=course",  # as `make explorer` serves it
+         # the kernel's channels on Unix sockets in this folder: TCP ports picked while the other test worker starts
+         # kernels of its own can collide, and a kernel that cannot bind its port dies before the page is drawn
+         "--KernelManager.transport=ipc"],
         cwd=folder, stdout=log, stderr=subprocess.STDOUT,
         env={**os.environ, "JUPYTER_PATH": str(ROOT / "apps")})
     VOILA_LOGS[port] = folder / "voila.log"
@@ -139,7 +147,7 @@ def wait_for_change(page, key: str, old: str, timeout: float = 30.0) -> str:
     raise AssertionError(f"{key} stayed at {old!r}")
 
 
-def wait_for_widgets(page, voila_url: str, happened: list[str], timeout: float = 420.0) -> None:
+def wait_for_widgets(page, voila_url: str, happened: list[str], timeout: float = 300.0) -> None:
     """Wait for the explorer's widgets and the page's load event; else fail with what the page, the browser and
     Voila said (the page's text, console messages, failed requests, Voila's log)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -169,8 +177,13 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         page.on("console", lambda message: happened.append(f"console {message.type}: {message.text}"))
         # Voila runs the app's notebook (a kernel, the difficulty tables) while it streams the page: wait for the
         # first byte only, then for the widgets, with one generous budget (minutes when CI's other worker is busy)
-        page.goto(voila_url, timeout=120_000, wait_until="commit")
-        wait_for_widgets(page, voila_url, happened)
+        try:
+            page.goto(voila_url, timeout=120_000, wait_until="commit")
+            wait_for_widgets(page, voila_url, happened)
+        except AssertionError as first:  # once in a few CI runs the first page never drew its widgets: load it again
+            warnings.warn(f"the explorer's first page never drew its widgets; loading it again. {first}", stacklevel=1)
+            page.goto(voila_url, timeout=120_000, wait_until="commit")  # a new page: Voila starts a new kernel
+            wait_for_widgets(page, voila_url, happened)
         served = page.content()
         model = next(iter(tables))
         k = int(tables[model]["k"].min())
