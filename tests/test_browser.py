@@ -10,9 +10,10 @@ chart is live (drawn offline by Vega in the page; hovering a bar shows its toolt
 page shows the explorer alone (no notebook prose, prints or recorded numbers), and that it asks nothing of
 any other machine (no CDN: the course template leaves out the lab template's FontAwesome stylesheets).
 
-The kernel talks to Voila over Unix sockets (no TCP ports to collide with the other worker's kernels). If the
-first page still never draws its widgets, the test warns with what the page, the browser and Voila said,
-and loads the page once more (a new kernel); a second failure fails the test with the same account.
+The kernel talks to Voila over Unix sockets (no TCP ports that can collide with the other worker's kernels). If
+the first page still never draws its widgets, and neither Voila's log nor the browser shows an error of the app's
+own, the test warns with what the page, the browser and Voila said and loads the page once more (a new kernel);
+an app error, or a second failure, fails the test with the same account.
 """
 
 import os
@@ -42,7 +43,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync"]
 
 
-VOILA_LOGS: dict[int, Path] = {}  # port -> the log of the Voila serving it
+VOILA_LOGS: dict[str, Path] = {}  # URL -> the log of the Voila serving it
 
 
 def tail(path: Path, size: int = 3000) -> str:
@@ -69,16 +70,18 @@ def voila_url(tmp_path_factory):
     papermill.execute_notebook(str(NOTEBOOK), str(folder / "explorer.ipynb"), parameters={"PROFILE": "smoke"},
                                prepare_only=True)
     port = free_port()
-    log = open(folder / "voila.log", "wb")  # a file, not a pipe nobody reads (a full pipe would stop Voila)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "voila", "explorer.ipynb", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-         "--VoilaConfiguration.http_keep_alive_timeout=600", "--template=course",  # as `make explorer` serves it
-         # the kernel's channels on Unix sockets in this folder: TCP ports picked while the other test worker starts
-         # kernels of its own can collide, and a kernel that cannot bind its port dies before the page is drawn
-         "--KernelManager.transport=ipc"],
-        cwd=folder, stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "JUPYTER_PATH": str(ROOT / "apps")})
-    VOILA_LOGS[port] = folder / "voila.log"
+    log = folder / "voila.log"  # a file, not a pipe nobody reads (a full pipe would stop Voila)
+    with open(log, "wb") as output:  # Voila keeps its own copy of the file
+        server = subprocess.Popen(
+            [sys.executable, "-m", "voila", "explorer.ipynb", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+             "--VoilaConfiguration.http_keep_alive_timeout=600", "--template=course",  # as `make explorer` serves it
+             # the kernel's channels on Unix sockets (beside its connection file): TCP ports picked while the other
+             # test worker starts kernels of its own can collide, and a kernel that cannot bind its port dies
+             "--KernelManager.transport=ipc"],
+            cwd=folder, stdout=output, stderr=subprocess.STDOUT,
+            env={**os.environ, "JUPYTER_PATH": str(ROOT / "apps")})
+    url = f"http://127.0.0.1:{port}/"
+    VOILA_LOGS[url] = log
     deadline = time.time() + 60
     while time.time() < deadline:
         with socket.socket() as s:
@@ -87,14 +90,14 @@ def voila_url(tmp_path_factory):
         time.sleep(0.5)
     else:
         server.kill()
-        pytest.fail("voila did not start: " + tail(folder / "voila.log"))
-    yield f"http://127.0.0.1:{port}/"
+        server.wait()
+        pytest.fail("voila did not start: " + tail(log))
+    yield url
     server.terminate()
     try:
         server.wait(timeout=20)
     except subprocess.TimeoutExpired:
         server.kill()
-    log.close()
 
 
 @pytest.fixture(scope="module")
@@ -147,20 +150,35 @@ def wait_for_change(page, key: str, old: str, timeout: float = 30.0) -> str:
     raise AssertionError(f"{key} stayed at {old!r}")
 
 
-def wait_for_widgets(page, voila_url: str, happened: list[str], timeout: float = 300.0) -> None:
-    """Wait for the explorer's widgets and the page's load event; else fail with what the page, the browser and
-    Voila said (the page's text, console messages, failed requests, Voila's log)."""
+class PageNeverDrawn(AssertionError):
+    """The explorer's page did not draw its widgets in time; the message says what the page, browser and Voila said."""
+
+
+def open_explorer(page, voila_url: str, happened: list[str], timeout: float = 300.0) -> None:
+    """Load the app and wait for its widgets and the page's load event; else raise PageNeverDrawn with the page's
+    text, the browser's console messages, page errors and failed requests, and Voila's log.
+
+    Voila runs the app's notebook (a kernel, the difficulty tables) while it streams the page: wait for the first
+    byte only, then for the widgets, with one generous budget (minutes when the other test worker is busy)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
+        page.goto(voila_url, timeout=120_000, wait_until="commit")
         page.wait_for_selector(".explorer-n_selected", timeout=timeout * 1000)
         page.wait_for_load_state("load", timeout=60_000)
     except PlaywrightTimeout as error:
-        port = int(voila_url.rstrip("/").rsplit(":", 1)[1])
-        text = page.evaluate("() => document.body ? document.body.innerText : '(no body)'")
-        raise AssertionError(f"{error.message.splitlines()[0]}\n--- the page's text:\n{text[-2000:]}\n"
+        try:
+            text = page.inner_text("body", timeout=5000)
+        except Exception as unreadable:  # a page stuck or navigating away
+            text = f"(unreadable: {unreadable})"
+        raise PageNeverDrawn(f"{error.message.splitlines()[0]}\n--- the page's text:\n{text[-2000:]}\n"
                              "--- the browser:\n" + "\n".join(happened[-40:]) +
-                             f"\n--- Voila's log:\n{tail(VOILA_LOGS[port])}") from None
+                             f"\n--- Voila's log:\n{tail(VOILA_LOGS[voila_url])}") from None
+
+
+def app_failed(account: str) -> bool:
+    """Whether a page that never drew shows the app's own failure (a Python traceback, a script error): no reload."""
+    return "Traceback" in account or "page error:" in account
 
 
 def test_explorer_in_a_real_browser(voila_url, tables):
@@ -175,15 +193,14 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         page.on("requestfailed", lambda request: happened.append(f"request failed: {request.url} {request.failure}"))
         page.on("pageerror", lambda error: happened.append(f"page error: {error}"))
         page.on("console", lambda message: happened.append(f"console {message.type}: {message.text}"))
-        # Voila runs the app's notebook (a kernel, the difficulty tables) while it streams the page: wait for the
-        # first byte only, then for the widgets, with one generous budget (minutes when CI's other worker is busy)
         try:
-            page.goto(voila_url, timeout=120_000, wait_until="commit")
-            wait_for_widgets(page, voila_url, happened)
-        except AssertionError as first:  # once in a few CI runs the first page never drew its widgets: load it again
+            open_explorer(page, voila_url, happened)
+        except PageNeverDrawn as first:  # a page stuck without an error of the app's own: load it once more
+            if app_failed(str(first)):
+                raise
             warnings.warn(f"the explorer's first page never drew its widgets; loading it again. {first}", stacklevel=1)
-            page.goto(voila_url, timeout=120_000, wait_until="commit")  # a new page: Voila starts a new kernel
-            wait_for_widgets(page, voila_url, happened)
+            happened.append("--- the second load")
+            open_explorer(page, voila_url, happened)  # a new page: Voila starts a new kernel
         served = page.content()
         model = next(iter(tables))
         k = int(tables[model]["k"].min())
