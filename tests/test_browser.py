@@ -25,6 +25,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -43,7 +44,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync"]
 
 
-VOILA_LOGS: dict[str, Path] = {}  # URL -> the log of the Voila serving it
+class Voila(NamedTuple):
+    url: str  # where it serves the app
+    log: Path  # what it (and its kernel) wrote
 
 
 def tail(path: Path, size: int = 3000) -> str:
@@ -57,7 +60,7 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def voila_url(tmp_path_factory):
+def voila(tmp_path_factory) -> Voila:
     """Voila serving a smoke-profile copy of the explorer app (papermill injects the parameters, nothing runs)."""
     import papermill
 
@@ -80,8 +83,6 @@ def voila_url(tmp_path_factory):
              "--KernelManager.transport=ipc"],
             cwd=folder, stdout=output, stderr=subprocess.STDOUT,
             env={**os.environ, "JUPYTER_PATH": str(ROOT / "apps")})
-    url = f"http://127.0.0.1:{port}/"
-    VOILA_LOGS[url] = log
     deadline = time.time() + 60
     while time.time() < deadline:
         with socket.socket() as s:
@@ -92,7 +93,7 @@ def voila_url(tmp_path_factory):
         server.kill()
         server.wait()
         pytest.fail("voila did not start: " + tail(log))
-    yield url
+    yield Voila(f"http://127.0.0.1:{port}/", log)
     server.terminate()
     try:
         server.wait(timeout=20)
@@ -154,7 +155,7 @@ class PageNeverDrawn(AssertionError):
     """The explorer's page did not draw its widgets in time; the message says what the page, browser and Voila said."""
 
 
-def open_explorer(page, voila_url: str, happened: list[str], timeout: float = 300.0) -> None:
+def open_explorer(page, voila: Voila, happened: list[str], timeout: float = 300.0) -> None:
     """Load the app and wait for its widgets and the page's load event; else raise PageNeverDrawn with the page's
     text, the browser's console messages, page errors and failed requests, and Voila's log.
 
@@ -163,7 +164,7 @@ def open_explorer(page, voila_url: str, happened: list[str], timeout: float = 30
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.goto(voila_url, timeout=120_000, wait_until="commit")
+        page.goto(voila.url, timeout=120_000, wait_until="commit")
         page.wait_for_selector(".explorer-n_selected", timeout=timeout * 1000)
         page.wait_for_load_state("load", timeout=60_000)
     except PlaywrightTimeout as error:
@@ -173,15 +174,15 @@ def open_explorer(page, voila_url: str, happened: list[str], timeout: float = 30
             text = f"(unreadable: {unreadable})"
         raise PageNeverDrawn(f"{error.message.splitlines()[0]}\n--- the page's text:\n{text[-2000:]}\n"
                              "--- the browser:\n" + "\n".join(happened[-40:]) +
-                             f"\n--- Voila's log:\n{tail(VOILA_LOGS[voila_url])}") from None
+                             f"\n--- Voila's log:\n{tail(voila.log)}") from None
 
 
-def app_failed(account: str) -> bool:
+def app_failed(voila: Voila, happened: list[str]) -> bool:
     """Whether a page that never drew shows the app's own failure (a Python traceback, a script error): no reload."""
-    return "Traceback" in account or "page error:" in account
+    return "Traceback" in tail(voila.log, size=10**7) or any(line.startswith("page error:") for line in happened)
 
 
-def test_explorer_in_a_real_browser(voila_url, tables):
+def test_explorer_in_a_real_browser(voila, tables):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -194,13 +195,13 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         page.on("pageerror", lambda error: happened.append(f"page error: {error}"))
         page.on("console", lambda message: happened.append(f"console {message.type}: {message.text}"))
         try:
-            open_explorer(page, voila_url, happened)
+            open_explorer(page, voila, happened)
         except PageNeverDrawn as first:  # a page stuck without an error of the app's own: load it once more
-            if app_failed(str(first)):
+            if app_failed(voila, happened):
                 raise
             warnings.warn(f"the explorer's first page never drew its widgets; loading it again. {first}", stacklevel=1)
             happened.append("--- the second load")
-            open_explorer(page, voila_url, happened)  # a new page: Voila starts a new kernel
+            open_explorer(page, voila, happened)  # a new page: Voila starts a new kernel
         served = page.content()
         model = next(iter(tables))
         k = int(tables[model]["k"].min())
@@ -240,5 +241,5 @@ def test_explorer_in_a_real_browser(voila_url, tables):
         browser.close()
     # nothing leaves the machine: no link to another host in the page, no request to one (e.g. a CDN's fonts)
     assert re.findall(r'(?:href|src)="(https?://[^"]+)"', served) == []
-    elsewhere = [url for url in requested if not url.startswith((voila_url.rstrip("/"), "ws://127.0.0.1", "data:", "blob:"))]
+    elsewhere = [url for url in requested if not url.startswith((voila.url.rstrip("/"), "ws://127.0.0.1", "data:", "blob:"))]
     assert requested and elsewhere == []
