@@ -38,6 +38,7 @@ class Point:
     group_size: int = 0  # G: completions per prompt (0: 8, or the paper's)
     prompts_per_step: int = 0  # prompts per optimizer step (0: the profile's, or the paper's)
     learning_rate: float = 0.0  # (0: 3e-4 for the course's LoRA and "shaped", or the paper's)
+    max_grad_norm: float = 0.0  # gradient clipping threshold (0: the training settings' value)
     train_settings: str = ""  # "course", "shaped" (cosine, warmup, decay, clipping), "2508.14094" or "2604.06298"
     model_size: str = ""  # for arXiv 2604.06298's batch sizes ("": read from the model's name)
     answer_format: str = ""  # final-answer format ("": the dataset's own, or the paper's)
@@ -69,7 +70,7 @@ class Point:
 
 RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation split: test, ood)
     "model", "task", "strategy", "budget", "train_settings", "n_selected", "steps", "selected_mean_pass_rate",
-    "selected_share_mixed", "predicted_dead_share", "learnable_share_of_steps", "accuracy_before", "accuracy_after",
+    "selected_share_mixed", "predicted_dead_share", "learnable_share_of_steps", "dead_step_share", "clipped_step_share", "accuracy_before", "accuracy_after",
     "gain", "gain_ci", "pass_at_k_before", "pass_at_k_after", "pass_at_k_gain", "eval_k", "base_k", "accuracy_after_by_level",
     "accuracy_before_by_level", "base_variance", "lucky_share", "mean_completion_length", "clipped_ratio",
     "train_seconds", "estimation_completions", "backend", "eval_shape_by_level",
@@ -146,7 +147,7 @@ def train_config(point: Point, n_selected: int):
 
     profile = get_profile(point.profile)
     overrides = {"group_size": point.group_size, "prompts_per_step": point.prompts_per_step,
-                 "learning_rate": point.learning_rate}
+                 "learning_rate": point.learning_rate, "max_grad_norm": point.max_grad_norm}
     overrides = {key: value for key, value in overrides.items() if value}
     if point.train_settings in ("course", "shaped"):
         shape = SHAPED_SETTINGS if point.train_settings == "shaped" else {}
@@ -242,7 +243,7 @@ def run_point(point: Point) -> dict:
         "base_variance": {s: base_variance(r["before"]["per_problem"]) for s, r in results.items()},
         "eval_shape_by_level": {s: {which: _shape_by_level(r[which]) for which in ("before", "after")}
                                 for s, r in results.items()},
-        **training_mechanism(ledger, pd.DataFrame(read_jsonl_log(f"{run_dir}/metrics.jsonl")), config.group_size),
+        **training_mechanism(ledger, pd.DataFrame(read_jsonl_log(f"{run_dir}/metrics.jsonl")), config),
         "train_seconds": summary["seconds"], "backend": point.backend,
         "estimation_completions": table.attrs["cost"]["completions"] if estimated else 0,
     }
@@ -258,15 +259,34 @@ def estimate_pool(point: Point, pool, seed: int = 0):
                     seed=seed, progress=False, backend=point.backend)
 
 
-def training_mechanism(ledger, metrics, group_size: int) -> dict:
-    """What happened in training: the share of rewarded completions that were lucky guesses (arith: a right answer
-    over a wrong step), and the mean completion length and clipped ratio over the steps."""
-    rewarded = float((ledger["reward_mean"] * group_size).sum())
+def training_mechanism(ledger, metrics, config) -> dict:
+    """What happened in training: the share of optimizer steps with no live group (a zero policy gradient) and of
+    steps whose gradient was clipped, the share of rewarded completions that were lucky guesses (arith: a right
+    answer over a wrong step), and the mean completion length and clipped-completion ratio over the steps."""
+    rewarded = float((ledger["reward_mean"] * config.group_size).sum())
     lucky = float(ledger["lucky"].sum()) / rewarded if "lucky" in ledger and rewarded else None
     means = {name: round(float(metrics[column].mean()), 4) if column in metrics else None
              for name, column in (("mean_completion_length", "completions/mean_length"),
                                   ("clipped_ratio", "completions/clipped_ratio"))}
-    return {"lucky_share": None if lucky is None else round(lucky, 4), **means}
+    return {"lucky_share": None if lucky is None else round(lucky, 4), **step_shares(ledger, metrics, config), **means}
+
+
+def step_shares(ledger, metrics, config) -> dict:
+    """Per optimizer step: the share with no live group (every group's rewards equal: zero policy gradient) and the
+    share whose gradient norm exceeded `max_grad_norm` (clipped; None without clipping or a logged norm).
+
+    >>> import pandas as pd
+    >>> ledger = pd.DataFrame({"step": [1, 1, 2, 2], "reward_std": [0.0, 0.5, 0.0, 0.0]})
+    >>> metrics = pd.DataFrame({"step": [1, 2], "grad_norm": [0.7, 0.0]})
+    >>> from course_lib.training import TrainConfig
+    >>> step_shares(ledger, metrics, TrainConfig(max_grad_norm=0.5))
+    {'dead_step_share': 0.5, 'clipped_step_share': 0.5}
+    """
+    live = ledger.groupby("step")["reward_std"].max() > 0
+    clipped = None
+    if config.max_grad_norm > 0 and "grad_norm" in metrics:
+        clipped = round(float((metrics["grad_norm"] > config.max_grad_norm).mean()), 4)
+    return {"dead_step_share": round(float(1 - live.mean()), 4), "clipped_step_share": clipped}
 
 
 def base_variance(per_problem: list[dict]) -> float:

@@ -173,6 +173,19 @@ STUDIES = {
             "tiny": {"STRATEGY": ["hard", "random", "easy"], "SEED": [200, 201, 202, 203, 204, 205]},
         },
     },
+    "one-group-pilot": {  # the paper's step structure (one prompt's group of 8 per optimizer step) on tiny-l-strong:
+        # the learning rate and length at which random's gain levels off, clipping that binds on a minority of steps,
+        # and the spread of hard - random, to size the confirmatory study (README). Seeds 400-401, never reused.
+        "fixed": {"MODEL": "tiny-l-strong", "TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
+                  "PROMPTS_PER_STEP": 1, "MAX_GRAD_NORM": 0.5, "POOL_SIZE": 2500, "BASE_K": 64, "EVAL_K": 32,
+                  "RESAMPLE_POOL": True, "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "LEARNING_RATE": [3e-4], "STEPS": [4],
+                      "SEED": [400]},
+            "tiny": {"STRATEGY": ["random", "hard"], "LEARNING_RATE": [3e-5, 1e-4, 3e-4], "STEPS": [300, 1000],
+                     "SEED": [400, 401]},
+        },
+    },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
         "fixed": {"BUDGET": 0.1, "TASK": "arith"},
         "grid": {
