@@ -1,5 +1,5 @@
 """The claims scorecard: each paper's claim, what the paper reports, and the tiny world's verdict from the
-committed studies (supported, contradicted, equivalent, inconclusive or not testable here).
+committed studies (supported, contradicted, equivalent, could not tell, inconclusive or not testable here).
 
 Introduced in notebooks/07_when_hard_helps.ipynb.
 """
@@ -11,7 +11,15 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .errors import check
-from .studies import RESULTS_DIR, equivalence_verdict, holm_verdicts, interval_text, load_study
+from .studies import (
+    COULD_NOT_TELL,
+    RESULTS_DIR,
+    assay_sensitivity,
+    equivalence_verdict,
+    holm_verdicts,
+    interval_text,
+    load_study,
+)
 
 MARGIN = 0.03  # held-out accuracy: the difference every study calls negligible
 
@@ -55,12 +63,13 @@ CLAIMS = (
           "levels 1-3 match 1-5 with ~45% of the steps", "capacity-boundary-short", "tiny-m-short", "levels-1-3",
           "levels-1-5", expected="equivalent", steps=(49, 82),
           note="the tiny boundary comes from pretraining data (levels 4-5 never seen), the paper's from model size"),
-    Claim("Levels 1-3 match levels 1-5 across model sizes (same data)", "arXiv 2604.06298: Qwen2.5 0.5B, 1.5B and 3B "
+    Claim("Levels 1-3 match levels 1-5 (a boundary made by model size)", "arXiv 2604.06298: Qwen2.5 0.5B, 1.5B and 3B "
           "on the same data (MATH), levels 1-3 match 1-5 with ~45% of the steps", "size-boundary", SIZES,
           "levels-1-3", "levels-1-5", expected="equivalent", steps=(49, 82), fresh_from=310,
           note="four tiny sizes on the same data; verdicts Holm-corrected across them (intervals unadjusted). None has "
           "a boundary between levels 3 and 4: tiny-s near the floor on every level, tiny-sm's boundary between levels "
-          "1 and 2, tiny-m solving levels 4-5 a quarter of the time, tiny-l near the ceiling"),
+          "1 and 2, tiny-m solving levels 4-5 a quarter of the time, tiny-l near the ceiling. This name was fixed "
+          "before the run; after it the row was renamed 'across model sizes (same data)' (the study's README)"),
     Claim("GSM8K-trained beats MATH-trained on MATH's numeric subset", "arXiv 2604.06298: Qwen2.5 0.5B-3B trained on "
           "GSM8K score higher on MATH's numeric-answer subset than the same models trained on MATH", None,
           note="the tiny world has no second dataset with a shared answer type"),
@@ -68,20 +77,49 @@ CLAIMS = (
 
 
 def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
-    """The tiny world's verdict on one claim: the paired difference (or gain) over fresh seeds, TOST at MARGIN
-    (several models: each one's test, Holm-corrected across them, and one status for the family)."""
+    """The tiny world's verdict on one claim: the paired difference (or gain) over fresh seeds, TOST at MARGIN, an
+    equivalence counted only where the reference arm shows its own effect (`studies.assay_sensitivity`); several
+    models: each one's test, Holm-corrected across them, and one status for the family. `was`: the status the same
+    data had before the reference arm's effect was required."""
     if claim.study is None:
-        return {"tiny world": "not run", "status": "not testable here"}
+        return {"tiny world": "not run", "status": "not testable here", "was": "not testable here"}
     table, _ = load_study(claim.study, root)
     table = table[table["seed"] >= claim.fresh_from]
     models = (claim.model,) if isinstance(claim.model, str) else claim.model
-    family = holm_verdicts(pd.DataFrame([equivalence_verdict(claim_values(table[table["model"] == model], claim),
-                                                             MARGIN) for model in models]))  # one model: as it is
-    parts = [f"{interval_text(row)} ({row.verdict_holm}, {row.seeds} seeds)" for row in family.itertuples()]
+    checks = [reference_check(table[table["model"] == model], claim) for model in models]
+    tests = [equivalence_verdict(claim_values(table[table["model"] == model], claim), MARGIN, sensitive=c["sensitive"])
+             for model, c in zip(models, checks)]
+    family = holm_verdicts(pd.DataFrame(tests))  # one model: as it is
+    before = holm_verdicts(pd.DataFrame(tests).assign(sensitive=True))
+    parts = [f"{interval_text(row)} ({row.verdict_holm}, {row.seeds} seeds{why_changed(row.verdict_holm, old, c)})"
+             for row, old, c in zip(family.itertuples(), before["verdict_holm"], checks)]
     if len(models) > 1:
         parts = [f"{model} {part}" for model, part in zip(models, parts)]
     return {"tiny world": "; ".join(parts),
-            "status": family_status([status(row.verdict_holm, claim.expected) for row in family.itertuples()])}
+            "status": family_status([status(row.verdict_holm, claim.expected) for row in family.itertuples()]),
+            "was": family_status([status(row.verdict_holm, claim.expected) for row in before.itertuples()])}
+
+
+def why_changed(verdict: str, verdict_before: str, check: dict) -> str:
+    """Why requiring the reference arm's own effect changed a verdict ("" where it did not)."""
+    if verdict == verdict_before:
+        return ""
+    if verdict == COULD_NOT_TELL:
+        return f": {check['why']}"
+    return f", a real difference the margin cannot call negligible: {check['why']}"
+
+
+def reference_check(table: pd.DataFrame, claim: Claim) -> dict:
+    """Whether one model's rows can vouch for MARGIN: the reference (second) arm's own gain, the shared base
+    evaluation's error included for held-out gains (`studies.assay_sensitivity`). A claim about one arm's gain
+    over the base model has no reference arm."""
+    if not claim.second:
+        return {"sensitive": True, "why": ""}
+    reference = arm_values(table, claim.second, claim.column, claim.steps[1:]).dropna()
+    split = claim.column.rsplit(".", 1)[-1]
+    shared = f"base_variance.{split}"
+    base = float(table[shared].iloc[0]) if claim.column.startswith("gain.") and shared in table else 0.0
+    return assay_sensitivity(reference, MARGIN, base, arm=claim.second)
 
 
 def claim_values(table: pd.DataFrame, claim: Claim) -> pd.Series:
@@ -102,10 +140,11 @@ def arm_values(table: pd.DataFrame, arm: str, column: str, steps: tuple) -> pd.S
 
 
 def status(verdict: str, expected: str) -> str:
-    """supported / contradicted / equivalent / inconclusive, from a verdict and the direction the paper claims."""
-    if verdict == "inconclusive":
-        return "inconclusive"
-    found = "equivalent" if verdict.startswith("equivalent") else verdict
+    """supported / contradicted / equivalent / could not tell / inconclusive, from a verdict and the direction the
+    paper claims (a difference smaller than the margin counts as none)."""
+    if verdict in ("inconclusive", COULD_NOT_TELL):
+        return verdict
+    found = "equivalent" if verdict.startswith(("equivalent", "slightly")) else verdict
     if found == expected:
         return "supported"
     return "equivalent" if found == "equivalent" else "contradicted"
@@ -113,16 +152,20 @@ def status(verdict: str, expected: str) -> str:
 
 def family_status(statuses) -> str:
     """One status for a claim tested in several models: contradicted if any contradicts it, supported if all
-    support it, equivalent if each is supported or equivalent, otherwise inconclusive."""
+    support it, equivalent if each is supported or equivalent, could not tell if the rest could not tell,
+    otherwise inconclusive."""
     statuses = set(statuses)
     if "contradicted" in statuses:
         return "contradicted"
     if statuses == {"supported"}:
         return "supported"
-    return "equivalent" if statuses <= {"supported", "equivalent"} else "inconclusive"
+    if statuses <= {"supported", "equivalent"}:
+        return "equivalent"
+    return COULD_NOT_TELL if statuses <= {"supported", "equivalent", COULD_NOT_TELL} else "inconclusive"
 
 
 def scorecard(root=RESULTS_DIR) -> pd.DataFrame:
-    """Every claim with the paper's report, the tiny world's verdict and its status (07, README)."""
+    """Every claim with the paper's report, the tiny world's verdict, its status and the status before the
+    reference arm's effect was required (07, README)."""
     rows = [{"claim": c.claim, "paper reports": c.paper, **claim_verdict(c, root), "note": c.note} for c in CLAIMS]
     return pd.DataFrame(rows)

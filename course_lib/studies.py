@@ -254,19 +254,24 @@ def t_interval(values) -> dict:
             "excludes_zero": bool(low > 0 or high < 0)}
 
 
-WITHIN_MARGIN = "equivalent (different but within the margin)"  # a real difference smaller than the margin
+SMALLER_THAN_MARGIN = "(a real difference, smaller than the margin)"  # follows "slightly better" or "slightly worse"
+COULD_NOT_TELL = "could not tell"  # an equivalence whose margin the study cannot vouch for (`assay_sensitivity`)
 
 
-def equivalence_verdict(values, margin: float, base_variance: float = 0.0) -> dict:
-    """Better, worse, equivalent within +-margin (TOST) or inconclusive, from per-seed differences or gains.
+def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensitive: bool = True) -> dict:
+    """Better, worse, equivalent within +-margin (TOST), could not tell, or inconclusive, from per-seed differences.
 
     `base_variance` is the variance of a baseline shared by every seed (e.g. one base-model evaluation), which
     seed-to-seed spread cannot see; it is added to the variance of the mean. A 95% interval that excludes 0 says
-    "better"/"worse" only outside the margin; a 90% interval inside (-margin, +margin) says "equivalent" (two
-    one-sided tests at 5%), and "equivalent (different but within the margin)" when the 95% interval also excludes 0.
+    "better"/"worse" outside the margin and "slightly better/worse (a real difference, smaller than the margin)"
+    inside it; a 90% interval inside (-margin, +margin) with a 95% interval around 0 says "equivalent" (two one-sided
+    tests at 5%). `sensitive=False` (the study cannot vouch for its margin: `assay_sensitivity`) turns an
+    equivalence into "could not tell" and a real difference within the margin into plain "better"/"worse".
 
     >>> equivalence_verdict([0.01, -0.01, 0.0, 0.005, -0.005], margin=0.03)["verdict"]
     'equivalent'
+    >>> equivalence_verdict([0.01, -0.01, 0.0, 0.005, -0.005], margin=0.03, sensitive=False)["verdict"]
+    'could not tell'
     """
     from scipy.stats import t as student_t
 
@@ -283,16 +288,51 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0) -> di
     p_equivalence = max(float(student_t.sf((mean + margin) / se, df)), float(student_t.sf((margin - mean) / se, df))) \
         if se > 0 else float(abs(mean) >= margin)
     return {"mean": round(mean, 4), "ci_low": round(low95, 4), "ci_high": round(high95, 4), "tost_low": round(low90, 4),
-            "tost_high": round(high90, 4), "margin": margin, "seeds": len(values),
-            "verdict": verdict_from(mean, different, inside), "p_difference": p_difference,
+            "tost_high": round(high90, 4), "margin": margin, "seeds": len(values), "sensitive": sensitive,
+            "verdict": verdict_from(mean, different, inside, sensitive), "p_difference": p_difference,
             "p_equivalence": p_equivalence}
 
 
-def verdict_from(mean: float, different: bool, inside: bool) -> str:
-    """The verdict word from the two tests: is it different from 0, and is it inside the margin (TOST)?"""
+def verdict_from(mean: float, different: bool, inside: bool, sensitive: bool = True) -> str:
+    """The verdict in words from the two tests (is it different from 0? inside the margin?) and whether the study
+    can vouch for its margin (`assay_sensitivity`)."""
+    direction = "better" if mean > 0 else "worse"
+    if different:
+        return f"slightly {direction} {SMALLER_THAN_MARGIN}" if inside and sensitive else direction
     if inside:
-        return WITHIN_MARGIN if different else "equivalent"
-    return ("better" if mean > 0 else "worse") if different else "inconclusive"
+        return "equivalent" if sensitive else COULD_NOT_TELL
+    return "inconclusive"
+
+
+def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0, arm: str = "the reference arm") -> dict:
+    """Can a study call two arms equivalent within `margin`? Only where its reference arm shows its own effect: the
+    reference arm's gain has a 95% interval above 0 (the shared base evaluation's error included) and the margin
+    is at most a third of that gain. Otherwise an equivalence says nothing (equivalence-trial practice) (07).
+
+    >>> assay_sensitivity([0.09, 0.10, 0.11], margin=0.03)["sensitive"]
+    True
+    >>> assay_sensitivity([0.035, 0.036, 0.037], margin=0.03)["why"]
+    "the margin 0.03 is more than a third of the reference arm's gain (+0.036)"
+    """
+    values = np.asarray(list(reference_gains), dtype=float)
+    check(len(values) >= 2, f"{len(values)} seed(s) of the reference arm: its gain needs an interval; run more seeds")
+    mean = float(values.mean())
+    se = float(np.sqrt(values.var(ddof=1) / len(values) + base_variance))
+    low = round(mean - student_t_quantile(len(values)) * se, 4)
+    if not low > 0:
+        why = f"{arm} did not learn: its gain {mean:+.3f} has a 95% interval reaching {low:+.3f}"
+    elif margin > mean / 3:
+        why = f"the margin {margin:g} is more than a third of {arm}'s gain ({mean:+.3f})"
+    else:
+        why = ""
+    return {"reference_gain": round(mean, 4), "reference_low": low, "sensitive": not why, "why": why}
+
+
+def student_t_quantile(seeds: int) -> float:
+    """The two-sided 95% Student-t quantile for an interval over `seeds` values (2 or more)."""
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(0.975, seeds - 1))
 
 
 def holm_adjusted(p_values) -> list[float]:
@@ -317,8 +357,9 @@ def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     out = rows.copy()
     out["p_difference_holm"] = holm_adjusted(rows["p_difference"])
     out["p_equivalence_holm"] = holm_adjusted(rows["p_equivalence"])
-    out["verdict_holm"] = [verdict_from(row.mean, row.p_difference_holm < alpha, row.p_equivalence_holm < alpha)
-                           for row in out.itertuples()]
+    sensitive = out["sensitive"] if "sensitive" in out else [True] * len(out)
+    out["verdict_holm"] = [verdict_from(row.mean, row.p_difference_holm < alpha, row.p_equivalence_holm < alpha, ok)
+                           for row, ok in zip(out.itertuples(), sensitive)]
     return out
 
 

@@ -191,8 +191,8 @@ def test_tost_adds_the_shared_base_variance_to_the_standard_error():
 
 @pytest.mark.parametrize(("values", "verdict"), [
     # the 95% interval excludes 0 but the 90% one lies inside the margin: a real difference the margin calls negligible
-    ([0.01, 0.012, 0.011, 0.013, 0.009], "equivalent (different but within the margin)"),
-    ([-0.01, -0.012, -0.011, -0.013, -0.009], "equivalent (different but within the margin)"),
+    ([0.01, 0.012, 0.011, 0.013, 0.009], "slightly better (a real difference, smaller than the margin)"),
+    ([-0.01, -0.012, -0.011, -0.013, -0.009], "slightly worse (a real difference, smaller than the margin)"),
     ([0.03, 0.032, 0.031, 0.033, 0.029], "better"),  # beyond the margin: better, however tight
     ([-0.03, -0.032, -0.031, -0.033, -0.029], "worse"),
 ])

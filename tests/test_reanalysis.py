@@ -14,11 +14,13 @@ def test_reanalysis_is_remade_byte_for_byte_and_keeps_its_key_verdicts(tmp_path)
         assert (tmp_path / name).read_text() == (FOLDER / name).read_text(), name
     paired = pd.read_csv(tmp_path / "paired_verdicts.csv")
     primary = paired[(paired.study == "regimes-hard-wins") & (paired.family == "primary") & (paired.model == "tiny-m")]
-    # seeds 0-2 repeat the pilot's runs: on all seeds tiny-m's hard - random is "worse", on the fresh seeds it is not
-    assert primary.set_index("seeds used")["verdict"].to_dict() == {"all": "worse", "fresh only": "equivalent"}
+    # seeds 0-2 repeat the pilot's runs: on all seeds tiny-m's hard - random is "worse"; on the fresh seeds it is
+    # inside the margin, which random's gain (+0.035 on those seeds, under 3 x 0.03) cannot vouch for
+    assert primary.set_index("seeds used")["verdict"].to_dict() == {"all": "worse", "fresh only": "could not tell"}
     assert primary.set_index("seeds used").loc["fresh only", "seed list"] == "3 4 5 6 7"
     long = paired[(paired.study == "regimes-hard-wins-long") & (paired.model == "tiny-m") & (paired["seeds used"] == "all")]
-    assert long["verdict"].item() == "equivalent (different but within the margin)"  # 90% [-0.023, -0.010]
+    # 90% [-0.023, -0.010] inside the margin, but random gained +0.045 (< 3 x 0.03): a real difference, not negligible
+    assert long["verdict"].item() == "worse"
     gains = pd.read_csv(tmp_path / "gains_with_base_error.csv")
     headroom = gains[(gains.study == "headroom-pilot-seeds") & (gains.learning_rate == 1e-4)].iloc[0]
     assert headroom["gain without base error"] == "+0.039 [+0.003, +0.076]"

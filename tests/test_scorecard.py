@@ -11,7 +11,10 @@ from course_lib.scorecard import Claim, arm_values, claim_verdict, family_status
     ("better", "better", "supported"),
     ("worse", "better", "contradicted"),
     ("equivalent", "better", "equivalent"),
-    ("equivalent (different but within the margin)", "better", "equivalent"),
+    ("slightly worse (a real difference, smaller than the margin)", "better", "equivalent"),
+    ("slightly better (a real difference, smaller than the margin)", "equivalent", "supported"),
+    ("could not tell", "equivalent", "could not tell"),
+    ("could not tell", "better", "could not tell"),
     ("equivalent", "equivalent", "supported"),
     ("better", "equivalent", "contradicted"),
     ("worse", "worse", "supported"),
@@ -24,22 +27,46 @@ def test_status_reads_the_verdict_against_the_papers_direction(verdict, expected
 def test_committed_scorecard_rows():
     card = scorecard().set_index("claim")
     skill = card.loc["Hard beats random under a 10% budget (skill-limited model)"]
-    # fresh seeds 3-7 of the 100-step study (seeds 0-2 repeat earlier runs)
-    assert skill["tiny world"].startswith("-0.012 [-0.024, -0.001] (equivalent (different but within the margin), 5 seeds")
-    assert skill["status"] == "equivalent"
+    # fresh seeds 3-7 of the 100-step study (seeds 0-2 repeat earlier runs); random gained +0.041, so the 0.03 margin
+    # cannot call hard's -0.012 negligible: a real difference against the claim
+    assert skill["tiny world"].startswith("-0.012 [-0.024, -0.001] (worse, 5 seeds, a real difference the margin")
+    assert (skill["status"], skill["was"]) == ("contradicted", "equivalent")
     assert card.loc["Easy gains less than random (format-limited model)", "status"] == "supported"
-    assert card.loc["Levels 1-3 match levels 1-5 (a boundary inside the levels)", "status"] == "supported"
+    short = card.loc["Levels 1-3 match levels 1-5 (a boundary inside the levels)"]
+    assert (short["status"], short["was"]) == ("could not tell", "supported")  # levels-1-5 gained +0.024 < 3 x 0.03
     assert card.loc["GSM8K-trained beats MATH-trained on MATH's numeric subset", "status"] == "not testable here"
     strong = card.loc["Hard beats random under a 10% budget (strong but unsaturated model)"]
     # the confirmatory study's six fresh seeds (200-205), none shared with its pilot (100-102)
-    assert strong["tiny world"] == "-0.001 [-0.008, +0.006] (equivalent, 6 seeds)"
-    assert strong["status"] == "equivalent"
-    size = card.loc["Levels 1-3 match levels 1-5 across model sizes (same data)"]
+    assert strong["tiny world"] == ("-0.001 [-0.008, +0.006] (could not tell, 6 seeds: the margin 0.03 is more than a "
+                                    "third of random's gain (+0.036))")
+    assert (strong["status"], strong["was"]) == ("could not tell", "equivalent")
+    size = card.loc["Levels 1-3 match levels 1-5 (a boundary made by model size)"]  # the name fixed before the run
     # four sizes, each with its own fresh seeds (310 on; the pilot's 300-302 left out), Holm-corrected across them
-    assert size["tiny world"].startswith("tiny-s +0.002 [-0.001, +0.004] (equivalent, 5 seeds); tiny-sm ")
-    assert "tiny-m -0.007 [-0.012, -0.003] (equivalent (different but within the margin), 9 seeds)" in size["tiny world"]
-    assert size["tiny world"].endswith("(equivalent (different but within the margin), 5 seeds)")
-    assert size["status"] == "supported"
+    assert size["tiny world"].startswith("tiny-s +0.002 [-0.001, +0.004] (could not tell, 5 seeds: levels-1-5 did not "
+                                         "learn")
+    assert "tiny-m -0.007 [-0.012, -0.003] (worse, 9 seeds, a real difference" in size["tiny world"]
+    assert (size["status"], size["was"]) == ("contradicted", "supported")
+    assert "renamed" in size["note"]
+    # no equivalence claim reads "supported" unless its reference arm learned by at least three times the margin
+    assert not ((card["status"] == "supported") & card["tiny world"].str.contains("could not tell")).any()
+
+
+def test_a_claim_whose_reference_arm_did_not_learn_could_not_tell(tmp_path):
+    # x - y is 0 at every seed (equivalent by TOST), but y's own gain is flat: 0.001, -0.001, 0.0, 0.002, -0.002
+    rows = []
+    for seed, gain in zip(range(5), (0.001, -0.001, 0.0, 0.002, -0.002)):
+        rows += [{"model": "m", "seed": seed, "strategy": arm, "steps": 10, "status": "ok", "gain.test": gain,
+                  "base_variance.test": 1e-6} for arm in ("x", "y")]
+    (tmp_path / "flat").mkdir()
+    pd.DataFrame(rows).to_csv(tmp_path / "flat" / "results.csv", index=False)
+    claim = Claim("x matches y", "paper", "flat", "m", "x", "y", expected="equivalent")
+    verdict = claim_verdict(claim, tmp_path)
+    assert (verdict["status"], verdict["was"]) == ("could not tell", "supported")
+    assert verdict["tiny world"].startswith("+0.000 [+0.000, +0.000] (could not tell, 5 seeds: y did not learn")
+    # the same with y gaining +0.10 +- 0.01: now the 0.03 margin is a third of y's gain, and "supported" stands
+    rows = [{**row, "gain.test": row["gain.test"] + 0.10} for row in rows]
+    pd.DataFrame(rows).to_csv(tmp_path / "flat" / "results.csv", index=False)
+    assert claim_verdict(claim, tmp_path)["status"] == "supported"
 
 
 def test_an_arm_run_at_two_lengths_is_never_averaged():
@@ -54,19 +81,23 @@ def test_an_arm_run_at_two_lengths_is_never_averaged():
     (["supported", "equivalent"], "equivalent"),
     (["supported", "inconclusive"], "inconclusive"),
     (["supported", "inconclusive", "contradicted"], "contradicted"),
+    (["supported", "could not tell"], "could not tell"),
+    (["equivalent", "could not tell", "inconclusive"], "inconclusive"),
 ])
 def test_a_claim_tested_in_several_models_gets_one_status(statuses, said):
     assert family_status(statuses) == said
 
 
 def test_a_claim_over_several_models_is_holm_corrected_across_them(tmp_path):
-    # two sizes, five seeds: a's difference is near 0, b's is +0.10 (clearly outside the 0.03 margin)
+    # two sizes, five seeds: a's difference is near 0, b's is +0.10 (clearly outside the 0.03 margin); the reference
+    # arm y gains 0.10 everywhere, so the 0.03 margin is a third of its gain and a's equivalence counts
     rows = []
     for model, shift in (("a", 0.0), ("b", 0.10)):
         for seed, noise in zip(range(10, 15), (0.004, -0.003, 0.001, -0.002, 0.0)):
             rows += [{"model": model, "seed": seed, "strategy": "x", "steps": 49, "status": "ok",
-                      "gain.test": 0.05 + shift + noise},
-                     {"model": model, "seed": seed, "strategy": "y", "steps": 82, "status": "ok", "gain.test": 0.05}]
+                      "gain.test": 0.10 + shift + noise},
+                     {"model": model, "seed": seed, "strategy": "y", "steps": 82, "status": "ok",
+                      "gain.test": 0.10 + noise / 2}]
     rows.append({"model": "a", "seed": 3, "strategy": "x", "steps": 49, "status": "ok", "gain.test": 0.9})  # a pilot seed
     (tmp_path / "two-sizes").mkdir()
     pd.DataFrame(rows).to_csv(tmp_path / "two-sizes" / "results.csv", index=False)

@@ -209,6 +209,9 @@ def test_tables_of_groups_come_out_sorted_whatever_the_row_order():
     assert levels["mean"].tolist() == pytest.approx([0.2 + 0.05 - 0.123456, 0.2 + 0.02 - 0.123456], abs=1e-4)
 
 
+WORSE_WITHIN = "slightly worse (a real difference, smaller than the margin)"
+
+
 @pytest.mark.parametrize(("values", "margin", "base_variance", "verdict"), [
     ([0.05, 0.06, 0.04, 0.05, 0.055], 0.02, 0.0, "better"),
     ([-0.05, -0.06, -0.04, -0.05, -0.055], 0.02, 0.0, "worse"),
@@ -216,13 +219,53 @@ def test_tables_of_groups_come_out_sorted_whatever_the_row_order():
     ([0.002, -0.003, 0.001, 0.0, -0.001], 0.02, 0.0004, "inconclusive"),  # a shared baseline's error widens it
     ([0.05, -0.04, 0.03, -0.02, 0.0], 0.02, 0.0, "inconclusive"),
     # a real difference whose 90% interval lies inside the margin is not "worse": the margin says it is negligible
-    ([-0.02, -0.015, -0.018, -0.017, -0.016, -0.019, -0.02, -0.014], 0.03, 0.0, "equivalent (different but within the margin)"),
+    ([-0.02, -0.015, -0.018, -0.017, -0.016, -0.019, -0.02, -0.014], 0.03, 0.0, WORSE_WITHIN),
     ([-0.05, -0.03, -0.04, -0.045, -0.035], 0.03, 0.0, "worse"),  # 90% interval [-0.05, -0.03]: beyond the margin
 ])
 def test_equivalence_verdict(values, margin, base_variance, verdict):
     from course_lib.studies import equivalence_verdict
 
     assert equivalence_verdict(values, margin, base_variance)["verdict"] == verdict
+
+
+@pytest.mark.parametrize(("values", "verdict_sensitive", "verdict_not"), [
+    ([0.002, -0.003, 0.001, 0.0, -0.001], "equivalent", "could not tell"),  # an equivalence needs a sensitive margin
+    ([-0.02, -0.015, -0.018, -0.017, -0.016, -0.019, -0.02, -0.014], WORSE_WITHIN, "worse"),  # real, not negligible
+    ([0.05, 0.06, 0.04, 0.05, 0.055], "better", "better"),  # a difference beyond the margin needs no reference
+    ([0.05, -0.04, 0.03, -0.02, 0.0], "inconclusive", "inconclusive"),
+])
+def test_a_margin_the_study_cannot_vouch_for_calls_no_equivalence(values, verdict_sensitive, verdict_not):
+    from course_lib.studies import equivalence_verdict
+
+    assert equivalence_verdict(values, 0.03)["verdict"] == verdict_sensitive
+    assert equivalence_verdict(values, 0.03, sensitive=False)["verdict"] == verdict_not
+
+
+@pytest.mark.parametrize(("gains", "base_variance", "sensitive", "why"), [
+    # flat reference arm: mean 0, sd 0.01, se 0.01/sqrt(3) = 0.005774, t(0.975, 2) = 4.302653: low -0.0248
+    ([0.01, -0.01, 0.0], 0.0, False, "random did not learn: its gain +0.000 has a 95% interval reaching -0.025"),
+    # a clear gain, but the 0.03 margin is more than a third of it (0.06 / 3 = 0.02)
+    ([0.06, 0.06, 0.06], 0.0, False, "the margin 0.03 is more than a third of random's gain (+0.060)"),
+    # mean 0.10, low 0.10 - 4.302653 * 0.005774 = 0.0752 > 0, and 0.03 <= 0.10 / 3: the margin can be used
+    ([0.09, 0.10, 0.11], 0.0, True, ""),
+    # the shared base evaluation's variance: se = sqrt(0.01^2 / 3 + 0.0003) = 0.018257, low = 0.0214 > 0
+    ([0.09, 0.10, 0.11], 0.0003, True, ""),
+    # ... and with 0.001: se = sqrt(0.01^2 / 3 + 0.001) = 0.032146, low = 0.1 - 0.1383 = -0.0383
+    ([0.09, 0.10, 0.11], 0.001, False, "random did not learn: its gain +0.100 has a 95% interval reaching -0.038"),
+])
+def test_assay_sensitivity_by_hand(gains, base_variance, sensitive, why):
+    from course_lib.studies import assay_sensitivity
+
+    result = assay_sensitivity(gains, 0.03, base_variance, arm="random")
+    assert (result["sensitive"], result["why"]) == (sensitive, why)
+    assert result["reference_gain"] == pytest.approx(sum(gains) / 3, abs=1e-4)
+
+
+def test_assay_sensitivity_needs_two_seeds():
+    from course_lib.studies import assay_sensitivity
+
+    with pytest.raises(CourseError, match=r"1 seed\(s\) of the reference arm"):
+        assay_sensitivity([0.1], 0.03)
 
 
 def test_no_verdict_from_two_seeds():
