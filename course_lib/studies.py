@@ -465,16 +465,22 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
 def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "gain.test", by=("model",),
                     arm: str = "strategy") -> pd.DataFrame:
     """For each (first, second) arm pair within each group: the paired-by-seed difference's TOST verdict
-    (`equivalence_verdict`: better, worse, equivalent within +-margin, or inconclusive). Arms trained from one base
-    model share its evaluation, so the difference carries none of its error (05, 06)."""
+    (`equivalence_verdict`), an equivalence counted only where the second (reference) arm's own gain shows an
+    effect the margin is at most a third of (`assay_sensitivity`, its base evaluation's error included for held-out
+    gains). Arms trained from one base model share its evaluation, so the difference carries none of its error (05,
+    06)."""
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         wide = group.pivot_table(index="seed", columns=arm, values=column)
+        shared = f"base_variance.{column.rsplit('.', 1)[-1]}"
+        base = float(group[shared].iloc[0]) if column.startswith("gain.") and shared in group else 0.0
         for first, second in pairs:
             if {first, second} <= set(wide.columns):
                 both = wide[[first, second]].dropna()
+                reference = assay_sensitivity(both[second], margin, base, arm=second)
                 rows.append({**dict(zip(by, key)), "difference": f"{first} - {second}",
-                             **equivalence_verdict(both[first] - both[second], margin)})
+                             **equivalence_verdict(both[first] - both[second], margin, sensitive=reference["sensitive"]),
+                             "reference_gain": reference["reference_gain"], "why": reference["why"]})
     return pd.DataFrame(rows)
 
 
