@@ -39,19 +39,33 @@ class Claim:
     steps: tuple = ()  # the lengths (optimizer steps) of the first and second arm's points (empty: all)
     fresh_from: int = 0  # first seed not shared with a pilot (seeds below it are left out)
     note: str = ""  # why it is not testable, or what differs from the paper
+    regime: str = ""  # the model's regime, for the decision table ("": not a row of it)
+    prompts_per_step: int = 8  # the step structure of the study's training runs
 
 
-SIZES = ("tiny-s", "tiny-sm", "tiny-m", "tiny-l")  # the size family: the same data and recipe, only the shape differs
+SIZES = ("tiny-s", "tiny-sm", "tiny-m", "tiny-l")
+SKILL_LIMITED = "skill-limited (solves about 2 in 5)"
+FORMAT_LIMITED = "format-limited (long answers cut off)"
+STRONG = "strong, unsaturated (solves about 4 in 5)"
+REGIMES = (SKILL_LIMITED, FORMAT_LIMITED, STRONG)
+STRUCTURES = {8: "8 prompts per step", 1: "1 prompt per step (the paper's)"}
+ADVICE = {  # the status of "hard beats random" -> what to annotate under a budget
+    "supported": "the hardest: hard beat random",
+    "contradicted": "a random sample: hard did worse",
+    "equivalent": "either: no difference found (random needs no difficulty estimate)",
+    COULD_NOT_TELL: "no rule yet: the test could not tell",
+    "inconclusive": "no rule yet: the test was inconclusive",
+}  # the size family: the same data and recipe, only the shape differs
 HARD_WINS = "arXiv 2508.14094: hard +34 to +47 points, easy +3 to +15, over 3 models x 2 tasks (abstract; ranges, no interval)"
 CLAIMS = (
     Claim("Hard beats random under a 10% budget (skill-limited model)", HARD_WINS, "regimes-hard-wins-long", "tiny-m",
-          "hard", "random", steps=(100, 100), fresh_from=3),
+          "hard", "random", steps=(100, 100), fresh_from=3, regime=SKILL_LIMITED),
     Claim("Hard beats random under a 10% budget (format-limited model)", HARD_WINS, "regimes-hard-wins-long",
-          "tiny-m-wordy", "hard", "random", steps=(100, 100), fresh_from=3),
+          "tiny-m-wordy", "hard", "random", steps=(100, 100), fresh_from=3, regime=FORMAT_LIMITED),
     Claim("Hard beats random under a 10% budget (strong but unsaturated model)", HARD_WINS, "strong-regime-hard-wins",
           "tiny-l-strong", "hard", "random", steps=(100, 100), fresh_from=200,
           note="the regime the papers' mechanism points to: a random 10% about half all-correct groups, the hardest "
-          "10% about 90% mixed"),
+          "10% about 90% mixed", regime=STRONG),
     Claim("Easy gains less than random (skill-limited model)", HARD_WINS, "regimes-hard-wins", "tiny-m", "easy",
           "random", expected="worse", steps=(41, 41), fresh_from=3),
     Claim("Easy gains less than random (format-limited model)", HARD_WINS, "regimes-hard-wins", "tiny-m-wordy",
@@ -162,6 +176,17 @@ def family_status(statuses) -> str:
     if statuses <= {"supported", "equivalent"}:
         return "equivalent"
     return COULD_NOT_TELL if statuses <= {"supported", "equivalent", COULD_NOT_TELL} else "inconclusive"
+
+
+def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
+    """What to annotate under a 10% budget, by the model's regime and the step structure, each cell read from a
+    "hard beats random" row of the scorecard and naming its study; "not tested" where none ran (07)."""
+    card = scorecard() if card is None else card
+    status_of = dict(zip(card["claim"], card["status"]))
+    cells = {(c.regime, c.prompts_per_step): f"{ADVICE[status_of[c.claim]]} ({c.study}, {status_of[c.claim]})"
+             for c in CLAIMS if c.regime and c.claim in status_of}
+    return pd.DataFrame([{"model's regime": regime, **{name: cells.get((regime, n), "not tested")
+                                                        for n, name in STRUCTURES.items()}} for regime in REGIMES])
 
 
 def scorecard(root=RESULTS_DIR) -> pd.DataFrame:

@@ -111,3 +111,18 @@ def test_a_claim_over_several_models_is_holm_corrected_across_them(tmp_path):
     only_a = Claim("x matches y", "paper", "two-sizes", ("a",), "x", "y", expected="equivalent", steps=(49, 82),
                    fresh_from=10)
     assert claim_verdict(only_a, tmp_path)["status"] == "supported"
+
+
+def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
+    from course_lib.scorecard import CLAIMS, FORMAT_LIMITED, SKILL_LIMITED, STRONG, decision_table
+
+    table = decision_table().set_index("model's regime")
+    assert table.loc[SKILL_LIMITED, "8 prompts per step"] == ("a random sample: hard did worse "
+                                                             "(regimes-hard-wins-long, contradicted)")
+    assert table.loc[STRONG, "8 prompts per step"].endswith("(strong-regime-hard-wins, could not tell)")
+    assert table.loc[FORMAT_LIMITED, "8 prompts per step"].startswith("either: no difference found")
+    # a cell follows its row: a supported "hard beats random" becomes "the hardest"; a row that never ran is missing
+    card = pd.DataFrame({"claim": [c.claim for c in CLAIMS], "status": "supported"})
+    made_up = decision_table(card).set_index("model's regime")
+    assert made_up.loc[STRONG, "8 prompts per step"] == "the hardest: hard beat random (strong-regime-hard-wins, supported)"
+    assert set(made_up["1 prompt per step (the paper's)"]) == {"not tested"}
