@@ -1,5 +1,5 @@
 """Wall time and peak memory (total RSS, and PSS, of the kernel and the kernels it starts) of each notebook `make course` runs
-(numbered, appendix, and the grid-point template experiment.ipynb), in its order and one profile, with the class slot its header states.
+(numbered, appendix, and the grid-point template course_lib/templates/experiment.ipynb), in its order and one profile, with the class slot its header states.
 
 Run: python benchmarks/notebook_times.py --profile tiny [--only 00 01] [--write]
 Prints each notebook's numbers; with --write also records them in benchmarks/results/notebook_times_<profile>.json,

@@ -13,11 +13,10 @@ import time
 from pathlib import Path
 
 from .errors import check
+from .paths import EXPERIMENT_TEMPLATE, NOTEBOOKS_DIR
 from .profiles import PROFILES
 from .provenance import atomic_write_text, git_commit, library_versions
 from .runtime import read_records
-
-NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 def numbered_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
@@ -31,8 +30,8 @@ def appendix_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
 
 
 def course_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
-    """Every notebook the main command runs: the numbered ones, then the experiment template."""
-    return numbered_notebooks(folder) + sorted(p for p in Path(folder).glob("*.ipynb") if not re.match(r"\d\d_", p.name))
+    """Every notebook the main command runs: the numbered ones, the appendix, then the sweep's grid-point template."""
+    return numbered_notebooks(folder) + appendix_notebooks(folder) + [EXPERIMENT_TEMPLATE]
 
 
 def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False, name: str | None = None,

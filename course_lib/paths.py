@@ -6,13 +6,16 @@ Introduced in notebooks/A1_behind_the_findings.ipynb.
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent  # the checkout course_lib belongs to
-NOTEBOOKS_DIR = REPOSITORY / "notebooks"
+NOTEBOOKS_DIR = REPOSITORY / "notebooks"  # the course's lessons (numbered, then the appendix)
+# one grid point of a study (estimate, select, train, evaluate), run by papermill for every point of a sweep
+EXPERIMENT_TEMPLATE = Path(__file__).resolve().parent / "templates" / "experiment.ipynb"
 
 
 def course_path(path) -> Path:
     """`path` itself when it exists from the working folder or is absolute; else, for a relative path that does
     not, the same path read from notebooks/ when that exists, so a copy of a notebook run from another folder
-    (`make students` writes them to build/students/) reads the repository's data.
+    (`make lab` opens them in lab/student/, `make students` writes them to build/students/) reads the
+    repository's data.
 
     Introduced in notebooks/A1_behind_the_findings.ipynb."""
     path = Path(path)

@@ -1,7 +1,7 @@
 """Batch reproduction: run the experiment notebook once per grid point with papermill, resumably.
 
 `python -m course_lib reproduce STUDY --profile P --workers N --out DIR` expands a named grid,
-executes `notebooks/experiment.ipynb` per point (in worker processes), keeps every executed
+executes the template `course_lib/templates/experiment.ipynb` per point (in worker processes), keeps every executed
 notebook, skips points already done, records failures, and aggregates one results table plus a
 provenance file. Introduced in notebooks/05_hard_examples_win.ipynb.
 
@@ -30,11 +30,12 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import CourseError, check
+from .paths import EXPERIMENT_TEMPLATE
 from .profiles import get_profile
 from .provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
 from .studies import STUDIES
 
-EXPERIMENT = Path(__file__).resolve().parent.parent / "notebooks" / "experiment.ipynb"
+EXPERIMENT = EXPERIMENT_TEMPLATE
 
 def expand(study: str, profile: str, where: dict | None = None, overrides: dict | None = None) -> list[dict]:
     """The grid points of a study in a profile, in a stable order; `where` keeps a slice (e.g. {"SEED": "0"});
