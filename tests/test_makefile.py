@@ -1,4 +1,5 @@
-"""`make env` picks the torch build for the machine and says which; `make lab` opens JupyterLab on the notebooks.
+"""`make env` picks the torch build for the machine and says which; `make lab` opens JupyterLab on the student's
+copies of the notebooks (`make lab-instructor` on the instructor's), never on notebooks/ itself.
 
 Checked with `make -n` (print the commands, run none) and a stand-in `nvidia-smi` first on PATH."""
 
@@ -58,8 +59,35 @@ def test_the_torch_version_is_the_one_the_package_pins():
     assert f'"torch=={version}"' in (ROOT / "pyproject.toml").read_text()
 
 
-def test_lab_opens_jupyterlab_on_the_notebooks_with_the_environment(tmp_path):
-    commands = dry_run("lab", tmp_path, gpu=False, LAB_ARGS="--no-browser")
-    lab = next(line for line in commands.splitlines() if "jupyter lab" in line)
+@pytest.mark.parametrize("target, kind", [("lab", "student"), ("lab-instructor", "instructor")])
+def test_lab_copies_the_notebooks_then_opens_jupyterlab_on_the_copies_with_the_environment(tmp_path, target, kind):
+    lines = dry_run(target, tmp_path, gpu=False, LAB_ARGS="--no-browser").splitlines()
+    copy = next(i for i, line in enumerate(lines) if "course_lib.classroom" in line)
+    lab = next(i for i, line in enumerate(lines) if "jupyter lab" in line)
+    assert copy < lab
+    assert lines[copy].split() == [f"{tmp_path / 'venv'}/bin/python", "-m", "course_lib.classroom", kind, f"lab/{kind}"]
     as_root = ["--allow-root"] if os.geteuid() == 0 else []  # Jupyter refuses root (a container) without it
-    assert lab.split() == [f"{tmp_path / 'venv'}/bin/jupyter", "lab", "--ServerApp.root_dir=notebooks", *as_root, "--no-browser"]
+    assert lines[lab].split() == [f"{tmp_path / 'venv'}/bin/jupyter", "lab", f"--ServerApp.root_dir=lab/{kind}",
+                                  "--LabApp.default_url=/lab/tree/00_tiny_world_tour.ipynb", *as_root, "--no-browser"]
+
+
+def test_make_labs_copy_step_runs_and_a_second_run_keeps_the_copies(tmp_path):
+    """The copy command `make lab` runs, as it prints it (with this Python), twice: the second copies nothing."""
+    import sys
+
+    line = next(line for line in dry_run("lab", tmp_path, gpu=False, LAB=str(tmp_path / "lab")).splitlines()
+                if "course_lib.classroom" in line)
+    command = [sys.executable, *line.split()[1:]]
+    first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    copies = sorted((tmp_path / "lab" / "student").glob("*.ipynb"))
+    assert copies and copies[0].name == "00_tiny_world_tour.ipynb" and "copied" in first.stdout
+    copies[0].write_text(copies[0].read_text() + " ")  # the student's work
+    second = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0 and "copied" not in second.stdout and "rename or delete yours" in second.stdout
+    assert copies[0].read_text().endswith(" ")
+
+
+def test_students_hands_out_fresh_copies_as_make_lab_makes_them(tmp_path):
+    lines = [line for line in dry_run("students", tmp_path, gpu=False).splitlines() if "build/students" in line]
+    assert lines == ["rm -rf build/students", f"{tmp_path / 'venv'}/bin/python -m course_lib.classroom student build/students"]

@@ -1,9 +1,7 @@
-"""Student copies of the notebooks (`make students`: build/students/, solutions dropped) find the repository's
-committed results although their relative paths ("../data/results") point elsewhere from there."""
+"""Student copies of the notebooks (`make lab`: lab/student/; `make students`: build/students/; solutions dropped)
+find the repository's committed results although their relative paths ("../data/results") point elsewhere from
+there."""
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,14 +28,13 @@ def test_a_path_that_exists_here_or_is_absolute_is_kept(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_student_copy_of_05_runs_from_build_students(tmp_path):
-    """The copy `make students` makes of notebook 05, executed in the smoke profile from build/students/."""
+def test_student_copy_of_05_runs_from_the_lab_folder(tmp_path):
+    """The copy `make lab` opens of notebook 05, executed in the smoke profile from lab/student/."""
+    from course_lib.classroom import make_copies
     from course_lib.notebooks import execute
 
-    students = tmp_path / "build" / "students"
-    students.mkdir(parents=True)
+    students = tmp_path / "lab" / "student"
+    make_copies(students, "student", [ROOT / "notebooks" / "05_hard_examples_win.ipynb"])
     copy = students / "05_hard_examples_win.ipynb"
-    shutil.copy(ROOT / "notebooks" / copy.name, copy)
-    subprocess.run([sys.executable, "-m", "nbstripout", "--drop-tagged-cells", "solution", str(copy)], check=True)
     execute(copy, tmp_path / "executed", {"PROFILE": "smoke"}, log=tmp_path / "kernel.log")
-    assert not (tmp_path / "build" / "data").exists()
+    assert not (tmp_path / "lab" / "data").exists()

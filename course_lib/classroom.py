@@ -1,0 +1,130 @@
+"""The notebooks as a class opens them: copies in a git-ignored folder, never the tracked notebooks themselves.
+
+`make lab` runs `python -m course_lib.classroom student lab/student` and opens JupyterLab there; `make
+lab-instructor` does the same with `instructor lab/instructor`. A student's copy has no cell tagged `solution`
+(every exercise's solution and the quiz answers) and its self-checking quiz cells start collapsed (their source
+names the right option); an instructor's copy is the notebook as it is. A copy that exists is someone's work: it
+is never overwritten, and a newer version of the course's notebook is only announced. Introduced in README.md
+(`make lab`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+
+from .errors import CourseError, check
+from .notebooks import appendix_notebooks, numbered_notebooks
+from .provenance import atomic_write_text
+
+KINDS = ("student", "instructor")
+SOLUTION_TAG = "solution"  # exercises' solutions and the quiz answers (markdown "### Quiz answers")
+COPY_KEY = "course_copy"  # notebook metadata: which course notebook a copy came from, and that notebook's hash
+
+
+def lessons() -> list[Path]:
+    """The notebooks a class opens: the numbered ones, then the appendix (not the sweep's template)."""
+    return numbered_notebooks() + appendix_notebooks()
+
+
+def is_quiz_cell(cell) -> bool:
+    """A code cell that draws a self-checking quiz question (`course_lib.widgets.quiz`)."""
+    source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+    return cell["cell_type"] == "code" and "quiz(" in source
+
+
+# what `nbstripout` strips besides outputs and execution counts (its default extra keys)
+STRIPPED_METADATA = ("signature", "widgets")
+STRIPPED_CELL_METADATA = ("collapsed", "scrolled", "ExecuteTime", "execution", "heading_collapsed", "hidden")
+
+
+def classroom_copy(text: str, kind: str, source_name: str = "") -> str:
+    """The notebook `text` (a .ipynb's JSON) as `kind` opens it, stripped as nbstripout strips it: for a student
+    without the cells tagged `solution` and with each quiz cell's source collapsed; for an instructor whole. The
+    copy's metadata names the course notebook and its hash, so a later `make lab` can tell when it changed."""
+    import json
+
+    check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
+    notebook = json.loads(text)
+    if kind == "student":
+        notebook["cells"] = [c for c in notebook["cells"] if SOLUTION_TAG not in c.get("metadata", {}).get("tags", [])]
+    for index, cell in enumerate(notebook["cells"]):
+        if cell["cell_type"] == "code":
+            cell.update(outputs=[], execution_count=None)
+        for key in STRIPPED_CELL_METADATA:
+            cell.get("metadata", {}).pop(key, None)
+        if "id" in cell:
+            cell["id"] = str(index)  # as nbstripout numbers them
+        if kind == "student" and is_quiz_cell(cell):
+            cell.setdefault("metadata", {}).setdefault("jupyter", {})["source_hidden"] = True
+    for key in STRIPPED_METADATA:
+        notebook["metadata"].pop(key, None)
+    notebook["metadata"][COPY_KEY] = {"of": source_name, "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+
+
+def copied_from_sha(path: Path) -> str | None:
+    """The hash of the course notebook a copy was made from (None for a copy without one, or not a notebook)."""
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get(COPY_KEY, {}).get("sha256")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[str, list[str]]:
+    """Copy each course notebook missing from `folder` as `kind` opens it; keep every copy already there.
+
+    Returns {"new": names copied now, "kept": names kept as they were, "changed": kept names whose course
+    notebook changed since the copy was made}."""
+    check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = {"new": [], "kept": [], "changed": []}
+    for source in lessons() if notebooks is None else notebooks:
+        target = folder / source.name
+        text = source.read_text(encoding="utf-8")
+        if target.exists():
+            done["kept"].append(target.name)
+            if copied_from_sha(target) not in (None, hashlib.sha256(text.encode()).hexdigest()):
+                done["changed"].append(target.name)
+            continue
+        atomic_write_text(target, classroom_copy(text, kind, f"notebooks/{source.name}"))
+        done["new"].append(target.name)
+    return done
+
+
+def report(folder, kind: str, done: dict[str, list[str]]) -> str:
+    """What `make lab` says about the copies: how many are new, that existing ones were kept, how to start afresh."""
+    what = "without solutions or quiz answers" if kind == "student" else "with solutions and quiz answers"
+    lines = [f"{folder}/: your copies of the course's notebooks ({what})."]
+    if done["new"]:
+        lines.append(f"  copied {len(done['new'])}: {', '.join(done['new'])}")
+    if done["kept"]:
+        lines.append(f"  kept {len(done['kept'])} you already had, as they are (your work is never overwritten).")
+    for name in done["changed"]:
+        lines.append(f"  notebooks/{name} has changed since your copy was made: rename your copy to get the new one.")
+    if done["kept"]:
+        lines.append(f"  For a fresh copy of a notebook, rename or delete yours in {folder}/ and run this again.")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    """`python -m course_lib.classroom KIND FOLDER`: the copies `make lab` and `make lab-instructor` open."""
+    parser = argparse.ArgumentParser(prog="python -m course_lib.classroom", description=main.__doc__)
+    parser.add_argument("kind", choices=KINDS, help="student: no solutions or quiz answers; instructor: everything")
+    parser.add_argument("folder", type=Path, help="where the copies go (a git-ignored folder, e.g. lab/student)")
+    args = parser.parse_args(argv)
+    try:
+        print(report(args.folder, args.kind, make_copies(args.folder, args.kind)))
+    except (CourseError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

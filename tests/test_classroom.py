@@ -1,0 +1,188 @@
+"""`make lab` and `make lab-instructor` open copies of the notebooks in git-ignored folders (course_lib.classroom):
+a student's copy shows no solution and no quiz answer, a copy already there is never overwritten, and notebooks/
+itself is never what JupyterLab opens."""
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_lib.classroom import (
+    COPY_KEY,
+    classroom_copy,
+    is_quiz_cell,
+    lessons,
+    main,
+    make_copies,
+    report,
+)
+from course_lib.errors import CourseError
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION_TEXT = ("### Quiz answers", "Solution to exercise", "# Solution")  # how the answer keys begin
+
+
+def cells(path: Path):
+    return nbformat.read(str(path), as_version=4).cells
+
+
+@pytest.fixture(scope="module")
+def student_copies(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab") / "student"
+    done = make_copies(folder, "student")
+    return folder, done
+
+
+def test_the_lessons_are_the_numbered_and_appendix_notebooks_not_the_sweeps_template():
+    names = [p.name for p in lessons()]
+    assert names[0] == "00_tiny_world_tour.ipynb" and "A1_behind_the_findings.ipynb" in names
+    assert "experiment.ipynb" not in names
+    assert all(p.parent == ROOT / "notebooks" for p in lessons())
+
+
+def test_a_student_copy_has_no_solution_and_no_quiz_answer(student_copies):
+    folder, done = student_copies
+    assert sorted(done["new"]) == sorted(p.name for p in lessons()) and not done["kept"]
+    for source in lessons():
+        copy = cells(folder / source.name)
+        assert not [c for c in copy if "solution" in c.metadata.get("tags", [])], source.name
+        for cell in copy:
+            assert not cell.source.lstrip().startswith(SOLUTION_TEXT), f"{source.name}: {cell.source[:60]!r}"
+        original = cells(source)
+        answers = [c for c in original if "solution" in c.metadata.get("tags", [])]
+        assert len(copy) == len(original) - len(answers), source.name  # nothing else dropped
+        quizzes = [c for c in copy if is_quiz_cell(c)]
+        assert len(quizzes) == sum(is_quiz_cell(c) for c in original), source.name  # the quiz still works...
+        assert all(c.metadata["jupyter"]["source_hidden"] for c in quizzes), source.name  # ...its answer folded away
+
+
+def test_every_numbered_notebook_has_answers_to_drop_and_its_quiz_answers_among_them():
+    for source in lessons():
+        if not source.name[:2].isdigit():
+            continue
+        original = cells(source)
+        answers = [c for c in original if "solution" in c.metadata.get("tags", [])]
+        assert answers, source.name
+        if any("## Quiz" in c.source for c in original if c.cell_type == "markdown"):
+            assert any(c.source.startswith("### Quiz answers") for c in answers), f"{source.name}: untagged quiz answers"
+        untagged = [c for c in original if "solution" not in c.metadata.get("tags", [])]
+        assert not any(c.source.lstrip().startswith(SOLUTION_TEXT) for c in untagged), f"{source.name}: untagged answer"
+
+
+def names(source: str, context) -> set[str]:
+    """The names a cell's code assigns (context ast.Store, with defs and imports) or reads (ast.Load)."""
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    found = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, context)}
+    if context is ast.Store:
+        found |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        found |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                  for a in n.names}
+    return found
+
+
+def test_a_student_copy_runs_top_to_bottom_without_the_solutions():
+    """No cell left in a student's copy reads a name that only a solution cell defines (a NameError there)."""
+    for source in lessons():
+        code = [c for c in cells(source) if c.cell_type == "code"]
+        kept = [c for c in code if "solution" not in c.metadata.get("tags", [])]
+        defined = set().union(*(names(c.source, ast.Store) for c in kept))
+        only_in_solutions = set().union(*(names(c.source, ast.Store) for c in code if c not in kept)) - defined
+        read = set().union(*(names(c.source, ast.Load) for c in kept))
+        assert not read & only_in_solutions, f"{source.name} needs {read & only_in_solutions} from a solution"
+
+
+def test_copies_are_stripped_and_say_which_notebook_they_came_from(student_copies):
+    folder, _ = student_copies
+    for source in lessons():
+        notebook = nbformat.read(str(folder / source.name), as_version=4)
+        assert "widgets" not in notebook.metadata
+        assert all(not c.outputs and c.execution_count is None for c in notebook.cells if c.cell_type == "code")
+        assert notebook.metadata[COPY_KEY]["of"] == f"notebooks/{source.name}"
+    done = subprocess.run([sys.executable, "-m", "nbstripout", "--verify", *map(str, sorted(folder.glob("*.ipynb")))],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_instructor_copy_is_the_whole_notebook(tmp_path):
+    done = make_copies(tmp_path / "instructor", "instructor")
+    assert len(done["new"]) == len(lessons())
+    for source in lessons():
+        copy, original = cells(tmp_path / "instructor" / source.name), cells(source)
+        assert [c.source for c in copy] == [c.source for c in original], source.name
+        assert [c.metadata for c in copy] == [c.metadata for c in original], source.name
+
+
+def test_outputs_in_the_course_notebook_never_reach_a_copy():
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("1 + 1", execution_count=3, outputs=[nbformat.v4.new_output(
+            "execute_result", {"text/plain": "2"}, execution_count=3)], metadata={"scrolled": True, "execution": {}}),
+        nbformat.v4.new_code_cell("answer = 2", metadata={"tags": ["solution"]}),
+        nbformat.v4.new_markdown_cell("### Quiz answers\n\n1. b", metadata={"tags": ["solution"]}),
+        nbformat.v4.new_code_cell('show(quiz("Which?", {"a": (False, "no"), "b": (True, "yes")}))'),
+    ])
+    notebook.metadata["widgets"] = {"state": {}}
+    text = nbformat.writes(notebook)
+    copy = nbformat.reads(classroom_copy(text, "student", "notebooks/x.ipynb"), as_version=4)
+    assert [c.source for c in copy.cells] == ["1 + 1", notebook.cells[3].source]
+    assert not copy.cells[0].outputs and copy.cells[0].execution_count is None and "widgets" not in copy.metadata
+    assert copy.cells[0].metadata == {} and [c.id for c in copy.cells] == ["0", "1"]  # as nbstripout leaves them
+    assert copy.cells[1].metadata == {"jupyter": {"source_hidden": True}}
+    whole = nbformat.reads(classroom_copy(text, "instructor", "notebooks/x.ipynb"), as_version=4)
+    assert len(whole.cells) == 4 and not whole.cells[0].outputs and whole.cells[3].metadata == {}
+    with pytest.raises(CourseError, match="kind='teacher' is unknown; use one of student, instructor"):
+        classroom_copy(text, "teacher")
+
+
+def test_a_second_make_lab_keeps_the_students_work_and_says_how_to_get_a_fresh_copy(tmp_path):
+    folder, first = tmp_path / "student", lessons()[:2]
+    make_copies(folder, "student", first)
+    mine = folder / first[0].name
+    mine.write_text(mine.read_text().replace("# ", "# my note: ", 1))  # the student's work
+    before = mine.read_bytes()
+    (folder / first[1].name).unlink()  # a copy the student deleted to start afresh
+    done = make_copies(folder, "student", lessons()[:3])
+    assert mine.read_bytes() == before
+    assert done == {"new": [first[1].name, lessons()[2].name], "kept": [first[0].name], "changed": []}
+    said = report(folder, "student", done)
+    assert "kept 1 you already had" in said and "rename or delete yours" in said and first[1].name in said
+
+
+def test_a_copy_of_a_notebook_the_course_has_changed_since_is_kept_and_named(tmp_path):
+    course = tmp_path / "notebooks"
+    course.mkdir()
+    lesson = course / "00_lesson.ipynb"
+    lesson.write_text(nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("v1")])))
+    make_copies(tmp_path / "student", "student", [lesson])
+    assert make_copies(tmp_path / "student", "student", [lesson])["changed"] == []
+    lesson.write_text(nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("v2")])))
+    done = make_copies(tmp_path / "student", "student", [lesson])
+    assert done["changed"] == ["00_lesson.ipynb"] and cells(tmp_path / "student" / "00_lesson.ipynb")[0].source == "v1"
+    assert "notebooks/00_lesson.ipynb has changed since your copy was made" in report("x", "student", done)
+
+
+def test_the_command_line_makes_the_copies_and_refuses_an_unknown_kind(tmp_path, capsys):
+    assert main(["instructor", str(tmp_path / "i")]) == 0
+    assert f"{tmp_path / 'i'}/: your copies" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        main(["teacher", str(tmp_path / "t")])
+    assert exit_.value.code == 2
+
+
+def test_the_lab_folders_are_ignored_by_git_and_the_tracked_notebooks_never_opened():
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    for path in ("lab/student/00_tiny_world_tour.ipynb", "lab/instructor/00_tiny_world_tour.ipynb",
+                 "build/students/00_tiny_world_tour.ipynb"):
+        assert subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0, path
+    makefile = (ROOT / "Makefile").read_text()
+    assert "root_dir=notebooks" not in makefile
+
+
+def test_copies_are_written_as_json_jupyter_reads():
+    text = (ROOT / "notebooks" / "02_zero_variance_groups.ipynb").read_text()
+    copy = json.loads(classroom_copy(text, "student", "notebooks/02_zero_variance_groups.ipynb"))
+    assert copy["nbformat"] == 4 and copy["metadata"]["kernelspec"]["name"] == "python3"
