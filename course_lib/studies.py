@@ -12,6 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.power import TTestPower
+from statsmodels.stats.weightstats import DescrStatsW
 
 from .errors import CourseError, check
 from .paths import course_path
@@ -246,10 +249,7 @@ def t_interval(values) -> dict:
     mean = float(values.mean())
     if len(values) == 1:
         return {"mean": round(mean, 4), "ci_low": float("nan"), "ci_high": float("nan"), "seeds": 1, "excludes_zero": False}
-    from scipy.stats import t as student_t
-
-    half = float(student_t.ppf(0.975, len(values) - 1)) * float(values.std(ddof=1)) / float(np.sqrt(len(values)))
-    low, high = round(mean - half, 4), round(mean + half, 4)
+    low, high = (round(float(bound), 4) for bound in SharedBaseline(values).tconfint_mean(0.05))
     return {"mean": round(mean, 4), "ci_low": low, "ci_high": high, "seeds": len(values),
             "excludes_zero": bool(low > 0 or high < 0)}
 
@@ -273,24 +273,35 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     >>> equivalence_verdict([0.01, -0.01, 0.0, 0.005, -0.005], margin=0.03, sensitive=False)["verdict"]
     'could not tell'
     """
-    from scipy.stats import t as student_t
-
     values = np.asarray(list(values), dtype=float)
     check(len(values) >= 3, f"{len(values)} seed(s): an interval from fewer than 3 seeds says nothing; run more seeds")
     check(margin > 0, f"margin={margin} must be positive (the difference you would call negligible)")
-    mean, df = float(values.mean()), len(values) - 1
-    se = float(np.sqrt(values.var(ddof=1) / len(values) + base_variance))
-    low95, high95 = (mean + sign * float(student_t.ppf(0.975, df)) * se for sign in (-1, 1))
-    low90, high90 = (mean + sign * float(student_t.ppf(0.95, df)) * se for sign in (-1, 1))
+    stats = SharedBaseline(values, base_variance)
+    mean = float(stats.mean)
+    (low95, high95), (low90, high90) = stats.tconfint_mean(0.05), stats.tconfint_mean(0.10)
     inside, different = -margin < low90 and high90 < margin, low95 > 0 or high95 < 0
-    # the same two tests as p-values, for corrections over a family of comparisons (`holm_verdicts`)
-    p_difference = 2 * float(student_t.sf(abs(mean) / se, df)) if se > 0 else float(mean == 0) * 1.0
-    p_equivalence = max(float(student_t.sf((mean + margin) / se, df)), float(student_t.sf((margin - mean) / se, df))) \
-        if se > 0 else float(abs(mean) >= margin)
+    if stats.std_mean > 0:  # the same two tests as p-values, for corrections over a family (`holm_verdicts`)
+        p_difference, p_equivalence = float(stats.ttest_mean(0)[1]), float(stats.ttost_mean(-margin, margin)[0])
+    else:  # every seed agrees and nothing is shared: the tests read the mean alone
+        p_difference, p_equivalence = float(mean == 0), float(abs(mean) >= margin)
     return {"mean": round(mean, 4), "ci_low": round(low95, 4), "ci_high": round(high95, 4), "tost_low": round(low90, 4),
             "tost_high": round(high90, 4), "margin": margin, "seeds": len(values), "sensitive": sensitive,
             "verdict": verdict_from(mean, different, inside, sensitive), "p_difference": p_difference,
             "p_equivalence": p_equivalence}
+
+
+class SharedBaseline(DescrStatsW):
+    """statsmodels' `DescrStatsW` whose standard error of the mean also carries the variance of a baseline every
+    value shares (one base-model evaluation), which the values' own spread cannot see; its t-tests, TOST and
+    intervals then use it (05)."""
+
+    def __init__(self, values, base_variance: float = 0.0):
+        super().__init__(np.asarray(values, dtype=float))
+        self.base_variance = base_variance
+
+    @property
+    def std_mean(self) -> float:
+        return float(np.sqrt(self.var * self.nobs / (self.nobs - 1) / self.nobs + self.base_variance))
 
 
 def verdict_from(mean: float, different: bool, inside: bool, sensitive: bool = True) -> str:
@@ -316,9 +327,8 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     """
     values = np.asarray(list(reference_gains), dtype=float)
     check(len(values) >= 2, f"{len(values)} seed(s) of the reference arm: its gain needs an interval; run more seeds")
-    mean = float(values.mean())
-    se = float(np.sqrt(values.var(ddof=1) / len(values) + base_variance))
-    low = round(mean - student_t_quantile(len(values)) * se, 4)
+    stats = SharedBaseline(values, base_variance)
+    mean, low = float(stats.mean), round(float(stats.tconfint_mean(0.05)[0]), 4)
     if not low > 0:
         why = f"{arm} did not learn: its gain {mean:+.3f} has a 95% interval reaching {low:+.3f}"
     elif margin > mean / 3:
@@ -328,13 +338,6 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     return {"reference_gain": round(mean, 4), "reference_low": low, "sensitive": not why, "why": why}
 
 
-def student_t_quantile(seeds: int) -> float:
-    """The two-sided 95% Student-t quantile for an interval over `seeds` values (2 or more)."""
-    from scipy.stats import t as student_t
-
-    return float(student_t.ppf(0.975, seeds - 1))
-
-
 def holm_adjusted(p_values) -> list[float]:
     """Holm's step-down adjustment of a family's p-values: the k-th smallest is multiplied by (m - k + 1), and the
     adjusted values are kept non-decreasing (a family-wise error rate of alpha when each is compared with alpha).
@@ -342,13 +345,7 @@ def holm_adjusted(p_values) -> list[float]:
     >>> holm_adjusted([0.01, 0.04, 0.03])
     [0.03, 0.06, 0.06]
     """
-    p = np.asarray(list(p_values), dtype=float)
-    order = np.argsort(p, kind="stable")
-    adjusted, running = np.empty_like(p), 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[index]))
-        adjusted[index] = running
-    return [round(float(value), 6) for value in adjusted]
+    return [round(float(value), 6) for value in multipletests(list(p_values), method="holm")[1]]
 
 
 def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -380,11 +377,9 @@ def detectable_difference(sd: float, seeds: int, power: float = 0.8, alpha: floa
     >>> round(detectable_difference(0.037, 5), 3)  # the tiny world's hard - random spread with 5 seeds
     0.062
     """
-    from scipy.optimize import brentq
-
     check(seeds >= 2 and sd > 0, f"seeds={seeds} must be >= 2 and sd={sd} positive")
-    highest = 20 * sd / np.sqrt(seeds)  # a noncentrality of 20: power is 1 there
-    return float(brentq(lambda delta: paired_power(delta, sd, seeds, alpha) - power, 1e-9, highest))
+    effect = TTestPower().solve_power(nobs=seeds, alpha=alpha, power=power, alternative="two-sided")
+    return float(effect) * sd
 
 
 def seeds_needed(sd: float, difference: float, power: float = 0.8, alpha: float = 0.05, most: int = 1000) -> int:
@@ -429,14 +424,8 @@ def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", 
 
 
 def paired_power(difference: float, sd: float, seeds: int, alpha: float = 0.05) -> float:
-    """Power of a two-sided one-sample t-test on `seeds` paired differences (noncentral t)."""
-    from scipy.stats import nct
-    from scipy.stats import t as student_t
-
-    df, shift = seeds - 1, difference / (sd / np.sqrt(seeds))
-    critical = float(student_t.ppf(1 - alpha / 2, df))
-    upper, lower = nct.sf(critical, df, shift), nct.cdf(-critical, df, shift)  # a far tail can come back NaN: ~0
-    return float(np.nan_to_num(upper) + np.nan_to_num(lower))
+    """Power of a two-sided one-sample t-test on `seeds` paired differences (statsmodels' `TTestPower`)."""
+    return float(TTestPower().power(effect_size=difference / sd, nobs=seeds, alpha=alpha, alternative="two-sided"))
 
 
 def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task", "strategy")) -> pd.DataFrame:
