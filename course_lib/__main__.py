@@ -724,7 +724,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv
     from .runtime import use_threads
-    use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (README: "On a busy or a larger machine")
+    use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (docs/command_line.md)
     if getattr(args, "quiet", False):
         _silence_libraries()
     import warnings

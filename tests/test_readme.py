@@ -1,10 +1,11 @@
-"""The README's command-line examples, verbatim: every ```bash line that calls `python -m course_lib` or `course-lib`.
+"""The README's and docs' command-line examples, verbatim: every ```bash line that calls `python -m course_lib` or
+`course-lib`; and the README as a landing page whose links, and the docs' links back, all lead somewhere.
 
-Each line is taken from README.md (and docs/*.md) as written. The README's cheap ones are run with the environment
-activated (the venv's bin first on PATH, as after `source .venv/bin/activate`) in a fresh folder, in README order
-(later ones read what earlier ones wrote); the others are only parsed by the CLI's own parser
-(`build_parser().parse_args`), and their study and profile names checked, because they take long or need a GPU or
-the hub.
+Each line is taken from README.md and docs/*.md as written. The cheap ones of the README and of the two walkthrough
+pages it links (docs/command_line.md, docs/real_data.md) are run with the environment activated (the venv's bin
+first on PATH, as after `source .venv/bin/activate`) in a fresh folder, in page order (later ones read what earlier
+ones wrote); the others are only parsed by the CLI's own parser (`build_parser().parse_args`), and their study and
+profile names checked, because they take long or need a GPU or the hub.
 
 Run:
 - `generate --task arith --n 5 --levels 3`
@@ -42,8 +43,11 @@ from course_lib.studies import STUDIES
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]  # the README and the pages it links, for the parse test
+# the README and the walkthroughs moved out of it: their examples are run (RUN) and must write only where git ignores
+WALKTHROUGHS = [README, ROOT / "docs" / "command_line.md", ROOT / "docs" / "real_data.md"]
+README_LINES = 220  # a landing page: what the course is, requirements, quick start, course map, findings, links
 
-# README line (exactly) -> the exit status it should end with when run here
+# walkthrough line (exactly) -> the exit status it should end with when run here
 RUN = {
     "python -m course_lib generate --task arith --n 5 --levels 3": 0,
     "course-lib generate --task arith --n 3 --levels 1,2": 0,
@@ -85,7 +89,8 @@ def course_lib_args(text: str) -> list[str] | None:
 
 
 def readme_commands() -> list[str]:
-    return [command(line) for line in bash_lines()
+    """The course_lib commands of the README and its walkthrough pages, in page order."""
+    return [command(line) for line in bash_lines(WALKTHROUGHS)
             if command(line).startswith(("python -m course_lib", "course-lib"))]
 
 
@@ -107,7 +112,7 @@ def test_the_readme_says_how_to_use_the_environment():
 
 def test_every_command_the_readme_runs_here_is_one_it_shows():
     shown = readme_commands()
-    assert set(RUN) <= set(shown), f"RUN lists lines the README no longer has: {set(RUN) - set(shown)}"
+    assert set(RUN) <= set(shown), f"RUN lists lines the walkthroughs no longer have: {set(RUN) - set(shown)}"
     assert len(shown) >= 10
 
 
@@ -145,8 +150,18 @@ def test_the_readme_starts_a_newcomer_requirements_then_quick_start_with_make_la
     headings = re.findall(r"^## (.+)$", README.read_text(), flags=re.M)
     assert headings[:4] == ["Course map", "Requirements", "Quick start", "Exploring, and teaching with it"], headings
     quick = README.read_text().split("## Quick start")[1].split("\n## ")[0]
-    for command in ("make env", "make lab", "make course", "make test-fast", "make test"):
+    for command in ("make env", "make lab", "make lab-instructor", "make course", "make test-fast", "make test"):
         assert command in quick, command
+    assert "lab/student/" in quick and "never overwrites" in quick  # where the copies are, and that they are kept
+
+
+def test_the_readme_is_a_landing_page_that_links_the_rest():
+    text = README.read_text()
+    assert len(text.splitlines()) <= README_LINES, f"README has {len(text.splitlines())} lines; move detail to docs/"
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert f"](docs/{page.name})" in text, f"the README does not link docs/{page.name}"
+    headings = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert "What the course found: the claims scorecard" in headings and "Going further" in headings
 
 
 def test_readme_and_docs_name_no_project_issue_and_no_placeholder():
@@ -156,13 +171,37 @@ def test_readme_and_docs_name_no_project_issue_and_no_placeholder():
         assert "OWNER/REPO" not in text, page.name
 
 
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives a Markdown page's headings: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#+ (.+?)\s*$", re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def test_anchors_are_the_ones_github_makes():
+    page = ROOT / "docs" / "command_line.md"
+    assert {"the-course-from-the-command-line", "on-a-busy-or-a-larger-machine"} <= anchors(page)
+    assert "quick-start" in anchors(README) and "exploring-and-teaching-with-it" in anchors(README)
+
+
 def test_every_local_link_in_the_readme_and_docs_exists():
-    for page in DOCS:
-        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text()):
-            if target.startswith(("http://", "https://")):
+    for page in [*DOCS, ROOT / "data" / "README.md"]:
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", page.read_text()):
+            if target.startswith(("http://", "https://", "mailto:")):
                 continue
-            path = (page.parent / target).resolve()
+            path = (page.parent / target).resolve() if target else page
             assert path.exists(), f"{page.name} links {target}, which does not exist"
+            if anchor and path.suffix == ".md":
+                assert anchor in anchors(path), f"{page.name} links {target}#{anchor}: {path.name} has no such section"
+
+
+def test_a_section_the_docs_name_in_words_exists():
+    """'the README's "Quick start"' in a page of docs/ names a heading the README has."""
+    headings = set(re.findall(r"^#+ (.+?)\s*$", README.read_text(), flags=re.M))
+    for page in DOCS[1:]:
+        for name in re.findall(r"README's \"([^\"]+)\"", page.read_text()):
+            assert name in headings, f"{page.name} names the README's {name!r}, which it does not have"
+        for name in re.findall(r"README's ([A-Z][\w ]+?)(?: section\b|[.,;:)])", page.read_text()):
+            assert name in headings, f"{page.name} names the README's {name!r}, which it does not have"
 
 
 def test_readme_examples_write_only_into_git_ignored_folders():
@@ -176,18 +215,19 @@ def test_readme_examples_write_only_into_git_ignored_folders():
 
 
 def test_the_readme_numbers_are_the_recorded_ones():
-    """The peak memory in Requirements is the course map's largest; the example's base accuracy is the committed
-    evaluation's; its passes over the hard set follow from the example's own flags."""
+    """The peak memory in Requirements is the course map's largest; the command-line example's base accuracy is the
+    committed evaluation's; its passes over the hard set follow from the example's own flags."""
     import json
 
     text = README.read_text()
     times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]
     peak = max(n["peak_memory_mib"] for n in times.values()) / 1024
     assert f"the largest notebook peaks at {peak:.1f} GiB" in text
+    example = (ROOT / "docs" / "command_line.md").read_text()
     base = json.loads((ROOT / "data" / "results" / "grpo-tiny-m" / "eval_base.json").read_text())["overall"]["accuracy"]
-    assert f"base model's ({base} on the test split" in text
+    assert f"base model's ({base} on the test split" in example
     train = next(c for c in readme_commands() if c.startswith("python -m course_lib train --model tiny-m"))
     steps = int(train.split("--steps ")[1].split()[0])
     hard_set = int(500 * 0.1)  # the estimate line's --n 500, select's --budget 0.1
-    assert "--n 500" in text and "--budget 0.1" in text
-    assert f"100 steps of 8 prompts go\nover the same {hard_set} problems {steps * 8 // hard_set} times" in text
+    assert "--n 500" in example and "--budget 0.1" in example
+    assert f"100 steps of 8 prompts go\nover the same {hard_set} problems {steps * 8 // hard_set} times" in example
