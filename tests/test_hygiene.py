@@ -114,6 +114,16 @@ def test_notebooks_keep_the_courses_json_layout():
         assert text == json.dumps(json.loads(text), indent=1, ensure_ascii=False) + "\n", name
 
 
+def test_each_notebook_ends_with_its_record_folded_and_said_to_be_plumbing():
+    """The last cell stores the notebook's key numbers (`record`, read back by the tests and the sweep): folded in
+    JupyterLab, with a first line that says what it is, so no student wonders what to do with it."""
+    for name in [n for n in ALL_NOTEBOOKS if not n.startswith("apps/")]:
+        last = nbformat.reads(committed_text(name), as_version=4).cells[-1]
+        assert last.cell_type == "code" and "\nrecord(" in last.source, f"{name}: the last cell is not its record"
+        assert last.source.startswith("# Plumbing: stores this"), f"{name}: say what the record cell is for"
+        assert last.metadata.get("jupyter", {}).get("source_hidden") is True, f"{name}: fold the record cell"
+
+
 def test_numbered_notebooks_are_contiguous():
     numbers = [int(p.name[:2]) for p in numbered_notebooks()]
     assert numbers == list(range(len(numbers)))
