@@ -1,6 +1,6 @@
 """One grid point of a study: estimate the pool's difficulty, select, train GRPO, evaluate, record.
 
-`run_point(Point(...))` is what `notebooks/experiment.ipynb` runs for every grid point of a sweep; its
+`run_point(Point(...))` is what `course_lib/templates/experiment.ipynb` runs for every grid point of a sweep; its
 record has the columns `RECORD_COLUMNS` declares. The same function serves the tiny world and the
 papers' settings (`PROFILE="paper"`: real datasets, chat prompts, each paper's training settings).
 Introduced in notebooks/05_hard_examples_win.ipynb.
