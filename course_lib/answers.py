@@ -2,6 +2,9 @@
 
 Formats: the tiny tasks and GSM8K (`#### N`), MATH (`\\boxed{...}`, equivalence through
 math-verify), BBH options `(A)`..`(G)`, AIME integers, and `<answer>...</answer>` tags.
+One marked answer counts: a completion that marks several different answers (`#### 3` and `#### 4`, two boxes,
+`the answer is (A) or (B)`, every option listed) hedges, and scores 0 whichever of them is right; the same
+answer marked twice is one answer, and text outside the marked answer is not read.
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42; superscripts, fractions like `½` and number words are not digits, and
 separators must be ASCII (`.` and `,`). MATH answers are checked from any thread (a helper process when
@@ -21,7 +24,8 @@ import threading
 import unicodedata
 from pathlib import Path
 
-MAX_SCAN = 4000  # only the tail of a completion is searched: bounded work on any string
+MAX_SCAN = 4000  # the last number written (AIME) and a task's whole shape are read from this many characters
+MAX_MARKS = 16  # a completion marking more answers than this (`####`, boxes, "answer is") gives none
 MAX_MATH_CHARS = 300  # longer candidate answers are not handed to math-verify
 MATH_TIMEOUT = 2  # seconds math-verify may spend on each parse and on the comparison
 
@@ -58,56 +62,115 @@ def normalize_number(text: str) -> str:
     return cleaned
 
 
+def hash_answers(text) -> list[str | None]:
+    """Every `####` answer in a completion, normalised, in order (None for an empty one); [] when there is none.
+
+    >>> hash_answers("3+4=7\\n#### 7"), hash_answers("#### 3\\n#### 4"), hash_answers("no marker")
+    (['7'], ['3', '4'], [])
+    """
+    if not isinstance(text, str):
+        return []
+    if text.count("####") > MAX_MARKS:
+        return [None]
+    return [normalize_number(match) or None for match in _HASH.findall(text)]
+
+
 def extract_hash_answer(text) -> str | None:
-    """The answer after the last `####` (tiny tasks, GSM8K), normalised; None if absent.
+    """The one answer after `####` (tiny tasks, GSM8K), normalised; None if absent, or if several differ.
 
     >>> extract_hash_answer("3+4=7\\n#### 7")
     '7'
     >>> extract_hash_answer("The total is 1,200.\\n#### 1,200")
     '1200'
+    >>> extract_hash_answer("#### 3\\n#### 4") is None  # a hedge: two different answers
+    True
     """
-    matches = _HASH.findall(_tail(text))
-    if not matches:
-        return None
-    answer = normalize_number(matches[-1])
-    return answer or None
+    return one_answer(hash_answers(text))
+
+
+_BOX = re.compile(r"\\(?:boxed|fbox)\{")
+_BRACE = re.compile(r"[{}]")
+
+
+def boxed_answers(text) -> list[str | None]:
+    """The content of every `\\boxed{...}` or `\\fbox{...}`, braces balanced, in order (None for one left open or
+    longer than MAX_TAGGED characters); [] when there is none. A box inside a box is part of its content.
+
+    >>> boxed_answers(r"\\boxed{1} or \\fbox{\\frac{1}{2}}"), boxed_answers(r"\\boxed{2")
+    (['1', '\\\\frac{1}{2}'], [None])
+    """
+    if not isinstance(text, str):
+        return []
+    if text.count("\\boxed{") + text.count("\\fbox{") > MAX_MARKS:
+        return [None]
+    answers, position = [], 0
+    while (box := _BOX.search(text, position)) is not None:
+        depth, position = 1, box.end()
+        for brace in _BRACE.finditer(text, box.end(), box.end() + MAX_TAGGED + 1):
+            depth += 1 if brace.group() == "{" else -1
+            if depth == 0:
+                answers.append(text[box.end():brace.start()].strip())
+                position = brace.end()
+                break
+        else:
+            answers.append(None)
+    return answers
 
 
 def extract_boxed(text) -> str | None:
-    """Content of the last `\\boxed{...}` or `\\fbox{...}`, braces balanced; None if absent.
+    """Content of the one `\\boxed{...}` or `\\fbox{...}` answer, braces balanced; None if absent, left open, or if
+    several boxes differ.
 
     >>> extract_boxed(r"so \\boxed{\\frac{1}{2}}.")
     '\\\\frac{1}{2}'
+    >>> extract_boxed(r"\\boxed{1} or \\boxed{2}") is None
+    True
     """
-    text = _tail(text)
-    start = max(text.rfind("\\boxed{"), text.rfind("\\fbox{"))
-    if start < 0:
-        return None
-    i = text.index("{", start) + 1
-    depth, begin = 1, i
-    while i < len(text):
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return text[begin:i].strip()
-        i += 1
-    return None
+    return one_answer(boxed_answers(text))
 
 
-_ANSWER_IS = re.compile(r"answer is:?[ \t]*\(?([A-G])\)?(?![A-Za-z])")
+_STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
+    r"answer is:?[ \t]*(\(?[A-G]\)?(?![A-Za-z])"
+    r"(?:[ \t]*(?:(?:,|/|\||&|;|\bor\b|\band\b)[ \t]*\(?[A-G]\)?|\([A-G]\))(?![A-Za-z]))*)")
+
+
+def option_answers(text) -> list[str]:
+    """The BBH options a completion gives as its answer: each one it states after 'answer is' (a list there gives
+    each of its options), else every `(A)`..`(G)` it writes; as '(X)', in order.
+
+    >>> option_answers("So the answer is (B). (C) was first."), option_answers("the answer is (A) or (B)")
+    (['(B)'], ['(A)', '(B)'])
+    >>> option_answers("(A) (B) (C) (D) (E) (F) (G)")
+    ['(A)', '(B)', '(C)', '(D)', '(E)', '(F)', '(G)']
+    """
+    if not isinstance(text, str):
+        return []
+    if text.count("answer is") > MAX_MARKS:
+        return [None]
+    stated = _STATED.findall(text)
+    letters = [letter for span in stated for letter in re.findall(r"[A-G]", span)] if stated else \
+        _OPTION.findall(text)
+    return [f"({letter})" for letter in letters]
 
 
 def extract_option(text) -> str | None:
-    """The option stated after 'answer is' (`(B)` or bare `B`), else the last `(A)`..`(G)` written (BBH), as '(X)'.
+    """The one option a completion gives as its answer (BBH), as '(X)': the option stated after 'answer is' (`(B)`
+    or bare `B`), else the only `(A)`..`(G)` it writes; None if absent, or if several differ.
 
     >>> extract_option("So the answer is (B). Alice had (C) first."), extract_option("Alice has (C)."), extract_option("B")
     ('(B)', '(C)', None)
+    >>> extract_option("(A) (B) (C) (D) (E) (F) (G)"), extract_option("So the answer is (A) or (G).")
+    (None, None)
     """
-    tail = _tail(text)
-    matches = _ANSWER_IS.findall(tail) or _OPTION.findall(tail)
-    return f"({matches[-1]})" if matches else None
+    return one_answer(option_answers(text))
+
+
+def tagged_answers(text) -> list[str | None]:
+    """The content of a completion's `<answer>` tag as a list ([] without one; several tags are one unreadable
+    answer, [None]): the same shape as the other formats' lists."""
+    if not isinstance(text, str) or "<answer>" not in text:
+        return []
+    return [extract_tagged(text)]
 
 
 def extract_tagged(text) -> str | None:
@@ -125,20 +188,46 @@ def extract_tagged(text) -> str | None:
     return text[start:end].strip() if end >= 0 else None
 
 
+def one_answer(answers: list) -> str | None:
+    """The answer a completion marks, from all it marks: None when it marks none, one that cannot be read, or
+    several that differ (a hedge).
+
+    >>> one_answer(["7", "7"]), one_answer(["3", "4"]), one_answer([]), one_answer([None])
+    ('7', None, None, None)
+    """
+    distinct = set(answers)
+    return distinct.pop() if len(distinct) == 1 else None
+
+
 def extract_integer(text) -> str | None:
-    """An AIME-style integer answer: boxed, after `####`, in a tag, or the last integer written."""
-    for candidate in (extract_boxed(text), extract_hash_answer(text), extract_tagged(text)):
-        if candidate is not None:
-            number = normalize_number(candidate)
-            if re.fullmatch(r"-?\d+", number):
-                return number
+    """An AIME-style integer answer: the one marked (boxed, after `####`, in a tag), else the last integer written.
+
+    Marked answers that differ (`\\boxed{1}` and `\\boxed{2}`, a box and a `####` that disagree) give None; marked
+    answers that are not integers (`\\boxed{2.5}`) are no AIME answer, and the last integer written counts.
+    """
+    marked = [None if answer is None else normalize_number(answer)
+              for answer in boxed_answers(text) + hash_answers(text) + tagged_answers(text)]
+    if any(answer is None or re.fullmatch(r"-?\d+", answer) for answer in marked):
+        answer = one_answer(marked)
+        return answer if answer is not None and re.fullmatch(r"-?\d+", answer) else None
     numbers = _NUMBER.findall(_tail(text))
     return normalize_number(numbers[-1]) if numbers else None
 
 
+_DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b")
+
+
 def math_equal(predicted: str | None, reference: str) -> bool:
-    """Whether two MATH answers are equal: exact after normalisation, else math-verify (never eval)."""
+    """Whether two MATH answers are equal: exact after normalisation, else math-verify (never eval). An answer that
+    offers a choice (`1 \\lor 2`, `1 \\text{ or } 2`) equals no single-valued reference: math-verify would read
+    one of them and score the hedge.
+
+    >>> math_equal(r"1 \\lor 2", "2"), math_equal(r"1 \\text{ or } 2", "2")
+    (False, False)
+    """
     if predicted is None:
+        return False
+    if _DISJUNCTION.search(predicted) and not (_DISJUNCTION.search(reference) or "," in reference):
         return False
     if normalize_number(predicted) == normalize_number(reference):
         return True
@@ -214,23 +303,32 @@ def serve() -> None:  # pragma: no mutate block (helper-process plumbing)
         print("1" if _math_verify(predicted, reference) else "0", flush=True)
 
 
+ANSWERS = {"hash": hash_answers, "boxed": boxed_answers, "tagged": tagged_answers, "option": option_answers}
 EXTRACTORS = {"hash": extract_hash_answer, "boxed": extract_boxed, "tagged": extract_tagged, "option": extract_option}
 
 
 def in_format(completion, answer_format: str) -> bool:
-    """Whether a completion writes a final answer in `answer_format` at all (right or wrong): what format share counts.
+    """Whether a completion writes a final answer in `answer_format` at all (right, wrong or hedged): what format
+    share counts.
 
     >>> in_format("so 3+4=7\\n#### 8", "hash"), in_format("The answer is 7.", "hash"), in_format("so (B).", "option")
     (True, False, True)
     """
-    return EXTRACTORS[answer_format](completion) is not None
+    return any(answer is not None for answer in ANSWERS[answer_format](completion))
 
 
 def is_correct(completion: str, answer: str, source: str, answer_format: str | None = None) -> bool:
     """Whether a completion's final answer matches `answer`: found by `answer_format`, compared by `source`'s rules.
 
     `answer_format` None means the source's own format (GSM8K and the tiny tasks `####`, MATH `\\boxed{}`,
-    BBH `(X)`, AIME any clear integer).
+    BBH `(X)`, AIME any clear integer). Every answer the completion marks must match: one marked answer counts,
+    the same answer restated counts (`\\boxed{15\\frac{39}{40}}` then `\\boxed{\\frac{639}{40}}`), and a hedge
+    (several different answers, one of them right) does not.
+
+    >>> is_correct("#### 7", "7", "arith"), is_correct("#### 7\\n#### 8", "7", "arith")
+    (True, False)
+    >>> is_correct("(A) (B) (C) (D) (E) (F) (G)", "(G)", "bbh"), is_correct("So the answer is (G).", "(G)", "bbh")
+    (False, True)
     """
     answer = str(answer)
     if answer_format is None:
@@ -246,15 +344,18 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
             answer_format = "tagged"
     if answer_format not in EXTRACTORS:
         raise ValueError(f"answer_format={answer_format!r} (source {source!r}) has no answer checker")
-    predicted = EXTRACTORS[answer_format](completion)
-    if predicted is None:
-        return False
+    if source not in ("math", "bbh", "shuffle", "arith", "gsm8k", "aime2025", "tagged"):
+        raise ValueError(f"source={source!r} has no answer checker")
+    marked = list(dict.fromkeys(ANSWERS[answer_format](completion)))  # each different answer once, in order
+    return bool(marked) and None not in marked and all(_matches(predicted, answer, source) for predicted in marked)
+
+
+def _matches(predicted: str, answer: str, source: str) -> bool:
+    """Whether one marked answer equals the reference by `source`'s rules."""
     if source == "math":
         return math_equal(predicted, answer)
     if source == "bbh":
         return predicted.strip("() ") == answer.strip().strip("()")
     if source == "shuffle":
         return predicted.strip() == answer.strip()
-    if source in ("arith", "gsm8k", "aime2025", "tagged"):
-        return normalize_number(predicted) == normalize_number(answer)
-    raise ValueError(f"source={source!r} has no answer checker")
+    return normalize_number(predicted) == normalize_number(answer)

@@ -10,6 +10,7 @@ from course_lib.answers import (
     extract_integer,
     extract_option,
     extract_tagged,
+    in_format,
     is_correct,
     math_equal,
     normalize_number,
@@ -25,7 +26,8 @@ SOURCES = ["arith", "shuffle", "gsm8k", "math", "bbh", "aime2025", "tagged"]
         ("3+4=7\n#### 7", "7"),
         ("#### 1,234", "1234"),  # GSM8K writes thousands with commas
         ("#### $5.00", "5"),
-        ("#### 3\n#### 4", "4"),  # the last marker wins
+        ("#### 3\n#### 4", None),  # two different answers: a hedge, no answer
+        ("#### 4\n#### 4.0", "4"),  # the same answer marked twice is one answer
         ("#### C", "C"),  # shuffle answers are letters
         ("no marker", None),
         ("####", None),
@@ -39,10 +41,12 @@ def test_extract_hash_answer(text, expected):
     ("text", "expected"),
     [
         (r"so \boxed{42}.", "42"),
-        (r"\boxed{\frac{1}{2}} then \boxed{\sqrt{3}}", r"\sqrt{3}"),  # last box
+        (r"\boxed{\frac{1}{2}} then \boxed{\sqrt{3}}", None),  # two different boxes: a hedge
+        (r"\boxed{2} so \boxed{ 2 }", "2"),  # one answer, restated
         (r"\fbox{x^{2}}", "x^{2}"),
-        (r"\fbox{1} then \fbox{2}", "2"),  # the last \fbox too
-        (r"\fbox{1} then \boxed{2}", "2"), (r"\boxed{1} then \fbox{2}", "2"),  # whichever comes last
+        (r"\fbox{1} then \fbox{2}", None),  # \fbox too
+        (r"\fbox{1} then \boxed{2}", None), (r"\boxed{1} then \fbox{2}", None),  # either kind of box
+        (r"\boxed{\boxed{3}}", r"\boxed{3}"),  # a box inside a box is its content
         (r"\boxed{unclosed", None),
         ("nothing", None),
     ],
@@ -53,7 +57,7 @@ def test_extract_boxed(text, expected):
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("So the answer is (B).", "(B)"), ("(A) or (G)", "(G)"), ("(H)", None), ("B", None),
+    [("So the answer is (B).", "(B)"), ("(A) or (G)", None), ("(H)", None), ("B", None),
      ("So the answer is Bob.", None),  # a name, not option (B)
      ("the answer is: C", "(C)"), ("The answer is (A), not (B)", "(A)"), ("the answer is Dave, or (E)", "(E)"),
      ("(C) first, then the answer is B.", "(B)")],
@@ -318,3 +322,78 @@ def test_math_equal_in_the_main_thread_is_bounded_by_its_own_timeouts_and_a_fail
 
     monkeypatch.setattr(math_verify, "parse", broken)
     assert math_equal(r"\frac{2}{4}", "0.5") is False  # math-verify failing is an unparsable answer: wrong
+
+
+# One marked answer counts: a completion that marks several different answers hedges and scores 0 whichever is
+# right; the same answer marked again, and text outside the marked answer, change nothing.
+HEDGES = [
+    # GSM8K and the procedural tasks: `#### N`
+    ("#### 7\n#### 8", "7", "gsm8k"), ("#### 8\n#### 7", "7", "gsm8k"), ("3+4=7\n#### 6\n#### 7", "7", "arith"),
+    ("#### 7\n####", "7", "arith"),  # a second mark with no answer
+    ("#### 7 or 8", "7", "gsm8k"), ("#### 7, 8", "7", "gsm8k"), ("#### 7 #### 8", "8", "gsm8k"),
+    ("".join(f"#### {n}\n" for n in range(20)), "7", "gsm8k"),  # every number up to 19
+    ("ABC\n#### A\n#### B", "B", "shuffle"), ("ABC\n#### A B", "A", "shuffle"),
+    ("#### 7" + " thinking" * 1000 + "\n#### 8", "8", "gsm8k"),  # far apart: marks are counted in the whole text
+    # MATH: `\boxed{}` (and `\fbox{}`)
+    (r"\boxed{1} or \boxed{2}", "2", "math"), (r"\boxed{2} \fbox{1}", "2", "math"),
+    (r"\boxed{\frac{1}{2}} \boxed{0.25}", "0.5", "math"), (r"\boxed{1 \lor 2}", "2", "math"),
+    (r"\boxed{1 \vee 2}", "1", "math"), (r"\boxed{1 \text{ or } 2}", "2", "math"), (r"\boxed{x=1 \lor x=2}", "2", "math"),
+    ("".join(rf"\boxed{{{n}}} " for n in range(30)), "7", "math"),  # more boxes than MAX_MARKS
+    (r"\boxed{2} and then \boxed{3", "2", "math"),  # a second box left open
+    (r"\boxed{2}" + " thinking" * 1000 + r"\boxed{3}", "3", "math"),
+    # MATH asked for `<answer>` tags
+    ("<answer>1</answer> <answer>2</answer>", "2", "math"), (r"<answer>1 \lor 2</answer>", "2", "math"),
+    ("<answer>7</answer>\n<answer>8</answer>", "8", "tagged"), ("<answer>7 or 8</answer>", "7", "tagged"),
+    # BBH: `So the answer is (X).`
+    ("(A) (B) (C) (D) (E) (F) (G)", "(G)", "bbh"), ("(A)\n(B)\n(C)\n(D)\n(E)\n(F)\n(G)", "(A)", "bbh"),
+    ("So the answer is (A) or (G).", "(G)", "bbh"), ("So the answer is (A) (B) (C) (D) (E) (F) (G).", "(C)", "bbh"),
+    ("So the answer is (A), (B), (C).", "(B)", "bbh"), ("So the answer is A or B.", "B", "bbh"),
+    ("So the answer is (A)/(B).", "(A)", "bbh"), ("So the answer is (A) and (B).", "(B)", "bbh"),
+    ("So the answer is (A). So the answer is (B).", "(B)", "bbh"),
+    ("So the answer is (A).\n" + "So the answer is (B).\n", "(A)", "bbh"),
+    ("Alice has (C) or maybe (E).", "(E)", "bbh"),  # no stated answer, two options written
+    ("the answer is either (A) or (B)", "(A)", "bbh"),
+    # AIME: any marked integer, else the last integer written
+    (r"\boxed{12} \boxed{13}", "13", "aime2025"), ("#### 12\n#### 13", "12", "aime2025"),
+    (r"\boxed{12} so #### 13", "13", "aime2025"), ("<answer>12</answer> \\boxed{13}", "12", "aime2025"),
+    (r"\boxed{12} \boxed{x+1}", "12", "aime2025"),
+]
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), HEDGES,
+                         ids=lambda value: value[:40].replace("\n", " / ").replace("\\", "/"))
+def test_a_hedge_scores_zero_in_every_answer_family(completion, answer, source):
+    assert not is_correct(completion, answer, source)
+    assert correctness_reward([completion], answer=[answer], source=[source]) == [0.0]
+
+
+ONE_ANSWER = [
+    ("3+4=7\n#### 7", "7", "arith"), ("#### 7\n#### 7", "7", "gsm8k"), ("#### 1,200\n#### 1200", "1200", "gsm8k"),
+    ("#### 7\nso 8 would be wrong", "7", "gsm8k"),  # text after the marked answer is not read
+    (r"\boxed{2} so \boxed{2}", "2", "math"), (r"\boxed{15\frac{39}{40}} = \boxed{\frac{639}{40}}", r"\frac{639}{40}", "math"),
+    (r"\boxed{1, 2}", "1,2", "math"), (r"\boxed{1 \text{ or } 2}", "1,2", "math"),  # a list answer is one answer
+    (r"\boxed{2}, not 3 or 4", "2", "math"),
+    ("So the answer is (B).", "(B)", "bbh"), ("So the answer is (B). Note that (C) was first.", "(B)", "bbh"),
+    ("The answer is (A), not (D)", "(A)", "bbh"), ("So the answer is (B). So the answer is (B).", "(B)", "bbh"),
+    ("the answer is (B) because (A) ends elsewhere", "(B)", "bbh"), ("Bob ends with (E).", "(E)", "bbh"),
+    (r"\boxed{12} so #### 12", "12", "aime2025"), (r"we get \boxed{2.5}, not 3", "3", "aime2025"),
+]
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), ONE_ANSWER,
+                         ids=lambda value: value[:40].replace("\n", " / ").replace("\\", "/"))
+def test_one_marked_answer_scores_whatever_surrounds_it(completion, answer, source):
+    assert is_correct(completion, answer, source)
+
+
+def test_no_single_hedge_scores_against_two_different_answers():
+    """Whatever a completion writes, it can be right about at most one of two different answers."""
+    for completion, _, source in HEDGES:
+        for first, second in (("7", "8"), ("1", "2"), ("2", "3"), ("12", "13"), ("(A)", "(G)"), ("(B)", "(C)")):
+            assert not (is_correct(completion, first, source) and is_correct(completion, second, source)), completion
+
+
+def test_a_hedged_completion_still_writes_answers_in_the_format():
+    """Format share counts completions the reward can read: a hedge is read (and scores 0)."""
+    assert in_format("#### 7\n#### 8", "hash") and in_format(r"\boxed{1}\boxed{2}", "boxed")
+    assert in_format("(A) (B) (C)", "option") and not in_format("no answer", "option")
