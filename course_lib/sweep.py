@@ -161,26 +161,54 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
 
 
 def done_record(out: Path, point: dict) -> dict | None:
-    """The saved record of a point that already succeeded (so a resumed sweep skips it); a damaged one is set
-    aside as `.damaged` with a warning, and the point runs again."""
-    return _saved(out / "points" / f"{point_name(point)}.json")
+    """The saved record of a point that already succeeded (so a resumed sweep skips it); a damaged one, or one that
+    is not this point's, is set aside as `.damaged` with a warning, and the point runs again."""
+    return _saved(out / "points" / f"{point_name(point)}.json", point, "ok")
 
 
-def _saved(path: Path) -> dict | None:
-    """A point record from disk, or None when it is absent or damaged (then renamed `.damaged` and warned about)."""
+def _saved(path: Path, point: dict, status: str) -> dict | None:
+    """A point record from disk, or None when it is absent or unsound (then renamed `.damaged` and warned about)."""
     import warnings
 
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return None
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(record, dict) and "point" in record and "status" in record:
-            return record
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        pass
+        why = record_problem(record, point, status)
+    except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
+        why = "is damaged"
+    except OSError as error:
+        raise CourseError(f"{path} cannot be read ({error.strerror or error}); make it readable or delete it") from None
+    if why is None:
+        return record
     path.replace(path.with_name(path.name + ".damaged"))
-    warnings.warn(f"{path} is damaged; set aside as {path.name}.damaged, the point will run again", stacklevel=2)
+    warnings.warn(f"{path} {why}; set aside as {path.name}.damaged, the point will run again", stacklevel=2)
     return None
+
+
+def record_problem(record, point: dict, status: str) -> str | None:
+    """Why a saved record is not the `status` record of `point` (None when it is): damaged, of another point (its
+    name, or a parameter, differs from the point its file name says), or without its status or time."""
+    if not isinstance(record, dict) or not {"point", "status"} <= set(record):
+        return "is damaged"
+    if record["point"] != point_name(point):
+        return f"holds the record of point {str(record['point'])[:80]!r}, not of {point_name(point)}"
+    for key, value in point.items():
+        recorded = record.get(key.lower(), value)
+        if isinstance(recorded, dict) and recorded:  # the notebook records some settings per split (base_k.test)
+            recorded = value if all(v == value for v in recorded.values()) else recorded
+        if recorded != value or isinstance(recorded, bool) != isinstance(value, bool):  # 1 == True, yet not a seed
+            return f"records {key.lower()}={recorded!r}, but its point has {key}={value!r}"
+    if record["status"] != status:
+        return f"has status {str(record['status'])[:40]!r} in a file for status {status!r}"
+    if not is_seconds(record.get("seconds")):
+        return f"has no time in seconds (seconds={record.get('seconds')!r})"
+    return None
+
+
+def is_seconds(value) -> bool:
+    """Whether a record's `seconds` is a run time: a finite number >= 0."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
 
 
 def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
@@ -220,7 +248,7 @@ def saved_records(out: Path, points: list[dict]) -> tuple[list[dict], list[dict]
     records, missing = [], []
     for point in points:
         failed = out / "points" / f"{point_name(point)}.failed.json"
-        record = done_record(out, point) or _saved(failed)
+        record = done_record(out, point) or _saved(failed, point, "failed")
         if record:
             records.append(record)
         else:
@@ -239,8 +267,12 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
     check(grid["study"] == study, f"out={out} holds a grid of study {grid['study']!r}, not {study!r}; "
                                   "give that study or another folder")
     expected = expand(study, profile, overrides=grid.get("overrides"))
-    check(all(p in expected for p in grid["points"]),
+    check(isinstance(grid["points"], list) and all(p in expected for p in grid["points"]),
           f"out={out} holds points that are not in {study}'s {profile!r} grid; give its profile or another folder")
+    names = [point_name(p) for p in grid["points"]]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    check(not twice, f"{grid_file} lists point {twice[0] if twice else ''} twice; delete the folder's grid.json and "
+                     "run `reproduce` again")
     records, missing = saved_records(out, grid["points"])
     outcome = aggregate(study, profile, out, records, command, this_run, [point_name(p) for p in missing])
     return {**outcome, "missing": missing}
@@ -308,7 +340,18 @@ def _share_cores(workers: int) -> int:
 
 def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str,
               this_run: dict | None = None, missing: list[str] = ()) -> dict:
-    """One results table (flat columns) and a provenance file for the whole sweep (`this_run`: its wall time)."""
+    """One results table (flat columns) and a provenance file for the whole sweep (`this_run`: its wall time);
+    every record is checked before either file is written."""
+    seen = set()
+    for record in records:
+        name = record.get("point") if isinstance(record, dict) else None
+        check(isinstance(name, str) and name not in seen, f"point {name!r} is not a record's name, or is recorded "
+                                                          "twice; each point's record must be given once")
+        seen.add(name)
+        check(record.get("status") in ("ok", "failed"),
+              f"point {name}: status={record.get('status')!r} must be 'ok' or 'failed'")
+        check(is_seconds(record.get("seconds")),
+              f"point {name}: seconds={record.get('seconds')!r} must be the point's run time in seconds")
     table = pd.json_normalize([{k: v for k, v in r.items() if k != "traceback"} for r in records])
     table = table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])
     atomic_write_text(out / "results.csv", table.to_csv(index=False))

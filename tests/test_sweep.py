@@ -762,8 +762,9 @@ def test_a_point_record_without_point_and_status_is_set_aside(tmp_path, text):
     assert [str(w.message) for w in warned] == [
         f"{record} is damaged; set aside as {record.name}.damaged, the point will run again"]
     assert not record.exists() and record.with_name(record.name + ".damaged").read_text() == text
-    record.write_text('{"point": "p", "status": "ok"}')
-    assert done_record(tmp_path, point) == {"point": "p", "status": "ok"}
+    sound = {"point": point_name(point), "seed": 0, "status": "ok", "seconds": 1.5}
+    record.write_text(json.dumps(sound))
+    assert done_record(tmp_path, point) == sound
 
 
 @pytest.fixture
@@ -809,3 +810,73 @@ def test_each_pool_size_is_its_own_difficulty_table_in_the_first_wave():
     small, large, again = ({"MODEL": "m", "TASK": "t", "POOL_SIZE": size, "SEED": seed}
                            for size, seed in ((100, 0), (200, 0), (100, 1)))
     assert warm_up_waves([small, large, again]) == [[small, large], [again]]
+
+
+@pytest.mark.parametrize(("record", "why"), [
+    ({"point": "{other}", "seed": 9, "status": "ok", "seconds": 1.0}, "holds the record of point '{other}', not of {name}"),
+    ({"point": "{name}", "seed": 9, "status": "ok", "seconds": 1.0}, "records seed=9, but its point has SEED=10"),
+    ({"point": "{name}", "seed": True, "status": "ok", "seconds": 1.0}, "records seed=True, but its point has SEED=10"),
+    ({"point": "{name}", "status": "ok"}, "has no time in seconds (seconds=None)"),
+    ({"point": "{name}", "status": "ok", "seconds": "1.0"}, "has no time in seconds (seconds='1.0')"),
+    ({"point": "{name}", "status": "done", "seconds": 1.0}, "has status 'done' in a file for status 'ok'"),
+    ({"point": "{name}", "status": "failed", "seconds": 1.0}, "has status 'failed' in a file for status 'ok'"),
+])
+def test_a_record_that_is_not_its_points_is_set_aside_before_anything_is_written(tmp_path, demo_grid, capsys,
+                                                                                 record, why):
+    """A record copied over another point's file, edited, or without its status or time is not trusted: one warning
+    line naming the file, the point counts as missing (and runs again), and results.csv holds each point once."""
+    ten, nine, _ = demo_grid
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": demo_grid}))
+    saved(tmp_path, nine)
+    path = tmp_path / "points" / f"{point_name(ten)}.json"
+    fill = {"name": point_name(ten), "other": point_name(nine)}
+    path.write_text(json.dumps({k: v.format(**fill) if isinstance(v, str) else v for k, v in record.items()}))
+    with pytest.warns(UserWarning) as warned:  # on the command line: one line `warning: ...` (see below)
+        assert main(["aggregate", "demo", "--profile", "smoke", "--out", str(tmp_path)]) == 1
+    assert [str(w.message) for w in warned] == [
+        f"{path} {why.format(**fill)}; set aside as {path.name}.damaged, the point will run again"]
+    assert "1 points saved, 0 failed, 2 missing" in capsys.readouterr().out
+    assert pd.read_csv(tmp_path / "results.csv")["point"].tolist() == [point_name(nine)]
+    assert not path.exists() and path.with_name(path.name + ".damaged").exists()
+
+
+def test_aggregate_checks_every_record_before_writing_either_file(tmp_path):
+    good = {"point": "a", "status": "ok", "seconds": 1.0}
+    for records, message in [
+        ([good, {"point": "b", "status": "ok"}], "point b: seconds=None must be the point's run time in seconds"),
+        ([good, {"point": "b", "status": "maybe", "seconds": 1.0}], "point b: status='maybe' must be 'ok' or 'failed'"),
+        ([good, good], "point 'a' is not a record's name, or is recorded twice; each point's record must be given once"),
+    ]:
+        with pytest.raises(CourseError) as refused:
+            aggregate("demo", "smoke", tmp_path, records, "")
+        assert str(refused.value) == message
+        assert not (tmp_path / "results.csv").exists() and not (tmp_path / "provenance.json").exists()
+
+
+def test_a_grid_that_lists_a_point_twice_is_refused(tmp_path, demo_grid):
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": [demo_grid[0], *demo_grid]}))
+    saved(tmp_path, demo_grid[0])
+    with pytest.raises(CourseError) as refused:
+        collect("demo", "smoke", tmp_path)
+    assert str(refused.value) == (f"{tmp_path / 'grid.json'} lists point {point_name(demo_grid[0])} twice; delete "
+                                  "the folder's grid.json and run `reproduce` again")
+    assert not (tmp_path / "results.csv").exists()
+
+
+def test_a_failed_record_under_a_success_file_name_is_run_again(tmp_path, demo_grid):
+    """A resumed sweep skips only points whose success file holds a success: a failure there runs again."""
+    point = demo_grid[0]
+    path = saved(tmp_path, point)
+    path.write_text(json.dumps({"point": point_name(point), "status": "failed", "seconds": 1.0}))
+    with pytest.warns(UserWarning, match="has status 'failed' in a file for status 'ok'"):
+        assert done_record(tmp_path, point) is None
+
+
+def test_an_unreadable_record_is_one_line(tmp_path, demo_grid):
+    point = demo_grid[0]
+    path = saved(tmp_path, point)
+    path.unlink()
+    path.mkdir()  # a folder where the record should be
+    with pytest.warns(UserWarning, match="is damaged; set aside"):
+        assert done_record(tmp_path, point) is None
+    assert path.with_name(path.name + ".damaged").is_dir()
