@@ -55,6 +55,11 @@ def _check_table(table: pd.DataFrame, rates_read: bool = True) -> None:
     check(not missing, f"table is missing the column(s) {', '.join(missing)}; "
                        f"a difficulty table needs {', '.join(REQUIRED_COLUMNS)}")
     check(len(table) > 0, "table is empty; select from a pool of at least one problem")
+    for row, uid in enumerate(table["id"], start=1):
+        text = "" if uid is None or (isinstance(uid, float) and math.isnan(uid)) else str(uid)
+        check(text != "" and text == text.strip() and len(text.splitlines()) == 1,
+              f"table row {row} has id {uid!r}: an id must be non-empty text on one line without spaces at its ends "
+              "(an ids file holds one per line); fix that row")
     duplicated = table["id"][table["id"].duplicated()].tolist()
     check(not duplicated, f"table has duplicate ids {duplicated[:5]}; each problem needs its own id")
     rates = pd.to_numeric(table["pass_rate"], errors="coerce")
