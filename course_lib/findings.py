@@ -1,5 +1,6 @@
-"""Sentences computed from numbers, each a short line a student reads: a verdict with its interval (`finding`), a
-bold takeaway under a chart (`takeaway`), a list of such lines (`bullets`).
+"""Sentences computed from numbers, each a short line a student reads: a verdict with its interval (`finding`), the
+same for every row of a table (`findings`), a gain in points of accuracy (`in_points`), a rank correlation with its
+interval (`correlation`), a bold takeaway under a chart (`takeaway`), a list of such lines (`bullets`).
 
 Pure functions returning text or `IPython.display.Markdown`; the notebook displays them. Introduced in
 notebooks/05_hard_examples_win.ipynb; used again in 06, 07 and the appendix A1.
@@ -9,12 +10,13 @@ from __future__ import annotations
 
 from IPython.display import Markdown
 
-from .studies import interval_text, verdict
+from .studies import COULD_NOT_TELL, interval_text, verdict
 
 
 def finding(name: str, row, margin: float | None = None) -> str:
     """'hard - random +0.010 [-0.004, +0.024]: **equivalent** (margin ±0.03)' from a row with mean, ci_low, ci_high
-    and, when tested against a margin, a `verdict`; without one, the 95% interval's verdict against 0.
+    and, when tested against a margin, a `verdict`; without one, the 95% interval's verdict against 0. A "could not
+    tell" says why, from the row's `why` (`studies.paired_verdicts`).
 
     >>> finding("hard - random", {"mean": -0.02, "ci_low": -0.03, "ci_high": -0.01, "verdict": "worse"}, 0.03)
     'hard - random -0.020 [-0.030, -0.010]: **worse** (margin ±0.03)'
@@ -26,7 +28,39 @@ def finding(name: str, row, margin: float | None = None) -> str:
         return f"{name} {get('mean'):+.3f}: **not tested** ({why})"
     if said is None:
         said = {"beats": "above 0", "loses to": "below 0", "is indistinguishable from": "includes 0"}[verdict(row)]
-    return f"{name} {interval_text(row)}: **{said}**" + (f" (margin ±{margin:g})" if margin is not None else "")
+    text = f"{name} {interval_text(row)}: **{said}**" + (f" (margin ±{margin:g})" if margin is not None else "")
+    why = get("why")
+    return text + (f": {why}" if said == COULD_NOT_TELL and isinstance(why, str) and why else "")
+
+
+def findings(table, name: str, margin: float | None = None) -> str:
+    """`finding` for every row of `table`, joined by "; ", each named by `name` formatted with the row's columns.
+
+    >>> import pandas as pd
+    >>> findings(pd.DataFrame([{"task": "arith", "mean": 0.03, "ci_low": 0.01, "ci_high": 0.05}]), "{task}")
+    'arith +0.030 [+0.010, +0.050]: **above 0**'
+    """
+    return "; ".join(finding(name.format(**row), row, margin) for row in table.to_dict("records"))
+
+
+def in_points(row, digits: int = 1) -> str:
+    """A gain (mean and 95% interval, as fractions of problems) in points of accuracy, 100 points = every problem.
+
+    >>> in_points({"mean": -0.0033, "ci_low": -0.0477, "ci_high": 0.0411})
+    '-0.3 [-4.8, +4.1]'
+    """
+    get = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))
+    return interval_text({key: 100 * float(get(key)) for key in ("mean", "ci_low", "ci_high")}, digits)
+
+
+def correlation(result: dict, unit: str = "runs") -> str:
+    """'+0.60 [+0.23, +0.81] over 19 runs' from `studies.rank_correlation`'s result.
+
+    >>> correlation({"rho": 0.6018, "ci_low": 0.2267, "ci_high": 0.8123, "n": 19})
+    '+0.60 [+0.23, +0.81] over 19 runs'
+    """
+    text = interval_text({"mean": result["rho"], "ci_low": result["ci_low"], "ci_high": result["ci_high"]}, 2)
+    return f"{text} over {result['n']} {unit}"
 
 
 def takeaway(text: str) -> Markdown:
