@@ -318,31 +318,38 @@ def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "",
                                                height=alt.Step(22))
 
 
-def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame]) -> pd.DataFrame:
+def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame], scale: float = 1.0) -> pd.DataFrame:
     """The rows of `effect_sizes_chart`: the papers' quoted ranges, then, per source (e.g. "tiny world, 41 steps"),
     our arms' means with their 95% intervals (each table as `course_lib.studies.gain_verdicts` returns it, with a
-    `label` column naming each row) (05)."""
+    `label` column naming each row), multiplied by `scale` (100: fractions to points, the unit of the papers' rows)
+    (05)."""
     theirs = pd.DataFrame(paper_rows, columns=["source", "row", "low", "high"]).assign(mean=float("nan"))
-    mine = [table.assign(source=source, row=table["label"], low=table["ci_low"], high=table["ci_high"])[theirs.columns]
-            for source, table in ours.items()]
+    mine = [table.assign(source=source, row=table["label"], low=scale * table["ci_low"], high=scale * table["ci_high"],
+                         mean=scale * table["mean"])[theirs.columns] for source, table in ours.items()]
     return pd.concat([theirs, *mine], ignore_index=True)
 
 
 def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: str, color_sort=None,
                             shape_sort=None) -> alt.LayerChart:
     """Each arm's mean gain against its learnable share of steps, with the gain's 95% interval across seeds as a
-    vertical bar; `table` has "learnable share of steps", "gain (test)", ci_low and ci_high (05, 07)."""
+    vertical bar; `table` has "learnable share of steps", "gain (test)", ci_low and ci_high, and optionally seeds:
+    an arm of fewer than 3 seeds has no interval, so it is drawn hollow, without a bar, and leaves the gain axis to
+    the arms that have one (05, 07)."""
+    few = table["seeds"] < 3 if "seeds" in table else pd.Series(False, index=table.index)
+    tested = table[~few]
     x = alt.X("learnable share of steps:Q", scale=alt.Scale(zero=False, nice=True))  # fitted to the data, not 0-1
     colour = alt.Color(f"{color}:N", sort=color_sort, scale=color_scale(color_sort or sorted(table[color].unique())))
-    low, high = (float(min(table["ci_low"].min(), table["gain (test)"].min(), 0)),
-                 float(max(table["ci_high"].max(), table["gain (test)"].max(), 0)))
-    gain = alt.Y("ci_low:Q", title="gain (test), 95% interval", scale=alt.Scale(domain=[low, high], nice=True))
-    bars = alt.Chart(table).mark_rule(opacity=0.6, clip=True).encode(x=x, y=gain, y2="ci_high:Q", color=colour)
-    points = alt.Chart(table).mark_point(filled=True, size=90).encode(
-        x=x, y="gain (test):Q", color=colour, shape=alt.Shape(f"{shape}:N", sort=shape_sort),
-        tooltip=[c for c in table.columns if c not in ("excludes_zero",)])
+    ends = pd.concat([tested["ci_low"], tested["ci_high"], table["gain (test)"], pd.Series([0.0])])
+    gain = alt.Y("ci_low:Q", title="gain (test), 95% interval",
+                 scale=alt.Scale(domain=[float(ends.min()), float(ends.max())], nice=True))
+    bars = alt.Chart(tested).mark_rule(opacity=0.6, clip=True).encode(x=x, y=gain, y2="ci_high:Q", color=colour)
+    tooltip = [c for c in table.columns if c not in ("excludes_zero",)]
+    points = [alt.Chart(rows).mark_point(filled=filled, size=90, strokeWidth=2).encode(
+        x=x, y="gain (test):Q", color=colour, shape=alt.Shape(f"{shape}:N", sort=shape_sort), tooltip=tooltip)
+        for rows, filled in ((tested, True), (table[few], False)) if len(rows)]
     zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="gray", strokeDash=[4, 3]).encode(y="y:Q")
-    return (zero + bars + points).properties(width=380, height=240, title=title)
+    note = "hollow: fewer than 3 seeds, no interval" if few.any() else ""
+    return alt.layer(zero, bars, *points).properties(width=380, height=240, title=alt.Title(title, subtitle=note))
 
 
 def advantage_bars_table(rewards, advantages) -> pd.DataFrame:
@@ -414,3 +421,48 @@ def before_after_chart(before: dict, after: dict, model: str, title: str) -> alt
                                                           y2="ci_high:Q", color=colour)
     return (bars + lines).properties(title=alt.Title(title, subtitle=f"{model}; bars: 95% intervals"), width=300,
                                      height=200)
+
+
+def seed_spread_chart(table: pd.DataFrame, title: str, axis_title: str, note: str = "") -> alt.LayerChart:
+    """One dot per seed of a paired difference, one row per source (columns seed, difference, source, e.g. the
+    committed seeds and a live one), beside a dashed 0: where a fresh seed falls among the others (05, 06)."""
+    sources = list(dict.fromkeys(table["source"]))
+    y = alt.Y("source:N", sort=sources, title=None, axis=alt.Axis(labelLimit=200))
+    x = alt.X("difference:Q", title=axis_title, scale=alt.Scale(nice=True))
+    colour = alt.Color("source:N", sort=sources, legend=None,
+                       scale=alt.Scale(domain=sources, range=[OTHER_COLOR, "#D55E00", "#0072B2"][: len(sources)]))
+    dots = alt.Chart(table).mark_point(filled=True, size=110, opacity=0.8).encode(
+        x=x, y=y, color=colour, tooltip=["source", "seed", alt.Tooltip("difference:Q", format="+.3f")])
+    seeds = alt.Chart(table).mark_text(dy=-13, fontSize=10).encode(x=x, y=y, text="seed:N")
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="gray", strokeDash=[4, 3]).encode(x="x:Q")
+    return (zero + dots + seeds).properties(width=380, height=alt.Step(45), title=alt.Title(title, subtitle=note))
+
+
+def dead_share_grid_chart(table: pd.DataFrame, models, strategies, title: str) -> alt.LayerChart:
+    """A model x strategy grid of each selection's predicted dead share (column "predicted dead groups"), each cell
+    labelled with its value (07)."""
+    cells = alt.Chart(table).encode(x=alt.X("model:N", sort=list(models), title=None, axis=alt.Axis(labelAngle=0)),
+                                    y=alt.Y("strategy:N", sort=list(strategies), title=None))
+    shade = alt.Color("predicted dead groups:Q", scale=alt.Scale(domain=[0, 1], scheme="reds"))
+    dark = alt.condition("datum['predicted dead groups'] > 0.5", alt.value("white"), alt.value("black"))
+    rects = cells.mark_rect().encode(color=shade, tooltip=list(table.columns))
+    labels = cells.mark_text(fontSize=13).encode(text=alt.Text("predicted dead groups:Q", format=".2f"), color=dark)
+    return (rects + labels).properties(width=240, height=190, title=title)
+
+
+def runs_gain_chart(runs: pd.DataFrame, models, title: str) -> alt.LayerChart:
+    """Every run's held-out gain (with its own bootstrap interval, column gain_ci.test) against its learnable share
+    of steps, coloured by model (07)."""
+    import json
+
+    bounds = runs["gain_ci.test"].map(json.loads)
+    table = runs[["model", "task", "strategy", "seed"]].assign(  # plain names: Vega-Lite reads a dot as nesting
+        learnable=runs["learnable_share_of_steps"], gain=runs["gain.test"], ci_low=[b[0] for b in bounds],
+        ci_high=[b[1] for b in bounds])
+    x = alt.X("learnable:Q", title="learnable share of steps (measured)", scale=alt.Scale(zero=False, nice=True))
+    y = alt.Y("ci_low:Q", title="gain on held-out test, 95% interval", scale=alt.Scale(nice=True))
+    colour = alt.Color("model:N", sort=list(models), scale=color_scale(models))
+    bars = alt.Chart(table).mark_rule(opacity=0.25).encode(x=x, y=y, y2="ci_high:Q", color=colour)
+    dots = alt.Chart(table).mark_point(filled=True, opacity=0.7).encode(
+        x=x, y="gain:Q", color=colour, tooltip=list(table.columns))
+    return (bars + dots).properties(width=380, height=240, title=alt.Title(title, subtitle="one dot per run"))
