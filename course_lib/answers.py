@@ -15,6 +15,7 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import select
@@ -238,6 +239,37 @@ def math_equal(predicted: str | None, reference: str) -> bool:
     return _math_verify(predicted, reference)
 
 
+_NUMERIC = re.compile(r"-?\d+(\.\d+)?")
+_FRACTION = re.compile(r"-?\\[dt]?frac\{(-?\d+)\}\{(\d+)\}|(-?\d+)/(\d+)")
+_LINEAR = re.compile(r"-?\d*x(?:[+-]\d+)?|-?\d+[+-]\d*x")
+
+
+def is_numeric_answer(answer: str) -> bool:
+    """Whether a MATH answer is a plain number (the numeric subset of arXiv 2604.06298)."""
+    return bool(_NUMERIC.fullmatch(normalize_number(answer)))
+
+
+def in_simplest_form(answer: str) -> bool:
+    r"""Whether an answer is written in simplest form: a number, a fraction in lowest terms, or a linear expression
+    with one x term and one constant (`x=` before any of them allowed).
+
+    tinymath's questions are expressions that math-verify evaluates (`47*36`, `\frac{1}{4}+\frac{3}{8}`), so a boxed
+    copy of the question would equal its answer; a tinymath answer counts only in this form.
+
+    >>> [in_simplest_form(a) for a in ("1692", "0.5", r"\dfrac{3}{4}", "7x + 5", "x=-2")]
+    [True, True, True, True, True]
+    >>> [in_simplest_form(a) for a in (r"\frac{6}{8}", "47*36", "3x+4x", r"\frac{5}{6}+\frac{3}{4}")]
+    [False, False, False, False]
+    """
+    text = "".join(str(answer).split())
+    text = normalize_number(text[2:] if text.startswith("x=") else text)
+    fraction = _FRACTION.fullmatch(text)
+    if fraction:
+        numerator, denominator = (int(a or b) for a, b in zip(fraction.group(1, 2), fraction.group(3, 4)))
+        return denominator > 1 and math.gcd(numerator, denominator) == 1
+    return bool(_NUMERIC.fullmatch(text) or _LINEAR.fullmatch(text))
+
+
 def _math_verify(predicted: str, reference: str) -> bool:
     """math-verify's equivalence under its own timeouts (signal.alarm: the main thread only)."""
     try:
@@ -320,7 +352,7 @@ def in_format(completion, answer_format: str) -> bool:
 def is_correct(completion: str, answer: str, source: str, answer_format: str | None = None) -> bool:
     """Whether a completion's final answer matches `answer`: found by `answer_format`, compared by `source`'s rules.
 
-    `answer_format` None means the source's own format (GSM8K and the tiny tasks `####`, MATH `\\boxed{}`,
+    `answer_format` None means the source's own format (GSM8K, arith and shuffle `####`, MATH and tinymath `\\boxed{}`,
     BBH `(X)`, AIME any clear integer). Every answer the completion marks must match: one marked answer counts,
     the same answer restated counts (`\\boxed{15\\frac{39}{40}}` then `\\boxed{\\frac{639}{40}}`), and a hedge
     (several different answers, one of them right) does not.
@@ -334,7 +366,7 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     if answer_format is None:
         if source in ("arith", "gsm8k", "shuffle"):
             answer_format = "hash"
-        elif source == "math":
+        elif source in ("math", "tinymath"):
             answer_format = "boxed"
         elif source == "bbh":
             answer_format = "option"
@@ -344,7 +376,7 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
             answer_format = "tagged"
     if answer_format not in EXTRACTORS:
         raise ValueError(f"answer_format={answer_format!r} (source {source!r}) has no answer checker")
-    if source not in ("math", "bbh", "shuffle", "arith", "gsm8k", "aime2025", "tagged"):
+    if source not in ("math", "tinymath", "bbh", "shuffle", "arith", "gsm8k", "aime2025", "tagged"):
         raise ValueError(f"source={source!r} has no answer checker")
     marked = list(dict.fromkeys(ANSWERS[answer_format](completion)))  # each different answer once, in order
     return bool(marked) and None not in marked and all(_matches(predicted, answer, source) for predicted in marked)
@@ -354,6 +386,8 @@ def _matches(predicted: str, answer: str, source: str) -> bool:
     """Whether one marked answer equals the reference by `source`'s rules."""
     if source == "math":
         return math_equal(predicted, answer)
+    if source == "tinymath":  # math-verify, as MATH; a copy of the question is no answer (`in_simplest_form`)
+        return in_simplest_form(predicted) and math_equal(predicted, answer)
     if source == "bbh":
         return predicted.strip("() ") == answer.strip().strip("()")
     if source == "shuffle":

@@ -11,7 +11,7 @@ import math
 import re
 from pathlib import Path
 
-from .answers import extract_boxed, extract_hash_answer, normalize_number
+from .answers import extract_boxed, extract_hash_answer, is_numeric_answer, normalize_number
 from .errors import CourseError, check
 from .tasks import Problem
 
@@ -28,7 +28,6 @@ MATH_SUBJECTS = {  # hub config name -> subject as written in MATH's `type`
     "prealgebra": "Prealgebra", "precalculus": "Precalculus",
 }
 BBH_FILES = {3: "three", 5: "five", 7: "seven"}
-_NUMERIC = re.compile(r"-?\d+(\.\d+)?")
 
 
 def read_jsonl(path) -> list[tuple[str, dict]]:
@@ -100,11 +99,6 @@ def load_gsm8k(source: str = HUB_IDS["gsm8k"], split: str = "test") -> list[Prob
         steps = sum(1 for line in solution.split("\n")[:-1] if line.strip())
         problems.append(Problem(f"gsm8k-{split}-{index}", question, answer, max(1, steps), "gsm8k", solution=solution))
     return problems
-
-
-def is_numeric_answer(answer: str) -> bool:
-    """Whether a MATH answer is a plain number (the numeric subset of arXiv 2604.06298)."""
-    return bool(_NUMERIC.fullmatch(normalize_number(answer)))
 
 
 def _math_level(where: str, row: dict) -> int | None:

@@ -26,7 +26,10 @@ from .quiet import no_weight_bars
 from .tasks import TASKS, TRAIN_LEVELS, stream
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
-CHARS = "0123456789+-*=:#?() \n" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # every symbol the tiny tasks use
+CHARS = "0123456789+-*=:#?() \n" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # every symbol arith and shuffle use
+MATH_CHARS = "\\{}/." + "abcdefghijklmnopqrstuvwxyz"  # tinymath's LaTeX and x: ids after CHARS', which keep theirs
+TOKENIZERS = {"char": CHARS, "char+math": CHARS + MATH_CHARS}  # a manifest's "tokenizer" -> its symbols, in id order
+PRETRAIN_TASKS = ("arith", "shuffle")  # the committed models' mix
 MODELS_DIR = env_folder("COURSE_MODELS_DIR") or Path(__file__).resolve().parent.parent / "data" / "models"
 
 
@@ -58,12 +61,23 @@ TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m", "tiny-l-str
 TINY_NAMES = (*TINY_SIZES, *TINY_VARIANTS)
 
 
-def build_tokenizer():
-    """A character-level `PreTrainedTokenizerFast` with pad, eos and unk tokens, left padding."""
+def tokenizer_kind(tasks) -> str:
+    """The tokenizer a model pretrained on `tasks` reads: 'char+math' when tinymath is one of them, else 'char'.
+
+    >>> tokenizer_kind(("arith", "shuffle")), tokenizer_kind(("arith", "tinymath"))
+    ('char', 'char+math')
+    """
+    return "char+math" if "tinymath" in tasks else "char"
+
+
+def build_tokenizer(kind: str = "char"):
+    """A character-level `PreTrainedTokenizerFast` with pad, eos and unk tokens, left padding; `kind` names its
+    symbols (TOKENIZERS: 'char+math' adds tinymath's after every 'char' id, so both read arith alike)."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    vocab = {token: i for i, token in enumerate([PAD, EOS, UNK, *CHARS])}
+    check(kind in TOKENIZERS, f"kind={kind!r} is unknown; use one of {', '.join(TOKENIZERS)}")
+    vocab = {token: i for i, token in enumerate([PAD, EOS, UNK, *TOKENIZERS[kind]])}
     core = Tokenizer(models.WordLevel(vocab, unk_token=UNK))
     core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     core.decoder = decoders.Fuse()
@@ -361,7 +375,7 @@ class PretrainConfig:
     batch_size: int = 64  # sequences per step
     lr: float = 2e-3  # peak learning rate (linear warmup, cosine decay to 10%)
     seed: int = 0  # weights, data order, everything
-    tasks: tuple = TASKS  # tasks mixed evenly into the stream
+    tasks: tuple = PRETRAIN_TASKS  # tasks mixed evenly into the stream (with tinymath: the char+math tokenizer)
     levels: tuple = TRAIN_LEVELS  # levels mixed evenly into the stream
     wordy_share: float = 0.0  # share of arith completions written the long way (tiny-m-wordy: 0.5)
 
@@ -414,7 +428,7 @@ def pretrain(config: PretrainConfig, progress: bool = True):
     from .runtime import progress_bar
 
     torch.use_deterministic_algorithms(True)
-    tokenizer = build_tokenizer()
+    tokenizer = build_tokenizer(tokenizer_kind(config.tasks))
     model = build_model(config.size, tokenizer, config.seed)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.95), weight_decay=0.01)
@@ -447,7 +461,7 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
     tokenizer.save_pretrained(out)
     manifest = {
         "name": out.name,
-        "tokenizer": "char",
+        "tokenizer": tokenizer_kind(config.tasks),
         "architecture": type(model).__name__,
         "role": TINY_SIZES[config.size].role,
         "parameters": n_parameters(model),
@@ -475,7 +489,8 @@ def read_manifest(name_or_path: str) -> dict:
 def pretrain_command(config: PretrainConfig, out) -> str:
     """The shell command that reproduces a pretraining run."""
     variant = (f" --levels {','.join(map(str, config.levels))}" if tuple(config.levels) != TRAIN_LEVELS else "") + (
-        f" --wordy-share {config.wordy_share}" if config.wordy_share else "")
+        f" --wordy-share {config.wordy_share}" if config.wordy_share else "") + (
+        f" --tasks {','.join(config.tasks)}" if tuple(config.tasks) != PRETRAIN_TASKS else "")
     return (
         f"python -m course_lib pretrain --size {config.size} --steps {config.steps} "
         f"--batch-size {config.batch_size} --lr {config.lr} --seed {config.seed}{variant} --out {out}"

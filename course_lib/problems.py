@@ -19,12 +19,13 @@ from .errors import check
 from .provenance import env_folder
 from .tasks import Problem
 
-PROCEDURAL = tasks.TASKS  # generated from a seed: any number of problems
+PROCEDURAL = tasks.TASK_NAMES  # generated from a seed: any number of problems
 REAL_TASKS = ("gsm8k", "math", "math-numeric", "bbh", "aime2025")
-TASK_HELP = ("arith, shuffle (procedural); gsm8k, math, math-numeric (MATH's numeric-answer subset), bbh "
-             "(tracking_shuffled_objects 3/5/7), aime2025 (evaluation only); or jsonl:PATH, your own file")
+TASK_HELP = ("arith, shuffle, tinymath, tinymath-numeric (its numeric-answer subset) (procedural); gsm8k, math, "
+             "math-numeric (MATH's numeric-answer subset), bbh (tracking_shuffled_objects 3/5/7), aime2025 "
+             "(evaluation only); or jsonl:PATH, your own file")
 SPLITS = {  # which splits each source has
-    "arith": tasks.SPLITS, "shuffle": tasks.SPLITS, "gsm8k": ("train", "test"), "math": ("train", "test"),
+    **tasks.TASK_SPLITS, "gsm8k": ("train", "test"), "math": ("train", "test"),
     "math-numeric": ("train", "test"), "bbh": ("train", "test"), "aime2025": ("test",), "jsonl": ("train", "test", "all"),
 }
 HASH_TEST_SHARE = 20  # percent of a single-split source (BBH, your file) that forms its `test` split
@@ -53,14 +54,14 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
              data_dir=None, answer_format: str | None = None) -> list[Problem]:
     """`n` problems of `task` from `split` (all of them when n is None), chosen by `seed`, in a stable order.
 
-    `levels` keeps only those levels (arith/shuffle steps, GSM8K solution steps, MATH levels, BBH objects);
+    `levels` keeps only those levels (arith/shuffle/GSM8K steps, tinymath and MATH levels, BBH objects);
     `answer_format` overrides the source's default final-answer format (see `course_lib.prompts`).
     """
     family = source_of(task)
     check(split in SPLITS[family], f"split={split!r} is not a split of {task}; use one of {', '.join(SPLITS[family])}"
           + ("; AIME 2025 is for evaluation only" if family == "aime2025" else ""))
     check(n is None or (isinstance(n, int) and not isinstance(n, bool) and n >= 1), f"n={n!r} must be a positive integer")
-    if family in ("arith", "shuffle"):
+    if family in PROCEDURAL:
         check(n is not None, f"n is required for the procedural task {task}: it can generate any number of problems")
         chosen = tasks.generate(task, n, split, seed, levels)
     else:

@@ -19,8 +19,8 @@ INSTRUCTIONS = {  # answer format -> the instruction appended to the question
     "tagged": "Solve the problem step by step. Put the final answer within <answer></answer> tags.",
     "option": "Track the objects step by step. End with 'So the answer is (X).', X being the correct option's letter.",
 }
-DEFAULT_FORMAT = {"arith": "hash", "shuffle": "hash", "gsm8k": "hash", "math": "boxed", "bbh": "option",
-                  "aime2025": "boxed"}
+DEFAULT_FORMAT = {"arith": "hash", "shuffle": "hash", "tinymath": "boxed", "gsm8k": "hash", "math": "boxed",
+                  "bbh": "option", "aime2025": "boxed"}
 CHAT_TEMPLATE_KWARGS = {"enable_thinking": False}  # Qwen3: answer directly (the papers' 250-token budget)
 
 
@@ -54,7 +54,7 @@ def model_input(problem, tokenizer):
     """What TRL's dataset holds for a problem: a conversation for chat models, else plain text."""
     if uses_chat_template(tokenizer):
         return [{"role": "user", "content": user_message(problem)}]
-    if problem.source in PROCEDURAL and problem.answer_format in (None, "hash"):
+    if problem.source in PROCEDURAL and problem.answer_format in (None, DEFAULT_FORMAT[problem.source]):
         return problem.prompt
     return f"{user_message(problem)}\n"
 

@@ -1,4 +1,4 @@
-"""Procedural tasks of the tiny world: `arith` (GSM8K-like) and `shuffle` (BBH-like).
+"""Procedural tasks of the tiny world: `arith` (GSM8K-like), `shuffle` (BBH-like) and `tinymath` (MATH-like).
 
 Every problem is a `Problem`; the same record type holds GSM8K, MATH, BBH and AIME
 rows (see `course_lib.data`). Introduced in notebooks/00_tiny_world_tour.ipynb.
@@ -7,14 +7,20 @@ rows (see `course_lib.data`). Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import re
 from dataclasses import asdict, dataclass
 
+from .answers import is_numeric_answer
 from .errors import CourseError, check
 
-TASKS = ("arith", "shuffle")
+TASKS = ("arith", "shuffle", "tinymath")  # the procedural tasks, each the `source` of its problems
+NUMERIC_SUBSETS = {"tinymath-numeric": "tinymath"}  # the problems with a plain-number answer, as MATH's math-numeric
+TASK_NAMES = (*TASKS, *NUMERIC_SUBSETS)  # every name `generate` takes
 SPLITS = ("train", "test", "ood")
+TASK_SPLITS = {"arith": SPLITS, "shuffle": SPLITS, "tinymath": ("train", "test"),  # tinymath: MATH's levels 1-5 only
+               "tinymath-numeric": ("train", "test")}
 TRAIN_LEVELS = (1, 2, 3, 4, 5)  # levels of the train and test splits
 OOD_LEVELS = (6, 7)  # longer than any training level: the AIME stand-in
 TEST_SHARE = 20  # percent of all possible prompts that belong to the test split
@@ -99,7 +105,198 @@ def make_shuffle(rng: random.Random, level: int) -> tuple[str, str, str]:
     return prompt, completion, answer
 
 
-MAKERS = {"arith": make_arith, "shuffle": make_shuffle}
+# tinymath, the tiny world's MATH: four subjects at levels 1-5, the answer written as \boxed{...} and graded by
+# math-verify as MATH's. Levels 1-3 need only one-digit facts (sums, products, their inverses, small common factors)
+# in one to three short steps; levels 4-5 each need a skill no lower level uses: multi-digit multiplication inside one
+# line, fractions brought to a common denominator, brackets multiplied out (a minus sign through them), an equation
+# undone in two moves or with x on both sides. Every worked solution fits the tiny profile's 96-token limit.
+TINYMATH_SUBJECTS = ("arithmetic", "fractions", "expressions", "equations")
+TINYMATH_ANSWERS = {  # subject -> the answer types of its levels 1-5: int, frac (lowest terms), expr (ax+b)
+    "arithmetic": ("int", "int", "int", "int", "int"),
+    "fractions": ("frac", "frac", "frac int", "frac int", "frac int"),
+    "expressions": ("expr", "expr", "expr", "expr", "expr"),
+    "equations": ("int", "int", "int frac", "int frac", "int frac"),
+}
+_TWO_DIGITS = [n for n in range(12, 100) if n % 10]  # factors of levels 4-5: no 10, 20, ... (a zero is no skill)
+
+
+def _frac(numerator: int | str, denominator: int) -> str:
+    r"""A fraction in LaTeX, as MATH writes it: `\frac{3}{4}`."""
+    return f"\\frac{{{numerator}}}{{{denominator}}}"
+
+
+def _lowest(numerator: int, denominator: int) -> str:
+    r"""A positive fraction in lowest terms, an integer when it is one: (6, 4) -> `\frac{3}{2}`, (8, 4) -> `2`."""
+    common = math.gcd(numerator, denominator)
+    numerator, denominator = numerator // common, denominator // common
+    return str(numerator) if denominator == 1 else _frac(numerator, denominator)
+
+
+def _linear(a: int, b: int) -> str:
+    """ax+b written the short way: 7x+5, x-3, -x+2, 12x."""
+    term = {1: "x", -1: "-x"}.get(a, f"{a}x")
+    return term if b == 0 else f"{term}{b:+d}"
+
+
+def _sign(rng: random.Random, minus_allowed: bool) -> str:
+    """'+' or '-' at even odds; '+' when a minus would make the result zero or negative."""
+    minus = rng.random() < 0.5
+    return "-" if minus and minus_allowed else "+"
+
+
+def _arithmetic(rng: random.Random, level: int) -> tuple[str, list[str], str]:
+    """Integers: a one-digit sum, products with a sum, then (levels 4-5) multi-digit multiplication."""
+    if level == 1:  # 34+7
+        a, b = rng.randint(10, 99), rng.randint(1, 9)
+        op = _sign(rng, True)
+        return f"{a}{op}{b}", [], str(a + b if op == "+" else a - b)
+    if level in (2, 3):  # 6*7+5, 6*7-3*8
+        a, b = rng.randint(2, 9), rng.randint(2, 9)
+        lines = [f"{a}*{b}={a * b}"]
+        if level == 2:
+            term = value = rng.randint(1, 9)
+        else:
+            c, d = rng.randint(2, 9), rng.randint(2, 9)
+            term, value = f"{c}*{d}", c * d
+            lines.append(f"{term}={value}")
+        op = _sign(rng, a * b > value)
+        return f"{a}*{b}{op}{term}", lines, str(a * b + value if op == "+" else a * b - value)
+    a = rng.choice(_TWO_DIGITS)
+    if level == 4:  # 47*6 (or 6*47) in one line: the carries are the skill
+        b = rng.randint(3, 9)
+        return (f"{a}*{b}" if rng.random() < 0.5 else f"{b}*{a}"), [], str(a * b)
+    b = rng.choice(_TWO_DIGITS)  # 47*36: two partial products (each a level-4 line) and a four-digit sum
+    tens, units = b - b % 10, b % 10
+    return f"{a}*{b}", [f"{a}*{tens}={a * tens}", f"{a}*{units}={a * units}"], str(a * b)
+
+
+def _fractions(rng: random.Random, level: int) -> tuple[str, list[str], str]:
+    """Fractions: like denominators, a product, reducing, then (levels 4-5) unlike denominators."""
+    if level == 2:  # 2/3 * 7/5 (one-digit parts), already in lowest terms
+        while True:
+            b, d = rng.randint(2, 9), rng.randint(2, 9)
+            a, c = rng.randint(1, 9), rng.randint(1, 9)
+            if math.gcd(a * c, b * d) == 1 and a % b and c % d:
+                return f"{_frac(a, b)}*{_frac(c, d)}", [], _frac(a * c, b * d)
+    if level in (1, 3):  # like denominators; level 3's result must be reduced (sometimes to an integer)
+        while True:
+            d = rng.randint(3 if level == 1 else 4, 15)
+            top = d - 1 if level == 1 else 2 * d - 1
+            a, b = rng.randint(1, top), rng.randint(1, top)
+            op = _sign(rng, a > b)
+            result = a + b if op == "+" else a - b
+            if (math.gcd(result, d) == 1) == (level == 1):
+                question = f"{_frac(a, d)}{op}{_frac(b, d)}"
+                return (question, [], _frac(result, d)) if level == 1 else (question, [_frac(result, d)],
+                                                                            _lowest(result, d))
+    while True:  # unlike denominators: one a multiple of the other (level 4), or their least common multiple
+        b, d = rng.randint(2, 12), rng.randint(2, 12)
+        common = math.lcm(b, d)
+        divides = common in (b, d) and b != d
+        if (divides if level == 4 else common not in (b, d) and common <= 36):
+            break
+    a, c = rng.randint(1, b - 1), rng.randint(1, d - 1)
+    op = _sign(rng, a * d > c * b)
+    first, second = a * common // b, c * common // d
+    result = first + second if op == "+" else first - second
+    lines = [f"{_frac(first, common)}{op}{_frac(second, common)}"]
+    if math.gcd(result, common) > 1:
+        lines.append(_frac(result, common))
+    return f"{_frac(a, b)}{op}{_frac(c, d)}", lines, _lowest(result, common)
+
+
+def _expressions(rng: random.Random, level: int) -> tuple[str, list[str], str]:
+    """Linear expressions to simplify: like terms collected, then (levels 4-5) brackets multiplied out."""
+    if level == 1:  # 3x+4x
+        a, b = rng.randint(2, 60), rng.randint(2, 9)
+        op = _sign(rng, a > b)
+        return f"{a}x{op}{b}x", [], _linear(a + b if op == "+" else a - b, 0)
+    if level in (2, 3):  # 3x+5+4x, 7x+5-3x+2
+        a, c, b = rng.randint(2, 9), rng.randint(2, 9), rng.randint(1, 20)
+        op = _sign(rng, a > c)
+        x = a + c if op == "+" else a - c
+        if level == 2:
+            return f"{a}x+{b}{op}{c}x", [], _linear(x, b)
+        d = rng.randint(1, 9)
+        constant_op = _sign(rng, True)
+        constant = b + d if constant_op == "+" else b - d
+        return f"{a}x+{b}{op}{c}x{constant_op}{d}", [f"{_linear(x, 0)}+{b}{constant_op}{d}"], _linear(x, constant)
+    a, b, c = rng.randint(2, 9), rng.randint(1, 9), rng.randint(1, 9)
+    inner = _linear(a * b, a * c)  # 3(4x+5) -> 12x+15
+    if level == 4:  # 3(4x+5)+2x, 3(4x+5)-7
+        d = rng.randint(1, 9)
+        op = _sign(rng, True)
+        if rng.random() < 0.5 and (op == "+" or d != a * b):
+            x = a * b + d if op == "+" else a * b - d
+            return f"{a}({_linear(b, c)}){op}{_linear(d, 0)}", [f"{inner}{op}{_linear(d, 0)}"], _linear(x, a * c)
+        constant = a * c + d if op == "+" else a * c - d
+        return f"{a}({_linear(b, c)}){op}{d}", [f"{inner}{op}{d}"], _linear(a * b, constant)
+    while True:  # 3(4x+5)-2(x+3): two brackets, a minus sign carried through the second
+        d, e, f = rng.randint(2, 9), rng.randint(1, 9), rng.randint(1, 9)
+        op = _sign(rng, True)
+        x = a * b + d * e if op == "+" else a * b - d * e
+        if x:
+            break
+    constant = a * c + d * f if op == "+" else a * c - d * f
+    line = f"{inner}{op}{_linear(d * e, 0)}{op}{d * f}"
+    return f"{a}({_linear(b, c)}){op}{d}({_linear(e, f)})", [line], _linear(x, constant)
+
+
+def _equations(rng: random.Random, level: int) -> tuple[str, list[str], str]:
+    """Solve for x: one move (levels 1-3), two moves (level 4), x on both sides (level 5); integer or fraction."""
+    if level in (1, 2):  # x+7=15; x-27=36 (two-digit numbers)
+        x, a = (rng.randint(1, 90), rng.randint(1, 9)) if level == 1 else (rng.randint(10, 89), rng.randint(10, 89))
+        op = _sign(rng, x > a)
+        b = x + a if op == "+" else x - a
+        return f"x{op}{a}={b}", [f"x={b}{'-' if op == '+' else '+'}{a}"], str(x)
+    if level == 3:  # 6x=42, x/4=7 (one-digit facts), 4x=6 (a fraction to reduce)
+        a = rng.randint(2, 9)
+        form = rng.choice(("times", "over", "fraction"))
+        if form == "over":
+            b = rng.randint(2, 12)
+            return f"{_frac('x', a)}={b}", [f"x={b}*{a}"], str(a * b)
+        b = a * rng.randint(2, 12) if form == "times" else rng.choice([n for n in range(2, 51) if n % a])
+        return f"{a}x={b}", [f"x={_frac(b, a)}"], _lowest(b, a)
+    a, b = rng.randint(2, 9), rng.randint(1, 40)
+    c = 0 if level == 4 else rng.randint(1, a - 1)  # level 5: cx on the right as well
+    coefficient = a - c
+    if rng.random() < 0.5:  # an integer x
+        right = coefficient * rng.randint(1, 12)
+    else:  # usually a fraction
+        right = rng.randint(1, 60)
+    d = b + right
+    question = f"{_linear(a, b)}={d}" if level == 4 else f"{_linear(a, b)}={_linear(c, d)}"  # 7x+13=62, 7x+4=3x+24
+    lines = [f"{_linear(coefficient, 0)}={right}"]  # 7x=49, 4x=20
+    if coefficient != 1:
+        lines.append(f"x={_frac(right, coefficient)}")
+    return question, lines, _lowest(right, coefficient)
+
+
+TINYMATH_MAKERS = {"arithmetic": _arithmetic, "fractions": _fractions, "expressions": _expressions,
+                   "equations": _equations}
+
+
+def make_tinymath(rng: random.Random, level: int, subject: str | None = None) -> tuple[str, str, str]:
+    r"""A `tinymath` problem of one subject (drawn by `rng` when None): (prompt, worked solution, answer).
+
+    >>> prompt, solution, answer = make_tinymath(random.Random(1), 5, "arithmetic")
+    >>> print(prompt + solution)
+    M:31*92
+    31*90=2790
+    31*2=62
+    \boxed{2852}
+    >>> print("".join(make_tinymath(random.Random(4), 5, "fractions")[:2]))
+    M:\frac{1}{5}+\frac{4}{6}
+    \frac{6}{30}+\frac{20}{30}
+    \frac{26}{30}
+    \boxed{\frac{13}{15}}
+    """
+    subject = subject or rng.choice(TINYMATH_SUBJECTS)
+    question, lines, answer = TINYMATH_MAKERS[subject](rng, level)
+    return f"M:{question}\n", "\n".join([*lines, f"\\boxed{{{answer}}}"]), answer
+
+
+MAKERS = {"arith": make_arith, "shuffle": make_shuffle, "tinymath": make_tinymath}
 
 # The format-limited regime (tiny-m-wordy): an opening line and a restating line after every step make a level-3+
 # solution longer than the tiny profile's 96-token limit, while levels 1-2 still fit (tests/test_tasks.py checks).
@@ -136,18 +333,24 @@ def guess_rate(task: str, level: int) -> float:
 
 def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
     """Validate task, split and levels early; return the levels to generate."""
-    check(task in TASKS, f"task={task!r} is unknown; use one of {', '.join(TASKS)}")
+    check(task in TASK_NAMES, f"task={task!r} is unknown; use one of {', '.join(TASK_NAMES)}")
     check(split in SPLITS, f"split={split!r} is unknown; use one of {', '.join(SPLITS)}")
+    has_ood = "ood" in TASK_SPLITS[task]
+    check(split in TASK_SPLITS[task], f"split={split!r} is not a split of {task}: like MATH, it has levels "
+                                      f"{TRAIN_LEVELS[0]}-{TRAIN_LEVELS[-1]} only; use train or test")
     allowed = OOD_LEVELS if split == "ood" else TRAIN_LEVELS
     if levels is None:
         return allowed
-    levels = tuple(int(level) for level in levels)
+    try:
+        levels = tuple(int(level) for level in levels)
+    except (TypeError, ValueError):
+        raise CourseError(f"levels={levels!r} must be a list of level numbers, e.g. [1, 2, 3]") from None
     check(len(levels) > 0, "levels is empty; give at least one level")
     for level in levels:
         check(
             level in allowed,
             f"level {level} is outside the {split} split's levels {allowed[0]}-{allowed[-1]}"
-            + ("" if split == "ood" else "; use split='ood' for longer problems"),
+            + ("; use split='ood' for longer problems" if split != "ood" and has_ood else ""),
         )
     return levels
 
@@ -155,7 +358,7 @@ def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
 def generate(task: str, n: int, split: str = "train", seed: int = 0, levels=None) -> list[Problem]:
     """`n` distinct problems of `task` from `split`, spread evenly over `levels`, deterministic from `seed`."""
     levels = check_task_and_levels(task, split, levels)
-    check(isinstance(n, int) and n >= 1, f"n={n!r} must be a positive integer")
+    check(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n={n!r} must be a positive integer")
     rng = random.Random(f"{task}/{split}/{seed}")
     per_level = [n // len(levels) + (i < n % len(levels)) for i in range(len(levels))]
     problems = []
@@ -165,11 +368,21 @@ def generate(task: str, n: int, split: str = "train", seed: int = 0, levels=None
 
 
 def _generate_level(task, split, level, wanted, rng) -> list[Problem]:
-    """`wanted` distinct problems of one level; a clear error if the level has too few."""
+    """`wanted` distinct problems of one level; a clear error if the level has too few.
+
+    tinymath's subjects take turns, so any four problems of a level in a row hold all four. Its numeric subset draws
+    each problem's subject and keeps the problem only if its answer is a plain number: tinymath filtered, as
+    math-numeric is MATH filtered (so its subjects come in the shares their numeric answers have).
+    """
+    source = NUMERIC_SUBSETS.get(task, task)
+    numeric = task in NUMERIC_SUBSETS
     seen, out, misses_in_a_row = set(), [], 0
     while len(out) < wanted:
-        prompt, completion, answer = MAKERS[task](rng, level)
-        if prompt in seen or split_of(prompt, level) != split:
+        subject = None
+        if source == "tinymath":
+            subject = rng.choice(TINYMATH_SUBJECTS) if numeric else TINYMATH_SUBJECTS[len(out) % len(TINYMATH_SUBJECTS)]
+        prompt, completion, answer = make_tinymath(rng, level, subject) if subject else MAKERS[task](rng, level)
+        if prompt in seen or split_of(prompt, level) != split or (numeric and not is_numeric_answer(answer)):
             misses_in_a_row += 1
             if misses_in_a_row > 20_000:  # the level has (almost) no unseen prompts left
                 raise CourseError(
@@ -180,7 +393,7 @@ def _generate_level(task, split, level, wanted, rng) -> list[Problem]:
         misses_in_a_row = 0
         seen.add(prompt)
         digest = hashlib.sha256(prompt.encode()).hexdigest()[:10]
-        out.append(Problem(f"{task}-{digest}", prompt, answer, level, task, solution=completion))
+        out.append(Problem(f"{source}-{digest}", prompt, answer, level, source, subject, completion))
     return out
 
 
@@ -212,6 +425,7 @@ def stream(task: str, seed: int, levels=TRAIN_LEVELS, split: str = "train", word
     """An endless, seeded stream of (prompt, completion) pairs from one split (for pretraining); with `wordy_share`,
     that share of `arith` completions is written the long way (`wordy`)."""
     levels = check_task_and_levels(task, split, levels)
+    check(task in TASKS, f"task={task!r} is a subset for evaluation; pretrain on one of {', '.join(TASKS)}")
     rng = random.Random(f"stream/{task}/{split}/{seed}")
     style = random.Random(f"wordy/{task}/{split}/{seed}")  # its own generator: the problems stay those of share 0
     while True:
