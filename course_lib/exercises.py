@@ -138,21 +138,37 @@ def _check_first_step(answer, problems) -> bool:
     return matches(list(answer(completions, **kwargs)), _first_step_reference(completions, **kwargs), 1e-9)
 
 
-def _diagnose_distinct(answer, table) -> str | None:
-    k = int(table["k"].min())
-    if answer == table["pass_rate"].nunique():
-        return f"that is the count at the full K = {k}; count the distinct pass rates of `at_2`, the first 2 samples."
-    if answer == k + 1:
-        return f"{k + 1} is how many values a pass rate can take at K = {k}; with 2 samples it is j / 2 for j = 0, 1, 2."
+def _samples_for_certainty(z: float = 1.96) -> tuple[int, int]:
+    """Exercise 01.2's answer: the smallest K whose Wilson interval for 0 right stays below 1/20, and the smallest
+    even K whose interval for K/2 right is narrower than 1/10."""
+    from .difficulty import wilson_interval
+
+    def width(right: int, k: int) -> float:
+        low, high = wilson_interval(right, k, z)
+        return high - low
+
+    never = next(k for k in range(1, 10_000) if wilson_interval(0, k, z)[1] < 1 / 20)
+    half = next(k for k in range(2, 10_000, 2) if width(k // 2, k) < 1 / 10)
+    return never, half
+
+
+def _diagnose_certainty(answer) -> str | None:
+    never, half = _samples_for_certainty()
+    if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
+        return "give a pair (K for a problem never solved, K for a problem solved half the time)."
+    first, second = answer
+    if first == math.ceil(1.96**2 * 20 + 1e-9):  # z^2 / K < 1/20: Wilson's bound without its + z^2
+        return "the first K solves z^2 / K < 1/20; Wilson's bound at 0 right is z^2 / (K + z^2), a little lower."
+    if first == never and second in (385, 386):  # 1.96 / sqrt(K) < 1/10 from K = 385 on (386 if K is even)
+        return "the second K is the Wald width's, 1.96 / sqrt(K) < 1/10; use the Wilson interval of K/2 right of K."
     return None
 
 
-@exercise("01.2", tolerance=0, diagnose=_diagnose_distinct,
-          hint="count the distinct values of the `pass_rate` column of `pass_rates_at(table, 2)`.")
-def _distinct_at_2(table) -> int:
-    from .difficulty import pass_rates_at
-
-    return int(pass_rates_at(table, 2).pass_rate.nunique())
+@exercise("01.2", tolerance=0, diagnose=_diagnose_certainty,
+          hint="loop over K with wilson_interval: the first K with wilson_interval(0, K)[1] < 1/20, and the first "
+               "even K whose interval for K // 2 right has high - low < 1/10.")
+def _certainty_check() -> tuple[int, int]:
+    return _samples_for_certainty()
 
 
 def _diagnose_wilson_zero(answer, k: int) -> str | None:

@@ -54,9 +54,10 @@ def color_scale(values) -> alt.Scale:
     return alt.Scale(domain=domain, range=[course_color(v) for v in domain])
 
 
-def line_legend(title: str = "") -> alt.Legend:
-    """A legend that draws each entry as a short line in its dash style (not as identical dots)."""
-    return alt.Legend(title=title, symbolType="stroke", symbolStrokeWidth=2.5, symbolSize=400, symbolStrokeColor="gray")
+def line_legend(title: str = "", colour: str | None = "gray") -> alt.Legend:
+    """A legend drawing each entry as a short line in its dash style; `colour=None` keeps each entry's colour."""
+    stroke = {} if colour is None else {"symbolStrokeColor": colour}
+    return alt.Legend(title=title, symbolType="stroke", symbolStrokeWidth=2.5, symbolSize=400, **stroke)
 
 
 def rolling_mean(values, window: int) -> list[float]:
@@ -123,26 +124,23 @@ def count_marks(svg: str) -> int:
     return sum(1 for role in roles if "container" not in role and role not in ("axis", "legend", "title"))
 
 
-def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None) -> alt.Chart:
+def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None) -> alt.LayerChart:
     """Mean pass rate per level, one line per model; `table` has columns model, level, pass_rate, and optionally
-    source (e.g. live vs committed), drawn as solid vs dashed lines on the same axes."""
+    source (e.g. live vs committed), drawn as solid vs dashed lines on the same axes, each shown in the legend."""
+    x = alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("pass_rate:Q", title="mean pass rate", scale=alt.Scale(domain=[0, 1]))
+    colour = alt.Color("model:N", title="model", scale=color_scale(table["model"]), legend=line_legend("model", None))
     overlay = {}
     if "source" in table.columns:  # the first source (e.g. live) solid, the others dashed
         sources = list(dict.fromkeys(table["source"]))
         dashes = alt.Scale(domain=sources, range=[[1, 0]] + [[5, 4], [2, 2], [8, 3]][: len(sources) - 1])
         overlay = {"strokeDash": alt.StrokeDash("source:N", legend=line_legend(), scale=dashes)}
-    chart = (
-        alt.Chart(table)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("pass_rate:Q", title="mean pass rate", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("model:N", title="model", scale=color_scale(table["model"])),
-            tooltip=["model", *(["source"] if overlay else []), "level", alt.Tooltip("pass_rate:Q", format=".2f")],
-            **overlay,
-        )
-    )
-    return chart.properties(title=alt.Title(title, subtitle=note or ""), width=360, height=220)
+    tooltip = ["model", *(["source"] if overlay else []), "level", alt.Tooltip("pass_rate:Q", format=".2f")]
+    lines = alt.Chart(table).mark_line().encode(x=x, y=y, color=colour, tooltip=tooltip, **overlay)
+    points = alt.Chart(table).mark_point(filled=True).encode(  # no legend: the lines' entries show the style
+        x=x, y=y, color=alt.Color("model:N", scale=color_scale(table["model"]), legend=None), tooltip=tooltip,
+        detail="source:N" if overlay else alt.Undefined)
+    return (lines + points).properties(title=alt.Title(title, subtitle=note or ""), width=360, height=220)
 
 
 def save_png(chart: alt.Chart, path, scale: float = 2.0) -> None:
@@ -171,25 +169,23 @@ def dead_group_chart(group_sizes, highlight=None) -> alt.Chart:
     return chart.properties(title="Dead-group probability", width=360, height=220)
 
 
+def pass_rate_bars(counts: pd.DataFrame, color: str, title: str, subtitle: str = "", scale=None,
+                   x_title: str = "pass rate p: right answers out of K", color_title: str | None = None) -> alt.Chart:
+    """Stacked bars, one per pass rate K samples can give (`selection.pass_rate_counts`), coloured by `color` (01, 03)."""
+    order = list(dict.fromkeys(counts.sort_values("pass_rate")["label"]))
+    return alt.Chart(counts).mark_bar(stroke="white", strokeWidth=0.5).encode(
+        x=alt.X("label:O", sort=order, title=x_title, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("problems:Q", title="problems", stack="zero"),
+        color=alt.Color(f"{color}:N", title=color if color_title is None else color_title,
+                        scale=scale or alt.Scale(scheme="viridis")),
+        tooltip=[alt.Tooltip("label:N", title="pass rate"), alt.Tooltip(f"{color}:N"), "problems"],
+    ).properties(title=alt.Title(title, subtitle=subtitle), width=380, height=200)
+
+
 def selection_histogram_chart(histogram: pd.DataFrame, title: str, subtitle: str = "") -> alt.Chart:
-    """Stacked bars of pool pass rates in fixed bins on a fixed 0-1 axis (columns bin_start, bin_end, set, count),
-    coloured by whether the strategy selected them; empty bins stay on the axis (03, the budget explorer)."""
-    return (
-        alt.Chart(histogram)
-        .mark_bar(stroke="white", strokeWidth=0.5)
-        .encode(
-            x=alt.X("bin_start:Q", bin="binned", title="base pass rate p",
-                    scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format=".1f", values=[i / 10 for i in range(11)])),
-            x2="bin_end:Q",
-            y=alt.Y("count:Q", title="problems", stack="zero"),
-            color=alt.Color("set:N", title="", scale=alt.Scale(domain=["selected", "not selected"],
-                                                                range=["#d62728", "#c7c7c7"])),
-            tooltip=[alt.Tooltip("bin_start:Q", title="pass rate from", format=".1f"),
-                     alt.Tooltip("bin_end:Q", title="pass rate to", format=".1f"),
-                     alt.Tooltip("count:Q", title="problems"), alt.Tooltip("set:N", title="")],
-        )
-        .properties(title=alt.Title(title, subtitle=subtitle), width=380, height=200)
-    )
+    """`pass_rate_bars` of a selection (`selection.pass_rate_histogram`): selected in red, the rest in grey (03)."""
+    scale = alt.Scale(domain=["selected", "not selected"], range=["#d62728", "#c7c7c7"])
+    return pass_rate_bars(histogram, "set", title, subtitle, scale, "base pass rate p: right answers out of K", "")
 
 
 def strategy_gain_chart(gains: pd.DataFrame, title: str, strategies=None, note: str | None = None) -> alt.FacetChart:
@@ -266,15 +262,43 @@ def interval_width_table(ks=(2, 4, 8, 16, 32, 64, 128), pass_rates=(0.0, 0.5)) -
     return pd.DataFrame(rows)
 
 
-def interval_width_chart() -> alt.Chart:
-    """Lines of `interval_width_table`: Wald's interval collapses to zero width at p = 0; Wilson's does not."""
-    table = interval_width_table()
-    return alt.Chart(table).mark_line(point=True).encode(
-        x=alt.X("K:Q", scale=alt.Scale(type="log", base=2), title="samples per problem K"),
-        y=alt.Y("width:Q", title="width of the 95% interval"), color="interval:N",
-        strokeDash=alt.StrokeDash("observed p:N", legend=line_legend("observed p")),
-        tooltip=["K", "observed p", "interval", alt.Tooltip("width:Q", format=".3f")],
-    ).properties(width=380, height=220, title="How sure is a pass rate from K samples?")
+def interval_width_chart() -> alt.LayerChart:
+    """Lines of `interval_width_table`: Wald's interval collapses to zero width at p = 0; Wilson's does not (01)."""
+    table = interval_width_table().assign(observed=lambda t: t["observed p"].map(lambda p: f"{p:g}"))
+    x = alt.X("K:Q", scale=alt.Scale(type="log", base=2), title="samples per problem K (log scale)")
+    y = alt.Y("width:Q", title="width of the 95% interval")
+    dash = alt.StrokeDash("observed:N", scale=alt.Scale(domain=["0", "0.5"], range=[[1, 0], [5, 4]]),
+                          legend=line_legend("observed pass rate"))
+    tooltip = ["K", "observed p", "interval", alt.Tooltip("width:Q", format=".3f")]
+    lines = alt.Chart(table).mark_line().encode(x=x, y=y, color=alt.Color("interval:N", legend=line_legend(
+        "interval", None)), strokeDash=dash, tooltip=tooltip)
+    points = alt.Chart(table).mark_point(filled=True).encode(x=x, y=y, color=alt.Color("interval:N", legend=None),
+                                                             detail="observed:N", tooltip=tooltip)
+    return (lines + points).properties(width=380, height=220, title="How sure is a pass rate from K samples?")
+
+
+def ranking_stability_chart(curve: pd.DataFrame, estimates: pd.DataFrame, reference_k: int) -> alt.LayerChart:
+    """Rank agreement ("spearman vs reference") against K: one estimate's first K samples, independent ones (01)."""
+    column = "spearman vs reference"
+    lowest = min(0.0, float(curve[column].min()), float(estimates[column].min()))
+    x = alt.X("K:Q", scale=alt.Scale(type="log", base=2), title="samples per problem K (log scale)")
+    y = alt.Y(f"{column}:Q", scale=alt.Scale(domain=[lowest, 1]),
+              title=f"rank agreement with K = {reference_k} (Spearman)")
+    tooltip = ["K", alt.Tooltip(f"{column}:Q", format=".3f")]
+    line = alt.Chart(curve).mark_line(point=True).encode(x=x, y=y, tooltip=tooltip)
+    dots = alt.Chart(estimates).mark_point(size=90, filled=True, color="black").encode(x=x, y=y, tooltip=tooltip)
+    note = "line: one estimate read at its first K samples; black dots: independent estimates"
+    return (line + dots).properties(width=360, height=200, title=alt.Title("Does the ranking settle as K grows?",
+                                                                           subtitle=note))
+
+
+def doubling_text(curve: pd.DataFrame) -> str:
+    """'0.68 at K = 2, 0.93 at K = 32; the first doubling of K added +0.10, the last +0.03' from a K curve (01)."""
+    k, rho = curve["K"].tolist(), curve["spearman vs reference"].tolist()
+    text = f"rank agreement {rho[0]:.2f} at K = {k[0]:g}, {rho[-1]:.2f} at K = {k[-1]:g}"
+    if len(k) >= 3:
+        text += f"; the first doubling of K added {rho[1] - rho[0]:+.2f}, the last {rho[-1] - rho[-2]:+.2f}"
+    return text
 
 
 def learnability_table(group_size: int, steps: int = 101) -> pd.DataFrame:

@@ -205,12 +205,21 @@ def selection_summary(table: pd.DataFrame, strategy: str, budget: float | int, g
     }
 
 
+def pass_rate_counts(table: pd.DataFrame, by: str, groups=None) -> pd.DataFrame:
+    """Problems per pass rate K samples can give (j/K, j = 0..K, empty ones kept) and per value of `by` (01, 03)."""
+    ks = table["k"].unique()
+    check(len(ks) == 1, f"the table mixes samples per problem (K = {sorted(ks)}); count one K at a time")
+    k = int(ks[0])
+    right = table["pass_rate"].astype(float).to_numpy() * k
+    check(np.allclose(right, right.round()), f"a pass rate is not a whole number of right answers out of K = {k}")
+    counts = table.assign(right=right.round().astype(int)).groupby([by, "right"]).size()
+    index = pd.MultiIndex.from_product([groups or sorted(table[by].unique()), range(k + 1)], names=[by, "right"])
+    counts = counts.reindex(index, fill_value=0).reset_index(name="problems")
+    return counts.assign(pass_rate=counts["right"] / k, label=[f"{j}/{k}" for j in counts["right"]])
+
+
 def pass_rate_histogram(table: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
-    """Counts of pass rates in the pool and in the selection, for a histogram (columns pass_rate, set, count)."""
-    selected = set(ids)
-    rows = []
-    for rate, group in table.groupby("pass_rate"):
-        inside = int(group["id"].astype(str).isin(selected).sum())
-        rows += [{"pass_rate": float(rate), "set": "selected", "count": inside},
-                 {"pass_rate": float(rate), "set": "not selected", "count": len(group) - inside}]
-    return pd.DataFrame(rows)
+    """`pass_rate_counts` of the pool split into the problems selected (`ids`) and not selected (03)."""
+    chosen = table["id"].astype(str).isin(set(map(str, ids)))
+    marked = table.assign(set=np.where(chosen, "selected", "not selected"))
+    return pass_rate_counts(marked, "set", ["selected", "not selected"])

@@ -7,17 +7,16 @@ Introduced in notebooks/02_zero_variance_groups.ipynb and notebooks/03_budget_ex
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .difficulty import pass_rates_at
 from .grpo import dead_group_probability, informative_share
 from .plots import dead_group_chart, selection_histogram_chart
-from .selection import STRATEGIES, budget_count, selection_summary
+from .selection import STRATEGIES, budget_count, pass_rate_histogram, selection_summary
 
 REFERENCE_GROUP_SIZE = 8  # the p/G widget always draws G = 8 for comparison (the course's default group size)
 EXPLORER_STRATEGIES = tuple(s for s in STRATEGIES if s != "levels")
-HISTOGRAM_BINS = 10  # the explorer's pass-rate axis: ten fixed bins of width 0.1 on [0, 1]
+FEWEST_SEEDS_FOR_AN_INTERVAL = 3  # with fewer, the explorer shows each seed's gain instead of a t-interval
 
 
 def show(widget) -> None:
@@ -97,24 +96,9 @@ def dead_group_widget():
 # ---------------------------------------------------------------------------
 
 
-def fixed_bin_histogram(table: pd.DataFrame, ids, bins: int = HISTOGRAM_BINS) -> pd.DataFrame:
-    """Counts of pool pass rates in `bins` fixed bins on [0, 1] (the last one closed), selected or not; empty bins
-    are kept, so the axis means the same at every K, model and strategy. Columns bin_start, bin_end, set, count."""
-    selected = set(map(str, ids))
-    index = np.minimum((table["pass_rate"].to_numpy(dtype=float) * bins + 1e-9).astype(int), bins - 1)
-    chosen = table["id"].astype(str).isin(selected).to_numpy()
-    rows = []
-    for b in range(bins):
-        inside = index == b
-        for name, mask in (("selected", inside & chosen), ("not selected", inside & ~chosen)):
-            rows.append({"bin_start": round(b / bins, 4), "bin_end": round((b + 1) / bins, 4), "set": name,
-                         "count": int(mask.sum())})
-    return pd.DataFrame(rows)
-
-
 def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget: float, pool: int) -> dict | None:
-    """A committed study's gain for this model and strategy, with its 95% t-interval over seeds, only when the study
-    ran at this budget (the same number of problems); None otherwise."""
+    """A committed study's gain for this model and strategy, with each seed's gain and its 95% t-interval over
+    seeds, only when the study ran at this budget (the same number of problems); None otherwise."""
     from .studies import t_interval
 
     if gains is None or not len(gains):
@@ -125,12 +109,23 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
         rows = rows[[budget_count(float(b), pool) == n for b in rows["budget"]]]
     if not len(rows):
         return None
-    return {**t_interval(rows["gain.test"]), "budget": float(rows["budget"].iloc[0]) if "budget" in rows else None}
+    return {**t_interval(rows["gain.test"]), "per_seed": [round(float(g), 4) for g in rows["gain.test"]],
+            "budget": float(rows["budget"].iloc[0]) if "budget" in rows else None}
+
+
+def gain_text(gain: dict) -> str:
+    """A measured gain as the explorer shows it: its 95% interval from 3 seeds on, else each seed's gain (03)."""
+    from .studies import interval_text
+
+    if gain["seeds"] >= FEWEST_SEEDS_FOR_AN_INTERVAL:
+        return f"{interval_text(gain)} (95% interval over {gain['seeds']} seeds)"
+    each = ", ".join(f"{g:+.3f}" for g in gain["per_seed"])
+    return f"{gain['mean']:+.3f} (each seed: {each}): too few seeds for an interval"
 
 
 def explorer_view(tables: dict, model: str, k: int, strategy: str, budget: float, group_size: int = 8,
                   seed: int = 0, gains: pd.DataFrame | None = None) -> tuple[dict, pd.DataFrame]:
-    """The budget explorer's numbers and fixed-bin histogram for one setting of its controls.
+    """The budget explorer's numbers and its histogram (a bar per possible pass rate) for one setting of its controls.
 
     The selection ranks by the labels from the first `k` samples; its dead-group prediction is given twice: from
     those labels ("predicted_dead_share") and from all the table's samples of the same problems
@@ -149,16 +144,18 @@ def explorer_view(tables: dict, model: str, k: int, strategy: str, budget: float
                    ranking_from=f"first {k} of {k_max} samples")
     gain = measured_gain(gains, model, strategy, budget, pool)
     if gain is not None:
-        summary.update(measured_gain=gain["mean"], measured_gain_low=gain["ci_low"], measured_gain_high=gain["ci_high"],
-                       measured_gain_seeds=gain["seeds"])
-    return summary, fixed_bin_histogram(table, summary.pop("ids"))
+        summary.update(measured_gain=gain["mean"], measured_gain_seeds=gain["seeds"],
+                       measured_gain_per_seed=gain["per_seed"], measured_gain_text=gain_text(gain))
+        if gain["seeds"] >= FEWEST_SEEDS_FOR_AN_INTERVAL:
+            summary.update(measured_gain_low=gain["ci_low"], measured_gain_high=gain["ci_high"])
+    return summary, pass_rate_histogram(table, summary.pop("ids"))
 
 
 def strategies_side_by_side(tables: dict, model: str, k: int, budget: float, group_size: int = 8, seed: int = 0,
                             gains: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every strategy's explorer numbers at one setting, one row each, to compare them side by side."""
     keys = ("strategy", "mean_pass_rate", "share_mixed", "predicted_dead_share", "predicted_dead_share_full_k",
-            "measured_gain", "measured_gain_low", "measured_gain_high")
+            "measured_gain", "measured_gain_seeds")
     rows = []
     for strategy in EXPLORER_STRATEGIES:
         summary, _ = explorer_view(tables, model, k, strategy, budget, group_size, seed, gains)
@@ -224,14 +221,16 @@ def _summary_html(summary: dict) -> str:
     values = {**summary, "budget_text": f"{summary['budget_share']:.0%} of {summary['pool']} = "
                                         f"{summary['n_selected']} problems"}
     if summary.get("measured_gain") is not None:
-        rows.append((f"measured gain at this budget ({summary['measured_gain_seeds']} seeds, committed studies, "
-                     "95% interval)", "gain_text", "{}"))
-        low, high = summary["measured_gain_low"], summary["measured_gain_high"]
-        values["gain_text"] = f"{summary['measured_gain']:+.3f}" + ("" if low != low else f" [{low:+.3f}, {high:+.3f}]")
+        rows.append(("measured gain at this budget (committed studies)", "measured_gain_text", "{}"))
     cells = "".join(f"<tr><td>{label}</td><td class='explorer-{key}'>{fmt.format(values[key])}</td></tr>"
                     for label, key, fmt in rows)
     warning = "<p><b>medium</b> falls inside one block of equal pass rates here.</p>" if summary["medium_degenerate"] else ""
     return f"<table>{cells}</table>{warning}"
+
+
+def _seeds_text(mean, seeds) -> str:
+    """'+0.020 (5 seeds)', or '' where no study ran."""
+    return "" if mean is None or mean != mean else f"{mean:+.3f} ({int(seeds)} seeds)"
 
 
 def _side_by_side_html(table: pd.DataFrame, current: str) -> str:
@@ -240,13 +239,13 @@ def _side_by_side_html(table: pd.DataFrame, current: str) -> str:
         return "" if value is None or value != value else format(value, spec)
 
     head = ("<tr><th>strategy</th><th>mean p</th><th>0 &lt; p &lt; 1</th><th>dead (labels)</th><th>dead (all K)</th>"
-            "<th>measured gain</th></tr>")
+            "<th>measured gain (mean over seeds)</th></tr>")
     bold = ' style="font-weight:bold"'
     body = "".join(
         f"<tr{bold if r.strategy == current else ''}><td>{r.strategy}</td>"
         f"<td>{fmt(r.mean_pass_rate, '.3f')}</td><td>{fmt(r.share_mixed, '.3f')}</td>"
         f"<td>{fmt(r.predicted_dead_share, '.3f')}</td><td>{fmt(r.predicted_dead_share_full_k, '.3f')}</td>"
-        f"<td>{fmt(r.measured_gain, '+.3f')}</td></tr>" for r in table.itertuples())
+        f"<td>{_seeds_text(r.measured_gain, r.measured_gain_seeds)}</td></tr>" for r in table.itertuples())
     return f"<p>Every strategy at this budget and K:</p><table class='explorer-side-by-side'>{head}{body}</table>"
 
 

@@ -208,15 +208,21 @@ def test_a_known_mistake_gets_its_own_hint(exercise_id, answer, inputs, says):
     assert message != f"not yet: {exercise_id}. Hint: {CHECKS[exercise_id].hint}"
 
 
-def test_the_distinct_count_hint_names_the_mistake():
-    import pandas as pd
+def test_samples_for_certainty_contrasts_1_over_k_with_1_over_sqrt_k():
+    """01.2: a never-solved problem's Wilson bound falls like 1/K, a half-solved one's width like 1/sqrt(K)."""
+    from course_lib.difficulty import wilson_interval
 
-    table = pd.DataFrame({"k": [4] * 4, "pass_rate": [0.0, 0.25, 0.75, 1.0],
-                          "outcomes": ["0000", "1000", "1110", "1111"], "n_correct": [0, 1, 3, 4]})
-    ok, message = verdict("01.2", 5, table=table)  # K + 1: the values possible at K = 4
-    assert not ok and "how many values a pass rate can take at K = 4" in message
-    ok, message = verdict("01.2", 4, table=table)  # the count at the full K
-    assert not ok and "full K = 4" in message
+    assert verdict("01.2", (73, 382)) == (True, "correct (01.2)")
+    z2 = 1.96**2  # Wilson's bound at 0 right is z^2 / (K + z^2): 0.04999 at K = 73, 0.05065 at K = 72
+    assert z2 / (73 + z2) < 1 / 20 <= z2 / (72 + z2) and wilson_interval(0, 73)[1] == pytest.approx(z2 / (73 + z2))
+    widths = {k: wilson_interval(k // 2, k)[1] - wilson_interval(k // 2, k)[0] for k in (380, 382)}
+    assert widths[382] < 1 / 10 <= widths[380]
+    ok, message = verdict("01.2", (77, 382))  # z^2 / K < 1/20: the bound without Wilson's + z^2
+    assert not ok and "z^2 / (K + z^2)" in message
+    ok, message = verdict("01.2", (73, 386))  # the Wald width 1.96 / sqrt(K) < 1/10 at an even K
+    assert not ok and "Wald" in message
+    ok, message = verdict("01.2", 3)  # the old lookup answer (values a 2-sample pass rate can take)
+    assert not ok and "give a pair" in message
 
 
 def test_the_plugin_dead_probability_is_the_binomial_average_and_exceeds_the_truth():

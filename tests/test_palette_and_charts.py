@@ -1,6 +1,8 @@
 """One colour per model and per strategy across the course, and the chart helpers notebooks 00-04 use (rolling
 means, dead groups labelled, before/after with intervals), checked on hand-made tables."""
 
+import re
+
 import pandas as pd
 import pytest
 import torch
@@ -92,3 +94,55 @@ def test_before_after_keeps_levels_and_intervals():
                                                                      ["after", 1, 0.6], ["after", 2, 0.5]]
     drawn = svg(before_after_chart(before, after, "tiny-m", "t"))
     assert count_marks(drawn) > 0 and MODEL_COLORS["tiny-m"].lower() in drawn.lower()
+
+
+LEGEND_SYMBOL = re.compile(r'role-legend-symbol"[^>]*><path ([^>]*?)/?>.*?role-legend-label"[^>]*><text[^>]*>([^<]*)<', re.S)
+
+
+def legend_symbols(chart) -> dict[str, str]:
+    """{label: the attributes of its legend symbol} of a rendered chart."""
+    return {label.strip(): attributes for attributes, label in LEGEND_SYMBOL.findall(svg(chart))}
+
+
+def is_line(attributes: str, dash: str | None = None) -> bool:
+    """A legend symbol drawn as a short stroked line (in `dash` style, if given), not a dot or a blank."""
+    drawn = 'd="M-10,0L10,0"' in attributes and re.search(r'stroke="(?!none|transparent)[^"]+"', attributes)
+    return bool(drawn) and (dash is None or f'stroke-dasharray="{dash}"' in attributes)
+
+
+def test_interval_width_legend_shows_which_line_is_dashed():
+    from course_lib.plots import interval_width_chart
+
+    symbols = legend_symbols(interval_width_chart())
+    assert is_line(symbols["0"], "1,0") and is_line(symbols["0.5"], "5,4")  # observed p = 0 solid, 1/2 dashed
+    assert is_line(symbols["Wald"]) and is_line(symbols["Wilson"])  # the colours as lines too
+
+
+def test_pass_rate_by_level_legend_shows_the_line_style_of_each_source():
+    table = pd.DataFrame({"model": ["tiny-m"] * 4, "level": [1, 2, 1, 2], "pass_rate": [0.6, 0.5, 0.62, 0.48],
+                          "source": ["measured now"] * 2 + ["when it was built"] * 2})
+    symbols = legend_symbols(pass_rate_by_level_chart(table, "t"))
+    assert is_line(symbols["measured now"], "1,0") and is_line(symbols["when it was built"], "5,4")
+    assert MODEL_COLORS["tiny-m"] in symbols["tiny-m"] and is_line(symbols["tiny-m"])
+
+
+def test_pass_rate_bars_draw_one_bar_per_possible_value_in_order():
+    from course_lib.plots import pass_rate_bars
+    from course_lib.selection import pass_rate_counts
+
+    table = pd.DataFrame({"level": [2, 1, 1], "k": 4, "pass_rate": [1.0, 0.0, 0.25]})
+    drawn = svg(pass_rate_bars(pass_rate_counts(table, "level"), "level", "t"))
+    labels = re.findall(r'role-axis-label"[^>]*>(.*?)</g>', drawn, re.S)[0]
+    assert re.findall(r">(\d/4)<", labels) == ["0/4", "1/4", "2/4", "3/4", "4/4"]  # every value, 2/4 and 3/4 empty
+
+
+@pytest.mark.parametrize(("rho", "says"), [
+    ([0.5, 0.7, 0.8, 0.85], "rank agreement 0.50 at K = 2, 0.85 at K = 16; the first doubling of K added +0.20, "
+                            "the last +0.05"),
+    ([0.5, 0.7], "rank agreement 0.50 at K = 2, 0.70 at K = 4"),  # two points: one doubling, said once
+])
+def test_doubling_text_reads_the_curve(rho, says):
+    from course_lib.plots import doubling_text
+
+    curve = pd.DataFrame({"K": [2, 4, 8, 16][: len(rho)], "spearman vs reference": rho})
+    assert doubling_text(curve) == says

@@ -12,6 +12,7 @@ from course_lib.selection import (
     charge_estimation,
     degenerate_medium,
     estimation_cost,
+    pass_rate_counts,
     pass_rate_histogram,
     select,
     selection_summary,
@@ -368,14 +369,36 @@ def test_selection_summary_flags_a_degenerate_medium_pick_only():
     assert selection_summary(HAND, "medium", 3)["medium_degenerate"] is False  # distinct rates: a real middle
 
 
-def test_pass_rate_histogram_counts_selected_and_not_selected_per_pass_rate():
-    numbers = pd.DataFrame({"id": [7, 8, 9, 10], "level": 1, "pass_rate": [0.0, 0.5, 0.5, 1.0]})
+def test_pass_rate_histogram_counts_selected_and_not_selected_per_possible_pass_rate():
+    numbers = pd.DataFrame({"id": [7, 8, 9, 10], "level": 1, "k": 2, "pass_rate": [0.0, 0.5, 0.5, 1.0]})
     histogram = pass_rate_histogram(numbers, ["8", "10"])  # ids as the selection gives them: text
-    assert histogram.to_dict("records") == [
-        {"pass_rate": 0.0, "set": "selected", "count": 0}, {"pass_rate": 0.0, "set": "not selected", "count": 1},
-        {"pass_rate": 0.5, "set": "selected", "count": 1}, {"pass_rate": 0.5, "set": "not selected", "count": 1},
-        {"pass_rate": 1.0, "set": "selected", "count": 1}, {"pass_rate": 1.0, "set": "not selected", "count": 0},
+    assert histogram[["set", "label", "problems"]].to_dict("records") == [
+        {"set": "selected", "label": "0/2", "problems": 0}, {"set": "selected", "label": "1/2", "problems": 1},
+        {"set": "selected", "label": "2/2", "problems": 1}, {"set": "not selected", "label": "0/2", "problems": 1},
+        {"set": "not selected", "label": "1/2", "problems": 1}, {"set": "not selected", "label": "2/2", "problems": 0},
     ]
+
+
+@pytest.mark.parametrize("k", [2, 3, 8])
+def test_pass_rate_counts_has_a_bar_for_every_possible_value_and_no_other(k):
+    """One bar per j/K, j = 0..K, even where no problem sits (no bin without a possible value, as a 0.4-0.5 bin at
+    K = 8 would be, and no bin holding two values)."""
+    rates = [j / k for j in (0, 0, k)]  # only the two ends are taken
+    counts = pass_rate_counts(pd.DataFrame({"level": [1, 2, 2], "k": k, "pass_rate": rates}), "level")
+    assert len(counts) == 2 * (k + 1)
+    for _, bars in counts.groupby("level"):
+        assert bars.pass_rate.tolist() == [j / k for j in range(k + 1)] and bars.label.tolist()[-1] == f"{k}/{k}"
+    assert counts.set_index(["level", "right"]).problems.to_dict() == {
+        (level, j): int((level, j) in {(1, 0), (2, 0), (2, k)}) for level in (1, 2) for j in range(k + 1)}
+
+
+@pytest.mark.parametrize(("table", "says"), [
+    (pd.DataFrame({"level": [1, 1], "k": [4, 8], "pass_rate": [0.25, 0.125]}), "mixes samples per problem"),
+    (pd.DataFrame({"level": [1], "k": [8], "pass_rate": [0.3]}), "not a whole number of right answers"),
+])
+def test_pass_rate_counts_refuses_rates_that_are_not_j_over_k(table, says):
+    with pytest.raises(CourseError, match=says):
+        pass_rate_counts(table, "level")
 
 
 def test_select_seeds_with_0_by_default_and_reads_pass_rates_given_as_text():

@@ -41,7 +41,7 @@ def test_explorer_view_hard_at_30_percent():
     assert summary["share_mixed"] == pytest.approx(1 / 3, abs=1e-4)
     assert summary["predicted_dead_share"] == pytest.approx((2 + 0.3203125) / 3, abs=1e-4)
     assert summary["estimation_completions"] == 40
-    assert histogram.query("set == 'selected'")["count"].sum() == 3
+    assert histogram.query("set == 'selected'")["problems"].sum() == 3
 
 
 def test_explorer_view_learnability_prefers_half():
@@ -106,16 +106,26 @@ def test_dead_group_view_keeps_g8_and_counts_the_sampling_cost(p, G, at_8, per_l
     assert view["completions_per_live_group"] == per_live
 
 
-def test_fixed_bins_keep_empty_bins_on_a_0_to_1_axis():
-    from course_lib.widgets import fixed_bin_histogram
+@pytest.mark.parametrize("k", [2, 4])
+def test_the_explorer_draws_one_bar_per_possible_pass_rate(k):
+    """Every bar is a pass rate K samples can give (j/K), and every such value has its bar, empty or not: no bin
+    without a possible value (as a 0.4-0.5 bin would be at K = 4), none merging two values."""
+    _, histogram = explorer_view({"m": hand_table()}, "m", k, "hard", 0.3)
+    values = sorted(set(histogram.pass_rate))
+    assert values == [j / k for j in range(k + 1)]
+    assert histogram.label.drop_duplicates().tolist() == [f"{j}/{k}" for j in range(k + 1)]
+    assert histogram.problems.sum() == 10 and histogram.query("set == 'selected'").problems.sum() == 3
+    labels = pass_rates_at(hand_table(), k).pass_rate.value_counts()  # what each bar must count
+    assert histogram.groupby("pass_rate").problems.sum().to_dict() == {v: int(labels.get(v, 0)) for v in values}
 
-    histogram = fixed_bin_histogram(hand_table(), ["q0", "q4"])
-    assert len(histogram) == 20 and histogram.bin_start.min() == 0 and histogram.bin_end.max() == 1
-    counts = histogram.groupby("bin_start")["count"].sum()
-    # p = 0, .25, .5, .75, 1 (two problems each) fall in bins 0, 2, 5, 7 and 9 (the last bin holds p = 1)
-    assert counts.tolist() == [2, 0, 2, 0, 0, 2, 0, 2, 0, 2]
-    selected = histogram[histogram.set == "selected"].set_index("bin_start")["count"]
-    assert selected[0.0] == 1 and selected[0.5] == 1 and selected.sum() == 2
+
+def test_the_explorer_histogram_keeps_empty_values_and_counts_the_selection():
+    _, histogram = explorer_view({"m": hand_table()}, "m", 4, "easy", 0.2)
+    counts = histogram.groupby("label", sort=False).problems.sum()
+    # p = 0, .25, .5, .75, 1: two problems each at K = 4
+    assert counts.tolist() == [2, 2, 2, 2, 2]
+    selected = histogram[histogram.set == "selected"].set_index("label").problems
+    assert selected.to_dict() == {"0/4": 0, "1/4": 0, "2/4": 0, "3/4": 0, "4/4": 2}  # easy takes the two at p = 1
 
 
 def test_explorer_gives_the_label_prediction_next_to_the_full_k_one():
@@ -127,16 +137,29 @@ def test_explorer_gives_the_label_prediction_next_to_the_full_k_one():
     assert summary["budget_share"] == pytest.approx(0.3) and summary["pool"] == 10 and summary["k_max"] == 4
 
 
-def test_measured_gain_only_at_the_budget_studied_and_with_its_interval():
+def test_measured_gain_only_at_the_budget_studied_and_without_an_interval_from_two_seeds():
+    from course_lib.widgets import _summary_html
+
     gains = pd.DataFrame({"model": ["m", "m"], "strategy": ["hard", "hard"], "budget": [0.1, 0.1],
                           "gain.test": [0.1, 0.3]})
     at_10, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)
     at_30, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.3, gains=gains)
     assert at_10["measured_gain"] == pytest.approx(0.2) and at_10["measured_gain_seeds"] == 2
-    # t(0.975, 1 df) = 12.706; sd 0.1414 / sqrt(2) = 0.1: half-width 1.2706
-    assert at_10["measured_gain_low"] == pytest.approx(0.2 - 1.2706, abs=1e-3)
-    assert at_10["measured_gain_high"] == pytest.approx(0.2 + 1.2706, abs=1e-3)
+    # two seeds: each seed's gain, no t-interval (t(0.975, 1 df) = 12.706 would make it [-1.071, +1.471])
+    assert "measured_gain_low" not in at_10 and at_10["measured_gain_per_seed"] == [0.1, 0.3]
+    assert at_10["measured_gain_text"] == "+0.200 (each seed: +0.100, +0.300): too few seeds for an interval"
+    shown = _summary_html(at_10)
+    assert "+0.100, +0.300" in shown and "[" not in shown and "95%" not in shown
     assert "measured_gain" not in at_30  # no study ran at 30%: nothing on screen
+
+
+def test_measured_gain_has_its_interval_from_three_seeds_on():
+    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "gain.test": [0.1, 0.2, 0.3]})
+    summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)
+    # sd 0.1, se 0.0577, t(0.975, 2 df) = 4.303: half-width 0.2484
+    assert summary["measured_gain_low"] == pytest.approx(0.2 - 0.2484, abs=1e-3)
+    assert summary["measured_gain_high"] == pytest.approx(0.2 + 0.2484, abs=1e-3)
+    assert summary["measured_gain_text"] == "+0.200 [-0.048, +0.448] (95% interval over 3 seeds)"
 
 
 def test_strategies_side_by_side_and_the_title_says_share_and_count():
