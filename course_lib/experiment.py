@@ -172,7 +172,7 @@ def train_config(point: Point, n_selected: int):
 
 def evaluation_sets(point: Point) -> dict:
     """The held-out problem sets of a point by name ('test', and 'ood' unless it is 'none')."""
-    from .problems import PROCEDURAL, problems, source_of
+    from .problems import PROCEDURAL, SPLITS, problems, source_of
 
     fmt = point.answer_format or None
     test_task = point.test_task or point.task
@@ -184,7 +184,7 @@ def evaluation_sets(point: Point) -> dict:
     if point.ood_task:
         ood = problems(point.ood_task, "test", None, 0, answer_format=fmt)
         sets["ood"] = ood[: point.eval_problems]
-    elif source_of(point.task) in PROCEDURAL:
+    elif source_of(point.task) in PROCEDURAL and "ood" in SPLITS[source_of(point.task)]:  # tinymath has none
         sets["ood"] = problems(point.task, "ood", point.eval_problems, 0)
     return sets
 

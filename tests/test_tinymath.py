@@ -310,3 +310,10 @@ def test_bad_input_is_one_clear_error(kwargs, message):
 def test_the_loader_refuses_bad_input_too(kwargs, message):
     with pytest.raises(CourseError, match=re.escape(message)):
         problems(**kwargs)
+
+
+def test_an_experiment_on_tinymath_evaluates_its_test_split_only():
+    from course_lib.experiment import Point, evaluation_sets, resolve
+
+    sets = evaluation_sets(resolve(Point(profile="smoke", model="tiny-s", task="tinymath")))
+    assert set(sets) == {"test"} and all(p.source == "tinymath" for p in sets["test"])
