@@ -229,13 +229,68 @@ def study_folder(study: str, root=RESULTS_DIR) -> Path:
 
 
 def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
-    """The committed results table of a study (points that succeeded) and its provenance."""
+    """The committed results table of a study (points that succeeded) and its provenance; a damaged file is one
+    line naming it (`check_results`)."""
     folder = study_folder(study, root)
-    check((folder / "results.csv").exists(),
-          f"study={study!r}: no results.csv in {folder}; run `python -m course_lib reproduce {study} --out DIR`")
-    table = pd.read_csv(folder / "results.csv")
-    provenance = json.loads((folder / "provenance.json").read_text()) if (folder / "provenance.json").exists() else {}
-    return table[table["status"] == "ok"].reset_index(drop=True), provenance
+    path = folder / "results.csv"
+    check(path.exists(), f"study={study!r}: no results.csv in {folder}; run `python -m course_lib reproduce {study} "
+                         "--out DIR`")
+    fix = f"restore it (git checkout) or remake it with `python -m course_lib aggregate {study} --out DIR`"
+    try:
+        table = pd.read_csv(path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, OSError) as error:
+        raise CourseError(f"{path} is not a results table ({type(error).__name__}); {fix}") from None
+    check_results(table, path, study, fix)
+    return table[table["status"] == "ok"].reset_index(drop=True), _study_provenance(folder / "provenance.json", fix)
+
+
+def _study_provenance(path: Path, fix: str) -> dict:
+    """A study's provenance.json ({} when there is none); one line naming it when it is not a JSON object."""
+    if not path.exists():
+        return {}
+    try:
+        provenance = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as error:
+        raise CourseError(f"{path} is not valid JSON ({type(error).__name__}); {fix}") from None
+    check(isinstance(provenance, dict), f"{path} does not hold a JSON object; {fix}")
+    return provenance
+
+
+def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
+    """A results table `aggregate` could have written: rows with a status, each point once and each
+    setting of the study's grid once (a copied row would count a seed twice), numbers only where numbers are, all
+    finite. Lines are counted as in the file (the header is line 1)."""
+    check(len(table) and "status" in table.columns, f"{path} holds no point's result (no rows, or no status column); "
+                                                     f"{fix}")
+    twice = table.index[table["point"].duplicated(keep=False)] if "point" in table.columns else []
+    if len(twice):
+        raise CourseError(f"{path} holds point {table['point'][twice[0]]} twice (lines {twice[0] + 2} and "
+                          f"{twice[1] + 2}); {fix}")
+    columns = sorted({"profile", *(key.lower() for key in grid_keys(study))} & set(table.columns))
+    same = table.index[table.duplicated(columns, keep=False)] if len(columns) > 1 else []
+    if len(same):
+        setting = ", ".join(f"{c}={table[c][same[0]]}" for c in columns if c != "profile")
+        raise CourseError(f"{path} holds the same run twice (lines {same[0] + 2} and {same[1] + 2}: {setting}); {fix}")
+    for column in table.columns:
+        numbers = pd.to_numeric(table[column], errors="coerce")
+        text = table.index[table[column].notna() & numbers.isna()]
+        if numbers.notna().any() and len(text):
+            raise CourseError(f"{path}: column {column!r} holds {table[column][text[0]]!r} (line {text[0] + 2}) among "
+                              f"numbers; {fix}")
+        infinite = table.index[np.isinf(numbers.astype(float))]
+        if len(infinite):
+            raise CourseError(f"{path}: column {column!r} holds {numbers[infinite[0]]} (line {infinite[0] + 2}), not a "
+                              f"finite number; {fix}")
+
+
+def grid_keys(study: str) -> set[str]:
+    """Every parameter a study's grids set, in any profile (none for a study not in STUDIES)."""
+    settings = STUDIES.get(study, {})
+    grids = [settings.get("fixed", {})]
+    for part in ("grid", "also"):
+        for profile_grids in settings.get(part, {}).values():
+            grids += profile_grids if isinstance(profile_grids, list) else [profile_grids]
+    return {key for grid in grids for key in grid}
 
 
 def t_interval(values) -> dict:

@@ -1,14 +1,19 @@
 """Re-analysis of the committed tiny-world studies (run by make.sh from the project root): which confirmatory
 points repeat a pilot's runs, the paired verdicts on all seeds and on fresh seeds only, Holm-corrected within
-each study's primary and secondary families, and every arm's gain with the shared base evaluation's error."""
+each study's primary and secondary families, and every arm's gain with the shared base evaluation's error.
+
+Every input is checked before anything is computed (`check_inputs`), and the outputs (and the README's scorecard)
+are written together once all are computed, or none: a damaged input is one line and exit status 1."""
 
 import json
 import sys
+from pathlib import Path
 
 import pandas as pd
 
-from course_lib.provenance import git_commit, library_versions
-from course_lib.scorecard import scorecard
+from course_lib.errors import CourseError, check
+from course_lib.provenance import atomic_write_texts, git_commit, library_versions
+from course_lib.scorecard import CLAIMS, scorecard
 from course_lib.studies import (
     RESULTS_DIR,
     base_variance_bound,
@@ -17,6 +22,7 @@ from course_lib.studies import (
     interval_text,
     load_study,
     paired_verdicts,
+    study_folder,
 )
 
 MARGIN = 0.03  # held-out accuracy: the difference every study called negligible
@@ -37,18 +43,61 @@ GAINS = ["hard-wins", "strategies-by-size", "capacity-boundary", "capacity-bound
          "regimes-hard-wins-long", "headroom-pilot-seeds", "strong-regime-pilot", "strong-regime-hard-wins",
          "size-boundary-pilot", "size-boundary"]
 RUN_KEYS = ["model", "strategy", "seed", "steps", "learning_rate", "accuracy_after.test"]
+INPUTS = sorted(set(PAIRED) | set(GAINS) | {s for earlier, _ in PAIRED.values() for s in earlier})
+README = RESULTS_DIR.parent.parent / "README.md"
+SCORECARD_MARKERS = ("<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -->\n", "<!-- /scorecard -->")
+# column -> (lowest, highest, whole numbers only): what every input must hold (`check_inputs`)
+NUMBERS = {"seed": (0, 2**32 - 1, True), "steps": (1, 10**7, True), "accuracy_before.test": (0, 1, False),
+           "gain.test": (-1, 1, False), "eval_k.test": (1, 10**4, True)}
+TEXT = ("model", "strategy", "task")
+# read where present: a learning rate, the base evaluation's K and variance, the out-of-distribution gain
+OPTIONAL = {"learning_rate": (0, 1, False), "base_k.test": (1, 10**4, True), "base_variance.test": (0, 1, False),
+            "pass_at_k_gain.ood": (-1, 1, False), "accuracy_after.test": (0, 1, False)}
+
+
+def check_inputs() -> dict:
+    """Every input study's table (`load_study`: readable, each point and run once), with the columns the
+    re-analysis and the scorecard read, numbers in range; the loaded tables by study."""
+    tables = {}
+    run_key_studies = set(PAIRED) | {s for earlier, _ in PAIRED.values() for s in earlier}
+    for study in INPUTS:
+        table, _ = load_study(study, RESULTS_DIR)
+        path = study_folder(study, RESULTS_DIR) / "results.csv"
+        wanted = [*TEXT, *NUMBERS] + (["learning_rate"] if study in run_key_studies else []) + \
+            [c.column for c in CLAIMS if c.study == study]
+        missing = [column for column in wanted if column not in table.columns]
+        check(not missing, f"{path} has no column {missing[0] if missing else ''!r}, which the re-analysis reads; "
+                           "restore it (git checkout)")
+        check(len(table), f"{path} holds no point that succeeded; restore it (git checkout)")
+        for column, (low, high, whole) in {**NUMBERS, **{c: OPTIONAL[c] for c in OPTIONAL if c in table}}.items():
+            values = pd.to_numeric(table[column], errors="coerce")
+            sound = values.between(low, high) & ((values % 1 == 0) if whole else True)
+            bad = table.index[table[column].notna() & ~sound]
+            blank = table.index[table[column].isna()] if column in NUMBERS else []
+            if len(bad) or len(blank):
+                row = (list(bad) + list(blank))[0]
+                value = table[column].astype(object)[row]  # a Python value: 7.0, not np.float64(7.0)
+                raise CourseError(f"{path}: {column}={value!r} in the point {table['point'][row]} is not "
+                                  f"{'a whole number' if whole else 'a number'} from {low} to {high}; restore it "
+                                  "(git checkout)")
+        for column in TEXT:
+            blank = table.index[table[column].isna()]
+            check(not len(blank), f"{path}: the point {table['point'][blank[0]] if len(blank) else ''} has no "
+                                  f"{column}; restore it (git checkout)")
+        tables[study] = table
+    return tables
 
 
 def confirmatory(study: str) -> pd.DataFrame:
     """A confirmatory study's points (exploratory extra lengths set aside), with a column marking repeated runs."""
-    table, _ = load_study(study)
+    table, _ = load_study(study, RESULTS_DIR)
     if study == "regimes-hard-wins":
         table = table[table["steps"] == 41]
     if study == "size-boundary":  # levels-1-5 ran at two lengths: the 49-step arm is an arm of its own
         table = table.assign(strategy=[f"{arm} (49 steps)" if arm == "levels-1-5" and steps == 49 else arm
                                        for arm, steps in zip(table["strategy"], table["steps"])])
     table = with_base_variance(table)
-    earlier = pd.concat([load_study(name)[0] for name in PAIRED[study][0]])
+    earlier = pd.concat([load_study(name, RESULTS_DIR)[0] for name in PAIRED[study][0]])
     keys = [k for k in RUN_KEYS if k in earlier.columns and k in table.columns]
     seen = set(map(tuple, earlier[keys].round(6).values.tolist()))
     table = table.copy()
@@ -97,7 +146,7 @@ def with_base_variance(table: pd.DataFrame) -> pd.DataFrame:
 def gains_table() -> pd.DataFrame:
     rows = []
     for study in GAINS:
-        table = with_base_variance(load_study(study)[0])
+        table = with_base_variance(load_study(study, RESULTS_DIR)[0])
         by = [c for c in ("model", "task", "strategy", "steps", "learning_rate") if c in table.columns]
         for key, group in table.groupby(by, sort=True):
             if len(group) < 3:
@@ -117,16 +166,26 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
 
 
-def write_readme_block(readme=RESULTS_DIR.parent.parent / "README.md", card=RESULTS_DIR / "reanalysis" / "scorecard.md"):
-    """The README's scorecard, between its two markers, replaced by the committed table (never edited by hand)."""
-    start, end = "<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -->\n", "<!-- /scorecard -->"
-    table = "\n".join(line for line in card.read_text().splitlines() if line.startswith("|"))
-    text = readme.read_text()
+def with_scorecard(text: str, card: str, readme="README.md") -> str:
+    """A README's text with the scorecard table of `card` between its two markers (each there once, in order)."""
+    start, end = SCORECARD_MARKERS
+    check(text.count(start) == 1 and text.count(end) == 1 and text.index(start) < text.index(end),
+          f"{readme} must hold the scorecard's markers once each, in order ({start.strip()} then {end}); restore them "
+          "(git checkout README.md)")
+    table = "\n".join(line for line in card.splitlines() if line.startswith("|"))
     head, rest = text.split(start)
-    readme.write_text(head + start + table + "\n" + end + rest.split(end, 1)[1])
+    return head + start + table + "\n" + end + rest.split(end, 1)[1]
 
 
-def main(out=RESULTS_DIR / "reanalysis") -> None:
+def write_readme_block(readme=README, card=RESULTS_DIR / "reanalysis" / "scorecard.md"):
+    """The README's scorecard, between its two markers, replaced by the committed table (never edited by hand)."""
+    atomic_write_texts({readme: with_scorecard(Path(readme).read_text(), Path(card).read_text(), readme)})
+
+
+def outputs(out) -> dict:
+    """Every file the re-analysis writes into `out`, by path, computed from the checked inputs."""
+    out = Path(out)
+    check_inputs()
     paired, gains = paired_table(), gains_table()
     repeats = {study: sorted(" ".join(map(str, run)) for run in confirmatory(study).query("repeats_earlier_run")[
         ["model", "strategy", "seed"]].itertuples(index=False)) for study in PAIRED}
@@ -134,8 +193,6 @@ def main(out=RESULTS_DIR / "reanalysis") -> None:
     shown = paired[["study", "family", "model", "difference", "seeds used", "seed list", "interval (95%)", "tost_low",
                     "tost_high", "reference_gain", "verdict", "verdict_holm", "why"]].rename(
         columns={"reference_gain": "reference gain", "why": "why not equivalence"})
-    shown.to_csv(out / "paired_verdicts.csv", index=False)
-    gains.to_csv(out / "gains_with_base_error.csv", index=False)
     text = ["# Re-analysis of the committed studies (generated by make.sh; do not edit)", "",
             f"Margin {MARGIN}; verdicts by `course_lib.studies.equivalence_verdict`; Holm within each study's family. "
             "An equivalence counts only where the reference (second) arm's own gain, base error included, is above 0 "
@@ -145,20 +202,34 @@ def main(out=RESULTS_DIR / "reanalysis") -> None:
     text += [f"- {study}: {', '.join(runs) if runs else 'none'}" for study, runs in repeats.items()]
     text += ["", "## Paired differences: all seeds and fresh seeds only", "", markdown(shown), "",
              "## Each arm's gain with and without the base evaluation's error", "", markdown(gains), ""]
-    (out / "reanalysis.md").write_text("\n".join(text))
-    card = scorecard()
-    (out / "scorecard.md").write_text("\n".join([
-        "# Claims scorecard (generated by make.sh from the committed studies; do not edit)", "",
-        "Each claim of the two papers, what the paper reports, and the tiny world's verdict on the seeds no pilot used "
-        "(`course_lib.scorecard`; notebook 07 section 7 shows the same table).", "",
-        "A status is read by the rules of `course_lib.scorecard` (an equivalence counts only where the reference arm "
-        "learned, by at least three times the margin); `was` is the status the same data had before that rule.", "",
-        markdown(card[["claim", "paper reports", "tiny world", "status", "was", "note"]]), ""]))
+    card = scorecard(RESULTS_DIR)
     provenance = {"command": " ".join(["python", *sys.argv]), "commit": git_commit(), "versions": library_versions(),
-                  "seed": None, "inputs": sorted(set(PAIRED) | set(GAINS) | {s for e, _ in PAIRED.values() for s in e})}
-    (out / "provenance.json").write_text(json.dumps(provenance, indent=1) + "\n")
+                  "seed": None, "inputs": INPUTS}
+    return {out / "paired_verdicts.csv": shown.to_csv(index=False),
+            out / "gains_with_base_error.csv": gains.to_csv(index=False),
+            out / "reanalysis.md": "\n".join(text),
+            out / "scorecard.md": "\n".join([
+                "# Claims scorecard (generated by make.sh from the committed studies; do not edit)", "",
+                "Each claim of the two papers, what the paper reports, and the tiny world's verdict on the seeds no "
+                "pilot used (`course_lib.scorecard`; notebook 07 section 7 shows the same table).", "",
+                "A status is read by the rules of `course_lib.scorecard` (an equivalence counts only where the "
+                "reference arm learned, by at least three times the margin); `was` is the status the same data had "
+                "before that rule.", "",
+                markdown(card[["claim", "paper reports", "tiny world", "status", "was", "note"]]), ""]),
+            out / "provenance.json": json.dumps(provenance, indent=1) + "\n"}
+
+
+def main(out=RESULTS_DIR / "reanalysis", readme=None) -> None:
+    """Write the re-analysis into `out` (and the README's scorecard when `readme` names it): all files or none."""
+    files = outputs(out)
+    if readme is not None:
+        files[Path(readme)] = with_scorecard(Path(readme).read_text(), files[Path(out) / "scorecard.md"], readme)
+    atomic_write_texts(files)
 
 
 if __name__ == "__main__":
-    main()
-    write_readme_block()
+    try:
+        main(readme=README)
+    except CourseError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
