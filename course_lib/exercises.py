@@ -370,16 +370,49 @@ def _deadest_selection(mechanism) -> dict:
             for task, rows in mechanism.groupby("task")}
 
 
-@exercise("06.1", hint="the model whose level-1 change in `changes`, averaged over its strategies, is largest.")
-def _level_one_winner(changes) -> frozenset:
-    level_one = changes[changes.level == 1].groupby("model")["mean"].mean()
-    return _argmax_names(level_one.to_dict())
+@exercise("05.3", tolerance=5e-4, hint="a tuple (ci_low, ci_high): t_interval(spread.difference) over every seed, the "
+                                       "live one included (the committed seeds alone are the other interval).")
+def _interval_with_live_seed(differences) -> tuple:
+    from .studies import t_interval
+
+    result = t_interval(differences)
+    return result["ci_low"], result["ci_high"]
 
 
-@exercise("06.2", hint='a tuple (model, strategy): the largest gain per training step in `overall` ("mean" / "steps").')
-def _cheapest_gain(overall) -> frozenset:
-    per_step = {(r.model, r.strategy): r.mean / r.steps for r in overall.itertuples()}
-    return _argmax_names(per_step)
+def _diagnose_vouched_margin(answer, short) -> str | None:
+    margin, _ = _vouched_margin(short)
+    if isinstance(answer, (tuple, list)) and len(answer) == 2 and matches(answer[0], 3 * margin, 5e-4):
+        return "that is levels-1-5's whole gain; the margin may be at most a third of it."
+    return None
+
+
+@exercise("06.1", tolerance=5e-4, diagnose=_diagnose_vouched_margin,
+          hint="a tuple (margin, verdict): a third of levels-1-5's mean gain (the 82-step arm), then "
+               "equivalence_verdict(levels-1-3 minus levels-1-5 per seed, margin)['verdict'].")
+def _vouched_margin(short) -> tuple:
+    from .studies import equivalence_verdict
+
+    wide = short.pivot_table(index="seed", columns="strategy", values="gain.test")
+    margin = round(float(wide["levels-1-5"].mean()) / 3, 4)
+    return margin, equivalence_verdict(wide["levels-1-3"] - wide["levels-1-5"], margin)["verdict"]
+
+
+@exercise("06.2", tolerance=5e-3, hint="a dict {level: 1 - dead_group_probability(p, G)}, with p the base accuracy of "
+                                       "that level and G = 8.")
+def _alive_by_level(base_by_level: dict, group_size: int) -> dict:
+    from .grpo import dead_group_probability
+
+    return {level: 1 - dead_group_probability(p, group_size) for level, p in base_by_level.items()}
+
+
+@exercise("06.3", tolerance=0, hint="seeds_needed(sd, 0.03), with sd the standard deviation (ddof=1) of the committed "
+                                    "seeds' differences, not of the live one.")
+def _seeds_for_margin(committed_differences) -> int:
+    import numpy as np
+
+    from .studies import seeds_needed
+
+    return seeds_needed(float(np.std(list(committed_differences), ddof=1)), 0.03)
 
 
 @exercise("07.1", tolerance=1e-9, hint='a dict {model: predicted dead share of `hard` at budget 0.3}, from '

@@ -41,15 +41,18 @@ ALLOWED = {
     ],
     "03_budget_explorer.ipynb": [],
     "04_grpo_training.ipynb": [
-        "`beta=0.04`",  # a setting the exercise asks the reader to try
+        "`learning_rate=2e-3`",  # a setting the exercise asks the reader to try
     ],
+    "04b_dead_groups_in_training.ipynb": [],
     "05_hard_examples_win.ipynb": [
         "10%",  # the paper's annotation budget, a setting of the study
         "at most 0.03",  # the equivalence margin fixed in the studies' READMEs before they ran
+        "a gain of 0.01",  # the unit conversion: a fraction of problems in points of accuracy
     ],
     "06_capacity_boundary.ipynb": [
         "~45% training steps",  # quoted from the paper's abstract
         "margin** of 0.03",  # the equivalence margin fixed in the study's README before it ran
+        "difference of 0.03 with 80% power",  # an exercise's target, the margin the studies fixed
     ],
     "07_when_hard_helps.ipynb": [
         "10%",  # the budget setting of the studies
@@ -57,6 +60,7 @@ ALLOWED = {
     ],
     "A1_behind_the_findings.ipynb": [
         "10% arm",  # the budget setting of the headroom pilots
+        "easy 10%",  # the budget setting of the strong-regime study
         "larger of 0.03",  # the seed plan's smallest difference, a rule fixed before the pilot
         "2.5 times as large",  # a setting of the larger-pool probe (2500 problems against 1000)
         "its 90% upper bound",  # the seed plan's settings: the sd's confidence bound and the power asked for
