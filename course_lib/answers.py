@@ -63,17 +63,23 @@ def normalize_number(text: str) -> str:
     return cleaned
 
 
-def hash_answers(text) -> list[str | None]:
-    """Every `####` answer in a completion, normalised, in order (None for an empty one); [] when there is none.
+_WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row, in any script
 
-    >>> hash_answers("3+4=7\\n#### 7"), hash_answers("#### 3\\n#### 4"), hash_answers("no marker")
-    (['7'], ['3', '4'], [])
+
+def hash_answers(text) -> list[str | None]:
+    """Every `####` answer in a completion, normalised, in order; [] when there is none. The last mark is the
+    answer (None when empty); an earlier one is another answer unless it reads as a Markdown heading (empty, or
+    words: `#### Step 1: add`), which a model may write before its `#### N`.
+
+    >>> hash_answers("3+4=7\\n#### 7"), hash_answers("#### 3\\n#### 4"), hash_answers("#### Step 1\\n#### 4")
+    (['7'], ['3', '4'], ['4'])
     """
     if not isinstance(text, str):
         return []
     if text.count("####") > MAX_MARKS:
         return [None]
-    return [normalize_number(match) or None for match in _HASH.findall(text)]
+    marks = [normalize_number(match) for match in _HASH.findall(text)]
+    return [mark for mark in marks[:-1] if mark and not _WORD.search(mark)] + [mark or None for mark in marks[-1:]]
 
 
 def extract_hash_answer(text) -> str | None:

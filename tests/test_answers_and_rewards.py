@@ -333,7 +333,8 @@ HEDGES = [
     ("#### 7 or 8", "7", "gsm8k"), ("#### 7, 8", "7", "gsm8k"), ("#### 7 #### 8", "8", "gsm8k"),
     ("".join(f"#### {n}\n" for n in range(20)), "7", "gsm8k"),  # every number up to 19
     ("ABC\n#### A\n#### B", "B", "shuffle"), ("ABC\n#### A B", "A", "shuffle"),
-    ("#### 7" + " thinking" * 1000 + "\n#### 8", "8", "gsm8k"),  # far apart: marks are counted in the whole text
+    ("#### 7\n" + " thinking" * 1000 + "\n#### 8", "8", "gsm8k"),  # far apart: marks are counted in the whole text
+    ("#### Step 1\n#### 7\n#### 8", "8", "gsm8k"),  # a heading is skipped, the two answers are not
     # MATH: `\boxed{}` (and `\fbox{}`)
     (r"\boxed{1} or \boxed{2}", "2", "math"), (r"\boxed{2} \fbox{1}", "2", "math"),
     (r"\boxed{\frac{1}{2}} \boxed{0.25}", "0.5", "math"), (r"\boxed{1 \lor 2}", "2", "math"),
@@ -370,6 +371,8 @@ def test_a_hedge_scores_zero_in_every_answer_family(completion, answer, source):
 ONE_ANSWER = [
     ("3+4=7\n#### 7", "7", "arith"), ("#### 7\n#### 7", "7", "gsm8k"), ("#### 1,200\n#### 1200", "1200", "gsm8k"),
     ("#### 7\nso 8 would be wrong", "7", "gsm8k"),  # text after the marked answer is not read
+    ("#### Step 1: add\n3+4=7\n#### Final answer\n#### 7", "7", "gsm8k"),  # Markdown headings are no answers
+    ("#### 7 apples\n#### 7", "7", "gsm8k"),  # words after an earlier mark: a heading
     (r"\boxed{2} so \boxed{2}", "2", "math"), (r"\boxed{15\frac{39}{40}} = \boxed{\frac{639}{40}}", r"\frac{639}{40}", "math"),
     (r"\boxed{1, 2}", "1,2", "math"), (r"\boxed{1 \text{ or } 2}", "1,2", "math"),  # a list answer is one answer
     (r"\boxed{2}, not 3 or 4", "2", "math"),
