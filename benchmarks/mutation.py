@@ -153,15 +153,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.grpo.x_grpo_loss__mutmut_{n}": (
         "accepted", "a ratio exactly on a clip bound (a float equal to 0.8 or 1.28) is the only case this changes",
         change) for n, change in ((79, "ratio <= 1 - epsilon"), (85, "ratio >= 1 + epsilon_high"))},
-    "course_lib.grpo.x_reference_step__mutmut_107": (
-        "equivalent", "float('INF') is infinity, as float('inf') is", 'float("INF")'),
-    **{f"course_lib.grpo.x_reference_step__mutmut_{n}": (
-        "equivalent", "gradients set to None or to zeros before the backward pass: it writes the same values either "
-                      "way, and the norm and the optimizer step read those", change)
-       for n, change in ((63, "set_to_none=None"), (64, "set_to_none=False"))},
-    "course_lib.grpo.x_reference_step__mutmut_86": (
-        "accepted", "`.to(None)` leaves the advantages where they are, on the CPU with the log-probs here; on a GPU "
-                    "the multiplication with the log-probs would fail at once", ".to(None)"),
     **{f"course_lib.studies.x_detectable_difference__mutmut_{n}": (
         "equivalent", "a wider upper end of the root-finding bracket (21 instead of 20 noncentralities, or a factor "
                       "seeds larger) still holds the one root, so brentq returns the same difference", change)

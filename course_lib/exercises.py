@@ -338,14 +338,53 @@ def _ids_changed_at_2(table, budget, seed: int) -> int:
     return len(set(select(pass_rates_at(table, 2), "hard", budget, seed)) - set(select(table, "hard", budget, seed)))
 
 
-@exercise("04.4", tolerance=1e-4, hint="sum over j = 0..K of the Binomial(K, p) probability of j right times "
-                                       "dead_group_probability(j / K, G); math.comb(K, j) gives the binomial coefficient.")
+def _dapo_loss(logps, advantages, mask) -> float:
+    """The on-policy loss averaged over the batch's completion tokens (TRL's "dapo"), for 04.1's hint."""
+    return float(-(advantages[:, None] * mask).sum() / mask.sum())
+
+
+def _diagnose_dr_grpo(answer, logps, advantages, mask, max_completion_length) -> str | None:
+    if matches(answer, _dapo_loss(logps, advantages, mask), 1e-7):
+        return "that divides by the completion tokens there are (dapo); Dr. GRPO divides by N x max_completion_length."
+    return None
+
+
+@exercise("04.1", tolerance=1e-7, diagnose=_diagnose_dr_grpo,
+          hint="sum -ratio x advantage x mask over every token, then divide by the number of completions times "
+               "max_completion_length.")
+def _dr_grpo_loss(logps, advantages, mask, max_completion_length: int) -> float:
+    from .grpo import grpo_loss
+
+    loss, _ = grpo_loss(logps, logps.detach(), None, advantages, mask, loss_type="dr_grpo",
+                        max_completion_length=max_completion_length)
+    return float(loss)
+
+
+@exercise("04.2", tolerance=0, hint="LoRA trains r x (d_in + d_out) per matrix: divide the model's parameters by "
+                                    "d_in + d_out summed over the matrices, and round up.")
+def _rank_as_large_as_the_model(parameters: int, sizes) -> int:
+    return math.ceil(parameters / sum(d_in + d_out for d_in, d_out in sizes))
+
+
+@exercise("04b.1", tolerance=1e-4, hint="sum over j = 0..K of the Binomial(K, p) probability of j right times "
+                                        "dead_group_probability(j / K, G); math.comb(K, j) gives the binomial coefficient.")
 def _plugin_dead_probability(p: float, k: int, group_size: int) -> float:
     from math import comb
 
     from .grpo import dead_group_probability
 
     return sum(comb(k, j) * p**j * (1 - p) ** (k - j) * dead_group_probability(j / k, group_size) for j in range(k + 1))
+
+
+@exercise("04b.2", tolerance=1e-4, hint="label every problem from its first 2 samples (pass_rates_at(base, 2)), then "
+                                        "average dead_group_probability(label, G) over the run's groups, one per "
+                                        "row of the ledger.")
+def _dead_share_from_two_samples(table, problem_ids, group_size: int) -> float:
+    from .difficulty import pass_rates_at
+    from .grpo import dead_group_probability
+
+    labels = dict(zip(table["id"], pass_rates_at(table, 2)["pass_rate"]))
+    return float(sum(dead_group_probability(labels[i], group_size) for i in problem_ids) / len(problem_ids))
 
 
 @exercise("05.1", tolerance=5e-4, hint='a dict {task: mean paired difference}, from paired_difference(committed, '

@@ -1,7 +1,8 @@
-"""GRPO, written to be read: group advantages, dead groups, and a reference loss and step in plain torch.
+"""GRPO, written to be read: group advantages, dead groups, and TRL's loss in plain torch.
 
 Shapes: `rewards` is (B, G), B groups of G completions of one prompt each (G is TRL's `num_generations`).
-Introduced in notebooks/02_zero_variance_groups.ipynb; the reference step in notebooks/04_grpo_training.ipynb.
+Introduced in notebooks/02_zero_variance_groups.ipynb; the loss in notebooks/04_grpo_training.ipynb, which writes
+it inline and asserts it equals `grpo_loss`.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def completion_logprobs(model, tokenizer, prompts: list[str], completions: list[
 
 
 # ---------------------------------------------------------------------------
-# Reference GRPO step (plain torch): TRL 1.16's loss written out, checked against GRPOTrainer in the tests
+# GRPO's loss (plain torch): TRL 1.16's written out, checked against GRPOTrainer in the tests
 # ---------------------------------------------------------------------------
 
 LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")  # TRL's clipped-ratio losses; "dapo" is TRL 1.16's default
@@ -138,6 +139,7 @@ def grpo_loss(logps, old_logps, ref_logps, advantages, mask, epsilon=0.2, epsilo
 
     As on one process without gradient accumulation (TRL also divides by those). `num_items_in_batch` ("dapo"):
     completion tokens in the whole generation batch, by default this batch's. `ref_logps` may be None if beta=0.
+    On-policy, pass `old_logps=logps.detach()`: the ratio is then 1 and its gradient the policy gradient.
     Introduced in notebooks/04_grpo_training.ipynb.
     """
     _check_loss_inputs(logps, old_logps, ref_logps, advantages, mask, beta, loss_type, max_completion_length)
@@ -193,42 +195,3 @@ def _check_loss_inputs(logps, old_logps, ref_logps, advantages, mask, beta, loss
     check(beta == 0 or ref_logps is not None, f"beta={beta} penalises KL to a reference: give ref_logps")
     check(loss_type != "dr_grpo" or (max_completion_length or 0) >= 1,
           "loss_type='dr_grpo' divides by max_completion_length: give it (TRL's GRPOConfig default is 512)")
-
-
-def reference_step(model, tokenizer, prompts, completions, rewards, group_size, optimizer=None, ref_model=None,
-                   scale="group", max_grad_norm=1.0, **loss_options):
-    """One on-policy GRPO step on given completions: advantages, log-probs, loss, backward, optimizer step.
-
-    `prompts` holds one prompt per group; `completions` and `rewards` its G completions one after another (B*G).
-    Clears old gradients first; without an optimizer they stay in `.grad`. `loss_options` go to `grpo_loss`.
-    Introduced in notebooks/04_grpo_training.ipynb.
-    """
-    _check_group_size(group_size)
-    N, G = len(completions), group_size
-    check(N % G == 0, f"{N} completions do not split into groups of group_size={G}: "
-                      f"give a multiple of {G} completions, or a group_size that divides {N}")
-    check(len(prompts) * G == N, f"{len(prompts)} prompts x group_size={G} is {len(prompts) * G}, not {N} "
-                                 f"completions: give one prompt per group ({N // G} prompts)")
-    rewards = torch.as_tensor(rewards, dtype=torch.float32)
-    check(rewards.numel() == N, f"{rewards.numel()} rewards for {N} completions: give one reward per completion")
-    beta = loss_options.get("beta", 0.0)
-    check(beta == 0 or ref_model is not None, f"beta={beta} penalises KL to a reference: give ref_model")
-
-    advantages = group_advantages(rewards.reshape(-1, G), scale=scale).reshape(-1)  # (B*G,)
-    repeated = [prompt for prompt in prompts for _ in range(G)]  # (B*G,): each prompt G times, as TRL batches it
-    model.zero_grad(set_to_none=True)
-    logps, mask = completion_logprobs(model, tokenizer, repeated, completions)  # (B*G, T) each
-    ref_logps = None
-    if ref_model is not None:
-        with torch.no_grad():
-            ref_logps, _ = completion_logprobs(ref_model, tokenizer, repeated, completions)  # (B*G, T)
-    advantages = advantages.to(logps.device)
-    # On-policy: these completions were sampled from this very model, so the "old" log-probs are today's
-    loss, stats = grpo_loss(logps, logps.detach(), ref_logps, advantages, mask, **loss_options)
-    loss.backward()
-    # Trainer clips the gradient norm before each step (max_grad_norm=1.0); with no step, only measure it
-    limit = max_grad_norm if optimizer is not None and max_grad_norm is not None else float("inf")
-    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), limit)
-    if optimizer is not None:
-        optimizer.step()
-    return {"loss": loss.item(), "grad_norm": grad_norm.item(), "advantages": advantages, **stats}

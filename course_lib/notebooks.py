@@ -20,8 +20,17 @@ from .runtime import read_records
 
 
 def numbered_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
-    """The course's notebooks `NN_name.ipynb`, in order."""
-    return sorted(p for p in Path(folder).glob("*.ipynb") if re.match(r"\d\d_", p.name))
+    """The course's notebooks `NN_name.ipynb`, in order; `NNb_name.ipynb` is a second slot on NN's topic, after it."""
+    return sorted(p for p in Path(folder).glob("*.ipynb") if re.match(r"\d\d[a-z]?_", p.name))
+
+
+def notebook_id(notebook: Path | str) -> str:
+    """How the course names a notebook: '04', '04b', 'A2' (its file name up to the first underscore).
+
+    >>> notebook_id("notebooks/04b_dead_groups_in_training.ipynb"), notebook_id("A2_real_pretrained_model.ipynb")
+    ('04b', 'A2')
+    """
+    return Path(notebook).name.split("_", 1)[0]
 
 
 def appendix_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:

@@ -409,7 +409,7 @@ def advantage_bars_chart(rewards, advantages, title: str) -> alt.LayerChart:
 
 def learnable_share_chart(table: pd.DataFrame, title: str) -> alt.LayerChart:
     """Learnable share of groups per difficulty band (columns difficulty, groups, learnable_share), each bar labelled
-    with its value and group count, so a band with no learnable group reads 0, not a missing bar (04)."""
+    with its value and group count, so a band with no learnable group reads 0, not a missing bar (04b)."""
     x = alt.X("difficulty:N", sort=None, title="base pass rate band", axis=alt.Axis(labelAngle=0))
     y = alt.Y("learnable_share:Q", scale=alt.Scale(domain=[0, 1]), title="learnable share of groups")
     bars = alt.Chart(table).mark_bar(color="#4E79A7").encode(x=x, y=y, tooltip=["difficulty", "groups", "learnable_share"])

@@ -24,8 +24,8 @@ class Profile:
     temperature: float  # sampling temperature for estimation
     max_new_tokens: int  # completion length limit
     sample_batch_size: int  # prompts per batched generate call
-    train_problems: int  # problems in a training subset (notebook 04)
-    train_steps: int  # GRPO optimizer steps of each of notebook 04's runs
+    train_problems: int  # problems in a training subset (notebooks 04 and 04b)
+    train_steps: int  # GRPO optimizer steps of each of notebook 04b's runs (and the most 04 runs)
     prompts_per_step: int  # prompts per GRPO step (each with G completions)
     eval_problems: int  # held-out problems per evaluation
     eval_k: int  # samples per held-out problem

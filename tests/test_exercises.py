@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from course_lib.exercises import CHECKS, check_answer, matches, verdict
-from course_lib.notebooks import execute, numbered_notebooks
+from course_lib.notebooks import execute, notebook_id, numbered_notebooks
 from course_lib.runtime import read_records
 from course_lib.tasks import generate
 
@@ -64,7 +64,7 @@ def test_every_check_names_an_exercise_of_its_notebook(path):
     numbers = exercise_numbers(notebook)
     for exercise_id in check_calls(notebook):
         prefix, number = exercise_id.split(".")
-        assert prefix == path.name[:2] and int(number) in numbers, exercise_id
+        assert prefix == notebook_id(path) and int(number) in numbers, exercise_id
         assert exercise_id in CHECKS, exercise_id
     checks = [c for c in notebook.cells if "check_answer(" in c.source]
     assert not any(is_solution(c) for c in checks), "a check must stay in the student copy"
@@ -232,10 +232,41 @@ def test_the_plugin_dead_probability_is_the_binomial_average_and_exceeds_the_tru
 
     p, k, G = 0.05, 8, 8
     plugin = sum(comb(k, j) * p**j * (1 - p) ** (k - j) * dead_group_probability(j / k, G) for j in range(k + 1))
-    assert verdict("04.4", plugin, p=p, k=k, group_size=G)[0]
+    assert verdict("04b.1", plugin, p=p, k=k, group_size=G)[0]
     assert plugin > dead_group_probability(p, G)  # Jensen: the convex formula averaged over noisy labels
-    ok, message = verdict("04.4", dead_group_probability(p, G), p=p, k=k, group_size=G)  # the true value is not it
+    ok, message = verdict("04b.1", dead_group_probability(p, G), p=p, k=k, group_size=G)  # the true value is not it
     assert not ok
+
+
+def test_the_dr_grpo_check_names_the_dapo_average():
+    """04.1 on a hand case, on-policy (ratio 1): advantages [1, -1], tokens [[1, 1, 1], [1, 0, 0]], so the summed
+    token losses are -3 + 1 = -2; Dr. GRPO divides by 2 completions x max_completion_length 4, dapo by the 4 tokens."""
+    import torch
+
+    inputs = {"logps": torch.full((2, 3), -1.0), "advantages": torch.tensor([1.0, -1.0]),
+              "mask": torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, 0.0]]), "max_completion_length": 4}
+    assert verdict("04.1", -0.25, **inputs) == (True, "correct (04.1)")
+    ok, message = verdict("04.1", -0.5, **inputs)
+    assert not ok and "dapo" in message
+
+
+def test_the_lora_rank_check_rounds_up():
+    # LoRA trains r x (d_in + d_out) summed: 50 per unit of rank here, so 1000 parameters at r = 20, 1001 at r = 21
+    sizes = [(10, 10), (10, 20)]
+    assert verdict("04.2", 20, parameters=1000, sizes=sizes)[0] and verdict("04.2", 21, parameters=1001, sizes=sizes)[0]
+    assert not verdict("04.2", 20, parameters=1001, sizes=sizes)[0]
+
+
+def test_the_two_sample_prediction_labels_from_the_first_two_outcomes():
+    """04b.2: labels from the first 2 samples, 'a' 1/2 and 'b' 0, averaged over the groups a, b, b:
+    (2 x 0.5^8 + 1 + 1) / 3 at G = 8."""
+    import pandas as pd
+
+    table = pd.DataFrame({"id": ["a", "b"], "k": [4, 4], "outcomes": ["1000", "0011"], "n_correct": [1, 2],
+                          "pass_rate": [0.25, 0.5]})
+    expected = (2 * 0.5**8 + 1 + 1) / 3
+    assert verdict("04b.2", expected, table=table, problem_ids=["a", "b", "b"], group_size=8)[0]
+    assert not verdict("04b.2", (2 * 0.75**8 + 0.5**7) / 3, table=table, problem_ids=["a", "b", "b"], group_size=8)[0]
 
 
 def test_the_kl_exercise_calls_the_function_and_names_a_missing_kl_term():

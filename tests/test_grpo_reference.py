@@ -1,4 +1,5 @@
-"""The plain-torch GRPO step gives the loss and the gradients of TRL 1.16's GRPOTrainer on the same fixed batch.
+"""The library's GRPO loss (the one notebook 04 writes inline, then asserts equal to `grpo_loss`) gives the loss and
+the gradients of TRL 1.16's GRPOTrainer on the same fixed batch.
 
 TRL is run on its own code path from completions to loss: its `rollout_func` hook hands it our fixed completions
 instead of sampling, a reward function hands back our fixed rewards, and `_generate_and_score_completions` (the
@@ -9,12 +10,11 @@ token count; then the public `compute_loss`, and `backward`.
 import math
 import re
 
-import numpy as np
 import pytest
 import torch
 
 from course_lib import CourseError
-from course_lib.grpo import completion_logprobs, group_advantages, grpo_loss, reference_step
+from course_lib.grpo import completion_logprobs, group_advantages, grpo_loss
 from course_lib.models import build_model, build_tokenizer
 
 G = 4
@@ -80,6 +80,23 @@ def assert_same_gradients(model, trl_grads):
     assert (mine - theirs).norm() / theirs.norm() < RTOL
 
 
+def library_step(model, tokenizer, rewards, prompts=PROMPTS, completions=COMPLETIONS, ref_model=None, **options):
+    """One on-policy step's loss on fixed completions, by the library: group advantages, log-probs, `grpo_loss`
+    (old log-probs = today's, detached), backward. Returns the loss, the gradient norm, the advantages, the stats."""
+    advantages = group_advantages(torch.tensor(rewards).reshape(-1, G)).reshape(-1)  # (B*G,)
+    repeated = [prompt for prompt in prompts for _ in range(G)]  # each prompt G times, as TRL batches it
+    logps, mask = completion_logprobs(model, tokenizer, repeated, completions)  # (B*G, T) each
+    ref_logps = None
+    if ref_model is not None:
+        with torch.no_grad():
+            ref_logps, _ = completion_logprobs(ref_model, tokenizer, repeated, completions)
+    loss, stats = grpo_loss(logps, logps.detach(), ref_logps, advantages, mask, **options)
+    loss.backward()
+    grads = [p.grad.flatten() for p in model.parameters() if p.grad is not None]
+    return {"loss": loss.item(), "grad_norm": torch.cat(grads).norm().item() if grads else 0.0,
+            "advantages": advantages, **stats}
+
+
 @pytest.mark.parametrize(
     "loss_type, beta",
     [
@@ -91,13 +108,12 @@ def assert_same_gradients(model, trl_grads):
         ("dr_grpo", 0.1),
     ],
 )
-def test_reference_step_matches_trl(start, tokenizer, tmp_path, monkeypatch, loss_type, beta):
+def test_library_loss_matches_trl_on_policy(start, tokenizer, tmp_path, monkeypatch, loss_type, beta):
     trl_loss, trl_grads, trainer, inputs = run_trl(start, tokenizer, tmp_path, monkeypatch,
                                                    loss_type=loss_type, beta=beta)
     model = policy(start)
-    result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, REWARDS, group_size=G,
-                            ref_model=load(start) if beta else None,
-                            beta=beta, loss_type=loss_type, max_completion_length=MAX_LEN)
+    result = library_step(model, tokenizer, REWARDS, ref_model=load(start) if beta else None,
+                          beta=beta, loss_type=loss_type, max_completion_length=MAX_LEN)
     torch.testing.assert_close(result["advantages"], inputs["advantages"], rtol=RTOL, atol=0)
     assert result["loss"] == pytest.approx(trl_loss.item(), rel=RTOL, abs=ATOL)
     assert_same_gradients(model, trl_grads)
@@ -209,7 +225,7 @@ def test_clip_fraction_counts_only_tokens_whose_gradient_clipping_removed():
 
 def test_dead_groups_give_exactly_zero_gradient(tokenizer):
     model = build_model("tiny-s", tokenizer, seed=0)
-    result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, [1.0] * 4 + [0.0] * 4, group_size=G)
+    result = library_step(model, tokenizer, [1.0] * 4 + [0.0] * 4)
     assert result["loss"] == 0.0 and result["grad_norm"] == 0.0
     assert torch.equal(result["advantages"], torch.zeros(len(COMPLETIONS)))
     assert all(torch.count_nonzero(p.grad) == 0 for p in model.parameters())
@@ -218,68 +234,14 @@ def test_dead_groups_give_exactly_zero_gradient(tokenizer):
 def test_dead_group_only_dilutes_the_live_groups_gradient(tokenizer):
     # dapo divides by every token of the batch: a dead group adds tokens but no gradient of its own
     model = build_model("tiny-s", tokenizer, seed=0)
-    reference_step(model, tokenizer, PROMPTS[:1], COMPLETIONS[:G], REWARDS[:G], group_size=G)
+    library_step(model, tokenizer, REWARDS[:G], prompts=PROMPTS[:1], completions=COMPLETIONS[:G])
     alone = torch.cat([p.grad.flatten() for p in model.parameters()])
-    reference_step(model, tokenizer, PROMPTS, COMPLETIONS, REWARDS[:G] + [1.0] * G, group_size=G)
+    model.zero_grad(set_to_none=True)
+    library_step(model, tokenizer, REWARDS[:G] + [1.0] * G)
     with_dead = torch.cat([p.grad.flatten() for p in model.parameters()])
     live_tokens = sum(len(c) + 1 for c in COMPLETIONS[:G])  # + 1 for eos
     all_tokens = sum(len(c) + 1 for c in COMPLETIONS)
     torch.testing.assert_close(with_dead, alone * live_tokens / all_tokens, rtol=1e-4, atol=1e-7)
-
-
-def test_reference_step_clips_the_gradient_before_the_optimizer_step(tokenizer):
-    model = build_model("tiny-s", tokenizer, seed=0)
-    before = torch.cat([p.detach().flatten() for p in model.parameters()])
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, REWARDS, group_size=G, optimizer=optimizer,
-                            max_grad_norm=1e-3)
-    after = torch.cat([p.detach().flatten() for p in model.parameters()])
-    assert result["grad_norm"] > 1e-3  # the norm reported is the one before clipping
-    assert (after - before).norm().item() == pytest.approx(0.1 * 1e-3, rel=1e-3)  # lr x the clipped norm
-
-
-def test_reference_step_takes_integer_rewards_as_the_same_numbers(tokenizer):
-    """A reward function may return ints (1 and 0), or a numpy array of float64: the step is the one the same
-    rewards as a list of floats give (the rewards are read as float32, as TRL reads them)."""
-    results = []
-    for rewards in ([int(r) for r in REWARDS], np.array(REWARDS, dtype=np.float64), REWARDS):
-        model = build_model("tiny-s", tokenizer, seed=0)
-        results.append(reference_step(model, tokenizer, PROMPTS, COMPLETIONS, rewards, group_size=G))
-    for result in results[:2]:
-        assert result["advantages"].dtype == torch.float32
-        torch.testing.assert_close(result["advantages"], results[2]["advantages"], rtol=0, atol=0)
-        assert result["loss"] == results[2]["loss"] and result["grad_norm"] == results[2]["grad_norm"]
-
-
-def test_reference_step_clips_at_norm_one_by_default_as_trl_does(tokenizer):
-    model = build_model("tiny-s", tokenizer, seed=0)
-    before = torch.cat([p.detach().flatten() for p in model.parameters()])
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    result = reference_step(model, tokenizer, PROMPTS, COMPLETIONS, [8 * r for r in REWARDS], group_size=G,
-                            optimizer=optimizer, scale="none")  # unscaled advantages of 8: a norm above 1
-    after = torch.cat([p.detach().flatten() for p in model.parameters()])
-    assert result["grad_norm"] > 2.0
-    assert (after - before).norm().item() == pytest.approx(0.1 * 1.0, rel=1e-3)  # TRL's max_grad_norm = 1.0
-
-
-@pytest.mark.parametrize(
-    "kwargs, message",
-    [
-        ({"group_size": 1}, "group size G=1: GRPO needs at least 2 completions per prompt to compare"),
-        ({"group_size": 3}, "8 completions do not split into groups of group_size=3: "
-                            "give a multiple of 3 completions, or a group_size that divides 8"),
-        ({"prompts": PROMPTS * 2}, "4 prompts x group_size=4 is 16, not 8 completions: give one prompt per group"),
-        ({"rewards": REWARDS[:6]}, "6 rewards for 8 completions: give one reward per completion"),
-        ({"beta": 0.1}, "beta=0.1 penalises KL to a reference: give ref_model"),
-        ({"loss_type": "ppo"}, "loss_type='ppo' is unknown; use one of dapo, grpo, bnpo, dr_grpo"),
-        ({"loss_type": "dr_grpo"}, "loss_type='dr_grpo' divides by max_completion_length: give it"),
-    ],
-)
-def test_reference_step_rejects(tokenizer, kwargs, message):
-    arguments = {"prompts": PROMPTS, "completions": COMPLETIONS, "rewards": REWARDS, "group_size": G, **kwargs}
-    model = build_model("tiny-s", tokenizer, seed=0)
-    with pytest.raises(CourseError, match=re.escape(message)):
-        reference_step(model, tokenizer, **arguments)
 
 
 @pytest.mark.parametrize(
