@@ -248,7 +248,6 @@ def check_A2(numbers):
     assert numbers["pass_rate"]["gsm8k"] == 0.0 and numbers["format_share"]["words-2"] == 0.0703
     assert numbers["grpo_gain"] == 0.0 and numbers["grpo_format_gain"] == 0.9167
     assert numbers["grpo_format_share_after"] - numbers["grpo_format_share_before"] == pytest.approx(0.9167, abs=1e-3)
-
     # what the takeaways say: the word problems' 0% is half samples cut off at the limit, few in format
     assert numbers["pass_rate"]["words-1"] == 0.0
     assert numbers["clipped_share"]["words-1"] == 0.484 and numbers["format_share"]["words-1"] == 0.0703
@@ -258,6 +257,7 @@ def check_A2(numbers):
     # the GRPO chart's takeaway: every group dead, and no gradient, from step 9 to the last of 36
     assert numbers["grpo_dead_from_step"] == 9 and numbers["grpo_steps"] == 36
     assert numbers["grpo_late_grad_norm"] == 0.0 and numbers["grpo_format_weight"] == 0.5
+
 
 CHECKS = {"00": check_00, "01": check_01, "02": check_02, "03": check_03, "04": check_04, "04b": check_04b,
           "05": check_05, "06": check_06, "07": check_07, "A1": check_A1, "A2": check_A2}
