@@ -127,6 +127,12 @@ DAMAGE = {
                     "regimes-hard-wins-long/results.csv holds point"),
     "a row twice, renamed": (lambda root: damage_csv(root, "regimes-hard-wins-long", renamed_duplicate),
                              "regimes-hard-wins-long/results.csv holds the same run twice (lines 2 and 34: "),
+    "an arm renamed": (lambda root: damage_csv(root, "size-boundary", lambda t: t.assign(strategy=t.strategy.str.upper())),
+                       "size-boundary/results.csv holds no point of the arm 'levels-1-3', which the re-analysis compares"),
+    "one model's arm removed": (lambda root: damage_csv(root, "regimes-hard-wins", lambda t: t[
+        ~((t.model == "tiny-m") & (t.strategy == "random"))]), "regimes-hard-wins/results.csv cannot be re-analysed ("),
+    "too few fresh seeds": (lambda root: damage_csv(root, "regimes-hard-wins-long", lambda t: t[t.seed < 4]),
+                            "regimes-hard-wins-long/results.csv cannot be re-analysed ("),
     "provenance not JSON": (lambda root: (root / "hard-wins" / "provenance.json").write_text("{"),
                             "hard-wins/provenance.json is not valid JSON (JSONDecodeError)"),
     "provenance binary": (lambda root: (root / "hard-wins" / "provenance.json").write_bytes(b"\xff\xfe\x00"),
@@ -180,3 +186,13 @@ def test_sound_inputs_remake_every_output_and_the_readme_block(results_copy):
              if line.startswith("|")]
     assert (results_copy.parent.parent / "README.md").read_text() == \
         "# Title\n" + MARKERS[0] + "\n".join(table) + "\n" + MARKERS[1] + "\nafter\n"
+
+
+def test_an_output_folder_that_is_a_file_is_one_line(results_copy):
+    import shutil
+
+    shutil.rmtree(results_copy / "reanalysis")
+    (results_copy / "reanalysis").write_text("not a folder")
+    with pytest.raises(CourseError, match=r"^out=.*/reanalysis is a file; give a folder"):
+        runpy.run_path(str(SCRIPT))["main"]()
+    assert (results_copy / "reanalysis").read_text() == "not a folder"

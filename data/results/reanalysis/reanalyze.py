@@ -5,6 +5,7 @@ each study's primary and secondary families, and every arm's gain with the share
 Every input is checked before anything is computed (`check_inputs`), and the outputs (and the README's scorecard)
 are written together once all are computed, or none: a damaged input is one line and exit status 1."""
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -12,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from course_lib.errors import CourseError, check
-from course_lib.provenance import atomic_write_texts, git_commit, library_versions
-from course_lib.scorecard import CLAIMS, scorecard
+from course_lib.provenance import atomic_write_texts, check_writable_folder, git_commit, library_versions
+from course_lib.scorecard import CLAIMS, claim_verdict, scorecard
 from course_lib.studies import (
     RESULTS_DIR,
     base_variance_bound,
@@ -84,8 +85,30 @@ def check_inputs() -> dict:
             blank = table.index[table[column].isna()]
             check(not len(blank), f"{path}: the point {table['point'][blank[0]] if len(blank) else ''} has no "
                                   f"{column}; restore it (git checkout)")
+        arms = {arm.removesuffix(" (49 steps)") for pairs in PAIRED.get(study, ((), {}))[1].values()
+                for pair in pairs for arm in pair} | {arm for c in CLAIMS if c.study == study for arm in (c.first, c.second)
+                                                      if arm}
+        absent = sorted(arms - set(table["strategy"]))
+        check(not absent, f"{path} holds no point of the arm {absent[0] if absent else ''!r}, which the re-analysis "
+                          "compares; restore it (git checkout)")
         tables[study] = table
+    for claim in CLAIMS:  # the scorecard's verdicts, claim by claim, so a failure names its study
+        if claim.study:
+            with about(claim.study):
+                claim_verdict(claim, RESULTS_DIR)
     return tables
+
+
+@contextlib.contextmanager
+def about(study: str):
+    """Within the block, an input that cannot be re-analysed (too few seeds, an arm missing for a model) is one
+    line naming the study's results.csv."""
+    try:
+        yield
+    except (CourseError, KeyError, ValueError, IndexError) as error:
+        why = str(error) if isinstance(error, CourseError) else f"{type(error).__name__}: {error}"
+        raise CourseError(f"{study_folder(study, RESULTS_DIR) / 'results.csv'} cannot be re-analysed ({why}); "
+                          "restore it (git checkout)") from None
 
 
 def confirmatory(study: str) -> pd.DataFrame:
@@ -122,13 +145,14 @@ def paired_rows(table: pd.DataFrame, pairs, seeds_used: str) -> list[dict]:
 def paired_table() -> pd.DataFrame:
     out = []
     for study, (_, families) in PAIRED.items():
-        table = confirmatory(study)
-        repeated = set(table.loc[table["repeats_earlier_run"], "seed"])
-        fresh = table[~table["seed"].isin(repeated)]
-        for family, pairs in families.items():
-            for name, part in (("all", table), ("fresh only", fresh)):
-                rows = holm_verdicts(pd.DataFrame(paired_rows(part, pairs, name)))
-                out.append(rows.assign(study=study, family=family))
+        with about(study):
+            table = confirmatory(study)
+            repeated = set(table.loc[table["repeats_earlier_run"], "seed"])
+            fresh = table[~table["seed"].isin(repeated)]
+            for family, pairs in families.items():
+                for name, part in (("all", table), ("fresh only", fresh)):
+                    rows = holm_verdicts(pd.DataFrame(paired_rows(part, pairs, name)))
+                    out.append(rows.assign(study=study, family=family))
     return pd.concat(out, ignore_index=True)
 
 
@@ -146,17 +170,19 @@ def with_base_variance(table: pd.DataFrame) -> pd.DataFrame:
 def gains_table() -> pd.DataFrame:
     rows = []
     for study in GAINS:
-        table = with_base_variance(load_study(study, RESULTS_DIR)[0])
-        by = [c for c in ("model", "task", "strategy", "steps", "learning_rate") if c in table.columns]
-        for key, group in table.groupby(by, sort=True):
-            if len(group) < 3:
-                continue
-            without = equivalence_verdict(group["gain.test"], MARGIN)
-            with_base = equivalence_verdict(group["gain.test"], MARGIN, float(group["base_variance.test"].iloc[0]))
-            rows.append({"study": study, **dict(zip(by, key)), "seeds": len(group),
-                         "gain without base error": interval_text(without),
-                         "gain with base error": interval_text(with_base), "base error": group["base error"].iloc[0],
-                         "verdict without": without["verdict"], "verdict with": with_base["verdict"]})
+        with about(study):
+            table = with_base_variance(load_study(study, RESULTS_DIR)[0])
+            by = [c for c in ("model", "task", "strategy", "steps", "learning_rate") if c in table.columns]
+            for key, group in table.groupby(by, sort=True):
+                if len(group) < 3:
+                    continue
+                without = equivalence_verdict(group["gain.test"], MARGIN)
+                with_base = equivalence_verdict(group["gain.test"], MARGIN, float(group["base_variance.test"].iloc[0]))
+                rows.append({"study": study, **dict(zip(by, key)), "seeds": len(group),
+                             "gain without base error": interval_text(without),
+                             "gain with base error": interval_text(with_base),
+                             "base error": group["base error"].iloc[0], "verdict without": without["verdict"],
+                             "verdict with": with_base["verdict"]})
     return pd.DataFrame(rows)
 
 
@@ -184,7 +210,7 @@ def write_readme_block(readme=README, card=RESULTS_DIR / "reanalysis" / "scoreca
 
 def outputs(out) -> dict:
     """Every file the re-analysis writes into `out`, by path, computed from the checked inputs."""
-    out = Path(out)
+    out = check_writable_folder(out)
     check_inputs()
     paired, gains = paired_table(), gains_table()
     repeats = {study: sorted(" ".join(map(str, run)) for run in confirmatory(study).query("repeats_earlier_run")[
