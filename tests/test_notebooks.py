@@ -193,6 +193,12 @@ def check_A1(numbers):
     assert len(numbers["short_level_verdicts"]) == 20  # 4 arms x 5 levels
     assert all(numbers["short_level_verdicts"][f"{arm}/{level}"] == "equivalent"
                for arm in ("levels-1-3", "levels-1-5") for level in (4, 5))
+    assert set(numbers["short_verdicts"].values()) == {"could not tell"}
+    assert numbers["strong_verdicts"] == {"hard - random": "could not tell", "easy - random": "worse",
+                                          "hard - easy": "better"}
+    # the four sizes read as the scorecard reads them
+    assert numbers["size_verdicts"] == {"tiny-s": "could not tell", "tiny-sm": "could not tell", "tiny-m": "worse",
+                                        "tiny-l": "worse"}
     assert len(numbers["probe_gain_test"]) == 8  # 2 probes x 4 strategies
     # pinned: read from the committed studies (the same in every profile)
     assert numbers["pooled_spearman"] == pytest.approx({"arms: learnable share vs gain": 0.4651,
@@ -230,14 +236,9 @@ def check_07(numbers):
     strong = numbers["strong_hard_minus_random"]
     assert strong["verdict"] == "could not tell" and 0 < strong["reference_gain"] < 3 * 0.03  # the margin: 83% of it
     # pinned: read from the committed studies (the smoke run's own numbers are the predicted dead shares above)
-    assert set(numbers["short_verdicts"].values()) == {"could not tell"}
-    assert numbers["strong_verdicts"] == {"hard - random": "could not tell", "easy - random": "worse",
-                                          "hard - easy": "better"}
-    # the four sizes read as the scorecard reads them
-    assert numbers["size_verdicts"] == {"tiny-s": "could not tell", "tiny-sm": "could not tell", "tiny-m": "worse",
-                                        "tiny-l": "worse"}
     assert numbers["hard_minus_random"] == {"tiny-s": -0.0037, "tiny-m": -0.013, "tiny-l": 0.0146}
     assert numbers["spearman"] == pytest.approx({"tiny-l": 0.6018, "tiny-m": 0.1406, "tiny-s": 0.1063}, abs=1e-4)
+    assert strong["mean"] == pytest.approx(-0.0012, abs=1e-4) and strong["reference_gain"] == pytest.approx(0.0363, abs=1e-4)
     assert dead["tiny-m/learnability"] == pytest.approx(0.0078, abs=0.01) and dead["tiny-m/hard"] == 1.0
 
 
@@ -271,7 +272,6 @@ def test_every_notebook_has_a_check():
 def executed(tmp_path_factory):
     """Each notebook executed once per test session in `smoke` (the checks below share the executed copy)."""
     out, runs = tmp_path_factory.mktemp("executed"), {}
-    assert strong["mean"] == pytest.approx(-0.0012, abs=1e-4) and strong["reference_gain"] == pytest.approx(0.0363, abs=1e-4)
 
     def run(notebook):
         if notebook.name not in runs:
