@@ -233,12 +233,15 @@ def clear_stale_staging(folder: Path) -> list[Path]:
         owner = staging.name[len(folder.name) + 2:-len(".tmp")]  # PID@HOST (PID alone: an older course_lib)
         pid, _, host = owner.partition("@")
         try:
-            age = time.time() - staging.stat().st_mtime
+            age = time.time() - staging.lstat().st_mtime
         except OSError:
             continue
         here = host in ("", socket.gethostname())
         if (here and pid.isdigit() and not _alive(int(pid))) or age > STALE_AFTER:
-            shutil.rmtree(staging, ignore_errors=True)
+            if staging.is_dir() and not staging.is_symlink():
+                shutil.rmtree(staging, ignore_errors=True)
+            else:  # a file or a link of that name: only the name goes
+                staging.unlink(missing_ok=True)
             removed.append(staging)
     return removed
 

@@ -294,9 +294,16 @@ def test_a_killed_conversion_leaves_no_staging_folder_for_good(tmp_path):
         staging.mkdir()
     day_ago = time.time() - packaged.STALE_AFTER - 60
     os.utime(elsewhere_old, (day_ago, day_ago))
+    a_file = folder.with_name(f".{folder.name}.3@another-machine.tmp")  # a stale file or link: only the name goes
+    a_file.write_text("x")
+    a_link = folder.with_name(f".{folder.name}.4@another-machine.tmp")
+    a_link.symlink_to(tmp_path / "kept")
+    (tmp_path / "kept").mkdir()
+    for stale in (a_file, a_link):
+        os.utime(stale, (day_ago, day_ago), follow_symlinks=False)
     removed = packaged.clear_stale_staging(folder)
-    assert sorted(removed) == sorted([killed[0], old_format, elsewhere_old])
-    assert staging_folders(folder) == sorted([live, elsewhere])
+    assert sorted(removed) == sorted([killed[0], old_format, elsewhere_old, a_file, a_link])
+    assert staging_folders(folder) == sorted([live, elsewhere]) and (tmp_path / "kept").is_dir()
 
 
 def test_a_conversion_starts_by_removing_what_a_killed_one_left(tmp_path):
