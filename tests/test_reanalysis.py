@@ -109,6 +109,8 @@ DAMAGE = {
                   "size-boundary/results.csv is not a results table (UnicodeDecodeError)"),
     "a column missing": (lambda root: damage_csv(root, "hard-wins", lambda t: t.drop(columns=["gain.test"])),
                          "hard-wins/results.csv has no column 'gain.test', which the re-analysis reads"),
+    "no point column": (lambda root: damage_csv(root, "hard-wins", lambda t: t.drop(columns=["point"])),
+                        "hard-wins/results.csv has no column 'point', which the re-analysis reads"),
     "text in a number column": (lambda root: damage_csv(root, "hard-wins", lambda t: t.assign(
         **{"gain.test": ["oops"] + t["gain.test"].tolist()[1:]})),
         "hard-wins/results.csv: column 'gain.test' holds 'oops' (line 2) among numbers"),

@@ -50,7 +50,7 @@ SCORECARD_MARKERS = ("<!-- scorecard: generated, see data/results/reanalysis/sco
 # column -> (lowest, highest, whole numbers only): what every input must hold (`check_inputs`)
 NUMBERS = {"seed": (0, 2**32 - 1, True), "steps": (1, 10**7, True), "accuracy_before.test": (0, 1, False),
            "gain.test": (-1, 1, False), "eval_k.test": (1, 10**4, True)}
-TEXT = ("model", "strategy", "task")
+TEXT = ("point", "model", "strategy", "task")
 # read where present: a learning rate, the base evaluation's K and variance, the out-of-distribution gain
 OPTIONAL = {"learning_rate": (0, 1, False), "base_k.test": (1, 10**4, True), "base_variance.test": (0, 1, False),
             "pass_at_k_gain.ood": (-1, 1, False), "accuracy_after.test": (0, 1, False)}
