@@ -12,7 +12,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from .errors import CourseError, check
+from .errors import MAX_SEED, CourseError, check
+from .paths import REPOSITORY
 
 
 class DefaultsHelp(argparse.HelpFormatter):
@@ -40,22 +41,28 @@ class OneLineParser(argparse.ArgumentParser):
 def cmd_pretrain(args) -> None:
     """Pretrain a tiny model and write its checkpoint and manifest."""
     from .models import PretrainConfig, run_pretrain
-    from .provenance import check_writable_folder
+    from .provenance import folder_lock
     from .tasks import TRAIN_LEVELS
 
     levels = tuple(_levels(args.levels) or TRAIN_LEVELS)
     config = PretrainConfig(size=args.size, steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
                             levels=levels, wordy_share=args.wordy_share)
-    check_writable_folder(args.out)  # after the settings, before minutes of pretraining
-    manifest = run_pretrain(config, args.out, progress=not args.quiet)
+    _check_model_out(args, "pretrain", "manifest.json")  # after the settings, before minutes of pretraining
+    with folder_lock(args.out):
+        manifest = run_pretrain(config, args.out, progress=not args.quiet)
     print(f"saved {manifest['parameters']:,} parameters to {args.out} (sha256 {manifest['sha256']['model.safetensors'][:12]})")
 
 
 def cmd_standin(args) -> None:
     """Build the offline Qwen3 stand-in: a tiny random model and its byte-level BPE tokenizer."""
-    from .standin import build_standin
+    from .errors import check_seed
+    from .provenance import folder_lock
+    from .standin import MANIFEST, build_standin
 
-    manifest = build_standin(args.out, corpus_path=args.corpus, seed=args.seed)
+    check_seed(args.seed)
+    _check_model_out(args, "standin", MANIFEST)
+    with folder_lock(args.out):
+        manifest = build_standin(args.out, corpus_path=args.corpus, seed=args.seed)
     print(f"saved a {manifest['parameters']:,}-parameter Qwen3 stand-in (vocabulary {manifest['vocab_size']}) "
           f"to {args.out} (sha256 {manifest['sha256']['model.safetensors'][:12]})")
 
@@ -63,16 +70,23 @@ def cmd_standin(args) -> None:
 def cmd_calibrate(args) -> None:
     """Measure pass rates per level and (with --write) store them in the model's manifest."""
     from .calibration import calibrate, check_targets, write_calibration
+    from .models import resolve_model_path
+    from .provenance import folder_lock, written_by
 
     if args.write:
         check(not (Path(args.model) / "final").is_dir(),
               f"--write stores the report in a model's manifest.json; model={args.model} is a run folder, which has "
               "none: leave out --write")
+        folder = resolve_model_path(args.model)
+        check(folder is not None and written_by(folder / "manifest.json") == "pretrain",
+              f"--write stores the report in the manifest.json `pretrain` wrote; model={args.model} has none: leave "
+              "out --write")
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
                        max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
     targets = check_targets(args.model, report)
     if args.write:
-        write_calibration(args.model, report, targets)
+        with folder_lock(folder, parameter="model"):  # two --write runs (arith, shuffle) must not lose one report
+            write_calibration(args.model, report, targets)
     print(json.dumps({**report, "targets": targets}, indent=2))
 
 
@@ -86,12 +100,63 @@ def cmd_generate(args) -> None:
 
 def cmd_notebooks(args) -> None:
     """Execute every notebook with papermill in one profile."""
-    from .notebooks import run_course
+    from .notebooks import course_notebooks, run_course
+    from .provenance import folder_lock
 
-    summary = run_course(args.profile, args.out, only=args.only or None, progress=not args.quiet)
+    _check_outputs(args, args.out, folder=True)
+    for notebook in course_notebooks():  # an executed copy replaces only an executed copy, never a lesson
+        _check_executed_copy(Path(args.out) / notebook.name)
+    summary_file = Path(args.out) / "summary.json"
+    check(not summary_file.exists() or _is_course_summary(summary_file),
+          f"out={args.out} holds a summary.json that `notebooks` did not write; give another folder")
+    with folder_lock(args.out):
+        summary = run_course(args.profile, args.out, only=args.only or None, progress=not args.quiet)
     for item in summary["notebooks"]:
         print(f"{item['notebook']}: {item['seconds']} s")
     print(f"executed notebooks and summary.json are in {args.out}")
+
+
+def integer(low: int, high: int, usual: str = ""):
+    """An argparse type: an integer from `low` to `high`; anything else is one line naming the flag and the range
+    (a seed past numpy's range, or a pool of 10^20 problems, is refused before any work)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} must be an integer from {low:,} to {high:,}{usual}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+MAX_POOL = 1_000_000  # problems in a pool at most (GSM8K's train split: 7,473; MATH: 7,500)
+SEED = integer(0, MAX_SEED, " (numpy's seed range)")
+POOL = integer(1, MAX_POOL, " (problems in the pool)")
+
+
+def _check_executed_copy(path: Path) -> None:
+    """An existing notebook at an output path must be an executed copy (papermill's metadata), not a lesson."""
+    if not path.exists():
+        return
+    try:
+        metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+    except (OSError, ValueError, AttributeError):
+        metadata = {}
+    check(isinstance(metadata, dict) and "papermill" in metadata,
+          f"out={path.parent} holds {path.name}, which is not a copy papermill executed (a lesson or your own "
+          "notebook); give another folder, e.g. build/tiny")
+
+
+def _is_course_summary(path: Path) -> bool:
+    """Whether a summary.json is the one `notebooks` writes (profile, notebooks, commit)."""
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and {"profile", "notebooks"} <= set(summary)
 
 
 PROCEDURAL_POOL = 500  # --n for arith and shuffle when not given (real datasets: every problem of the split)
@@ -146,15 +211,52 @@ def _inputs(args) -> dict:
     return {name: path for name, path in named.items() if path and Path(path).expanduser().exists()}
 
 
-def _check_outputs(args, *outs, folder: bool = False) -> None:
-    """No output of this command replaces one of its inputs, or goes into a model folder or the data folder."""
+SHARED_DATA = REPOSITORY.parent / "shared" / "data"  # where the tests' copies of the datasets live (../shared/data)
+
+
+def _check_outputs(args, *outs, folder: bool = False, parameter: str = "out") -> None:
+    """No output of this command replaces one of its inputs, or goes into a model folder or a data folder
+    (--data-dir, $COURSE_DATA_DIR, ../shared/data)."""
     from .problems import data_dir_from_env
     from .provenance import check_not_an_input
 
-    data = getattr(args, "data_dir", None) or data_dir_from_env()
-    data_folders = {"data_dir" if getattr(args, "data_dir", None) else "COURSE_DATA_DIR": data} if data else {}
+    data_folders = {"data_dir": getattr(args, "data_dir", None), "COURSE_DATA_DIR": data_dir_from_env(),
+                    "../shared/data": SHARED_DATA if SHARED_DATA.is_dir() else None}
+    data_folders = {name: path for name, path in data_folders.items() if path}
     for out in outs:
-        check_not_an_input(out, _inputs(args), folder=folder, data_folders=data_folders)
+        check_not_an_input(out, _inputs(args), folder=folder, parameter=parameter, data_folders=data_folders)
+
+
+def _check_model_out(args, command: str, marker: str) -> None:
+    """`pretrain` and `standin` write a model folder: new, empty or their own (its `marker` records the command),
+    never one of the course's models in data/models, a folder inside a model, or a data folder."""
+    from .models import MODELS_DIR
+    from .provenance import check_own_folder, check_writable_folder, is_model_folder, resolved
+
+    _check_outputs(args, args.out)  # as a file would be: no model folder above it, no data folder, no input
+    target = resolved(args.out)
+    check(not (target.parent == resolved(MODELS_DIR) and is_model_folder(target)),
+          f"out={args.out} holds the course's model {target.name}, which runs and tables were made with; give a new "
+          f"folder (to rebuild it on purpose, delete it first: `git checkout {target.relative_to(REPOSITORY)}` "
+          "restores it)" if target.is_relative_to(REPOSITORY) else
+          f"out={args.out} holds the course's model {target.name} ($COURSE_MODELS_DIR); give a new folder, or "
+          "delete it first to rebuild it on purpose")
+    check_own_folder(args.out, command, marker)
+    check_writable_folder(args.out)
+
+
+def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
+    """--out (and OUT.provenance.json beside it): writable, not an input, not in a model or data folder, and new or
+    recognisably this command's own output: an existing file is replaced only when its record (the file itself, or
+    the provenance beside it) says `command` wrote it."""
+    from .provenance import check_replaceable, check_writable_file
+
+    beside = Path(str(args.out) + ".provenance.json")
+    outs = (args.out, beside) if provenance else (args.out,)
+    _check_outputs(args, *outs)  # first: the writability check below makes missing folders
+    for path in outs:
+        check_writable_file(path)
+        check_replaceable(path, command, record=beside if provenance else None)
 
 
 def _provenance(args) -> dict:
@@ -169,14 +271,14 @@ def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
     from .difficulty import cache_folder, check_pass_rates, estimate
     from .evaluation import model_for_backend
-    from .provenance import atomic_write_texts, check_writable_file
+    from .provenance import atomic_write_texts
 
     problems = _sampled_problems(args)
-    for path in (args.out, Path(str(args.out) + ".provenance.json")):
-        check_writable_file(path)
-    _check_outputs(args, args.out, Path(str(args.out) + ".provenance.json"))
+    _check_file_outputs(args, "estimate", provenance=True)
     cache = None if args.no_cache else args.cache_dir or "default"
     cache_folder(cache)  # a cache path that is a file fails now, not after the model loads
+    if cache and args.cache_dir:
+        _check_outputs(args, args.cache_dir, folder=True, parameter="cache_dir")  # not in a model or data folder
     backend = _backend(args)
     model, tokenizer = model_for_backend(args.model, backend)  # vLLM loads the weights itself from a folder
     sampling_seed = args.seed if args.sampling_seed is None else args.sampling_seed
@@ -204,14 +306,12 @@ def parse_budget(text: str) -> float | int:
 def cmd_select(args) -> None:
     """Select problem ids from a difficulty table under a budget."""
     from .difficulty import read_table
-    from .provenance import atomic_write_texts, check_writable_file
+    from .provenance import atomic_write_texts
     from .selection import select
 
     table = read_table(args.table)
     budget = parse_budget(args.budget)
-    for path in (args.out, Path(str(args.out) + ".provenance.json")):
-        check_writable_file(path)
-    _check_outputs(args, args.out, Path(str(args.out) + ".provenance.json"))
+    _check_file_outputs(args, "select", provenance=True)
     ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
     if args.strategy in ("easy", "medium", "hard", "learnability") and table["pass_rate"].nunique() == 1:
         import warnings
@@ -327,18 +427,20 @@ def cmd_train(args) -> None:
     from dataclasses import replace
 
     from .profiles import paper_steps, paper_train_config
-    from .provenance import check_writable_folder
+    from .provenance import check_own_folder, check_writable_folder
     from .training import TrainConfig, train_grpo
 
     given = {name: getattr(args, name) for name in config_flag_names() if getattr(args, name) is not None}
     given["use_vllm"] = _train_backend(args, given.get("use_vllm")) == "vllm"
     config = TrainConfig(**given) if args.settings == "course" else None  # validated before any file is written
     _check_outputs(args, args.out, folder=True)
+    check(not Path(args.out).expanduser().is_file(), f"out={args.out} is a file; give a folder for the run")
     pool, task = _training_pool(args)
     if config is None:  # the paper's values, with any flag given on the command line winning
         config = paper_train_config(args.settings, **_paper_keys(args, task), **given)
-    check_writable_folder(args.out)
     problems = read_ids(args.ids, pool) if args.ids else pool
+    check_own_folder(args.out, "train", "run_config.json", is_own=lambda marker: True)  # train_grpo reads it
+    check_writable_folder(args.out)
     if args.settings != "course" and "steps" not in given:  # the paper's step count (profiles.paper_steps)
         config = replace(config, steps=paper_steps(args.settings, len(problems), config.prompts_per_step))
     saved = Path(args.out) / "summary.json"
@@ -355,11 +457,10 @@ def cmd_train(args) -> None:
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
     from .evaluation import evaluate, model_for_backend
-    from .provenance import atomic_write_text, check_writable_file
+    from .provenance import atomic_write_text
 
     problems = _sampled_problems(args)
-    check_writable_file(args.out)
-    _check_outputs(args, args.out)
+    _check_file_outputs(args, "evaluate")
     backend = _backend(args)  # vllm: the run's LoRA merged into merged/, which vLLM loads; hf: loaded weights
     model, tokenizer = model_for_backend(args.model, backend)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
@@ -376,22 +477,98 @@ def cmd_reproduce(args) -> int:
     """Run (or emit SLURM jobs for) every grid point of a study, then aggregate."""
     from . import sweep
     from .errors import check
+    from .provenance import check_own_folder, folder_lock
 
     slurm = {"gpus": args.slurm_gpus, "time_limit": args.slurm_time, "mem": args.slurm_mem, "cpus": args.slurm_cpus,
              "partition": args.slurm_partition, "cache_dir": args.cache_dir}
     given = {key: value for key, value in slurm.items() if value is not None}
+    check(args.workers >= 1, f"workers={args.workers} must be >= 1")  # more than the points or cores: capped
+    check_slurm_limits(args.slurm_time, args.slurm_mem, args.slurm_gpus, args.slurm_cpus)
     where, overrides = sweep.parse_where(args.where), sweep.parse_overrides(args.set, args.backend)
+    check_planned_points(sweep.expand(args.study, args.profile, where, overrides))  # before any point runs
+    check(args.emit_slurm or (not given and not args.delete_merged),
+          "--slurm-*, --cache-dir and --delete-merged options need --emit-slurm")
+    _check_outputs(args, args.out, folder=True)
+    check_own_folder(args.out, "reproduce", "grid.json", is_own=lambda marker: True)  # the sweep checks its grid
     if args.emit_slurm:
-        submit = sweep.emit_slurm(args.study, args.profile, args.out, where=where, overrides=overrides,
-                                  delete_merged=args.delete_merged, **given)
+        with folder_lock(args.out):
+            submit = sweep.emit_slurm(args.study, args.profile, args.out, where=where, overrides=overrides,
+                                      delete_merged=args.delete_merged, **given)
         print(f"wrote warm.sh, array.sh, aggregate.sh and {submit}; submit them with `bash {submit}`")
         return 0
-    check(not given and not args.delete_merged, "--slurm-*, --cache-dir and --delete-merged options need --emit-slurm")
     if overrides.get("BACKEND") == "vllm":  # run here: refuse now, not once per point
         _backend(argparse.Namespace(backend="vllm"))
-    outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers, command=_provenance(args)["command"],
-                        progress=not args.quiet, where=where, overrides=overrides)
+    check(not Path(args.out).expanduser().is_file(), f"out={args.out} is a file; give a folder")
+    with folder_lock(args.out):  # a second sweep into this folder is refused while this one runs
+        outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers,
+                            command=_provenance(args)["command"], progress=not args.quiet, where=where,
+                            overrides=overrides)
     return _report_sweep(outcome, args.out)
+
+
+MAX_SLURM_DAYS, MAX_SLURM_MEM_GB = 366, 64 * 1024  # a job's time and memory at most (a year, 64 TB)
+
+
+def check_slurm_limits(time_limit: str | None, mem: str | None, gpus: int | None = None,
+                       cpus: int | None = None) -> None:
+    """--slurm-* as SLURM reads them, checked when the sweep is planned: a time above 0 and at most a year (SLURM
+    reads 0 as no limit, which clusters refuse or cap), memory at most 64 TB (0: the node's), 0-64 GPUs and
+    1-1,024 CPUs per task."""
+    from .sweep import SLURM_MEM, SLURM_TIME
+
+    check(gpus is None or 0 <= gpus <= 64, f"gpus={gpus} must be >= 0 (--slurm-gpus; 0 runs on CPU) and at most 64")
+    check(cpus is None or 1 <= cpus <= 1024, f"cpus={cpus} must be >= 1 (--slurm-cpus) and at most 1,024")
+    if time_limit is not None:
+        check(len(time_limit) < 32 and SLURM_TIME.fullmatch(time_limit),
+              f"time_limit={time_limit[:40]!r} must look like HH:MM:SS or D-HH:MM:SS (--slurm-time), e.g. 04:00:00")
+        days, _, clock = time_limit.rpartition("-")
+        parts = [int(part) for part in clock.split(":")]
+        if days:  # D-H, D-H:M, D-H:M:S
+            seconds = int(days) * 86400 + sum(v * u for v, u in zip(parts, (3600, 60, 1)))
+        else:  # M, M:S, H:M:S
+            seconds = sum(v * u for v, u in zip(parts, {1: (60,), 2: (60, 1), 3: (3600, 60, 1)}[len(parts)]))
+        check(0 < seconds <= MAX_SLURM_DAYS * 86400,
+              f"--slurm-time {time_limit} must be above 0 and at most {MAX_SLURM_DAYS} days (SLURM reads 0 as no "
+              "limit, which clusters refuse or cap); give the time per job, e.g. 04:00:00, or leave it out for the "
+              "cost model's estimate")
+    if mem is not None:
+        check(len(mem) < 32 and SLURM_MEM.fullmatch(mem), f"mem={mem[:40]!r} must look like 32G or 16000M (--slurm-mem)")
+        gigabytes = int(mem.rstrip("KMGT")) / {"K": 1024**2, "M": 1024, "G": 1, "T": 1 / 1024}.get(mem[-1], 1024)
+        check(gigabytes <= MAX_SLURM_MEM_GB, f"--slurm-mem {mem} is more than 64T per job; give the memory a job "
+                                             "needs, e.g. 32G, or leave it out for the cost model's estimate")
+
+
+POINT_LIMITS = {"pool_size": 1_000_000, "eval_problems": 1_000_000, "difficulty_k": 10_000, "eval_k": 10_000,
+                "ood_k": 10_000, "base_k": 10_000, "epochs": 1_000}  # a point's counts at most (0: the profile's)
+
+
+def check_planned_points(points: list[dict]) -> None:
+    """Every point of a sweep checked as it will run, before any runs: each number finite and >= 0 (0: the
+    profile's value), counts within POINT_LIMITS, the seed in numpy's range, and its training settings valid."""
+    import dataclasses
+    import math
+
+    from .errors import check_seed
+    from .experiment import Point, resolve, train_config
+    from .sweep import point_name
+
+    for values in points:
+        point = Point.from_parameters({**values, "BACKEND": "hf"})  # vLLM and GPUs: checked where points run
+        for name, value in dataclasses.asdict(point).items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                high = POINT_LIMITS.get(name, math.inf)
+                check(math.isfinite(value) and 0 <= value <= high,
+                      f"{name.upper()}={value} (--set or the grid) must be a finite number from 0 (the profile's "
+                      f"value) to {high:,}" if high < math.inf else
+                      f"{name.upper()}={value} (--set or the grid) must be a finite number >= 0 (0: the profile's "
+                      "value)")
+        check_seed(point.seed, "SEED")
+        check(point.budget > 0, f"BUDGET={point.budget} must be positive: a fraction in (0, 1] or a count")
+        try:
+            resolved = resolve(point)
+            train_config(resolved, max(1, resolved.pool_size))
+        except CourseError as error:
+            raise CourseError(f"{error} (point {point_name(values)}: check --set)") from None
 
 
 def _report_sweep(outcome: dict, out: Path) -> int:
@@ -430,8 +607,12 @@ def cmd_sweep_point(args) -> int:
 def cmd_aggregate(args) -> int:
     """Aggregate the saved records of a study's folder into results.csv and provenance.json (never trains)."""
     from . import sweep
+    from .provenance import folder_lock
 
-    outcome = sweep.collect(args.study, args.profile, args.out, command=_provenance(args)["command"])
+    check((Path(args.out) / "grid.json").is_file(), f"out={args.out} holds no grid.json; give the folder of a "
+                                                     "`reproduce` run")
+    with folder_lock(args.out):  # not while a `reproduce` writes into the folder
+        outcome = sweep.collect(args.study, args.profile, args.out, command=_provenance(args)["command"])
     return _report_sweep(outcome, args.out)
 
 
@@ -454,11 +635,10 @@ def _read_evaluation(name: str, path: Path) -> dict:
 def cmd_compare(args) -> None:
     """Paired bootstrap of two `evaluate` results on the same problems."""
     from .evaluation import compare
-    from .provenance import atomic_write_text, check_writable_file
+    from .provenance import atomic_write_text
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
-    check_writable_file(args.out)
-    _check_outputs(args, args.out)
+    _check_file_outputs(args, "compare")
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
     result.update(after=str(args.after), before=str(args.before), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
@@ -468,10 +648,17 @@ def cmd_compare(args) -> None:
 
 def cmd_figures(args) -> None:
     """Render the charts of docs/findings.md as PNGs from committed files."""
-    from .figures import write_figures
+    from .figures import FIGURES, write_figures
+    from .provenance import folder_lock
 
-    for path in write_figures(args.out):
-        print(f"wrote {path}")
+    _check_outputs(args, args.out, folder=True)
+    for name in FIGURES:
+        path = Path(args.out) / name
+        check(not path.exists() or (path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"),
+              f"out={args.out} holds a {name} that is not a PNG `figures` wrote; give another folder")
+    with folder_lock(args.out):
+        for path in write_figures(args.out):
+            print(f"wrote {path}")
 
 
 def _add_problem_args(parser, split: str, n_help: str = "problems (default: 500 of arith/shuffle, all of a dataset)"):
@@ -481,7 +668,7 @@ def _add_problem_args(parser, split: str, n_help: str = "problems (default: 500 
 
     parser.add_argument("--task", default="arith", help=TASK_HELP)
     parser.add_argument("--split", default=split, help="train, test or ood (procedural); train or test (datasets)")
-    parser.add_argument("--n", type=int, default=None, help=n_help)
+    parser.add_argument("--n", type=POOL, default=None, help=n_help)
     parser.add_argument("--levels", default=None, help="keep only these levels, e.g. 1,2,3")
     parser.add_argument("--data-dir", default=None,
                         help="local folder laid out like ../shared/data (default: $COURSE_DATA_DIR, else the hub)")
@@ -496,7 +683,7 @@ def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
     parser.add_argument("--k", type=int, default=k, help="samples per problem (at least 2)")
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
     parser.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
-    parser.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of problems and sampling")
     parser.add_argument("--backend", default="hf", choices=("hf", "vllm", "auto"),
                         help="hf (transformers generate), vllm (GPU), auto (vllm when installed with a GPU)")
     parser.add_argument("--no-cache", action="store_true",
@@ -545,7 +732,8 @@ def add_config_flags(parser, aliases: dict) -> None:
 STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wins, regimes-hard-wins-long, strong-regime-hard-wins, "
               "capacity-boundary-short, size-boundary, the probes "
               "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
-              "headroom-pilot-long, regimes-pilot, strong-regime-pilot and size-boundary-pilot (course_lib.studies.STUDIES)")
+              "headroom-pilot-long, regimes-pilot, strong-regime-pilot, one-group-pilot and size-boundary-pilot "
+              "(course_lib.studies.STUDIES)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -558,7 +746,7 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--steps", type=int, default=2000, help="optimizer steps")
     pretrain.add_argument("--batch-size", type=int, default=64, help="sequences per step")
     pretrain.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
-    pretrain.add_argument("--seed", type=int, default=0, help="seed of weights and data")
+    pretrain.add_argument("--seed", type=SEED, default=0, help="seed of weights and data")
     pretrain.add_argument("--levels", default=None, help="comma-separated levels to pretrain on (default: 1-5)")
     pretrain.add_argument("--wordy-share", type=float, default=0.0,
                           help="share of arith solutions written the long way (tiny-m-wordy: 0.5)")
@@ -571,28 +759,28 @@ def build_parser() -> argparse.ArgumentParser:
     standin.add_argument("--corpus", type=Path, default=None,
                          help="GSM8K train.jsonl for the BPE (default: $COURSE_DATA_DIR/gsm8k/train.jsonl, "
                               "else a built-in corpus)")
-    standin.add_argument("--seed", type=int, default=0, help="seed of the weights")
+    standin.add_argument("--seed", type=SEED, default=0, help="seed of the weights")
     standin.set_defaults(run=cmd_standin)
 
     calibrate = commands.add_parser("calibrate", help="pass rate per level of a tiny model at K samples")
     calibrate.add_argument("--model", required=True, help="tiny name, model folder or hub id")
     calibrate.add_argument("--task", default="arith", help="arith, shuffle, gsm8k, math, math-numeric or bbh")
-    calibrate.add_argument("--n", type=int, default=500, help="training problems to sample")
+    calibrate.add_argument("--n", type=POOL, default=500, help="training problems to sample")
     calibrate.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
     calibrate.add_argument("--data-dir", default=None, help="local data folder (default: $COURSE_DATA_DIR, else the hub)")
     calibrate.add_argument("--k", type=int, default=8, help="samples per problem")
     calibrate.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
-    calibrate.add_argument("--seed", type=int, default=0, help="seed of problems and sampling")
+    calibrate.add_argument("--seed", type=SEED, default=0, help="seed of problems and sampling")
     calibrate.add_argument("--write", action="store_true", help="store the report in the model's manifest.json")
     calibrate.add_argument("--quiet", action="store_true", help="no progress bar")
     calibrate.set_defaults(run=cmd_calibrate)
 
     gen = commands.add_parser("generate", help="print procedural problems as JSON Lines")
     gen.add_argument("--task", default="arith", help="arith or shuffle")
-    gen.add_argument("--n", type=int, default=10, help="number of problems")
+    gen.add_argument("--n", type=POOL, default=10, help="number of problems")
     gen.add_argument("--split", default="train", help="train, test or ood")
     gen.add_argument("--levels", default=None, help="comma-separated levels, e.g. 1,2,3")
-    gen.add_argument("--seed", type=int, default=0, help="seed")
+    gen.add_argument("--seed", type=SEED, default=0, help="seed")
     gen.set_defaults(run=cmd_generate)
 
     est = commands.add_parser("estimate", help="pass rate of each problem over K samples -> difficulty table (CSV)")
@@ -601,7 +789,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="resumable cache folder (default: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty)")
     est.add_argument("--allow-zero", action="store_true",
                      help="keep a table where over 95%% of 50+ problems have p = 0 (usually a prompt/format mismatch)")
-    est.add_argument("--sampling-seed", type=int, default=None,
+    est.add_argument("--sampling-seed", type=SEED, default=None,
                      help="seed of sampling alone, e.g. fresh samples of the same pool (default: --seed)")
     est.add_argument("--out", type=Path, required=True, help="the table as CSV (+ OUT.provenance.json)")
     est.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -612,7 +800,7 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--strategy", required=True, help="easy, medium, hard, random, learnability or levels")
     sel.add_argument("--budget", required=True, help="a fraction like 0.1, or a count like 50")
     sel.add_argument("--levels", default=None, help="for --strategy levels: e.g. 1,2,3")
-    sel.add_argument("--seed", type=int, default=0, help="seed for random choices and ties")
+    sel.add_argument("--seed", type=SEED, default=0, help="seed for random choices and ties")
     sel.add_argument("--out", type=Path, required=True, help="file of ids, one per line")
     sel.set_defaults(run=cmd_select)
 
@@ -622,8 +810,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the pool's task (default: the pool `select` recorded beside --ids, else arith); "
                             "this and the pool flags below must agree with a recorded pool")
     train.add_argument("--split", default=None, help="split of the pool the ids come from (default: train)")
-    train.add_argument("--n", type=int, default=None, help="pool size used by `estimate` (default: 500 for arith/shuffle)")
-    train.add_argument("--pool-seed", type=int, default=None, help="pool seed used by `estimate` (default: 0)")
+    train.add_argument("--n", type=POOL, default=None, help="pool size used by `estimate` (default: 500 for arith/shuffle)")
+    train.add_argument("--pool-seed", type=SEED, default=None, help="pool seed used by `estimate` (default: 0)")
     train.add_argument("--pool-levels", default=None, help="levels used by `estimate` (default: all)")
     train.add_argument("--data-dir", default=None, help="local data folder (default: $COURSE_DATA_DIR, else the hub)")
     train.add_argument("--answer-format", default=None, help="answer format (default: the dataset's own)")
@@ -653,7 +841,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--after", type=Path, required=True, help="evaluate JSON of the trained model")
     cmp_.add_argument("--before", type=Path, required=True, help="evaluate JSON of the base model")
     cmp_.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples")
-    cmp_.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    cmp_.add_argument("--seed", type=SEED, default=0, help="bootstrap seed")
     cmp_.add_argument("--out", type=Path, required=True, help="JSON file")
     cmp_.set_defaults(run=cmd_compare)
 

@@ -1,7 +1,9 @@
-"""The one error type the course raises for bad input.
+"""The one error type the course raises for bad input, and the bounds every command shares.
 
 Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
+
+MAX_SEED = 2**32 - 1  # numpy's and torch's seed range: a larger seed fails deep inside a library
 
 
 class CourseError(ValueError):
@@ -12,3 +14,9 @@ def check(condition: bool, message: str) -> None:
     """Raise CourseError(message) unless condition holds (used to validate early)."""
     if not condition:
         raise CourseError(message)
+
+
+def check_seed(seed, name: str = "seed") -> None:
+    """A seed is an integer from 0 to MAX_SEED (what numpy and torch accept); one line naming it otherwise."""
+    check(isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED,
+          f"{name}={seed!r} must be an integer from 0 to {MAX_SEED:,} (numpy's seed range)")

@@ -54,13 +54,15 @@ def capacity_boundary_chart() -> alt.FacetChart:
                               f"{table.seed.nunique()} seeds, 95% t-intervals; bash data/results/capacity-boundary/make.sh")
 
 
+FIGURES = ("calibration.png", "dead_groups.png", "grpo_tiny_m.png", "hard_wins.png", "capacity_boundary.png")
+
+
 def write_figures(out) -> list[Path]:
-    """Render every chart of docs/findings.md into `out`; returns the files written."""
+    """Render every chart of docs/findings.md into `out` (the files FIGURES names); returns the files written."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    charts = {"calibration.png": calibration_chart(), "dead_groups.png": dead_group_chart([2, 4, 8, 16]),
-              "grpo_tiny_m.png": grpo_result_chart(), "hard_wins.png": hard_wins_chart(),
-              "capacity_boundary.png": capacity_boundary_chart()}
+    charts = dict(zip(FIGURES, (calibration_chart(), dead_group_chart([2, 4, 8, 16]), grpo_result_chart(),
+                                hard_wins_chart(), capacity_boundary_chart())))
     for name, chart in charts.items():
         save_png(chart, out / name)
     return [out / name for name in charts]

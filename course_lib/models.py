@@ -12,6 +12,7 @@ import math
 import os
 import random
 import re
+import shutil
 import socket
 import time
 import warnings
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from .errors import CourseError, check
+from .errors import CourseError, check, check_seed
 from .provenance import atomic_write_text, env_folder, git_commit, library_versions
 from .quiet import no_weight_bars
 from .tasks import TASKS, TRAIN_LEVELS, stream
@@ -213,6 +214,70 @@ def verify_model_folder(path) -> None:
                           stacklevel=2)
 
 
+WEIGHT_FILES = ("*.safetensors", "*.bin", "*.gguf")  # what holds a model's weights (not its config or tokenizer)
+
+
+def weights_sha256(name_or_path) -> dict[str, str] | None:
+    """The sha256 of a model's weight files, by file name: the fingerprint a training run records of its base.
+
+    A tiny, stand-in or packaged model: the hashes its manifest lists (checked against the files at every load).
+    Another folder: its files hashed (a large one once, then remembered while its size, mtime and sampled bytes
+    stay the same). A hub model: the cache's blob names, which are the files' sha256. None for a hub model not in
+    the cache. Introduced in notebooks/04_grpo_training.ipynb.
+    """
+    path = resolve_model_path(str(name_or_path))
+    if path is None:
+        path = _hub_snapshot(str(name_or_path))
+        if path is None:
+            return None
+    weights = sorted({file for pattern in WEIGHT_FILES for file in path.glob(pattern) if file.is_file()})
+    for name in ("manifest.json", "standin.json", "packaged.json"):
+        try:
+            listed = json.loads((path / name).read_text()).get("sha256", {})
+        except (OSError, ValueError, AttributeError):
+            continue
+        recorded = {file.name: listed[file.name] for file in weights if isinstance(listed, dict) and file.name in listed}
+        if recorded:
+            return recorded
+    return {file.name: _blob_sha256(file) or _remembered_sha256(file) for file in weights} or None
+
+
+def _hub_snapshot(name: str) -> Path | None:
+    """The local snapshot folder of a hub model in the Hugging Face cache (None when it is not cached)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        config = try_to_load_from_cache(name, "config.json")
+    except ValueError:  # not a valid repo id
+        return None
+    return Path(config).parent if isinstance(config, str) else None
+
+
+def _blob_sha256(file: Path) -> str | None:
+    """A hub cache file's sha256 from its blob's name (git LFS names blobs by it); None for any other file."""
+    target = file.resolve().name
+    return target if file.is_symlink() and re.fullmatch(r"[0-9a-f]{64}", target) else None
+
+
+def _remembered_sha256(file: Path) -> str:
+    """sha256 of a file; for a large one, remembered in verified-models.json while it keeps its size, mtime and
+    sample (`sample_sha256`), as `verify_model_folder` remembers the files it checked."""
+    stat, key = file.stat(), str(file.resolve())
+    if stat.st_size <= CHEAP_TO_HASH:
+        return file_sha256(file)
+    verified = _read_verified()
+    seen = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sample": sample_sha256(file)}
+    known = verified.get(key)
+    if isinstance(known, dict) and {k: known.get(k) for k in seen} == seen and isinstance(known.get("sha256"), str):
+        return known["sha256"]
+    verified[key] = {**seen, "sha256": file_sha256(file)}
+    try:
+        atomic_write_text(verified_models_file(), json.dumps(verified, indent=1) + "\n")
+    except OSError:
+        pass  # a read-only cache only costs a re-hash next time
+    return verified[key]["sha256"]
+
+
 def sample_sha256(path: Path, block: int = 4096) -> str:
     """sha256 of a sample of a weights file that touches every tensor: a .safetensors file's header and the first,
     middle and last `block` bytes of each tensor (other files: 256 equal slices, sampled the same way)."""
@@ -366,6 +431,10 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+MAX_PRETRAIN_STEPS = 1_000_000  # days on a CPU for tiny-l
+MAX_PRETRAIN_BATCH = 4096  # sequences per step: more fills memory
+
+
 @dataclass(frozen=True)
 class PretrainConfig:
     """Settings of one pretraining run; every default is the one the committed models used."""
@@ -381,9 +450,14 @@ class PretrainConfig:
 
     def __post_init__(self):
         check(self.size in TINY_SIZES, f"size={self.size!r} is unknown; use one of {', '.join(TINY_SIZES)}")
-        check(self.steps >= 1, f"steps={self.steps} must be at least 1")
-        check(self.batch_size >= 1, f"batch_size={self.batch_size} must be at least 1")
-        check(self.lr > 0, f"lr={self.lr} must be positive")
+        check(isinstance(self.steps, int) and 1 <= self.steps <= MAX_PRETRAIN_STEPS,
+              f"steps={self.steps!r} must be an integer from 1 to {MAX_PRETRAIN_STEPS:,} (the course's models took "
+              "650-2,000)")
+        check(isinstance(self.batch_size, int) and 1 <= self.batch_size <= MAX_PRETRAIN_BATCH,
+              f"batch_size={self.batch_size!r} must be an integer from 1 to {MAX_PRETRAIN_BATCH:,} (64 is usual)")
+        check(isinstance(self.lr, int | float) and 0 < self.lr <= 1,
+              f"lr={self.lr} must be a number in (0, 1] (2e-3 is usual); larger steps make the weights NaN")
+        check_seed(self.seed)
         check(0 <= self.wordy_share <= 1, f"wordy_share={self.wordy_share} must be between 0 and 1")
         for level in self.levels:
             check(level in TRAIN_LEVELS, f"levels: {level} is not a training level; use any of {TRAIN_LEVELS}")
@@ -440,6 +514,8 @@ def pretrain(config: PretrainConfig, progress: bool = True):
             group["lr"] = _lr_at(step, config)
         ids, mask, labels = next(batches)
         loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        check(math.isfinite(loss.item()), f"pretraining diverged at step {step + 1} of {config.steps}: the loss is "
+                                          f"{loss.item()} (lr={config.lr:g}); lower lr (2e-3 is usual)")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -448,24 +524,28 @@ def pretrain(config: PretrainConfig, progress: bool = True):
         if step % 50 == 0:
             bar.set_postfix(loss=f"{loss.item():.3f}")
     model.eval()
+    check_finite(model, f"pretraining with lr={config.lr:g}")
     return model, tokenizer, losses
 
 
 def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses, seconds: float, command: str,
                     commit: str | None):
-    """Write weights, tokenizer and a manifest (sha256, command, seed, versions) into `out`."""
+    """Write weights, tokenizer and a manifest (sha256, command, seed, versions) into `out`: all staged first, the
+    manifest moved in last, so a killed save leaves no model that claims to be whole."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    staged = out / ".saving"
+    shutil.rmtree(staged, ignore_errors=True)
+    staged.mkdir(parents=True)
     with no_weight_bars():
-        model.save_pretrained(out, safe_serialization=True)
-    tokenizer.save_pretrained(out)
+        model.save_pretrained(staged, safe_serialization=True)
+    tokenizer.save_pretrained(staged)
     manifest = {
         "name": out.name,
         "tokenizer": tokenizer_kind(config.tasks),
         "architecture": type(model).__name__,
         "role": TINY_SIZES[config.size].role,
         "parameters": n_parameters(model),
-        "sha256": {"model.safetensors": file_sha256(out / "model.safetensors")},
+        "sha256": {"model.safetensors": file_sha256(staged / "model.safetensors")},
         "command": command,
         "config": {**config.__dict__, "tasks": list(config.tasks), "levels": list(config.levels)},
         "pretrain_seconds": round(seconds, 1),
@@ -475,8 +555,17 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
         "commit": commit,  # the code the run started from
         "calibration": None,
     }
-    atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    atomic_write_text(staged / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    publish_files(staged, out, last="manifest.json")
     return manifest
+
+
+def publish_files(staged: Path, out: Path, last: str) -> None:
+    """Move every file of a staging folder into `out` (replacing those of the same name), `last` at the end; then
+    remove the staging folder."""
+    for path in sorted(staged.iterdir(), key=lambda path: path.name == last):
+        os.replace(path, out / path.name)
+    staged.rmdir()
 
 
 def read_manifest(name_or_path: str) -> dict:

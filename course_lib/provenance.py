@@ -5,10 +5,16 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import platform
+import re
 import subprocess
+import sys
 import tempfile
+import warnings
 from importlib import metadata
 from pathlib import Path
 
@@ -61,24 +67,182 @@ def is_model_folder(path) -> bool:
         any(path.glob(pattern)) for pattern in ("*.safetensors", "*.bin", "*.gguf"))
 
 
+def resolved(path, parameter: str = "out") -> Path:
+    """`path` with links and `~` resolved; a loop of symbolic links is one line naming the parameter."""
+    from .errors import CourseError
+
+    try:
+        return Path(path).expanduser().resolve()
+    except (RuntimeError, OSError) as error:  # Python 3.11-3.12: RuntimeError; 3.13: OSError (ELOOP)
+        raise CourseError(f"{parameter}={path} cannot be resolved ({getattr(error, 'strerror', None) or error}); "
+                          "give a path without a loop of symbolic links") from None
+
+
 def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str = "out", data_folders=None) -> None:
     """An output may not replace an input (the same file, also through a link) nor go into a model or data folder.
 
     `inputs` maps each input's parameter name to its path, `data_folders` each read-only folder's name to its path;
-    `folder` says `out` is a folder (else a file).
+    `folder` says `out` is a folder (else a file): then no folder above it may be a model folder either.
     """
     from .errors import check
 
-    target = Path(out).expanduser().resolve()
+    target = resolved(out, parameter)
     for name, path in inputs.items():
-        check(target != Path(path).expanduser().resolve(),
+        check(target != resolved(path, name),
               f"{parameter}={out} is an input ({name}={path}) and would be overwritten; write to another path")
     for name, path in (data_folders or {}).items():
-        check(Path(path).expanduser().resolve() not in (target, *target.parents),
+        check(resolved(path, name) not in (target, *target.parents),
               f"{parameter}={out} is inside the data folder {name}={path}, which is only read; write outputs elsewhere")
-    receiver = target if folder else target.parent
-    check(not is_model_folder(receiver), f"{parameter}={out} is {'' if folder else 'inside '}a model folder "
-                                         f"({receiver} holds config.json and weights); give a new folder for outputs")
+    receivers = [target, *target.parents] if folder else list(target.parents)
+    for receiver in receivers:
+        check(not is_model_folder(receiver), f"{parameter}={out} is {'' if receiver == target else 'inside '}a model "
+                                             f"folder ({receiver} holds config.json and weights); give a new folder "
+                                             "for outputs")
+
+
+COMMAND = re.compile(r"python -m course_lib ([\w-]+)")  # how every output records the command that wrote it
+
+
+def written_by(path) -> str | None:
+    """The course_lib command a JSON file records in its "command" field ('estimate', 'pretrain', ...); None when
+    the file is not such a record (another kind of file, damaged, or too large to be one)."""
+    path = Path(path)
+    try:
+        if not path.is_file() or path.stat().st_size > 64 << 20:
+            return None
+        with open(path, "rb") as handle:
+            if handle.read(64).lstrip()[:1] != b"{":  # weights, a table, source code: not a record
+                return None
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    command = record.get("command") if isinstance(record, dict) else None
+    match = COMMAND.match(command) if isinstance(command, str) else None
+    return match.group(1) if match else None
+
+
+def check_replaceable(path, command: str, record=None, parameter: str = "out") -> None:
+    """An existing output file is replaced only when it is recognisably `command`'s own: `record` (the file itself,
+    or the provenance file the command writes beside it) names `python -m course_lib COMMAND`.
+
+    So `estimate --out RUN/final/adapter_model.safetensors`, `--out run_config.json` or `--out course_lib/x.py`
+    are refused, and a command run again over its own output replaces it.
+    """
+    from .errors import check
+
+    path = Path(path).expanduser()
+    if not path.exists():
+        return
+    record = Path(record).expanduser() if record is not None else path
+    by = written_by(record)
+    why = (f"it records `{by}`" if by else f"{record.name} does not record it" if record != path else
+           "it is not a record course_lib writes")
+    check(by == command, f"{parameter}={path} already exists and is not an output of `{command}` ({why}); give a new "
+                         "path, or delete the file first if it is yours to replace")
+
+
+IGNORED_IN_FOLDERS = (".course-lib.lock", ".saving")  # a lock and a killed save's staging: not a folder's content
+
+
+def check_own_folder(folder, command: str, marker: str, is_own=None, parameter: str = "out") -> None:
+    """A folder a command writes into must be new, empty, or already its own: it holds `marker`, recognisably
+    written by `command` (`is_own(marker_path)`, default: the marker records `python -m course_lib COMMAND`).
+
+    A folder holding other files is refused: the command would mix its files with theirs or replace them.
+    """
+    from .errors import check
+
+    folder = Path(folder).expanduser()
+    if not folder.is_dir():
+        return
+    found = folder / marker
+    if found.is_file():
+        own = is_own(found) if is_own else written_by(found) == command
+        check(own, f"{parameter}={folder} holds a {marker} that `{command}` did not write; give a new or empty folder")
+        return
+    content = sorted(p.name if p.name.isprintable() else repr(p.name) for p in folder.iterdir()
+                     if p.name not in IGNORED_IN_FOLDERS)  # a name with a line break stays on the one line
+    check(not content, f"{parameter}={folder} already holds files ({', '.join(content[:3])}"
+                       f"{', ...' if len(content) > 3 else ''}) and no {marker}: it is not a folder `{command}` wrote; "
+                       "give a new or empty folder")
+
+
+# ---------------------------------------------------------------------------
+# One writer per folder
+# ---------------------------------------------------------------------------
+
+LOCK_NAME = IGNORED_IN_FOLDERS[0]
+_held: dict = {}  # resolved folder -> [file descriptor, depth]: a process may lock a folder it holds again
+
+
+@contextlib.contextmanager
+def folder_lock(folder, parameter: str = "out"):
+    """Hold FOLDER/.course-lib.lock (`fcntl.flock`) while a command writes into the folder: a second writer is
+    refused with one line naming the first; the lock dies with its process (also when killed), so a stale file
+    never blocks. The folder is made if needed. Introduced in notebooks/04_grpo_training.ipynb.
+    """
+    folder = Path(folder).expanduser()
+    key = resolved(folder, parameter)
+    if key in _held:  # the same process again (the CLI, then the library function it calls)
+        _held[key][1] += 1
+        try:
+            yield
+        finally:
+            _held[key][1] -= 1
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    path = resolved(folder, parameter) / LOCK_NAME  # absolute: released in the same place if the process changes folder
+    handle = _acquire(path, folder, parameter)
+    _held[key] = [handle, 1]
+    try:
+        yield
+    finally:
+        del _held[key]
+        if handle is not None:
+            path.unlink(missing_ok=True)  # removed while still locked: a waiter that opened it starts over
+            os.close(handle)
+
+
+def _acquire(path: Path, folder: Path, parameter: str) -> int | None:
+    """The locked lock file's descriptor, with this process written into it; None on a file system without locks."""
+    from .errors import CourseError
+
+    while True:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _lock_holder(handle)
+            os.close(handle)
+            raise CourseError(f"{parameter}={folder} is in use by another command ({holder}); wait for it to end, "
+                              "or give another folder") from None
+        except OSError as error:  # a file system without locks (some network mounts): go on, but say so
+            os.close(handle)
+            warnings.warn(f"could not lock {path} ({error.strerror or error}); make sure no other command writes "
+                          f"into {folder} at the same time", stacklevel=4)
+            return None
+        try:
+            current = os.stat(path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(handle).st_ino:  # not a file its last holder removed while this one waited
+            break
+        os.close(handle)
+    cli = sys.argv[:1] and sys.argv[0].endswith("__main__.py")  # `python -m course_lib ...`, else a kernel or script
+    command = " ".join(["python -m course_lib", *sys.argv[1:]] if cli else sys.argv)
+    os.ftruncate(handle, 0)
+    os.write(handle, json.dumps({"pid": os.getpid(), "command": command}).encode())
+    return handle
+
+
+def _lock_holder(handle: int) -> str:
+    """Who holds a lock, from what it wrote into the lock file: 'pid 123: python -m course_lib train ...'."""
+    try:
+        holder = json.loads(os.pread(handle, 4096, 0).decode())
+        command = " ".join(str(holder.get("command", "")).split())
+        return f"pid {int(holder['pid'])}" + (f": {command[:120]}" if command else "")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return "a process that is starting"
 
 
 def check_writable_file(path, parameter: str = "out") -> Path:

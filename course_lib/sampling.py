@@ -6,7 +6,6 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import hashlib
-import math
 
 import torch
 
@@ -14,15 +13,21 @@ from .errors import CourseError, check
 
 BACKENDS = ("hf", "vllm")
 MAX_K = 10_000  # completions per prompt at most: pass@1000 needs 1000; more only fills memory
+MAX_NEW_TOKENS = 131_072  # tokens a completion may have at most: the longest reasoning models' output windows
+TEMPERATURES = (1e-3, 100.0)  # above 0, sampling needs at least the first (logits / 1e-40 overflow to inf) and
+# gains nothing past the second (the draw is already uniform)
 
 
 def check_sampling_args(k: int, temperature: float, max_new_tokens: int, backend: str = "hf") -> None:
     """Validate sampling settings before any model work starts."""
     check(isinstance(k, int) and 1 <= k <= MAX_K,
           f"k={k!r} must be an integer from 1 to {MAX_K:,} (completions per prompt; 4-64 are usual)")
-    check(isinstance(temperature, int | float) and math.isfinite(temperature) and temperature >= 0,
-          f"temperature={temperature} must be a finite number >= 0 (0 means greedy)")
-    check(isinstance(max_new_tokens, int) and max_new_tokens >= 1, f"max_new_tokens={max_new_tokens!r} must be >= 1")
+    low, high = TEMPERATURES
+    check(isinstance(temperature, int | float) and (temperature == 0 or low <= temperature <= high),
+          f"temperature={temperature} must be a finite number >= 0: 0 (greedy) or from {low:g} to {high:g} "
+          "(1.0 is usual)")
+    check(isinstance(max_new_tokens, int) and 1 <= max_new_tokens <= MAX_NEW_TOKENS,
+          f"max_new_tokens={max_new_tokens!r} must be an integer from 1 to {MAX_NEW_TOKENS:,}")
     check(backend in BACKENDS, f"backend={backend!r} is unknown; use one of {', '.join(BACKENDS)}")
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import time
 from pathlib import Path
 
 import torch
 
-from .errors import check
+from .errors import check, check_seed
 from .provenance import atomic_write_text, env_folder, library_versions
 from .quiet import no_weight_bars
 
@@ -62,18 +63,18 @@ def corpus_lines(corpus_path=None, max_lines: int = MAX_CORPUS_LINES) -> list[st
     check(path.is_file(), f"corpus_path={str(path)!r} is not a file; give a GSM8K train.jsonl (fields question, "
                           "answer), or None and no $COURSE_DATA_DIR for the built-in corpus")
     lines = []
-    with open(path) as handle:
+    with open(path, encoding="utf-8", errors="replace") as handle:  # invalid UTF-8: a bad row, named below
         for number, row in enumerate(handle, 1):
             if len(lines) >= max_lines:
                 break
             if not row.strip():
                 continue
             try:
-                record = json.loads(row)
+                record = json.loads(row) if "\ufffd" not in row else None  # None: not UTF-8, refused below
                 lines += [record["question"], *record["answer"].splitlines()]
-            except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+            except (ValueError, KeyError, TypeError, AttributeError):
                 check(False, f"corpus_path={str(path)!r} line {number} is not a JSON object with string "
-                             "fields question and answer; give a GSM8K train.jsonl")
+                             "fields question and answer (in UTF-8); give a GSM8K train.jsonl")
     check(lines, f"corpus_path={str(path)!r} is empty; give a GSM8K train.jsonl")
     return lines[:max_lines]
 
@@ -160,9 +161,9 @@ def standin_command(out, corpus_path=None, seed: int = 0) -> str:
 def build_standin(out, corpus_path=None, seed: int = 0, vocab_size: int = 1024, hidden: int = 64, layers: int = 2,
                   dtype=torch.bfloat16) -> dict:
     """Write a tiny random Qwen3 stand-in (weights, tokenizer, standin.json) into `out`; returns the manifest."""
-    from .models import file_sha256, n_parameters
+    from .models import file_sha256, n_parameters, publish_files
 
-    check(isinstance(seed, int) and seed >= 0, f"seed={seed!r} must be a non-negative integer")
+    check_seed(seed)
     check_shape(vocab_size, hidden, layers)
     start = time.time()
     corpus_path = corpus_source(corpus_path)
@@ -170,11 +171,13 @@ def build_standin(out, corpus_path=None, seed: int = 0, vocab_size: int = 1024, 
     tokenizer = build_standin_tokenizer(lines, vocab_size)
     model = build_standin_model(tokenizer, seed, hidden, layers).to(dtype)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    staged = out / ".saving"  # everything staged, standin.json moved in last: a killed build claims nothing
+    shutil.rmtree(staged, ignore_errors=True)
+    staged.mkdir(parents=True)
     with no_weight_bars():
-        model.save_pretrained(out, safe_serialization=True)
-    tokenizer.save_pretrained(out)
-    os.chmod(out / "model.safetensors", 0o644)  # save_pretrained leaves it private (0600); the others are 0644
+        model.save_pretrained(staged, safe_serialization=True)
+    tokenizer.save_pretrained(staged)
+    os.chmod(staged / "model.safetensors", 0o644)  # save_pretrained leaves it private (0600); the others are 0644
     manifest = {
         "name": out.name,
         "standin": True,
@@ -189,10 +192,11 @@ def build_standin(out, corpus_path=None, seed: int = 0, vocab_size: int = 1024, 
         "seed": seed,
         "corpus": str(corpus_path) if corpus_path is not None else None,
         "corpus_lines": len(lines),
-        "sha256": {name: file_sha256(out / name) for name in ("model.safetensors", "tokenizer.json")},
+        "sha256": {name: file_sha256(staged / name) for name in ("model.safetensors", "tokenizer.json")},
         "command": standin_command(out, corpus_path, seed),
         "build_seconds": round(time.time() - start, 2),
         "versions": library_versions(),
     }
-    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    atomic_write_text(staged / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    publish_files(staged, out, last=MANIFEST)
     return manifest

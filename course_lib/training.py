@@ -9,9 +9,11 @@ Introduced in notebooks/04_grpo_training.ipynb.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
+import os
 import random
 import shutil
 import time
@@ -31,12 +33,12 @@ from .checkpoints import (
     save_failed,
     set_aside,
 )
-from .errors import CourseError, check
+from .errors import MAX_SEED, CourseError, check
 from .prompts import CHAT_TEMPLATE_KWARGS
-from .provenance import atomic_write_text, git_commit, library_versions
+from .provenance import atomic_write_text, folder_lock, git_commit, library_versions
 from .quiet import no_weight_bars
 from .rewards import correctness_reward
-from .sampling import checked_prompt_ids
+from .sampling import MAX_NEW_TOKENS, TEMPERATURES, checked_prompt_ids
 
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
 SCALES = ("group", "batch", "none")
@@ -49,18 +51,33 @@ OWNED_GRPO_FIELDS = {
 }
 
 
+MAX_STEPS = 1_000_000  # optimizer steps at most: the papers' runs take about 1,000; a million is days on a GPU
+MAX_GROUP_SIZE = 1024  # completions per prompt at most (GRPO papers use 4-64)
+MAX_PROMPTS_PER_STEP = 65_536  # prompts per optimizer step at most
 RANGES = {  # field -> (the test its value must pass, the rest of the error message): checked after the types
-    "learning_rate": (lambda v: v > 0, "must be positive (LoRA on the tiny models: 3e-4; full fine-tuning: ~3e-5)"),
-    "beta": (lambda v: v >= 0, "must be >= 0 (0: no KL penalty)"),
-    "epsilon": (lambda v: v > 0, "must be positive (the clipping range; 0.2 is usual)"),
-    "temperature": (lambda v: v > 0, "must be positive: GRPO samples its groups (1.0 is usual)"),
-    "weight_decay": (lambda v: v >= 0, "must be >= 0"),
+    "learning_rate": (lambda v: 0 < v <= 1, "must be in (0, 1] (LoRA on the tiny models: 3e-4; full fine-tuning: "
+                                            "~3e-5); larger steps make the weights NaN"),
+    "beta": (lambda v: 0 <= v <= 100, "must be in [0, 100] (0: no KL penalty; 0.04 is usual)"),
+    "epsilon": (lambda v: 0 < v <= 10, "must be in (0, 10] (the clipping range; 0.2 is usual)"),
+    "temperature": (lambda v: TEMPERATURES[0] <= v <= TEMPERATURES[1],
+                    f"must be from {TEMPERATURES[0]:g} to {TEMPERATURES[1]:g}: GRPO samples its groups (1.0 is usual)"),
+    "weight_decay": (lambda v: 0 <= v <= 10, "must be in [0, 10] (0.1 is usual)"),
     "adam_beta2": (lambda v: 0 <= v < 1, "must be in [0, 1) (0.999 or 0.99)"),
     "warmup_ratio": (lambda v: 0 <= v < 1, "must be in [0, 1): the share of steps spent warming up"),
     "max_grad_norm": (lambda v: v >= 0, "must be >= 0 (0: no clipping)"),
-    "lora_rank": (lambda v: v >= 1, "must be >= 1 (16 is usual)"),
-    "lora_alpha": (lambda v: v >= 1, "must be >= 1 (twice lora_rank is usual)"),
-    "seed": (lambda v: v >= 0, "must be >= 0"),
+    "lora_rank": (lambda v: 1 <= v <= 4096, "must be from 1 to 4,096 (16 is usual)"),
+    "lora_alpha": (lambda v: 1 <= v <= 65_536, "must be from 1 to 65,536 (twice lora_rank is usual)"),
+    "seed": (lambda v: 0 <= v <= MAX_SEED, f"must be from 0 to {MAX_SEED:,} (numpy's seed range)"),
+    "group_size": (lambda v: 2 <= v <= MAX_GROUP_SIZE, f"must be from 2 to {MAX_GROUP_SIZE:,}: GRPO compares "
+                                                       "completions within a group (8 is usual)"),
+    "prompts_per_step": (lambda v: 1 <= v <= MAX_PROMPTS_PER_STEP, f"must be from 1 to {MAX_PROMPTS_PER_STEP:,}"),
+    "steps": (lambda v: 1 <= v <= MAX_STEPS, f"must be from 1 to {MAX_STEPS:,}"),
+    "max_completion_length": (lambda v: 1 <= v <= MAX_NEW_TOKENS, f"must be from 1 to {MAX_NEW_TOKENS:,} tokens"),
+    "save_steps": (lambda v: 1 <= v <= MAX_STEPS, f"must be from 1 to {MAX_STEPS:,}"),
+    "dynamic_max_rounds": (lambda v: 1 <= v <= 1000, "must be from 1 to 1,000 (4 is usual)"),
+    "format_weight": (lambda v: 0 <= v <= 100, "must be in [0, 100] (0: correctness alone)"),
+    "micro_batch_prompts": (lambda v: v >= 0, "must be >= 0 (0: the whole step at once)"),
+    "vllm_gpu_memory_utilization": (lambda v: 0 < v <= 1, "must be in (0, 1]"),
 }
 
 
@@ -118,20 +135,8 @@ class TrainConfig:
         schedulers = _scheduler_names()
         check(self.lr_scheduler_type in schedulers,
               f"lr_scheduler_type={self.lr_scheduler_type!r} is unknown; use one of {', '.join(schedulers)}")
-        check(isinstance(self.group_size, int) and self.group_size >= 2,
-              f"group_size={self.group_size!r} must be >= 2: GRPO compares completions within a group")
-        check(self.prompts_per_step >= 1, f"prompts_per_step={self.prompts_per_step} must be >= 1")
-        check(self.steps >= 1, f"steps={self.steps} must be >= 1")
-        check(self.format_weight >= 0, f"format_weight={self.format_weight} must be >= 0 (0: correctness alone)")
         check(self.loss_type in LOSS_TYPES, f"loss_type={self.loss_type!r} is unknown; use one of {', '.join(LOSS_TYPES)}")
         check(self.scale_rewards in SCALES, f"scale_rewards={self.scale_rewards!r} is unknown; use one of {', '.join(SCALES)}")
-        check(self.max_completion_length >= 1, f"max_completion_length={self.max_completion_length} must be >= 1")
-        check(self.save_steps >= 1, f"save_steps={self.save_steps} must be >= 1")
-        check(0 < self.vllm_gpu_memory_utilization <= 1,
-              f"vllm_gpu_memory_utilization={self.vllm_gpu_memory_utilization} must be in (0, 1]")
-        check(self.dynamic_max_rounds >= 1, f"dynamic_max_rounds={self.dynamic_max_rounds} must be >= 1")
-        check(isinstance(self.micro_batch_prompts, int) and self.micro_batch_prompts >= 0,
-              f"micro_batch_prompts={self.micro_batch_prompts!r} must be >= 0 (0: the whole step at once)")
         check(self.micro_batch_prompts == 0 or self.prompts_per_step % self.micro_batch_prompts == 0,
               f"prompts_per_step={self.prompts_per_step} does not split into micro-batches of "
               f"micro_batch_prompts={self.micro_batch_prompts}; use a divisor of prompts_per_step")
@@ -505,6 +510,9 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
     if not (run_dir / "run_config.json").exists():
         return None, []
     previous = read_run_config(run_dir)
+    checkpoint, broken = newest_complete(run_dir)  # the newest whole checkpoint: its marker's sha256 all match
+    if checkpoint is None and not (run_dir / "summary.json").exists() and not (run_dir / "final").exists():
+        return None, broken  # a start that failed before its first checkpoint: nothing to resume or protect
     previous_config = {**TrainConfig().to_json(), **previous["config"]}  # runs from before a field existed
     for name in MEMORY_ONLY_FIELDS:  # they change memory, not results: a run may resume with other values
         previous_config.pop(name, None)
@@ -513,8 +521,29 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
         previous["problem_ids"] == problem_ids
     check(same, f"out={run_dir} holds a run with a different config, model or problems; "
                 "use a new folder or delete this one")
-    checkpoint, broken = newest_complete(run_dir)  # the newest whole checkpoint: its marker's sha256 all match
     return (int(checkpoint.name.split("-")[1]) if checkpoint else 0), broken
+
+
+def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse: bool = True) -> None:
+    """The base model a run was trained on must be the one `run_config.json` fingerprinted (`base_sha256`, the
+    sha256 of its weight files): else one line naming the file (an error, or with `refuse=False` a warning).
+
+    Runs from before the fingerprint, and a base whose weights cannot be read here, have nothing to check.
+    Introduced in notebooks/04_grpo_training.ipynb.
+    """
+    from .models import TINY_NAMES
+
+    recorded = run.get("base_sha256")
+    if not isinstance(recorded, dict) or not recorded or current is None or current == recorded:
+        return
+    name = next(n for n in sorted(set(recorded) | set(current)) if recorded.get(n) != current.get(n))
+    now, then = (str(hashes.get(name) or "(no such file)")[:12] for hashes in (current, recorded))
+    restore = f" (`git checkout data/models/{model_name}`)" if model_name in TINY_NAMES else ""
+    message = (f"model={model_name} is not the base model {run_dir} was trained on: its {name} has sha256 {now}... "
+               f"but {Path(run_dir) / 'run_config.json'} recorded {then}...")
+    if refuse:
+        raise CourseError(f"{message}; restore that model{restore}, or train the run again into a new folder")
+    warnings.warn(f"{message}; this full fine-tune takes only the tokenizer from it", stacklevel=3)
 
 
 def _finished_summary(run_dir: Path, steps: int) -> dict | None:
@@ -558,13 +587,17 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
     the main process alone writes the run folder. On one process, a step that runs out of GPU memory is split
     into smaller micro-batches (the same gradient) and the run resumes from its last checkpoint.
     """
-    while True:
-        try:
-            return _train_grpo(model_name, problems, config, out, progress, callbacks)
-        except torch.OutOfMemoryError:
-            pass  # leave the except block first: its traceback holds the failed trainer, model and optimizer
-        config = _smaller_micro_batches(config)  # collects what the failed attempt held, then halves the micro-batch
-        warnings.warn(f"out of memory; resuming with micro_batch_prompts={config.micro_batch_prompts}", stacklevel=2)
+    check(not Path(out).exists() or Path(out).is_dir(), f"out={out} is a file; give a folder for the run")
+    main = os.environ.get("RANK", "0") == "0"  # under accelerate launch the main process alone writes (and locks)
+    with folder_lock(out) if main else contextlib.nullcontext():  # a second writer is refused while this one runs
+        while True:
+            try:
+                return _train_grpo(model_name, problems, config, out, progress, callbacks)
+            except torch.OutOfMemoryError:
+                pass  # leave the except block first: its traceback holds the failed trainer, model and optimizer
+            config = _smaller_micro_batches(config)  # frees what the failed attempt held, then halves the micro-batch
+            warnings.warn(f"out of memory; resuming with micro_batch_prompts={config.micro_batch_prompts}",
+                          stacklevel=2)
 
 
 def _smaller_micro_batches(config: TrainConfig) -> TrainConfig:  # pragma: no mutate block (GPU out-of-memory path)
@@ -589,7 +622,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     from accelerate import PartialState
     from peft import LoraConfig
 
-    from .models import load_model
+    from .models import load_model, weights_sha256
 
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
     check_batch(config.completions_per_step, config.group_size)
@@ -599,18 +632,22 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     if resume_step is not None and (summary := _finished_summary(run_dir, config.steps)) is not None:
         return summary
     check_enough_problems(len(problems), config.prompts_per_step)
+    base = weights_sha256(model_name)  # the base's fingerprint: recorded now, checked when the run resumes
+    if resume_step is not None:
+        check_base(run_dir, read_run_config(run_dir), model_name, base)
     args = trl_config(config, run_dir, progress, longest_prompt(problems, model_name) if config.use_vllm else 0)
     check(not (config.dynamic_sampling and args.world_size > 1),
           "dynamic_sampling=True needs a single process: each process would refill its own groups")
     main = args.process_index == 0
     model, tokenizer = load_model(model_name, place=False)  # the Trainer moves it to this process's device
+    base = base or weights_sha256(model_name)  # a hub model is in the cache now
     checked_prompt_ids(model, tokenizer, problems, config.max_completion_length)  # every prompt fits the context
     if config.lora:
         check_lora_targets(model, config.lora_target_modules)
     tokenizer.padding_side = "left"
     with args.main_process_first(local=False, desc="preparing the run folder"):
         if main:
-            _prepare_run_dir(run_dir, resume_step, broken, model_name, config, problem_ids)
+            _prepare_run_dir(run_dir, resume_step, broken, model_name, config, problem_ids, base)
     if resume_step == config.steps:  # killed after the last checkpoint: resuming there would train one step more
         summary = {"model": model_name, "steps": config.steps, "seconds": 0.0, "lora": config.lora,
                    "resumed_from": resume_step, "processes": args.world_size}
@@ -639,7 +676,14 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
         trainer.add_callback(_progress_callback())
     start = time.time()
     with no_weight_bars():  # checkpoints and final/ are written without "Writing model shards" bars
-        trainer.train(resume_from_checkpoint=str(run_dir / f"checkpoint-{resume_step}") if resume_step else None)
+        try:
+            trainer.train(resume_from_checkpoint=str(run_dir / f"checkpoint-{resume_step}") if resume_step else None)
+        except RuntimeError as error:
+            if "probability tensor contains" not in str(error):
+                raise
+            raise CourseError(f"training diverged at step {trainer.state.global_step + 1}: its policy's probabilities "
+                              f"became NaN or inf (learning_rate={config.learning_rate:g}); lower the learning rate "
+                              f"and train into a new folder, or delete {run_dir}") from None
         staged = run_dir / STAGING / "final"
         try:
             trainer.save_model(str(staged))  # every process takes part (DeepSpeed gathers); the main one writes
@@ -676,7 +720,7 @@ def _final_from_checkpoint(checkpoint: Path, final: Path) -> None:
 
 
 def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model_name: str, config: TrainConfig,
-                     problem_ids: list[str]) -> None:
+                     problem_ids: list[str], base: dict | None = None) -> None:
     """A fresh run starts empty logs and writes run_config.json; a resumed one drops log lines after its checkpoint
     and sets aside the damaged checkpoints newer than it."""
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -689,8 +733,8 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
         for name in ("metrics.jsonl", "ledger.jsonl"):
             (run_dir / name).unlink(missing_ok=True)
         atomic_write_text(run_dir / "run_config.json", json.dumps(
-            {"model": model_name, "config": config.to_json(), "problem_ids": problem_ids, "commit": git_commit(),
-             "versions": library_versions()}, indent=1) + "\n")
+            {"model": model_name, "base_sha256": base, "config": config.to_json(), "problem_ids": problem_ids,
+             "commit": git_commit(), "versions": library_versions()}, indent=1) + "\n")
     else:
         (run_dir / "summary.json").unlink(missing_ok=True)  # written again when this run finishes
         for name in ("metrics.jsonl", "ledger.jsonl"):
@@ -707,10 +751,17 @@ def load_trained(run_or_model: str, device: str | None = None):
         check(not (run_dir / "run_config.json").is_file(), f"{run_dir} is not a finished run (no final/); run the "
                                                             "same train command again to finish it")
         return load_model(run_or_model, device=device)
+    from .models import weights_sha256
+
     run = read_run_config(run_dir)
     verify_final(run_dir)
+    lora = (final / "adapter_config.json").exists()
+    base = weights_sha256(run["model"])
+    check_base(run_dir, run, run["model"], base, refuse=lora)  # LoRA: the base is half the model; full: its tokenizer
     model, tokenizer = load_model(run["model"], device=device)
-    if (final / "adapter_config.json").exists():
+    if base is None:  # a hub model that was not in the cache before loading
+        check_base(run_dir, run, run["model"], weights_sha256(run["model"]), refuse=lora)
+    if lora:
         from peft import PeftModel
         from safetensors import SafetensorError
 

@@ -26,7 +26,7 @@ def test_pretrain_help():
     ("args", "message"),
     [
         (["pretrain", "--size", "tiny-xl", "--out", "x"], "size='tiny-xl' is unknown"),
-        (["pretrain", "--steps", "0", "--out", "x"], "steps=0 must be at least 1"),
+        (["pretrain", "--steps", "0", "--out", "x"], "steps=0 must be an integer from 1 to 1,000,000"),
         (["pretrain"], "the following arguments are required: --out"),
         (["pretrain", "--wordy-share", "1.5", "--out", "x"], "wordy_share=1.5 must be between 0 and 1"),
         (["pretrain", "--levels", "6", "--out", "x"], "levels: 6 is not a training level"),

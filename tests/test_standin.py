@@ -119,7 +119,8 @@ def test_course_load_model_loads_it_with_its_chat_template(standin_model):
     ("kwargs", "message"),
     [
         ({"corpus_path": "/no/such/train.jsonl"}, "corpus_path='/no/such/train.jsonl' is not a file"),
-        ({"seed": -1}, "seed=-1 must be a non-negative integer"),
+        ({"seed": -1}, "seed=-1 must be an integer from 0 to 4,294,967,295"),
+        ({"seed": 2**64}, "seed=18446744073709551616 must be an integer from 0 to 4,294,967,295"),
         ({"vocab_size": 100}, "vocab_size=100 must be at least 300"),
         ({"hidden": 40}, "hidden=40 must be a positive multiple of 16"),
         ({"layers": 0}, "layers=0 must be at least 1"),
@@ -162,11 +163,14 @@ def test_cli_builds_a_stand_in_and_the_seed_changes_only_the_weights(standin_mod
     ("args", "message"),
     [
         (["--corpus", "/no/such/train.jsonl"], "is not a file"),
-        (["--seed", "-1"], "seed=-1 must be a non-negative integer"),
-        (["--seed", "x"], "invalid int value"),
+        (["--seed", "-1"], "argument --seed: '-1' must be an integer from 0 to 4,294,967,295"),
+        (["--seed", "x"], "argument --seed: 'x' must be an integer"),
+        (["--corpus", "BINARY"], "line 1 is not a JSON object with string fields question and answer (in UTF-8)"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_status_2(tmp_path, args, message):
+    (tmp_path / "binary.jsonl").write_bytes(bytes(range(256)) * 4)
+    args = [a.replace("BINARY", str(tmp_path / "binary.jsonl")) for a in args]
     result = run_cli_in_process("standin", "--out", str(tmp_path / "out"), *args)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()

@@ -201,24 +201,33 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
 
 
 @pytest.mark.parametrize(("override", "message"), [
-    ({"group_size": 1}, "group_size=1 must be >= 2: GRPO compares completions within a group"),
+    ({"group_size": 1}, "group_size=1 must be from 2 to 1,024: GRPO compares completions within a group (8 is usual)"),
+    ({"group_size": 100_000}, "group_size=100000 must be from 2 to 1,024: GRPO compares completions within a group "
+                              "(8 is usual)"),
     ({"loss_type": "ppo"}, "loss_type='ppo' is unknown; use one of grpo, bnpo, dr_grpo, dapo"),
     ({"scale_rewards": "max"}, "scale_rewards='max' is unknown; use one of group, batch, none"),
-    ({"steps": 0}, "steps=0 must be >= 1"),
+    ({"steps": 0}, "steps=0 must be from 1 to 1,000,000"),
+    ({"steps": 10_000_000_000_000}, "steps=10000000000000 must be from 1 to 1,000,000"),
     ({"lora": 1}, "lora=1 must be True or False"),
     ({"steps": 2.0}, "steps=2.0 must be a finite int"),
     ({"learning_rate": True}, "learning_rate=True must be a finite float"),
     ({"learning_rate": float("nan")}, "learning_rate=nan must be a finite float"),
-    ({"learning_rate": 0.0}, "learning_rate=0.0 must be positive (LoRA on the tiny models: 3e-4; full fine-tuning: ~3e-5)"),
-    ({"epsilon": 0}, "epsilon=0 must be positive (the clipping range; 0.2 is usual)"),
+    ({"learning_rate": 0.0}, "learning_rate=0.0 must be in (0, 1] (LoRA on the tiny models: 3e-4; full fine-tuning: "
+                             "~3e-5); larger steps make the weights NaN"),
+    ({"learning_rate": 1e30}, "learning_rate=1e+30 must be in (0, 1] (LoRA on the tiny models: 3e-4; full fine-tuning: "
+                              "~3e-5); larger steps make the weights NaN"),
+    ({"seed": 99999999999999999999}, "seed=99999999999999999999 must be from 0 to 4,294,967,295 (numpy's seed range)"),
+    ({"seed": -1}, "seed=-1 must be from 0 to 4,294,967,295 (numpy's seed range)"),
+    ({"temperature": 1e-40}, "temperature=1e-40 must be from 0.001 to 100: GRPO samples its groups (1.0 is usual)"),
+    ({"epsilon": 0}, "epsilon=0 must be in (0, 10] (the clipping range; 0.2 is usual)"),
     ({"lr_scheduler_type": "bogus"}, "lr_scheduler_type='bogus' is unknown; use one of {transformers' schedules}"),
-    ({"prompts_per_step": 0}, "prompts_per_step=0 must be >= 1"),
-    ({"format_weight": -0.5}, "format_weight=-0.5 must be >= 0 (0: correctness alone)"),
-    ({"max_completion_length": 0}, "max_completion_length=0 must be >= 1"),
-    ({"save_steps": 0}, "save_steps=0 must be >= 1"),
+    ({"prompts_per_step": 0}, "prompts_per_step=0 must be from 1 to 65,536"),
+    ({"format_weight": -0.5}, "format_weight=-0.5 must be in [0, 100] (0: correctness alone)"),
+    ({"max_completion_length": 0}, "max_completion_length=0 must be from 1 to 131,072 tokens"),
+    ({"save_steps": 0}, "save_steps=0 must be from 1 to 1,000,000"),
     ({"vllm_gpu_memory_utilization": 0.0}, "vllm_gpu_memory_utilization=0.0 must be in (0, 1]"),
     ({"vllm_gpu_memory_utilization": 1.5}, "vllm_gpu_memory_utilization=1.5 must be in (0, 1]"),
-    ({"dynamic_max_rounds": 0}, "dynamic_max_rounds=0 must be >= 1"),
+    ({"dynamic_max_rounds": 0}, "dynamic_max_rounds=0 must be from 1 to 1,000 (4 is usual)"),
     ({"micro_batch_prompts": -1}, "micro_batch_prompts=-1 must be >= 0 (0: the whole step at once)"),
     ({"prompts_per_step": 4, "micro_batch_prompts": 3},
      "prompts_per_step=4 does not split into micro-batches of micro_batch_prompts=3; use a divisor of prompts_per_step"),
@@ -237,8 +246,9 @@ def test_each_bad_setting_is_one_whole_message(override, message):
 def test_each_bound_itself_is_accepted():
     config = TrainConfig(max_completion_length=1, save_steps=1, prompts_per_step=1, dynamic_max_rounds=1,
                          vllm_gpu_memory_utilization=1.0, micro_batch_prompts=0, format_weight=0.0, beta=0.0,
-                         learning_rate=3)  # an int where a float belongs is a number too
-    assert (config.max_completion_length, config.dynamic_max_rounds, config.learning_rate) == (1, 1, 3)
+                         learning_rate=1, seed=2**32 - 1, steps=1_000_000, group_size=1024,
+                         temperature=0.001)  # an int where a float belongs is a number too
+    assert (config.max_completion_length, config.dynamic_max_rounds, config.learning_rate) == (1, 1, 1)
 
 
 def test_every_training_setting_reaches_trl(tmp_path):
@@ -441,10 +451,11 @@ def test_a_run_folder_that_is_a_file_or_has_no_checkpoint_yet(finished_run, prob
     with pytest.raises(CourseError, match=r"^out=.*a-file is a file; give a folder for the run$"):
         _check_run_dir(tmp_path / "a-file", config, "tiny-s", ids)
     assert _check_run_dir(tmp_path / "new", config, "tiny-s", ids) == (None, [])  # a fresh run
-    started = tmp_path / "started"  # killed before its first checkpoint: resumed from step 0
+    started = tmp_path / "started"  # killed before its first checkpoint: a failed start, begun again
     started.mkdir()
     shutil.copy(finished_run[0] / "run_config.json", started)
-    assert _check_run_dir(started, config, "tiny-s", ids) == (0, [])
+    assert _check_run_dir(started, config, "tiny-s", ids) == (None, [])
+    assert _check_run_dir(started, {**config, "learning_rate": 1e-5}, "tiny-s", ids) == (None, [])  # even changed
 
 
 def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
@@ -462,7 +473,8 @@ def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
     written = json.loads((run / "run_config.json").read_text())
     assert (written["model"], written["problem_ids"], written["config"]) == ("tiny-s", ["p1", "p2"],
                                                                            TrainConfig(steps=3).to_json())
-    assert written.keys() == {"model", "config", "problem_ids", "commit", "versions"} and written["versions"]["trl"]
+    assert written.keys() == {"model", "base_sha256", "config", "problem_ids", "commit", "versions"}
+    assert written["versions"]["trl"] and written["base_sha256"] is None  # not given here; train_grpo gives it
     assert not (run / STAGING).exists()
     assert not (run / "metrics.jsonl").exists() and not (run / "ledger.jsonl").exists()  # a fresh run: empty logs
     for name in ("metrics.jsonl", "ledger.jsonl"):

@@ -1,0 +1,432 @@
+"""No command writes over what it does not own, two writers cannot share a folder, a run knows its base model, and
+bad settings are refused before any work (issue #41). Rows of docs/bad_inputs.md.
+
+CLI cases run `main([...])` in-process with the first step of real work replaced by an exception, so a refusal is
+shown to come before it; the few cases that need a second process or a trained run say so.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FAST_TRAINING, run_cli_in_process
+
+import course_lib.evaluation
+import course_lib.models
+import course_lib.standin
+import course_lib.sweep
+import course_lib.training
+from course_lib import CourseError
+from course_lib.checkpoints import MARKER
+from course_lib.models import MODELS_DIR, file_sha256, weights_sha256
+from course_lib.provenance import LOCK_NAME, folder_lock
+from course_lib.tasks import generate
+from course_lib.training import TrainConfig, _check_run_dir, check_base, read_jsonl_log, train_grpo
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class WorkStarted(Exception):
+    """Raised where a command's work would begin."""
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Every command's first step of real work raises WorkStarted: a refusal that comes later would show."""
+    def started(*args, **kwargs):
+        raise WorkStarted
+
+    for module, name in [(course_lib.models, "run_pretrain"), (course_lib.standin, "build_standin"),
+                         (course_lib.evaluation, "model_for_backend"), (course_lib.training, "train_grpo"),
+                         (course_lib.sweep, "run"), (course_lib.sweep, "emit_slurm")]:
+        monkeypatch.setattr(module, name, started)
+
+
+def refused(*args) -> str:
+    """The one stderr line of a command that must exit with status 2 before any work."""
+    done = run_cli_in_process(*args)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    return lines[0]
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# ---------------------------------------------------------------------------
+# 1. pretrain and standin: never over the course's models, never into a data folder
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["pretrain", "--size", "tiny-s", "--steps", "2"], ["standin"]])
+@pytest.mark.parametrize("model", ["tiny-m", "tiny-l"])
+def test_pretrain_and_standin_refuse_to_replace_a_committed_model(no_work, command, model):
+    before = snapshot(MODELS_DIR / model)
+    line = refused(*command, "--out", MODELS_DIR / model)
+    assert f"holds the course's model {model}" in line and f"git checkout data/models/{model}" in line
+    assert snapshot(MODELS_DIR / model) == before
+
+
+@pytest.mark.parametrize("command", [["pretrain", "--size", "tiny-s", "--steps", "2"], ["standin"]])
+def test_pretrain_and_standin_refuse_a_folder_inside_a_model_or_a_data_folder(no_work, tmp_path, monkeypatch,
+                                                                               command):
+    data = tmp_path / "data"
+    (data / "gsm8k").mkdir(parents=True)
+    (data / "gsm8k" / "train.jsonl").write_text('{"question": "q", "answer": "#### 1"}\n')
+    monkeypatch.setenv("COURSE_DATA_DIR", str(data))
+    assert "is inside the data folder COURSE_DATA_DIR=" in refused(*command, "--out", data / "gsm8k")
+    assert "is inside the data folder ../shared/data=" in refused(*command, "--out", ROOT.parent / "shared" / "data" / "x")
+    assert "is inside a model folder" in refused(*command, "--out", MODELS_DIR / "tiny-s" / "sub")
+    assert sorted(p.name for p in (data / "gsm8k").iterdir()) == ["train.jsonl"]
+
+
+def test_pretrain_replaces_only_its_own_model_folder(no_work, tmp_path):
+    mine = tmp_path / "mine"
+    shutil.copytree(MODELS_DIR / "tiny-s", mine)  # a manifest that pretrain wrote: its own kind
+    with pytest.raises(WorkStarted):
+        run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "2", "--out", mine)
+    line = refused("standin", "--out", mine)
+    assert "already holds files" in line and "no standin.json" in line
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("mine")
+    line = refused("pretrain", "--size", "tiny-s", "--steps", "2", "--out", notes)
+    assert "already holds files (todo.txt) and no manifest.json" in line and (notes / "todo.txt").read_text() == "mine"
+    with pytest.raises(WorkStarted):  # a new folder, or an empty one
+        run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "2", "--out", tmp_path / "new")
+
+
+def test_a_killed_pretrain_leaves_no_model_that_claims_to_be_whole(tmp_path, monkeypatch):
+    """Everything is staged in OUT/.saving and moved in with manifest.json last: a rerun may use the folder."""
+    def killed(staged, out, last):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(course_lib.models, "publish_files", killed)
+    done = run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "1", "--batch-size", "2", "--out",
+                              tmp_path / "m", "--quiet")
+    assert done.returncode == 130 and not (tmp_path / "m" / "manifest.json").exists()
+    monkeypatch.undo()
+    done = run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "1", "--batch-size", "2", "--out",
+                              tmp_path / "m", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == sorted(
+        p.name for p in (MODELS_DIR / "tiny-s").iterdir())
+
+
+# ---------------------------------------------------------------------------
+# 2. --out replaces only a file the command itself wrote
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def finished_looking_run(tmp_path):
+    """A run folder and a sweep folder as train and reproduce leave them (the files' content does not matter)."""
+    run = tmp_path / "run"
+    (run / "final").mkdir(parents=True)
+    (run / "final" / "adapter_model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}      weights")
+    (run / "run_config.json").write_text(json.dumps({"model": "tiny-s", "config": {}, "problem_ids": []}))
+    (run / "summary.json").write_text(json.dumps({"steps": 2, "final_sha256": {}}))
+    (run / "ledger.jsonl").write_text('{"step": 1, "problem_id": "a"}\n')
+    sweep = tmp_path / "sweep"
+    (sweep / "points").mkdir(parents=True)
+    (sweep / "grid.json").write_text(json.dumps({"study": "hard-wins", "points": []}))
+    (sweep / "points" / "p_abc123.json").write_text(json.dumps({"point": "p_abc123", "status": "ok"}))
+    return tmp_path
+
+
+VICTIMS = ["run/final/adapter_model.safetensors", "run/run_config.json", "run/summary.json", "run/ledger.jsonl",
+           "sweep/grid.json", "sweep/points/p_abc123.json", "SOURCE"]
+
+
+@pytest.mark.parametrize("victim", VICTIMS)
+@pytest.mark.parametrize("command", ["estimate", "evaluate", "select", "compare"])
+def test_no_out_replaces_a_file_the_command_did_not_write(no_work, finished_looking_run, command, victim):
+    target = ROOT / "course_lib" / "errors.py" if victim == "SOURCE" else finished_looking_run / victim
+    before = target.read_bytes()
+    table, evaluation = finished_looking_run / "table.csv", finished_looking_run / "e.json"
+    table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
+    evaluation.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5},
+                                                      {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0.0}]}))
+    args = {"estimate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
+            "evaluate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
+            "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
+            "compare": ["--after", evaluation, "--before", evaluation]}[command]
+    line = refused(command, *args, "--out", target)
+    assert f"out={target} already exists and is not an output of `{command}`" in line
+    assert "give a new path, or delete the file first" in line
+    assert target.read_bytes() == before
+
+
+def test_a_command_replaces_its_own_output_but_not_another_commands(tmp_path):
+    table = tmp_path / "table.csv"
+    table.write_text("id,level,source,k,n_correct,pass_rate\na,1,arith,2,1,0.5\nb,1,arith,2,0,0.0\n")
+    ids = tmp_path / "ids.txt"
+    for budget in ("1", "2"):  # select over its own ids file: replaced
+        done = run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", budget, "--out", ids)
+        assert done.returncode == 0, done.stderr
+    assert ids.read_text().split() == ["b", "a"]
+    line = refused("estimate", "--model", "tiny-s", "--n", "2", "--k", "2", "--out", ids)  # select's, not estimate's
+    assert "it records `select`" in line
+    ids.with_name("ids.txt.provenance.json").unlink()  # an ids file whose provenance is gone: not recognisably its own
+    line = refused("select", "--table", table, "--strategy", "hard", "--budget", "1", "--out", ids)
+    assert "ids.txt.provenance.json does not record it" in line
+
+
+@pytest.mark.parametrize("content", [None, "notes"])
+def test_train_and_reproduce_refuse_a_folder_holding_other_files(no_work, tmp_path, content):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    if content:
+        (folder / "notes.txt").write_text(content)
+        assert "already holds files (notes.txt) and no run_config.json" in refused(
+            "train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--out", folder)
+        assert "already holds files (notes.txt) and no grid.json" in refused(
+            "reproduce", "hard-wins", "--profile", "smoke", "--out", folder)
+        assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+    else:  # an empty folder is new
+        with pytest.raises(WorkStarted):
+            run_cli_in_process("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--out", folder)
+
+
+def test_notebooks_and_figures_never_write_over_a_lesson_or_another_file(tmp_path):
+    line = refused("notebooks", "--profile", "smoke", "--out", ROOT / "notebooks", "--quiet")
+    assert "which is not a copy papermill executed" in line
+    (tmp_path / "calibration.png").write_text("not a png")
+    assert "holds a calibration.png that is not a PNG" in refused("figures", "--out", tmp_path)
+
+
+def test_calibrate_write_needs_a_manifest_pretrain_wrote(standin_model):
+    line = refused("calibrate", "--model", standin_model, "--n", "4", "--k", "2", "--write")
+    assert "--write stores the report in the manifest.json `pretrain` wrote" in line
+
+
+@pytest.mark.parametrize("command", ["select", "train"])
+def test_an_out_through_a_loop_of_links_is_one_line(tmp_path, command):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "t.csv").write_text("id,level,pass_rate\na,1,0.5\n")
+    args = {"select": ["--table", tmp_path / "t.csv", "--strategy", "hard", "--budget", "1"],
+            "train": ["--model", "tiny-s", "--task", "arith", "--n", "8"]}[command]
+    line = refused(command, *args, "--out", tmp_path / "a" / "out")
+    assert f"out={tmp_path / 'a' / 'out'} cannot be" in line
+
+
+# ---------------------------------------------------------------------------
+# 3. One writer per folder
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def held(tmp_path):
+    """A folder whose lock another process holds (until the test ends, or kills it)."""
+    folder = tmp_path / "busy"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from course_lib.provenance import folder_lock\n"
+         f"with folder_lock({str(folder)!r}):\n    print('held', flush=True); time.sleep(600)"],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert holder.stdout.readline().strip() == "held"
+    yield folder, holder
+    holder.kill()
+    holder.wait()
+
+
+@pytest.mark.parametrize("command", [
+    ["train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--steps", "1"],
+    ["pretrain", "--size", "tiny-s", "--steps", "2"], ["standin"],
+    ["reproduce", "hard-wins", "--profile", "smoke"], ["reproduce", "hard-wins", "--profile", "smoke", "--emit-slurm"],
+    ["notebooks", "--profile", "smoke"], ["figures"],
+])
+def test_a_second_writer_into_a_folder_is_refused_while_the_first_runs(held, monkeypatch, command):
+    monkeypatch.setattr(course_lib.sweep, "run", lambda *a, **k: pytest.fail("the sweep ran"))
+    monkeypatch.setattr(course_lib.sweep, "emit_slurm", lambda *a, **k: pytest.fail("jobs were written"))
+    folder, holder = held
+    line = refused(*command, "--out", folder)
+    assert f"out={folder} is in use by another command (pid {holder.pid}" in line and "wait for it to end" in line
+    assert sorted(p.name for p in folder.iterdir()) == [LOCK_NAME]
+
+
+def test_a_lock_left_by_a_killed_process_does_not_block(held):
+    folder, holder = held
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    assert (folder / LOCK_NAME).exists()  # the file stays; the lock died with its process
+    with folder_lock(folder):
+        assert json.loads((folder / LOCK_NAME).read_text())["pid"] == os.getpid()
+    assert not (folder / LOCK_NAME).exists()
+
+
+def test_the_library_refuses_a_second_train_into_a_locked_folder(held, problems):
+    folder, _ = held
+    with pytest.raises(CourseError, match="is in use by another command"):
+        train_grpo("tiny-s", problems, TrainConfig(**FAST_TRAINING), folder, progress=False)
+
+
+@pytest.mark.slow
+def test_two_trains_started_at_once_do_not_both_proceed(tmp_path):
+    args = [sys.executable, "-m", "course_lib", "train", "--model", "tiny-s", "--task", "arith", "--n", "16",
+            "--steps", "1000", "--prompts-per-step", "2", "--group-size", "2", "--quiet", "--out", str(tmp_path / "run")]
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    while not (tmp_path / "run" / LOCK_NAME).exists() and first.poll() is None:
+        time.sleep(0.05)
+    second = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert first.poll() is None  # still training: the second met it at work
+    first.send_signal(signal.SIGINT)
+    first.communicate(timeout=300)
+    assert second.returncode == 2 and len(second.stderr.strip().splitlines()) == 1, second.stderr
+    assert f"is in use by another command (pid {first.pid}" in second.stderr
+    steps = [row["step"] for row in read_jsonl_log(tmp_path / "run" / "ledger.jsonl")]
+    assert steps == [step for step in range(1, max(steps, default=0) + 1) for _ in range(2)]  # one writer's rows, not two
+
+
+# ---------------------------------------------------------------------------
+# 4. A run records its base model's fingerprint and checks it
+# ---------------------------------------------------------------------------
+
+
+def test_a_course_models_fingerprint_is_its_manifests_sha256_and_a_folders_its_files(tmp_path):
+    manifest = json.loads((MODELS_DIR / "tiny-s" / "manifest.json").read_text())
+    assert weights_sha256("tiny-s") == manifest["sha256"]
+    folder = tmp_path / "plain"
+    shutil.copytree(MODELS_DIR / "tiny-s", folder)
+    (folder / "manifest.json").unlink()
+    assert weights_sha256(folder) == {"model.safetensors": file_sha256(folder / "model.safetensors")}
+    assert weights_sha256("someone/not-in-the-cache") is None
+
+
+def test_check_base_refuses_names_the_file_or_warns_for_a_full_fine_tune(tmp_path):
+    run = {"base_sha256": {"model.safetensors": "a" * 64}}
+    check_base(tmp_path, run, "tiny-s", {"model.safetensors": "a" * 64})  # the same base: nothing to say
+    check_base(tmp_path, {}, "tiny-s", {"model.safetensors": "b" * 64})  # a run from before fingerprints
+    with pytest.raises(CourseError) as error:
+        check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64})
+    assert str(error.value) == (f"model=tiny-s is not the base model {tmp_path} was trained on: its model.safetensors "
+                                f"has sha256 bbbbbbbbbbbb... but {tmp_path}/run_config.json recorded aaaaaaaaaaaa...; "
+                                "restore that model (`git checkout data/models/tiny-s`), or train the run again into "
+                                "a new folder")
+    with pytest.warns(UserWarning, match="this full fine-tune takes only the tokenizer from it"):
+        check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64}, refuse=False)
+
+
+@pytest.mark.slow
+def test_a_run_whose_base_changed_is_refused_at_evaluation_and_at_resume(tmp_path, problems):
+    base = tmp_path / "base"
+    shutil.copytree(MODELS_DIR / "tiny-s", base)
+    run = tmp_path / "run"
+    train_grpo(str(base), problems, TrainConfig(**FAST_TRAINING), run, progress=False)
+    assert json.loads((run / "run_config.json").read_text())["base_sha256"] == weights_sha256("tiny-s")
+    shutil.copy(MODELS_DIR / "tiny-sm" / "manifest.json", base / "manifest.json")  # rebuilt: another model
+    shutil.copy(MODELS_DIR / "tiny-sm" / "model.safetensors", base / "model.safetensors")
+    shutil.copy(MODELS_DIR / "tiny-sm" / "config.json", base / "config.json")
+    line = refused("evaluate", "--model", run, "--n", "2", "--k", "2", "--out", tmp_path / "e.json")
+    assert f"is not the base model {run} was trained on: its model.safetensors has sha256" in line
+    (run / "summary.json").unlink()
+    shutil.rmtree(run / "final")  # killed before it finished: a rerun would resume on the new base
+    with pytest.raises(CourseError, match="is not the base model"):
+        train_grpo(str(base), problems, TrainConfig(**FAST_TRAINING), run, progress=False)
+
+
+# ---------------------------------------------------------------------------
+# 7-9. Values refused before any work; a failed start is not a run to protect
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["train", "--lr", "1e30"], "learning_rate=1e+30 must be in (0, 1]"),
+    (["train", "--seed", "99999999999999999999"], "seed=99999999999999999999 must be from 0 to 4,294,967,295"),
+    (["train", "--steps", "10000000000000"], "steps=10000000000000 must be from 1 to 1,000,000"),
+    (["train", "--group-size", "100000"], "group_size=100000 must be from 2 to 1,024"),
+    (["pretrain", "--lr", "inf"], "lr=inf must be a number in (0, 1]"),
+    (["pretrain", "--seed", "99999999999999999999"], "--seed: '99999999999999999999' must be an integer from 0 to"),
+    (["pretrain", "--steps", "100000000000000"], "steps=100000000000000 must be an integer from 1 to 1,000,000"),
+    (["train", "--temperature", "1e-40"], "temperature=1e-40 must be from 0.001 to 100"),  # logits / 1e-40: inf
+    (["estimate", "--temperature", "1e-40"], "temperature=1e-40 must be a finite number >= 0: 0 (greedy) or from 0.001"),
+    (["estimate", "--max-new-tokens", "1000000"], "max_new_tokens=1000000 must be an integer from 1 to 131,072"),
+    (["estimate", "--cache-dir", str(MODELS_DIR / "tiny-m")], "cache_dir=" f"{MODELS_DIR / 'tiny-m'} is a model folder"),
+])
+def test_absurd_settings_are_refused_before_anything_is_written(no_work, tmp_path, args, message):
+    common = {"train": ["--model", "tiny-s", "--task", "arith", "--n", "8"], "pretrain": ["--size", "tiny-s"],
+              "estimate": ["--model", "tiny-s", "--n", "8"]}[args[0]]
+    assert message in refused(*args, *common, "--out", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ("LEARNING_RATE=inf", "LEARNING_RATE=inf (--set or the grid) must be a finite number >= 0"),
+    ("STEPS=-5", "STEPS=-5 (--set or the grid) must be a finite number >= 0"),
+    ("LEARNING_RATE=1e30", "learning_rate=1e+30 must be in (0, 1]"),
+    ("SEED=18446744073709551616", "SEED=18446744073709551616 must be an integer from 0 to 4,294,967,295"),
+    ("EVAL_K=100000", "EVAL_K=100000 (--set or the grid) must be a finite number from 0"),
+    ("GROUP_SIZE=100000", "group_size=100000 must be from 2 to 1,024"),
+])
+@pytest.mark.parametrize("emit", [[], ["--emit-slurm"]])
+def test_reproduce_refuses_a_bad_setting_when_the_sweep_is_planned(no_work, tmp_path, setting, message, emit):
+    line = refused("reproduce", "hard-wins", "--profile", "smoke", "--set", setting, *emit, "--out", tmp_path / "s")
+    assert message in line
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("limit", ["0", "00:00:00", "0-0", "367-00:00:00"])
+def test_a_slurm_time_of_nothing_or_over_a_year_is_refused_when_planned(no_work, tmp_path, limit):
+    line = refused("reproduce", "hard-wins", "--profile", "smoke", "--emit-slurm", "--slurm-time", limit,
+                   "--out", tmp_path / "s")
+    assert f"--slurm-time {limit} must be above 0 and at most 366 days" in line and not (tmp_path / "s").exists()
+
+
+def test_pretraining_whose_loss_goes_non_finite_stops_without_a_manifest(tmp_path, monkeypatch):
+    build = course_lib.models.build_model
+
+    def diverged(*args, **kwargs):
+        model = build(*args, **kwargs)
+        for parameter in model.parameters():
+            parameter.data.fill_(float("nan"))
+        return model
+
+    monkeypatch.setattr(course_lib.models, "build_model", diverged)
+    line = refused("pretrain", "--size", "tiny-s", "--steps", "3", "--batch-size", "2", "--out", tmp_path / "m",
+                   "--quiet")
+    assert line == "error: pretraining diverged at step 1 of 3: the loss is nan (lr=0.002); lower lr (2e-3 is usual)"
+    assert not (tmp_path / "m" / "manifest.json").exists()
+
+
+def _run_config(run: Path, config: TrainConfig, problem_ids) -> None:
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "run_config.json").write_text(json.dumps({"model": "tiny-s", "config": config.to_json(),
+                                                     "problem_ids": problem_ids}))
+
+
+def test_a_failed_start_is_not_a_run_to_protect_but_a_saved_checkpoint_is(tmp_path):
+    ids = ["a", "b"]
+    _run_config(tmp_path / "run", TrainConfig(learning_rate=0.5), ids)  # a start that died before its first save
+    assert _check_run_dir(tmp_path / "run", TrainConfig().to_json(), "tiny-s", ids) == (None, [])
+    checkpoint = tmp_path / "run" / "checkpoint-2"
+    checkpoint.mkdir()
+    (checkpoint / "trainer_state.json").write_text("{}")
+    (checkpoint / MARKER).write_text(json.dumps({"sha256": {"trainer_state.json": file_sha256(
+        checkpoint / "trainer_state.json")}}))
+    with pytest.raises(CourseError, match="holds a run with a different config"):
+        _check_run_dir(tmp_path / "run", TrainConfig().to_json(), "tiny-s", ids)
+
+
+@pytest.mark.slow
+def test_a_run_that_diverges_stops_with_one_line_and_its_corrected_rerun_starts(tmp_path, problems, monkeypatch):
+    from trl import GRPOTrainer
+
+    def diverges(self, *args, **kwargs):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+
+    monkeypatch.setattr(GRPOTrainer, "train", diverges)
+    config = TrainConfig(**{**FAST_TRAINING, "learning_rate": 0.9})
+    with pytest.raises(CourseError, match=r"^training diverged at step 1: .* \(learning_rate=0\.9\); lower the "):
+        train_grpo("tiny-s", generate("arith", 4, "train", seed=1), config, tmp_path / "run", progress=False)
+    monkeypatch.undo()
+    assert (tmp_path / "run" / "run_config.json").exists()  # the failed start: no checkpoint, no summary
+    summary = train_grpo("tiny-s", generate("arith", 4, "train", seed=1), TrainConfig(**FAST_TRAINING),
+                         tmp_path / "run", progress=False)
+    assert summary["steps"] == FAST_TRAINING["steps"]
