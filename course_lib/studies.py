@@ -385,7 +385,7 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     stats = SharedBaseline(values, base_variance)
     mean, low = float(stats.mean), round(float(stats.tconfint_mean(0.05)[0]), 4)
     if not low > 0:
-        why = f"{arm} did not learn: its gain {mean:+.3f} has a 95% interval reaching {low:+.3f}"
+        why = f"{arm} did not clearly learn: its gain {signed(mean)} has a 95% interval reaching {signed(low)}"
     elif margin > mean / 3:
         why = f"the margin {margin:g} is more than a third of {arm}'s gain ({mean:+.3f})"
     else:
@@ -557,9 +557,19 @@ def interval_text(row, digits: int = 3) -> str:
     """
     get = (lambda name: getattr(row, name, None)) if hasattr(row, "_fields") else row.get  # itertuples() rows too
     mean = get("mean") if get("mean") is not None else get("mean_difference")
-    low, high = (float(np.round(float(v), digits)) + 0.0 for v in (get("ci_low"), get("ci_high")))  # + 0.0: no "-0.000"
-    text = f"{float(np.round(float(mean), digits)) + 0.0:+.{digits}f}"
-    return text if np.isnan(low) else f"{text} [{low:+.{digits}f}, {high:+.{digits}f}]"
+    low, high = (signed(get(bound), digits) for bound in ("ci_low", "ci_high"))
+    text = signed(mean, digits)
+    return text if low == "+nan" else f"{text} [{low}, {high}]"
+
+
+def signed(value, digits: int = 3) -> str:
+    """A number rounded as pandas shows it, with its sign kept where it rounds to zero (05).
+
+    >>> signed(-0.0004), signed(0.0), signed(0.0195)
+    ('-0.000', '+0.000', '+0.020')
+    """
+    value = float(value)
+    return f"{float(np.round(value, digits)) if value else 0.0:+.{digits}f}"
 
 
 def level_columns(table: pd.DataFrame, split: str = "test") -> tuple[str, str, list[int]]:

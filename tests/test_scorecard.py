@@ -43,7 +43,7 @@ def test_committed_scorecard_rows():
     size = card.loc["Levels 1-3 match levels 1-5 (a boundary made by model size)"]  # the name fixed before the run
     # four sizes, each with its own fresh seeds (310 on; the pilot's 300-302 left out), Holm-corrected across them
     assert size["tiny world"].startswith("tiny-s +0.002 [-0.001, +0.004] (could not tell, 5 seeds: levels-1-5 did not "
-                                         "learn")
+                                         "clearly learn")
     assert "tiny-m -0.007 [-0.012, -0.003] (worse, 9 seeds, a real difference" in size["tiny world"]
     assert (size["status"], size["was"]) == ("contradicted", "supported")
     assert "renamed" in size["note"]
@@ -62,7 +62,7 @@ def test_a_claim_whose_reference_arm_did_not_learn_could_not_tell(tmp_path):
     claim = Claim("x matches y", "paper", "flat", "m", "x", "y", expected="equivalent")
     verdict = claim_verdict(claim, tmp_path)
     assert (verdict["status"], verdict["was"]) == ("could not tell", "supported")
-    assert verdict["tiny world"].startswith("+0.000 [+0.000, +0.000] (could not tell, 5 seeds: y did not learn")
+    assert verdict["tiny world"].startswith("+0.000 [+0.000, +0.000] (could not tell, 5 seeds: y did not clearly learn")
     # the same with y gaining +0.10 +- 0.01: now the 0.03 margin is a third of y's gain, and "supported" stands
     rows = [{**row, "gain.test": row["gain.test"] + 0.10} for row in rows]
     pd.DataFrame(rows).to_csv(tmp_path / "flat" / "results.csv", index=False)

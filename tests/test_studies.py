@@ -243,7 +243,7 @@ def test_a_margin_the_study_cannot_vouch_for_calls_no_equivalence(values, verdic
 
 @pytest.mark.parametrize(("gains", "base_variance", "sensitive", "why"), [
     # flat reference arm: mean 0, sd 0.01, se 0.01/sqrt(3) = 0.005774, t(0.975, 2) = 4.302653: low -0.0248
-    ([0.01, -0.01, 0.0], 0.0, False, "random did not learn: its gain +0.000 has a 95% interval reaching -0.025"),
+    ([0.01, -0.01, 0.0], 0.0, False, "random did not clearly learn: its gain +0.000 has a 95% interval reaching -0.025"),
     # a clear gain, but the 0.03 margin is more than a third of it (0.06 / 3 = 0.02)
     ([0.06, 0.06, 0.06], 0.0, False, "the margin 0.03 is more than a third of random's gain (+0.060)"),
     # mean 0.10, low 0.10 - 4.302653 * 0.005774 = 0.0752 > 0, and 0.03 <= 0.10 / 3: the margin can be used
@@ -251,7 +251,7 @@ def test_a_margin_the_study_cannot_vouch_for_calls_no_equivalence(values, verdic
     # the shared base evaluation's variance: se = sqrt(0.01^2 / 3 + 0.0003) = 0.018257, low = 0.0214 > 0
     ([0.09, 0.10, 0.11], 0.0003, True, ""),
     # ... and with 0.001: se = sqrt(0.01^2 / 3 + 0.001) = 0.032146, low = 0.1 - 0.1383 = -0.0383
-    ([0.09, 0.10, 0.11], 0.001, False, "random did not learn: its gain +0.100 has a 95% interval reaching -0.038"),
+    ([0.09, 0.10, 0.11], 0.001, False, "random did not clearly learn: its gain +0.100 has a 95% interval reaching -0.038"),
 ])
 def test_assay_sensitivity_by_hand(gains, base_variance, sensitive, why):
     from course_lib.studies import assay_sensitivity
@@ -278,8 +278,10 @@ def test_no_verdict_from_two_seeds():
 @pytest.mark.parametrize("row, text", [
     ({"mean": 0.0195, "ci_low": 0.0025, "ci_high": 0.0365}, "+0.020 [+0.002, +0.036]"),  # rounded as pandas' .round(3)
     ({"mean_difference": 0.0432, "ci_low": 0.0253, "ci_high": 0.0615}, "+0.043 [+0.025, +0.062]"),  # a bootstrap result
-    ({"mean": -0.0004, "ci_low": -0.0102, "ci_high": 0.0001}, "+0.000 [-0.010, +0.000]"),  # no "-0.000"
-    ({"mean": 0.0, "ci_low": -0.0102, "ci_high": -0.0001}, "+0.000 [-0.010, +0.000]"),  # a bound that rounds to -0
+    # a value that rounds to zero keeps its sign: a mean just below 0 reads -0.000, a bound just below 0 too
+    ({"mean": -0.0004, "ci_low": -0.0102, "ci_high": 0.0001}, "-0.000 [-0.010, +0.000]"),
+    ({"mean": 0.0, "ci_low": -0.0102, "ci_high": -0.0001}, "+0.000 [-0.010, -0.000]"),  # only an exact 0 is +0.000
+    ({"mean": -0.0, "ci_low": -0.0102, "ci_high": 0.0}, "+0.000 [-0.010, +0.000]"),
     ({"mean": 0.2, "ci_low": float("nan"), "ci_high": float("nan")}, "+0.200"),  # one seed: no interval
 ])
 def test_interval_text_matches_the_rounded_table(row, text):
