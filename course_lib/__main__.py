@@ -563,7 +563,13 @@ def check_planned_points(points: list[dict]) -> None:
                       f"{name.upper()}={value} (--set or the grid) must be a finite number >= 0 (0: the profile's "
                       "value)")
         check_seed(point.seed, "SEED")
-        check(point.budget > 0, f"BUDGET={point.budget} must be positive: a fraction in (0, 1] or a count")
+        for name in ("difficulty_k", "eval_k", "base_k", "ood_k"):  # K samples: a pass rate needs at least 2
+            value = getattr(point, name)
+            check(value >= 2 or (value == 0 and name != "ood_k") or (name == "ood_k" and point.ood_task == "none"),
+                  f"{name.upper()}={value} must be at least 2 samples per problem"
+                  + ("" if name == "ood_k" else " (0: the profile's value)"))
+        check(point.budget > 0 and (isinstance(point.budget, int) or point.budget <= 1),
+              f"BUDGET={point.budget} must be a fraction in (0, 1] (a float) or a count of problems (an integer)")
         try:
             resolved = resolve(point)
             train_config(resolved, max(1, resolved.pool_size))

@@ -6,6 +6,7 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -208,7 +209,13 @@ def _acquire(path: Path, folder: Path, parameter: str) -> int | None:
     from .errors import CourseError
 
     while True:
-        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)  # never through a link: rewritten
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                raise
+            raise CourseError(f"{path} is a symbolic link; delete it (it only marks that a command is writing into "
+                              f"{folder})") from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -228,6 +235,10 @@ def _acquire(path: Path, folder: Path, parameter: str) -> int | None:
         if current == os.fstat(handle).st_ino:  # not a file its last holder removed while this one waited
             break
         os.close(handle)
+    if os.fstat(handle).st_nlink != 1:  # a hard link to some other file: rewriting it would change that file
+        os.close(handle)
+        raise CourseError(f"{path} is linked to another file; delete it (it only marks that a command is writing "
+                          f"into {folder})")
     cli = sys.argv[:1] and sys.argv[0].endswith("__main__.py")  # `python -m course_lib ...`, else a kernel or script
     command = " ".join(["python -m course_lib", *sys.argv[1:]] if cli else sys.argv)
     os.ftruncate(handle, 0)

@@ -54,6 +54,7 @@ OWNED_GRPO_FIELDS = {
 MAX_STEPS = 1_000_000  # optimizer steps at most: the papers' runs take about 1,000; a million is days on a GPU
 MAX_GROUP_SIZE = 1024  # completions per prompt at most (GRPO papers use 4-64)
 MAX_PROMPTS_PER_STEP = 65_536  # prompts per optimizer step at most
+MAX_COMPLETIONS_PER_STEP = 2**20  # prompts_per_step x group_size at most (the papers': 8 to a few thousand)
 RANGES = {  # field -> (the test its value must pass, the rest of the error message): checked after the types
     "learning_rate": (lambda v: 0 < v <= 1, "must be in (0, 1] (LoRA on the tiny models: 3e-4; full fine-tuning: "
                                             "~3e-5); larger steps make the weights NaN"),
@@ -135,6 +136,10 @@ class TrainConfig:
         schedulers = _scheduler_names()
         check(self.lr_scheduler_type in schedulers,
               f"lr_scheduler_type={self.lr_scheduler_type!r} is unknown; use one of {', '.join(schedulers)}")
+        check(self.completions_per_step <= MAX_COMPLETIONS_PER_STEP,
+              f"prompts_per_step={self.prompts_per_step} x group_size={self.group_size} is "
+              f"{self.completions_per_step:,} completions per step, more than {MAX_COMPLETIONS_PER_STEP:,}; use "
+              "fewer prompts per step or a smaller group")
         check(self.loss_type in LOSS_TYPES, f"loss_type={self.loss_type!r} is unknown; use one of {', '.join(LOSS_TYPES)}")
         check(self.scale_rewards in SCALES, f"scale_rewards={self.scale_rewards!r} is unknown; use one of {', '.join(SCALES)}")
         check(self.micro_batch_prompts == 0 or self.prompts_per_step % self.micro_batch_prompts == 0,

@@ -262,6 +262,17 @@ def test_a_lock_left_by_a_killed_process_does_not_block(held):
     assert not (folder / LOCK_NAME).exists()
 
 
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_a_lock_file_that_is_a_link_is_refused_and_its_target_kept(tmp_path, link):
+    precious, run = tmp_path / "precious.txt", tmp_path / "run"
+    precious.write_text("keep me")
+    run.mkdir()
+    (run / LOCK_NAME).symlink_to(precious) if link == "symbolic" else (run / LOCK_NAME).hardlink_to(precious)
+    line = refused("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--steps", "1", "--out", run)
+    assert f"{LOCK_NAME} is {'a symbolic link' if link == 'symbolic' else 'linked to another file'}; delete it" in line
+    assert precious.read_text() == "keep me"
+
+
 def test_the_library_refuses_a_second_train_into_a_locked_folder(held, problems):
     folder, _ = held
     with pytest.raises(CourseError, match="is in use by another command"):
@@ -364,6 +375,8 @@ def test_absurd_settings_are_refused_before_anything_is_written(no_work, tmp_pat
     ("SEED=18446744073709551616", "SEED=18446744073709551616 must be an integer from 0 to 4,294,967,295"),
     ("EVAL_K=100000", "EVAL_K=100000 (--set or the grid) must be a finite number from 0"),
     ("GROUP_SIZE=100000", "group_size=100000 must be from 2 to 1,024"),
+    ("BUDGET=50", "BUDGET=50.0 must be a fraction in (0, 1] (a float) or a count of problems (an integer)"),
+    ("DIFFICULTY_K=1", "DIFFICULTY_K=1 must be at least 2 samples per problem (0: the profile's value)"),
 ])
 @pytest.mark.parametrize("emit", [[], ["--emit-slurm"]])
 def test_reproduce_refuses_a_bad_setting_when_the_sweep_is_planned(no_work, tmp_path, setting, message, emit):

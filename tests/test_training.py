@@ -222,6 +222,8 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
     ({"epsilon": 0}, "epsilon=0 must be in (0, 10] (the clipping range; 0.2 is usual)"),
     ({"lr_scheduler_type": "bogus"}, "lr_scheduler_type='bogus' is unknown; use one of {transformers' schedules}"),
     ({"prompts_per_step": 0}, "prompts_per_step=0 must be from 1 to 65,536"),
+    ({"prompts_per_step": 65_536, "group_size": 1024}, "prompts_per_step=65536 x group_size=1024 is 67,108,864 "
+     "completions per step, more than 1,048,576; use fewer prompts per step or a smaller group"),
     ({"format_weight": -0.5}, "format_weight=-0.5 must be in [0, 100] (0: correctness alone)"),
     ({"max_completion_length": 0}, "max_completion_length=0 must be from 1 to 131,072 tokens"),
     ({"save_steps": 0}, "save_steps=0 must be from 1 to 1,000,000"),
