@@ -533,9 +533,7 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
     """Write weights, tokenizer and a manifest (sha256, command, seed, versions) into `out`: all staged first, the
     manifest moved in last, so a killed save leaves no model that claims to be whole."""
     out = Path(out)
-    staged = out / ".saving"
-    shutil.rmtree(staged, ignore_errors=True)
-    staged.mkdir(parents=True)
+    staged = fresh_staging(out)
     with no_weight_bars():
         model.save_pretrained(staged, safe_serialization=True)
     tokenizer.save_pretrained(staged)
@@ -558,6 +556,17 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
     atomic_write_text(staged / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     publish_files(staged, out, last="manifest.json")
     return manifest
+
+
+def fresh_staging(out: Path) -> Path:
+    """An empty OUT/.saving for files written before they are moved into `out` (what a killed save left there, even
+    a file or a link of that name, is removed first; a link's target is kept)."""
+    staged = Path(out) / ".saving"
+    if staged.is_symlink() or staged.is_file():
+        staged.unlink()
+    shutil.rmtree(staged, ignore_errors=True)
+    staged.mkdir(parents=True)
+    return staged
 
 
 def publish_files(staged: Path, out: Path, last: str) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import time
 from pathlib import Path
 
@@ -161,7 +160,7 @@ def standin_command(out, corpus_path=None, seed: int = 0) -> str:
 def build_standin(out, corpus_path=None, seed: int = 0, vocab_size: int = 1024, hidden: int = 64, layers: int = 2,
                   dtype=torch.bfloat16) -> dict:
     """Write a tiny random Qwen3 stand-in (weights, tokenizer, standin.json) into `out`; returns the manifest."""
-    from .models import file_sha256, n_parameters, publish_files
+    from .models import file_sha256, fresh_staging, n_parameters, publish_files
 
     check_seed(seed)
     check_shape(vocab_size, hidden, layers)
@@ -171,9 +170,7 @@ def build_standin(out, corpus_path=None, seed: int = 0, vocab_size: int = 1024, 
     tokenizer = build_standin_tokenizer(lines, vocab_size)
     model = build_standin_model(tokenizer, seed, hidden, layers).to(dtype)
     out = Path(out)
-    staged = out / ".saving"  # everything staged, standin.json moved in last: a killed build claims nothing
-    shutil.rmtree(staged, ignore_errors=True)
-    staged.mkdir(parents=True)
+    staged = fresh_staging(out)  # everything staged, standin.json moved in last: a killed build claims nothing
     with no_weight_bars():
         model.save_pretrained(staged, safe_serialization=True)
     tokenizer.save_pretrained(staged)

@@ -120,6 +120,18 @@ def test_a_killed_pretrain_leaves_no_model_that_claims_to_be_whole(tmp_path, mon
         p.name for p in (MODELS_DIR / "tiny-s").iterdir())
 
 
+@pytest.mark.parametrize("left", ["file", "link"])
+def test_a_staging_name_that_is_a_file_or_a_link_is_replaced_and_a_links_target_kept(tmp_path, left):
+    precious, out = tmp_path / "precious.txt", tmp_path / "m"
+    precious.write_text("keep me")
+    out.mkdir()
+    (out / ".saving").write_text("x") if left == "file" else (out / ".saving").symlink_to(precious)
+    done = run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "1", "--batch-size", "2", "--out", out,
+                              "--quiet")
+    assert done.returncode == 0 and (out / "manifest.json").exists(), done.stderr
+    assert precious.read_text() == "keep me" and not (out / ".saving").exists()
+
+
 # ---------------------------------------------------------------------------
 # 2. --out replaces only a file the command itself wrote
 # ---------------------------------------------------------------------------
