@@ -729,6 +729,8 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
     """A fresh run starts empty logs and writes run_config.json; a resumed one drops log lines after its checkpoint
     and sets aside the damaged checkpoints newer than it."""
     run_dir.mkdir(parents=True, exist_ok=True)
+    if (run_dir / STAGING).is_symlink() or (run_dir / STAGING).is_file():  # never save through a link elsewhere
+        (run_dir / STAGING).unlink()
     shutil.rmtree(run_dir / STAGING, ignore_errors=True)  # what a killed save left half-written
     for checkpoint, why in broken:
         kept = set_aside(checkpoint)

@@ -132,6 +132,18 @@ def test_a_staging_name_that_is_a_file_or_a_link_is_replaced_and_a_links_target_
     assert precious.read_text() == "keep me" and not (out / ".saving").exists()
 
 
+def test_a_run_folders_staging_link_is_removed_not_followed(tmp_path):
+    from course_lib.training import STAGING, _prepare_run_dir
+
+    elsewhere, run = tmp_path / "elsewhere", tmp_path / "run"
+    (elsewhere / "checkpoint-1").mkdir(parents=True)
+    (elsewhere / "checkpoint-1" / "keep.txt").write_text("keep me")
+    run.mkdir()
+    (run / STAGING).symlink_to(elsewhere)
+    _prepare_run_dir(run, None, [], "tiny-s", TrainConfig(), ["p1"])
+    assert not (run / STAGING).exists() and (elsewhere / "checkpoint-1" / "keep.txt").read_text() == "keep me"
+
+
 # ---------------------------------------------------------------------------
 # 2. --out replaces only a file the command itself wrote
 # ---------------------------------------------------------------------------
