@@ -6,8 +6,14 @@ import pandas as pd
 import pytest
 import vl_convert
 
-from course_lib.plots import (count_marks, dead_share_grid_chart, effect_sizes_table, learnable_vs_gain_chart,
-                              runs_gain_chart, seed_spread_chart)
+from course_lib.plots import (
+    count_marks,
+    dead_share_grid_chart,
+    effect_sizes_table,
+    learnable_vs_gain_chart,
+    runs_gain_chart,
+    seed_spread_chart,
+)
 
 
 def arms(seeds_of_small: int) -> pd.DataFrame:
