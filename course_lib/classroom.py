@@ -75,21 +75,33 @@ def copied_from_sha(path: Path) -> str | None:
         return None
 
 
+def is_readable_notebook(path: Path) -> bool:
+    """Whether a file is a notebook Jupyter can open (JSON with a list of cells)."""
+    import json
+
+    try:
+        return isinstance(json.loads(path.read_text(encoding="utf-8")).get("cells"), list)
+    except (ValueError, OSError, AttributeError):
+        return False
+
+
 def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[str, list[str]]:
     """Copy each course notebook missing from `folder` as `kind` opens it; keep every copy already there.
 
     Returns {"new": names copied now, "kept": names kept as they were, "changed": kept names whose course
-    notebook changed since the copy was made}."""
+    notebook changed since the copy was made, "unreadable": kept names that are no notebook Jupyter can open}."""
     check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    done = {"new": [], "kept": [], "changed": []}
+    done = {"new": [], "kept": [], "changed": [], "unreadable": []}
     for source in lessons() if notebooks is None else notebooks:
         target = folder / source.name
         text = source.read_text(encoding="utf-8")
         if target.exists():
             done["kept"].append(target.name)
-            if copied_from_sha(target) not in (None, hashlib.sha256(text.encode()).hexdigest()):
+            if not is_readable_notebook(target):
+                done["unreadable"].append(target.name)
+            elif copied_from_sha(target) not in (None, hashlib.sha256(text.encode()).hexdigest()):
                 done["changed"].append(target.name)
             continue
         atomic_write_text(target, classroom_copy(text, kind, f"notebooks/{source.name}"))
@@ -105,6 +117,8 @@ def report(folder, kind: str, done: dict[str, list[str]]) -> str:
         lines.append(f"  copied {len(done['new'])}: {', '.join(done['new'])}")
     if done["kept"]:
         lines.append(f"  kept {len(done['kept'])} you already had, as they are (your work is never overwritten).")
+    for name in done.get("unreadable", []):
+        lines.append(f"  {name} is not a notebook Jupyter can open (damaged?): rename or delete it for a fresh copy.")
     for name in done["changed"]:
         lines.append(f"  notebooks/{name} has changed since your copy was made: rename your copy to get the new one.")
     if done["kept"]:
@@ -120,8 +134,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         print(report(args.folder, args.kind, make_copies(args.folder, args.kind)))
-    except (CourseError, OSError) as error:
+    except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"error: cannot write the copies in {args.folder}/ ({error.strerror or error}): make that folder "
+              "writable, or delete it and run this again", file=sys.stderr)
         return 2
     return 0
 

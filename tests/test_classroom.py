@@ -146,7 +146,8 @@ def test_a_second_make_lab_keeps_the_students_work_and_says_how_to_get_a_fresh_c
     (folder / first[1].name).unlink()  # a copy the student deleted to start afresh
     done = make_copies(folder, "student", lessons()[:3])
     assert mine.read_bytes() == before
-    assert done == {"new": [first[1].name, lessons()[2].name], "kept": [first[0].name], "changed": []}
+    assert done == {"new": [first[1].name, lessons()[2].name], "kept": [first[0].name], "changed": [],
+                    "unreadable": []}
     said = report(folder, "student", done)
     assert "kept 1 you already had" in said and "rename or delete yours" in said and first[1].name in said
 
@@ -162,6 +163,29 @@ def test_a_copy_of_a_notebook_the_course_has_changed_since_is_kept_and_named(tmp
     done = make_copies(tmp_path / "student", "student", [lesson])
     assert done["changed"] == ["00_lesson.ipynb"] and cells(tmp_path / "student" / "00_lesson.ipynb")[0].source == "v1"
     assert "notebooks/00_lesson.ipynb has changed since your copy was made" in report("x", "student", done)
+
+
+def test_a_damaged_copy_is_kept_and_named_with_how_to_get_a_fresh_one(tmp_path):
+    folder, first = tmp_path / "student", lessons()[:1]
+    make_copies(folder, "student", first)
+    (folder / first[0].name).write_text("{ not json")  # a copy the student's editor left half-written
+    done = make_copies(folder, "student", first)
+    assert done["unreadable"] == [first[0].name] and (folder / first[0].name).read_text() == "{ not json"
+    assert f"{first[0].name} is not a notebook Jupyter can open (damaged?): rename or delete it" in report(
+        folder, "student", done)
+
+
+def test_a_folder_it_cannot_write_is_one_line_with_the_fix(tmp_path, capsys, monkeypatch):
+    import course_lib.classroom as classroom
+
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(classroom, "atomic_write_text", read_only)
+    assert main(["student", str(tmp_path / "s")]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said == (f"error: cannot write the copies in {tmp_path / 's'}/ (Read-only file system): make that folder "
+                    "writable, or delete it and run this again")
 
 
 def test_the_command_line_makes_the_copies_and_refuses_an_unknown_kind(tmp_path, capsys):
