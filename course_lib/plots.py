@@ -355,13 +355,14 @@ def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame], sc
 
 def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: str, color_sort=None,
                             shape_sort=None) -> alt.LayerChart:
-    """Each arm's mean gain against its learnable share of steps, with the gain's 95% interval across seeds as a
-    vertical bar; `table` has "learnable share of steps", "gain (test)", ci_low and ci_high, and optionally seeds:
-    an arm of fewer than 3 seeds has no interval, so it is drawn hollow, without a bar, and leaves the gain axis to
-    the arms that have one (05, 07)."""
+    """Each arm's mean gain against its learnable share of groups (groups whose rewards differ), with the gain's 95%
+    interval across seeds as a vertical bar; `table` has "learnable share of steps" (that share), "gain (test)",
+    ci_low and ci_high, and optionally seeds: an arm of fewer than 3 seeds has no interval, so it is drawn hollow,
+    without a bar, and leaves the gain axis to the arms that have one (05, 07)."""
     few = table["seeds"] < 3 if "seeds" in table else pd.Series(False, index=table.index)
     tested = table[~few]
-    x = alt.X("learnable share of steps:Q", scale=alt.Scale(zero=False, nice=True))  # fitted to the data, not 0-1
+    x = alt.X("learnable share of steps:Q", title="learnable share of groups",  # a share of groups, not of steps
+              scale=alt.Scale(zero=False, nice=True))  # fitted to the data, not 0-1
     colour = alt.Color(f"{color}:N", sort=color_sort, scale=color_scale(color_sort or sorted(table[color].unique())))
     ends = pd.concat([tested["ci_low"], tested["ci_high"], table["gain (test)"], pd.Series([0.0])])
     gain = alt.Y("ci_low:Q", title="gain (test), 95% interval",
@@ -483,7 +484,7 @@ def runs_gain_chart(runs: pd.DataFrame, models, title: str) -> alt.LayerChart:
     table = runs[["model", "task", "strategy", "seed"]].assign(  # plain names: Vega-Lite reads a dot as nesting
         learnable=runs["learnable_share_of_steps"], gain=runs["gain.test"], ci_low=[b[0] for b in bounds],
         ci_high=[b[1] for b in bounds])
-    x = alt.X("learnable:Q", title="learnable share of steps (measured)", scale=alt.Scale(zero=False, nice=True))
+    x = alt.X("learnable:Q", title="learnable share of groups (measured)", scale=alt.Scale(zero=False, nice=True))
     y = alt.Y("ci_low:Q", title="gain on held-out test, 95% interval", scale=alt.Scale(nice=True))
     colour = alt.Color("model:N", sort=list(models), scale=color_scale(models))
     bars = alt.Chart(table).mark_rule(opacity=0.25).encode(x=x, y=y, y2="ci_high:Q", color=colour)
