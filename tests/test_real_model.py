@@ -219,7 +219,8 @@ def test_the_model_cache_is_never_the_working_folder_or_a_literal_tilde(monkeypa
 # ---------------------------------------------------------------------------
 
 SLOW_CONVERSION = """
-import sys, time
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C raises, even where a background job ignores it
 from pathlib import Path
 import course_lib.packaged_models as packaged
 
