@@ -356,7 +356,7 @@ class SharedBaseline(DescrStatsW):
 
     @property
     def std_mean(self) -> float:
-        return float(np.sqrt(self.var * self.nobs / (self.nobs - 1) / self.nobs + self.base_variance))
+        return float(np.sqrt(self.var / (self.nobs - 1) + self.base_variance))  # var is the biased (ddof=0) one
 
 
 def verdict_from(mean: float, different: bool, inside: bool, sensitive: bool = True) -> str:
