@@ -657,11 +657,13 @@ def cmd_figures(args) -> None:
     from .figures import FIGURES, write_figures
     from .provenance import folder_lock
 
+    from .plots import made_by_figures
+
     _check_outputs(args, args.out, folder=True)
     for name in FIGURES:
         path = Path(args.out) / name
-        check(not path.exists() or (path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"),
-              f"out={args.out} holds a {name} that is not a PNG `figures` wrote; give another folder")
+        check(not path.exists() or (path.is_file() and made_by_figures(path)),
+              f"out={args.out} holds a {name} that `figures` did not write; move it away or give another folder")
     with folder_lock(args.out):
         for path in write_figures(args.out):
             print(f"wrote {path}")

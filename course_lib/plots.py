@@ -143,13 +143,34 @@ def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None =
     return (lines + points).properties(title=alt.Title(title, subtitle=note or ""), width=360, height=220)
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_MAKER = b"Software\x00course_lib figures"  # a tEXt chunk: which PNGs `figures` made (and may remake)
+
+
 def save_png(chart: alt.Chart, path, scale: float = 2.0) -> None:
-    """Write a chart as a PNG through vl-convert (offline), for the README."""
+    """Write a chart as a PNG through vl-convert (offline), marked as ours, atomically; for docs/findings.md."""
     import vl_convert as vlc
 
-    png = vlc.vegalite_to_png(chart.to_json(), scale=scale)
-    with open(path, "wb") as handle:
-        handle.write(png)
+    from .provenance import atomic_write_bytes
+
+    atomic_write_bytes(path, with_maker_chunk(vlc.vegalite_to_png(chart.to_json(), scale=scale)))
+
+
+def with_maker_chunk(png: bytes) -> bytes:
+    """The PNG with a tEXt chunk naming course_lib as its maker, right after the header chunk (IHDR)."""
+    import struct
+    import zlib
+
+    header_end = len(PNG_SIGNATURE) + 8 + 13 + 4  # signature, IHDR's length+type, its 13 bytes, its CRC
+    chunk = struct.pack(">I", len(PNG_MAKER)) + b"tEXt" + PNG_MAKER + struct.pack(">I", zlib.crc32(b"tEXt" + PNG_MAKER))
+    return png[:header_end] + chunk + png[header_end:]
+
+
+def made_by_figures(path) -> bool:
+    """Whether PATH is a PNG `figures` wrote (it carries the maker chunk near its start)."""
+    with open(path, "rb") as handle:
+        start = handle.read(256)
+    return start.startswith(PNG_SIGNATURE) and b"tEXt" + PNG_MAKER in start
 
 
 def dead_group_chart(group_sizes, highlight=None) -> alt.Chart:

@@ -314,12 +314,17 @@ def atomic_write_texts(files: dict) -> None:
 
 def atomic_write_text(path, text: str) -> None:
     """Write text so that readers see the old file or the new one, never half of it."""
+    atomic_write_bytes(path, text.encode())
+
+
+def atomic_write_bytes(path, data: bytes) -> None:
+    """Write bytes so that readers see the old file or the new one, never half of it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
         os.chmod(tmp, 0o644)  # mkstemp makes files private; results and tables are meant to be shared
         os.replace(tmp, path)
     except BaseException:

@@ -13,6 +13,28 @@ def test_figures_render_offline_as_png(tmp_path):
     for path in write_figures(tmp_path):
         data = path.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, path.name
+    first = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    assert sorted(first) == sorted(p.name for p in write_figures(tmp_path))  # its own PNGs are remade in place
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == first  # byte for byte
+
+
+def test_committed_figures_carry_the_maker_chunk_and_are_valid_pngs():
+    import struct
+    import zlib
+
+    from course_lib.figures import FIGURES
+    from course_lib.plots import made_by_figures
+
+    for name in FIGURES:
+        data = (ROOT / "docs" / "figures" / name).read_bytes()
+        assert made_by_figures(ROOT / "docs" / "figures" / name), name
+        at, kinds = 8, []
+        while at < len(data):  # every chunk's CRC holds, so image viewers accept the marked file
+            size, kind = struct.unpack(">I4s", data[at:at + 8])
+            assert struct.unpack(">I", data[at + 8 + size:at + 12 + size])[0] == zlib.crc32(data[at + 4:at + 8 + size])
+            kinds.append(kind)
+            at += 12 + size
+        assert kinds[:2] == [b"IHDR", b"tEXt"] and kinds[-1] == b"IEND", name
 
 
 def test_findings_page_embeds_the_committed_figures_and_says_how_they_were_made():

@@ -223,7 +223,31 @@ def test_notebooks_and_figures_never_write_over_a_lesson_or_another_file(tmp_pat
     line = refused("notebooks", "--profile", "smoke", "--out", ROOT / "notebooks", "--quiet")
     assert "which is not a copy papermill executed" in line
     (tmp_path / "calibration.png").write_text("not a png")
-    assert "holds a calibration.png that is not a PNG" in refused("figures", "--out", tmp_path)
+    assert "holds a calibration.png that `figures` did not write" in refused("figures", "--out", tmp_path)
+
+
+def test_figures_replaces_only_pngs_it_made(tmp_path):
+    """A PNG someone else made (a real PNG, without our maker chunk) is refused; our own is remade in place."""
+    from course_lib.plots import PNG_MAKER, made_by_figures, with_maker_chunk
+
+    committed = ROOT / "docs" / "figures" / "dead_groups.png"
+    ours = committed.read_bytes()
+    assert made_by_figures(committed)
+    foreign = ours.replace(b"tEXt" + PNG_MAKER, b"tEXt" + b"Software\x00another tool".ljust(len(PNG_MAKER), b" "))
+    (tmp_path / "dead_groups.png").write_bytes(foreign)
+    assert "holds a dead_groups.png that `figures` did not write" in refused("figures", "--out", tmp_path)
+    assert (tmp_path / "dead_groups.png").read_bytes() == foreign and len(list(tmp_path.iterdir())) == 1
+    plain = ours.replace(b"tEXt" + PNG_MAKER, b"")  # not even a chunk: a header followed by garbage is no PNG of ours
+    assert not made_by_figures_bytes(plain, tmp_path)
+    assert with_maker_chunk(b"\x89PNG\r\n\x1a\n" + bytes(25)).count(PNG_MAKER) == 1
+
+
+def made_by_figures_bytes(data: bytes, folder) -> bool:
+    from course_lib.plots import made_by_figures
+
+    path = folder / "probe.png"
+    path.write_bytes(data)
+    return made_by_figures(path)
 
 
 def test_calibrate_write_needs_a_manifest_pretrain_wrote(standin_model):
