@@ -6,6 +6,7 @@ Bad input exits with status 2 and one line on stderr. Introduced in notebooks/00
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -257,6 +258,10 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
     for path in outs:
         check_writable_file(path)
         check_replaceable(path, command, record=beside if provenance else None)
+    if hasattr(args, "locks"):  # held until the command ends: a second command writing the same file is refused
+        from .provenance import file_lock
+
+        args.locks.enter_context(file_lock(args.out))
 
 
 def _provenance(args) -> dict:
@@ -926,8 +931,10 @@ def main(argv=None) -> int:
     import warnings
 
     shown, warnings.formatwarning = warnings.formatwarning, _warning_line  # restored when the command ends
+    args.locks = contextlib.ExitStack()  # the output files' locks a command takes (`_check_file_outputs`)
     try:
-        code = args.run(args) or 0
+        with args.locks:
+            code = args.run(args) or 0
         sys.stdout.flush()  # a reader that closed the pipe (`... | head`) shows here, not at interpreter exit
         return code
     except BrokenPipeError:  # the reader has what it wanted: stop quietly, with a shell's status for SIGPIPE

@@ -145,6 +145,11 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
 IGNORED_IN_FOLDERS = (".course-lib.lock", ".saving")  # a lock and a killed save's staging: not a folder's content
 
 
+def is_lock_file(name: str) -> bool:
+    """A folder's or a file's lock (.course-lib.lock, .NAME.course-lib.lock): never a folder's content."""
+    return name.startswith(".") and name.endswith(IGNORED_IN_FOLDERS[0])
+
+
 def check_own_folder(folder, command: str, marker: str, is_own=None, parameter: str = "out") -> None:
     """A folder a command writes into must be new, empty, or already its own: it holds `marker`, recognisably
     written by `command` (`is_own(marker_path)`, default: the marker records `python -m course_lib COMMAND`).
@@ -161,8 +166,9 @@ def check_own_folder(folder, command: str, marker: str, is_own=None, parameter: 
         own = is_own(found) if is_own else written_by(found) == command
         check(own, f"{parameter}={folder} holds a {marker} that `{command}` did not write; give a new or empty folder")
         return
+    # a name with a line break stays on the one line
     content = sorted(p.name if p.name.isprintable() else repr(p.name) for p in folder.iterdir()
-                     if p.name not in IGNORED_IN_FOLDERS)  # a name with a line break stays on the one line
+                     if p.name not in IGNORED_IN_FOLDERS and not is_lock_file(p.name))
     check(not content, f"{parameter}={folder} already holds files ({', '.join(content[:3])}"
                        f"{', ...' if len(content) > 3 else ''}) and no {marker}: it is not a folder `{command}` wrote; "
                        "give a new or empty folder")
@@ -183,7 +189,23 @@ def folder_lock(folder, parameter: str = "out"):
     never blocks. The folder is made if needed. Introduced in notebooks/04_grpo_training.ipynb.
     """
     folder = Path(folder).expanduser()
-    key = resolved(folder, parameter)
+    with _locked(folder, resolved(folder, parameter), LOCK_NAME, parameter):
+        yield
+
+
+@contextlib.contextmanager
+def file_lock(path, parameter: str = "out"):
+    """Hold PARENT/.NAME.course-lib.lock while a command writes the file PATH: a second command writing the same
+    file is refused with one line; other files in the folder stay free. Introduced in docs/command_line.md.
+    """
+    path = Path(path).expanduser()
+    with _locked(path.parent, resolved(path, parameter), f".{path.name}{LOCK_NAME}", parameter, shown=path):
+        yield
+
+
+@contextlib.contextmanager
+def _locked(folder: Path, key: Path, lock_name: str, parameter: str, shown: Path | None = None):
+    """Hold the lock file FOLDER/LOCK_NAME for the thing KEY names (re-entrant within one process)."""
     if key in _held:  # the same process again (the CLI, then the library function it calls)
         _held[key][1] += 1
         try:
@@ -192,8 +214,8 @@ def folder_lock(folder, parameter: str = "out"):
             _held[key][1] -= 1
         return
     folder.mkdir(parents=True, exist_ok=True)
-    path = resolved(folder, parameter) / LOCK_NAME  # absolute: released in the same place if the process changes folder
-    handle = _acquire(path, folder, parameter)
+    path = resolved(folder, parameter) / lock_name  # absolute: released in the same place if the process changes folder
+    handle = _acquire(path, shown or folder, parameter)
     _held[key] = [handle, 1]
     try:
         yield

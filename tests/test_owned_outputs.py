@@ -300,6 +300,34 @@ def test_a_second_writer_into_a_folder_is_refused_while_the_first_runs(held, mon
     assert sorted(p.name for p in folder.iterdir()) == [LOCK_NAME]
 
 
+@pytest.mark.parametrize("command", ["estimate", "evaluate", "select", "compare"])
+def test_a_second_command_writing_the_same_file_is_refused_while_the_first_runs(no_work, tmp_path, command):
+    out = tmp_path / "out.txt"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import time; from course_lib.provenance import file_lock\n"
+         f"with file_lock({str(out)!r}):\n    print('held', flush=True); time.sleep(600)"],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        table, evaluation = tmp_path / "table.csv", tmp_path / "e.json"
+        table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
+        evaluation.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]}))
+        args = {"estimate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
+                "evaluate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
+                "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
+                "compare": ["--after", evaluation, "--before", evaluation]}[command]
+        line = refused(command, *args, "--out", out)
+        assert f"out={out} is in use by another command (pid {holder.pid}" in line
+        assert not out.exists()
+        other = run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "1",
+                                   "--out", tmp_path / "other.txt")  # another file in the same folder stays free
+        assert other.returncode == 0, other.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(LOCK_NAME)) == [f".out.txt{LOCK_NAME}"]
+
+
 def test_a_lock_left_by_a_killed_process_does_not_block(held):
     folder, holder = held
     holder.send_signal(signal.SIGKILL)
