@@ -292,8 +292,10 @@ def cmd_estimate(args) -> None:
                      backend=backend)
     if not args.allow_zero:
         check_pass_rates(table, override="--allow-zero")
-    provenance = {**_provenance(args), "pool": _pool_spec(args, args.seed, args.levels), "model": args.model, "cost": table.attrs["cost"]}
-    atomic_write_texts({args.out: table.to_csv(index=False),  # both or neither
+    text = table.to_csv(index=False)
+    provenance = {**_provenance(args), "pool": _pool_spec(args, args.seed, args.levels), "model": args.model,
+                  "cost": table.attrs["cost"], "sha256": _sha256(text)}
+    atomic_write_texts({args.out: text,  # both or neither
                         Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"})
     cost = table.attrs["cost"]
     print(f"wrote {len(table)} rows to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
@@ -314,6 +316,7 @@ def cmd_select(args) -> None:
     from .provenance import atomic_write_texts
     from .selection import select
 
+    table_provenance = _read_provenance(args.table, "table")  # first: an edited table is refused before it is read
     table = read_table(args.table)
     budget = parse_budget(args.budget)
     _check_file_outputs(args, "select", provenance=True)
@@ -324,15 +327,22 @@ def cmd_select(args) -> None:
         warnings.warn(f"every problem in table={args.table} has pass rate {table['pass_rate'].iloc[0]:.2f}: "
                       f"'{args.strategy}' picks among ties, no better than random; estimate a task the model "
                       "sometimes solves, or with more samples (--k)", stacklevel=1)
-    table_provenance = _read_provenance(args.table)
-    atomic_write_texts({args.out: "\n".join(ids) + "\n", Path(str(args.out) + ".provenance.json"): json.dumps(
+    text = "\n".join(ids) + "\n"
+    atomic_write_texts({args.out: text, Path(str(args.out) + ".provenance.json"): json.dumps(
         {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),
-         "model": table_provenance.get("model")}, indent=2) + "\n"})
+         "model": table_provenance.get("model"), "sha256": _sha256(text)}, indent=2) + "\n"})
     print(f"wrote {len(ids)} ids ({args.strategy}, budget {args.budget}) to {args.out}")
 
 
-def _read_provenance(path) -> dict:
-    """The `PATH.provenance.json` written beside a table or ids file ({} when there is none)."""
+def _sha256(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _read_provenance(path, parameter: str) -> dict:
+    """The `PATH.provenance.json` written beside a table or ids file ({} when there is none); a file changed since
+    the command wrote it (its sha256 is not the one recorded) is refused: its provenance no longer describes it."""
     beside = Path(str(path) + ".provenance.json")
     if not beside.exists():
         return {}
@@ -342,6 +352,13 @@ def _read_provenance(path) -> dict:
         raise CourseError(f"{beside} is not valid JSON; delete it and re-run the command that wrote it") from None
     if not isinstance(provenance, dict):
         raise CourseError(f"{beside} does not hold a JSON object; delete it and re-run the command that wrote it")
+    recorded = provenance.get("sha256")
+    if recorded is not None and Path(path).is_file():
+        import hashlib
+
+        check(hashlib.sha256(Path(path).read_bytes()).hexdigest() == recorded,
+              f"{parameter}={path} was changed after the command in {beside.name} wrote it (its sha256 differs); "
+              "re-run that command, or delete the .provenance.json if the edit is yours on purpose")
     return provenance
 
 
@@ -372,7 +389,7 @@ def _training_pool(args):
     """
     from .problems import PROCEDURAL, from_spec, pool_spec, source_of
 
-    recorded = _read_provenance(args.ids).get("pool") if args.ids else None
+    recorded = _read_provenance(args.ids, "ids").get("pool") if args.ids else None
     given = {flag: getattr(args, flag) for flag in POOL_FLAGS if getattr(args, flag) is not None}
     if not isinstance(recorded, dict):
         task = given.get("task", "arith")

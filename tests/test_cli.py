@@ -97,6 +97,30 @@ def test_estimate_and_select_are_byte_identical_when_repeated(tmp_path):
     assert "command" in (tmp_path / "a.csv.provenance.json").read_text()
 
 
+def test_a_table_or_ids_file_changed_after_it_was_written_is_refused(tmp_path):
+    """The provenance beside a table or an ids file records its sha256: an edited file no longer matches it."""
+    table, ids = tmp_path / "t.csv", tmp_path / "ids.txt"
+    result = run_cli_in_process("estimate", "--model", "tiny-s", "--n", "6", "--k", "2", "--max-new-tokens", "24",
+                                "--allow-zero", "--out", table, "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "2",
+                              "--out", ids).returncode == 0
+    ids_before = ids.read_bytes()
+    table.write_text(table.read_text().replace(",0.0,", ",1.0,", 1))  # one pass rate edited by hand
+    result = run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "2", "--out", ids)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert f"table={table} was changed after the command in t.csv.provenance.json wrote it" in result.stderr
+    assert ids.read_bytes() == ids_before
+    ids.write_text(ids.read_text() + "arith-0000000000\n")
+    result = run_cli_in_process("train", "--model", "tiny-s", "--task", "arith", "--n", "6", "--ids", ids,
+                                "--steps", "1", "--out", tmp_path / "run")
+    assert result.returncode == 2 and f"ids={ids} was changed after" in result.stderr, result.stderr
+    assert not (tmp_path / "run").exists()
+    (tmp_path / "t.csv.provenance.json").unlink()  # the edit is the user's on purpose: the table is theirs now
+    assert run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "2",
+                              "--out", tmp_path / "mine.txt").returncode == 0
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
