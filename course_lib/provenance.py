@@ -282,9 +282,12 @@ def check_writable_file(path, parameter: str = "out") -> Path:
     """An output file path that can be written, checked before any long work; a clear error otherwise."""
     from .errors import check
 
-    check(str(path).strip() not in ("", "."), f"{parameter} is empty; give a file path, e.g. results.csv")
+    check(str(path).strip() not in ("", "."), f"{parameter} is empty or '.', the current folder; give a file path, "
+                                              "e.g. results.csv")
     path = Path(path).expanduser()
     check(not path.is_dir(), f"{parameter}={path} is a folder; give a file path inside it, e.g. {path / 'out.csv'}")
+    check(not path.exists() or path.is_file(), f"{parameter}={path} is not a regular file (a device, pipe or socket), "
+                                               "which a command never replaces; give a file path, e.g. results.csv")
     _check_folder_writable(path.parent, parameter, path)
     return path
 
