@@ -677,9 +677,8 @@ def cmd_compare(args) -> None:
 def cmd_figures(args) -> None:
     """Render the charts of docs/findings.md as PNGs from committed files."""
     from .figures import FIGURES, write_figures
-    from .provenance import folder_lock
-
     from .plots import made_by_figures
+    from .provenance import folder_lock
 
     _check_outputs(args, args.out, folder=True)
     for name in FIGURES:

@@ -544,8 +544,8 @@ def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse
     name = next(n for n in sorted(set(recorded) | set(current)) if recorded.get(n) != current.get(n))
     now, then = (str(hashes.get(name) or "(no such file)")[:12] for hashes in (current, recorded))
     restore = f" (`git checkout data/models/{model_name}`)" if model_name in TINY_NAMES else ""
-    message = (f"model={model_name} is not the base model {run_dir} was trained on: its {name} has sha256 {now}... "
-               f"but {Path(run_dir) / 'run_config.json'} recorded {then}...")
+    message = (f"the base model {model_name} that {run_dir} was trained on has changed since: its {name} has sha256 "
+               f"{now}... but {Path(run_dir) / 'run_config.json'} recorded {then}...")
     if refuse:
         raise CourseError(f"{message}; restore that model{restore}, or train the run again into a new folder")
     warnings.warn(f"{message}; this full fine-tune takes only the tokenizer from it", stacklevel=3)

@@ -393,8 +393,9 @@ def test_check_base_refuses_names_the_file_or_warns_for_a_full_fine_tune(tmp_pat
     check_base(tmp_path, {}, "tiny-s", {"model.safetensors": "b" * 64})  # a run from before fingerprints
     with pytest.raises(CourseError) as error:
         check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64})
-    assert str(error.value) == (f"model=tiny-s is not the base model {tmp_path} was trained on: its model.safetensors "
-                                f"has sha256 bbbbbbbbbbbb... but {tmp_path}/run_config.json recorded aaaaaaaaaaaa...; "
+    assert str(error.value) == (f"the base model tiny-s that {tmp_path} was trained on has changed since: its "
+                                f"model.safetensors has sha256 bbbbbbbbbbbb... but {tmp_path}/run_config.json recorded "
+                                "aaaaaaaaaaaa...; "
                                 "restore that model (`git checkout data/models/tiny-s`), or train the run again into "
                                 "a new folder")
     with pytest.warns(UserWarning, match="this full fine-tune takes only the tokenizer from it"):
@@ -412,10 +413,10 @@ def test_a_run_whose_base_changed_is_refused_at_evaluation_and_at_resume(tmp_pat
     shutil.copy(MODELS_DIR / "tiny-sm" / "model.safetensors", base / "model.safetensors")
     shutil.copy(MODELS_DIR / "tiny-sm" / "config.json", base / "config.json")
     line = refused("evaluate", "--model", run, "--n", "2", "--k", "2", "--out", tmp_path / "e.json")
-    assert f"is not the base model {run} was trained on: its model.safetensors has sha256" in line
+    assert f"the base model {base} that {run} was trained on has changed since: its model.safetensors has sha256" in line
     (run / "summary.json").unlink()
     shutil.rmtree(run / "final")  # killed before it finished: a rerun would resume on the new base
-    with pytest.raises(CourseError, match="is not the base model"):
+    with pytest.raises(CourseError, match="was trained on has changed since"):
         train_grpo(str(base), problems, TrainConfig(**FAST_TRAINING), run, progress=False)
 
 
