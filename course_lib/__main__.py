@@ -232,7 +232,7 @@ def _check_model_out(args, command: str, marker: str) -> None:
     """`pretrain` and `standin` write a model folder: new, empty or their own (its `marker` records the command),
     never one of the course's models in data/models, a folder inside a model, or a data folder."""
     from .models import MODELS_DIR
-    from .provenance import check_own_folder, check_writable_folder, is_model_folder, resolved
+    from .provenance import check_own_folder, check_writable_folder, is_model_folder, resolved, tracked_files
 
     _check_outputs(args, args.out)  # as a file would be: no model folder above it, no data folder, no input
     target = resolved(args.out)
@@ -242,6 +242,9 @@ def _check_model_out(args, command: str, marker: str) -> None:
           "restores it)" if target.is_relative_to(REPOSITORY) else
           f"out={args.out} holds the course's model {target.name} ($COURSE_MODELS_DIR); give a new folder, or "
           "delete it first to rebuild it on purpose")
+    for tracked in tracked_files(target)[:1]:
+        raise CourseError(f"out={args.out} holds files a git repository tracks ({tracked}); give a new folder (to "
+                          "rebuild that model on purpose, delete the folder first: `git checkout` restores it)")
     check_own_folder(args.out, command, marker)
     check_writable_folder(args.out)
 

@@ -99,6 +99,35 @@ def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str =
         check(not is_model_folder(receiver), f"{parameter}={out} is {'' if receiver == target else 'inside '}a model "
                                              f"folder ({receiver} holds config.json and weights); give a new folder "
                                              "for outputs")
+    if not folder:
+        for receiver in target.parents:
+            owner = owned_folder(receiver)
+            check(owner is None, f"{parameter}={out} is inside {receiver}, {owner}, which only that command writes "
+                                 "into; write outputs elsewhere")
+
+
+def tracked_files(folder: Path) -> list[str]:
+    """The files inside FOLDER that the git repository around it tracks (another clone's committed model too);
+    [] when the folder is new, is in no repository, or git is not installed."""
+    import subprocess
+
+    if not folder.is_dir():
+        return []
+    try:
+        listed = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True,
+                                timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [name for name in listed.stdout.decode(errors="replace").split("\0") if name] if listed.returncode == 0 else []
+
+
+def owned_folder(folder: Path) -> str | None:
+    """What owns a folder no other command may add files to ('a run folder of `train`', ...); None for others."""
+    if (folder / "run_config.json").is_file():
+        return "a run folder of `train`"
+    if folder.name in ("points", "runs", "logs") and (folder.parent / "grid.json").is_file():
+        return f"the {folder.name}/ of a study folder `reproduce` writes"
+    return None
 
 
 COMMAND = re.compile(r"python -m course_lib ([\w-]+)")  # how every output records the command that wrote it

@@ -103,6 +103,45 @@ def test_pretrain_replaces_only_its_own_model_folder(no_work, tmp_path):
         run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "2", "--out", tmp_path / "new")
 
 
+@pytest.mark.parametrize("command", [["pretrain", "--size", "tiny-s", "--steps", "2"], ["standin"]])
+def test_pretrain_and_standin_refuse_a_model_another_clone_commits(no_work, tmp_path, command):
+    """Another checkout's data/models/tiny-s (not this one's, whose own check names the course's model)."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    shutil.copytree(MODELS_DIR / "tiny-s", clone / "models" / "tiny-s")
+    subprocess.run(["git", "-C", str(clone), "add", "models"], check=True)
+    before = snapshot(clone / "models" / "tiny-s")
+    line = refused(*command, "--out", clone / "models" / "tiny-s")
+    assert "holds files a git repository tracks (config.json); give a new folder" in line
+    assert snapshot(clone / "models" / "tiny-s") == before
+    subprocess.run(["git", "-C", str(clone), "rm", "-rq", "--cached", "models"], check=True)  # untracked: its own
+    with pytest.raises(WorkStarted):
+        run_cli_in_process(*(["pretrain", "--size", "tiny-s", "--steps", "2"]), "--out", clone / "models" / "tiny-s")
+
+
+@pytest.mark.parametrize("command", ["estimate", "evaluate", "select", "compare"])
+@pytest.mark.parametrize("inside", ["run", "points", "runs"])
+def test_no_file_output_goes_into_a_run_folder_or_a_studys_points(no_work, tmp_path, command, inside):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run_config.json").write_text("{}")
+    (tmp_path / "grid.json").write_text("{}")
+    (tmp_path / "points").mkdir()
+    (tmp_path / "runs").mkdir()
+    table, evaluation = tmp_path / "table.csv", tmp_path / "e.json"
+    table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
+    evaluation.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]}))
+    args = {"estimate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
+            "evaluate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
+            "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
+            "compare": ["--after", evaluation, "--before", evaluation]}[command]
+    out = tmp_path / inside / "sub" / "out.txt"
+    line = refused(command, *args, "--out", out)
+    owner = "a run folder of `train`" if inside == "run" else f"the {inside}/ of a study folder `reproduce` writes"
+    assert f"is inside {tmp_path / inside}, {owner}, which only that command writes into" in line
+    assert not (tmp_path / inside / "sub").exists()
+
+
 def test_a_killed_pretrain_leaves_no_model_that_claims_to_be_whole(tmp_path, monkeypatch):
     """Everything is staged in OUT/.saving and moved in with manifest.json last: a rerun may use the folder."""
     def killed(staged, out, last):
@@ -183,8 +222,11 @@ def test_no_out_replaces_a_file_the_command_did_not_write(no_work, finished_look
             "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
             "compare": ["--after", evaluation, "--before", evaluation]}[command]
     line = refused(command, *args, "--out", target)
-    assert f"out={target} already exists and is not an output of `{command}`" in line
-    assert "give a new path, or delete the file first" in line
+    if victim.startswith(("run/", "sweep/points/")):  # refused sooner: no command adds files to such a folder
+        assert f"out={target} is inside " in line and "which only that command writes into" in line
+    else:
+        assert f"out={target} already exists and is not an output of `{command}`" in line
+        assert "give a new path, or delete the file first" in line
     assert target.read_bytes() == before
 
 
