@@ -6,7 +6,7 @@ Introduced in notebooks/07_when_hard_helps.ipynb.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -41,6 +41,8 @@ class Claim:
     note: str = ""  # why it is not testable, or what differs from the paper
     regime: str = ""  # the model's regime, for the decision table ("": not a row of it)
     prompts_per_step: int = 8  # the step structure of the study's training runs
+    margin: float = MARGIN  # the equivalence margin the study fixed before it ran
+    against_steps: tuple = ()  # set: the first - second difference at `steps` minus the same at these lengths
 
 
 SIZES = ("tiny-s", "tiny-sm", "tiny-m", "tiny-l")
@@ -101,8 +103,8 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     table = table[table["seed"] >= claim.fresh_from]
     models = (claim.model,) if isinstance(claim.model, str) else claim.model
     checks = [reference_check(table[table["model"] == model], claim) for model in models]
-    tests = [equivalence_verdict(claim_values(table[table["model"] == model], claim), MARGIN, sensitive=c["sensitive"])
-             for model, c in zip(models, checks)]
+    tests = [equivalence_verdict(claim_values(table[table["model"] == model], claim), claim.margin,
+                                 sensitive=c["sensitive"]) for model, c in zip(models, checks)]
     family = holm_verdicts(pd.DataFrame(tests))  # one model: as it is
     before = holm_verdicts(pd.DataFrame(tests).assign(sensitive=True))
     parts = [f"{interval_text(row)} ({row.verdict_holm}, {row.seeds} seeds{why_changed(row.verdict_holm, old, c)})"
@@ -133,14 +135,17 @@ def reference_check(table: pd.DataFrame, claim: Claim) -> dict:
     split = claim.column.rsplit(".", 1)[-1]
     shared = f"base_variance.{split}"
     base = float(table[shared].iloc[0]) if claim.column.startswith("gain.") and shared in table else 0.0
-    return assay_sensitivity(reference, MARGIN, base, arm=claim.second)
+    return assay_sensitivity(reference, claim.margin, base, arm=claim.second)
 
 
 def claim_values(table: pd.DataFrame, claim: Claim) -> pd.Series:
-    """One model's per-seed values of a claim: the first arm's, minus the second's when it names one."""
+    """One model's per-seed values of a claim: the first arm's, minus the second's when it names one; with
+    `against_steps`, that difference minus the same difference at the other lengths (paired by seed)."""
     values = arm_values(table, claim.first, claim.column, claim.steps[:1])
     if claim.second:
         values = values - arm_values(table, claim.second, claim.column, claim.steps[1:])
+    if claim.against_steps:
+        values = values - claim_values(table, replace(claim, steps=claim.against_steps, against_steps=()))
     return values.dropna()
 
 

@@ -1,5 +1,7 @@
 """The claims scorecard: statuses from verdicts, and the committed studies' rows pinned."""
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
@@ -113,6 +115,32 @@ def test_a_claim_over_several_models_is_holm_corrected_across_them(tmp_path):
     only_a = Claim("x matches y", "paper", "two-sizes", ("a",), "x", "y", expected="equivalent", steps=(49, 82),
                    fresh_from=10)
     assert claim_verdict(only_a, tmp_path)["status"] == "supported"
+
+
+def test_a_claim_with_its_own_margin_and_a_difference_of_differences(tmp_path):
+    """Hand-computed: at 1000 steps hard - random is +0.02 at every seed, at 125 steps 0.00; random gains 0.06."""
+    rows = []
+    for seed, noise in zip(range(500, 505), (0.002, -0.002, 0.001, -0.001, 0.0)):
+        rows += [{"model": "m", "seed": seed, "strategy": "hard", "steps": 1000, "gain.test": 0.08 + noise},
+                 {"model": "m", "seed": seed, "strategy": "random", "steps": 1000, "gain.test": 0.06 + noise},
+                 {"model": "m", "seed": seed, "strategy": "hard", "steps": 125, "gain.test": 0.05 - noise},
+                 {"model": "m", "seed": seed, "strategy": "random", "steps": 125, "gain.test": 0.05 - noise}]
+    (tmp_path / "one-group").mkdir()
+    pd.DataFrame(rows).assign(status="ok", **{"base_variance.test": 1e-6}).to_csv(
+        tmp_path / "one-group" / "results.csv", index=False)
+    both = Claim("hard beats random by more at 1000 steps", "paper", "one-group", "m", "hard", "random",
+                 steps=(1000, 1000), against_steps=(125, 125), margin=0.02)
+    verdict = claim_verdict(both, tmp_path)  # per seed: (0.02) - (0.00) = +0.02 exactly, the margin itself
+    assert verdict["tiny world"].startswith("+0.020 [+0.020, +0.020] (better, 5 seeds")
+    assert verdict["status"] == "supported"
+    # the same data with the course's 0.03 margin: +0.02 is a real difference smaller than the margin, and random's
+    # +0.06 is only twice 0.03, so the margin cannot call it negligible: plain "better"
+    wide = claim_verdict(replace(both, margin=0.03), tmp_path)["tiny world"]
+    assert wide.startswith("+0.020 [+0.020, +0.020] (better, 5 seeds: a real difference, and the margin cannot")
+    assert "(the margin 0.03 exceeds a third of random's gain (+0.060 / 3 = +0.020))" in wide
+    at_125 = claim_verdict(Claim("hard beats random", "paper", "one-group", "m", "hard", "random", steps=(125, 125),
+                                 margin=0.01), tmp_path)
+    assert at_125["tiny world"].startswith("+0.000 [+0.000, +0.000] (equivalent, 5 seeds")
 
 
 def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
