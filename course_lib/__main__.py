@@ -762,7 +762,7 @@ def add_config_flags(parser, aliases: dict) -> None:
 
 
 STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wins, regimes-hard-wins-long, strong-regime-hard-wins, "
-              "capacity-boundary-short, size-boundary, the probes "
+              "capacity-boundary-short, size-boundary, one-group-hard-wins, the probes "
               "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
               "headroom-pilot-long, regimes-pilot, strong-regime-pilot, one-group-pilot and size-boundary-pilot "
               "(course_lib.studies.STUDIES)")

@@ -26,6 +26,8 @@ PAPER_SIZES = ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen
 # size-boundary's seeds per model: size-boundary-pilot's power calculation, at least 5 (its README); tiny-m, the one size that
 # learned measurably in the pilot, runs first
 SIZE_BOUNDARY_SEEDS = {"tiny-m": 9, "tiny-s": 5, "tiny-sm": 5, "tiny-l": 5}
+# one-group-hard-wins: 8 fresh seeds (its README's power calculation; the pilot's 400-401 never reused)
+ONE_GROUP_SEEDS = list(range(500, 508))
 
 # Each study: fixed parameters plus a grid per profile (the product of the lists is the set of points),
 # and optionally `also`: a second grid per profile whose points are added (an arm that is no product). A profile's
@@ -187,6 +189,20 @@ STUDIES = {
                       "SEED": [400]},
             "tiny": {"STRATEGY": ["random", "hard"], "LEARNING_RATE": [3e-5, 1e-4, 3e-4], "STEPS": [300, 1000],
                      "SEED": [400, 401]},
+        },
+    },
+    "one-group-hard-wins": {  # confirmatory (README written before it ran): hard vs random vs easy on tiny-l-strong
+        # with one prompt's group per optimizer step, and hard - random at 8 prompts per step on the same completions
+        # (125 steps x 64 against 1,000 x 8); lr, steps, margin from one-group-pilot; fresh seeds 500-507
+        "fixed": {"MODEL": "tiny-l-strong", "TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
+                  "LEARNING_RATE": 3e-4, "MAX_GRAD_NORM": 0.5, "POOL_SIZE": 2500, "BASE_K": 64, "EVAL_K": 64,
+                  "RESAMPLE_POOL": True, "OOD_TASK": "none"},
+        "grid": {
+            "smoke": {"STRATEGY": ["hard", "random"], "PROMPTS_PER_STEP": [1], "POOL_SIZE": [40], "STEPS": [4],
+                      "SEED": [500]},
+            "tiny": [{"STRATEGY": ["hard", "random"], "PROMPTS_PER_STEP": [1], "STEPS": [1000], "SEED": ONE_GROUP_SEEDS},
+                     {"STRATEGY": ["hard", "random"], "PROMPTS_PER_STEP": [8], "STEPS": [125], "SEED": ONE_GROUP_SEEDS},
+                     {"STRATEGY": ["easy"], "PROMPTS_PER_STEP": [1], "STEPS": [1000], "SEED": ONE_GROUP_SEEDS}],
         },
     },
     "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)

@@ -75,6 +75,21 @@ def test_size_boundary_pilot_is_the_size_family_with_fresh_seeds():
     assert {p["MODEL"] for p in smoke} == {"tiny-sm"} and {p["STRATEGY"] for p in smoke} == {"levels-1-3", "levels-1-5"}
 
 
+def test_one_group_hard_wins_matches_its_readme():
+    """Five arms on the same 8 fresh seeds; both step structures train on the same number of completions."""
+    points = expand("one-group-hard-wins", "tiny")
+    arms = {(p["STRATEGY"], p["PROMPTS_PER_STEP"], p["STEPS"]) for p in points}
+    assert arms == {("hard", 1, 1000), ("random", 1, 1000), ("hard", 8, 125), ("random", 8, 125), ("easy", 1, 1000)}
+    assert {p["PROMPTS_PER_STEP"] * p["STEPS"] for p in points} == {1000}  # x 8 completions per prompt
+    assert {p["SEED"] for p in points} == set(range(500, 508)) and len(points) == 40
+    assert all(p["EVAL_K"] == 64 and p["LEARNING_RATE"] == 3e-4 and p["MAX_GRAD_NORM"] == 0.5 for p in points)
+    pilot = {p["SEED"] for p in expand("one-group-pilot", "tiny")}
+    for study in set(STUDIES) - {"one-group-pilot"}:  # the pilot's seeds are never another study's
+        for profile in set(STUDIES[study]["grid"]) - {"paper"}:
+            assert not pilot & {p["SEED"] for p in expand(study, profile)}, study
+    assert {(p["STRATEGY"], p["PROMPTS_PER_STEP"]) for p in points[:16]} == {("hard", 1), ("random", 1)}  # test 1 first
+
+
 def test_size_boundary_runs_each_size_with_its_own_fresh_seeds_tiny_m_first():
     points = expand("size-boundary", "tiny")
     seeds = {model: sorted({p["SEED"] for p in points if p["MODEL"] == model}) for model in ("tiny-s", "tiny-sm",
