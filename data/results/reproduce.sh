@@ -11,13 +11,18 @@ STUDY=${1:?usage: bash data/results/reproduce.sh STUDY}
 OUT=data/results/$STUDY
 RUN=build/studies/$STUDY
 PY=${PY:-.venv/bin/python}
-mkdir -p "$RUN/points" "$OUT/points"
+mkdir -p "$OUT/points"
 if [ "${COLLECT_ONLY:-0}" = 1 ]; then
   find "$RUN/points" -maxdepth 1 -name '*.json' ! -name '*.failed.json' -exec cp {} "$OUT/points/" \;
+  cp "$RUN/grid.json" "$OUT/"  # the grid the records belong to: a later run in a fresh clone resumes from both
   echo "$(ls "$OUT/points" | wc -l) finished point records in $OUT/points"
   exit 0
 fi
-find "$OUT/points" -maxdepth 1 -name '*.json' ! -name '*.failed.json' -exec cp -n {} "$RUN/points/" \;
+if [ -f "$OUT/grid.json" ] && [ -n "$(ls "$OUT/points")" ]; then  # resume from the committed records
+  mkdir -p "$RUN/points"
+  [ -f "$RUN/grid.json" ] || cp "$OUT/grid.json" "$RUN/"  # a folder `reproduce` wrote: its grid, then its points
+  find "$OUT/points" -maxdepth 1 -name '*.json' ! -name '*.failed.json' -exec cp -n {} "$RUN/points/" \;
+fi
 $PY -m course_lib reproduce "$STUDY" --profile tiny --workers 2 --out "$RUN"
 rm -rf "$OUT/points" && mkdir -p "$OUT/points"
 cp "$RUN/results.csv" "$RUN/provenance.json" "$RUN/grid.json" "$OUT/"
