@@ -8,7 +8,10 @@ SCRIPT = Path(__file__).resolve().parent.parent / "data" / "results" / "reproduc
 # a stand-in for the sweep: it lists the point records it found, then "finishes" the missing point
 FAKE_SWEEP = """#!/usr/bin/env bash
 out=${@: -1}
+before=$(ls -A "$out" 2>/dev/null | tr '\\n' ' ')
+mkdir -p "$out/points"
 ls "$out/points" > "$out/seen.txt"
+echo "$before" > "$out/before.txt"
 echo '{"status": "ok"}' > "$out/points/b.json"
 for f in results.csv provenance.json grid.json; do echo x > "$out/$f"; done
 """
@@ -32,13 +35,23 @@ def test_committed_points_seed_the_run_and_collect_only_copies_finished_points(t
     fake = project(tmp_path)
     committed, build = tmp_path / "data/results/study/points", tmp_path / "build/studies/study/points"
     committed.mkdir(parents=True)
+    (committed.parent / "grid.json").write_text('{"study": "study"}')  # collected with its records
     (committed / "a.json").write_text('{"status": "ok"}')
     (committed / "z.failed.json").write_text('{"status": "failed"}')  # a failure is run again, not seeded
     run(tmp_path, fake)
     assert (tmp_path / "build/studies/study/seen.txt").read_text().split() == ["a.json"]
+    assert (tmp_path / "build/studies/study/before.txt").read_text().split() == ["grid.json", "points"]  # grid first
     assert sorted(p.name for p in committed.iterdir()) == ["a.json", "b.json"]  # the finished study's records
     (build / "c.json").write_text('{"status": "ok"}')  # finished while a later sweep runs elsewhere
     (build / "d.failed.json").write_text("{}")
     result = run(tmp_path, fake, COLLECT_ONLY="1")
     assert sorted(p.name for p in committed.iterdir()) == ["a.json", "b.json", "c.json"]
     assert "3 finished point records" in result.stdout
+
+
+def test_a_first_run_finds_its_folder_empty(tmp_path):
+    """Nothing committed yet: the sweep is given no folder of records without a grid (it would refuse it)."""
+    fake = project(tmp_path)
+    run(tmp_path, fake)
+    assert (tmp_path / "build/studies/study/before.txt").read_text().split() == []
+    assert sorted(p.name for p in (tmp_path / "data/results/study/points").iterdir()) == ["b.json"]
