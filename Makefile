@@ -58,11 +58,11 @@ LAB_ARGS ?=
 LAB_AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 LAB_OPEN := --LabApp.default_url=/lab/tree/00_tiny_world_tour.ipynb
 lab: env
-	$(PY) -m course_lib.classroom student $(LAB)/student
+	$(PY) -m course_lib.classroom.copies student $(LAB)/student
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(LAB)/student $(LAB_OPEN) $(LAB_AS_ROOT) $(LAB_ARGS)
 
 lab-instructor: env
-	$(PY) -m course_lib.classroom instructor $(LAB)/instructor
+	$(PY) -m course_lib.classroom.copies instructor $(LAB)/instructor
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(LAB)/instructor $(LAB_OPEN) $(LAB_AS_ROOT) $(LAB_ARGS)
 
 course: env
@@ -117,7 +117,7 @@ check-browser:
 # outputs stripped), in build/students/.
 students: env
 	rm -rf build/students
-	$(PY) -m course_lib.classroom student build/students
+	$(PY) -m course_lib.classroom.copies student build/students
 
 # The budget explorer alone as an app (Voila, code hidden), for a class: open the printed URL. The `course` template
 # (apps/voila/templates/course/) is Voila's own without its FontAwesome stylesheets from a CDN: nothing leaves the machine.

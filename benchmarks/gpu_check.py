@@ -1,4 +1,4 @@
-"""Device check of the paper path: measures what course_lib/cost.py assumes, on one GPU, in under 6 minutes.
+"""Device check of the paper path: measures what course_lib/research/cost.py assumes, on one GPU, in under 6 minutes.
 
 Run: bash benchmarks/gpu_check.sh [--data-dir DIR]    (no download: random weights, the offline stand-in tokenizer)
 1. Generation tokens/s (transformers generate, and vLLM when installed) of random-weight models with Qwen3-4B's
@@ -28,9 +28,9 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from course_lib.phases import in_phase  # noqa: E402
 from course_lib.provenance import atomic_write_text, git_commit, library_versions  # noqa: E402
 from course_lib.sampling import vllm_available  # noqa: E402
+from course_lib.training.phases import in_phase  # noqa: E402
 
 SHAPES = {  # the models' config.json values (no weights downloaded)
     "4B": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 2560, "num_hidden_layers": 36,
@@ -162,7 +162,7 @@ def training_step(folder: str, shape: str, use_vllm: bool, sizes: dict, memory_s
 
 def step_per_token(step: dict, sizes: dict) -> float:
     """Seconds per completion token of a step, beyond cost.py's fixed overhead (cost.py's step model)."""
-    from course_lib.cost import TRAIN_OVERHEAD_S
+    from course_lib.research.cost import TRAIN_OVERHEAD_S
 
     return round(max(step["step_s"] - TRAIN_OVERHEAD_S, 0.01) / sizes["max_new_tokens"], 5)
 
@@ -218,7 +218,7 @@ def main(argv=None) -> int:
                 torch.cuda.empty_cache()  # what this process cached goes back before the next engine starts
 
     with tempfile.TemporaryDirectory() as tmp:
-        from course_lib.standin import build_standin
+        from course_lib.models.standin import build_standin
 
         standin = Path(tmp) / "standin"
         build_standin(standin, corpus_path=data_dir / "gsm8k" / "train.jsonl")

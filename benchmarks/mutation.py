@@ -32,7 +32,7 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.selection.x_charge_estimation__mutmut_23": (
         "equivalent", "tokens per completion (1 or 2) does not enter the count of completions that is read",
         "estimation_cost(pool_size, k, 2)"),
-    "course_lib.sweep.x_parse_where__mutmut_12": (
+    "course_lib.research.sweep.x_parse_where__mutmut_12": (
         "equivalent", "the message used when no pair is malformed is never shown (the check passes)", 'else "XXXX"'),
     **{f"course_lib.selection.x__seeded_order__mutmut_{n}": (
         "equivalent", "ids are unique (checked before), so how a sort by id treats ties cannot matter", kind)
@@ -80,34 +80,34 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.rewards.x_completion_text__mutmut_{n}": (
         "equivalent", "a message without content read as None rather than '': the next line returns '' for anything "
                       "that is not a string", change) for n, change in ((5, '"content", None)'), (7, '"content", )'))},
-    **{f"course_lib.sweep.x_run_point__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_run_point__mutmut_{n}": (
         "accepted", "how much of a failed point's traceback is kept, and how its JSON record is indented: what a "
                     "reader sees, not what is read back (the last line, which the tests check, is kept)", change)
        for n, change in ((58, "limit=None"), (59, "limit=4"), (94, "indent=None"), (97, "dumps(record, default=str)"),
                          (99, "indent=2"))},
-    **{f"course_lib.sweep.x_run__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_run__mutmut_{n}": (
         "accepted", "the progress bar's settings: what the terminal shows while a sweep runs, nothing it records",
         change) for n, change in ((3, "progress: bool = False"), (55, "total=None"), (56, "desc=None"),
                                   (57, "disable=None"), (58, "progress_bar(desc="), (59, "len(todo), disable"),
                                   (60, "done before)\", )"), (61, "len(points) + len(todo)"), (62, "disable=progress"))},
-    "course_lib.sweep.x_aggregate__mutmut_24": (
+    "course_lib.research.sweep.x_aggregate__mutmut_24": (
         "equivalent", "pandas reads to_csv(index=None) as no index, as index=False (the table's exact text is tested)",
         "to_csv(index=None)"),
-    **{f"course_lib.sweep.x_run_point__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_run_point__mutmut_{n}": (
         "accepted", "default=str is a safety net: every value of a point record comes from JSON (the grid, --set "
                     "values, the notebook's records read back from its JSON output) or is a string or number the "
                     "sweep makes, so no input reaches it", change)
        for n, change in ((95, "default=None)"), (98, "indent=1, )"))},
-    **{f"course_lib.sweep.x_run__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_run__mutmut_{n}": (
         "equivalent", "check_writable_folder has made OUT already, so points/ one level below needs no parents",
         change) for n, change in ((25, "parents=None"), (27, '"points").mkdir(exist_ok=True)'), (32, "parents=False"))},
-    "course_lib.sweep.x_run__mutmut_1": (
+    "course_lib.research.sweep.x_run__mutmut_1": (
         "accepted", "the default of 2 workers or 3: worker_count caps it by the cores (2 here and on Binder)",
         "workers: int = 3"),
-    **{f"course_lib.sweep.x_run__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_run__mutmut_{n}": (
         "accepted", "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
                     "result", change) for n, change in ((115, "start, None)"), (117, "start, )"), (119, "start, 2)"))},
-    **{f"course_lib.sweep.x_worker_count__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_worker_count__mutmut_{n}": (
         "accepted", "which caller's line the capped-workers warning names (the warning's text is tested)", change)
        for n, change in ((18, 'core(s)", )'), (19, "stacklevel=4"))},
     **{f"course_lib.training.xǁTrainConfigǁ__post_init____mutmut_{n}": (
@@ -121,11 +121,11 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.training.x_trl_config__mutmut_111": (
         "equivalent", "TRL 1.16's GRPOConfig default top_k is 0 too (no restriction); the explicit 0 keeps sampling "
                       "unrestricted should a later TRL change its default", "temperature=config.temperature, top_p=1.0"),
-    **{f"course_lib.studies.x_rank_correlation__mutmut_{n}": (
+    **{f"course_lib.research.studies.x_rank_correlation__mutmut_{n}": (
         "accepted", "Spearman's rho reads ranks: integers and the same numbers as floats rank alike; only a list of "
                     "numeric strings would differ, which no caller passes", change)
        for n, change in ((5, "list(x), dtype=None"), (7, "list(x), )"), (10, "list(y), dtype=None"), (12, "list(y), )"))},
-    **{f"course_lib.studies.x_rank_correlation__mutmut_{n}": (
+    **{f"course_lib.research.studies.x_rank_correlation__mutmut_{n}": (
         "accepted", "ignoring every warning inside the bootstrap, not only the constant-input one: spearmanr on finite "
                     "numbers warns of nothing else", change)
        for n, change in ((25, '"ignore", None)'), (27, '"ignore", )'))},
@@ -153,47 +153,47 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.grpo.x_grpo_loss__mutmut_{n}": (
         "accepted", "a ratio exactly on a clip bound (a float equal to 0.8 or 1.28) is the only case this changes",
         change) for n, change in ((79, "ratio <= 1 - epsilon"), (85, "ratio >= 1 + epsilon_high"))},
-    **{f"course_lib.studies.x_detectable_difference__mutmut_{n}": (
+    **{f"course_lib.research.studies.x_detectable_difference__mutmut_{n}": (
         "equivalent", "a wider upper end of the root-finding bracket (21 instead of 20 noncentralities, or a factor "
                       "seeds larger) still holds the one root, so brentq returns the same difference", change)
        for n, change in ((13, "sd * np.sqrt"), (15, "21 * sd"))},
     **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` (or passing sort=None) leaves the groups "
                             "sorted", change)
-       for name, change in (("course_lib.studies.x_mechanism_table__mutmut_29", "groupby(list(by), )"),
-                            ("course_lib.studies.x_paired_difference__mutmut_15", "groupby(list(by), )"),
-                            ("course_lib.studies.x_per_level_change__mutmut_12", "groupby(list(by), )"),
-                            ("course_lib.studies.x_paired_verdicts__mutmut_9", "groupby(list(by), )"),
-                            ("course_lib.studies.x_gain_verdicts__mutmut_7", "groupby(list(by), )"),
-                            ("course_lib.studies.x_gain_by_strategy__mutmut_19", "groupby(list(by), )"),
-                            ("course_lib.studies.x_per_level_verdicts__mutmut_16", "groupby(list(by), )"))},
-    **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
+       for name, change in (("course_lib.research.studies.x_mechanism_table__mutmut_29", "groupby(list(by), )"),
+                            ("course_lib.research.studies.x_paired_difference__mutmut_15", "groupby(list(by), )"),
+                            ("course_lib.research.studies.x_per_level_change__mutmut_12", "groupby(list(by), )"),
+                            ("course_lib.research.studies.x_paired_verdicts__mutmut_9", "groupby(list(by), )"),
+                            ("course_lib.research.studies.x_gain_verdicts__mutmut_7", "groupby(list(by), )"),
+                            ("course_lib.research.studies.x_gain_by_strategy__mutmut_19", "groupby(list(by), )"),
+                            ("course_lib.research.studies.x_per_level_verdicts__mutmut_16", "groupby(list(by), )"))},
+    **{f"course_lib.research.studies.x_holm_adjusted__mutmut_{n}": (
         "equivalent", "p-values are numbers, and list() of them makes a float array without dtype=float (only "
                       "0/1 integers would not, and their Holm adjustments are 0/1 too)", change)
        for n, change in ((3, "dtype=None"), (5, "list(p_values), )"))},
-    **{f"course_lib.studies.x_holm_adjusted__mutmut_{n}": (
+    **{f"course_lib.research.studies.x_holm_adjusted__mutmut_{n}": (
         "equivalent", "how ties are ordered cannot matter: tied p-values get the same adjusted value through the "
                       "running maximum, whichever comes first (and numpy reads 'STABLE' as 'stable')", change)
        for n, change in ((9, "kind=None"), (11, "argsort(p, )"), (13, 'kind="STABLE"'))},
     **{name: ("equivalent", "pass rates are validated as numbers in [0, 1]; read as their own dtype they are the "
                             "same floats", "dtype=None")
        for name in ("course_lib.selection.x_degenerate_medium__mutmut_9", "course_lib.selection.x_selection_summary__mutmut_15")},
-    **{f"course_lib.studies.x_equivalence_verdict__mutmut_{n}": (
+    **{f"course_lib.research.studies.x_equivalence_verdict__mutmut_{n}": (
         "equivalent", "the values are numbers (seeds' gains), and an array of them is float without dtype=float", change)
        for n, change in ((4, "dtype=None"), (6, "list(values), )"))},
-    **{f"course_lib.studies.x_equivalence_verdict__mutmut_{n}": (
+    **{f"course_lib.research.studies.x_equivalence_verdict__mutmut_{n}": (
         "accepted", "a 90% bound exactly on the margin (a float equal to it) is the only case this changes; no "
                     "test's numbers land there and no study's will", change)
        for n, change in ((60, "-margin <= low90"), (61, "high90 <= margin"))},
-    "course_lib.studies.x_equivalence_verdict__mutmut_81": (
+    "course_lib.research.studies.x_equivalence_verdict__mutmut_81": (
         "equivalent", "dividing by 1.0 is multiplying by 1.0", "float(mean == 0) / 1.0"),
-    "course_lib.studies.x_verdict_from__mutmut_11": (
+    "course_lib.research.studies.x_verdict_from__mutmut_11": (
         "accepted", "only a difference whose mean rounds to 0 at 4 places (|mean| < 0.00005) while its interval "
                     "excludes 0 reads it: holm_verdicts reads the rounded mean, and there both forms name a direction "
                     "rounding has lost; the studies' margins (0.02-0.03) are 400 times larger", "mean >= 0"),
-    "course_lib.studies.x_seeds_needed__mutmut_15": (
+    "course_lib.research.studies.x_seeds_needed__mutmut_15": (
         "accepted", "only a target power of 0, which no plan asks for, tells them apart (2 seeds against 0): from 2 "
                     "seeds on the loops agree, since 0 or 1 seeds give no t-test", "range(most + 1)"),
-    "course_lib.studies.x_seeds_needed__mutmut_28": (
+    "course_lib.research.studies.x_seeds_needed__mutmut_28": (
         "accepted", "power exactly equal to the target (a continuous function of sd and difference) is the only case "
                     "this changes", ") > power"),
     "course_lib.training.x__pad_cat__mutmut_1": (
@@ -355,10 +355,10 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     f"{TRAINING}.x_load_trained__mutmut_55": (
         "accepted", "`.to(None)` leaves the model where it loaded, the CPU, which is also the base model's device here",
         ".to(None)"),
-    **{f"course_lib.studies.x_t_interval__mutmut_{n}": (
+    **{f"course_lib.research.studies.x_t_interval__mutmut_{n}": (
         "equivalent", "the values are numbers (a list or a column of floats or ints): numpy's mean and sd are float64 "
                       "either way", change) for n, change in ((3, "dtype=None)"), (5, "list(values), )"))},
-    **{f"course_lib.studies.x_t_interval__mutmut_{n}": (
+    **{f"course_lib.research.studies.x_t_interval__mutmut_{n}": (
         "equivalent", "float('NAN') is NaN, as float('nan') is", 'float("NAN")') for n in (30, 35)},
     "course_lib.answers.x__tail__mutmut_4": (
         "equivalent", "a completion that is not a string is searched as 'XXXX' instead of '': neither holds an "
@@ -377,12 +377,12 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "accepted", "transformers 5's apply_chat_template defaults to tokenize=True and return_dict=True; they are "
                     "passed as TRL passes them, so another version's default cannot change the ids", change)
        for n, change in ((13, "add_generation_prompt=True, return_dict=True"), (14, "tokenize=True, **CHAT"))},
-    **{f"course_lib.sweep.x_{function}__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_{function}__mutmut_{n}": (
         "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI",
         "encoding=None") for function, n in (("_read_json", 2), ("_saved", 4))},
-    **{f"course_lib.sweep.x_{function}__mutmut_{n}": ("equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"')
+    **{f"course_lib.research.sweep.x_{function}__mutmut_{n}": ("equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"')
        for function, n in (("_read_json", 4), ("_saved", 6))},
-    **{f"course_lib.sweep.x__saved__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x__saved__mutmut_{n}": (
         "accepted", "where the warning points (its stacklevel) is not what the run does", change)
        for n, change in ((23, 'point will run again", )'), (24, "stacklevel=3"))},
     f"{TRAINING}.x__train_grpo__mutmut_225": (
@@ -635,7 +635,7 @@ def _what_ran(mutants: str) -> str:
     names = mutants.split()
     if len(names) <= 3 or not all(name.startswith("course_lib.") and "__mutmut_" in name for name in names):
         return mutants
-    modules = Counter(name.split(".")[1] for name in names)
+    modules = Counter(name.split(".x_")[0].rsplit(".", 1)[-1] for name in names)  # the module, not its package
     return f"{len(names)} named mutants again (" + ", ".join(f"{module} {n}" for module, n in modules.items()) + ")"
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import psutil
 
-from course_lib.notebooks import course_notebooks, execute
+from course_lib.classroom.notebooks import course_notebooks, execute
 from course_lib.provenance import atomic_write_text, git_commit, library_versions
 
 

@@ -1,7 +1,7 @@
 """ESTIMATE (not a measurement, until gpu_check has run on a GPU) of the GPU-hours each paper study takes on one GPU.
 
 Counts the work exactly from the studies' paper grids and the datasets' sizes (completions and tokens to generate,
-optimizer steps) and converts it to time with the throughputs in `course_lib/cost.py`: ASSUMED ones, or those
+optimizer steps) and converts it to time with the throughputs in `course_lib/research/cost.py`: ASSUMED ones, or those
 `benchmarks/gpu_check.py` measured when benchmarks/results/gpu_check.json (from a GPU) is present. Both backends:
 vLLM and transformers generate. Run: python benchmarks/paper_cost.py [--data-dir ../shared/data]
 """
@@ -11,8 +11,8 @@ import math
 import os
 from collections import defaultdict
 
-from course_lib.cost import load_pools, measured, point_hours
-from course_lib.sweep import expand
+from course_lib.research.cost import load_pools, measured, point_hours
+from course_lib.research.sweep import expand
 
 
 def study_hours(study: str, backend: str, numbers: dict) -> dict:
@@ -36,7 +36,7 @@ def main():
     args = parser.parse_args()
     os.environ["COURSE_DATA_DIR"] = args.data_dir
     numbers = measured()
-    where = f"measured on {numbers['device']}" if numbers else "ASSUMED throughputs (course_lib/cost.py)"
+    where = f"measured on {numbers['device']}" if numbers else "ASSUMED throughputs (course_lib/research/cost.py)"
     print(f"ESTIMATE from {where}, one GPU:\n")
     print("| study | backend | points | optimizer steps | difficulty tables (h) | training (h) | evaluation (h) | "
           "total GPU-hours |")

@@ -1,7 +1,7 @@
 """course_lib: the thin helper library of the GRPO training-data difficulty course."""
 
+from .classroom.quiet import filter_library_deprecations
 from .errors import CourseError
-from .quiet import filter_library_deprecations
 from .tasks import Problem
 
 filter_library_deprecations()

@@ -57,8 +57,8 @@ def cmd_pretrain(args) -> None:
 def cmd_standin(args) -> None:
     """Build the offline Qwen3 stand-in: a tiny random model and its byte-level BPE tokenizer."""
     from .errors import check_seed
+    from .models.standin import MANIFEST, build_standin
     from .provenance import folder_lock
-    from .standin import MANIFEST, build_standin
 
     check_seed(args.seed)
     _check_model_out(args, "standin", MANIFEST)
@@ -70,9 +70,9 @@ def cmd_standin(args) -> None:
 
 def cmd_calibrate(args) -> None:
     """Measure pass rates per level and (with --write) store them in the model's manifest."""
-    from .calibration import calibrate, check_targets, write_calibration
     from .models import resolve_model_path
     from .provenance import folder_lock, written_by
+    from .research.calibration import calibrate, check_targets, write_calibration
 
     if args.write:
         check(not (Path(args.model) / "final").is_dir(),
@@ -101,7 +101,7 @@ def cmd_generate(args) -> None:
 
 def cmd_notebooks(args) -> None:
     """Execute every notebook with papermill in one profile."""
-    from .notebooks import course_notebooks, run_course
+    from .classroom.notebooks import course_notebooks, run_course
     from .provenance import folder_lock
 
     _check_outputs(args, args.out, folder=True)
@@ -438,7 +438,7 @@ def _train_backend(args, use_vllm: bool | None) -> str:
 def _paper_keys(args, task: str) -> dict:
     """arXiv 2604.06298's batch-size keys: --paper-dataset and --model-size, else read from the pool's task and the
     model's name (as the grid does), else an error naming the flag to pass."""
-    from .profiles import model_size_of, paper_dataset_of
+    from .research.profiles import model_size_of, paper_dataset_of
 
     if args.settings != "2604.06298":
         return {}
@@ -451,8 +451,8 @@ def cmd_train(args) -> None:
     import os
     from dataclasses import replace
 
-    from .profiles import paper_steps, paper_train_config
     from .provenance import check_own_folder, check_writable_folder
+    from .research.profiles import paper_steps, paper_train_config
     from .training import TrainConfig, train_grpo
 
     given = {name: getattr(args, name) for name in config_flag_names() if getattr(args, name) is not None}
@@ -500,9 +500,9 @@ def cmd_evaluate(args) -> None:
 
 def cmd_reproduce(args) -> int:
     """Run (or emit SLURM jobs for) every grid point of a study, then aggregate."""
-    from . import sweep
     from .errors import check
     from .provenance import check_own_folder, folder_lock
+    from .research import sweep
 
     slurm = {"gpus": args.slurm_gpus, "time_limit": args.slurm_time, "mem": args.slurm_mem, "cpus": args.slurm_cpus,
              "partition": args.slurm_partition, "cache_dir": args.cache_dir}
@@ -539,7 +539,7 @@ def check_slurm_limits(time_limit: str | None, mem: str | None, gpus: int | None
     """--slurm-* as SLURM reads them, checked when the sweep is planned: a time above 0 and at most a year (SLURM
     reads 0 as no limit, which clusters refuse or cap), memory at most 64 TB (0: the node's), 0-64 GPUs and
     1-1,024 CPUs per task."""
-    from .sweep import SLURM_MEM, SLURM_TIME
+    from .research.sweep import SLURM_MEM, SLURM_TIME
 
     check(gpus is None or 0 <= gpus <= 64, f"gpus={gpus} must be >= 0 (--slurm-gpus; 0 runs on CPU) and at most 64")
     check(cpus is None or 1 <= cpus <= 1024, f"cpus={cpus} must be >= 1 (--slurm-cpus) and at most 1,024")
@@ -574,8 +574,8 @@ def check_planned_points(points: list[dict]) -> None:
     import math
 
     from .errors import check_seed
-    from .experiment import Point, resolve, train_config
-    from .sweep import point_name
+    from .research.experiment import Point, resolve, train_config
+    from .research.sweep import point_name
 
     for values in points:
         point = Point.from_parameters({**values, "BACKEND": "hf"})  # vLLM and GPUs: checked where points run
@@ -604,7 +604,7 @@ def check_planned_points(points: list[dict]) -> None:
 
 def _report_sweep(outcome: dict, out: Path) -> int:
     """Print a sweep's outcome (failed and missing points on stderr); 1 if any point failed or is missing."""
-    from .sweep import point_name
+    from .research.sweep import point_name
 
     print(f"{outcome['points']} points saved, {len(outcome['failed'])} failed, {len(outcome['missing'])} missing; "
           f"results in {outcome['results']}")
@@ -620,7 +620,7 @@ def cmd_sweep_point(args) -> int:
     """Run one grid point by index (what each SLURM array task does); a point already done is skipped."""
     import shutil
 
-    from . import sweep
+    from .research import sweep
 
     points = sweep.grid_points(Path(args.out), args.study)  # the grid or slice `reproduce --emit-slurm` wrote
     if not 0 <= args.index < len(points):
@@ -637,8 +637,8 @@ def cmd_sweep_point(args) -> int:
 
 def cmd_aggregate(args) -> int:
     """Aggregate the saved records of a study's folder into results.csv and provenance.json (never trains)."""
-    from . import sweep
     from .provenance import folder_lock
+    from .research import sweep
 
     check((Path(args.out) / "grid.json").is_file(), f"out={args.out} holds no grid.json; give the folder of a "
                                                      "`reproduce` run")
@@ -679,9 +679,9 @@ def cmd_compare(args) -> None:
 
 def cmd_figures(args) -> None:
     """Render the charts of docs/findings.md as PNGs from committed files."""
-    from .figures import FIGURES, write_figures
-    from .plots import made_by_figures
+    from .classroom.plots import made_by_figures
     from .provenance import folder_lock
+    from .research.figures import FIGURES, write_figures
 
     _check_outputs(args, args.out, folder=True)
     for name in FIGURES:
@@ -765,7 +765,7 @@ STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wi
               "capacity-boundary-short, size-boundary, one-group-hard-wins, the probes "
               "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
               "headroom-pilot-long, regimes-pilot, strong-regime-pilot, one-group-pilot and size-boundary-pilot "
-              "(course_lib.studies.STUDIES)")
+              "(course_lib.research.studies.STUDIES)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -943,7 +943,7 @@ def main(argv=None) -> int:
         return 2
     args = parser.parse_args(argv)
     args.argv = argv
-    from .runtime import use_threads
+    from .classroom.runtime import use_threads
     use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (docs/command_line.md)
     if getattr(args, "quiet", False):
         _silence_libraries()

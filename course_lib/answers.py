@@ -23,7 +23,8 @@ import subprocess
 import sys
 import threading
 import unicodedata
-from pathlib import Path
+
+from .paths import REPOSITORY
 
 MAX_SCAN = 4000  # the last number written (AIME) and a task's whole shape are read from this many characters
 MAX_MARKS = 16  # a completion marking more answers than this (`####`, boxes, "answer is") gives none
@@ -299,7 +300,7 @@ def _math_verify_in_worker(predicted: str, reference: str) -> bool:  # pragma: n
     """
     with _WORKER_LOCK:
         if not _WORKER or _WORKER[0].poll() is not None or _WORKER[1] != os.getpid():  # none, dead, or a parent's
-            root = str(Path(__file__).resolve().parent.parent)
+            root = str(REPOSITORY)
             code = f"import sys; sys.path.insert(0, {root!r}); from course_lib.answers import serve; serve()"
             process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        text=True)

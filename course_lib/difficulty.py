@@ -139,7 +139,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     A cached chunk that fails `read_chunk`'s checks (JSON, rows, ids, k, outcomes, checksum) is sampled again.
     With backend="vllm", `model` is a model folder or hub id (vLLM loads it; see `course_lib.sampling`).
     """
-    from .runtime import progress_bar
+    from .classroom.runtime import progress_bar
 
     check_k(k)
     check_sampling_args(k, temperature, max_new_tokens, backend)

@@ -3,12 +3,22 @@
 Introduced in notebooks/A1_behind_the_findings.ipynb.
 """
 
+import os
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent  # the checkout course_lib belongs to
 NOTEBOOKS_DIR = REPOSITORY / "notebooks"  # the course's lessons (numbered, then the appendix)
 # one grid point of a study (estimate, select, train, evaluate), run by papermill for every point of a sweep
 EXPERIMENT_TEMPLATE = Path(__file__).resolve().parent / "templates" / "experiment.ipynb"
+
+
+def env_folder(name: str) -> Path | None:
+    """The folder an environment variable names; None when it is unset or empty (`COURSE_CACHE_DIR=` is unset)."""
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+MODELS_DIR = env_folder("COURSE_MODELS_DIR") or REPOSITORY / "data" / "models"  # the course's models (00)
 
 
 def course_path(path) -> Path:

@@ -19,6 +19,8 @@ import warnings
 from importlib import metadata
 from pathlib import Path
 
+from .paths import REPOSITORY, env_folder  # noqa: F401 (env_folder: also read from here)
+
 TRACKED_LIBRARIES = ("torch", "transformers", "trl", "peft", "datasets", "accelerate", "tokenizers", "math-verify")
 
 
@@ -41,7 +43,7 @@ def git_commit() -> str | None:
 
     Only code paths count: a run that rewrites its own outputs under data/ is still a clean run.
     """
-    root = Path(__file__).resolve().parent.parent
+    root = REPOSITORY
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
@@ -53,12 +55,6 @@ def git_commit() -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return commit + ("+dirty" if dirty else "")
-
-
-def env_folder(name: str) -> Path | None:
-    """The folder an environment variable names; None when it is unset or empty (`COURSE_CACHE_DIR=` is unset)."""
-    value = os.environ.get(name, "").strip()
-    return Path(value).expanduser() if value else None
 
 
 def is_model_folder(path) -> bool:

@@ -114,7 +114,7 @@ def check_no_empty_prompt(prompts) -> None:
 
 def _sample_hf_chunks(model, tokenizer, prompts, k, temperature, max_new_tokens, seed, batch_size, progress):
     """Yield each prompt's completions, generating `batch_size` prompts x k at a time."""
-    from .runtime import progress_bar
+    from .classroom.runtime import progress_bar
 
     chunks = range(0, len(prompts), batch_size)
     for index, start in enumerate(progress_bar(chunks, desc="sampling", disable=not progress)):
@@ -281,7 +281,7 @@ def check_free_gpu_memory(share: float, what: str) -> None:
     check(free >= share * total,
           f"{what} needs {share:.0%} of the GPU ({share * total / gib:.1f} GiB) but only {free / gib:.1f} of "
           f"{total / gib:.1f} GiB are free: an earlier engine, model or another process still holds memory; run each "
-          "phase in its own process (course_lib.phases), or lower COURSE_VLLM_GPU_MEMORY_UTILIZATION")
+          "phase in its own process (course_lib.training.phases), or lower COURSE_VLLM_GPU_MEMORY_UTILIZATION")
 
 
 def model_length_bucket(needed: int) -> int:

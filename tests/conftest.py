@@ -13,7 +13,7 @@ os.environ["COURSE_CACHE_DIR"] = tempfile.mkdtemp(prefix="course-cache-")
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # `make test` runs two workers on the cores: one torch thread each, for them and for the Python processes and
-    # kernels they start (a thread waiting for a core the other worker holds spins: course_lib.runtime.thread_count)
+    # kernels they start (a thread waiting for a core the other worker holds spins: course_lib.classroom.runtime.thread_count)
     os.environ["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS") or "1"
     import torch
 
@@ -36,7 +36,7 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def standin_model(shared_data, tmp_path_factory) -> Path:
     """The offline Qwen3 stand-in, built once from the shared GSM8K training questions (a few seconds)."""
-    from course_lib.standin import build_standin
+    from course_lib.models.standin import build_standin
 
     out = tmp_path_factory.mktemp("standin") / "qwen3-standin"
     build_standin(out, corpus_path=shared_data / "gsm8k" / "train.jsonl", seed=0)
@@ -58,7 +58,7 @@ def nan_fill(path):
 
 def rehash_final(out):
     """Record final/'s current bytes in summary.json (a run that itself wrote these weights)."""
-    from course_lib.checkpoints import folder_sha256
+    from course_lib.training.checkpoints import folder_sha256
 
     summary = json.loads((out / "summary.json").read_text())
     summary["final_sha256"] = folder_sha256(out / "final")
@@ -136,8 +136,8 @@ def pytest_collection_finish(session):
 
 def pytest_collection_modifyitems(items):
     """pytest resets warning filters for each test: apply course_lib's filter of the libraries' own deprecations
-    (course_lib.quiet) to every test, so the summary shows only warnings worth reading."""
-    from course_lib.quiet import LIBRARY_DEPRECATIONS
+    (course_lib.classroom.quiet) to every test, so the summary shows only warnings worth reading."""
+    from course_lib.classroom.quiet import LIBRARY_DEPRECATIONS
 
     for item in items:
         for message in LIBRARY_DEPRECATIONS:

@@ -82,7 +82,7 @@ def test_suite_times_smoke_times_one_test_file_and_writes_nothing(tmp_path, comm
 
 
 def test_the_benchmarks_page_quotes_the_recorded_results():
-    from course_lib.notebooks import format_runtime
+    from course_lib.classroom.notebooks import format_runtime
 
     page = (ROOT / "docs" / "benchmarks.md").read_text()
     sampling = json.loads((RESULTS / "sampling.json").read_text())
@@ -156,8 +156,8 @@ def test_mutation_report_names_every_run_whose_verdicts_it_holds(mutation, tmp_p
     assert mutation["runs_sentence"](runs) == (
         "The run began at commit abc1234 (2026-12-01T23:01Z); it was resumed at def5678 (2026-12-02T08:02Z: "
         "course_lib.answers.*). Each verdict used the tests of the run that reached it.")
-    names = "course_lib.sweep.x_a__mutmut_1 course_lib.sweep.x_a__mutmut_2 course_lib.answers.x_b__mutmut_3 " \
-            "course_lib.sweep.x_c__mutmut_4"
+    names = "course_lib.research.sweep.x_a__mutmut_1 course_lib.research.sweep.x_a__mutmut_2 course_lib.answers.x_b__mutmut_3 " \
+            "course_lib.research.sweep.x_c__mutmut_4"
     assert mutation["runs_sentence"](runs[:1] + [{"commit": "f", "started": "t", "mutants": names}]).endswith(
         "resumed at f (t: 4 named mutants again (sweep 3, answers 1)). Each verdict used the tests of the run that "
         "reached it.")

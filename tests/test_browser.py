@@ -29,9 +29,9 @@ from typing import NamedTuple
 
 import pytest
 
+from course_lib.classroom.widgets import explorer_view
 from course_lib.difficulty import difficulty_tables
-from course_lib.profiles import get_profile
-from course_lib.widgets import explorer_view
+from course_lib.research.profiles import get_profile
 
 pytestmark = pytest.mark.slow  # starts Voila and a browser (and `make test-fast` needs no Chromium)
 

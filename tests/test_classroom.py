@@ -1,4 +1,4 @@
-"""`make lab` and `make lab-instructor` open copies of the notebooks in git-ignored folders (course_lib.classroom):
+"""`make lab` and `make lab-instructor` open copies of the notebooks in git-ignored folders (course_lib.classroom.copies):
 a student's copy shows no solution and no quiz answer, a copy already there is never overwritten, and notebooks/
 itself is never what JupyterLab opens."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.classroom import (
+from course_lib.classroom.copies import (
     COPY_KEY,
     classroom_copy,
     is_quiz_cell,
@@ -176,7 +176,7 @@ def test_a_damaged_copy_is_kept_and_named_with_how_to_get_a_fresh_one(tmp_path):
 
 
 def test_a_folder_it_cannot_write_is_one_line_with_the_fix(tmp_path, capsys, monkeypatch):
-    import course_lib.classroom as classroom
+    import course_lib.classroom.copies as classroom
 
     def read_only(*args, **kwargs):
         raise OSError(30, "Read-only file system")

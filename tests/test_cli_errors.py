@@ -163,12 +163,12 @@ def test_a_pool_the_model_never_solves_stops_estimate_naming_allow_zero(standin_
 
 
 def test_library_deprecations_are_filtered_but_other_warnings_are_not():
-    """course_lib.quiet ignores the FutureWarnings transformers raises about names TRL and PEFT use, nothing else."""
+    """course_lib.classroom.quiet ignores the FutureWarnings transformers raises about names TRL and PEFT use, nothing else."""
     code = ("import warnings, course_lib\n"
             "from transformers import TrainingArguments\n"
             "with warnings.catch_warnings(record=True) as caught:\n"
             "    warnings.filterwarnings('default')\n"
-            "    course_lib.quiet.filter_library_deprecations()\n"
+            "    course_lib.classroom.quiet.filter_library_deprecations()\n"
             "    TrainingArguments(output_dir='unused', gradient_checkpointing=True, report_to='none')\n"
             "    warnings.warn('`gradient_checkpointing` is deprecated, says the course itself', FutureWarning)\n"
             "print([str(w.message) for w in caught])")

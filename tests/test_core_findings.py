@@ -19,8 +19,8 @@ from course_lib import CourseError
 from course_lib.answers import extract_hash_answer, extract_integer, is_correct
 from course_lib.difficulty import cache_key, estimate
 from course_lib.models import load_model
+from course_lib.research.studies import equivalence_verdict
 from course_lib.selection import select
-from course_lib.studies import equivalence_verdict
 from course_lib.tasks import generate
 from course_lib.training import TrainConfig, _dynamic_trainer_class, load_trained, train_grpo
 

@@ -13,9 +13,9 @@ from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings: 2 s
 
 from course_lib import CourseError
 from course_lib.__main__ import main
-from course_lib.checkpoints import MARKER, STAGING, newest_complete, publish, remove_old
 from course_lib.models import load_model
 from course_lib.training import TrainConfig, load_trained, train_grpo
+from course_lib.training.checkpoints import MARKER, STAGING, newest_complete, publish, remove_old
 
 
 def killed_copy(finished_run, tmp_path):
@@ -214,7 +214,7 @@ def test_a_large_verified_file_is_checked_by_a_sample_of_every_tensor(tmp_path, 
     import course_lib.models as models
 
     monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(models, "CHEAP_TO_HASH", 0)  # treat tiny-s as a file too large to hash at every load
+    monkeypatch.setattr(models.folders, "CHEAP_TO_HASH", 0)  # treat tiny-s as a file too large to hash at every load
     folder = _tiny_s(tmp_path)
     load_model(str(folder), device="cpu")  # remembered with its sample (not hashed again while unchanged:
     # test_models_and_sampling.py::test_a_verified_file_is_not_hashed_again_until_it_changes)

@@ -372,7 +372,7 @@ def test_check_pass_rates_stops_when_almost_every_rate_is_zero():
 
 def test_difficulty_tables_estimates_each_model_of_the_profile_on_its_pool():
     from course_lib.problems import problems
-    from course_lib.profiles import get_profile
+    from course_lib.research.profiles import get_profile
 
     profile = dataclasses.replace(get_profile("smoke"), models=("tiny-s", "tiny-m"), task="arith", n_problems=5, k=3,
                                   temperature=0.7, max_new_tokens=20)
@@ -394,7 +394,7 @@ def test_difficulty_tables_estimates_each_model_of_the_profile_on_its_pool():
 
 def test_difficulty_tables_load_each_model_on_the_device_asked_for(monkeypatch):
     import course_lib.models
-    from course_lib.profiles import get_profile
+    from course_lib.research.profiles import get_profile
 
     asked = []
     monkeypatch.setattr(course_lib.models, "load_model",

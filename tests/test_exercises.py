@@ -10,9 +10,9 @@ import sys
 import nbformat
 import pytest
 
-from course_lib.exercises import CHECKS, check_answer, matches, verdict
-from course_lib.notebooks import execute, notebook_id, numbered_notebooks
-from course_lib.runtime import read_records
+from course_lib.classroom.exercises import CHECKS, check_answer, matches, verdict
+from course_lib.classroom.notebooks import execute, notebook_id, numbered_notebooks
+from course_lib.classroom.runtime import read_records
 from course_lib.tasks import generate
 
 NOTEBOOKS = numbered_notebooks()

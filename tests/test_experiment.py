@@ -3,7 +3,7 @@
 import pandas as pd
 
 from course_lib.evaluation import completion_shape
-from course_lib.experiment import Point, _evaluate_splits, _shape_by_level, resolve, training_pool
+from course_lib.research.experiment import Point, _evaluate_splits, _shape_by_level, resolve, training_pool
 
 
 def test_resample_pool_draws_each_seed_its_own_pool_and_labelling_seed():

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.figures import write_figures
+from course_lib.research.figures import write_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,8 +22,8 @@ def test_committed_figures_carry_the_maker_chunk_and_are_valid_pngs():
     import struct
     import zlib
 
-    from course_lib.figures import FIGURES
-    from course_lib.plots import made_by_figures
+    from course_lib.classroom.plots import made_by_figures
+    from course_lib.research.figures import FIGURES
 
     for name in FIGURES:
         data = (ROOT / "docs" / "figures" / name).read_bytes()
@@ -49,7 +49,7 @@ def test_count_marks_tells_a_blank_chart_from_a_drawn_one():
     import pandas as pd
     import vl_convert
 
-    from course_lib.plots import count_marks
+    from course_lib.classroom.plots import count_marks
 
     table = pd.DataFrame({"gain.test": [0.1, 0.2], "share": [0.3, 0.4]})
     blank = alt.Chart(table).mark_point().encode(x="share:Q", y="gain.test:Q")  # the dot makes it a nested field
@@ -59,7 +59,7 @@ def test_count_marks_tells_a_blank_chart_from_a_drawn_one():
 
 
 def test_advantage_of_a_lone_success_among_eight():
-    from course_lib.plots import advantage_table
+    from course_lib.classroom.plots import advantage_table
 
     table = advantage_table(8).set_index(["right in group", "completion"]).advantage
     assert table[(1, "right")] == pytest.approx(2.474, abs=1e-3) and table[(1, "wrong")] == pytest.approx(-0.3536, abs=1e-3)
@@ -68,7 +68,7 @@ def test_advantage_of_a_lone_success_among_eight():
 
 
 def test_wald_collapses_at_zero_and_wilson_does_not():
-    from course_lib.plots import interval_width_table
+    from course_lib.classroom.plots import interval_width_table
 
     widths = interval_width_table().set_index(["K", "observed p", "interval"]).width
     assert widths[(8, 0.0, "Wald")] == 0.0 and widths[(8, 0.0, "Wilson")] == pytest.approx(0.3244, abs=1e-4)
@@ -76,7 +76,7 @@ def test_wald_collapses_at_zero_and_wilson_does_not():
 
 
 def test_both_learnability_scores_rank_pass_rates_the_same():
-    from course_lib.plots import learnability_table
+    from course_lib.classroom.plots import learnability_table
 
     curves = learnability_table(8).pivot(index="p", columns="measure", values="value")
     assert (curves.rank().iloc[:, 0] == curves.rank().iloc[:, 1]).all()
@@ -90,7 +90,7 @@ def test_charts_are_live_widgets_with_an_svg_copy_unless_static_is_asked(monkeyp
     import pandas as pd
 
     from course_lib import CourseError
-    from course_lib.plots import count_marks, live_renderer, use_offline_renderer
+    from course_lib.classroom.plots import count_marks, live_renderer, use_offline_renderer
 
     chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x:Q", y="y:Q", tooltip=["x"])
     data, _ = live_renderer(chart.to_dict())
@@ -109,11 +109,11 @@ def test_charts_are_live_widgets_with_an_svg_copy_unless_static_is_asked(monkeyp
 def test_executed_notebooks_get_static_charts_and_the_environment_is_restored(tmp_path, monkeypatch):
     import nbformat
 
-    from course_lib.notebooks import execute
+    from course_lib.classroom.notebooks import execute
 
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell('PROFILE = "smoke"', metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell("import altair as alt, pandas as pd\nfrom course_lib.plots import use_offline_renderer\n"
+        nbformat.v4.new_code_cell("import altair as alt, pandas as pd\nfrom course_lib.classroom.plots import use_offline_renderer\n"
                                   "use_offline_renderer()\nalt.Chart(pd.DataFrame({'x': [1]})).mark_point().encode(x='x:Q')")],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     path = tmp_path / "charts.ipynb"
@@ -131,7 +131,7 @@ def test_effect_sizes_table_keeps_the_papers_ranges_and_each_source_of_ours():
     import pandas as pd
     import vl_convert
 
-    from course_lib.plots import count_marks, effect_sizes_chart, effect_sizes_table
+    from course_lib.classroom.plots import count_marks, effect_sizes_chart, effect_sizes_table
 
     paper = [{"source": "paper", "row": "paper: hard", "low": 0.34, "high": 0.47}]
     short = pd.DataFrame({"label": ["random"], "mean": [0.07], "ci_low": [0.06], "ci_high": [0.09]})

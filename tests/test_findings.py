@@ -1,8 +1,8 @@
-"""The sentence helpers the notebooks use instead of long f-strings (course_lib.findings)."""
+"""The sentence helpers the notebooks use instead of long f-strings (course_lib.research.findings)."""
 
 import pytest
 
-from course_lib.findings import bullets, correlation, finding, findings, in_points, takeaway
+from course_lib.research.findings import bullets, correlation, finding, findings, in_points, takeaway
 
 
 @pytest.mark.parametrize(("row", "margin", "text"), [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.cost import TOKENS_PER_S, throughput
+from course_lib.research.cost import TOKENS_PER_S, throughput
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +40,7 @@ def test_gpu_check_smoke_runs_every_measurement_on_the_cpu(shared_data, tmp_path
 
 
 def test_cost_uses_a_gpus_measurements_when_present(tmp_path, monkeypatch):
-    from course_lib.cost import measured
+    from course_lib.research.cost import measured
 
     numbers = {"device": "NVIDIA H200", "by_size": {"4B": {"vllm_tokens_per_s": 9000.0, "vllm_step_s_per_token": 0.02}}}
     path = tmp_path / "gpu_check.json"

@@ -16,12 +16,12 @@ import torch
 
 import course_lib.sampling as sampling
 from course_lib import CourseError
-from course_lib.experiment import RECORD_COLUMNS, Point, resolve, run_point
 from course_lib.models import resolve_model_path
-from course_lib.phases import in_phase
+from course_lib.research.experiment import RECORD_COLUMNS, Point, resolve, run_point
+from course_lib.research.sweep import expand
 from course_lib.sampling import check_free_gpu_memory, resolve_backend, sample
-from course_lib.sweep import expand
 from course_lib.training import TrainConfig, train_grpo, trl_config
+from course_lib.training.phases import in_phase
 
 FAKE_VLLM = Path(__file__).resolve().parent / "fake_vllm"
 SHRUNK = {"POOL_SIZE": 24, "DIFFICULTY_K": 2, "MAX_NEW_TOKENS": 12, "EVAL_PROBLEMS": 3, "OOD_K": 2, "STEPS": 1,
@@ -180,7 +180,7 @@ def test_train_settings_2604_06298_applies_the_grids_values_inferring_dataset_an
     assert done.returncode == 0, done.stderr
     config = json.loads((out / "run_config.json").read_text())["config"]
     grid = resolve(Point(profile="paper", task="math", train_settings="2604.06298", model_size="0.5B"))
-    from course_lib.experiment import train_config
+    from course_lib.research.experiment import train_config
 
     expected = train_config(grid, n_selected=24).to_json()
     for field in ("prompts_per_step", "group_size", "learning_rate", "lora_rank", "lora_alpha", "lr_scheduler_type",

@@ -3,8 +3,8 @@
 import pytest
 
 from course_lib import CourseError
-from course_lib.experiment import Point, resolve, train_config
-from course_lib.sweep import expand
+from course_lib.research.experiment import Point, resolve, train_config
+from course_lib.research.sweep import expand
 
 
 def test_headroom_pilot_grid_is_the_declared_one():
@@ -67,7 +67,7 @@ def test_regimes_hard_wins_long_is_the_41_step_studys_hard_and_random_arms_at_10
 
 
 def test_regimes_hard_wins_long_trained_on_the_41_step_studys_selections():
-    from course_lib.studies import load_study
+    from course_lib.research.studies import load_study
 
     keys = ["model", "strategy", "seed"]
     long, _ = load_study("regimes-hard-wins-long")

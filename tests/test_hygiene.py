@@ -17,7 +17,7 @@ import papermill
 import pytest
 import yaml
 
-from course_lib.notebooks import appendix_notebooks, course_notebooks, numbered_notebooks
+from course_lib.classroom.notebooks import appendix_notebooks, course_notebooks, numbered_notebooks
 from course_lib.paths import EXPERIMENT_TEMPLATE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +126,7 @@ def test_each_notebook_ends_with_its_record_folded_and_said_to_be_plumbing():
 
 def test_numbered_notebooks_are_contiguous():
     """00, 01, 02, ... with no gap; a second slot on one topic (04b) comes right after the first (04)."""
-    from course_lib.notebooks import notebook_id
+    from course_lib.classroom.notebooks import notebook_id
 
     ids = [notebook_id(p) for p in numbered_notebooks()]
     numbers = [int(i) for i in ids if i.isdigit()]
@@ -175,14 +175,14 @@ def test_every_numbered_notebook_teaches_with_summary_exercises_reading_and_a_so
 
 
 def test_student_build_drops_solution_cells(tmp_path):
-    from course_lib.classroom import make_copies
+    from course_lib.classroom.copies import make_copies
 
     make_copies(tmp_path, "student", numbered_notebooks())
     for copy in sorted(tmp_path.glob("*.ipynb")):
         notebook = nbformat.read(str(copy), as_version=4)
         assert not any("solution" in c.metadata.get("tags", []) for c in notebook.cells)
         assert any("parameters" in c.metadata.get("tags", []) for c in notebook.cells)
-    assert "course_lib.classroom student build/students" in (ROOT / "Makefile").read_text()
+    assert "course_lib.classroom.copies student build/students" in (ROOT / "Makefile").read_text()
 
 
 def test_accelerate_configs_parse():
@@ -203,9 +203,9 @@ def test_readme_course_map_lists_every_notebook_with_measured_numbers():
 
 def test_runtimes_in_the_course_map_and_notebook_headers_are_the_measured_ones():
     """The course map's row and the notebook's own header state the `tiny` runtime benchmarks/notebook_times.py
-    measured, in one format (course_lib.notebooks.format_runtime), and the class slot the header states."""
+    measured, in one format (course_lib.classroom.notebooks.format_runtime), and the class slot the header states."""
     from benchmarks.notebook_times import class_slot
-    from course_lib.notebooks import format_runtime
+    from course_lib.classroom.notebooks import format_runtime
 
     readme = (ROOT / "README.md").read_text()
     times = json.loads((ROOT / "benchmarks" / "results" / "notebook_times_tiny.json").read_text())["notebooks"]

@@ -62,10 +62,10 @@ def test_the_torch_version_is_the_one_the_package_pins():
 @pytest.mark.parametrize("target, kind", [("lab", "student"), ("lab-instructor", "instructor")])
 def test_lab_copies_the_notebooks_then_opens_jupyterlab_on_the_copies_with_the_environment(tmp_path, target, kind):
     lines = dry_run(target, tmp_path, gpu=False, LAB_ARGS="--no-browser").splitlines()
-    copy = next(i for i, line in enumerate(lines) if "course_lib.classroom" in line)
+    copy = next(i for i, line in enumerate(lines) if "course_lib.classroom.copies" in line)
     lab = next(i for i, line in enumerate(lines) if "jupyter lab" in line)
     assert copy < lab
-    assert lines[copy].split() == [f"{tmp_path / 'venv'}/bin/python", "-m", "course_lib.classroom", kind, f"lab/{kind}"]
+    assert lines[copy].split() == [f"{tmp_path / 'venv'}/bin/python", "-m", "course_lib.classroom.copies", kind, f"lab/{kind}"]
     as_root = ["--allow-root"] if os.geteuid() == 0 else []  # Jupyter refuses root (a container) without it
     assert lines[lab].split() == [f"{tmp_path / 'venv'}/bin/jupyter", "lab", f"--ServerApp.root_dir=lab/{kind}",
                                   "--LabApp.default_url=/lab/tree/00_tiny_world_tour.ipynb", *as_root, "--no-browser"]
@@ -76,7 +76,7 @@ def test_make_labs_copy_step_runs_and_a_second_run_keeps_the_copies(tmp_path):
     import sys
 
     line = next(line for line in dry_run("lab", tmp_path, gpu=False, LAB=str(tmp_path / "lab")).splitlines()
-                if "course_lib.classroom" in line)
+                if "course_lib.classroom.copies" in line)
     command = [sys.executable, *line.split()[1:]]
     first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
@@ -90,4 +90,4 @@ def test_make_labs_copy_step_runs_and_a_second_run_keeps_the_copies(tmp_path):
 
 def test_students_hands_out_fresh_copies_as_make_lab_makes_them(tmp_path):
     lines = [line for line in dry_run("students", tmp_path, gpu=False).splitlines() if "build/students" in line]
-    assert lines == ["rm -rf build/students", f"{tmp_path / 'venv'}/bin/python -m course_lib.classroom student build/students"]
+    assert lines == ["rm -rf build/students", f"{tmp_path / 'venv'}/bin/python -m course_lib.classroom.copies student build/students"]

@@ -128,7 +128,8 @@ def test_damaged_committed_model_says_git_checkout(tmp_path, monkeypatch):
 
     _copy_tiny_s(tmp_path / "tiny-s")
     _flip_byte(tmp_path / "tiny-s" / "model.safetensors")
-    monkeypatch.setattr(models, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(models, "MODELS_DIR", tmp_path)  # where names resolve
+    monkeypatch.setattr(models.folders, "MODELS_DIR", tmp_path)  # and where the fix names git checkout
     with pytest.raises(CourseError, match="or restore it with `git checkout data/models/tiny-s`"):
         load_model("tiny-s", device="cpu")
 
@@ -137,10 +138,10 @@ def test_a_verified_file_is_not_hashed_again_until_it_changes(tmp_path, monkeypa
     import course_lib.models as models
 
     monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(models, "CHEAP_TO_HASH", 0)  # as for a large model's weights (small ones: hashed every load)
+    monkeypatch.setattr(models.folders, "CHEAP_TO_HASH", 0)  # as for a large model's weights (small ones: hashed every load)
     folder = _copy_tiny_s(tmp_path / "tiny-s")
     calls = []
-    monkeypatch.setattr(models, "file_sha256", lambda path: calls.append(path) or file_sha256(path))
+    monkeypatch.setattr(models.folders, "file_sha256", lambda path: calls.append(path) or file_sha256(path))
     load_model(str(folder), device="cpu")
     assert len(calls) == 1  # load_tokenizer hashed it; load_model's check used the remembered result
     remembered = json.loads((tmp_path / "cache" / "verified-models.json").read_text())

@@ -7,9 +7,9 @@ import re
 import nbformat
 import pytest
 
-from course_lib.notebooks import appendix_notebooks, execute, notebook_id, numbered_notebooks
-from course_lib.runtime import read_records
-from course_lib.studies import RESULTS_DIR
+from course_lib.classroom.notebooks import appendix_notebooks, execute, notebook_id, numbered_notebooks
+from course_lib.classroom.runtime import read_records
+from course_lib.research.studies import RESULTS_DIR
 
 NOTEBOOKS = numbered_notebooks() + appendix_notebooks()
 
@@ -219,7 +219,10 @@ def check_07(numbers):
     assert set(numbers["learnability_minus_hard"]) == {f"{p}/{m}" for p in pairs for m in ("test pass@1", "OOD pass@8")}
     assert set(numbers["hard_minus_random"]) == {"tiny-s", "tiny-m", "tiny-l"}
     assert len(numbers["gain_by_model"]) == 15  # 3 sizes x 5 strategies
-    from course_lib.scorecard import decision_table, scorecard  # the scorecard shown is the committed studies' one
+    from course_lib.research.scorecard import (  # the scorecard shown is the committed studies' one
+        decision_table,
+        scorecard,
+    )
 
     card = scorecard()
     assert numbers["scorecard"] == dict(zip(card["claim"], card["status"]))
@@ -423,7 +426,7 @@ def check_charts_have_marks(executed):
     has no marks and a 'NaN' scale."""
     import nbformat
 
-    from course_lib.plots import count_marks
+    from course_lib.classroom.plots import count_marks
 
     for index, cell in enumerate(nbformat.read(str(executed), as_version=4).cells):
         for output in cell.get("outputs", []):
@@ -461,7 +464,7 @@ def _notebook(path, code: str):
 def test_a_failing_notebook_still_says_what_failed(tmp_path, monkeypatch, capsys):
     import papermill
 
-    from course_lib import notebooks
+    from course_lib.classroom import notebooks
 
     bad = _notebook(tmp_path / "99_bad.ipynb", 'raise ValueError("planted failure")')
     monkeypatch.setattr(notebooks, "course_notebooks", lambda: [bad])

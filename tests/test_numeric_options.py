@@ -9,11 +9,11 @@ import json
 import pytest
 from conftest import run_cli_in_process
 
-import course_lib.calibration
 import course_lib.evaluation
 import course_lib.models
-import course_lib.standin
-import course_lib.sweep
+import course_lib.models.standin
+import course_lib.research.calibration
+import course_lib.research.sweep
 import course_lib.training
 
 VALUES = ("nan", "inf", "-1", "0", str(2**64), "")
@@ -65,7 +65,7 @@ def files(tmp_path_factory):
     for name in ("a.json", "b.json"):
         (root / name).write_text(json.dumps(EVALUATION))
     (root / "sweep").mkdir()
-    points = course_lib.sweep.expand("hard-wins", "smoke")
+    points = course_lib.research.sweep.expand("hard-wins", "smoke")
     (root / "sweep" / "grid.json").write_text(json.dumps({"study": "hard-wins", "points": points}))
     return root
 
@@ -76,10 +76,10 @@ def no_work(monkeypatch):
     def started(*args, **kwargs):
         raise WorkStarted
 
-    for module, name in [(course_lib.models, "run_pretrain"), (course_lib.standin, "build_standin"),
-                         (course_lib.calibration, "load_trained"), (course_lib.evaluation, "model_for_backend"),
-                         (course_lib.training, "train_grpo"), (course_lib.sweep, "run"),
-                         (course_lib.sweep, "emit_slurm"), (course_lib.sweep, "run_point")]:
+    for module, name in [(course_lib.models, "run_pretrain"), (course_lib.models.standin, "build_standin"),
+                         (course_lib.research.calibration, "load_trained"), (course_lib.evaluation, "model_for_backend"),
+                         (course_lib.training, "train_grpo"), (course_lib.research.sweep, "run"),
+                         (course_lib.research.sweep, "emit_slurm"), (course_lib.research.sweep, "run_point")]:
         monkeypatch.setattr(module, name, started)
 
 

@@ -19,15 +19,15 @@ from conftest import FAST_TRAINING, run_cli_in_process
 
 import course_lib.evaluation
 import course_lib.models
-import course_lib.standin
-import course_lib.sweep
+import course_lib.models.standin
+import course_lib.research.sweep
 import course_lib.training
 from course_lib import CourseError
-from course_lib.checkpoints import MARKER
 from course_lib.models import MODELS_DIR, file_sha256, weights_sha256
 from course_lib.provenance import LOCK_NAME, folder_lock
 from course_lib.tasks import generate
 from course_lib.training import TrainConfig, _check_run_dir, check_base, read_jsonl_log, train_grpo
+from course_lib.training.checkpoints import MARKER
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,9 +42,9 @@ def no_work(monkeypatch):
     def started(*args, **kwargs):
         raise WorkStarted
 
-    for module, name in [(course_lib.models, "run_pretrain"), (course_lib.standin, "build_standin"),
+    for module, name in [(course_lib.models, "run_pretrain"), (course_lib.models.standin, "build_standin"),
                          (course_lib.evaluation, "model_for_backend"), (course_lib.training, "train_grpo"),
-                         (course_lib.sweep, "run"), (course_lib.sweep, "emit_slurm")]:
+                         (course_lib.research.sweep, "run"), (course_lib.research.sweep, "emit_slurm")]:
         monkeypatch.setattr(module, name, started)
 
 
@@ -270,7 +270,7 @@ def test_notebooks_and_figures_never_write_over_a_lesson_or_another_file(tmp_pat
 
 def test_figures_replaces_only_pngs_it_made(tmp_path):
     """A PNG someone else made (a real PNG, without our maker chunk) is refused; our own is remade in place."""
-    from course_lib.plots import PNG_MAKER, made_by_figures, with_maker_chunk
+    from course_lib.classroom.plots import PNG_MAKER, made_by_figures, with_maker_chunk
 
     committed = ROOT / "docs" / "figures" / "dead_groups.png"
     ours = committed.read_bytes()
@@ -285,7 +285,7 @@ def test_figures_replaces_only_pngs_it_made(tmp_path):
 
 
 def made_by_figures_bytes(data: bytes, folder) -> bool:
-    from course_lib.plots import made_by_figures
+    from course_lib.classroom.plots import made_by_figures
 
     path = folder / "probe.png"
     path.write_bytes(data)
@@ -334,8 +334,8 @@ def held(tmp_path):
     ["notebooks", "--profile", "smoke"], ["figures"],
 ])
 def test_a_second_writer_into_a_folder_is_refused_while_the_first_runs(held, monkeypatch, command):
-    monkeypatch.setattr(course_lib.sweep, "run", lambda *a, **k: pytest.fail("the sweep ran"))
-    monkeypatch.setattr(course_lib.sweep, "emit_slurm", lambda *a, **k: pytest.fail("jobs were written"))
+    monkeypatch.setattr(course_lib.research.sweep, "run", lambda *a, **k: pytest.fail("the sweep ran"))
+    monkeypatch.setattr(course_lib.research.sweep, "emit_slurm", lambda *a, **k: pytest.fail("jobs were written"))
     folder, holder = held
     line = refused(*command, "--out", folder)
     assert f"out={folder} is in use by another command (pid {holder.pid}" in line and "wait for it to end" in line

@@ -8,7 +8,7 @@ import pytest
 import torch
 import vl_convert
 
-from course_lib.plots import (
+from course_lib.classroom.plots import (
     MODEL_COLORS,
     OTHER_COLOR,
     STRATEGY_COLORS,
@@ -111,7 +111,7 @@ def is_line(attributes: str, dash: str | None = None) -> bool:
 
 
 def test_interval_width_legend_shows_which_line_is_dashed():
-    from course_lib.plots import interval_width_chart
+    from course_lib.classroom.plots import interval_width_chart
 
     symbols = legend_symbols(interval_width_chart())
     assert is_line(symbols["0"], "1,0") and is_line(symbols["0.5"], "5,4")  # observed p = 0 solid, 1/2 dashed
@@ -127,7 +127,7 @@ def test_pass_rate_by_level_legend_shows_the_line_style_of_each_source():
 
 
 def test_pass_rate_bars_draw_one_bar_per_possible_value_in_order():
-    from course_lib.plots import pass_rate_bars
+    from course_lib.classroom.plots import pass_rate_bars
     from course_lib.selection import pass_rate_counts
 
     table = pd.DataFrame({"level": [2, 1, 1], "k": 4, "pass_rate": [1.0, 0.0, 0.25]})
@@ -142,7 +142,7 @@ def test_pass_rate_bars_draw_one_bar_per_possible_value_in_order():
     ([0.5, 0.7], "rank agreement 0.50 at K = 2, 0.70 at K = 4"),  # two points: one doubling, said once
 ])
 def test_doubling_text_reads_the_curve(rho, says):
-    from course_lib.plots import doubling_text
+    from course_lib.classroom.plots import doubling_text
 
     curve = pd.DataFrame({"K": [2, 4, 8, 16][: len(rho)], "spearman vs reference": rho})
     assert doubling_text(curve) == says

@@ -1,6 +1,6 @@
 """The `paper` path on CPU: real data, chat prompts, the papers' settings, one grid point of each paper study.
 
-The stand-in Qwen3 (`course_lib.standin`) answers nothing correctly, so these tests assert that every
+The stand-in Qwen3 (`course_lib.models.standin`) answers nothing correctly, so these tests assert that every
 stage runs and records what it should, not accuracy.
 """
 
@@ -14,12 +14,12 @@ from conftest import run_cli_in_process
 from course_lib import CourseError
 from course_lib.difficulty import check_pass_rates, estimate
 from course_lib.evaluation import evaluate
-from course_lib.experiment import RECORD_COLUMNS, Point, parse_arm, resolve, run_point, train_config
 from course_lib.models import load_model
 from course_lib.problems import problems
 from course_lib.prompts import INSTRUCTIONS, model_input, prompt_ids, prompt_text
+from course_lib.research.experiment import RECORD_COLUMNS, Point, parse_arm, resolve, run_point, train_config
+from course_lib.research.sweep import expand
 from course_lib.sampling import stop_token_ids
-from course_lib.sweep import expand
 from course_lib.training import TrainConfig, load_trained, train_grpo
 
 SHRUNK = {"POOL_SIZE": 24, "DIFFICULTY_K": 2, "MAX_NEW_TOKENS": 12, "EVAL_PROBLEMS": 3, "OOD_K": 2, "STEPS": 1,
@@ -175,7 +175,7 @@ def test_one_grid_point_of_each_paper_study_runs_end_to_end(study, task, standin
 
 @pytest.mark.slow
 def test_a_paper_point_runs_through_the_experiment_notebook(standin_model, data_env, tmp_path):
-    from course_lib.sweep import run_point as run_notebook_point
+    from course_lib.research.sweep import run_point as run_notebook_point
 
     point = {**expand("hard-wins", "paper", {"TASK": "gsm8k", "STRATEGY": "hard", "SEED": "0"})[0], **SHRUNK,
              "MODEL": str(standin_model)}
@@ -241,14 +241,14 @@ def test_the_experiment_notebook_declares_exactly_the_points_fields():
 
     import papermill
 
-    from course_lib.sweep import EXPERIMENT
+    from course_lib.research.sweep import EXPERIMENT
 
     declared = set(papermill.inspect_notebook(str(EXPERIMENT)))
     assert declared == {field.name.upper() for field in dataclasses.fields(Point)}
 
 
 def test_base_variance_is_the_binomial_variance_of_the_mean():
-    from course_lib.experiment import base_variance
+    from course_lib.research.experiment import base_variance
 
     rows = [{"pass_rate": 0.5, "k": 5}, {"pass_rate": 0.0, "k": 5}]  # 0.25/4 and 0, over 2 problems squared
     assert base_variance(rows) == pytest.approx(0.0625 / 4)

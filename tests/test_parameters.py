@@ -5,8 +5,8 @@ import papermill
 import pytest
 
 from course_lib import CourseError
-from course_lib.notebooks import NOTEBOOKS_DIR, check_notebook_parameters, course_notebooks
-from course_lib.runtime import literal_assignments, parameter_errors
+from course_lib.classroom.notebooks import NOTEBOOKS_DIR, check_notebook_parameters, course_notebooks
+from course_lib.classroom.runtime import literal_assignments, parameter_errors
 
 DECLARED = {"SEED": 0, "BUDGET": 0.1, "MODEL": "", "LORA": True}
 
@@ -48,7 +48,7 @@ def small_notebook(tmp_path):
     notebook = nbformat.v4.new_notebook()
     parameters = nbformat.v4.new_code_cell('SEED = 0  # seed\nBUDGET = 0.1  # budget')
     parameters.metadata["tags"] = ["parameters"]
-    notebook.cells = [parameters, nbformat.v4.new_code_cell("from course_lib.runtime import setup\nsetup(seed=SEED)"),
+    notebook.cells = [parameters, nbformat.v4.new_code_cell("from course_lib.classroom.runtime import setup\nsetup(seed=SEED)"),
                       nbformat.v4.new_code_cell("print('reached', SEED, BUDGET)")]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, str(tmp_path / "small.ipynb"))

@@ -3,7 +3,7 @@
 import pytest
 
 from course_lib import CourseError
-from course_lib.profiles import PROFILES, get_profile, paper_train_config
+from course_lib.research.profiles import PROFILES, get_profile, paper_train_config
 
 
 def test_profiles_grow_from_smoke_to_paper():

@@ -10,8 +10,8 @@ import re
 import nbformat
 import pytest
 
+from course_lib.classroom.notebooks import NOTEBOOKS_DIR, appendix_notebooks, numbered_notebooks
 from course_lib.grpo import dead_group_probability
-from course_lib.notebooks import NOTEBOOKS_DIR, appendix_notebooks, numbered_notebooks
 
 # a decimal (0.684, .25, 1.3) or a percentage (11%, 1.4 %)
 MEASURED_LOOKING = re.compile(r"\d*\.?\d+\s*%|\d*\.\d+")

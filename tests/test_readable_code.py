@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from course_lib.notebooks import NOTEBOOKS_DIR
+from course_lib.classroom.notebooks import NOTEBOOKS_DIR
 
 LIMIT = 100
 CHECKED = sorted(NOTEBOOKS_DIR.glob("0[0-3]_*.ipynb")) + [NOTEBOOKS_DIR.parent / "apps" / "budget_explorer.ipynb"]
@@ -35,3 +35,95 @@ def test_the_checked_notebooks_exist():
 def test_no_visible_code_line_is_over_100_characters(path):
     found = long_lines(json.loads(path.read_text(encoding="utf-8")))
     assert not found, f"{path.name}: lines over {LIMIT} characters: {found}"
+
+
+# ---------------------------------------------------------------------------
+# The library's layout (docs/design.md)
+# ---------------------------------------------------------------------------
+
+LIBRARY = NOTEBOOKS_DIR.parent / "course_lib"
+
+
+def module_name(path) -> str:
+    parts = path.relative_to(LIBRARY.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict:
+    """Every course_lib module -> the course_lib modules it imports anywhere (function-level imports too)."""
+    import ast
+
+    modules = {module_name(path): path for path in LIBRARY.rglob("*.py")}
+    graph = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for candidate in [target] + [f"{target}.{alias.name}" for alias in node.names]:
+                if candidate in modules and candidate != name:
+                    graph[name].add(candidate)
+    return graph
+
+
+def cycles(graph: dict) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, found = {}, {}, [], []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_in_the_library():
+    assert cycles(import_graph()) == []
+
+
+def test_the_top_level_holds_at_most_16_modules_and_every_subpackage_installs():
+    import tomllib
+
+    top = sorted(path.name for path in LIBRARY.glob("*.py"))
+    assert len(top) <= 16, top
+    packages = {module_name(path.parent / "__init__.py") for path in LIBRARY.rglob("__init__.py")}
+    listed = tomllib.loads((LIBRARY.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    assert set(listed) == packages  # a non-editable install carries every subpackage
+
+
+def test_the_design_page_names_every_module_where_it_is():
+    text = (LIBRARY.parent / "docs" / "design.md").read_text()
+    for path in LIBRARY.glob("*.py"):
+        assert f"`{path.name}`" in text, path.name
+    for package in (p for p in LIBRARY.iterdir() if (p / "__init__.py").exists()):
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{package.name}/`"))
+        for path in (p for p in package.glob("*.py") if p.name != "__init__.py" or len(p.read_text().splitlines()) > 1):
+            assert f"`{path.stem}`" in row, f"{package.name}/{path.name} is not in docs/design.md"

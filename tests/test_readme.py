@@ -37,8 +37,8 @@ from pathlib import Path
 import pytest
 
 from course_lib.__main__ import build_parser
-from course_lib.profiles import PROFILES
-from course_lib.studies import STUDIES
+from course_lib.research.profiles import PROFILES
+from course_lib.research.studies import STUDIES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

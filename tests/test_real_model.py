@@ -12,11 +12,10 @@ from dataclasses import replace
 import pytest
 
 from course_lib import CourseError
-from course_lib import packaged_models as packaged
 from course_lib.answers import in_format
 from course_lib.difficulty import estimate
 from course_lib.evaluation import evaluate
-from course_lib.models import load_model, resolve_model_path
+from course_lib.models import load_model, packaged, resolve_model_path
 from course_lib.problems import problems
 from course_lib.prompts import asked_format, prompt_ids
 from course_lib.rewards import correctness_reward
@@ -163,9 +162,9 @@ def test_the_appendix_notebook_runs_in_smoke_and_shows_the_committed_numbers(tmp
     """A2 reads the committed results; what it records must be exactly what the results folders hold."""
     import pandas as pd
 
-    from course_lib.notebooks import NOTEBOOKS_DIR, execute
-    from course_lib.runtime import read_records
-    from course_lib.studies import RESULTS_DIR
+    from course_lib.classroom.notebooks import NOTEBOOKS_DIR, execute
+    from course_lib.classroom.runtime import read_records
+    from course_lib.research.studies import RESULTS_DIR
 
     notebook = NOTEBOOKS_DIR / "A2_real_pretrained_model.ipynb"
     execute(notebook, tmp_path, {"PROFILE": "smoke"})
@@ -194,7 +193,7 @@ def test_the_committed_summary_names_a_level_only_where_a_cell_has_one():
     import pandas as pd
 
     from course_lib.difficulty import read_table
-    from course_lib.studies import RESULTS_DIR
+    from course_lib.research.studies import RESULTS_DIR
 
     folder = RESULTS_DIR / "smollm2-difficulty"
     summary = pd.read_csv(folder / "summary.csv").set_index("cell")
@@ -222,7 +221,7 @@ SLOW_CONVERSION = """
 import signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C raises, even where a background job ignores it
 from pathlib import Path
-import course_lib.packaged_models as packaged
+import course_lib.models.packaged as packaged
 
 def slow(name, staging, folder, gguf, actual):  # stands in for a minute of dequantizing: 1 MB, then a wait
     (staging / "model.safetensors").write_bytes(bytes(1 << 20))
@@ -383,7 +382,7 @@ def test_a_mebibyte_zeroed_inside_a_tensor_keeping_size_and_mtime_is_caught(monk
     import course_lib.models as models
 
     monkeypatch.setenv("COURSE_MODEL_CACHE", str(tmp_path))
-    monkeypatch.setattr(models, "CHEAP_TO_HASH", 0)  # treated as a file too large to hash at every load
+    monkeypatch.setattr(models.folders, "CHEAP_TO_HASH", 0)  # treated as a file too large to hash at every load
     folder = tmp_path / "smollm2-135m-0.1.2"
     folder.mkdir()
     weights = folder / "model.safetensors"

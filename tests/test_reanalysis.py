@@ -62,10 +62,10 @@ MARKERS = "<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -
 @pytest.fixture
 def results_copy(tmp_path, monkeypatch):
     """A copy of the re-analysis's inputs (and of its committed outputs) under tmp_path/data/results, which the
-    script reads instead (course_lib.studies.RESULTS_DIR patched), with a README holding the markers."""
+    script reads instead (course_lib.research.studies.RESULTS_DIR patched), with a README holding the markers."""
     import shutil
 
-    import course_lib.studies
+    import course_lib.research.studies
 
     root = tmp_path / "data" / "results"
     for study in runpy.run_path(str(SCRIPT))["INPUTS"]:
@@ -74,7 +74,7 @@ def results_copy(tmp_path, monkeypatch):
             shutil.copy(FOLDER.parent / study / name, root / study / name)
     shutil.copytree(FOLDER, root / "reanalysis")
     (tmp_path / "README.md").write_text(f"# Title\n{MARKERS[0]}| old |\n{MARKERS[1]}\nafter\n")
-    monkeypatch.setattr(course_lib.studies, "RESULTS_DIR", root)
+    monkeypatch.setattr(course_lib.research.studies, "RESULTS_DIR", root)
     return root
 
 
@@ -167,7 +167,7 @@ def test_the_script_exits_1_with_one_line_and_writes_nothing(results_copy):
     """Through its own entry point, as make.sh runs it: one line on stderr, exit status 1, no traceback."""
     damage_csv(results_copy, "regimes-hard-wins-long", duplicated_row)  # a verdict would count a seed twice
     before = snapshot(results_copy)
-    code = ("import pathlib, runpy, sys; import course_lib.studies as studies; "
+    code = ("import pathlib, runpy, sys; import course_lib.research.studies as studies; "
             f"studies.RESULTS_DIR = pathlib.Path({str(results_copy)!r}); "
             f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=FOLDER.parent.parent.parent)

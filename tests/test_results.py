@@ -62,8 +62,8 @@ RERUN_POINTS = [
 def test_a_committed_study_point_reruns_within_noise(tmp_path, study, where):
     """Re-run one small committed grid point from scratch (empty cache) and compare: the selection, the base
     accuracy and the gain itself, which must also keep the committed interval's side of 0."""
-    from course_lib.studies import load_study
-    from course_lib.sweep import expand, point_name, run_point
+    from course_lib.research.studies import load_study
+    from course_lib.research.sweep import expand, point_name, run_point
 
     table, provenance = load_study(study)
     assert provenance["profile"] == "tiny" and not provenance["failed"]

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from course_lib import CourseError
-from course_lib.scorecard import Claim, arm_values, claim_verdict, family_status, scorecard, status
+from course_lib.research.scorecard import Claim, arm_values, claim_verdict, family_status, scorecard, status
 
 
 @pytest.mark.parametrize(("verdict", "expected", "said"), [
@@ -144,7 +144,7 @@ def test_a_claim_with_its_own_margin_and_a_difference_of_differences(tmp_path):
 
 
 def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
-    from course_lib.scorecard import CLAIMS, FORMAT_LIMITED, SKILL_LIMITED, STRONG, decision_table
+    from course_lib.research.scorecard import CLAIMS, FORMAT_LIMITED, SKILL_LIMITED, STRONG, decision_table
 
     table = decision_table().set_index("model's regime")
     assert table.loc[SKILL_LIMITED, "8 prompts per step"] == ("a random sample: hard did worse "

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from course_lib.sweep import done_record, expand, point_name
+from course_lib.research.sweep import done_record, expand, point_name
 
 CLUSTER = Path(__file__).resolve().parent / "slurm_cluster.sh"
 DAEMONS = ("sbatch", "squeue", "slurmctld", "slurmd", "munged")

@@ -10,7 +10,7 @@ from conftest import run_cli_in_process
 
 from course_lib.errors import CourseError
 from course_lib.models import file_sha256
-from course_lib.standin import CHAT_TEMPLATE, build_standin, corpus_lines
+from course_lib.models.standin import CHAT_TEMPLATE, build_standin, corpus_lines
 
 
 def run_cli(*args, **kwargs):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.paths import course_path
-from course_lib.studies import load_study
+from course_lib.research.studies import load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,8 +30,8 @@ def test_a_path_that_exists_here_or_is_absolute_is_kept(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_student_copy_of_05_runs_from_the_lab_folder(tmp_path):
     """The copy `make lab` opens of notebook 05, executed in the smoke profile from lab/student/."""
-    from course_lib.classroom import make_copies
-    from course_lib.notebooks import execute
+    from course_lib.classroom.copies import make_copies
+    from course_lib.classroom.notebooks import execute
 
     students = tmp_path / "lab" / "student"
     make_copies(students, "student", [ROOT / "notebooks" / "05_hard_examples_win.ipynb"])

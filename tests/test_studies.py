@@ -5,8 +5,7 @@ import pandas as pd
 import pytest
 
 from course_lib import CourseError
-from course_lib.selection import select
-from course_lib.studies import (
+from course_lib.research.studies import (
     gain_by_strategy,
     gain_verdicts,
     interval_text,
@@ -24,6 +23,7 @@ from course_lib.studies import (
     t_interval,
     with_gain_beyond_chance,
 )
+from course_lib.selection import select
 
 
 def synthetic_table():
@@ -149,14 +149,14 @@ def test_load_study_names_the_command_when_results_are_missing(tmp_path):
 
 
 def test_paired_power_matches_the_textbook_value():
-    from course_lib.studies import paired_power
+    from course_lib.research.studies import paired_power
 
     # a one-sample t-test with effect size d = 1 and n = 10 has power 0.803 at alpha 0.05 (two-sided)
     assert paired_power(1.0, 1.0, 10) == pytest.approx(0.8032, abs=5e-4)
 
 
 def test_seeds_needed_and_detectable_difference_agree():
-    from course_lib.studies import detectable_difference, paired_power, seeds_needed
+    from course_lib.research.studies import detectable_difference, paired_power, seeds_needed
 
     seeds = seeds_needed(0.04, 0.03)
     assert paired_power(0.03, 0.04, seeds) >= 0.8 > paired_power(0.03, 0.04, seeds - 1)
@@ -164,7 +164,7 @@ def test_seeds_needed_and_detectable_difference_agree():
 
 
 def test_equivalence_verdict_when_every_seed_agrees_and_its_rounding():
-    from course_lib.studies import equivalence_verdict
+    from course_lib.research.studies import equivalence_verdict
 
     zero = equivalence_verdict([0.0, 0.0, 0.0], 0.03)  # no spread at all: the tests read the mean alone
     assert (zero["verdict"], zero["p_difference"], zero["p_equivalence"]) == ("equivalent", 1.0, 0.0)
@@ -179,7 +179,7 @@ def test_equivalence_verdict_when_every_seed_agrees_and_its_rounding():
 
 
 def test_seeds_needed_at_its_edges():
-    from course_lib.studies import paired_power, seeds_needed
+    from course_lib.research.studies import paired_power, seeds_needed
 
     assert paired_power(0.0, 0.02, 5) == pytest.approx(0.05)  # no difference: the test's own 5% false alarms
     assert seeds_needed(0.001, 0.03) == 2  # a difference far above the noise: the fewest seeds a t-test can use
@@ -195,7 +195,7 @@ def test_seeds_needed_at_its_edges():
 
 
 def test_tables_of_groups_come_out_sorted_whatever_the_row_order():
-    from course_lib.studies import gain_by_strategy, per_level_verdicts
+    from course_lib.research.studies import gain_by_strategy, per_level_verdicts
 
     rows = [{"task": "arith", "strategy": strategy, "seed": seed, "gain.test": gain,
              "accuracy_before_by_level.ood.1": 0.123456, "accuracy_after_by_level.ood.1": 0.2 + gain,
@@ -223,7 +223,7 @@ WORSE_WITHIN = "slightly worse (a real difference, smaller than the margin)"
     ([-0.05, -0.03, -0.04, -0.045, -0.035], 0.03, 0.0, "worse"),  # 90% interval [-0.05, -0.03]: beyond the margin
 ])
 def test_equivalence_verdict(values, margin, base_variance, verdict):
-    from course_lib.studies import equivalence_verdict
+    from course_lib.research.studies import equivalence_verdict
 
     assert equivalence_verdict(values, margin, base_variance)["verdict"] == verdict
 
@@ -235,7 +235,7 @@ def test_equivalence_verdict(values, margin, base_variance, verdict):
     ([0.05, -0.04, 0.03, -0.02, 0.0], "inconclusive", "inconclusive"),
 ])
 def test_a_margin_the_study_cannot_vouch_for_calls_no_equivalence(values, verdict_sensitive, verdict_not):
-    from course_lib.studies import equivalence_verdict
+    from course_lib.research.studies import equivalence_verdict
 
     assert equivalence_verdict(values, 0.03)["verdict"] == verdict_sensitive
     assert equivalence_verdict(values, 0.03, sensitive=False)["verdict"] == verdict_not
@@ -254,7 +254,7 @@ def test_a_margin_the_study_cannot_vouch_for_calls_no_equivalence(values, verdic
     ([0.09, 0.10, 0.11], 0.001, False, "random did not clearly learn: its gain +0.100 has a 95% interval reaching -0.038"),
 ])
 def test_assay_sensitivity_by_hand(gains, base_variance, sensitive, why):
-    from course_lib.studies import assay_sensitivity
+    from course_lib.research.studies import assay_sensitivity
 
     result = assay_sensitivity(gains, 0.03, base_variance, arm="random")
     assert (result["sensitive"], result["why"]) == (sensitive, why)
@@ -262,14 +262,14 @@ def test_assay_sensitivity_by_hand(gains, base_variance, sensitive, why):
 
 
 def test_assay_sensitivity_needs_two_seeds():
-    from course_lib.studies import assay_sensitivity
+    from course_lib.research.studies import assay_sensitivity
 
     with pytest.raises(CourseError, match=r"1 seed\(s\) of the reference arm"):
         assay_sensitivity([0.1], 0.03)
 
 
 def test_no_verdict_from_two_seeds():
-    from course_lib.studies import equivalence_verdict
+    from course_lib.research.studies import equivalence_verdict
 
     with pytest.raises(CourseError, match="fewer than 3 seeds"):
         equivalence_verdict([0.1, 0.2], margin=0.02)
@@ -355,7 +355,7 @@ def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
     ({"mean": 0.0, "ci_low": -0.01, "ci_high": 0.01, "seeds": 3}, "is indistinguishable from"),
 ])
 def test_verdict_needs_three_seeds(row, said):
-    from course_lib.studies import verdict
+    from course_lib.research.studies import verdict
 
     assert verdict(row) == said
 
@@ -372,7 +372,7 @@ def test_rank_correlation_has_an_interval():
 def test_p_values_agree_with_the_intervals_and_hand_computed_bounds():
     from scipy.stats import t as student_t
 
-    from course_lib.studies import equivalence_verdict
+    from course_lib.research.studies import equivalence_verdict
 
     values = [-0.01, 0.02, 0.05, 0.0, 0.04]  # mean 0.02, sd 0.0255, se 0.0114 over 5 seeds
     row = equivalence_verdict(values, margin=0.03)
@@ -385,7 +385,7 @@ def test_p_values_agree_with_the_intervals_and_hand_computed_bounds():
 
 
 def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
-    from course_lib.studies import equivalence_verdict, holm_adjusted, holm_verdicts
+    from course_lib.research.studies import equivalence_verdict, holm_adjusted, holm_verdicts
 
     assert holm_adjusted([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06]
     assert holm_adjusted([0.5]) == [0.5]
@@ -400,7 +400,7 @@ def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
 
 def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
     """Tests far past alpha keep their verdicts after the adjustment (x3 at most); adjusted p-values have 6 places."""
-    from course_lib.studies import equivalence_verdict, holm_adjusted, holm_verdicts
+    from course_lib.research.studies import equivalence_verdict, holm_adjusted, holm_verdicts
 
     assert holm_adjusted([0.0123456789, 0.5]) == [0.024691, 0.5]  # 2 x 0.0123456789 = 0.0246913578
     family = pd.DataFrame([equivalence_verdict(v, margin=0.01) for v in (
@@ -427,7 +427,7 @@ def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp
 
 
 def test_chance_corrected_by_hand():
-    from course_lib.studies import chance_corrected
+    from course_lib.research.studies import chance_corrected
 
     assert chance_corrected(0.2, 0.2) == 0.0 and chance_corrected(1.0, 0.25) == 1.0
     assert chance_corrected(0.6, 0.2) == pytest.approx(0.5) and chance_corrected(0.5, 0.0) == 0.5
@@ -436,7 +436,7 @@ def test_chance_corrected_by_hand():
 
 
 def test_detectable_difference_pinned_and_its_bounds():
-    from course_lib.studies import detectable_difference
+    from course_lib.research.studies import detectable_difference
 
     # the power calculation scales with the sd: 0.0622 for sd 0.037 and 5 seeds is 8.41 for sd 5
     assert detectable_difference(0.037, 5) == pytest.approx(0.06223, abs=1e-4)
@@ -463,7 +463,7 @@ def test_selected_pass_rates_rows_by_arm_and_seed():
 
 def test_mechanism_table_whole_and_level_columns():
     """Every column the table names (07 reads them by these names), averaged per arm and rounded to 4 places."""
-    from course_lib.studies import level_columns
+    from course_lib.research.studies import level_columns
 
     table = synthetic_table().assign(**{"gain.test": lambda t: t["gain.test"] + 0.00001})
     assert mechanism_table(table).to_dict("list") == {
@@ -513,7 +513,7 @@ def test_detectable_difference_uses_its_alpha():
     """At alpha 0.10 the critical value is lower (t(4) 2.132 instead of 2.776), so a smaller difference reaches 80%
     power: 0.0503 for sd 0.037 and 5 seeds (0.0622 at alpha 0.05). Checked by bisection on the noncentral t, and by
     simulation: 200,000 sets of 5 draws from N(0.0503, 0.037) reject at alpha 0.10 in 80.0% of sets."""
-    from course_lib.studies import detectable_difference, paired_power
+    from course_lib.research.studies import detectable_difference, paired_power
 
     smallest = detectable_difference(0.037, 5, alpha=0.10)
     assert smallest == pytest.approx(0.05030, abs=1e-4)
@@ -522,7 +522,7 @@ def test_detectable_difference_uses_its_alpha():
 
 def test_verdict_reads_itertuples_rows_like_dicts():
     """Notebooks loop over `table.itertuples()`: a namedtuple row gets the same verdict as the dict of its values."""
-    from course_lib.studies import verdict
+    from course_lib.research.studies import verdict
 
     table = pd.DataFrame({"mean": [0.03, -0.03, 0.0, 0.03], "ci_low": [0.01, -0.05, -0.01, 0.01],
                           "ci_high": [0.05, -0.01, 0.01, 0.05], "seeds": [5, 5, 5, 2]})
@@ -543,7 +543,7 @@ def test_per_level_verdicts_add_the_base_evaluations_variance():
     """Changes 0.10, 0.12, 0.14: mean 0.12, seed variance of the mean 0.02^2 / 3 = 0.000133. The shared base
     evaluation adds at most 0.5 x 0.5 / ((4 - 1) x 60) = 0.001389, so se = sqrt(0.001522) = 0.03902 and the 95%
     interval 0.12 -+ 4.3027 x 0.03902 = [-0.0479, 0.2879] holds 0: inconclusive (from the seeds alone: better)."""
-    from course_lib.studies import base_variance_bound, per_level_verdicts
+    from course_lib.research.studies import base_variance_bound, per_level_verdicts
 
     assert base_variance_bound(0.5, 4, 60) == pytest.approx(0.25 / 180)
     assert base_variance_bound(0.2, 2, 1) == pytest.approx(0.16)  # the least K that shows variance, one problem

@@ -1,4 +1,4 @@
-"""The charts of notebooks 05-07: what each draws from its table (course_lib.plots)."""
+"""The charts of notebooks 05-07: what each draws from its table (course_lib.classroom.plots)."""
 
 import json
 
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import vl_convert
 
-from course_lib.plots import (
+from course_lib.classroom.plots import (
     count_marks,
     dead_share_grid_chart,
     effect_sizes_table,

@@ -1,9 +1,9 @@
-"""The self-checks of notebooks 05 and 06's exercises, on hand-computed cases (course_lib.exercises)."""
+"""The self-checks of notebooks 05 and 06's exercises, on hand-computed cases (course_lib.classroom.exercises)."""
 
 import pandas as pd
 import pytest
 
-from course_lib.exercises import verdict
+from course_lib.classroom.exercises import verdict
 
 
 def test_05_3_is_the_t_interval_over_every_seed():

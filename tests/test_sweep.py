@@ -14,7 +14,7 @@ import course_lib
 from course_lib import CourseError
 from course_lib.__main__ import main
 from course_lib.provenance import git_commit, library_versions
-from course_lib.sweep import (
+from course_lib.research.sweep import (
     STUDIES,
     _share_cores,
     aggregate,
@@ -40,7 +40,7 @@ def fake_experiment(path):
                                        'BUDGET = 0.1\nSEED = 0\nRUN_DIR = ""')
     params.metadata["tags"] = ["parameters"]
     body = nbformat.v4.new_code_cell(
-        'from course_lib.runtime import record\n'
+        'from course_lib.classroom.runtime import record\n'
         'if STRATEGY == "random":\n    raise RuntimeError("this point fails on purpose")\n'
         'record(gain={"test": 0.1 if STRATEGY == "hard" else 0.0})')
     notebook.cells = [params, body]
@@ -140,11 +140,11 @@ def test_failed_point_is_recorded_and_the_sweep_goes_on_then_resumes(tmp_path, m
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"},
                                           "grid": {"smoke": {"STRATEGY": ["hard", "random", "easy"], "SEED": [0]}}})
     out = tmp_path / "out"
-    import course_lib.sweep as sweep
+    import course_lib.research.sweep as sweep
 
     pools, real_pool = [], sweep.ProcessPoolExecutor
     monkeypatch.setattr(sweep, "ProcessPoolExecutor", lambda **kw: pools.append(kw["max_workers"]) or real_pool(**kw))
-    monkeypatch.setattr("course_lib.runtime.available_cores", lambda: 2)
+    monkeypatch.setattr("course_lib.classroom.runtime.available_cores", lambda: 2)
     outcome = run("demo", "smoke", out, workers=2, progress=False, notebook=notebook)
     assert pools == [2]  # at most two points at once, whatever the machine's core count
     assert outcome["points"] == 3 and [f["strategy"] for f in outcome["failed"]] == ["random"]
@@ -171,7 +171,7 @@ def test_one_worker_runs_each_kernel_from_this_process_with_its_stderr_in_a_log(
     notebook = nbformat.v4.new_notebook()
     params = nbformat.v4.new_code_cell('PROFILE = "smoke"\nMODEL = "m"\nSTRATEGY = "hard"\nSEED = 0\nRUN_DIR = ""')
     params.metadata["tags"] = ["parameters"]
-    body = nbformat.v4.new_code_cell('import os\nfrom course_lib.runtime import record\n'
+    body = nbformat.v4.new_code_cell('import os\nfrom course_lib.classroom.runtime import record\n'
                                      'os.write(2, b"a line on the kernel\'s stderr\\n")\nrecord(parent=os.getppid())')
     notebook.cells = [params, body]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -452,7 +452,7 @@ def _gone_within(pids, seconds: float) -> bool:
 
 PARENT_OF_A_WORKER = """
 import multiprocessing, os, time
-from course_lib.sweep import die_with_parent
+from course_lib.research.sweep import die_with_parent
 
 def worker(parent):
     die_with_parent(parent)
@@ -484,7 +484,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_lib import sweep
+from course_lib.research import sweep
 
 root = Path(sys.argv[1])
 notebook = nbformat.v4.new_notebook()
@@ -545,7 +545,7 @@ def test_emit_slurm_refuses_a_percent_in_paths(tmp_path):
 
 
 def test_a_where_slice_is_emitted_as_its_own_scripts_and_sweep_point_indexes_it(tmp_path, monkeypatch, capsys):
-    import course_lib.sweep as sweep
+    import course_lib.research.sweep as sweep
 
     emit_slurm("hard-wins", "smoke", tmp_path, where={"STRATEGY": "random"})
     grid = json.loads((tmp_path / "grid.json").read_text())
@@ -559,7 +559,7 @@ def test_a_where_slice_is_emitted_as_its_own_scripts_and_sweep_point_indexes_it(
 
 
 def test_delete_merged_removes_the_merged_model_once_the_point_is_done(tmp_path, monkeypatch):
-    import course_lib.sweep as sweep
+    import course_lib.research.sweep as sweep
 
     emit_slurm("hard-wins", "smoke", tmp_path, delete_merged=True)
     assert "--delete-merged" in (tmp_path / "array.sh").read_text()
@@ -574,7 +574,7 @@ def test_delete_merged_removes_the_merged_model_once_the_point_is_done(tmp_path,
 
 
 def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
-    from course_lib.sweep import parse_overrides
+    from course_lib.research.sweep import parse_overrides
 
     overrides = parse_overrides(["POOL_SIZE=24", "BUDGET=0.2", "ESTIMATE_POOL=false", "MODEL=/m"], backend="hf")
     assert overrides == {"POOL_SIZE": 24, "BUDGET": 0.2, "ESTIMATE_POOL": False, "MODEL": "/m", "BACKEND": "hf"}
@@ -593,7 +593,7 @@ def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
 
 
 def test_paper_jobs_ask_for_time_and_memory_from_the_cost_model(shared_data, tmp_path, monkeypatch):
-    from course_lib.cost import load_pools, point_hours, slurm_limits
+    from course_lib.research.cost import load_pools, point_hours, slurm_limits
 
     monkeypatch.setenv("COURSE_DATA_DIR", str(shared_data))
     emit_slurm("hard-wins", "paper", tmp_path, overrides={"BACKEND": "vllm"})
@@ -630,14 +630,14 @@ def fake_clock(monkeypatch, *times):
     """The sweep module's clock reads these times in turn (start, then end)."""
     import types
 
-    from course_lib import sweep
+    from course_lib.research import sweep
 
     monkeypatch.setattr(sweep, "time", types.SimpleNamespace(time=iter(times).__next__))
 
 
 def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_path, monkeypatch):
-    import course_lib.notebooks
-    from course_lib import sweep
+    import course_lib.classroom.notebooks
+    from course_lib.research import sweep
 
     calls = []
 
@@ -645,7 +645,7 @@ def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_pa
         calls.append({"notebook": notebook, "out": out, "parameters": parameters, "name": name, "log": log})
         return {"records": {"gain": {"test": 0.25}, "steps": 3}, "seconds": 9.0}
 
-    monkeypatch.setattr(course_lib.notebooks, "execute", fake_execute)
+    monkeypatch.setattr(course_lib.classroom.notebooks, "execute", fake_execute)
     monkeypatch.setattr(sweep, "git_commit", lambda: "abc1234")
     fake_clock(monkeypatch, 100.0, 112.34)
     point = {"PROFILE": "smoke", "STRATEGY": "hard", "SEED": 2}
@@ -668,12 +668,12 @@ def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_pa
     (KeyError(), "KeyError: "),  # an error without a message
 ])
 def test_run_point_records_a_failure_with_its_last_line_and_goes_on(tmp_path, monkeypatch, error, message):
-    import course_lib.notebooks
+    import course_lib.classroom.notebooks
 
     def failing_execute(notebook, out, parameters, name=None, log=None):
         raise error
 
-    monkeypatch.setattr(course_lib.notebooks, "execute", failing_execute)
+    monkeypatch.setattr(course_lib.classroom.notebooks, "execute", failing_execute)
     fake_clock(monkeypatch, 5.0, 5.5)
     point = {"PROFILE": "smoke", "STRATEGY": "random", "SEED": 0}
     record = run_point(point, tmp_path)
@@ -684,7 +684,7 @@ def test_run_point_records_a_failure_with_its_last_line_and_goes_on(tmp_path, mo
 
 
 def test_live_slice_runs_its_slice_afresh_and_keeps_the_points_that_succeeded(tmp_path, monkeypatch):
-    from course_lib import sweep
+    from course_lib.research import sweep
 
     calls = []
 
@@ -757,7 +757,7 @@ def test_a_point_file_name_is_readable_and_names_every_committed_record():
 
 
 def test_the_grid_file_is_written_one_key_per_line_with_overrides_only_when_given(tmp_path):
-    from course_lib.sweep import _check_out_dir
+    from course_lib.research.sweep import _check_out_dir
 
     _check_out_dir(tmp_path / "a", "demo", [{"SEED": 0}])
     assert (tmp_path / "a" / "grid.json").read_text() == '{\n "study": "demo",\n "points": [\n  {\n   "SEED": 0\n  }\n ]\n}\n'

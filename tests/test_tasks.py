@@ -116,7 +116,7 @@ def test_wordy_solutions_fit_the_limit_at_levels_1_2_and_not_above():
     """The format-limited regime (tiny-m-wordy): under the tiny profile's limit, a long solution fits at levels 1-2
     and is cut off before its answer at levels 3-5, while the concise one always fits."""
     from course_lib.models import build_tokenizer
-    from course_lib.profiles import get_profile
+    from course_lib.research.profiles import get_profile
 
     tokenizer, limit = build_tokenizer(), get_profile("tiny").max_new_tokens
     for level in range(1, 6):

@@ -1,11 +1,11 @@
-"""Torch's thread count: a share of the idle cores, the user's OMP_NUM_THREADS first (course_lib.runtime)."""
+"""Torch's thread count: a share of the idle cores, the user's OMP_NUM_THREADS first (course_lib.classroom.runtime)."""
 
 import os
 
 import pytest
 import torch
 
-from course_lib.runtime import AUTO_THREADS, thread_count, use_threads, user_threads
+from course_lib.classroom.runtime import AUTO_THREADS, thread_count, use_threads, user_threads
 
 
 @pytest.mark.parametrize(("cores", "load", "user", "workers", "expected"), [

@@ -23,8 +23,8 @@ from course_lib.models import (
     tokenizer_kind,
 )
 from course_lib.problems import from_spec, pool_spec, problems
-from course_lib.profiles import get_profile
 from course_lib.prompts import INSTRUCTIONS, model_input, prompt_ids
+from course_lib.research.profiles import get_profile
 from course_lib.rewards import correctness_reward, format_reward
 from course_lib.tasks import (
     TINYMATH_ANSWERS,
@@ -313,7 +313,7 @@ def test_the_loader_refuses_bad_input_too(kwargs, message):
 
 
 def test_an_experiment_on_tinymath_evaluates_its_test_split_only():
-    from course_lib.experiment import Point, evaluation_sets, resolve
+    from course_lib.research.experiment import Point, evaluation_sets, resolve
 
     sets = evaluation_sets(resolve(Point(profile="smoke", model="tiny-s", task="tinymath")))
     assert set(sets) == {"test"} and all(p.source == "tinymath" for p in sets["test"])

@@ -805,7 +805,7 @@ def test_verify_final_names_the_damaged_summary_and_how_to_finish(tmp_path, summ
 
 
 def test_verify_final_checks_final_against_the_recorded_hashes(tmp_path):
-    from course_lib.checkpoints import folder_sha256
+    from course_lib.training.checkpoints import folder_sha256
 
     with pytest.raises(CourseError) as error:
         training.verify_final(tmp_path)

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
+from course_lib.classroom.widgets import budget_explorer, dead_group_view, dead_group_widget, explorer_view
 from course_lib.difficulty import pass_rates_at
-from course_lib.widgets import budget_explorer, dead_group_view, dead_group_widget, explorer_view
 
 
 def hand_table(k=4):
@@ -72,7 +72,7 @@ def test_widgets_build_and_react():
 
 def test_dead_group_widget_takes_any_group_size():
     """Notebook 02 asks for the smallest G at which a p = 0.05 problem is alive more often than dead: 14."""
-    from course_lib.widgets import dead_group_view, dead_group_widget
+    from course_lib.classroom.widgets import dead_group_view, dead_group_widget
 
     p, G = dead_group_widget().children[0].children
     G.value, p.value = 14, 0.05
@@ -81,8 +81,8 @@ def test_dead_group_widget_takes_any_group_size():
 
 
 def test_dead_group_widget_redraws_its_numbers_and_chart():
-    from course_lib.plots import count_marks
-    from course_lib.widgets import dead_group_widget
+    from course_lib.classroom.plots import count_marks
+    from course_lib.classroom.widgets import dead_group_widget
 
     box = dead_group_widget()
     (p, G), numbers, chart = box.children[0].children, box.children[1], box.children[2]
@@ -138,7 +138,7 @@ def test_explorer_gives_the_label_prediction_next_to_the_full_k_one():
 
 
 def test_measured_gain_only_at_the_budget_studied_and_without_an_interval_from_two_seeds():
-    from course_lib.widgets import _summary_html
+    from course_lib.classroom.widgets import _summary_html
 
     gains = pd.DataFrame({"model": ["m", "m"], "strategy": ["hard", "hard"], "budget": [0.1, 0.1],
                           "gain.test": [0.1, 0.3]})
@@ -163,7 +163,7 @@ def test_measured_gain_has_its_interval_from_three_seeds_on():
 
 
 def test_strategies_side_by_side_and_the_title_says_share_and_count():
-    from course_lib.widgets import explorer_title, strategies_side_by_side
+    from course_lib.classroom.widgets import explorer_title, strategies_side_by_side
 
     table = strategies_side_by_side({"m": hand_table()}, "m", 4, 0.2, group_size=4)
     assert table.strategy.tolist() == ["easy", "medium", "hard", "random", "learnability"]
@@ -176,7 +176,7 @@ def test_strategies_side_by_side_and_the_title_says_share_and_count():
 def test_each_widget_carries_a_static_picture_of_its_default_state():
     import vl_convert
 
-    from course_lib.plots import count_marks
+    from course_lib.classroom.plots import count_marks
 
     for box in (dead_group_widget(), budget_explorer({"m": hand_table()})):
         svg = vl_convert.vegalite_to_svg(box.picture.to_dict())
@@ -184,17 +184,17 @@ def test_each_widget_carries_a_static_picture_of_its_default_state():
 
 
 def test_no_progress_bar_in_a_notebook_executed_headlessly(monkeypatch):
-    from course_lib.runtime import CHARTS_VARIABLE, progress_bar
+    from course_lib.classroom.runtime import CHARTS_VARIABLE, progress_bar
 
-    monkeypatch.setenv(CHARTS_VARIABLE, "svg")  # what course_lib.notebooks.execute sets for its kernels
+    monkeypatch.setenv(CHARTS_VARIABLE, "svg")  # what course_lib.classroom.notebooks.execute sets for its kernels
     assert progress_bar(range(2), disable=False).disable
     monkeypatch.setenv(CHARTS_VARIABLE, "live")
     assert not progress_bar(range(2), disable=False).disable and progress_bar(range(2), disable=True).disable
 
 
 def test_show_adds_the_picture_only_in_a_static_copy(monkeypatch):
-    from course_lib.runtime import CHARTS_VARIABLE
-    from course_lib.widgets import show
+    from course_lib.classroom.runtime import CHARTS_VARIABLE
+    from course_lib.classroom.widgets import show
 
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
@@ -217,7 +217,7 @@ QUESTION = {"it stops": (False, "the loss value is about 0 by construction."),
     ("all dead", False, "Not quite. live groups"), (None, False, "Pick an option."),
 ])
 def test_quiz_feedback_explains_every_option(choice, right, says):
-    from course_lib.widgets import quiz_feedback
+    from course_lib.classroom.widgets import quiz_feedback
 
     assert quiz_feedback(QUESTION, choice) == (right, says + quiz_feedback(QUESTION, choice)[1][len(says):])
     assert quiz_feedback(QUESTION, choice)[1].startswith(says)
@@ -229,14 +229,14 @@ def test_quiz_feedback_explains_every_option(choice, right, says):
 ])
 def test_quiz_rejects_bad_questions(options, message):
     from course_lib import CourseError
-    from course_lib.widgets import quiz
+    from course_lib.classroom.widgets import quiz
 
     with pytest.raises(CourseError, match=message):
         quiz("?", options)
 
 
 def test_quiz_widget_reacts_and_its_picture_hides_the_answer():
-    from course_lib.widgets import quiz
+    from course_lib.classroom.widgets import quiz
 
     box = quiz("What does a loss of 0 tell you?", QUESTION)
     choices, feedback = box.children[1], box.children[2]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from .errors import check
+from ..errors import check
 from .studies import (
     COULD_NOT_TELL,
     RESULTS_DIR,

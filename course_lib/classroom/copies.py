@@ -1,6 +1,6 @@
 """The notebooks as a class opens them: copies in a git-ignored folder, never the tracked notebooks themselves.
 
-`make lab` runs `python -m course_lib.classroom student lab/student` and opens JupyterLab there; `make
+`make lab` runs `python -m course_lib.classroom.copies student lab/student` and opens JupyterLab there; `make
 lab-instructor` does the same with `instructor lab/instructor`. A student's copy has no cell tagged `solution`
 (every exercise's solution and the quiz answers) and its self-checking quiz cells start collapsed (their source
 names the right option); an instructor's copy is the notebook as it is. A copy that exists is someone's work: it
@@ -15,9 +15,9 @@ import hashlib
 import sys
 from pathlib import Path
 
-from .errors import CourseError, check
+from ..errors import CourseError, check
+from ..provenance import atomic_write_text
 from .notebooks import appendix_notebooks, numbered_notebooks
-from .provenance import atomic_write_text
 
 KINDS = ("student", "instructor")
 SOLUTION_TAG = "solution"  # exercises' solutions and the quiz answers (markdown "### Quiz answers")
@@ -30,7 +30,7 @@ def lessons() -> list[Path]:
 
 
 def is_quiz_cell(cell) -> bool:
-    """A code cell that draws a self-checking quiz question (`course_lib.widgets.quiz`)."""
+    """A code cell that draws a self-checking quiz question (`course_lib.classroom.widgets.quiz`)."""
     source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
     return cell["cell_type"] == "code" and "quiz(" in source
 
@@ -127,8 +127,8 @@ def report(folder, kind: str, done: dict[str, list[str]]) -> str:
 
 
 def main(argv=None) -> int:
-    """`python -m course_lib.classroom KIND FOLDER`: the copies `make lab` and `make lab-instructor` open."""
-    parser = argparse.ArgumentParser(prog="python -m course_lib.classroom", description=main.__doc__)
+    """`python -m course_lib.classroom.copies KIND FOLDER`: the copies `make lab` and `make lab-instructor` open."""
+    parser = argparse.ArgumentParser(prog="python -m course_lib.classroom.copies", description=main.__doc__)
     parser.add_argument("kind", choices=KINDS, help="student: no solutions or quiz answers; instructor: everything")
     parser.add_argument("folder", type=Path, help="where the copies go (a git-ignored folder, e.g. lab/student)")
     args = parser.parse_args(argv)

@@ -12,10 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import check
-from .paths import EXPERIMENT_TEMPLATE, NOTEBOOKS_DIR
-from .profiles import PROFILES
-from .provenance import atomic_write_text, git_commit, library_versions
+from ..errors import check
+from ..paths import EXPERIMENT_TEMPLATE, NOTEBOOKS_DIR
+from ..provenance import atomic_write_text, git_commit, library_versions
+from ..research.profiles import PROFILES
 from .runtime import read_records
 
 

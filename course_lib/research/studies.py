@@ -2,7 +2,7 @@
 per-level tables).
 
 Pure definitions and functions over the results table that `python -m course_lib reproduce` writes (one row
-per grid point); `course_lib.sweep` runs the grids. Introduced in notebooks/05_hard_examples_win.ipynb; used again in 06 and 07.
+per grid point); `course_lib.research.sweep` runs the grids. Introduced in notebooks/05_hard_examples_win.ipynb; used again in 06 and 07.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.weightstats import DescrStatsW
 
-from .errors import CourseError, check
-from .paths import course_path
+from ..errors import CourseError, check
+from ..paths import REPOSITORY, course_path
 
-RESULTS_DIR = Path(__file__).resolve().parent.parent / "data" / "results"
+RESULTS_DIR = REPOSITORY / "data" / "results"
 
 PAPER_SIZES = ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"]
 
@@ -622,7 +622,7 @@ def chance_corrected(accuracy, guess: float):
 def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.DataFrame:
     """The table with `gain_beyond_chance.<split>`: each level's gain divided by (1 - its guess rate), averaged over
     levels (the held-out sets hold equally many problems per level). Equals the plain gain for arith (05)."""
-    from .tasks import guess_rate
+    from ..tasks import guess_rate
 
     after, before, levels = level_columns(table, split)
 
@@ -655,7 +655,7 @@ def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: i
 def selected_pass_rates(labels: pd.DataFrame, fresh: pd.DataFrame, strategies, budget: float, seeds) -> pd.DataFrame:
     """For each arm and seed: the selected set's mean pass rate by the labels it was chosen by (`labels`, e.g. K=8)
     and by fresh samples of the same problems (`fresh`, e.g. K=64): how far the labels regress to the mean (05)."""
-    from .selection import select
+    from ..selection import select
 
     check(set(labels["id"]) == set(fresh["id"]), "labels and fresh must be difficulty tables of the same problems")
     true_p = fresh.set_index("id")["pass_rate"]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from safetensors import SafetensorError
 
-from .errors import CourseError
-from .models import file_sha256
-from .provenance import atomic_write_text
+from ..errors import CourseError
+from ..models import file_sha256
+from ..provenance import atomic_write_text
 
 MARKER = "complete.json"  # written last into a finished checkpoint: the sha256 of every other file in it
 STAGING = ".saving"  # checkpoints and final/ are written in this subfolder of the run, then renamed out of it

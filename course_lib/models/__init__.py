@@ -6,13 +6,11 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import math
 import os
 import random
 import re
-import shutil
 import socket
 import time
 import warnings
@@ -21,17 +19,28 @@ from pathlib import Path
 
 import torch
 
-from .errors import CourseError, check, check_seed
-from .provenance import atomic_write_text, env_folder, git_commit, library_versions
-from .quiet import no_weight_bars
-from .tasks import TASKS, TRAIN_LEVELS, stream
+from ..classroom.quiet import no_weight_bars
+from ..errors import CourseError, check, check_seed
+from ..paths import MODELS_DIR
+from ..provenance import atomic_write_text, git_commit, library_versions
+from ..tasks import TASKS, TRAIN_LEVELS, stream
+from .folders import (  # noqa: F401 (imported from here by the CLI, tests and notebooks)
+    CHEAP_TO_HASH,
+    file_sha256,
+    fresh_staging,
+    n_parameters,
+    publish_files,
+    remembered_sha256,
+    sample_sha256,
+    verified_models_file,
+    verify_model_folder,
+)
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
 CHARS = "0123456789+-*=:#?() \n" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # every symbol arith and shuffle use
 MATH_CHARS = "\\{}/." + "abcdefghijklmnopqrstuvwxyz"  # tinymath's LaTeX and x: ids after CHARS', which keep theirs
 TOKENIZERS = {"char": CHARS, "char+math": CHARS + MATH_CHARS}  # a manifest's "tokenizer" -> its symbols, in id order
 PRETRAIN_TASKS = ("arith", "shuffle")  # the committed models' mix
-MODELS_DIR = env_folder("COURSE_MODELS_DIR") or Path(__file__).resolve().parent.parent / "data" / "models"
 
 
 @dataclass(frozen=True)
@@ -111,14 +120,9 @@ def build_model(size: str, tokenizer, seed: int):
     return Qwen2ForCausalLM(config)
 
 
-def n_parameters(model) -> int:
-    """Number of distinct parameters (tied embeddings counted once)."""
-    return sum(p.numel() for p in model.parameters())
-
-
 def resolve_model_path(name_or_path: str) -> Path | None:
     """Local folder for a tiny name, a packaged model's name or a path; None for anything else (a hub id)."""
-    from .packaged_models import PACKAGED_MODELS, converted_folder
+    from .packaged import PACKAGED_MODELS, converted_folder
 
     if name_or_path in PACKAGED_MODELS:  # a real model shipped in a PyPI package, converted once to a cached folder
         return converted_folder(name_or_path)
@@ -150,70 +154,6 @@ def resolve_model_path(name_or_path: str) -> Path | None:
     return None
 
 
-VERIFIED_FILE = "verified-models.json"  # large files already checked: path -> size, mtime_ns, sha256, sample
-CHEAP_TO_HASH = 256 << 20  # bytes: files up to this size (every tiny and stand-in model file) are hashed at each load
-
-
-def verified_models_file() -> Path:
-    """Where verified weight hashes are remembered: $COURSE_CACHE_DIR, else ~/.cache/course_lib."""
-    return (env_folder("COURSE_CACHE_DIR") or Path.home() / ".cache" / "course_lib") / VERIFIED_FILE
-
-
-def _read_verified() -> dict:
-    """The remembered verifications ({} when absent or unreadable: then files are simply hashed again)."""
-    try:
-        data = json.loads(verified_models_file().read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def verify_model_folder(path) -> None:
-    """Check the files a folder's manifest.json (tiny model), standin.json or packaged.json lists against their sha256.
-
-    Files up to CHEAP_TO_HASH bytes are hashed at every load (milliseconds). A larger file verified before is
-    hashed again only when its size, mtime or `sample_sha256` (bytes from every tensor) changed: a copy that kept
-    size and mtime but rewrote a tensor (NaN, zeros, another model) is caught without reading gigabytes; a single
-    flipped byte between the sampled places is not (delete verified-models.json to hash everything again).
-    """
-    path = Path(path)
-    manifests = [path / name for name in ("manifest.json", "standin.json", "packaged.json") if (path / name).exists()]
-    if not manifests:
-        return  # a trained run or a hub download: nothing recorded to check against
-    manifest_path = manifests[0]
-    try:
-        manifest = json.loads(manifest_path.read_text())
-    except ValueError:
-        manifest = None
-    hashes = manifest.get("sha256", {}) if isinstance(manifest, dict) else None  # a manifest may list no files
-    check(isinstance(hashes, dict), f"{manifest_path} is not a valid manifest (a JSON object, 'sha256' an object); "
-                                    "restore it from git or rebuild the model")
-    fix = f"rebuild it with `{manifest.get('command', 'the command that built it')}`"
-    if path.resolve().parent == MODELS_DIR.resolve():
-        fix += f" or restore it with `git checkout data/models/{path.name}`"
-    verified, changed = _read_verified(), False
-    for name, expected in hashes.items():
-        file = path / name
-        check(file.is_file(), f"{file} is missing ({manifest_path.name} lists it); {fix}")
-        stat, key = file.stat(), str(file.resolve())
-        large = stat.st_size > CHEAP_TO_HASH
-        seen = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": expected,
-                "sample": sample_sha256(file) if large else None}
-        if large and verified.get(key) == seen:
-            continue
-        actual = file_sha256(file)
-        check(actual == expected, f"{file} is corrupt or changed: sha256 {actual[:12]}... but {manifest_path.name} "
-                                  f"says {expected[:12]}...; {fix}")
-        if large:
-            verified[key], changed = seen, True
-    if changed:
-        try:
-            atomic_write_text(verified_models_file(), json.dumps(verified, indent=1) + "\n")
-        except OSError as error:  # a read-only cache only costs a re-hash next time
-            warnings.warn(f"could not remember verified model hashes in {verified_models_file()} ({error})",
-                          stacklevel=2)
-
-
 WEIGHT_FILES = ("*.safetensors", "*.bin", "*.gguf")  # what holds a model's weights (not its config or tokenizer)
 
 
@@ -239,7 +179,7 @@ def weights_sha256(name_or_path) -> dict[str, str] | None:
         recorded = {file.name: listed[file.name] for file in weights if isinstance(listed, dict) and file.name in listed}
         if recorded:
             return recorded
-    return {file.name: _blob_sha256(file) or _remembered_sha256(file) for file in weights} or None
+    return {file.name: _blob_sha256(file) or remembered_sha256(file) for file in weights} or None
 
 
 def _hub_snapshot(name: str) -> Path | None:
@@ -259,48 +199,6 @@ def _blob_sha256(file: Path) -> str | None:
     return target if file.is_symlink() and re.fullmatch(r"[0-9a-f]{64}", target) else None
 
 
-def _remembered_sha256(file: Path) -> str:
-    """sha256 of a file; for a large one, remembered in verified-models.json while it keeps its size, mtime and
-    sample (`sample_sha256`), as `verify_model_folder` remembers the files it checked."""
-    stat, key = file.stat(), str(file.resolve())
-    if stat.st_size <= CHEAP_TO_HASH:
-        return file_sha256(file)
-    verified = _read_verified()
-    seen = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sample": sample_sha256(file)}
-    known = verified.get(key)
-    if isinstance(known, dict) and {k: known.get(k) for k in seen} == seen and isinstance(known.get("sha256"), str):
-        return known["sha256"]
-    verified[key] = {**seen, "sha256": file_sha256(file)}
-    try:
-        atomic_write_text(verified_models_file(), json.dumps(verified, indent=1) + "\n")
-    except OSError:
-        pass  # a read-only cache only costs a re-hash next time
-    return verified[key]["sha256"]
-
-
-def sample_sha256(path: Path, block: int = 4096) -> str:
-    """sha256 of a sample of a weights file that touches every tensor: a .safetensors file's header and the first,
-    middle and last `block` bytes of each tensor (other files: 256 equal slices, sampled the same way)."""
-    size = path.stat().st_size
-    slices = [(size * i // 256, size * (i + 1) // 256) for i in range(256)]
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        if path.suffix == ".safetensors":
-            try:
-                length = int.from_bytes(handle.read(8), "little")
-                header = json.loads(handle.read(min(length, 100 << 20)))  # the format's limit: 100 MB
-                slices = [(0, 8 + length)] + [(8 + length + start, 8 + length + end) for start, end in
-                                              (info["data_offsets"] for name, info in header.items()
-                                               if name != "__metadata__")]
-            except (ValueError, KeyError, TypeError, AttributeError):
-                pass  # a damaged header: the equal slices differ from the remembered sample all the same
-        for start, end in slices:
-            for offset in sorted({start, (start + end) // 2, max(start, end - block)}):
-                handle.seek(offset)
-                digest.update(handle.read(min(block, end - offset)))
-    return digest.hexdigest()
-
-
 def check_finite(model, source) -> None:
     """Every weight of `model` is a finite number (NaN or inf break sampling later); one line naming `source`."""
     for name, parameter in model.named_parameters():
@@ -314,7 +212,7 @@ def check_hub_reachable(name: str) -> bool:
     """For a hub id: True when it is in the local cache; else fail at once when the hub is offline or unreachable."""
     from huggingface_hub import constants, try_to_load_from_cache
 
-    from .packaged_models import PACKAGED_MODELS
+    from .packaged import PACKAGED_MODELS
 
     try:
         cached = isinstance(try_to_load_from_cache(name, "config.json"), str)
@@ -422,15 +320,6 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 MAX_PRETRAIN_STEPS = 1_000_000  # days on a CPU for tiny-l
 MAX_PRETRAIN_BATCH = 4096  # sequences per step: more fills memory
 
@@ -499,7 +388,7 @@ def _lr_at(step: int, config: PretrainConfig) -> float:
 
 def pretrain(config: PretrainConfig, progress: bool = True):
     """Train a tiny model from scratch on the task streams; returns (model, tokenizer, losses)."""
-    from .runtime import progress_bar
+    from ..classroom.runtime import progress_bar
 
     torch.use_deterministic_algorithms(True)
     tokenizer = build_tokenizer(tokenizer_kind(config.tasks))
@@ -556,25 +445,6 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
     atomic_write_text(staged / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     publish_files(staged, out, last="manifest.json")
     return manifest
-
-
-def fresh_staging(out: Path) -> Path:
-    """An empty OUT/.saving for files written before they are moved into `out` (what a killed save left there, even
-    a file or a link of that name, is removed first; a link's target is kept)."""
-    staged = Path(out) / ".saving"
-    if staged.is_symlink() or staged.is_file():
-        staged.unlink()
-    shutil.rmtree(staged, ignore_errors=True)
-    staged.mkdir(parents=True)
-    return staged
-
-
-def publish_files(staged: Path, out: Path, last: str) -> None:
-    """Move every file of a staging folder into `out` (replacing those of the same name), `last` at the end; then
-    remove the staging folder."""
-    for path in sorted(staged.iterdir(), key=lambda path: path.name == last):
-        os.replace(path, out / path.name)
-    staged.rmdir()
 
 
 def read_manifest(name_or_path: str) -> dict:

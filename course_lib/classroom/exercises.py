@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import check
+from ..errors import check
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def check_answer(exercise_id: str, answer, **inputs) -> None:
 
 def _first_step_reference(completions, answer, solution, **kwargs) -> list[float]:
     """Exercise 00.2's reward: 1 for the right final answer, 0.5 for a right first step only, else 0."""
-    from .rewards import correctness_reward
+    from ..rewards import correctness_reward
 
     right = correctness_reward(completions, answer=answer, source=kwargs.get("source", ["arith"] * len(completions)))
     return [r if r == 1.0 else (0.5 if c.split("\n")[0].strip() == s.split("\n")[0].strip() else 0.0)
@@ -141,7 +141,7 @@ def _check_first_step(answer, problems) -> bool:
 def _samples_for_certainty(z: float = 1.96) -> tuple[int, int]:
     """Exercise 01.2's answer: the smallest K whose Wilson interval for 0 right stays below 1/20, and the smallest
     even K whose interval for K/2 right is narrower than 1/10."""
-    from .difficulty import wilson_interval
+    from ..difficulty import wilson_interval
 
     def width(right: int, k: int) -> float:
         low, high = wilson_interval(right, k, z)
@@ -193,7 +193,7 @@ def _kl_gradient_norm(model, tokenizer, prompt: str, completions, rewards, beta:
     the reference model's log-probs equal to the policy's minus `drift` (drift 0: step 0, the policy is the reference)."""
     import torch
 
-    from .grpo import completion_logprobs, group_advantages
+    from ..grpo import completion_logprobs, group_advantages
 
     model.zero_grad()
     device = next(model.parameters()).device
@@ -250,7 +250,7 @@ def _dead_minimum(group_size: int) -> tuple[float, float]:
 
 
 def _alive_range(group_size: int) -> tuple[float, float]:
-    from .grpo import dead_group_probability
+    from ..grpo import dead_group_probability
 
     def boundary(low, high):  # dead_group_probability falls from 1 at p = 0 to its minimum at p = 0.5
         for _ in range(60):
@@ -299,7 +299,7 @@ def _diagnose_hardest_easiest(answer, rates, group_size: int) -> str | None:
           hint="sort `rates`, take the first and last max(1, len // 10), and give "
                "(hardest share, easiest share) from informative_share(..., GROUP_SIZE).")
 def _hardest_easiest(rates, group_size: int) -> tuple[float, float]:
-    from .grpo import informative_share
+    from ..grpo import informative_share
 
     ranked = sorted(rates)
     tenth = max(1, len(ranked) // 10)
@@ -319,8 +319,8 @@ def _budget_count(budget, n: int) -> int:
 @exercise("03.2", tolerance=1e-3, hint='a dict {"hard": ..., "hard but alive": ..., "learnability": ...} of predicted '
                                       "dead shares, 1 - informative_share(selected pass rates, GROUP_SIZE).")
 def _dead_shares(table, budget, group_size: int, seed: int) -> dict:
-    from .grpo import informative_share
-    from .selection import select
+    from ..grpo import informative_share
+    from ..selection import select
 
     by_id = table.set_index("id").pass_rate
     alive = table[table.pass_rate > 0].sort_values("pass_rate", kind="stable").head(_budget_count(budget, len(table)))
@@ -332,8 +332,8 @@ def _dead_shares(table, budget, group_size: int, seed: int) -> dict:
 @exercise("03.3", tolerance=0, hint="select `hard` on pass_rates_at(table, 2) and on `table`, and count the ids "
                                     "of the first selection that are not in the second.")
 def _ids_changed_at_2(table, budget, seed: int) -> int:
-    from .difficulty import pass_rates_at
-    from .selection import select
+    from ..difficulty import pass_rates_at
+    from ..selection import select
 
     return len(set(select(pass_rates_at(table, 2), "hard", budget, seed)) - set(select(table, "hard", budget, seed)))
 
@@ -353,7 +353,7 @@ def _diagnose_dr_grpo(answer, logps, advantages, mask, max_completion_length) ->
           hint="sum -ratio x advantage x mask over every token, then divide by the number of completions times "
                "max_completion_length.")
 def _dr_grpo_loss(logps, advantages, mask, max_completion_length: int) -> float:
-    from .grpo import grpo_loss
+    from ..grpo import grpo_loss
 
     loss, _ = grpo_loss(logps, logps.detach(), None, advantages, mask, loss_type="dr_grpo",
                         max_completion_length=max_completion_length)
@@ -371,7 +371,7 @@ def _rank_as_large_as_the_model(parameters: int, sizes) -> int:
 def _plugin_dead_probability(p: float, k: int, group_size: int) -> float:
     from math import comb
 
-    from .grpo import dead_group_probability
+    from ..grpo import dead_group_probability
 
     return sum(comb(k, j) * p**j * (1 - p) ** (k - j) * dead_group_probability(j / k, group_size) for j in range(k + 1))
 
@@ -380,8 +380,8 @@ def _plugin_dead_probability(p: float, k: int, group_size: int) -> float:
                                         "average dead_group_probability(label, G) over the run's groups, one per "
                                         "row of the ledger.")
 def _dead_share_from_two_samples(table, problem_ids, group_size: int) -> float:
-    from .difficulty import pass_rates_at
-    from .grpo import dead_group_probability
+    from ..difficulty import pass_rates_at
+    from ..grpo import dead_group_probability
 
     labels = dict(zip(table["id"], pass_rates_at(table, 2)["pass_rate"]))
     return float(sum(dead_group_probability(labels[i], group_size) for i in problem_ids) / len(problem_ids))
@@ -390,7 +390,7 @@ def _dead_share_from_two_samples(table, problem_ids, group_size: int) -> float:
 @exercise("05.1", tolerance=5e-4, hint='a dict {task: mean paired difference}, from paired_difference(committed, '
                                        '"learnability", "hard", "gain.test"); three decimals are enough.')
 def _learnability_minus_hard(committed) -> dict:
-    from .studies import paired_difference
+    from ..research.studies import paired_difference
 
     table = paired_difference(committed, "learnability", "hard", "gain.test")
     return {row.task: float(row.mean) for row in table.itertuples()}
@@ -412,7 +412,7 @@ def _deadest_selection(mechanism) -> dict:
 @exercise("05.3", tolerance=5e-4, hint="a tuple (ci_low, ci_high): t_interval(spread.difference) over every seed, the "
                                        "live one included (the committed seeds alone are the other interval).")
 def _interval_with_live_seed(differences) -> tuple:
-    from .studies import t_interval
+    from ..research.studies import t_interval
 
     result = t_interval(differences)
     return result["ci_low"], result["ci_high"]
@@ -429,7 +429,7 @@ def _diagnose_vouched_margin(answer, short) -> str | None:
           hint="a tuple (margin, verdict): a third of levels-1-5's mean gain (the 82-step arm), then "
                "equivalence_verdict(levels-1-3 minus levels-1-5 per seed, margin)['verdict'].")
 def _vouched_margin(short) -> tuple:
-    from .studies import equivalence_verdict
+    from ..research.studies import equivalence_verdict
 
     wide = short.pivot_table(index="seed", columns="strategy", values="gain.test")
     margin = round(float(wide["levels-1-5"].mean()) / 3, 4)
@@ -439,7 +439,7 @@ def _vouched_margin(short) -> tuple:
 @exercise("06.2", tolerance=5e-3, hint="a dict {level: 1 - dead_group_probability(p, G)}, with p the base accuracy of "
                                        "that level and G = 8.")
 def _alive_by_level(base_by_level: dict, group_size: int) -> dict:
-    from .grpo import dead_group_probability
+    from ..grpo import dead_group_probability
 
     return {level: 1 - dead_group_probability(p, group_size) for level, p in base_by_level.items()}
 
@@ -449,7 +449,7 @@ def _alive_by_level(base_by_level: dict, group_size: int) -> dict:
 def _seeds_for_margin(committed_differences) -> int:
     import numpy as np
 
-    from .studies import seeds_needed
+    from ..research.studies import seeds_needed
 
     return seeds_needed(float(np.std(list(committed_differences), ddof=1)), 0.03)
 
@@ -457,6 +457,6 @@ def _seeds_for_margin(committed_differences) -> int:
 @exercise("07.1", tolerance=1e-9, hint='a dict {model: predicted dead share of `hard` at budget 0.3}, from '
                                        "selection_summary(table, \"hard\", 0.3, GROUP_SIZE).")
 def _hard_dead_at_30(tables, group_size: int) -> dict:
-    from .selection import selection_summary
+    from ..selection import selection_summary
 
     return {name: selection_summary(t, "hard", 0.3, group_size)["predicted_dead_share"] for name, t in tables.items()}

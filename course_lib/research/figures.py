@@ -11,11 +11,18 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
-from .models import TINY_SIZES, read_manifest
-from .plots import dead_group_chart, level_change_chart, pass_rate_by_level_chart, save_png, strategy_gain_chart
+from ..classroom.plots import (
+    dead_group_chart,
+    level_change_chart,
+    pass_rate_by_level_chart,
+    save_png,
+    strategy_gain_chart,
+)
+from ..models import TINY_SIZES, read_manifest
+from ..paths import REPOSITORY
 from .studies import gain_by_strategy, load_study, per_level_change
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPOSITORY
 
 
 def calibration_chart() -> alt.Chart:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import time
 
-from .difficulty import check_k, estimate
-from .models import resolve_model_path
-from .problems import problems as problem_source
-from .provenance import atomic_write_text
-from .sampling import check_sampling_args
-from .training import load_trained
+from ..difficulty import check_k, estimate
+from ..models import resolve_model_path
+from ..problems import problems as problem_source
+from ..provenance import atomic_write_text
+from ..sampling import check_sampling_args
+from ..training import load_trained
 
 CALIBRATION_CHUNK = 64  # prompts per generate call; the committed calibrations were sampled in chunks of 64
 

@@ -14,7 +14,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 
-from .errors import check
+from ..errors import check
 
 ARM_HELP = ("easy, medium, hard, random, learnability (10% strategies; add +dynamic for DAPO filtering), "
             "levels-A-B (every problem of levels A..B), random-matched (as many as levels 1-3, from all levels)")
@@ -79,7 +79,7 @@ RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation 
 
 def parse_arm(strategy: str) -> dict:
     """'levels-1-3' -> levels (1, 2, 3); 'random+dynamic' -> random with DAPO filtering; a clear error otherwise."""
-    from .selection import STRATEGIES
+    from ..selection import STRATEGIES
 
     dynamic = strategy.endswith("+dynamic")
     name = strategy.removesuffix("+dynamic")
@@ -102,7 +102,7 @@ def resolve(point: Point) -> Point:
     settings = point.train_settings or profile.train_settings
     check(settings in TRAIN_SETTINGS,
           f"train_settings={settings!r} is unknown; use {', '.join(TRAIN_SETTINGS[:-1])} or {TRAIN_SETTINGS[-1]}")
-    from .sampling import resolve_backend
+    from ..sampling import resolve_backend
 
     paper_format = YADAV_2604_06298["answer_format"] if settings == "2604.06298" else ""
     arm = parse_arm(point.strategy)
@@ -130,7 +130,7 @@ def pool_table(pool):
 
 def select_arm(table, point: Point) -> list[str]:
     """The ids an arm trains on, from the pool's difficulty table."""
-    from .selection import select
+    from ..selection import select
 
     arm = parse_arm(point.strategy)
     if arm["kind"] == "levels":
@@ -142,8 +142,8 @@ def select_arm(table, point: Point) -> list[str]:
 
 def train_config(point: Point, n_selected: int):
     """The GRPO settings of a point: the course's or a paper's, then the point's own overrides."""
+    from ..training import TrainConfig
     from .profiles import SHAPED_SETTINGS, get_profile, model_size_of, paper_dataset_of, paper_steps, paper_train_config
-    from .training import TrainConfig
 
     profile = get_profile(point.profile)
     overrides = {"group_size": point.group_size, "prompts_per_step": point.prompts_per_step,
@@ -172,7 +172,7 @@ def train_config(point: Point, n_selected: int):
 
 def evaluation_sets(point: Point) -> dict:
     """The held-out problem sets of a point by name ('test', and 'ood' unless it is 'none')."""
-    from .problems import PROCEDURAL, SPLITS, problems, source_of
+    from ..problems import PROCEDURAL, SPLITS, problems, source_of
 
     fmt = point.answer_format or None
     test_task = point.test_task or point.task
@@ -192,7 +192,7 @@ def evaluation_sets(point: Point) -> dict:
 def training_pool(point: Point) -> tuple[list, int]:
     """A resolved point's training pool and the seed that draws it and samples its labels (0, or the point's own
     seed with resample_pool)."""
-    from .problems import problems
+    from ..problems import problems
 
     seed = point.seed if point.resample_pool else 0
     return problems(point.task, "train", point.pool_size or None, seed, answer_format=point.answer_format or None), seed
@@ -202,10 +202,10 @@ def run_point(point: Point) -> dict:
     """Run one grid point end to end and return its record (columns: RECORD_COLUMNS)."""
     import pandas as pd
 
-    from .difficulty import check_pass_rates
-    from .grpo import informative_share
-    from .phases import in_phase
-    from .training import read_jsonl_log, train_grpo
+    from ..difficulty import check_pass_rates
+    from ..grpo import informative_share
+    from ..training import read_jsonl_log, train_grpo
+    from ..training.phases import in_phase
 
     point = resolve(point)
     isolated = point.backend == "vllm"  # each phase in its own process: the next one finds the GPU memory free
@@ -251,8 +251,8 @@ def run_point(point: Point) -> dict:
 
 def estimate_pool(point: Point, pool, seed: int = 0):
     """The base model's difficulty table of the pool (one phase: its engine, if any, is gone when it returns)."""
-    from .difficulty import estimate
-    from .evaluation import model_for_backend
+    from ..difficulty import estimate
+    from ..evaluation import model_for_backend
 
     model, tokenizer = model_for_backend(point.model, point.backend)
     return estimate(model, tokenizer, pool, k=point.difficulty_k, temperature=1.0, max_new_tokens=point.max_new_tokens,
@@ -293,7 +293,7 @@ def base_variance(per_problem: list[dict]) -> float:
     """Sampling variance of the base model's mean accuracy over these problems (each p from its K samples).
 
     Every seed's gain is measured against this one baseline, so seed-to-seed spread cannot see its error;
-    `course_lib.studies.equivalence_verdict` adds it back.
+    `course_lib.research.studies.equivalence_verdict` adds it back.
     """
     terms = [row["pass_rate"] * (1 - row["pass_rate"]) / (row["k"] - 1) for row in per_problem if row["k"] > 1]
     return round(sum(terms) / len(per_problem) ** 2, 8)
@@ -326,8 +326,8 @@ def _evaluate_splits(point: Point, run_dir) -> dict:
     The base model is evaluated with seed 0 at every point (one cached baseline shared by all arms and seeds), with
     `base_k` samples per problem when that is more: its error, which no seed-to-seed spread sees, shrinks.
     """
-    from .evaluation import compare
-    from .phases import in_phase
+    from ..evaluation import compare
+    from ..training.phases import in_phase
     from .profiles import get_profile
 
     profile = get_profile(point.profile)
@@ -348,7 +348,7 @@ def _evaluate_splits(point: Point, run_dir) -> dict:
 
 def evaluate_model(point: Point, source: str, seed: int, sets: dict, ks: dict, pass_ks: dict) -> dict:
     """One model (base, or a run folder) on every held-out set: one phase, one engine."""
-    from .evaluation import evaluate, model_for_backend
+    from ..evaluation import evaluate, model_for_backend
 
     model, tokenizer = model_for_backend(source, point.backend)
     return {split: evaluate(model, tokenizer, held_out, k=ks[split], seed=seed, max_new_tokens=point.max_new_tokens,

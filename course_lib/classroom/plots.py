@@ -66,7 +66,7 @@ def rolling_mean(values, window: int) -> list[float]:
     >>> rolling_mean([0, 1, 0, 1], 2)
     [0.0, 0.5, 0.5, 0.5]
     """
-    from .errors import check
+    from ..errors import check
 
     check(isinstance(window, int) and window >= 1, f"window={window!r} must be a whole number of steps >= 1")
     values = [float(v) for v in values]
@@ -109,7 +109,7 @@ def use_offline_renderer(kind: str | None = None) -> None:
     (executed notebooks, CI, the README). Without `kind`, `COURSE_CHARTS` decides, else "live"."""
     import os
 
-    from .errors import check
+    from ..errors import check
 
     kind = kind or os.environ.get(CHARTS_VARIABLE, "live")
     check(kind in CHART_KINDS, f"charts={kind!r} is unknown; use live or svg (set {CHARTS_VARIABLE} or pass kind)")
@@ -151,7 +151,7 @@ def save_png(chart: alt.Chart, path, scale: float = 2.0) -> None:
     """Write a chart as a PNG through vl-convert (offline), marked as ours, atomically; for docs/findings.md."""
     import vl_convert as vlc
 
-    from .provenance import atomic_write_bytes
+    from ..provenance import atomic_write_bytes
 
     atomic_write_bytes(path, with_maker_chunk(vlc.vegalite_to_png(chart.to_json(), scale=scale)))
 
@@ -175,7 +175,7 @@ def made_by_figures(path) -> bool:
 
 def dead_group_chart(group_sizes, highlight=None) -> alt.Chart:
     """P(dead group) = p^G + (1-p)^G against p, one line per G; optionally mark one point."""
-    from .grpo import dead_group_probability
+    from ..grpo import dead_group_probability
 
     grid = [i / 50 for i in range(51)]
     table = pd.DataFrame([{"p": p, "G": str(g), "dead": float(dead_group_probability(p, g))}
@@ -241,7 +241,7 @@ def advantage_table(group_size: int) -> pd.DataFrame:
     unbiased group std); introduced in notebooks/02_zero_variance_groups.ipynb."""
     import torch
 
-    from .grpo import group_advantages
+    from ..grpo import group_advantages
 
     rows = []
     for right in range(group_size + 1):
@@ -270,7 +270,7 @@ def interval_width_table(ks=(2, 4, 8, 16, 32, 64, 128), pass_rates=(0.0, 0.5)) -
     """Width of the 95% Wald and Wilson intervals for an observed pass rate, by K (notebook 01)."""
     import math
 
-    from .difficulty import wilson_interval
+    from ..difficulty import wilson_interval
 
     rows = []
     for k in ks:
@@ -324,7 +324,7 @@ def doubling_text(curve: pd.DataFrame) -> str:
 
 def learnability_table(group_size: int, steps: int = 101) -> pd.DataFrame:
     """p(1-p) and the chance a group is alive, 1 - p^G - (1-p)^G, over p (notebook 03): both peak at p = 1/2."""
-    from .grpo import dead_group_probability
+    from ..grpo import dead_group_probability
 
     rows = []
     for i in range(steps):
@@ -365,7 +365,7 @@ def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "",
 
 def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame], scale: float = 1.0) -> pd.DataFrame:
     """The rows of `effect_sizes_chart`: the papers' quoted ranges, then, per source (e.g. "tiny world, 41 steps"),
-    our arms' means with their 95% intervals (each table as `course_lib.studies.gain_verdicts` returns it, with a
+    our arms' means with their 95% intervals (each table as `course_lib.research.studies.gain_verdicts` returns it, with a
     `label` column naming each row), multiplied by `scale` (100: fractions to points, the unit of the papers' rows)
     (05)."""
     theirs = pd.DataFrame(paper_rows, columns=["source", "row", "low", "high"]).assign(mean=float("nan"))

@@ -26,8 +26,9 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CourseError, check
-from .provenance import atomic_write_text, git_commit, library_versions
+from ..errors import CourseError, check
+from ..provenance import atomic_write_text, git_commit, library_versions
+from .folders import file_sha256, n_parameters, verify_model_folder
 
 MANIFEST = "packaged.json"  # not manifest.json: that name marks a char-level tiny model (see models.load_tokenizer)
 STALE_AFTER = 24 * 3600  # seconds: a staging folder untouched this long is a dead conversion's, whoever made it
@@ -85,8 +86,6 @@ def cache_root() -> Path:
 
 def converted_folder(name: str) -> Path:
     """The safetensors folder of a packaged model: converted on first use, verified on every use (every byte)."""
-    from .models import verify_model_folder
-
     source = PACKAGED_MODELS[name]
     gguf = gguf_path(name)
     folder = cache_root() / f"{name}-{source.version}"
@@ -115,8 +114,6 @@ def check_every_byte(folder: Path) -> None:
     """Hash every byte of the weights the manifest lists, once per process (about a second for 540 MB): the check
     `models.verify_model_folder` remembers across processes reads a sample of each tensor, and 1 MiB zeroed inside
     one, size and mtime kept, slips between its samples. A file changed since (its ctime moves) is hashed again."""
-    from .models import file_sha256
-
     manifest = folder / MANIFEST
     try:
         hashes = json.loads(manifest.read_text(encoding="utf-8")).get("sha256", {})
@@ -139,8 +136,6 @@ def check_every_byte(folder: Path) -> None:
 
 def _finished_elsewhere(folder: Path, gguf: Path) -> bool:
     """Whether `folder` now holds a whole, verified conversion of this GGUF file (made by another process)."""
-    from .models import verify_model_folder
-
     if not (folder / MANIFEST).exists():
         return False
     try:
@@ -161,8 +156,6 @@ def _manifest_matches(folder: Path, gguf: Path) -> bool:
 
 def convert(name: str, folder: Path) -> dict:
     """Dequantize the packaged GGUF file into `folder` (safetensors, tokenizer, manifest); written atomically."""
-    from .models import file_sha256
-
     source = PACKAGED_MODELS[name]
     gguf = gguf_path(name)
     folder = Path(folder)
@@ -181,8 +174,6 @@ def _convert_into(name: str, staging: Path, folder: Path, gguf: Path, actual: st
     """Dequantize into `staging`, then move it to `folder` (`convert`)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as transformers_logging
-
-    from .models import file_sha256, n_parameters
 
     source = PACKAGED_MODELS[name]
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .difficulty import pass_rates_at
-from .grpo import dead_group_probability, informative_share
+from ..difficulty import pass_rates_at
+from ..grpo import dead_group_probability, informative_share
+from ..selection import STRATEGIES, budget_count, pass_rate_histogram, selection_summary
 from .plots import dead_group_chart, selection_histogram_chart
-from .selection import STRATEGIES, budget_count, pass_rate_histogram, selection_summary
 
 REFERENCE_GROUP_SIZE = 8  # the p/G widget always draws G = 8 for comparison (the course's default group size)
 EXPLORER_STRATEGIES = tuple(s for s in STRATEGIES if s != "levels")
@@ -99,7 +99,7 @@ def dead_group_widget():
 def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget: float, pool: int) -> dict | None:
     """A committed study's gain for this model and strategy, with each seed's gain and its 95% t-interval over
     seeds, only when the study ran at this budget (the same number of problems); None otherwise."""
-    from .studies import t_interval
+    from ..research.studies import t_interval
 
     if gains is None or not len(gains):
         return None
@@ -115,7 +115,7 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
 
 def gain_text(gain: dict) -> str:
     """A measured gain as the explorer shows it: its 95% interval from 3 seeds on, else each seed's gain (03)."""
-    from .studies import interval_text
+    from ..research.studies import interval_text
 
     if gain["seeds"] >= FEWEST_SEEDS_FOR_AN_INTERVAL:
         return f"{interval_text(gain)} (95% interval over {gain['seeds']} seeds)"
@@ -256,7 +256,7 @@ def _side_by_side_html(table: pd.DataFrame, current: str) -> str:
 
 def quiz_feedback(options: dict, choice: str | None) -> tuple[bool, str]:
     """(right?, what to show) for one choice among `options` {option: (right?, explanation)}."""
-    from .errors import check
+    from ..errors import check
 
     check(sum(bool(right) for right, _ in options.values()) == 1, "a quiz question needs exactly one right option")
     check(all(explanation.strip() for _, explanation in options.values()), "every option needs its explanation")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import check
+from ..errors import check
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def paper_steps(paper: str, n_selected: int, prompts_per_step: int, epochs: floa
 
 def paper_train_config(paper: str, dataset: str = "gsm8k", model_size: str = "1.5B", **overrides):
     """A `TrainConfig` with one paper's settings ("2508.14094" or "2604.06298"); overrides win."""
-    from .training import TrainConfig
+    from ..training import TrainConfig
 
     check(paper in ("2508.14094", "2604.06298"), f"paper={paper!r} is unknown; use '2508.14094' or '2604.06298'")
     if paper == "2508.14094":

@@ -11,7 +11,7 @@ import os
 import random
 import sys
 
-from .errors import check
+from ..errors import check
 
 RECORD_KEY = "course_record"  # output metadata key that marks a recorded-numbers output
 AUTO_THREADS = "COURSE_AUTO_THREADS"  # the OMP_NUM_THREADS value course_lib chose itself (not the user's)

@@ -29,10 +29,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import CourseError, check
-from .paths import EXPERIMENT_TEMPLATE
+from ..errors import CourseError, check
+from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
+from ..provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
 from .profiles import get_profile
-from .provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
 from .studies import STUDIES
 
 EXPERIMENT = EXPERIMENT_TEMPLATE
@@ -140,7 +140,7 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
 
     `log`: a file for the kernel's stderr (a worker process sends it to the worker's log instead).
     """
-    from .notebooks import execute
+    from ..classroom.notebooks import execute
 
     name = point_name(point)
     (out / "points" / f"{name}.failed.json").unlink(missing_ok=True)  # a previous failure is being retried
@@ -214,7 +214,7 @@ def is_seconds(value) -> bool:
 def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
         notebook: Path = EXPERIMENT, where: dict | None = None, overrides: dict | None = None) -> dict:
     """Run every point of a study (skipping finished ones); write results.csv and provenance.json."""
-    from .runtime import progress_bar
+    from ..classroom.runtime import progress_bar
 
     check(workers >= 1, f"workers={workers} must be >= 1")
     points = expand(study, profile, where, overrides)
@@ -292,7 +292,7 @@ def warm_up_waves(points: list[dict]) -> list[list[dict]]:
 
 def worker_count(workers: int, points_left: int) -> int:
     """`workers`, capped by the points left and the cores (more would only wait or share a core); says so if capped."""
-    from .runtime import available_cores
+    from ..classroom.runtime import available_cores
 
     usable = max(1, min(workers, points_left, available_cores()))
     if usable < workers and points_left:
@@ -333,7 +333,7 @@ def _share_cores(workers: int) -> int:
     """Give each worker (and the kernels it starts) an equal share of the idle cores: oversubscribed torch threads
     made parallel points 10x slower on a 2-core machine. The same rule as a single process (runtime.use_threads);
     the user's OMP_NUM_THREADS wins."""
-    from .runtime import use_threads
+    from ..classroom.runtime import use_threads
 
     return use_threads(workers)
 
@@ -392,7 +392,7 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
                where: dict | None = None, overrides: dict | None = None, delete_merged: bool = False) -> Path:  # pragma: no mutate block (cluster job-script text)
     """Write warm.sh, array.sh, aggregate.sh and submit.sh (which chains them) for a SLURM cluster; returns submit.sh.
 
-    Time and memory default to the cost model's estimate per job (`course_lib.cost.slurm_limits`, with a margin);
+    Time and memory default to the cost model's estimate per job (`course_lib.research.cost.slurm_limits`, with a margin);
     `where` emits a slice of the grid (its own folder, its own scripts); `delete_merged` removes each point's
     `merged/` model (GBs) once it is evaluated.
     """
@@ -406,7 +406,7 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
     check(mem is None or SLURM_MEM.fullmatch(mem), f"mem={mem!r} must look like 32G or 16000M (--slurm-mem)")
     check(partition is None or SLURM_NAME.fullmatch(partition),
           f"partition={partition!r} must be a partition name like gpu (--slurm-partition)")
-    root = Path(__file__).resolve().parent.parent
+    root = REPOSITORY
     check((root / "pyproject.toml").exists(), f"no pyproject.toml in {root}; emit from a clone of the course")
     points = expand(study, profile, where, overrides)
     check_parameters(points)
@@ -461,7 +461,7 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
             f"#SBATCH --export={SLURM_EXPORT}",
             f"#SBATCH --output={out}/logs/%x-%A_%a.log",
             f"# {name}: {study} ({profile}) points {indices} of {len(points)}, one per array task"
-            + ("; --time and --mem from the cost model (course_lib.cost), an estimate with a margin"
+            + ("; --time and --mem from the cost model (course_lib.research.cost), an estimate with a margin"
                if not (time_limit and mem) else ""),
             "set -euo pipefail",
             f"cd {shlex.quote(str(root))}",

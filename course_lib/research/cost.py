@@ -14,9 +14,10 @@ import math
 import os
 from pathlib import Path
 
-from .errors import check
+from ..errors import check
+from ..paths import REPOSITORY
 
-GPU_CHECK = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "gpu_check.json"
+GPU_CHECK = REPOSITORY / "benchmarks" / "results" / "gpu_check.json"
 
 # ASSUMPTIONS (bf16, one H100-class GPU), output tokens per second of batched generation by model size.
 # vLLM: its published offline benchmarks put 7-8B models at roughly 5-12k tokens/s on an H100 under load.
@@ -86,8 +87,8 @@ def point_hours(point: dict, pools: dict, backend: str = "vllm", numbers: dict |
 
 def load_pools(points: list[dict]) -> dict:
     """The problem sets the points' cost depends on: each training pool and each held-out set."""
+    from ..problems import problems
     from .experiment import Point, resolve
-    from .problems import problems
 
     pools = {}
     for point in points:

@@ -1,6 +1,6 @@
 """GRPO training over TRL's `GRPOTrainer` (+ PEFT LoRA), with a per-example learnability ledger.
 
-A run folder holds: `run_config.json`, TRL checkpoints (each whole or absent: `course_lib.checkpoints`),
+A run folder holds: `run_config.json`, TRL checkpoints (each whole or absent: `course_lib.training.checkpoints`),
 `metrics.jsonl` (one line per step), `ledger.jsonl` (one line per prompt group: step, problem id, group reward
 mean and std), `final/` (the trained weights or LoRA adapter) and, written last, `summary.json` (with the sha256
 of every file in `final/`, checked whenever the run is loaded).
@@ -23,6 +23,12 @@ from pathlib import Path
 
 import torch
 
+from ..classroom.quiet import no_weight_bars
+from ..errors import MAX_SEED, CourseError, check
+from ..prompts import CHAT_TEMPLATE_KWARGS
+from ..provenance import atomic_write_text, folder_lock, git_commit, library_versions
+from ..rewards import correctness_reward
+from ..sampling import MAX_NEW_TOKENS, TEMPERATURES, checked_prompt_ids
 from .checkpoints import (
     SAVE_ERRORS,
     STAGING,
@@ -33,12 +39,6 @@ from .checkpoints import (
     save_failed,
     set_aside,
 )
-from .errors import MAX_SEED, CourseError, check
-from .prompts import CHAT_TEMPLATE_KWARGS
-from .provenance import atomic_write_text, folder_lock, git_commit, library_versions
-from .quiet import no_weight_bars
-from .rewards import correctness_reward
-from .sampling import MAX_NEW_TOKENS, TEMPERATURES, checked_prompt_ids
 
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
 SCALES = ("group", "batch", "none")
@@ -205,10 +205,10 @@ class LedgerReward:
         self.pending: list[dict] = []
 
     def __call__(self, completions, problem_id=None, **kwargs) -> list[float]:
-        from .answers import in_format
-        from .prompts import PROCEDURAL, asked_format
-        from .rewards import completion_text
-        from .tasks import arith_steps_are_right
+        from ..answers import in_format
+        from ..prompts import PROCEDURAL, asked_format
+        from ..rewards import completion_text
+        from ..tasks import arith_steps_are_right
 
         rewards = correctness_reward(completions, **kwargs)
         ids = problem_id or [None] * len(rewards)
@@ -256,7 +256,7 @@ def _progress_callback():  # pragma: no mutate block (a progress bar: display on
     instead of TRL's full metrics dict, which goes to metrics.jsonl."""
     from transformers import TrainerCallback
 
-    from .runtime import progress_bar
+    from ..classroom.runtime import progress_bar
 
     class CourseProgress(TrainerCallback):
         bar = None
@@ -475,8 +475,8 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True, longes
 
 def longest_prompt(problems, model_name: str) -> int:
     """Tokens of the longest prompt as every stage shows it (the colocated vLLM engine's context is sized by it)."""
-    from .models import load_tokenizer
-    from .prompts import prompt_ids
+    from ..models import load_tokenizer
+    from ..prompts import prompt_ids
 
     tokenizer = load_tokenizer(model_name)
     return max(len(prompt_ids(p, tokenizer)) for p in problems)
@@ -487,7 +487,7 @@ def _dataset(problems, tokenizer):
     the columns the reward reads (answer, source, answer_format, problem_id)."""
     from datasets import Dataset
 
-    from .prompts import model_input
+    from ..prompts import model_input
 
     return Dataset.from_list([{"prompt": model_input(p, tokenizer), "answer": p.answer, "source": p.source,
                                "answer_format": p.answer_format or "", "problem_id": p.id} for p in problems])
@@ -536,7 +536,7 @@ def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse
     Runs from before the fingerprint, and a base whose weights cannot be read here, have nothing to check.
     Introduced in notebooks/04_grpo_training.ipynb.
     """
-    from .models import TINY_NAMES
+    from ..models import TINY_NAMES
 
     recorded = run.get("base_sha256")
     if not isinstance(recorded, dict) or not recorded or current is None or current == recorded:
@@ -627,7 +627,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
     from accelerate import PartialState
     from peft import LoraConfig
 
-    from .models import load_model, weights_sha256
+    from ..models import load_model, weights_sha256
 
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
     check_batch(config.completions_per_step, config.group_size)
@@ -750,7 +750,7 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
 
 def load_trained(run_or_model: str, device: str | None = None):
     """(model, tokenizer) from a run folder (merging a LoRA adapter into its base) or any model name."""
-    from .models import check_finite, load_model
+    from ..models import check_finite, load_model
 
     run_dir = Path(run_or_model)
     final = run_dir / "final"
@@ -758,7 +758,7 @@ def load_trained(run_or_model: str, device: str | None = None):
         check(not (run_dir / "run_config.json").is_file(), f"{run_dir} is not a finished run (no final/); run the "
                                                             "same train command again to finish it")
         return load_model(run_or_model, device=device)
-    from .models import weights_sha256
+    from ..models import weights_sha256
 
     run = read_run_config(run_dir)
     verify_final(run_dir)

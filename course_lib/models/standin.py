@@ -16,9 +16,10 @@ from pathlib import Path
 
 import torch
 
-from .errors import check, check_seed
-from .provenance import atomic_write_text, env_folder, library_versions
-from .quiet import no_weight_bars
+from ..classroom.quiet import no_weight_bars
+from ..errors import check, check_seed
+from ..provenance import atomic_write_text, env_folder, library_versions
+from .folders import file_sha256, fresh_staging, n_parameters, publish_files
 
 ENDOFTEXT, IM_START, IM_END = "<|endoftext|>", "<|im_start|>", "<|im_end|>"  # Qwen's special tokens
 THINK, END_THINK = "<think>", "</think>"  # added, not special: Qwen3 keeps them when decoding
@@ -54,7 +55,7 @@ def corpus_lines(corpus_path=None, max_lines: int = MAX_CORPUS_LINES) -> list[st
     """Training text for the BPE: GSM8K questions and answers, or built-in procedural problems offline."""
     corpus_path = corpus_source(corpus_path)
     if corpus_path is None:
-        from .tasks import generate
+        from ..tasks import generate
 
         problems = generate("arith", 500, "train", seed=0) + generate("shuffle", 500, "train", seed=0)
         return [line for p in problems for line in (p.prompt + p.solution).splitlines()][:max_lines]
@@ -160,8 +161,6 @@ def standin_command(out, corpus_path=None, seed: int = 0) -> str:
 def build_standin(out, corpus_path=None, seed: int = 0, vocab_size: int = 1024, hidden: int = 64, layers: int = 2,
                   dtype=torch.bfloat16) -> dict:
     """Write a tiny random Qwen3 stand-in (weights, tokenizer, standin.json) into `out`; returns the manifest."""
-    from .models import file_sha256, fresh_staging, n_parameters, publish_files
-
     check_seed(seed)
     check_shape(vocab_size, hidden, layers)
     start = time.time()

@@ -1,0 +1,1 @@
+"""What the notebooks use around the lesson: charts, widgets, exercises, batch runs, student copies."""

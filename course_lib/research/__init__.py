@@ -1,0 +1,1 @@
+"""The research tooling: studies, sweeps, the experiment template's helpers, the scorecard."""
