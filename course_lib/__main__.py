@@ -41,13 +41,16 @@ class OneLineParser(argparse.ArgumentParser):
 
 def cmd_pretrain(args) -> None:
     """Pretrain a tiny model and write its checkpoint and manifest."""
-    from .models import PretrainConfig, run_pretrain
+    from .models import PRETRAIN_TASKS, PretrainConfig, run_pretrain
     from .provenance import folder_lock
     from .tasks import TRAIN_LEVELS
 
     levels = tuple(_levels(args.levels) or TRAIN_LEVELS)
+    tasks = PRETRAIN_TASKS if args.tasks is None else tuple(task.strip() for task in args.tasks.split(","))
+    check(all(tasks) and len(set(tasks)) == len(tasks),
+          f"tasks={args.tasks!r} must name each task once, comma-separated, e.g. arith,shuffle,tinymath")
     config = PretrainConfig(size=args.size, steps=args.steps, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
-                            levels=levels, wordy_share=args.wordy_share)
+                            levels=levels, wordy_share=args.wordy_share, tasks=tasks)
     _check_model_out(args, "pretrain", "manifest.json")  # after the settings, before minutes of pretraining
     with folder_lock(args.out):
         manifest = run_pretrain(config, args.out, progress=not args.quiet)
@@ -782,6 +785,9 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--levels", default=None, help="comma-separated levels to pretrain on (default: 1-5)")
     pretrain.add_argument("--wordy-share", type=float, default=0.0,
                           help="share of arith solutions written the long way (tiny-m-wordy: 0.5)")
+    pretrain.add_argument("--tasks", default=None,
+                          help="comma-separated tasks mixed evenly into the stream (default: arith,shuffle; with "
+                               "tinymath the tokenizer also spells LaTeX)")
     pretrain.add_argument("--out", type=Path, required=True, help="folder for the checkpoint and manifest.json")
     pretrain.add_argument("--quiet", action="store_true", help="no progress bar")
     pretrain.set_defaults(run=cmd_pretrain)

@@ -317,3 +317,28 @@ def test_an_experiment_on_tinymath_evaluates_its_test_split_only():
 
     sets = evaluation_sets(resolve(Point(profile="smoke", model="tiny-s", task="tinymath")))
     assert set(sets) == {"test"} and all(p.source == "tinymath" for p in sets["test"])
+
+
+def test_pretrain_takes_tasks_on_the_command_line_and_its_manifest_command_remakes_it(tmp_path):
+    """`--tasks` is the flag the manifest's command writes: that command, run again, gives the same weights."""
+    import shlex
+
+    done = run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "2", "--batch-size", "2", "--tasks",
+                              "arith,tinymath", "--out", tmp_path / "a", "--quiet")
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert manifest["tokenizer"] == "char+math" and list(manifest["config"]["tasks"]) == ["arith", "tinymath"]
+    command = shlex.split(manifest["command"])
+    assert command[command.index("--tasks") + 1] == "arith,tinymath"
+    command[command.index("--out") + 1] = str(tmp_path / "b")
+    assert run_cli_in_process(*command[3:], "--quiet").returncode == 0
+    assert json.loads((tmp_path / "b" / "manifest.json").read_text())["sha256"] == manifest["sha256"]
+
+
+@pytest.mark.parametrize(("tasks", "said"), [("", "tasks='' must name each task once"),
+                                              ("arith,arith", "tasks='arith,arith' must name each task once"),
+                                              ("arith,nope", "tasks: 'nope' is unknown")])
+def test_pretrain_refuses_bad_tasks_before_any_work(tmp_path, tasks, said):
+    done = run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "2", "--tasks", tasks, "--out", tmp_path / "m")
+    assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "m").exists()
