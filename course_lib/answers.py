@@ -26,6 +26,10 @@ import unicodedata
 
 from .paths import REPOSITORY
 
+# each source's answer format: what its prompt asks for (`prompts`) and what `is_correct` reads, one table for both;
+# AIME asks for a box and is graded on any clear integer; "tagged" is the checker's plain-text source
+DEFAULT_FORMAT = {"arith": "hash", "shuffle": "hash", "tinymath": "boxed", "gsm8k": "hash", "math": "boxed",
+                  "bbh": "option", "aime2025": "boxed", "tagged": "tagged"}
 MAX_SCAN = 4000  # the last number written (AIME) and a task's whole shape are read from this many characters
 MAX_MARKS = 16  # a completion marking more answers than this (`####`, boxes, "answer is") gives none
 MAX_MATH_CHARS = 300  # longer candidate answers are not handed to math-verify
@@ -370,20 +374,12 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     (False, True)
     """
     answer = str(answer)
-    if answer_format is None:
-        if source in ("arith", "gsm8k", "shuffle"):
-            answer_format = "hash"
-        elif source in ("math", "tinymath"):
-            answer_format = "boxed"
-        elif source == "bbh":
-            answer_format = "option"
-        elif source == "aime2025":
-            return extract_integer(completion) == normalize_number(answer)
-        elif source == "tagged":
-            answer_format = "tagged"
+    if answer_format is None and source == "aime2025":  # AIME: any clear integer counts, boxed or not
+        return extract_integer(completion) == normalize_number(answer)
+    answer_format = answer_format or DEFAULT_FORMAT.get(source)
     if answer_format not in EXTRACTORS:
         raise ValueError(f"answer_format={answer_format!r} (source {source!r}) has no answer checker")
-    if source not in ("math", "tinymath", "bbh", "shuffle", "arith", "gsm8k", "aime2025", "tagged"):
+    if source not in DEFAULT_FORMAT:
         raise ValueError(f"source={source!r} has no answer checker")
     marked = list(dict.fromkeys(ANSWERS[answer_format](completion)))  # each different answer once, in order
     return bool(marked) and None not in marked and all(_matches(predicted, answer, source) for predicted in marked)

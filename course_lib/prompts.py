@@ -10,6 +10,7 @@ Introduced in notebooks/01_difficulty_estimation.ipynb.
 
 from __future__ import annotations
 
+from .answers import DEFAULT_FORMAT  # noqa: F401 (each source's answer format, read from here too)
 from .errors import check
 from .tasks import TASKS as PROCEDURAL  # the tiny world's prompts already show the format (`Q:...` then `#### N`)
 
@@ -19,8 +20,6 @@ INSTRUCTIONS = {  # answer format -> the instruction appended to the question
     "tagged": "Solve the problem step by step. Put the final answer within <answer></answer> tags.",
     "option": "Track the objects step by step. End with 'So the answer is (X).', X being the correct option's letter.",
 }
-DEFAULT_FORMAT = {"arith": "hash", "shuffle": "hash", "tinymath": "boxed", "gsm8k": "hash", "math": "boxed",
-                  "bbh": "option", "aime2025": "boxed"}
 CHAT_TEMPLATE_KWARGS = {"enable_thinking": False}  # Qwen3: answer directly (the papers' 250-token budget)
 
 

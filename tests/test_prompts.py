@@ -67,3 +67,24 @@ def test_a_tokenizer_without_a_chat_template_attribute_gets_plain_text():
     from course_lib.prompts import uses_chat_template
 
     assert not uses_chat_template(object()) and not uses_chat_template(load_tokenizer("tiny-s"))
+
+
+def test_one_table_says_what_each_source_is_asked_for_and_graded_on():
+    """The prompt's instruction and the grader read the same answer format per source (AIME: any clear integer)."""
+    from course_lib import answers, prompts
+
+    assert prompts.DEFAULT_FORMAT is answers.DEFAULT_FORMAT
+    written = {"hash": "#### {}", "boxed": "\\boxed{{{}}}", "option": "So the answer is {}.",
+               "tagged": "<answer>{}</answer>"}
+    reference = {"bbh": "(C)", "shuffle": "Alice"}
+    for source, answer_format in answers.DEFAULT_FORMAT.items():
+        right = reference.get(source, "12")
+        assert answers.is_correct(written[answer_format].format(right), right, source), source
+        assert f"{answer_format}" in prompts.INSTRUCTIONS and prompts.answer_format_of(
+            prompts_problem(source)) == answer_format  # what the prompt asks for
+
+
+def prompts_problem(source):
+    from course_lib.tasks import Problem
+
+    return Problem(id="x", prompt="Q", answer="12", level=1, source=source)
