@@ -10,14 +10,13 @@ Introduced in notebooks/01_difficulty_estimation.ipynb.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import random
 from pathlib import Path
 
 from . import data, tasks
 from .errors import check
 from .provenance import env_folder
-from .tasks import Problem
+from .tasks import TEST_SHARE, Problem, hash_split  # noqa: F401 (hash_split: also read from here)
 
 PROCEDURAL = tasks.TASK_NAMES  # generated from a seed: any number of problems
 REAL_TASKS = ("gsm8k", "math", "math-numeric", "bbh", "aime2025")
@@ -28,7 +27,6 @@ SPLITS = {  # which splits each source has
     **tasks.TASK_SPLITS, "gsm8k": ("train", "test"), "math": ("train", "test"),
     "math-numeric": ("train", "test"), "bbh": ("train", "test"), "aime2025": ("test",), "jsonl": ("train", "test", "all"),
 }
-HASH_TEST_SHARE = 20  # percent of a single-split source (BBH, your file) that forms its `test` split
 
 
 def data_dir_from_env() -> Path | None:
@@ -42,12 +40,6 @@ def source_of(task: str) -> str:
     check(family in SPLITS, f"task={task!r} is unknown; use one of: {TASK_HELP}")
     check(family != "jsonl" or str(task)[len("jsonl:"):].strip(), f"task={task!r} names no file; give jsonl:PATH")
     return family
-
-
-def hash_split(prompt: str) -> str:
-    """'test' for HASH_TEST_SHARE percent of prompts, else 'train': a pure function of the text, so they never overlap."""
-    bucket = int(hashlib.sha256(prompt.encode()).hexdigest()[:8], 16) % 100
-    return "test" if bucket < HASH_TEST_SHARE else "train"
 
 
 def problems(task: str, split: str = "train", n: int | None = None, seed: int = 0, levels=None,
@@ -67,7 +59,7 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
     else:
         rows = _real_rows(task, family, split, _data_root(data_dir))
         check(rows, f"split={split!r} of {task} holds no problem: a hash of each prompt puts about "
-                    f"{HASH_TEST_SHARE}% of a file in test; use split all, or add questions")
+                    f"{TEST_SHARE}% of a file in test; use split all, or add questions")
         if levels is not None:
             check(any(p.level is not None for p in rows),
                   f"levels={levels!r}: {task} gives its problems no level; leave levels out, or add a 'level' to rows")

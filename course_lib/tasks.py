@@ -47,16 +47,16 @@ class Problem:
         return asdict(self)
 
 
-def _bucket(prompt: str) -> int:
-    """A stable number in 0..99 from the prompt text, used to assign splits."""
-    return int(hashlib.sha256(prompt.encode()).hexdigest()[:8], 16) % 100
+def hash_split(prompt: str) -> str:
+    """'test' for TEST_SHARE percent of prompts, else 'train': a pure function of the text, so splits never overlap
+    (the procedural tasks, BBH and your own file alike)."""
+    bucket = int(hashlib.sha256(prompt.encode()).hexdigest()[:8], 16) % 100
+    return "test" if bucket < TEST_SHARE else "train"
 
 
 def split_of(prompt: str, level: int) -> str:
-    """Which split a prompt belongs to: a pure function of the prompt, so splits never overlap."""
-    if level in OOD_LEVELS:
-        return "ood"
-    return "test" if _bucket(prompt) < TEST_SHARE else "train"
+    """Which split a procedural prompt belongs to: `ood` for the held-out levels, else `hash_split`."""
+    return "ood" if level in OOD_LEVELS else hash_split(prompt)
 
 
 def _arith_step(rng: random.Random, value: int) -> tuple[str, int]:
