@@ -138,7 +138,7 @@ def test_per_level_change_and_mechanism_table():
     assert change.loc["hard", "mean"] == pytest.approx(0.05 + (0.0 + 0.2 - 0.1) / 3, abs=1e-4)  # rounded to 4 places
     assert change.loc["hard", "before"] == 0.5 and change.loc["hard", "level"] == 1
     mechanism = mechanism_table(table).set_index("strategy")
-    assert mechanism.loc["hard", "learnable share of steps"] == pytest.approx(0.55)
+    assert mechanism.loc["hard", "learnable share of groups"] == pytest.approx(0.55)
     with pytest.raises(CourseError, match="column='gain.nope' is not in the results table"):
         gain_by_strategy(table, "gain.nope")
 
@@ -468,7 +468,7 @@ def test_mechanism_table_whole_and_level_columns():
     table = synthetic_table().assign(**{"gain.test": lambda t: t["gain.test"] + 0.00001})
     assert mechanism_table(table).to_dict("list") == {
         "model": ["tiny-m", "tiny-m"], "strategy": ["hard", "random"], "selected share 0<p<1": [0.8, 0.8],
-        "predicted dead groups": [0.2, 0.2], "learnable share of steps": [0.55, 0.5], "steps": [17.0, 17.0],
+        "predicted dead groups": [0.2, 0.2], "learnable share of groups": [0.55, 0.5], "steps": [17.0, 17.0],
         "gain (test)": [0.0833, 0.0333]}
     assert level_columns(table) == ("accuracy_after_by_level.test.", "accuracy_before_by_level.test.", [1])
 

@@ -20,13 +20,13 @@ def arms(seeds_of_small: int) -> pd.DataFrame:
     """Two arms of a model with 5 seeds (narrow intervals) and two of a model with `seeds_of_small` seeds, whose
     t-interval from 2 seeds is ten times as wide."""
     return pd.DataFrame([
-        {"model": "tiny-m", "strategy": "hard", "learnable share of steps": 0.64, "gain (test)": -0.003,
+        {"model": "tiny-m", "strategy": "hard", "learnable share of groups": 0.64, "gain (test)": -0.003,
          "ci_low": -0.048, "ci_high": 0.041, "seeds": 5},
-        {"model": "tiny-m", "strategy": "random", "learnable share of steps": 0.83, "gain (test)": 0.010,
+        {"model": "tiny-m", "strategy": "random", "learnable share of groups": 0.83, "gain (test)": 0.010,
          "ci_low": -0.001, "ci_high": 0.020, "seeds": 5},
-        {"model": "tiny-l", "strategy": "hard", "learnable share of steps": 0.35, "gain (test)": 0.004,
+        {"model": "tiny-l", "strategy": "hard", "learnable share of groups": 0.35, "gain (test)": 0.004,
          "ci_low": -0.40, "ci_high": 0.41, "seeds": seeds_of_small},
-        {"model": "tiny-l", "strategy": "random", "learnable share of steps": 0.15, "gain (test)": -0.010,
+        {"model": "tiny-l", "strategy": "random", "learnable share of groups": 0.15, "gain (test)": -0.010,
          "ci_low": -0.35, "ci_high": 0.33, "seeds": seeds_of_small},
     ])
 

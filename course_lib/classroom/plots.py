@@ -377,12 +377,12 @@ def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame], sc
 def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: str, color_sort=None,
                             shape_sort=None) -> alt.LayerChart:
     """Each arm's mean gain against its learnable share of groups (groups whose rewards differ), with the gain's 95%
-    interval across seeds as a vertical bar; `table` has "learnable share of steps" (that share), "gain (test)",
+    interval across seeds as a vertical bar; `table` has "learnable share of groups" (that share), "gain (test)",
     ci_low and ci_high, and optionally seeds: an arm of fewer than 3 seeds has no interval, so it is drawn hollow,
     without a bar, and leaves the gain axis to the arms that have one (05, 07)."""
     few = table["seeds"] < 3 if "seeds" in table else pd.Series(False, index=table.index)
     tested = table[~few]
-    x = alt.X("learnable share of steps:Q", title="learnable share of groups",  # a share of groups, not of steps
+    x = alt.X("learnable share of groups:Q", title="learnable share of groups",  # a share of groups (records: learnable_share_of_steps)
               scale=alt.Scale(zero=False, nice=True))  # fitted to the data, not 0-1
     colour = alt.Color(f"{color}:N", sort=color_sort, scale=color_scale(color_sort or sorted(table[color].unique())))
     ends = pd.concat([tested["ci_low"], tested["ci_high"], table["gain (test)"], pd.Series([0.0])])

@@ -671,9 +671,9 @@ def selected_pass_rates(labels: pd.DataFrame, fresh: pd.DataFrame, strategies, b
 
 
 def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFrame:
-    """Per group: share of selected examples with 0 < p < 1, learnable share of steps, steps, and gain (07)."""
+    """Per group: share of selected examples with 0 < p < 1, learnable share of groups, steps, and gain (07)."""
     columns = {"selected_share_mixed": "selected share 0<p<1", "predicted_dead_share": "predicted dead groups",
-               "learnable_share_of_steps": "learnable share of steps", "steps": "steps", "gain.test": "gain (test)"}
+               "learnable_share_of_steps": "learnable share of groups", "steps": "steps", "gain.test": "gain (test)"}
     present = {c: name for c, name in columns.items() if c in table.columns}
     return table.groupby(list(by), sort=True)[list(present)].mean().round(4).rename(columns=present).reset_index()
 
