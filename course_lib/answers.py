@@ -347,6 +347,7 @@ def serve() -> None:  # pragma: no mutate block (helper-process plumbing)
 
 
 ANSWERS = {"hash": hash_answers, "boxed": boxed_answers, "tagged": tagged_answers, "option": option_answers}
+MARKS = ("hash", "boxed", "tagged")  # formats that mark an answer explicitly (an option letter alone marks none)
 EXTRACTORS = {"hash": extract_hash_answer, "boxed": extract_boxed, "tagged": extract_tagged, "option": extract_option}
 
 
@@ -364,9 +365,10 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     """Whether a completion's final answer matches `answer`: found by `answer_format`, compared by `source`'s rules.
 
     `answer_format` None means the source's own format (GSM8K, arith and shuffle `####`, MATH and tinymath `\\boxed{}`,
-    BBH `(X)`, AIME any clear integer). Every answer the completion marks must match: one marked answer counts,
-    the same answer restated counts (`\\boxed{15\\frac{39}{40}}` then `\\boxed{\\frac{639}{40}}`), and a hedge
-    (several different answers, one of them right) does not.
+    BBH `(X)`, AIME any clear integer). Every answer the completion marks must match, in the asked format or any
+    other (`####`, a box, an `<answer>` tag): one marked answer counts, the same answer restated counts
+    (`\\boxed{15\\frac{39}{40}}` then `\\boxed{\\frac{639}{40}}`), and a hedge (several different answers, one of
+    them right, in one format or across two) does not.
 
     >>> is_correct("#### 7", "7", "arith"), is_correct("#### 7\\n#### 8", "7", "arith")
     (True, False)
@@ -382,7 +384,10 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     if source not in DEFAULT_FORMAT:
         raise ValueError(f"source={source!r} has no answer checker")
     marked = list(dict.fromkeys(ANSWERS[answer_format](completion)))  # each different answer once, in order
-    return bool(marked) and None not in marked and all(_matches(predicted, answer, source) for predicted in marked)
+    elsewhere = [found for other in MARKS if other != answer_format for found in ANSWERS[other](completion)
+                 if found is not None]  # an answer marked in another format too (`\boxed{8}` then `#### 7`): a hedge
+    return bool(marked) and None not in marked and all(_matches(predicted, answer, source)
+                                                       for predicted in dict.fromkeys(marked + elsewhere))
 
 
 def _matches(predicted: str, answer: str, source: str) -> bool:

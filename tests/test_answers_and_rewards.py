@@ -400,3 +400,15 @@ def test_a_hedged_completion_still_writes_answers_in_the_format():
     """Format share counts completions the reward can read: a hedge is read (and scores 0)."""
     assert in_format("#### 7\n#### 8", "hash") and in_format(r"\boxed{1}\boxed{2}", "boxed")
     assert in_format("(A) (B) (C)", "option") and not in_format("no answer", "option")
+
+
+@pytest.mark.parametrize(("completion", "answer", "source", "answer_format"), [
+    ("\\boxed{8}\n#### 7", "7", "gsm8k", None), ("\\boxed{8}\n#### 7", "7", "arith", None),
+    ("#### 7\n<answer>8</answer>", "7", "gsm8k", None), ("\\boxed{7}\n#### 8", "7", "math", None),
+    ("So the answer is (A).\n#### (B)", "(A)", "bbh", None), ("So the answer is (A). \\boxed{(B)}", "(A)", "bbh", None),
+    ("<answer>7</answer> \\boxed{8}", "7", "math", "tagged"),
+])
+def test_a_hedge_across_two_answer_formats_scores_zero(completion, answer, source, answer_format):
+    assert not is_correct(completion, answer, source, answer_format)
+    restated = completion.replace("8", "7").replace("(B)", "(A)")  # the same answer in both formats counts
+    assert is_correct(restated, answer, source, answer_format)
