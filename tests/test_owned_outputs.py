@@ -421,12 +421,29 @@ def test_two_trains_started_at_once_do_not_both_proceed(tmp_path):
 
 def test_a_course_models_fingerprint_is_its_manifests_sha256_and_a_folders_its_files(tmp_path):
     manifest = json.loads((MODELS_DIR / "tiny-s" / "manifest.json").read_text())
-    assert weights_sha256("tiny-s") == manifest["sha256"]
+    settings = {name: file_sha256(MODELS_DIR / "tiny-s" / name) for name in
+                ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json")}
+    assert weights_sha256("tiny-s") == manifest["sha256"] | settings  # its config and tokenizer too
     folder = tmp_path / "plain"
     shutil.copytree(MODELS_DIR / "tiny-s", folder)
     (folder / "manifest.json").unlink()
-    assert weights_sha256(folder) == {"model.safetensors": file_sha256(folder / "model.safetensors")}
+    assert weights_sha256(folder) == {"model.safetensors": file_sha256(folder / "model.safetensors")} | settings
     assert weights_sha256("someone/not-in-the-cache") is None
+
+
+@pytest.mark.parametrize("damaged", ["zz", {}, {"model.safetensors": "short"}, [1, 2]])
+def test_a_damaged_base_fingerprint_is_refused_not_skipped(tmp_path, damaged):
+    with pytest.raises(CourseError, match=r"run_config.json is damaged \(its base_sha256 is not a file -> sha256 map\)"):
+        check_base(tmp_path, {"base_sha256": damaged}, "tiny-s", {"model.safetensors": "a" * 64})
+    check_base(tmp_path, {"base_sha256": None}, "tiny-s", {"model.safetensors": "a" * 64})  # nothing recorded
+
+
+def test_a_changed_config_or_tokenizer_of_the_base_is_caught_and_old_runs_check_their_weights_only(tmp_path):
+    recorded = {"model.safetensors": "a" * 64, "config.json": "c" * 64}
+    with pytest.raises(CourseError, match="its config.json has sha256 dddddddddddd"):
+        check_base(tmp_path, {"base_sha256": recorded}, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
+    old_run = {"base_sha256": {"model.safetensors": "a" * 64}}  # before settings files were fingerprinted
+    check_base(tmp_path, old_run, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
 
 
 def test_check_base_refuses_names_the_file_or_warns_for_a_full_fine_tune(tmp_path):

@@ -158,7 +158,8 @@ WEIGHT_FILES = ("*.safetensors", "*.bin", "*.gguf")  # what holds a model's weig
 
 
 def weights_sha256(name_or_path) -> dict[str, str] | None:
-    """The sha256 of a model's weight files, by file name: the fingerprint a training run records of its base.
+    """The sha256 of a model's weight files and settings files (config, tokenizer), by file name: the fingerprint a
+    training run records of its base.
 
     A tiny, stand-in or packaged model: the hashes its manifest lists (checked against the files at every load).
     Another folder: its files hashed (a large one once, then remembered while its size, mtime and sampled bytes
@@ -178,8 +179,20 @@ def weights_sha256(name_or_path) -> dict[str, str] | None:
             continue
         recorded = {file.name: listed[file.name] for file in weights if isinstance(listed, dict) and file.name in listed}
         if recorded:
-            return recorded
-    return {file.name: _blob_sha256(file) or remembered_sha256(file) for file in weights} or None
+            return recorded | _settings_sha256(path)
+    hashed = {file.name: _blob_sha256(file) or remembered_sha256(file) for file in weights}
+    return hashed | _settings_sha256(path) if hashed else None
+
+
+SETTINGS_FILES = ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
+                  "special_tokens_map.json", "vocab.json", "merges.txt", "tokenizer.model", "chat_template.jinja")
+
+
+def _settings_sha256(path: Path) -> dict[str, str]:
+    """The sha256 of the small files beside the weights that change what a model computes or reads (its shape,
+    its tokenizer, its sampling defaults): part of a base model's fingerprint."""
+    return {name: _blob_sha256(path / name) or file_sha256(path / name) for name in SETTINGS_FILES
+            if (path / name).is_file()}
 
 
 def _hub_snapshot(name: str) -> Path | None:

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import time
 import warnings
@@ -539,9 +540,18 @@ def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse
     from ..models import TINY_NAMES
 
     recorded = run.get("base_sha256")
-    if not isinstance(recorded, dict) or not recorded or current is None or current == recorded:
+    if recorded is None:  # a run from before fingerprints, or a hub base that was not cached when it trained
         return
-    name = next(n for n in sorted(set(recorded) | set(current)) if recorded.get(n) != current.get(n))
+    check(isinstance(recorded, dict) and recorded and all(
+        isinstance(name, str) and isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)
+        for name, sha in recorded.items()),
+        f"{Path(run_dir) / 'run_config.json'} is damaged (its base_sha256 is not a file -> sha256 map); train the run "
+        "again into a new folder")
+    changed = [name for name in sorted(recorded, key=lambda name: (name.endswith(".json"), name))  # weights first
+               if current is not None and recorded[name] != current.get(name)]
+    if not changed:  # the files the run fingerprinted are unchanged (a run from before settings files: weights only)
+        return
+    name = changed[0]
     now, then = (str(hashes.get(name) or "(no such file)")[:12] for hashes in (current, recorded))
     restore = f" (`git checkout data/models/{model_name}`)" if model_name in TINY_NAMES else ""
     message = (f"the base model {model_name} that {run_dir} was trained on has changed since: its {name} has sha256 "
