@@ -256,7 +256,7 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
     """--out (and OUT.provenance.json beside it): writable, not an input, not in a model or data folder, and new or
     recognisably this command's own output: an existing file is replaced only when its record (the file itself, or
     the provenance beside it) says `command` wrote it."""
-    from .provenance import check_replaceable, check_writable_file
+    from .provenance import check_not_busy, check_replaceable, check_writable_file
 
     beside = Path(str(args.out) + ".provenance.json")
     outs = (args.out, beside) if provenance else (args.out,)
@@ -264,6 +264,7 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
     for path in outs:
         check_writable_file(path)
         check_replaceable(path, command, record=beside if provenance else None)
+    check_not_busy(args.out)
     if hasattr(args, "locks"):  # held until the command ends: a second command writing the same file is refused
         from .provenance import file_lock
 
@@ -282,14 +283,16 @@ def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
     from .difficulty import cache_folder, check_pass_rates, estimate
     from .evaluation import model_for_backend
-    from .provenance import atomic_write_texts
+    from .provenance import atomic_write_texts, check_not_in_owned
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "estimate", provenance=True)
     cache = None if args.no_cache else args.cache_dir or "default"
-    cache_folder(cache)  # a cache path that is a file fails now, not after the model loads
-    if cache and args.cache_dir:
-        _check_outputs(args, args.cache_dir, folder=True, parameter="cache_dir")  # not in a model or data folder
+    folder = cache_folder(cache)  # a cache path that is a file fails now, not after the model loads
+    if folder:  # --cache-dir or $COURSE_CACHE_DIR: not in a model, data, run or study folder
+        where = "cache_dir" if args.cache_dir else "COURSE_CACHE_DIR"
+        _check_outputs(args, folder, folder=True, parameter=where)
+        check_not_in_owned(folder, where)
     backend = _backend(args)
     model, tokenizer = model_for_backend(args.model, backend)  # vLLM loads the weights itself from a folder
     sampling_seed = args.seed if args.sampling_seed is None else args.sampling_seed
@@ -504,7 +507,7 @@ def cmd_evaluate(args) -> None:
 def cmd_reproduce(args) -> int:
     """Run (or emit SLURM jobs for) every grid point of a study, then aggregate."""
     from .errors import check
-    from .provenance import check_own_folder, folder_lock
+    from .provenance import check_not_in_owned, check_own_folder, folder_lock
     from .research import sweep
 
     slurm = {"gpus": args.slurm_gpus, "time_limit": args.slurm_time, "mem": args.slurm_mem, "cpus": args.slurm_cpus,
@@ -517,6 +520,7 @@ def cmd_reproduce(args) -> int:
     check(args.emit_slurm or (not given and not args.delete_merged),
           "--slurm-*, --cache-dir and --delete-merged options need --emit-slurm")
     _check_outputs(args, args.out, folder=True)
+    check_not_in_owned(args.out)  # not into a run folder or another study's points/, runs/, logs/
     check_own_folder(args.out, "reproduce", "grid.json", is_own=lambda marker: True)  # the sweep checks its grid
     if args.emit_slurm:
         with folder_lock(args.out):
@@ -683,10 +687,11 @@ def cmd_compare(args) -> None:
 def cmd_figures(args) -> None:
     """Render the charts of docs/findings.md as PNGs from committed files."""
     from .classroom.plots import made_by_figures
-    from .provenance import folder_lock
+    from .provenance import check_not_in_owned, folder_lock
     from .research.figures import FIGURES, write_figures
 
     _check_outputs(args, args.out, folder=True)
+    check_not_in_owned(args.out)
     for name in FIGURES:
         path = Path(args.out) / name
         check(not path.exists() or (path.is_file() and made_by_figures(path)),

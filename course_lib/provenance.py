@@ -117,6 +117,41 @@ def tracked_files(folder: Path) -> list[str]:
     return [name for name in listed.stdout.decode(errors="replace").split("\0") if name] if listed.returncode == 0 else []
 
 
+def check_not_in_owned(out, parameter: str = "out", include_self: bool = True) -> None:
+    """A folder output (a cache, figures, a study) may not be, or be inside, a folder another command owns: a run
+    folder, or a study's points/, runs/ or logs/."""
+    from .errors import check
+
+    target = resolved(out, parameter)
+    for receiver in ([target] if include_self else []) + list(target.parents):
+        owner = owned_folder(receiver)
+        check(owner is None, f"{parameter}={out} is {'' if receiver == target else f'inside {receiver}, '}"
+                             f"{owner}, which only that command writes into; give a folder outside it")
+
+
+def check_not_busy(out, parameter: str = "out") -> None:
+    """An output may not go into a folder another command is writing right now (it holds that folder's lock)."""
+    from .errors import CourseError
+
+    for folder in resolved(out, parameter).parents:
+        lock = folder / LOCK_NAME
+        if folder in _held or not lock.is_file():
+            continue
+        try:
+            handle = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise CourseError(f"{parameter}={out} is inside {folder}, which another command is writing "
+                              f"({_lock_holder(handle)}); wait for it to end, or write elsewhere") from None
+        except OSError:
+            pass  # a file system without locks: nothing to learn
+        finally:
+            os.close(handle)
+
+
 def owned_folder(folder: Path) -> str | None:
     """What owns a folder no other command may add files to ('a run folder of `train`', ...); None for others."""
     if (folder / "run_config.json").is_file():

@@ -579,3 +579,39 @@ def test_a_run_that_diverges_stops_with_one_line_and_its_corrected_rerun_starts(
     summary = train_grpo("tiny-s", generate("arith", 4, "train", seed=1), TrainConfig(**FAST_TRAINING),
                          tmp_path / "run", progress=False)
     assert summary["steps"] == FAST_TRAINING["steps"]
+
+
+@pytest.mark.parametrize("command", [["figures"], ["reproduce", "hard-wins", "--profile", "smoke"]])
+@pytest.mark.parametrize("inside", ["run", "run/final", "points", "points/x"])
+def test_figures_and_reproduce_never_write_into_a_run_folder_or_a_studys_points(no_work, tmp_path, command, inside):
+    (tmp_path / "run" / "final").mkdir(parents=True)
+    (tmp_path / "run" / "run_config.json").write_text("{}")
+    (tmp_path / "grid.json").write_text("{}")
+    (tmp_path / "points").mkdir()
+    line = refused(*command, "--out", tmp_path / inside)
+    assert "which only that command writes into; give a folder outside it" in line
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["final", "run_config.json"]
+    assert not list((tmp_path / "points").iterdir())
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_the_difficulty_cache_never_goes_into_a_run_or_model_folder(no_work, tmp_path, monkeypatch, how):
+    run = tmp_path / "run"
+    (run / "final").mkdir(parents=True)
+    (run / "run_config.json").write_text("{}")
+    for target, said in ((run / "final", "a run folder of `train`"), (MODELS_DIR / "tiny-s", "a model folder")):
+        flag = ["--cache-dir", target] if how == "flag" else []
+        if how == "environment":
+            monkeypatch.setenv("COURSE_CACHE_DIR", str(target))
+        line = refused("estimate", "--model", "tiny-s", "--n", "2", "--k", "2", *flag, "--out", tmp_path / "t.csv")
+        assert line.startswith(f"error: {'cache_dir' if how == 'flag' else 'COURSE_CACHE_DIR'}=") and said in line
+    assert sorted(p.name for p in run.rglob("*")) == ["final", "run_config.json"]
+
+
+def test_no_file_goes_into_a_folder_another_command_is_writing(held, tmp_path):
+    folder, holder = held
+    table = tmp_path / "t.csv"
+    table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
+    line = refused("select", "--table", table, "--strategy", "hard", "--budget", "1", "--out", folder / "ids.txt")
+    assert f"is inside {folder}, which another command is writing (pid {holder.pid}" in line
+    assert sorted(p.name for p in folder.iterdir()) == [LOCK_NAME]
