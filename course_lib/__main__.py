@@ -6,6 +6,7 @@ Bad input exits with status 2 and one line on stderr. Introduced in notebooks/00
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import os
@@ -377,7 +378,16 @@ def read_ids(path: Path, problems) -> list:
         raise CourseError(f"ids={path} does not exist; write one with `python -m course_lib select ... --out {path}`")
     if not path.is_file():
         raise CourseError(f"ids={path} is a folder; give the ids file `select --out` wrote")
-    ids = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (some editors write one) is no part of an id
+    except UnicodeDecodeError:
+        raise CourseError(f"ids={path} is not a text file of ids (not UTF-8); give the ids file `select --out` "
+                          "wrote") from None
+    ids = [line.strip() for line in text.splitlines() if line.strip()]
+    repeated = sorted(i for i, times in collections.Counter(ids).items() if times > 1)
+    if repeated:
+        raise CourseError(f"ids={path} names {repeated[0]!r} more than once (it would be trained on as often); "
+                          "list each id once, as `select` does")
     by_id = {p.id: p for p in problems}
     unknown = [i for i in ids if i not in by_id]
     if unknown or not ids:
@@ -952,6 +962,9 @@ def main(argv=None) -> int:
     except ModuleNotFoundError as error:
         print(f"error: {missing_environment(error)}", file=sys.stderr)
         return 2
+    for stream in ("stdout", "stderr"):  # a closed stream (`>&-`): what would be printed goes nowhere, not a traceback
+        if getattr(sys, stream) is None:
+            setattr(sys, stream, open(os.devnull, "w"))  # noqa: SIM115 (open for the rest of the process)
     args = parser.parse_args(argv)
     args.argv = argv
     from .classroom.runtime import use_threads

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import run_cli_in_process
@@ -183,3 +184,32 @@ def test_in_process_runs_answer_as_the_real_entry_point_does(files):
             "--out", str(files / "ids.txt")]
     real, in_process = run_cli(*args), run_cli_in_process(*args)
     assert (real.returncode, real.stderr, real.stdout) == (in_process.returncode, in_process.stderr, in_process.stdout)
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (b"\x00\x01\xff", "is not a text file of ids (not UTF-8)"),
+    (b"arith-a\narith-b\narith-a\n", "names 'arith-a' more than once"),
+])
+def test_an_ids_file_that_is_binary_or_repeats_an_id_is_refused(tmp_path, content, said):
+    ids = tmp_path / "ids.txt"
+    ids.write_bytes(content)
+    done = run_cli_in_process("train", "--model", "tiny-s", "--n", "8", "--ids", ids, "--steps", "1",
+                              "--out", tmp_path / "run")
+    assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_run_config_without_a_model_name_is_damaged_not_a_traceback(tmp_path):
+    run = tmp_path / "run"
+    (run / "final").mkdir(parents=True)
+    (run / "run_config.json").write_text('{"model": null, "config": {}, "problem_ids": []}')
+    done = run_cli_in_process("evaluate", "--model", run, "--n", "2", "--k", "2", "--out", tmp_path / "e.json")
+    assert done.returncode == 2 and "run_config.json is damaged or missing" in done.stderr, done.stderr
+
+
+def test_a_closed_stdout_is_no_traceback(tmp_path):
+    """`python -m course_lib generate >&-`: Python starts with sys.stdout None."""
+    done = subprocess.run([sys.executable, "-m", "course_lib", "generate", "--n", "3"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent,
+                          preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

@@ -502,7 +502,8 @@ def read_run_config(run_dir: Path) -> dict:
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
         previous = None
     check(isinstance(previous, dict) and isinstance(previous.get("config"), dict)
-          and {"model", "problem_ids"} <= set(previous),
+          and isinstance(previous.get("model"), str) and previous["model"].strip()
+          and isinstance(previous.get("problem_ids"), list),
           f"{saved} is damaged or missing (not the JSON train_grpo writes); use a new folder, or delete this one "
           "to start over")
     return previous
