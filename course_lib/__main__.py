@@ -677,6 +677,17 @@ def _read_evaluation(name: str, path: Path) -> dict:
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and {"id", "k", "n_correct", "pass_rate"}
                                                          <= set(r) for r in rows):
         raise CourseError(f"{name}={path} has no per_problem rows (id, k, n_correct, pass_rate); {fix}")
+    ids = [str(row["id"]) for row in rows]
+    twice = sorted(i for i, times in collections.Counter(ids).items() if times > 1)
+    if twice:
+        raise CourseError(f"{name}={path} lists problem {twice[0]!r} more than once (it would count twice); {fix}")
+    for row in rows:
+        k, n_correct = row["k"], row["n_correct"]
+        consistent = (isinstance(k, int) and isinstance(n_correct, int) and 0 <= n_correct <= k and k >= 1
+                      and isinstance(row["pass_rate"], int | float) and abs(row["pass_rate"] - n_correct / k) < 1e-9)
+        if not consistent:
+            raise CourseError(f"{name}={path}: problem {row['id']!r} has pass_rate {row['pass_rate']!r} but "
+                              f"{n_correct!r} of {k!r} correct; the file was changed after `evaluate` wrote it; {fix}")
     return result
 
 

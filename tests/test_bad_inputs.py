@@ -181,7 +181,8 @@ def test_estimate_with_an_absurd_k_is_one_line(capsys, tmp_path):
 
 
 def evaluation(path, pass_rates):
-    rows = [{"id": f"p{i}", "level": 1, "k": 4, "n_correct": 0, "pass_rate": rate} for i, rate in enumerate(pass_rates)]
+    rows = [{"id": f"p{i}", "level": 1, "k": 4, "n_correct": round(rate * 4) if isinstance(rate, float) else 0,
+             "pass_rate": rate} for i, rate in enumerate(pass_rates)]  # n_correct agrees with each number given
     path.write_text(json.dumps({"per_problem": rows}).replace('"NaN"', "NaN"))
     return path
 

@@ -213,3 +213,18 @@ def test_a_closed_stdout_is_no_traceback(tmp_path):
                           stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent,
                           preexec_fn=lambda: os.close(1))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("rows", "said"), [
+    ([{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}] * 2, "lists problem 'a' more than once"),
+    ([{"id": "a", "k": 2, "n_correct": 0, "pass_rate": 1.0}], "has pass_rate 1.0 but 0 of 2 correct"),
+    ([{"id": "a", "k": 2, "n_correct": 3, "pass_rate": 1.5}], "has pass_rate 1.5 but 3 of 2 correct"),
+])
+def test_compare_refuses_an_evaluation_that_counts_a_problem_twice_or_disagrees_with_itself(tmp_path, rows, said):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]}))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"per_problem": rows}))
+    done = run_cli_in_process("compare", "--after", bad, "--before", good, "--out", tmp_path / "gain.json")
+    assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (tmp_path / "gain.json").exists()
