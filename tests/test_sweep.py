@@ -895,3 +895,26 @@ def test_an_unreadable_record_is_one_line(tmp_path, demo_grid):
     with pytest.warns(UserWarning, match="is damaged; set aside"):
         assert done_record(tmp_path, point) is None
     assert path.with_name(path.name + ".damaged").is_dir()
+
+
+@pytest.mark.parametrize(("measure", "value"), [("accuracy_after", {"test": 2.5}), ("accuracy_after", {"test": None}),
+                                                ("accuracy_after", {"test": "high"}), ("accuracy_after", {}),
+                                                ("gain", {"test": float("nan")}), ("accuracy_before", {"test": -0.1})])
+def test_aggregate_refuses_a_finished_record_with_an_impossible_measure(tmp_path, measure, value):
+    good = {"point": "a", "status": "ok", "seconds": 1.0, "accuracy_before": {"test": 0.5},
+            "accuracy_after": {"test": 0.6}, "gain": {"test": 0.1}}
+    aggregate("demo", "smoke", tmp_path, [good], "")  # a sound record: the table is written
+    before = (tmp_path / "results.csv").read_text()
+    with pytest.raises(CourseError, match=f"point b: {measure}=.* must give each split a number from"):
+        aggregate("demo", "smoke", tmp_path, [good, {**good, "point": "b", measure: value}], "")
+    assert (tmp_path / "results.csv").read_text() == before  # checked before anything is written
+
+
+def test_a_grid_that_lists_no_points_does_not_empty_the_results(tmp_path):
+    from course_lib.research.sweep import collect
+
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "hard-wins", "points": []}))
+    (tmp_path / "results.csv").write_text("point\nkept\n")
+    with pytest.raises(CourseError, match="grid.json lists no points"):
+        collect("hard-wins", "smoke", tmp_path)
+    assert (tmp_path / "results.csv").read_text() == "point\nkept\n"

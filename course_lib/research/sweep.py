@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 import shlex
@@ -269,6 +270,8 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
     expected = expand(study, profile, overrides=grid.get("overrides"))
     check(isinstance(grid["points"], list) and all(p in expected for p in grid["points"]),
           f"out={out} holds points that are not in {study}'s {profile!r} grid; give its profile or another folder")
+    check(grid["points"], f"{grid_file} lists no points (an empty results table would replace the old one); delete "
+                          "it and run `reproduce` again")
     names = [point_name(p) for p in grid["points"]]
     twice = sorted({name for name in names if names.count(name) > 1})
     check(not twice, f"{grid_file} lists point {twice[0] if twice else ''} twice; delete the folder's grid.json and "
@@ -338,6 +341,21 @@ def _share_cores(workers: int) -> int:
     return use_threads(workers)
 
 
+MEASURES = {"accuracy_before": (0, 1), "accuracy_after": (0, 1), "gain": (-1, 1)}  # per split: the range it lies in
+
+
+def check_measures(record: dict, name: str) -> None:
+    """A finished point's accuracies and gains: per split, a finite number in its range (a record edited or damaged
+    by hand is refused, not averaged into a study)."""
+    for key, (low, high) in ((key, bounds) for key, bounds in MEASURES.items() if key in record):
+        values = record[key]
+        check(isinstance(values, dict) and values and all(
+            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and low <= v <= high
+            for v in values.values()),
+            f"point {name}: {key}={values!r} must give each split a number from {low} to {high}; run the point "
+            "again (delete its record)")
+
+
 def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str,
               this_run: dict | None = None, missing: list[str] = ()) -> dict:
     """One results table (flat columns) and a provenance file for the whole sweep (`this_run`: its wall time);
@@ -352,6 +370,8 @@ def aggregate(study: str, profile: str, out: Path, records: list[dict], command:
               f"point {name}: status={record.get('status')!r} must be 'ok' or 'failed'")
         check(is_seconds(record.get("seconds")),
               f"point {name}: seconds={record.get('seconds')!r} must be the point's run time in seconds")
+        if record["status"] == "ok":
+            check_measures(record, name)
     table = pd.json_normalize([{k: v for k, v in r.items() if k != "traceback"} for r in records])
     table = table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])
     atomic_write_text(out / "results.csv", table.to_csv(index=False))
