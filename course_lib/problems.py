@@ -10,6 +10,7 @@ Introduced in notebooks/01_difficulty_estimation.ipynb.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import random
 from pathlib import Path
 
@@ -131,13 +132,27 @@ def _sample(rows: list[Problem], n: int | None, seed: int, task: str) -> list[Pr
 def pool_spec(task: str, split: str, n: int | None, seed: int, levels=None, data_dir=None,
               answer_format: str | None = None) -> dict:
     """Where a pool of problems comes from, as JSON: `problems(**spec)` rebuilds it exactly."""
-    return {"task": task, "split": split, "n": n, "seed": seed, "levels": list(levels) if levels else None,
+    spec = {"task": task, "split": split, "n": n, "seed": seed, "levels": list(levels) if levels else None,
             "data_dir": str(data_dir) if data_dir else None, "answer_format": answer_format}
+    file = _user_file(task)
+    return spec | {"file_sha256": hashlib.sha256(file.read_bytes()).hexdigest()} if file and file.is_file() else spec
+
+
+def _user_file(task: str) -> Path | None:
+    """The file of a `jsonl:PATH` task (None for any other task)."""
+    return Path(str(task)[len("jsonl:"):].strip()).expanduser() if str(task).startswith("jsonl:") else None
 
 
 def from_spec(spec: dict) -> list[Problem]:
-    """The problems a `pool_spec` names (what `train` and `evaluate` read from a table's provenance)."""
-    allowed = {"task", "split", "n", "seed", "levels", "data_dir", "answer_format"}
+    """The problems a `pool_spec` names (what `train` and `evaluate` read from a table's provenance); a user's file
+    changed since (its sha256 recorded) is refused: a problem without an id is named by its line, which moved."""
+    allowed = {"task", "split", "n", "seed", "levels", "data_dir", "answer_format", "file_sha256"}
     unknown = set(spec) - allowed
     check(not unknown and "task" in spec, f"pool spec {spec!r} is not one `pool_spec` wrote (unknown {sorted(unknown)})")
+    spec = dict(spec)
+    recorded, file = spec.pop("file_sha256", None), _user_file(spec["task"])
+    if recorded and file and file.is_file():
+        check(hashlib.sha256(file.read_bytes()).hexdigest() == recorded,
+              f"{file} changed after its difficulty table was estimated (its sha256 differs): ids would name other "
+              "questions; estimate and select on it again")
     return problems(**spec)

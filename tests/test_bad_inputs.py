@@ -467,3 +467,18 @@ def test_math_numeric_holds_only_single_number_answers(shared_data):
         several = [p.answer for p in numeric if "," in p.answer
                    and not re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", p.answer.strip())]
         assert not several, several[:5]
+
+
+def test_a_users_file_edited_after_its_table_was_estimated_is_refused_at_training(capsys, tmp_path):
+    """Questions without an id are named by their line: a line inserted at the top would move every id."""
+    rows = [{"question": f"{i}+1=?", "answer": str(i + 1)} for i in range(8)]
+    mine = write_jsonl(tmp_path / "mine.jsonl", rows)
+    table, ids = tmp_path / "t.csv", tmp_path / "ids.txt"
+    status, _ = cli(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{mine}", "--split", "all", "--k", "2",
+                    "--max-new-tokens", "8", "--no-cache", "--allow-zero", "--quiet", "--out", table)
+    assert status == 0
+    assert cli(capsys, "select", "--table", table, "--strategy", "hard", "--budget", "4", "--out", ids)[0] == 0
+    write_jsonl(mine, [{"question": "9+9=?", "answer": "18"}] + rows)  # one line added at the top
+    line = one_line_error(capsys, "train", "--model", "tiny-s", "--ids", ids, "--steps", "1", "--out", tmp_path / "run")
+    assert f"{mine} changed after its difficulty table was estimated (its sha256 differs)" in line
+    assert not (tmp_path / "run").exists()
