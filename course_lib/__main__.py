@@ -312,12 +312,23 @@ def cmd_estimate(args) -> None:
           f"format share {table.format_share.mean():.3f}, {cost['generated_tokens']:,} tokens in {cost['wall_seconds']} s")
 
 
+def FILE_OUT(text: str) -> Path:  # noqa: N802 (an argparse type, named like SEED and POOL)
+    """A file output's path: one that ends with '/' names a folder, however argparse would read it."""
+    if text.endswith("/"):
+        raise argparse.ArgumentTypeError(f"{text!r} ends with '/', which names a folder; give a file path, e.g. "
+                                         f"{text}out.csv")
+    return Path(text)
+
+
 def parse_budget(text: str) -> float | int:
     """'0.1' -> a fraction, '50' -> a count; anything else is a clear error."""
     try:
-        return float(text) if any(c in text for c in ".eE") else int(text)
+        budget = float(text) if any(c in text for c in ".eE") else int(text)
     except ValueError:
         raise CourseError(f"budget={text!r} is not a number; give a fraction like 0.1 or a count like 50") from None
+    check(budget == budget and abs(budget) != float("inf"),
+          f"budget={text!r} is not a finite number; give a fraction like 0.1 or a count like 50")
+    return budget
 
 
 def cmd_select(args) -> None:
@@ -855,7 +866,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="keep a table where over 95%% of 50+ problems have p = 0 (usually a prompt/format mismatch)")
     est.add_argument("--sampling-seed", type=SEED, default=None,
                      help="seed of sampling alone, e.g. fresh samples of the same pool (default: --seed)")
-    est.add_argument("--out", type=Path, required=True, help="the table as CSV (+ OUT.provenance.json)")
+    est.add_argument("--out", type=FILE_OUT, required=True, help="the table as CSV (+ OUT.provenance.json)")
     est.add_argument("--quiet", action="store_true", help="no progress bar")
     est.set_defaults(run=cmd_estimate)
 
@@ -865,7 +876,7 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--budget", required=True, help="a fraction like 0.1, or a count like 50")
     sel.add_argument("--levels", default=None, help="for --strategy levels: e.g. 1,2,3")
     sel.add_argument("--seed", type=SEED, default=0, help="seed for random choices and ties")
-    sel.add_argument("--out", type=Path, required=True, help="file of ids, one per line")
+    sel.add_argument("--out", type=FILE_OUT, required=True, help="file of ids, one per line")
     sel.set_defaults(run=cmd_select)
 
     train = commands.add_parser("train", help="GRPO (TRL, optionally LoRA) on selected problems -> run folder")
@@ -897,7 +908,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = commands.add_parser("evaluate", help="accuracy per level of a model or run folder -> JSON")
     _add_sampling_args(ev, split="test", n=500, k=4)
-    ev.add_argument("--out", type=Path, required=True, help="JSON file")
+    ev.add_argument("--out", type=FILE_OUT, required=True, help="JSON file")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(run=cmd_evaluate)
 
@@ -906,7 +917,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--before", type=Path, required=True, help="evaluate JSON of the base model")
     cmp_.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples")
     cmp_.add_argument("--seed", type=SEED, default=0, help="bootstrap seed")
-    cmp_.add_argument("--out", type=Path, required=True, help="JSON file")
+    cmp_.add_argument("--out", type=FILE_OUT, required=True, help="JSON file")
     cmp_.set_defaults(run=cmd_compare)
 
     rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")

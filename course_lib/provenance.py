@@ -333,7 +333,8 @@ def _lock_holder(handle: int) -> str:
     try:
         holder = json.loads(os.pread(handle, 4096, 0).decode())
         command = " ".join(str(holder.get("command", "")).split())
-        return f"pid {int(holder['pid'])}" + (f": {command[:120]}" if command else "")
+        shown = command if len(command) <= 160 else f"{command[:70]} ... {command[-85:]}"  # keep its --out in view
+        return f"pid {int(holder['pid'])}" + (f": {shown}" if command else "")
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return "a process that is starting"
 

@@ -228,3 +228,30 @@ def test_compare_refuses_an_evaluation_that_counts_a_problem_twice_or_disagrees_
     done = run_cli_in_process("compare", "--after", bad, "--before", good, "--out", tmp_path / "gain.json")
     assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert not (tmp_path / "gain.json").exists()
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--budget", "1", "--out", "{tmp}/newdir/"], "'{tmp}/newdir/' ends with '/', which names a folder"),
+    (["--budget", "1e400", "--out", "{tmp}/ids.txt"], "budget='1e400' is not a finite number"),
+])
+def test_select_refuses_a_folder_like_out_and_an_infinite_budget(tmp_path, args, said):
+    table = tmp_path / "t.csv"
+    table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
+    args = [arg.format(tmp=tmp_path) for arg in args]
+    done = run_cli_in_process("select", "--table", table, "--strategy", "hard", *args)
+    assert done.returncode == 2 and said.format(tmp=tmp_path) in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_a_lock_holders_long_command_keeps_its_out_in_view(tmp_path):
+    from course_lib.provenance import _lock_holder
+
+    command = "python -m course_lib train " + " ".join(f"--flag-{i} value" for i in range(30)) + " --out runs/mine"
+    lock = tmp_path / ".course-lib.lock"
+    lock.write_text(json.dumps({"pid": 7, "command": command}))
+    handle = os.open(lock, os.O_RDONLY)
+    try:
+        shown = _lock_holder(handle)
+    finally:
+        os.close(handle)
+    assert shown.startswith("pid 7: python -m course_lib train --flag-0") and shown.endswith("--out runs/mine")
