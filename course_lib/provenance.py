@@ -273,6 +273,7 @@ def _locked(folder: Path, key: Path, lock_name: str, parameter: str, shown: Path
         finally:
             _held[key][1] -= 1
         return
+    made = [path for path in [folder, *folder.parents] if not path.exists()]  # deepest first
     folder.mkdir(parents=True, exist_ok=True)
     path = resolved(folder, parameter) / lock_name  # absolute: released in the same place if the process changes folder
     handle = _acquire(path, shown or folder, parameter)
@@ -284,6 +285,9 @@ def _locked(folder: Path, key: Path, lock_name: str, parameter: str, shown: Path
         if handle is not None:
             path.unlink(missing_ok=True)  # removed while still locked: a waiter that opened it starts over
             os.close(handle)
+        for path in made:  # a command refused after taking the lock leaves no empty folder behind
+            with contextlib.suppress(OSError):
+                path.rmdir()  # only when empty
 
 
 def _acquire(path: Path, folder: Path, parameter: str) -> int | None:
@@ -366,9 +370,11 @@ def check_writable_folder(path, parameter: str = "out") -> Path:
 
 
 def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
-    """Make `folder` if needed and write a scratch file into it, so a read-only or odd path fails now."""
+    """Write a scratch file into `folder` (made for the test, then removed again), so a read-only or odd path
+    fails now and a command refused later leaves no empty folder behind."""
     from .errors import CourseError
 
+    made = [path for path in [folder, *folder.parents] if not path.exists()]  # deepest first
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
@@ -376,6 +382,10 @@ def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
     except OSError as error:
         raise CourseError(f"{parameter}={shown} cannot be written ({error.strerror or error}); "
                           "choose a writable folder") from None
+    finally:
+        for path in made:
+            with contextlib.suppress(OSError):
+                path.rmdir()
 
 
 def atomic_write_texts(files: dict) -> None:

@@ -255,3 +255,10 @@ def test_a_lock_holders_long_command_keeps_its_out_in_view(tmp_path):
     finally:
         os.close(handle)
     assert shown.startswith("pid 7: python -m course_lib train --flag-0") and shown.endswith("--out runs/mine")
+
+
+def test_a_train_refused_after_its_checks_leaves_no_empty_folder(tmp_path):
+    done = run_cli_in_process("train", "--model", "tiny-s", "--n", "8", "--prompts-per-step", "100", "--steps", "1",
+                              "--out", tmp_path / "new" / "run")
+    assert done.returncode == 2 and "cannot fill one step of prompts_per_step=100" in done.stderr
+    assert not (tmp_path / "new").exists()  # neither the run folder nor the parent made for it
