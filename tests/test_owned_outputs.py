@@ -56,6 +56,17 @@ def refused(*args) -> str:
     return lines[0]
 
 
+def file_command_args(command: str, folder: Path) -> list:
+    """Arguments that take `command` (a file-writing one) past its input checks, with inputs written into `folder`."""
+    table, evaluation = folder / "table.csv", folder / "e.json"
+    table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
+    evaluation.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]}))
+    return {"estimate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
+            "evaluate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
+            "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
+            "compare": ["--after", evaluation, "--before", evaluation]}[command]
+
+
 def snapshot(folder: Path) -> dict:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
@@ -128,13 +139,7 @@ def test_no_file_output_goes_into_a_run_folder_or_a_studys_points(no_work, tmp_p
     (tmp_path / "grid.json").write_text("{}")
     (tmp_path / "points").mkdir()
     (tmp_path / "runs").mkdir()
-    table, evaluation = tmp_path / "table.csv", tmp_path / "e.json"
-    table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
-    evaluation.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]}))
-    args = {"estimate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
-            "evaluate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
-            "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
-            "compare": ["--after", evaluation, "--before", evaluation]}[command]
+    args = file_command_args(command, tmp_path)
     out = tmp_path / inside / "sub" / "out.txt"
     line = refused(command, *args, "--out", out)
     owner = "a run folder of `train`" if inside == "run" else f"the {inside}/ of a study folder `reproduce` writes"
@@ -351,17 +356,10 @@ def test_a_second_command_writing_the_same_file_is_refused_while_the_first_runs(
         stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert holder.stdout.readline().strip() == "held"
-        table, evaluation = tmp_path / "table.csv", tmp_path / "e.json"
-        table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
-        evaluation.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]}))
-        args = {"estimate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
-                "evaluate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
-                "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
-                "compare": ["--after", evaluation, "--before", evaluation]}[command]
-        line = refused(command, *args, "--out", out)
+        line = refused(command, *file_command_args(command, tmp_path), "--out", out)
         assert f"out={out} is in use by another command (pid {holder.pid}" in line
         assert not out.exists()
-        other = run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "1",
+        other = run_cli_in_process("select", "--table", tmp_path / "table.csv", "--strategy", "hard", "--budget", "1",
                                    "--out", tmp_path / "other.txt")  # another file in the same folder stays free
         assert other.returncode == 0, other.stderr
     finally:
