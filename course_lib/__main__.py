@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from .errors import MAX_SEED, CourseError, check
-from .paths import REPOSITORY
+from .paths import REPOSITORY, what_it_is
 
 
 class DefaultsHelp(argparse.HelpFormatter):
@@ -388,7 +388,7 @@ def read_ids(path: Path, problems) -> list:
     if not path.exists():
         raise CourseError(f"ids={path} does not exist; write one with `python -m course_lib select ... --out {path}`")
     if not path.is_file():
-        raise CourseError(f"ids={path} is a folder; give the ids file `select --out` wrote")
+        raise CourseError(f"ids={path} is {what_it_is(path)}; give the ids file `select --out` wrote")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (some editors write one) is no part of an id
     except UnicodeDecodeError:
@@ -679,7 +679,7 @@ def _read_evaluation(name: str, path: Path) -> dict:
     """An `evaluate` JSON file, checked: it exists, parses, and has its per-problem rows."""
     fix = f"write it with `python -m course_lib evaluate ... --out {path}`"
     if not path.is_file():
-        raise CourseError(f"{name}={path} {'is a folder' if path.is_dir() else 'does not exist'}; {fix}")
+        raise CourseError(f"{name}={path} {f'is {what_it_is(path)}' if path.exists() else 'does not exist'}; {fix}")
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -719,11 +719,12 @@ def cmd_compare(args) -> None:
 def cmd_figures(args) -> None:
     """Render the charts of docs/findings.md as PNGs from committed files."""
     from .classroom.plots import made_by_figures
-    from .provenance import check_not_in_owned, folder_lock
+    from .provenance import check_not_in_owned, check_writable_folder, folder_lock
     from .research.figures import FIGURES, write_figures
 
     _check_outputs(args, args.out, folder=True)
     check_not_in_owned(args.out)
+    check_writable_folder(args.out)
     for name in FIGURES:
         path = Path(args.out) / name
         check(not path.exists() or (path.is_file() and made_by_figures(path)),

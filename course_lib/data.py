@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .answers import extract_boxed, extract_hash_answer, is_numeric_answer, normalize_number
 from .errors import CourseError, check
+from .paths import what_it_is
 from .tasks import Problem
 
 HUB_IDS = {
@@ -34,7 +35,7 @@ def read_jsonl(path) -> list[tuple[str, dict]]:
     """Rows of a JSON Lines file as (where, row) pairs; `where` is 'file:line' for error messages."""
     path = Path(path)
     check(path.exists(), f"data file {path} does not exist; give a JSON Lines file or a hub id")
-    check(path.is_file(), f"data file {path} is a folder; give a .jsonl file inside it")
+    check(path.is_file(), f"data file {path} is {what_it_is(path)}; give a .jsonl file")
     rows = []
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):

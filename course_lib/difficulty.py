@@ -17,6 +17,7 @@ import torch
 
 from .answers import in_format, is_correct
 from .errors import CourseError, check
+from .paths import what_it_is
 from .prompts import answer_format_of
 from .provenance import atomic_write_text, env_folder
 from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
@@ -288,7 +289,7 @@ def read_table(path) -> pd.DataFrame:
     path = Path(path)
     fix = f"make one with `python -m course_lib estimate ... --out {path}`"
     check(path.exists(), f"table={path} does not exist; {fix}")
-    check(path.is_file(), f"table={path} is a folder; give the CSV file `estimate` wrote")
+    check(path.is_file(), f"table={path} is {what_it_is(path)}; give the CSV file `estimate` wrote")
     try:
         columns = pd.read_csv(path, nrows=0, encoding="utf-8").columns
         missing_marks = {column: MISSING_MARKS for column in columns if column != "id"}  # an id is always text

@@ -33,3 +33,8 @@ def course_path(path) -> Path:
         return path
     from_notebooks = (NOTEBOOKS_DIR / path).resolve()
     return from_notebooks if from_notebooks.exists() else path
+
+
+def what_it_is(path) -> str:
+    """What a path that is not a regular file is, for an error message: 'a folder', or a device, pipe or socket."""
+    return "a folder" if Path(path).is_dir() else "not a regular file (a device, pipe or socket)"

@@ -374,6 +374,10 @@ def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
     fails now and a command refused later leaves no empty folder behind."""
     from .errors import CourseError
 
+    blocking = next((path for path in [folder, *folder.parents] if path.exists() and not path.is_dir()), None)
+    if blocking is not None:
+        raise CourseError(f"{parameter}={shown} cannot be written: {blocking} is a file, not a folder; give a path "
+                          "whose folders are folders")
     made = [path for path in [folder, *folder.parents] if not path.exists()]  # deepest first
     try:
         folder.mkdir(parents=True, exist_ok=True)

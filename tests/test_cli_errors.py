@@ -262,3 +262,20 @@ def test_a_train_refused_after_its_checks_leaves_no_empty_folder(tmp_path):
                               "--out", tmp_path / "new" / "run")
     assert done.returncode == 2 and "cannot fill one step of prompts_per_step=100" in done.stderr
     assert not (tmp_path / "new").exists()  # neither the run folder nor the parent made for it
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["select", "--table", "{tmp}/fifo", "--strategy", "hard", "--budget", "1", "--out", "{tmp}/o.txt"],
+     "table={tmp}/fifo is not a regular file (a device, pipe or socket)"),
+    (["compare", "--after", "{tmp}/fifo", "--before", "{tmp}/fifo", "--out", "{tmp}/o.json"],
+     "after={tmp}/fifo is not a regular file"),
+    (["select", "--table", "{tmp}/t.csv", "--strategy", "hard", "--budget", "1", "--out", "{tmp}/t.csv/o.txt"],
+     "out={tmp}/t.csv/o.txt cannot be written: {tmp}/t.csv is a file, not a folder"),
+    (["figures", "--out", "{tmp}/t.csv"], "out={tmp}/t.csv is a file; give a folder"),
+])
+def test_a_pipe_for_a_file_and_a_file_for_a_folder_are_named_for_what_they_are(tmp_path, args, said):
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "t.csv").write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
+    done = run_cli_in_process(*[arg.format(tmp=tmp_path) for arg in args])
+    assert done.returncode == 2 and said.format(tmp=tmp_path) in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
