@@ -375,9 +375,9 @@ def _read_provenance(path, parameter: str) -> dict:
         raise CourseError(f"{beside} does not hold a JSON object; delete it and re-run the command that wrote it")
     recorded = provenance.get("sha256")
     if recorded is not None and Path(path).is_file():
-        import hashlib
+        from .provenance import file_sha256
 
-        check(hashlib.sha256(Path(path).read_bytes()).hexdigest() == recorded,
+        check(file_sha256(path) == recorded,
               f"{parameter}={path} was changed after the command in {beside.name} wrote it (its sha256 differs); "
               "re-run that command, or delete the .provenance.json if the edit is yours on purpose")
     return provenance

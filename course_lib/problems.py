@@ -10,13 +10,12 @@ Introduced in notebooks/01_difficulty_estimation.ipynb.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import random
 from pathlib import Path
 
 from . import data, tasks
 from .errors import check
-from .provenance import env_folder
+from .provenance import env_folder, file_sha256
 from .tasks import TEST_SHARE, Problem, hash_split  # noqa: F401 (hash_split: also read from here)
 
 PROCEDURAL = tasks.TASK_NAMES  # generated from a seed: any number of problems
@@ -135,7 +134,7 @@ def pool_spec(task: str, split: str, n: int | None, seed: int, levels=None, data
     spec = {"task": task, "split": split, "n": n, "seed": seed, "levels": list(levels) if levels else None,
             "data_dir": str(data_dir) if data_dir else None, "answer_format": answer_format}
     file = _user_file(task)
-    return spec | {"file_sha256": hashlib.sha256(file.read_bytes()).hexdigest()} if file and file.is_file() else spec
+    return spec | {"file_sha256": file_sha256(file)} if file and file.is_file() else spec
 
 
 def _user_file(task: str) -> Path | None:
@@ -152,7 +151,7 @@ def from_spec(spec: dict) -> list[Problem]:
     spec = dict(spec)
     recorded, file = spec.pop("file_sha256", None), _user_file(spec["task"])
     if recorded and file and file.is_file():
-        check(hashlib.sha256(file.read_bytes()).hexdigest() == recorded,
+        check(file_sha256(file) == recorded,
               f"{file} changed after its difficulty table was estimated (its sha256 differs): ids would name other "
               "questions; estimate and select on it again")
     return problems(**spec)

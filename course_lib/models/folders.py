@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import check
 from ..paths import MODELS_DIR, env_folder
-from ..provenance import atomic_write_text
+from ..provenance import atomic_write_text, file_sha256
 
 
 def n_parameters(model) -> int:
@@ -128,15 +128,6 @@ def sample_sha256(path: Path, block: int = 4096) -> str:
             for offset in sorted({start, (start + end) // 2, max(start, end - block)}):
                 handle.seek(offset)
                 digest.update(handle.read(min(block, end - offset)))
-    return digest.hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
     return digest.hexdigest()
 
 
