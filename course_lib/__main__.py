@@ -246,8 +246,9 @@ def _check_model_out(args, command: str, marker: str) -> None:
           "restores it)" if target.is_relative_to(REPOSITORY) else
           f"out={args.out} holds the course's model {target.name} ($COURSE_MODELS_DIR); give a new folder, or "
           "delete it first to rebuild it on purpose")
-    for tracked in tracked_files(target)[:1]:
-        raise CourseError(f"out={args.out} holds files a git repository tracks ({tracked}); give a new folder (to "
+    tracked = tracked_files(target)
+    if tracked:
+        raise CourseError(f"out={args.out} holds files a git repository tracks ({tracked[0]}); give a new folder (to "
                           "rebuild that model on purpose, delete the folder first: `git checkout` restores it)")
     check_own_folder(args.out, command, marker)
     check_writable_folder(args.out)

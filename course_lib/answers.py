@@ -384,10 +384,11 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     if source not in DEFAULT_FORMAT:
         raise ValueError(f"source={source!r} has no answer checker")
     marked = list(dict.fromkeys(ANSWERS[answer_format](completion)))  # each different answer once, in order
+    if not marked or None in marked:  # most wrong completions end here, before the other formats are scanned
+        return False
     elsewhere = [found for other in MARKS if other != answer_format for found in ANSWERS[other](completion)
                  if found is not None]  # an answer marked in another format too (`\boxed{8}` then `#### 7`): a hedge
-    return bool(marked) and None not in marked and all(_matches(predicted, answer, source)
-                                                       for predicted in dict.fromkeys(marked + elsewhere))
+    return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
 
 
 def _matches(predicted: str, answer: str, source: str) -> bool:

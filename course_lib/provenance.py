@@ -97,10 +97,7 @@ def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str =
                                              f"folder ({receiver} holds config.json and weights); give a new folder "
                                              "for outputs")
     if not folder:
-        for receiver in target.parents:
-            owner = owned_folder(receiver)
-            check(owner is None, f"{parameter}={out} is inside {receiver}, {owner}, which only that command writes "
-                                 "into; write outputs elsewhere")
+        check_not_in_owned(out, parameter, include_self=False, fix="write outputs elsewhere")
 
 
 def tracked_files(folder: Path) -> list[str]:
@@ -118,7 +115,8 @@ def tracked_files(folder: Path) -> list[str]:
     return [name for name in listed.stdout.decode(errors="replace").split("\0") if name] if listed.returncode == 0 else []
 
 
-def check_not_in_owned(out, parameter: str = "out", include_self: bool = True) -> None:
+def check_not_in_owned(out, parameter: str = "out", include_self: bool = True,
+                       fix: str = "give a folder outside it") -> None:
     """A folder output (a cache, figures, a study) may not be, or be inside, a folder another command owns: a run
     folder, or a study's points/, runs/ or logs/."""
     from .errors import check
@@ -127,7 +125,7 @@ def check_not_in_owned(out, parameter: str = "out", include_self: bool = True) -
     for receiver in ([target] if include_self else []) + list(target.parents):
         owner = owned_folder(receiver)
         check(owner is None, f"{parameter}={out} is {'' if receiver == target else f'inside {receiver}, '}"
-                             f"{owner}, which only that command writes into; give a folder outside it")
+                             f"{owner}, which only that command writes into; {fix}")
 
 
 def check_not_busy(out, parameter: str = "out") -> None:
@@ -264,6 +262,18 @@ def file_lock(path, parameter: str = "out"):
         yield
 
 
+def missing_folders(folder: Path) -> list[Path]:
+    """`folder` and those of its parents that do not exist yet, deepest first (what a `mkdir -p` would make)."""
+    return [path for path in [folder, *folder.parents] if not path.exists()]
+
+
+def remove_empty(folders: list[Path]) -> None:
+    """Remove each of `folders` (deepest first) that is still empty; leave any that holds something."""
+    for path in folders:
+        with contextlib.suppress(OSError):
+            path.rmdir()
+
+
 @contextlib.contextmanager
 def _locked(folder: Path, key: Path, lock_name: str, parameter: str, shown: Path | None = None):
     """Hold the lock file FOLDER/LOCK_NAME for the thing KEY names (re-entrant within one process)."""
@@ -274,7 +284,7 @@ def _locked(folder: Path, key: Path, lock_name: str, parameter: str, shown: Path
         finally:
             _held[key][1] -= 1
         return
-    made = [path for path in [folder, *folder.parents] if not path.exists()]  # deepest first
+    made = missing_folders(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = resolved(folder, parameter) / lock_name  # absolute: released in the same place if the process changes folder
     handle = _acquire(path, shown or folder, parameter)
@@ -286,9 +296,7 @@ def _locked(folder: Path, key: Path, lock_name: str, parameter: str, shown: Path
         if handle is not None:
             path.unlink(missing_ok=True)  # removed while still locked: a waiter that opened it starts over
             os.close(handle)
-        for path in made:  # a command refused after taking the lock leaves no empty folder behind
-            with contextlib.suppress(OSError):
-                path.rmdir()  # only when empty
+        remove_empty(made)  # a command refused after taking the lock leaves no empty folder behind
 
 
 def _acquire(path: Path, folder: Path, parameter: str) -> int | None:
@@ -379,7 +387,7 @@ def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
     if blocking is not None:
         raise CourseError(f"{parameter}={shown} cannot be written: {blocking} is a file, not a folder; give a path "
                           "whose folders are folders")
-    made = [path for path in [folder, *folder.parents] if not path.exists()]  # deepest first
+    made = missing_folders(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
@@ -388,9 +396,7 @@ def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
         raise CourseError(f"{parameter}={shown} cannot be written ({error.strerror or error}); "
                           "choose a writable folder") from None
     finally:
-        for path in made:
-            with contextlib.suppress(OSError):
-                path.rmdir()
+        remove_empty(made)
 
 
 def atomic_write_texts(files: dict) -> None:
