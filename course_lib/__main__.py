@@ -1050,5 +1050,15 @@ def _silence_libraries() -> None:
     transformers_logging.set_verbosity_error()
 
 
+def command_line() -> None:
+    """`python -m course_lib` and the `course-lib` script: run `main`, then exit with its status. A Ctrl-C after the
+    command has finished (while the interpreter shuts down) is ignored: the work is done and saved."""
+    code = main()
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    command_line()

@@ -201,12 +201,20 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
                          "path, or delete the file first if it is yours to replace")
 
 
-IGNORED_IN_FOLDERS = (".course-lib.lock", ".saving")  # a lock and a killed save's staging: not a folder's content
+LOCK_NAME = ".course-lib.lock"  # a folder's lock file (one writer per folder)
+STAGING_NAME, STAGING_STAMP = ".saving", ".course-lib-staging"  # a save's staging folder and the stamp it holds
 
 
 def is_lock_file(name: str) -> bool:
     """A folder's or a file's lock (.course-lib.lock, .NAME.course-lib.lock): never a folder's content."""
-    return name.startswith(".") and name.endswith(IGNORED_IN_FOLDERS[0])
+    return name.startswith(".") and name.endswith(LOCK_NAME)
+
+
+def is_own_staging(path: Path) -> bool:
+    """A killed save's staging folder that course_lib made (empty, or holding its stamp): not a folder's content,
+    and safe to empty; a `.saving` holding anyone else's files is content."""
+    return (path.name == STAGING_NAME and path.is_dir() and not path.is_symlink()
+            and (not any(path.iterdir()) or (path / STAGING_STAMP).is_file()))
 
 
 def check_own_folder(folder, command: str, marker: str, is_own=None, parameter: str = "out") -> None:
@@ -227,7 +235,7 @@ def check_own_folder(folder, command: str, marker: str, is_own=None, parameter: 
         return
     # a name with a line break stays on the one line
     content = sorted(p.name if p.name.isprintable() else repr(p.name) for p in folder.iterdir()
-                     if p.name not in IGNORED_IN_FOLDERS and not is_lock_file(p.name))
+                     if not is_lock_file(p.name) and not is_own_staging(p))
     check(not content, f"{parameter}={folder} already holds files ({', '.join(content[:3])}"
                        f"{', ...' if len(content) > 3 else ''}) and no {marker}: it is not a folder `{command}` wrote; "
                        "give a new or empty folder")
@@ -237,7 +245,6 @@ def check_own_folder(folder, command: str, marker: str, is_own=None, parameter: 
 # One writer per folder
 # ---------------------------------------------------------------------------
 
-LOCK_NAME = IGNORED_IN_FOLDERS[0]
 _held: dict = {}  # resolved folder -> [file descriptor, depth]: a process may lock a folder it holds again
 
 

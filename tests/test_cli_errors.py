@@ -97,6 +97,20 @@ def test_a_reader_that_closes_the_pipe_stops_the_command_quietly():
 
 
 @pytest.mark.slow
+def test_ctrl_c_while_the_interpreter_shuts_down_after_a_finished_command_is_ignored():
+    """A Ctrl-C landing after the command finished (in an exit handler, as torch's and accelerate's run) prints no
+    traceback and the status is the command's own."""
+    script = ("import atexit, os, signal, sys, time\n"
+              "from course_lib.__main__ import command_line\n"
+              "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(0.5)))\n"
+              "sys.argv = ['course-lib', 'generate', '--n', '1']\n"
+              "command_line()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done
+    assert json.loads(done.stdout.splitlines()[0])["id"]
+
+
 def test_ctrl_c_prints_one_line_and_resuming_is_the_default(tmp_path):
     """Interrupted, `estimate` prints one line saying how to resume (its cached chunks) and writes no table.
 

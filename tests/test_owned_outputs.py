@@ -164,16 +164,33 @@ def test_a_killed_pretrain_leaves_no_model_that_claims_to_be_whole(tmp_path, mon
         p.name for p in (MODELS_DIR / "tiny-s").iterdir())
 
 
-@pytest.mark.parametrize("left", ["file", "link"])
-def test_a_staging_name_that_is_a_file_or_a_link_is_replaced_and_a_links_target_kept(tmp_path, left):
+@pytest.mark.parametrize("left", ["file", "link", "folder"])
+def test_a_staging_name_that_is_not_a_killed_saves_is_refused_and_kept(tmp_path, left):
+    """A `.saving` course_lib did not stamp (a file, a link, or a folder holding someone's file) is content."""
     precious, out = tmp_path / "precious.txt", tmp_path / "m"
     precious.write_text("keep me")
     out.mkdir()
-    (out / ".saving").write_text("x") if left == "file" else (out / ".saving").symlink_to(precious)
+    if left == "file":
+        (out / ".saving").write_text("keep me too")
+    elif left == "link":
+        (out / ".saving").symlink_to(precious)
+    else:
+        (out / ".saving").mkdir()
+        (out / ".saving" / "notes.txt").write_text("keep me too")
     done = run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "1", "--batch-size", "2", "--out", out,
                               "--quiet")
-    assert done.returncode == 0 and (out / "manifest.json").exists(), done.stderr
-    assert precious.read_text() == "keep me" and not (out / ".saving").exists()
+    assert done.returncode == 2 and "already holds files (.saving)" in done.stderr, done.stderr
+    assert precious.read_text() == "keep me" and not (out / "manifest.json").exists()
+    kept = out / ".saving" / "notes.txt" if left == "folder" else out / ".saving"
+    assert kept.read_text() == ("keep me" if left == "link" else "keep me too")
+
+
+def test_an_empty_staging_folder_is_used(tmp_path):
+    out = tmp_path / "m"
+    (out / ".saving").mkdir(parents=True)
+    done = run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "1", "--batch-size", "2", "--out", out,
+                              "--quiet")
+    assert done.returncode == 0 and not (out / ".saving").exists(), done.stderr
 
 
 def test_a_run_folders_staging_link_is_removed_not_followed(tmp_path):

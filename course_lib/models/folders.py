@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import check
 from ..paths import MODELS_DIR, env_folder
-from ..provenance import atomic_write_text, file_sha256
+from ..provenance import STAGING_NAME, STAGING_STAMP, atomic_write_text, file_sha256, is_own_staging
 
 
 def n_parameters(model) -> int:
@@ -132,13 +132,13 @@ def sample_sha256(path: Path, block: int = 4096) -> str:
 
 
 def fresh_staging(out: Path) -> Path:
-    """An empty OUT/.saving for files written before they are moved into `out` (what a killed save left there, even
-    a file or a link of that name, is removed first; a link's target is kept)."""
-    staged = Path(out) / ".saving"
-    if staged.is_symlink() or staged.is_file():
-        staged.unlink()
-    shutil.rmtree(staged, ignore_errors=True)
+    """An empty OUT/.saving, stamped as course_lib's, for files written before they are moved into `out` (what a
+    killed save left there is removed first; the caller's folder check refused a `.saving` that is not ours)."""
+    staged = Path(out) / STAGING_NAME
+    if is_own_staging(staged):
+        shutil.rmtree(staged)
     staged.mkdir(parents=True)
+    (staged / STAGING_STAMP).touch()
     return staged
 
 
@@ -146,5 +146,7 @@ def publish_files(staged: Path, out: Path, last: str) -> None:
     """Move every file of a staging folder into `out` (replacing those of the same name), `last` at the end; then
     remove the staging folder."""
     for path in sorted(staged.iterdir(), key=lambda path: path.name == last):
-        os.replace(path, out / path.name)
+        if path.name != STAGING_STAMP:
+            os.replace(path, out / path.name)
+    (staged / STAGING_STAMP).unlink()
     staged.rmdir()

@@ -15,10 +15,10 @@ from safetensors import SafetensorError
 
 from ..errors import CourseError
 from ..models import file_sha256
-from ..provenance import atomic_write_text
+from ..provenance import STAGING_NAME, atomic_write_text
 
 MARKER = "complete.json"  # written last into a finished checkpoint: the sha256 of every other file in it
-STAGING = ".saving"  # checkpoints and final/ are written in this subfolder of the run, then renamed out of it
+STAGING = STAGING_NAME  # checkpoints and final/ are written in this subfolder of the run, then renamed out of it
 CHECKPOINT = re.compile(r"checkpoint-(\d+)")  # checkpoint-12; not checkpoint-old, not checkpoint-12.damaged
 SAVE_ERRORS = (OSError, RuntimeError, SafetensorError)  # a full disk or a folder without write permission, as
 # Python, torch.save ("PytorchStreamWriter failed writing file") and safetensors report it
