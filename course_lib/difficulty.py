@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
 import warnings
 from pathlib import Path
@@ -284,6 +285,20 @@ def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
 MISSING_MARKS = ["", "NA", "NaN", "nan", "N/A", "null", "None"]  # what reads as missing, in every column but id
 
 
+def read_csv_strictly(path, **options) -> pd.DataFrame:
+    """`pandas.read_csv` that never takes the first column as an index and refuses a row with more fields than the
+    header (pandas would shift or drop them): a ParserError naming the line."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            return pd.read_csv(path, index_col=False, **options)
+        except pd.errors.ParserWarning:
+            raise pd.errors.ParserError("a row has more fields than the header") from None
+        except pd.errors.ParserError as error:
+            where = re.search(r"Expected \d+ fields in line \d+, saw \d+", str(error))
+            raise pd.errors.ParserError(where.group(0) if where else "ParserError") from None
+
+
 def read_table(path) -> pd.DataFrame:
     """A difficulty table from CSV, with a clear error when a required column is missing."""
     path = Path(path)
@@ -291,11 +306,13 @@ def read_table(path) -> pd.DataFrame:
     check(path.exists(), f"table={path} does not exist; {fix}")
     check(path.is_file(), f"table={path} is {what_it_is(path)}; give the CSV file `estimate` wrote")
     try:
-        columns = pd.read_csv(path, nrows=0, encoding="utf-8").columns
+        columns = read_csv_strictly(path, nrows=0, encoding="utf-8").columns
         missing_marks = {column: MISSING_MARKS for column in columns if column != "id"}  # an id is always text
-        table = pd.read_csv(path, dtype={"id": str, "outcomes": str}, encoding="utf-8", keep_default_na=False,
-                            na_values=missing_marks)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as error:
+        table = read_csv_strictly(path, dtype={"id": str, "outcomes": str}, encoding="utf-8", keep_default_na=False,
+                                  na_values=missing_marks)
+    except pd.errors.ParserError as error:
+        raise CourseError(f"table={path} is not a CSV table `estimate` wrote ({error}); {fix}") from None
+    except (pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise CourseError(f"table={path} is not a CSV table ({type(error).__name__}); {fix}") from None
     missing = [c for c in ("id", "level", "pass_rate") if c not in table.columns]
     check(not missing, f"table={path} is missing column(s) {', '.join(missing)}; it must come from `estimate`")

@@ -297,6 +297,8 @@ def _one_row(tmp_path):
     ("id,level,pass_rate\n", "has no rows; make one with `python -m course_lib estimate ... --out"),
     (b"\xff\xfe\x00id", "is not a CSV table (UnicodeDecodeError); make one with"),
     ("", "is not a CSV table (EmptyDataError)"),
+    ("id,level,pass_rate\na,1,0.5,extra\nb,2,0.3\n", "is not a CSV table `estimate` wrote (a row has more fields than the header)"),
+    ("id,level,pass_rate\na,1,0.5\nb,2,0.3,extra\n", "(Expected 3 fields in line 3, saw 4); make one with"),
 ])
 def test_read_table_says_what_is_wrong_and_how_to_make_one(tmp_path, content, message):
     path = tmp_path / "t.csv"

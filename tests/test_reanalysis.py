@@ -104,7 +104,10 @@ DAMAGE = {
         (root / "regimes-hard-wins" / "results.csv").read_text().splitlines()[0] + "\n"),
         "regimes-hard-wins/results.csv holds no point's result (no rows, or no status column)"),
     "binary": (lambda root: (root / "size-boundary" / "results.csv").write_bytes(bytes(range(256)) * 40),
-               "size-boundary/results.csv is not a results table (ParserError)"),
+               "size-boundary/results.csv is not a results table (Expected "),
+    "a row longer than the header": (lambda root: (root / "size-boundary" / "results.csv").write_text(
+        (root / "size-boundary" / "results.csv").read_text().replace("\n", ",extra\n", 2).replace(",extra", "", 1)),
+        "size-boundary/results.csv is not a results table (a row has more fields than the header)"),
     "not UTF-8": (lambda root: (root / "size-boundary" / "results.csv").write_bytes(b"point,status\n\xff\xfe,ok\n"),
                   "size-boundary/results.csv is not a results table (UnicodeDecodeError)"),
     "a column missing": (lambda root: damage_csv(root, "hard-wins", lambda t: t.drop(columns=["gain.test"])),

@@ -16,6 +16,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.weightstats import DescrStatsW
 
+from ..difficulty import read_csv_strictly
 from ..errors import CourseError, check
 from ..paths import REPOSITORY, course_path
 
@@ -253,8 +254,10 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
                          "--out DIR`")
     fix = f"restore it (git checkout) or remake it with `python -m course_lib aggregate {study} --out DIR`"
     try:
-        table = pd.read_csv(path)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, OSError) as error:
+        table = read_csv_strictly(path)
+    except pd.errors.ParserError as error:
+        raise CourseError(f"{path} is not a results table ({error}); {fix}") from None
+    except (pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as error:
         raise CourseError(f"{path} is not a results table ({type(error).__name__}); {fix}") from None
     check_results(table, path, study, fix)
     return table[table["status"] == "ok"].reset_index(drop=True), _study_provenance(folder / "provenance.json", fix)
