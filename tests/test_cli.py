@@ -30,7 +30,7 @@ def test_pretrain_help():
         (["pretrain"], "the following arguments are required: --out"),
         (["pretrain", "--wordy-share", "1.5", "--out", "x"], "wordy_share=1.5 must be between 0 and 1"),
         (["pretrain", "--levels", "6", "--out", "x"], "levels: 6 is not a training level"),
-        (["calibrate", "--model", "/no/such/model"], "is not a folder"),
+        (["calibrate", "--model", "/no/such/model"], "does not exist"),
         (["calibrate", "--model", "tiny-s", "--k", "1"], "k=1 must be >= 2"),
         (["generate", "--task", "algebra"], "task='algebra' is unknown"),
         (["generate", "--levels", "9"], "level 9 is outside"),

@@ -80,14 +80,22 @@ def test_sizes_grow():
     assert counts == sorted(counts) and counts[-1] > 20 * counts[0]
 
 
-def test_model_path_that_is_not_a_model(tmp_path):
+def test_model_path_that_is_not_a_model(tmp_path, monkeypatch):
     with pytest.raises(CourseError, match="holds no model"):
         load_model(str(tmp_path))
     (tmp_path / "weights.bin").write_text("x")
     with pytest.raises(CourseError, match="is not a folder"):
         load_model(str(tmp_path / "weights.bin"))
-    with pytest.raises(CourseError, match="holds no model|is not a folder"):
+    with pytest.raises(CourseError, match=r"model='.*missing' does not exist; give a model folder"):
         load_model(str(tmp_path / "missing"))
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "nowhere").symlink_to(tmp_path / "missing")
+    for link in ("loop", "nowhere"):
+        with pytest.raises(CourseError, match="is a link that leads nowhere"):
+            load_model(str(tmp_path / link))
+    with pytest.raises(CourseError, match="'loop' is a link that leads nowhere"):  # a relative name: not a hub id
+        monkeypatch.chdir(tmp_path)
+        load_model("loop")
 
 
 def _copy_tiny_s(folder):

@@ -136,8 +136,12 @@ def resolve_model_path(name_or_path: str) -> Path | None:
         )
         return path
     path = Path(name_or_path).expanduser()
+    fix = "give a model folder, a tiny name or a hub id"
+    check(not path.is_symlink() or path.exists(),
+          f"model={name_or_path!r} is a link that leads nowhere (a loop, or a path that does not exist); {fix}")
     if path.exists() or name_or_path.startswith((".", "/", "~")):
-        check(path.is_dir(), f"model={name_or_path!r} is not a folder; give a model folder, a tiny name or a hub id")
+        check(path.exists(), f"model={name_or_path!r} does not exist; {fix}")
+        check(path.is_dir(), f"model={name_or_path!r} is not a folder; {fix}")
         check(
             (path / "config.json").exists(),
             f"model={name_or_path!r} holds no model (no config.json); "
