@@ -999,6 +999,7 @@ def main(argv=None) -> int:
 
     shown, warnings.formatwarning = warnings.formatwarning, _warning_line  # restored when the command ends
     args.locks = contextlib.ExitStack()  # the output files' locks a command takes (`_check_file_outputs`)
+    sys.stdout = printed = _StandardOutput(sys.stdout)  # restored when the command ends
     try:
         with args.locks:
             code = args.run(args) or 0
@@ -1014,6 +1015,11 @@ def main(argv=None) -> int:
         print("interrupted; run the same command again to resume (estimates, sweeps and training runs resume "
               "from what they saved)", file=sys.stderr)
         return 130
+    except StandardOutputError as error:  # a full disk or device behind `> file`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's own flush goes nowhere
+        print(f"error: standard output could not be written ({error.strerror or error}): what the command printed "
+              "is incomplete; the files it wrote (--out) are whole", file=sys.stderr)
+        return 2
     except OSError as error:  # a path that could not be read or written after the early checks
         where = f"{error.filename}: " if error.filename else ""
         print(f"error: {where}{error.strerror or error}; check the path, its permissions and free disk space",
@@ -1021,6 +1027,35 @@ def main(argv=None) -> int:
         return 2
     finally:
         warnings.formatwarning = shown
+        sys.stdout = printed.stream
+
+
+class StandardOutputError(OSError):
+    """Standard output could not be written (not a closed pipe: that stays a BrokenPipeError)."""
+
+
+class _StandardOutput:
+    """sys.stdout whose write errors say they are standard output's, so the error line names it, not a path."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def _tagged(self, action, *args):
+        try:
+            return action(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise StandardOutputError(error.errno, error.strerror) from error
+
+    def write(self, text):
+        return self._tagged(self.stream.write, text)
+
+    def flush(self):
+        return self._tagged(self.stream.flush)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
 
 
 def _warning_line(message, category, filename, lineno, line=None) -> str:

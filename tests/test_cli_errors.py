@@ -97,6 +97,22 @@ def test_a_reader_that_closes_the_pipe_stops_the_command_quietly():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full (a device that is always full) is Linux's")
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+def test_standard_output_on_a_full_disk_is_one_line_that_says_the_files_are_whole(tmp_path, unbuffered):
+    """`select ... > file` on a full disk: the ids file is written; the line names standard output, not a path."""
+    table, out = tmp_path / "t.csv", tmp_path / "ids.txt"
+    table.write_text("id,level,pass_rate\na,1,0.5\nb,2,0.25\n")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "course_lib", "select", "--table", str(table), "--strategy", "hard",
+                               "--budget", "1", "--out", str(out)], stdout=full, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONUNBUFFERED": unbuffered}, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == ("error: standard output could not be written (No space left on device): what the "
+                                   "command printed is incomplete; the files it wrote (--out) are whole")
+    assert out.read_text() == "b\n"
+
+
 def test_ctrl_c_while_the_interpreter_shuts_down_after_a_finished_command_is_ignored():
     """A Ctrl-C landing after the command finished (in an exit handler, as torch's and accelerate's run) prints no
     traceback and the status is the command's own."""
