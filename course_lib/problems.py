@@ -13,18 +13,18 @@ import dataclasses
 import random
 from pathlib import Path
 
-from . import data, tasks
+from .data import HUB_IDS, load_aime2025, load_bbh, load_gsm8k, load_jsonl_problems, load_math
 from .errors import check
 from .provenance import env_folder, file_sha256
-from .tasks import TEST_SHARE, Problem, hash_split  # noqa: F401 (hash_split: also read from here)
+from .tasks import TASK_NAMES, TASK_SPLITS, TEST_SHARE, Problem, generate, hash_split  # noqa: F401 (read from here)
 
-PROCEDURAL = tasks.TASK_NAMES  # generated from a seed: any number of problems
+PROCEDURAL = TASK_NAMES  # generated from a seed: any number of problems
 REAL_TASKS = ("gsm8k", "math", "math-numeric", "bbh", "aime2025")
 TASK_HELP = ("arith, shuffle, tinymath, tinymath-numeric (its numeric-answer subset) (procedural); gsm8k, math, "
              "math-numeric (MATH's numeric-answer subset), bbh (tracking_shuffled_objects 3/5/7), aime2025 "
              "(evaluation only); or jsonl:PATH, your own file")
 SPLITS = {  # which splits each source has
-    **tasks.TASK_SPLITS, "gsm8k": ("train", "test"), "math": ("train", "test"),
+    **TASK_SPLITS, "gsm8k": ("train", "test"), "math": ("train", "test"),
     "math-numeric": ("train", "test"), "bbh": ("train", "test"), "aime2025": ("test",), "jsonl": ("train", "test", "all"),
 }
 
@@ -55,7 +55,7 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
     check(n is None or (isinstance(n, int) and not isinstance(n, bool) and n >= 1), f"n={n!r} must be a positive integer")
     if family in PROCEDURAL:
         check(n is not None, f"n is required for the procedural task {task}: it can generate any number of problems")
-        chosen = tasks.generate(task, n, split, seed, levels)
+        chosen = generate(task, n, split, seed, levels)
     else:
         rows = _real_rows(task, family, split, _data_root(data_dir))
         check(rows, f"split={split!r} of {task} holds no problem: a hash of each prompt puts about "
@@ -97,7 +97,7 @@ def _data_root(data_dir) -> Path | None:
 def _local_or_hub(root: Path | None, folder: str, hub_key: str) -> str:
     """The path of a dataset's folder under the data root, or its hub id when there is no root."""
     if root is None:
-        return data.HUB_IDS[hub_key]
+        return HUB_IDS[hub_key]
     path = root / folder
     check(path.is_dir(), f"data_dir={str(root)!r} has no {folder}/ folder; lay it out like ../shared/data")
     return str(path)
@@ -106,16 +106,16 @@ def _local_or_hub(root: Path | None, folder: str, hub_key: str) -> str:
 def _real_rows(task: str, family: str, split: str, root: Path | None) -> list[Problem]:
     """Every problem of a real dataset's split, in the file's order."""
     if family == "gsm8k":
-        return data.load_gsm8k(_local_or_hub(root, "gsm8k", "gsm8k"), split)
+        return load_gsm8k(_local_or_hub(root, "gsm8k", "gsm8k"), split)
     if family in ("math", "math-numeric"):
-        rows = data.load_math(_local_or_hub(root, "math", "math"), split, numeric_only=family == "math-numeric")
+        rows = load_math(_local_or_hub(root, "math", "math"), split, numeric_only=family == "math-numeric")
         return [p for p in rows if p.answer.strip()]  # two MATH train rows have an empty \boxed{}
     if family == "bbh":
-        every = data.load_bbh(_local_or_hub(root, "bbh", "bbh"))
+        every = load_bbh(_local_or_hub(root, "bbh", "bbh"))
         return [p for p in every if hash_split(p.prompt) == split]
     if family == "aime2025":
-        return data.load_aime2025(_local_or_hub(root, "aime2025", "aime2025"))
-    rows = data.load_jsonl_problems(task.split(":", 1)[1])
+        return load_aime2025(_local_or_hub(root, "aime2025", "aime2025"))
+    rows = load_jsonl_problems(task.split(":", 1)[1])
     return rows if split == "all" else [p for p in rows if hash_split(p.prompt) == split]
 
 

@@ -127,3 +127,53 @@ def test_the_design_page_names_every_module_where_it_is():
         row = next(line for line in text.splitlines() if line.startswith(f"| `{package.name}/`"))
         for path in (p for p in package.glob("*.py") if p.name != "__init__.py" or len(p.read_text().splitlines()) > 1):
             assert f"`{path.stem}`" in row, f"{package.name}/{path.name} is not in docs/design.md"
+
+
+# ---------------------------------------------------------------------------
+# Notebooks open short: one namespace, imports in at most 8 lines
+# ---------------------------------------------------------------------------
+
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb")) + [NOTEBOOKS_DIR.parent / "apps" / "budget_explorer.ipynb"]
+
+
+def opening_imports(notebook: dict) -> tuple[int, list[str]]:
+    """(lines of import statements, course_lib modules imported from) in the first code cell after `parameters`."""
+    import ast
+
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    first = [i for i, cell in enumerate(code) if "parameters" in cell["metadata"].get("tags", [])][0] + 1
+    tree = ast.parse("".join(code[first]["source"]))
+    imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+    return (sum(node.end_lineno - node.lineno + 1 for node in imports),
+            [node.module for node in imports if isinstance(node, ast.ImportFrom) and node.module.startswith("course_lib")])
+
+
+def test_opening_imports_counts_lines_of_import_statements_only():
+    cells = [{"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": ["SEED = 0\n"]},
+             {"cell_type": "code", "metadata": {}, "source": ["import math\n", "\n", "from course_lib import (a,\n",
+                                                              "    b)\n", "x = 1\n", "from course_lib.tasks import c"]}]
+    assert opening_imports({"cells": cells}) == (4, ["course_lib", "course_lib.tasks"])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_notebook_opens_with_at_most_8_lines_of_imports_from_one_namespace(path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    lines, modules = opening_imports(notebook)
+    assert lines <= 8 and set(modules) == {"course_lib"}, (lines, modules)
+    later = [line for cell in notebook["cells"] if cell["cell_type"] == "code" for line in cell["source"]
+             if line.startswith("from course_lib.")]
+    assert not later, f"{path.name} imports from course_lib's modules, not its namespace: {later}"
+
+
+def test_every_public_name_loads_from_the_module_the_table_names():
+    import importlib
+
+    import course_lib
+
+    for name, module in course_lib.HOME.items():
+        home = importlib.import_module(f"course_lib.{module}")
+        assert getattr(course_lib, name) is getattr(home, name, None) or getattr(course_lib, name).__name__ == \
+            f"course_lib.{module}.{name}", name
+    assert course_lib.problems.__module__ == "course_lib.problems" and callable(course_lib.problems)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        course_lib.no_such_name  # noqa: B018
