@@ -807,7 +807,7 @@ STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wi
               "capacity-boundary-short, size-boundary, one-group-hard-wins, the probes "
               "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
               "headroom-pilot-long, regimes-pilot, strong-regime-pilot, one-group-pilot and size-boundary-pilot "
-              "(course_lib.research.studies.STUDIES)")
+              "(each defined by data/results/STUDY/study.json)")
 
 
 def build_parser() -> argparse.ArgumentParser:

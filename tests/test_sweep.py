@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -918,3 +919,18 @@ def test_a_grid_that_lists_no_points_does_not_empty_the_results(tmp_path):
     with pytest.raises(CourseError, match="grid.json lists no points"):
         collect("hard-wins", "smoke", tmp_path)
     assert (tmp_path / "results.csv").read_text() == "point\nkept\n"
+
+
+def test_every_study_is_defined_in_its_own_folder_and_a_damaged_definition_is_one_line(tmp_path):
+    from course_lib.research.studies import RESULTS_DIR, read_studies
+
+    with_grid = {path.parent.name for path in RESULTS_DIR.glob("*/grid.json")}  # every swept study
+    assert with_grid <= set(STUDIES) and set(STUDIES) <= {p.name for p in RESULTS_DIR.iterdir()}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "study.json").write_text('{"fixed": {}, "grid": {"smoke": {"SEED": [0]}}, "about": "x"}')
+    assert read_studies(tmp_path) == {"a": {"fixed": {}, "grid": {"smoke": {"SEED": [0]}}}}
+    for damaged, message in [("{", "is not valid JSON (JSONDecodeError)"), ('{"fixed": {}}', "must hold an object"),
+                             ("[]", "must hold an object")]:
+        (tmp_path / "a" / "study.json").write_text(damaged)
+        with pytest.raises(CourseError, match=re.escape(f"{tmp_path / 'a' / 'study.json'} ") + ".*" + re.escape(message)):
+            read_studies(tmp_path)

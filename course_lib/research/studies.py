@@ -1,5 +1,5 @@
-"""The studies: their grids (`STUDIES`) and reading their results (gains across seeds, paired differences,
-per-level tables).
+"""The studies: their definitions (`STUDIES`, read from data/results/<study>/study.json) and reading their results
+(gains across seeds, paired differences, per-level tables).
 
 Pure definitions and functions over the results table that `python -m course_lib reproduce` writes (one row
 per grid point); `course_lib.research.sweep` runs the grids. Introduced in notebooks/05_hard_examples_win.ipynb; used again in 06 and 07.
@@ -22,219 +22,27 @@ from ..paths import REPOSITORY, course_path
 
 RESULTS_DIR = REPOSITORY / "data" / "results"
 
-PAPER_SIZES = ["Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-3B-Instruct"]
+STUDY_FILE = "study.json"  # in each study's folder: what it runs, beside its README, grid.json, make.sh and results
 
-# size-boundary's seeds per model: size-boundary-pilot's power calculation, at least 5 (its README); tiny-m, the one size that
-# learned measurably in the pilot, runs first
-SIZE_BOUNDARY_SEEDS = {"tiny-m": 9, "tiny-s": 5, "tiny-sm": 5, "tiny-l": 5}
-# one-group-hard-wins: 8 fresh seeds (its README's power calculation; the pilot's 400-401 never reused)
-ONE_GROUP_SEEDS = list(range(500, 508))
 
-# Each study: fixed parameters plus a grid per profile (the product of the lists is the set of points),
-# and optionally `also`: a second grid per profile whose points are added (an arm that is no product). A profile's
-# grid may also be a list of grids, whose points are all run (e.g. each model with its own number of seeds).
-STUDIES = {
-    "hard-wins": {  # arXiv 2508.14094 in the tiny world: 10% budget, strategies, middle model
-        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1},
-        "grid": {
-            "smoke": {"TASK": ["arith"], "STRATEGY": ["hard", "random"], "SEED": [0]},
-            "tiny": {"TASK": ["arith", "shuffle"],
-                     "STRATEGY": ["easy", "medium", "hard", "random", "learnability", "random+dynamic"],
-                     "SEED": [0, 1, 2, 3, 4]},
-            # arXiv 2508.14094's own setting: Qwen3-4B, GSM8K and BBH, 10% of the train split, AIME 2025 pass@8;
-            # 1000 steps of one prompt on both (the paper reports step 1000 for each: ~16 passes over BBH's ~60)
-            "paper": {"MODEL": ["Qwen/Qwen3-4B"], "TASK": ["gsm8k", "bbh"], "OOD_TASK": ["aime2025"],
-                      "TRAIN_SETTINGS": ["2508.14094"], "DIFFICULTY_K": [10],
-                      "STRATEGY": ["easy", "medium", "hard", "random"], "SEED": [0, 1, 2]},
-        },
-    },
-    "hard-wins-large-pool": {  # follow-up probe: the same 10% budget of a 2.5x larger pool (250 problems, 41 steps)
-        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1, "TASK": "arith"},
-        "grid": {
-            "smoke": {"STRATEGY": ["hard", "random"], "SEED": [0], "POOL_SIZE": [40]},
-            "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1], "POOL_SIZE": [2500]},
-        },
-    },
-    "hard-wins-paper-steps": {  # follow-up probe: one prompt per step as the paper, so 130 optimizer steps, not 17
-        "fixed": {"MODEL": "tiny-m", "BUDGET": 0.1, "TASK": "arith", "PROMPTS_PER_STEP": 1},
-        "grid": {
-            "smoke": {"STRATEGY": ["hard", "random"], "SEED": [0]},
-            "tiny": {"STRATEGY": ["easy", "hard", "random", "learnability"], "SEED": [0, 1]},
-        },
-    },
-    "headroom-pilot": {  # issue "A tiny world that can decide", item 1: the LR and length at which random 10% gains
-        # +0.10 held-out accuracy under the paper's optimizer shape ("shaped"); one seed; no OOD (test gain decides)
-        "fixed": {"MODEL": "tiny-m", "TASK": "arith", "STRATEGY": "random", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
-                  "OOD_TASK": "none"},
-        "grid": {
-            "smoke": {"LEARNING_RATE": [3e-4, 1e-3], "STEPS": [2], "POOL_SIZE": [40], "SEED": [0]},
-            "tiny": {"LEARNING_RATE": [3e-4, 1e-3, 3e-3], "STEPS": [50, 100], "POOL_SIZE": [2500], "SEED": [0]},
-        },
-    },
-    "headroom-pilot-seeds": {  # follow-up of headroom-pilot: is its +0.06 a plateau? seeds 1-2 and lr 1e-4, 100 steps
-        "fixed": {"MODEL": "tiny-m", "TASK": "arith", "STRATEGY": "random", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
-                  "OOD_TASK": "none"},
-        "grid": {
-            "smoke": {"LEARNING_RATE": [3e-4], "STEPS": [2], "POOL_SIZE": [40], "SEED": [1]},
-            "tiny": {"LEARNING_RATE": [3e-4, 1e-3], "STEPS": [100], "POOL_SIZE": [2500], "SEED": [1, 2]},
-        },
-        "also": {"tiny": {"LEARNING_RATE": [1e-4], "STEPS": [100], "POOL_SIZE": [2500], "SEED": [0, 1, 2]}},
-    },
-    "headroom-pilot-long": {  # follow-up of headroom-pilot(-seeds): does 3x the length (300 steps) lift the plateau?
-        "fixed": {"MODEL": "tiny-m", "TASK": "arith", "STRATEGY": "random", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
-                  "OOD_TASK": "none"},
-        "grid": {
-            "smoke": {"LEARNING_RATE": [3e-4], "STEPS": [2], "POOL_SIZE": [40], "SEED": [0]},
-            "tiny": {"LEARNING_RATE": [1e-4, 3e-4], "STEPS": [300], "POOL_SIZE": [2500], "SEED": [0]},
-        },
-    },
-    "regimes-pilot": {  # the reference gain and the hard - random spread in two regimes, for
-        # the power calculation of regimes-hard-wins (skill-limited tiny-m; format-limited tiny-m-wordy)
-        "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "OOD_TASK": "none",
-                  "BASE_K": 64},
-        "grid": {
-            "smoke": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [0]},
-            "tiny": {"MODEL": ["tiny-m", "tiny-m-wordy"], "STRATEGY": ["hard", "random"], "POOL_SIZE": [2500],
-                     "SEED": [0, 1, 2]},
-        },
-    },
-    "capacity-boundary-short": {  # a boundary inside the training levels. tiny-m-short never saw
-        # levels 4-5 in pretraining (pass rates ~0.02 there, 0.6-0.85 at 1-3): levels 1-3 vs 1-5 vs size-matched random
-        # vs 1-5 stopped at 1-3's 49 steps (1.3 epochs of its 300 problems at 8 prompts per step)
-        "fixed": {"MODEL": "tiny-m-short", "TASK": "arith", "BUDGET": 1.0, "TRAIN_SETTINGS": "shaped",
-                  "LEARNING_RATE": 3e-4, "POOL_SIZE": 500, "BASE_K": 64, "OOD_TASK": "none"},
-        "grid": {
-            "smoke": {"STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0]},
-            "tiny": {"STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [0, 1, 2, 3, 4]},
-        },
-        "also": {"tiny": {"STRATEGY": ["levels-1-5"], "STEPS": [49], "SEED": [0, 1, 2, 3, 4]}},
-    },
-    "size-boundary-pilot": {  # a boundary made by size: four sizes that saw the same data (all five levels), levels
-        # 1-3 vs 1-5 vs size-matched random vs 1-5 stopped at 1-3's 49 steps; sizes the confirmatory study (README).
-        # Seeds 300-302, never reused by a confirmatory study; each seed draws and labels its own pool; trained K=16
-        "fixed": {"TASK": "arith", "BUDGET": 1.0, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 500,
-                  "BASE_K": 64, "EVAL_K": 16, "RESAMPLE_POOL": True, "OOD_TASK": "none"},
-        "grid": {
-            "smoke": {"MODEL": ["tiny-sm"], "STRATEGY": ["levels-1-3", "levels-1-5"], "POOL_SIZE": [40],
-                      "SEED": [300]},
-            "tiny": {"MODEL": ["tiny-s", "tiny-sm", "tiny-m", "tiny-l"],
-                     "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [300, 301, 302]},
-        },
-        "also": {"tiny": {"MODEL": ["tiny-s", "tiny-sm", "tiny-m", "tiny-l"], "STRATEGY": ["levels-1-5"],
-                          "STEPS": [49], "SEED": [300, 301, 302]}},
-    },
-    "size-boundary": {  # confirmatory (README written before it ran): levels 1-3 vs 1-5 across four sizes that saw
-        # the same data; each size with the seeds its own pilot spread asked for (fresh seeds from 310, never 300-302)
-        "fixed": {"TASK": "arith", "BUDGET": 1.0, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 500,
-                  "BASE_K": 64, "EVAL_K": 16, "RESAMPLE_POOL": True, "OOD_TASK": "none"},
-        "grid": {
-            "smoke": {"MODEL": ["tiny-sm"], "STRATEGY": ["levels-1-3", "levels-1-5"], "POOL_SIZE": [40],
-                      "SEED": [310]},
-            "tiny": [{"MODEL": [model], "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"],
-                      "SEED": list(range(310, 310 + seeds))} for model, seeds in SIZE_BOUNDARY_SEEDS.items()],
-        },
-        "also": {"tiny": [{"MODEL": [model], "STRATEGY": ["levels-1-5"], "STEPS": [49],
-                           "SEED": list(range(310, 310 + seeds))} for model, seeds in SIZE_BOUNDARY_SEEDS.items()]},
-    },
-    "regimes-hard-wins": {  # "hard wins" tested in a skill-limited (tiny-m) and a format-limited
-        # (tiny-m-wordy) regime, with the seeds the regimes-pilot's power calculation asked for (README)
-        "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500,
-                  "BASE_K": 64},
-        "grid": {
-            "smoke": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [0]},
-            "tiny": {"MODEL": ["tiny-m", "tiny-m-wordy"], "STRATEGY": ["easy", "medium", "hard", "random"],
-                     "SEED": [0, 1, 2, 3, 4, 5, 6, 7]},
-        },
-        # exploratory, not part of the pre-registered tests: does the format regime's gain grow with 100 steps?
-        "also": {"tiny": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "STEPS": [100], "SEED": [0, 1, 2]}},
-    },
-    "regimes-hard-wins-long": {  # the regimes-hard-wins test at 100 steps, the length at which the
-        # format-limited regime's reference arm gained +0.14 (exploratory); hard vs random, 8 seeds (README)
-        "fixed": {"TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped", "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500,
-                  "BASE_K": 64},
-        "grid": {
-            "smoke": {"MODEL": ["tiny-m-wordy"], "STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [0]},
-            "tiny": {"MODEL": ["tiny-m-wordy", "tiny-m"], "STRATEGY": ["hard", "random"], "STEPS": [100],
-                     "SEED": [0, 1, 2, 3, 4, 5, 6, 7]},
-        },
-    },
-    "strong-regime-pilot": {  # the strong-but-unsaturated regime (tiny-l-strong, mean p ~0.8): the reference arm's
-        # headroom and the spread of hard - random and easy - random, to size strong-regime-hard-wins (README). Seeds
-        # 100-102, never reused by a confirmatory study; each seed draws its own pool and labels; trained model K=16.
-        "fixed": {"MODEL": "tiny-l-strong", "TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
-                  "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500, "BASE_K": 64, "EVAL_K": 16, "RESAMPLE_POOL": True,
-                  "OOD_TASK": "none", "STEPS": 100},
-        "grid": {
-            "smoke": {"STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [100]},
-            "tiny": {"STRATEGY": ["easy", "hard", "random"], "SEED": [100, 101, 102]},
-        },
-    },
-    "strong-regime-hard-wins": {  # confirmatory (README written before it ran): hard - random where the papers'
-        # mechanism predicts hard wins; the pilot's settings, fresh seeds 200-205 (5 for the primary test, 6 for easy)
-        "fixed": {"MODEL": "tiny-l-strong", "TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
-                  "LEARNING_RATE": 3e-4, "POOL_SIZE": 2500, "BASE_K": 64, "EVAL_K": 16, "RESAMPLE_POOL": True,
-                  "OOD_TASK": "none", "STEPS": 100},
-        "grid": {
-            "smoke": {"STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "SEED": [200]},
-            "tiny": {"STRATEGY": ["hard", "random", "easy"], "SEED": [200, 201, 202, 203, 204, 205]},
-        },
-    },
-    "one-group-pilot": {  # the paper's step structure (one prompt's group of 8 per optimizer step) on tiny-l-strong:
-        # the learning rate and length at which random's gain levels off, clipping that binds on a minority of steps,
-        # and the spread of hard - random, to size the confirmatory study (README). Seeds 400-401, never reused.
-        "fixed": {"MODEL": "tiny-l-strong", "TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
-                  "PROMPTS_PER_STEP": 1, "MAX_GRAD_NORM": 0.5, "POOL_SIZE": 2500, "BASE_K": 64, "EVAL_K": 32,
-                  "RESAMPLE_POOL": True, "OOD_TASK": "none"},
-        "grid": {
-            "smoke": {"STRATEGY": ["hard", "random"], "POOL_SIZE": [40], "LEARNING_RATE": [3e-4], "STEPS": [4],
-                      "SEED": [400]},
-            "tiny": {"STRATEGY": ["random", "hard"], "LEARNING_RATE": [3e-5, 1e-4, 3e-4], "STEPS": [300, 1000],
-                     "SEED": [400, 401]},
-        },
-    },
-    "one-group-hard-wins": {  # confirmatory (README written before it ran): hard vs random vs easy on tiny-l-strong
-        # with one prompt's group per optimizer step, and hard - random at 8 prompts per step on the same completions
-        # (125 steps x 64 against 1,000 x 8); lr, steps, margin from one-group-pilot; fresh seeds 500-507
-        "fixed": {"MODEL": "tiny-l-strong", "TASK": "arith", "BUDGET": 0.1, "TRAIN_SETTINGS": "shaped",
-                  "LEARNING_RATE": 3e-4, "MAX_GRAD_NORM": 0.5, "POOL_SIZE": 2500, "BASE_K": 64, "EVAL_K": 64,
-                  "RESAMPLE_POOL": True, "OOD_TASK": "none"},
-        "grid": {
-            "smoke": {"STRATEGY": ["hard", "random"], "PROMPTS_PER_STEP": [1], "POOL_SIZE": [40], "STEPS": [4],
-                      "SEED": [500]},
-            "tiny": [{"STRATEGY": ["hard", "random"], "PROMPTS_PER_STEP": [1], "STEPS": [1000], "SEED": ONE_GROUP_SEEDS},
-                     {"STRATEGY": ["hard", "random"], "PROMPTS_PER_STEP": [8], "STEPS": [125], "SEED": ONE_GROUP_SEEDS},
-                     {"STRATEGY": ["easy"], "PROMPTS_PER_STEP": [1], "STEPS": [1000], "SEED": ONE_GROUP_SEEDS}],
-        },
-    },
-    "strategies-by-size": {  # notebook 07: the same 10% strategies for the smallest and largest models (tiny-m: hard-wins)
-        "fixed": {"BUDGET": 0.1, "TASK": "arith"},
-        "grid": {
-            "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["hard", "learnability"], "SEED": [0]},
-            "tiny": {"MODEL": ["tiny-s", "tiny-l"], "STRATEGY": ["easy", "medium", "hard", "random", "learnability"],
-                     "SEED": [0, 1]},
-        },
-    },
-    "capacity-boundary": {  # arXiv 2604.06298 in the tiny world: three sizes, levels 1-3 vs 1-5
-        "fixed": {"TASK": "arith", "BUDGET": 1.0},
-        "grid": {
-            "smoke": {"MODEL": ["tiny-s"], "STRATEGY": ["levels-1-3", "levels-1-5"], "SEED": [0]},
-            "tiny": {"MODEL": ["tiny-s", "tiny-m", "tiny-l"], "POOL_SIZE": [500],
-                     "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"], "SEED": [0, 1, 2]},
-            # arXiv 2604.06298's own setting: Qwen2.5 0.5B/1.5B/3B + LoRA on MATH, <answer> tags, K=4 generations;
-            # scored on MATH-500 per level and on its numeric-answer subset
-            # no difficulty table: every arm selects by level or at random (ESTIMATE_POOL False)
-            "paper": {"MODEL": PAPER_SIZES, "TASK": ["math"], "OOD_TASK": ["math-numeric"],
-                      "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["levels-1-3", "levels-1-5", "random-matched"],
-                      "ESTIMATE_POOL": [False], "SEED": [0, 1, 2]},
-        },
-        "also": {  # arXiv 2604.06298's cross-dataset arm: trained on all of GSM8K, scored on MATH's numeric subset
-            "paper": {"MODEL": PAPER_SIZES, "TASK": ["gsm8k"], "OOD_TASK": ["math-numeric"],
-                      "TRAIN_SETTINGS": ["2604.06298"], "STRATEGY": ["random"], "ESTIMATE_POOL": [False],
-                      "SEED": [0, 1, 2]},
-        },
-    },
-}
+def read_studies(root=RESULTS_DIR) -> dict:
+    """Every study's definition, from data/results/<study>/study.json: `fixed` parameters, a `grid` per profile (the
+    product of its lists is the set of points; a profile's grid may be a list of grids, whose points are all run),
+    optionally `also` (a second grid per profile whose points are added: an arm that is no product), and `about`."""
+    studies = {}
+    for path in sorted(Path(root).glob(f"*/{STUDY_FILE}")):
+        try:
+            definition = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as error:
+            raise CourseError(f"{path} is not valid JSON ({type(error).__name__}); restore it (git checkout)") from None
+        check(isinstance(definition, dict) and isinstance(definition.get("fixed"), dict)
+              and isinstance(definition.get("grid"), dict) and definition["grid"],
+              f"{path} must hold an object with `fixed` parameters and a `grid` per profile; restore it (git checkout)")
+        studies[path.parent.name] = {key: definition[key] for key in ("fixed", "grid", "also") if key in definition}
+    return studies
 
+
+STUDIES = read_studies()  # study name -> its definition (read once, when the module is imported)
 
 
 def study_folder(study: str, root=RESULTS_DIR) -> Path:
