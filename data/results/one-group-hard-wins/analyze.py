@@ -98,7 +98,10 @@ def report(root=RESULTS_DIR) -> str:
         "results.csv and provenance.json).", ""])
 
 
-def main(out=Path(__file__).with_name("analysis.md")) -> None:
+OUT = Path(__file__).with_name("analysis.md")
+
+
+def main(out=OUT) -> None:
     atomic_write_text(out, report())
     print(f"wrote {out}")
 
