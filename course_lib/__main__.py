@@ -803,11 +803,13 @@ def add_config_flags(parser, aliases: dict) -> None:
             parser.add_argument(*flags, dest=field.name, type=type(field.default), default=None, help=text)
 
 
-STUDY_HELP = ("hard-wins, capacity-boundary, strategies-by-size, regimes-hard-wins, regimes-hard-wins-long, strong-regime-hard-wins, "
-              "capacity-boundary-short, size-boundary, one-group-hard-wins, the probes "
-              "hard-wins-large-pool and hard-wins-paper-steps, or the pilots headroom-pilot, headroom-pilot-seeds, "
-              "headroom-pilot-long, regimes-pilot, strong-regime-pilot, one-group-pilot and size-boundary-pilot "
-              "(each defined by data/results/STUDY/study.json)")
+def study_help() -> str:
+    """The studies `reproduce`, `sweep-point` and `aggregate` know, by kind (data/results/STUDY/study.json)."""
+    from .research.studies import KINDS, STUDIES
+
+    named = {kind: [name for name, study in STUDIES.items() if study["kind"] == kind] for kind in KINDS}
+    return (f"{', '.join(named['study'])}, the probes {', '.join(named['probe'])}, or the pilots "
+            f"{', '.join(named['pilot'])} (each defined by data/results/STUDY/study.json)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -923,7 +925,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.set_defaults(run=cmd_compare)
 
     rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")
-    rep.add_argument("study", help=STUDY_HELP)
+    rep.add_argument("study", help=study_help())
     rep.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     rep.add_argument("--workers", type=int, default=2,
                      help="points run in parallel (at most one per point left and per core)")
@@ -952,7 +954,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(run=cmd_reproduce)
 
     point = commands.add_parser("sweep-point", help="run one grid point of a study by index (SLURM array task)")
-    point.add_argument("study", help=STUDY_HELP)
+    point.add_argument("study", help=study_help())
     point.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     point.add_argument("--index", type=int, required=True, help="point index, 0-based")
     point.add_argument("--out", type=Path, required=True, help="the study's output folder (holds grid.json)")
@@ -960,7 +962,7 @@ def build_parser() -> argparse.ArgumentParser:
     point.set_defaults(run=cmd_sweep_point)
 
     agg = commands.add_parser("aggregate", help="results.csv + provenance.json from a study folder's saved points")
-    agg.add_argument("study", help=STUDY_HELP)
+    agg.add_argument("study", help=study_help())
     agg.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
     agg.add_argument("--out", type=Path, required=True, help="the study's output folder (holds grid.json)")
     agg.set_defaults(run=cmd_aggregate)

@@ -214,10 +214,10 @@ def test_a_sampling_seed_draws_fresh_samples_of_the_same_pool(tmp_path):
 
 
 def test_reproduce_help_names_every_study():
-    from course_lib.__main__ import STUDY_HELP
+    from course_lib.__main__ import study_help
     from course_lib.research.studies import STUDIES
 
-    named = set(re.findall(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+", STUDY_HELP.split("(")[0]))
+    named = set(re.findall(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+", study_help().split("(")[0]))
     assert named == set(STUDIES)  # every study, each by its whole name (not only as part of a longer one)
 
 

@@ -927,10 +927,12 @@ def test_every_study_is_defined_in_its_own_folder_and_a_damaged_definition_is_on
     with_grid = {path.parent.name for path in RESULTS_DIR.glob("*/grid.json")}  # every swept study
     assert with_grid <= set(STUDIES) and set(STUDIES) <= {p.name for p in RESULTS_DIR.iterdir()}
     (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "study.json").write_text('{"fixed": {}, "grid": {"smoke": {"SEED": [0]}}, "about": "x"}')
-    assert read_studies(tmp_path) == {"a": {"fixed": {}, "grid": {"smoke": {"SEED": [0]}}}}
+    (tmp_path / "a" / "study.json").write_text('{"fixed": {}, "grid": {"smoke": {"SEED": [0]}}, "about": "x", '
+                                               '"kind": "pilot"}')
+    assert read_studies(tmp_path) == {"a": {"kind": "pilot", "fixed": {}, "grid": {"smoke": {"SEED": [0]}}}}
     for damaged, message in [("{", "is not valid JSON (JSONDecodeError)"), ('{"fixed": {}}', "must hold an object"),
-                             ("[]", "must hold an object")]:
+                             ("[]", "must hold an object"),
+                             ('{"fixed": {}, "grid": {"smoke": {}}, "kind": "guess"}', "and a `kind` (study, probe, pilot)")]:
         (tmp_path / "a" / "study.json").write_text(damaged)
         with pytest.raises(CourseError, match=re.escape(f"{tmp_path / 'a' / 'study.json'} ") + ".*" + re.escape(message)):
             read_studies(tmp_path)
