@@ -72,6 +72,7 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
     overrides = {}
     for key, value in parse_where(pairs).items():
         check(key in types, f"--set {key}=...: {key} is not an experiment parameter; use one of {', '.join(sorted(types))}")
+        check(value.strip() != "", f"--set {key}= has no value; give one, or leave {key} out for the study's own")
         try:
             overrides[key] = POINT_TYPES[types[key]](value)
         except (KeyError, ValueError):
