@@ -156,10 +156,10 @@ def test_an_empty_cache_variable_is_unset(monkeypatch, tmp_path):
     ("group_size", 2.5), ("steps", True),
 ])
 def test_train_config_refuses_bad_settings_naming_the_field(field, value):
-    from course_lib.training import TrainConfig
+    from course_lib.training import CourseConfig
 
     with pytest.raises(CourseError, match=f"^{field}="):
-        TrainConfig(**{field: value})
+        CourseConfig(**{field: value})
 
 
 @pytest.mark.parametrize("flags", [["--lr", "inf"], ["--temperature", "-1"], ["--temperature", "nan"],

@@ -20,7 +20,7 @@ from course_lib.prompts import INSTRUCTIONS, model_input, prompt_ids, prompt_tex
 from course_lib.research.experiment import RECORD_COLUMNS, Point, parse_arm, resolve, run_point, train_config
 from course_lib.research.sweep import expand
 from course_lib.sampling import stop_token_ids
-from course_lib.training import TrainConfig, load_trained, train_grpo
+from course_lib.training import CourseConfig, load_trained, train_grpo
 
 SHRUNK = {"POOL_SIZE": 24, "DIFFICULTY_K": 2, "MAX_NEW_TOKENS": 12, "EVAL_PROBLEMS": 3, "OOD_K": 2, "STEPS": 1,
           "PROMPTS_PER_STEP": 2, "MODEL_SIZE": "0.5B"}
@@ -93,7 +93,7 @@ def test_the_same_token_ids_reach_the_model_in_estimation_training_and_evaluatio
     estimate(model, tokenizer, pool, k=2, max_new_tokens=4, cache_dir=None, progress=False)
     assert set(seen) == expected
     seen.clear()
-    config = TrainConfig(group_size=2, prompts_per_step=4, steps=1, save_steps=1, max_completion_length=4)
+    config = CourseConfig(num_generations=2, prompts_per_step=4, max_steps=1, save_steps=1, max_completion_length=4)
     train_grpo(str(standin_model), pool, config, tmp_path / "run", progress=False)
     assert seen and set(seen) <= expected and len(set(seen)) == 4  # TRL generated from the very same ids
     seen.clear()

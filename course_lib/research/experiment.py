@@ -169,7 +169,7 @@ def train_config(point: Point, n_selected: int):
                                dynamic_sampling=parse_arm(point.strategy)["dynamic"],
                                max_completion_length=point.max_new_tokens, use_vllm=point.backend == "vllm",
                                micro_batch_prompts=point.micro_batch_prompts,
-                               gradient_checkpointing=point.gradient_checkpointing)
+                               activation_checkpointing=point.gradient_checkpointing)
 
 
 def train_lora(point: Point):

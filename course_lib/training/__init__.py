@@ -465,7 +465,8 @@ def final_problem(run_dir: Path, summary: dict) -> str | None:
     return mismatch(run_dir / "final", hashes)
 
 
-MEMORY_ONLY_FIELDS = ("micro_batch_prompts", "gradient_checkpointing")  # same gradients (dapo, grpo, dr_grpo)
+# same gradients (dapo, grpo, dr_grpo)
+MEMORY_ONLY_FIELDS = ("micro_batch_prompts", "activation_checkpointing", "gradient_checkpointing")
 
 
 def train_grpo(model_name: str, problems, config, out, peft_config="course", progress: bool = True,
@@ -511,7 +512,7 @@ def _smaller_micro_batches(config):  # pragma: no mutate block (GPU out-of-memor
         torch.cuda.empty_cache()
     current = config.micro_batch_prompts or config.prompts_per_step
     check(PartialState().num_processes == 1 and current > 1,
-          "out of memory with one prompt per micro-batch (or on several processes); set gradient_checkpointing=True, "
+          "out of memory with one prompt per micro-batch (or on several processes); set activation_checkpointing=True, "
           "use LoRA, a shorter max_completion_length, or more GPUs")
     smaller = max(d for d in range(1, current) if current % d == 0 and d <= current // 2)
     return replace(config, micro_batch_prompts=smaller)

@@ -162,8 +162,10 @@ class CourseConfig(GRPOConfig):
     report_to: None | str | list[str] = field(default="none", metadata=_help(
         "integrations to report to (none: metrics.jsonl alone)"))
     seed: int = field(default=0, metadata=_help("data order, sampling, LoRA init"))
-    gradient_checkpointing: bool = field(default=False, metadata=_help(
-        "recompute activations in the backward pass: less memory, more time"))
+    activation_checkpointing: bool | None = field(default=None, metadata=_help(
+        "recompute activations in the backward pass: less memory, more time (unset: off)"))
+    gradient_checkpointing: bool | None = field(default=None, metadata=_help(
+        "transformers 5's deprecated name of activation_checkpointing (TRL's default: on; unset here: off)"))
     bf16: bool | None = field(default=None, metadata=_help("bf16 mixed precision (unset: on a GPU that has it)"))
     use_vllm: bool = field(default=False, metadata=_help("generate with vLLM (GPU only; paper profile)"))
     vllm_mode: str = field(default="colocate", metadata=_help("vLLM in the training process (colocate) or a server"))
@@ -186,7 +188,10 @@ class CourseConfig(GRPOConfig):
     def __post_init__(self):
         if isinstance(self.save_steps, float) and self.save_steps.is_integer():
             self.save_steps = int(self.save_steps)  # the command line reads GRPOConfig's float
-        check_settings(self, RANGES, booleans=("dynamic_sampling", "gradient_checkpointing", "use_vllm"))
+        check_settings(self, RANGES, booleans=("dynamic_sampling", "use_vllm"))
+        for name in ("activation_checkpointing", "gradient_checkpointing"):
+            value = getattr(self, name)
+            check(value is None or isinstance(value, bool), f"{name}={value!r} must be True, False or None")
         schedule = getattr(self.lr_scheduler_type, "value", self.lr_scheduler_type)
         check(schedule in scheduler_names(),
               f"lr_scheduler_type={schedule!r} is unknown; use one of {', '.join(scheduler_names())}")
