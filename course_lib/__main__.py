@@ -828,6 +828,8 @@ def add_dataclass_flags(parser, config_class, names, title: str) -> list[str]:
         shown = getattr(default, "value", default)
         action.help = (action.help or field.name).replace("%", "%%") + f" (default: {shown!r})".replace("%", "%%")
         action.default = None
+        if action.type is string_to_bool and action.nargs is None:  # bool | None: a bare --flag means True too
+            action.nargs, action.const = "?", True
         group._add_action(action)  # the action itself: the type, choices and aliases HfArgumentParser chose
         chosen.append(action.dest)
         if action.type is string_to_bool and (default is True or field.name in vars(config_class)["__annotations__"]):

@@ -86,11 +86,12 @@ def test_a_checkpoint_killed_mid_save_is_set_aside_and_the_run_resumes_from_the_
     (lambda ckpt: (ckpt / MARKER).write_text("{}"), f"{MARKER} is damaged"),
 ], ids=["killed early in the save", "truncated adapter", "flipped byte", "trainer_state.json gone", "empty marker"])
 def test_a_damaged_last_checkpoint_is_passed_over_for_the_one_before(finished_run, problems, tmp_path, damage, why):
-    from course_lib.training import _check_run_dir
+    from course_lib.training import _check_run_dir, course_lora, run_record
 
     out = killed_copy(finished_run, tmp_path)
     damage(out / "checkpoint-2")
-    resume_step, broken = _check_run_dir(out, CourseConfig(**FAST).to_json(), "tiny-s", [p.id for p in problems])
+    record = run_record(CourseConfig(**FAST), course_lora())
+    resume_step, broken = _check_run_dir(out, record, "tiny-s", [p.id for p in problems])
     assert resume_step == 1 and [folder for folder, _ in broken] == [out / "checkpoint-2"]
     assert re.search(why, broken[0][1]), broken[0][1]
 

@@ -177,14 +177,14 @@ def test_a_staging_name_that_is_a_file_or_a_link_is_replaced_and_a_links_target_
 
 
 def test_a_run_folders_staging_link_is_removed_not_followed(tmp_path):
-    from course_lib.training import STAGING, _prepare_run_dir
+    from course_lib.training import STAGING, _prepare_run_dir, run_record
 
     elsewhere, run = tmp_path / "elsewhere", tmp_path / "run"
     (elsewhere / "checkpoint-1").mkdir(parents=True)
     (elsewhere / "checkpoint-1" / "keep.txt").write_text("keep me")
     run.mkdir()
     (run / STAGING).symlink_to(elsewhere)
-    _prepare_run_dir(run, None, [], "tiny-s", CourseConfig(), ["p1"])
+    _prepare_run_dir(run, None, [], "tiny-s", run_record(CourseConfig(), None), ["p1"])
     assert not (run / STAGING).exists() and (elsewhere / "checkpoint-1" / "keep.txt").read_text() == "keep me"
 
 
@@ -485,8 +485,9 @@ def test_a_run_whose_base_changed_is_refused_at_evaluation_and_at_resume(tmp_pat
 @pytest.mark.parametrize(("args", "message"), [
     (["train", "--lr", "1e30"], "learning_rate=1e+30 must be in (0, 1]"),
     (["train", "--seed", "99999999999999999999"], "seed=99999999999999999999 must be from 0 to 4,294,967,295"),
-    (["train", "--steps", "10000000000000"], "steps=10000000000000 must be from 1 to 1,000,000"),
-    (["train", "--group-size", "100000"], "group_size=100000 must be from 2 to 1,024"),
+    (["train", "--steps", "10000000000000"], "max_steps=10000000000000 must be from 1 to 1,000,000"),
+    (["train", "--group-size", "100000"], "num_generations=100000 must be from 2 to 1,024"),
+    (["train", "--lora-rank", "0"], "lora_r=0 must be from 1 to 4,096"),
     (["pretrain", "--lr", "inf"], "lr=inf must be a number in (0, 1]"),
     (["pretrain", "--seed", "99999999999999999999"], "--seed: '99999999999999999999' must be an integer from 0 to"),
     (["pretrain", "--steps", "100000000000000"], "steps=100000000000000 must be an integer from 1 to 1,000,000"),
@@ -508,7 +509,7 @@ def test_absurd_settings_are_refused_before_anything_is_written(no_work, tmp_pat
     ("LEARNING_RATE=1e30", "learning_rate=1e+30 must be in (0, 1]"),
     ("SEED=18446744073709551616", "SEED=18446744073709551616 must be an integer from 0 to 4,294,967,295"),
     ("EVAL_K=100000", "EVAL_K=100000 (--set or the grid) must be a finite number from 0"),
-    ("GROUP_SIZE=100000", "group_size=100000 must be from 2 to 1,024"),
+    ("GROUP_SIZE=100000", "num_generations=100000 must be from 2 to 1,024"),
     ("BUDGET=50", "BUDGET=50.0 must be a fraction in (0, 1] (a float) or a count of problems (an integer)"),
     ("DIFFICULTY_K=1", "DIFFICULTY_K=1 must be at least 2 samples per problem (0: the profile's value)"),
 ])
@@ -542,23 +543,29 @@ def test_pretraining_whose_loss_goes_non_finite_stops_without_a_manifest(tmp_pat
     assert not (tmp_path / "m" / "manifest.json").exists()
 
 
+def _record(config: CourseConfig) -> dict:
+    from course_lib.training import course_lora, run_record
+
+    return run_record(config, course_lora())
+
+
 def _run_config(run: Path, config: CourseConfig, problem_ids) -> None:
     run.mkdir(parents=True, exist_ok=True)
-    (run / "run_config.json").write_text(json.dumps({"model": "tiny-s", "config": config.to_json(),
+    (run / "run_config.json").write_text(json.dumps({"model": "tiny-s", "config": _record(config),
                                                      "problem_ids": problem_ids}))
 
 
 def test_a_failed_start_is_not_a_run_to_protect_but_a_saved_checkpoint_is(tmp_path):
     ids = ["a", "b"]
     _run_config(tmp_path / "run", CourseConfig(learning_rate=0.5), ids)  # a start that died before its first save
-    assert _check_run_dir(tmp_path / "run", CourseConfig().to_json(), "tiny-s", ids) == (None, [])
+    assert _check_run_dir(tmp_path / "run", _record(CourseConfig()), "tiny-s", ids) == (None, [])
     checkpoint = tmp_path / "run" / "checkpoint-2"
     checkpoint.mkdir()
     (checkpoint / "trainer_state.json").write_text("{}")
     (checkpoint / MARKER).write_text(json.dumps({"sha256": {"trainer_state.json": file_sha256(
         checkpoint / "trainer_state.json")}}))
     with pytest.raises(CourseError, match="holds a run with a different config"):
-        _check_run_dir(tmp_path / "run", CourseConfig().to_json(), "tiny-s", ids)
+        _check_run_dir(tmp_path / "run", _record(CourseConfig()), "tiny-s", ids)
 
 
 @pytest.mark.slow
@@ -576,7 +583,7 @@ def test_a_run_that_diverges_stops_with_one_line_and_its_corrected_rerun_starts(
     assert (tmp_path / "run" / "run_config.json").exists()  # the failed start: no checkpoint, no summary
     summary = train_grpo("tiny-s", generate("arith", 4, "train", seed=1), CourseConfig(**FAST_TRAINING),
                          tmp_path / "run", progress=False)
-    assert summary["steps"] == FAST_TRAINING["steps"]
+    assert summary["steps"] == FAST_TRAINING["max_steps"]
 
 
 @pytest.mark.parametrize("command", [["figures"], ["reproduce", "hard-wins", "--profile", "smoke"]])

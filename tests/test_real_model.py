@@ -134,7 +134,7 @@ def test_estimate_select_train_evaluate_on_real_questions(smollm2, shared_data, 
 
     run = tmp_path / "run"
     config = CourseConfig(num_generations=2, prompts_per_step=2, max_steps=2, save_steps=1, max_completion_length=16,
-                         format_weight=0.5)
+                          format_weight=0.5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         summary = train_grpo("smollm2-135m", [p for p in pool if p.id in chosen], config, run, progress=False)

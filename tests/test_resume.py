@@ -7,7 +7,7 @@ from transformers import TrainerCallback
 
 from course_lib import CourseError
 from course_lib.tasks import generate
-from course_lib.training import CourseConfig, _replay_epochs, read_jsonl_log, train_grpo, run_args
+from course_lib.training import CourseConfig, _replay_epochs, read_jsonl_log, run_args, train_grpo
 
 # 6 problems, 2 prompts per step: an epoch is 3 steps, so steps 4-6 are the second epoch, which TRL shuffles anew
 FAST = {"num_generations": 4, "prompts_per_step": 2, "max_steps": 6, "max_completion_length": 32}
@@ -119,5 +119,5 @@ def test_resumed_dynamic_sampling_run_equals_an_uninterrupted_one(problems, tmp_
 def test_checkpoints_between_reuses_of_a_generation_batch_are_refused(tmp_path):
     # TRL keeps the batch it reuses for num_iterations steps in memory only; a resume there would generate anew
     with pytest.raises(CourseError, match="save_steps=3 is not a multiple of num_iterations=2: .*; use a multiple of 2"):
-        run_args(CourseConfig(save_steps=3, extra={"num_iterations": 2}), tmp_path)
-    assert run_args(CourseConfig(save_steps=4, extra={"num_iterations": 2}), tmp_path).num_iterations == 2
+        run_args(CourseConfig(save_steps=3, num_iterations=2), tmp_path)
+    assert run_args(CourseConfig(save_steps=4, num_iterations=2), tmp_path).num_iterations == 2

@@ -1,5 +1,6 @@
 """Training at scale: micro-batches, gradient checkpointing, `extra`, finished runs, several processes."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ from transformers import TrainerCallback
 
 from course_lib import CourseError
 from course_lib.tasks import generate
-from course_lib.training import CourseConfig, micro_batches, read_jsonl_log, train_grpo, run_args
+from course_lib.training import CourseConfig, micro_batches, read_jsonl_log, run_args, train_grpo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,7 +114,7 @@ def test_gradient_checkpointing_trains_a_model_placed_by_the_trainer(problems, t
     # were train_grpo to place the model itself, it would land on the meta device and fail to train
     monkeypatch.setattr(course_lib.models, "default_device", lambda: "meta")
     seen = Seen()
-    config = CourseConfig(**{**FAST, "max_steps": 1, "gradient_checkpointing": True})
+    config = CourseConfig(**{**FAST, "max_steps": 1, "activation_checkpointing": True})
     summary = train_grpo("tiny-s", problems, config, tmp_path / "gc", progress=False, callbacks=[seen])
     assert seen.checkpointing is True and summary["steps"] == 1
     assert seen.trainable_without_grad == []  # the backward pass reached every LoRA weight through the recomputation
@@ -130,28 +131,21 @@ def test_load_model_places_unless_told_not_to(monkeypatch):
         load_model("tiny-s", device="cpu", place=False)
 
 
-def test_extra_overrides_the_course_defaults(tmp_path):
-    args = run_args(CourseConfig(extra={"save_total_limit": 5, "top_k": 3, "logging_steps": 2}), tmp_path)
-    assert (args.save_total_limit, args.top_k, args.logging_steps) == (5, 3, 2)
+def test_any_grpo_setting_overrides_the_course_defaults(tmp_path):
+    args = run_args(CourseConfig(save_total_limit=5, top_k=3, logging_steps=2, num_iterations=2, save_steps=2), tmp_path)
+    assert (args.save_total_limit, args.top_k, args.logging_steps, args.num_iterations) == (5, 3, 2, 2)
 
 
-@pytest.mark.parametrize(
-    ("extra", "message"),
-    [
-        ({"gradient_checkpointing": True}, r"gradient_checkpointing is a CourseConfig field; set CourseConfig\(gradient_checkpointing=...\)"),
-        ({"learning_rate": 1e-5}, r"learning_rate is a CourseConfig field"),
-        ({"num_generations": 4}, "the course sets num_generations from group_size"),
-        ({"gradient_accumulation_steps": 4}, "the course sets gradient_accumulation_steps from micro_batch_prompts"),
-    ],
-)
-def test_extra_naming_a_course_field_points_to_it(extra, message):
-    with pytest.raises(CourseError, match=message):
-        CourseConfig(extra=extra)
-
-
-def test_extra_naming_no_grpo_field_is_refused(tmp_path):
-    with pytest.raises(CourseError, match=r"extra names \['no_such_field'\], which GRPOConfig"):
-        run_args(CourseConfig(extra={"no_such_field": 1}), tmp_path)
+def test_the_batch_fields_follow_prompts_per_step(tmp_path):
+    """per_device_train_batch_size and its kin are GRPOConfig's, set from prompts_per_step and micro_batch_prompts;
+    values given for them are replaced, as in a copy with another micro-batch."""
+    config = CourseConfig(num_generations=4, prompts_per_step=4, per_device_train_batch_size=3,
+                          gradient_accumulation_steps=7)
+    assert (config.per_device_train_batch_size, config.gradient_accumulation_steps, config.generation_batch_size) == \
+        (16, 1, 16)
+    smaller = dataclasses.replace(config, micro_batch_prompts=1)
+    assert (smaller.per_device_train_batch_size, smaller.gradient_accumulation_steps, smaller.steps_per_generation,
+            smaller.generation_batch_size) == (4, 4, 4, 16)
 
 
 def test_rerun_of_a_finished_run_returns_its_summary_without_training(finished_run, problems, tmp_path):
@@ -226,7 +220,7 @@ import sys
 from course_lib.tasks import generate
 from course_lib.training import CourseConfig, train_grpo
 config = CourseConfig(num_generations=2, prompts_per_step=4, micro_batch_prompts=1, max_steps=3, save_steps=2,
-                     max_completion_length=32)
+                      max_completion_length=32)
 train_grpo("tiny-s", generate("arith", 8, "train", seed=0), config, sys.argv[1], progress=False)
 """
 
@@ -265,7 +259,7 @@ def test_a_step_that_runs_out_of_memory_is_split_into_micro_batches(tmp_path, mo
         return original(self, *args, input_ids=input_ids, **kwargs)
 
     problems = generate("arith", 8, "train", seed=4, levels=[1, 2])
-    settings = {"group_size": 2, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 24}
+    settings = {"num_generations": 2, "prompts_per_step": 2, "max_steps": 2, "save_steps": 1, "max_completion_length": 24}
     reference = train_grpo("tiny-s", problems, CourseConfig(micro_batch_prompts=1, **settings), tmp_path / "ref",
                            progress=False)
     monkeypatch.setattr(transformers.Qwen2Model, "forward", small_memory)
