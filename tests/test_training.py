@@ -241,6 +241,7 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
     ({"save_steps": 0}, "save_steps=0 must be from 1 to 1,000,000"),
     ({"save_steps": 2.5}, "save_steps=2.5 must be from 1 to 1,000,000"),
     ({"warmup_steps": 1.5}, "warmup_steps=1.5 must be a share of max_steps in [0, 1) or a whole number of steps"),
+    ({"warmup_steps": -1}, "warmup_steps=-1 must be a share of max_steps in [0, 1) or a whole number of steps"),
     ({"adam_beta2": 1.0}, "adam_beta2=1.0 must be in [0, 1) (0.999 or 0.99)"),
     ({"vllm_gpu_memory_utilization": 0.0}, "vllm_gpu_memory_utilization=0.0 must be in (0, 1]"),
     ({"vllm_gpu_memory_utilization": 1.5}, "vllm_gpu_memory_utilization=1.5 must be in (0, 1]"),

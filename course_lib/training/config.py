@@ -35,7 +35,7 @@ RANGES = {  # field -> (the test its value must pass, the rest of the error mess
                     f"must be from {TEMPERATURES[0]:g} to {TEMPERATURES[1]:g}: GRPO samples its groups (1.0 is usual)"),
     "weight_decay": (lambda v: 0 <= v <= 10, "must be in [0, 10] (0.1 is usual)"),
     "adam_beta2": (lambda v: 0 <= v < 1, "must be in [0, 1) (0.999 or 0.99)"),
-    "warmup_steps": (lambda v: 0 <= v < 1 or (v == int(v) and v <= MAX_STEPS),
+    "warmup_steps": (lambda v: 0 <= v < 1 or (v == int(v) and 1 <= v <= MAX_STEPS),
                      "must be a share of max_steps in [0, 1) or a whole number of steps"),
     "max_grad_norm": (lambda v: v >= 0, "must be >= 0 (0: no clipping)"),
     "seed": (lambda v: 0 <= v <= MAX_SEED, f"must be from 0 to {MAX_SEED:,} (numpy's seed range)"),
