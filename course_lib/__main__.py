@@ -628,7 +628,7 @@ def check_planned_points(points: list[dict]) -> None:
     import math
 
     from .errors import check_seed
-    from .research.experiment import Point, resolve, train_config
+    from .research.experiment import Point, resolve, train_config, train_lora
     from .research.sweep import point_name
 
     for values in points:
@@ -652,6 +652,7 @@ def check_planned_points(points: list[dict]) -> None:
         try:
             resolved = resolve(point)
             train_config(resolved, max(1, resolved.pool_size))
+            train_lora(resolved)
         except CourseError as error:
             raise CourseError(f"{error} (point {point_name(values)}: check --set)") from None
 
