@@ -790,18 +790,18 @@ def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
                         help="do not cache or resume (default: cached in $COURSE_CACHE_DIR or ~/.cache/course_lib)")
 
 
-# CourseConfig fields `train` sets itself: the run folder is --out, progress bars follow --quiet, the batch follows
-# --prompts-per-step and --micro-batch-prompts, vLLM's context the longest prompt
-NOT_FLAGS = ("output_dir", "disable_tqdm", "vllm_max_model_length", "per_device_train_batch_size",
-             "gradient_accumulation_steps", "generation_batch_size", "steps_per_generation")
+# CourseConfig fields `train` sets itself: the run folder is --out, progress bars follow --quiet, vLLM's context the
+# longest prompt; and the batch fields (training.config.BATCH_FIELDS) follow --prompts-per-step and
+# --micro-batch-prompts
+NOT_FLAGS = ("output_dir", "disable_tqdm", "vllm_max_model_length")
 
 
 def add_train_settings(train) -> None:
     """`train`'s settings: CourseConfig's fields (TRL's GRPOConfig) and TRL's ModelConfig LoRA fields, as flags."""
-    from .training.config import LORA_FLAGS, CourseConfig, CourseModelConfig, field_names
+    from .training.config import BATCH_FIELDS, LORA_FLAGS, CourseConfig, CourseModelConfig, field_names
 
     train.set_defaults(config_flags=add_dataclass_flags(
-        train, CourseConfig, [name for name in field_names(CourseConfig) if name not in NOT_FLAGS],
+        train, CourseConfig, [name for name in field_names(CourseConfig) if name not in (*NOT_FLAGS, *BATCH_FIELDS)],
         "training settings: a CourseConfig, which is TRL's GRPOConfig with the course's defaults (output_dir is --out; "
         "the batch follows --prompts-per-step and --micro-batch-prompts)"),
         lora_flags=add_dataclass_flags(train, CourseModelConfig, LORA_FLAGS,

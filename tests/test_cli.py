@@ -170,7 +170,7 @@ def test_train_help_shows_every_setting_with_its_default_and_help_from_the_datac
     import re
 
     from course_lib.__main__ import NOT_FLAGS
-    from course_lib.training import LORA_FLAGS, CourseConfig, CourseModelConfig
+    from course_lib.training import BATCH_FIELDS, LORA_FLAGS, CourseConfig, CourseModelConfig
 
     result = run_cli_in_process("train", "--help")
     assert result.returncode == 0
@@ -182,7 +182,7 @@ def test_train_help_shows_every_setting_with_its_default_and_help_from_the_datac
         in text
     assert "--lora_r LORA_R, --lora-r LORA_R, --lora-rank LORA_R LoRA rank r (default: 16)" in text
     assert "--lr_scheduler_type" in text and "(default: 'constant')" in text
-    fields = [f for f in dataclasses.fields(CourseConfig) if f.init and f.name not in NOT_FLAGS]
+    fields = [f for f in dataclasses.fields(CourseConfig) if f.init and f.name not in (*NOT_FLAGS, *BATCH_FIELDS)]
     fields += [f for f in dataclasses.fields(CourseModelConfig) if f.name in LORA_FLAGS]
     assert len(fields) > 150  # GRPOConfig's own settings, not only the course's
     settings = result.stdout.split("training settings: a CourseConfig", 1)[1]
@@ -192,7 +192,7 @@ def test_train_help_shows_every_setting_with_its_default_and_help_from_the_datac
                      None)
         assert entry is not None, field.name
         assert re.search(r"\S \(default: .+\)", entry), entry[:200]  # a help text, then the default
-    for name in NOT_FLAGS:  # set by train itself: --out, --quiet, the batch from --prompts-per-step
+    for name in (*NOT_FLAGS, *BATCH_FIELDS):  # set by train itself: --out, --quiet, the batch from --prompts-per-step
         assert f"--{name} " not in text
 
 

@@ -1,5 +1,9 @@
 """GRPO training over TRL's `GRPOTrainer` (+ PEFT LoRA), with a per-example learnability ledger.
 
+`train_grpo(model, problems, config, out, peft_config)` takes TRL's and PEFT's own objects: `config` a
+`CourseConfig` (a `trl.GRPOConfig` with the course's defaults, `course_lib.training.config`), `peft_config` a
+`peft.LoraConfig` (`course_lora()`, the default) or None to train every weight.
+
 A run folder holds: `run_config.json`, TRL checkpoints (each whole or absent: `course_lib.training.checkpoints`),
 `metrics.jsonl` (one line per step), `ledger.jsonl` (one line per prompt group: step, problem id, group reward
 mean and std), `final/` (the trained weights or LoRA adapter) and, written last, `summary.json` (with the sha256
@@ -351,11 +355,9 @@ def read_run_config(run_dir: Path) -> dict:
     return previous
 
 
-# CourseConfig fields run_config.json leaves out: set per run or per process (the batch follows the process count),
-# or by the machine (use_cpu, bf16)
-PER_RUN_FIELDS = ("output_dir", "disable_tqdm", "vllm_max_model_length", "logging_dir", "use_cpu", "bf16",
-                  "per_device_train_batch_size", "gradient_accumulation_steps", "generation_batch_size",
-                  "steps_per_generation")
+# CourseConfig fields run_config.json leaves out: set per run (run_args), by the machine (use_cpu, bf16), or, the
+# batch fields (config.BATCH_FIELDS), from prompts_per_step and the process count
+PER_RUN_FIELDS = ("output_dir", "disable_tqdm", "vllm_max_model_length", "logging_dir", "use_cpu", "bf16")
 PEFT_VOLATILE = ("base_model_name_or_path", "revision", "peft_version", "inference_mode", "runtime_config")
 
 
@@ -370,7 +372,9 @@ def run_record(config, peft_config) -> dict:
     """A run's settings as plain JSON (run_config.json's `config`, which a resumed run must match): every
     CourseConfig field but those set per run or per process, and `peft_config`, the LoRA settings (None: every
     weight trained)."""
-    data = {key: value for key, value in config.to_dict().items() if key not in PER_RUN_FIELDS}
+    from .config import BATCH_FIELDS
+
+    data = {key: value for key, value in config.to_dict().items() if key not in (*PER_RUN_FIELDS, *BATCH_FIELDS)}
     data["peft_config"] = None if peft_config is None else {
         key: value for key, value in peft_config.to_dict().items() if key not in PEFT_VOLATILE}
     return json.loads(json.dumps(data, default=_plain))

@@ -3,8 +3,9 @@ defaults and the few settings TRL lacks; LoRA is a `peft.LoraConfig`, built from
 
 A student who leaves the course writes the same calls: `GRPOTrainer(args=CourseConfig(...), peft_config=...)`.
 Every course setting is checked once, when the config is made, with an error naming the field and the fix.
+The command line's `train` flags are these fields (`course_lib.__main__.add_train_settings`, HfArgumentParser).
 (No `from __future__ import annotations` here: `transformers.HfArgumentParser` reads the field types.)
-Introduced in notebooks/04_grpo_training.ipynb.
+Introduced in notebooks/00_tiny_world_tour.ipynb; notebook 04 builds a GRPOConfig by hand first.
 """
 
 import math
