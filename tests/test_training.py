@@ -899,22 +899,42 @@ def test_read_run_config_refuses_what_train_grpo_does_not_write(tmp_path, text):
     assert str(error.value) == f"{tmp_path / 'run_config.json'}{NOT_RUN_CONFIG}"
 
 
-def test_a_run_folder_from_before_course_config_is_refused_and_still_loads(finished_run, tmp_path):
-    """run_config.json written by TrainConfig (course names: group_size, steps, lora, ...): resuming it is refused with
-    how to train again; its trained model still loads."""
+# run_config.json's `config` as TrainConfig (course_lib before CourseConfig) wrote it for FAST's settings
+TRAIN_CONFIG_RECORD = {
+    "group_size": 4, "prompts_per_step": 2, "steps": 2, "learning_rate": 3e-4, "beta": 0.0, "loss_type": "dapo",
+    "scale_rewards": "group", "epsilon": 0.2, "max_completion_length": 48, "temperature": 1.0, "lora": True,
+    "lora_rank": 16, "lora_alpha": 32, "lora_target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                                                              "up_proj", "down_proj"],
+    "weight_decay": 0.0, "adam_beta2": 0.999, "warmup_ratio": 0.0, "lr_scheduler_type": "constant",
+    "max_grad_norm": 1.0, "save_steps": 1, "gradient_checkpointing": False, "micro_batch_prompts": 0, "seed": 0,
+    "format_weight": 0.0, "dynamic_sampling": False, "dynamic_max_rounds": 4, "use_vllm": False,
+    "vllm_gpu_memory_utilization": 0.3, "extra": {}}
+
+
+@pytest.mark.parametrize(("old", "same"), [
+    ({}, True), ({"gradient_checkpointing": True, "micro_batch_prompts": 1}, True),  # memory only
+    ({"extra": {"top_k": 0}}, True),  # what the course set anyway
+    ({"learning_rate": 1e-5}, False), ({"warmup_ratio": 0.1}, False), ({"lora_rank": 8}, False),
+    ({"lora": False}, False), ({"extra": {"top_k": 5}}, False), ({"lora_target_modules": ["q_proj"]}, False),
+], ids=lambda value: "+".join(value) if isinstance(value, dict) else "")
+def test_a_run_folder_written_by_train_config_resumes_under_its_new_names(finished_run, problems, tmp_path, old, same):
+    """A run_config.json TrainConfig wrote (group_size, steps, warmup_ratio, lora_rank, extra, ...) is read under
+    GRPOConfig's and PEFT's names: the same run resumes (here: returns its summary), another is refused."""
     from course_lib.training import _check_run_dir, run_record
 
-    old = tmp_path / "old"
-    shutil.copytree(finished_run[0], old)
-    written = json.loads((old / "run_config.json").read_text())
-    written["config"] = {"group_size": 4, "prompts_per_step": 2, "steps": 2, "lora": True, "lora_rank": 16}
-    (old / "run_config.json").write_text(json.dumps(written))
-    with pytest.raises(CourseError) as refused:
-        _check_run_dir(old, run_record(CourseConfig(**FAST), course_lora()), "tiny-s", written["problem_ids"])
-    assert str(refused.value) == (
-        f"{old / 'run_config.json'} was written by an older course_lib (its settings a TrainConfig: group_size, "
-        "steps, ...), whose runs this one does not resume; train again into a new folder, or delete this one")
-    model, _ = load_trained(str(old), device="cpu")
+    folder = tmp_path / "old"
+    shutil.copytree(finished_run[0], folder)
+    written = json.loads((folder / "run_config.json").read_text())
+    written["config"] = {**TRAIN_CONFIG_RECORD, **old}
+    (folder / "run_config.json").write_text(json.dumps(written))
+    record = run_record(CourseConfig(**FAST), course_lora())
+    if same:
+        assert _check_run_dir(folder, record, "tiny-s", written["problem_ids"]) == (2, [])
+        assert train_grpo("tiny-s", problems, CourseConfig(**FAST), folder) == finished_run[1]
+    else:
+        with pytest.raises(CourseError, match="holds a run with a different config, model or problems"):
+            _check_run_dir(folder, record, "tiny-s", written["problem_ids"])
+    model, _ = load_trained(str(folder), device="cpu")  # its model loads either way
     assert type(model).__name__ == "Qwen2ForCausalLM"
 
 

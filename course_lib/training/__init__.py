@@ -391,13 +391,12 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
     checkpoint, broken = newest_complete(run_dir)  # the newest whole checkpoint: its marker's sha256 all match
     if checkpoint is None and not (run_dir / "summary.json").exists() and not (run_dir / "final").exists():
         return None, broken  # a start that failed before its first checkpoint: nothing to resume or protect
-    check("num_generations" in previous["config"],
-          f"{run_dir / 'run_config.json'} was written by an older course_lib (its settings a TrainConfig: group_size, "
-          "steps, ...), whose runs this one does not resume; train again into a new folder, or delete this one")
-    from .config import CourseConfig, course_lora
+    from .config import CourseConfig, course_lora, launched_processes
 
-    defaults = run_record(CourseConfig(), course_lora())
-    previous_config = {**defaults, **previous["config"]}  # runs from before a field existed
+    # the defaults of fields a run_config.json lacks (any prompts_per_step will do: every record holds it)
+    defaults = run_record(CourseConfig(prompts_per_step=launched_processes()), course_lora())
+    saved = previous["config"]
+    previous_config = {**defaults, **saved} if "num_generations" in saved else _from_train_config(saved, defaults)
     for name in MEMORY_ONLY_FIELDS:  # they change memory, not results: a run may resume with other values
         previous_config.pop(name, None)
     config_json = {key: value for key, value in config_json.items() if key not in MEMORY_ONLY_FIELDS}
@@ -406,6 +405,26 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
     check(same, f"out={run_dir} holds a run with a different config, model or problems; "
                 "use a new folder or delete this one")
     return (int(checkpoint.name.split("-")[1]) if checkpoint else 0), broken
+
+
+TRAIN_CONFIG_NAMES = {"group_size": "num_generations", "steps": "max_steps", "warmup_ratio": "warmup_steps"}
+
+
+def _from_train_config(saved: dict, defaults: dict) -> dict:
+    """The run record of a run_config.json that TrainConfig wrote (course_lib before CourseConfig): its settings
+    under GRPOConfig's names, its `extra` merged in, its LoRA as PEFT records it; every other setting the course's
+    default, which such a run trained with (TrainConfig set no other)."""
+    record = dict(defaults)
+    for key, value in saved.items():
+        if key == "extra" and isinstance(value, dict):
+            record.update(value)
+        elif not key.startswith("lora"):
+            record[TRAIN_CONFIG_NAMES.get(key, key)] = value
+    lora = defaults["peft_config"]
+    record["peft_config"] = None if saved.get("lora") is False else {
+        **lora, "r": saved.get("lora_rank", lora["r"]), "lora_alpha": saved.get("lora_alpha", lora["lora_alpha"]),
+        "target_modules": sorted(saved.get("lora_target_modules", lora["target_modules"]))}
+    return record
 
 
 def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse: bool = True) -> None:
