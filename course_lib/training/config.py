@@ -57,8 +57,8 @@ LORA_RANGES = {  # ModelConfig's LoRA fields (LoraConfig's r and lora_alpha)
 }
 INTEGERS = ("num_generations", "prompts_per_step", "max_steps", "max_completion_length", "dynamic_max_rounds",
             "micro_batch_prompts", "seed", "lora_r", "lora_alpha")
-# GRPOConfig fields the course sets itself: the batch from prompts_per_step and micro_batch_prompts (in
-# __post_init__), the run folder from train_grpo's `out`
+# GRPOConfig's batch fields, which CourseConfig.__post_init__ sets from prompts_per_step, micro_batch_prompts and
+# the process count (values given for them are replaced)
 BATCH_FIELDS = ("per_device_train_batch_size", "gradient_accumulation_steps", "generation_batch_size",
                 "steps_per_generation")
 
