@@ -22,7 +22,7 @@ from course_lib.prompts import prompt_ids
 from course_lib.provenance import atomic_write_text, git_commit, library_versions
 from course_lib.sampling import sample_chunk
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, train_grpo
+from course_lib.training import CourseConfig, train_grpo
 
 MODEL = "smollm2-135m"
 
@@ -60,8 +60,8 @@ def bench_sampling(args, tmp: Path) -> dict:
 
 def bench_training(args, tmp: Path) -> dict:
     """Seconds per GRPO step: LoRA, 2 prompts x G=4, 48 tokens (data/results/smollm2-grpo ran 1 prompt, 40 tokens)."""
-    config = TrainConfig(group_size=4, prompts_per_step=2, steps=args.steps, max_completion_length=48,
-                         learning_rate=5e-4, format_weight=0.5, save_steps=args.steps)
+    config = CourseConfig(num_generations=4, prompts_per_step=2, max_steps=args.steps, max_completion_length=48,
+                          learning_rate=5e-4, format_weight=0.5, save_steps=args.steps)
     summary = train_grpo(MODEL, word_problems(16, "train", tmp), config, tmp / "run", progress=False)
     return {"steps": summary["steps"], "seconds": summary["seconds"],
             "seconds_per_step": round(summary["seconds"] / summary["steps"], 1),

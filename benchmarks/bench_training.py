@@ -18,7 +18,7 @@ from course_lib.models import load_model
 from course_lib.provenance import atomic_write_text, git_commit, library_versions
 from course_lib.rewards import correctness_reward
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, _dataset, train_grpo, trl_config
+from course_lib.training import CourseConfig, _dataset, course_lora, run_args, train_grpo
 
 
 class StepTimer:
@@ -41,17 +41,15 @@ class StepTimer:
 
 def bare_trl(model_name, problems, config, out):
     """The same run through TRL alone: no ledger, no run-folder bookkeeping."""
-    from peft import LoraConfig
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
     from trl import GRPOTrainer
 
     model, tokenizer = load_model(model_name, place=False)
     tokenizer.padding_side = "left"  # as train_grpo sets it
     timer = StepTimer()
-    peft = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, target_modules=list(config.lora_target_modules),
-                      lora_dropout=0.0, task_type="CAUSAL_LM")
-    trainer = GRPOTrainer(model=model, reward_funcs=[correctness_reward], args=trl_config(config, Path(out), progress=False),
-                          train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer, peft_config=peft,
+    trainer = GRPOTrainer(model=model, reward_funcs=[correctness_reward], args=run_args(config, Path(out), progress=False),
+                          train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer,
+                          peft_config=course_lora(),
                           callbacks=[timer.callback])
     trainer.remove_callback(PrinterCallback)  # as train_grpo does: no metrics dict printed at every step
     trainer.remove_callback(ProgressCallback)
@@ -67,10 +65,11 @@ def main():
     parser.add_argument("--write", action="store_true", help="record the result in benchmarks/results/training.json")
     args = parser.parse_args()
     problems = generate("arith", 200, "train", 0)
-    config = TrainConfig(steps=args.steps, save_steps=10_000, group_size=8, prompts_per_step=8)
+    config = CourseConfig(max_steps=args.steps, save_steps=10_000, num_generations=8, prompts_per_step=8)
     if args.smoke:
         args.model, args.steps = "tiny-s", 3
-        config = TrainConfig(steps=3, save_steps=10_000, group_size=4, prompts_per_step=2, max_completion_length=16)
+        config = CourseConfig(max_steps=3, save_steps=10_000, num_generations=4, prompts_per_step=2,
+                              max_completion_length=16)
     with tempfile.TemporaryDirectory() as tmp:
         bare = bare_trl(args.model, problems, config, Path(tmp) / "bare")
         timer = StepTimer()

@@ -127,7 +127,7 @@ def training_step(folder: str, shape: str, use_vllm: bool, sizes: dict, memory_s
     from transformers import TrainerCallback
 
     from course_lib.problems import problems
-    from course_lib.training import TrainConfig, train_grpo
+    from course_lib.training import CourseConfig, course_lora, train_grpo
 
     paper = PAPER[shape]
     if memory_share and torch.cuda.is_available():
@@ -142,14 +142,15 @@ def training_step(folder: str, shape: str, use_vllm: bool, sizes: dict, memory_s
             steps.append(time.perf_counter() - times[-1])
 
     prompts_per_step = paper["prompts_per_step"] if not memory_share else 8
-    config = TrainConfig(group_size=paper["group_size"], prompts_per_step=prompts_per_step, steps=sizes["steps"],
-                         lora_rank=paper["lora_rank"], lora_alpha=paper["lora_alpha"], learning_rate=5e-6,
-                         max_completion_length=sizes["max_new_tokens"], save_steps=sizes["steps"], use_vllm=use_vllm)
+    config = CourseConfig(num_generations=paper["group_size"], prompts_per_step=prompts_per_step,
+                          max_steps=sizes["steps"], learning_rate=5e-6, max_completion_length=sizes["max_new_tokens"],
+                          save_steps=sizes["steps"], use_vllm=use_vllm)
+    lora = course_lora(lora_r=paper["lora_rank"], lora_alpha=paper["lora_alpha"])
     pool = problems("gsm8k", "train", max(16, prompts_per_step * sizes["steps"]), 0)
     with tempfile.TemporaryDirectory() as run, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         torch.cuda.reset_peak_memory_stats() if torch.cuda.is_available() else None
-        summary = train_grpo(folder, pool, config, run, progress=False, callbacks=[StepTimer()])
+        summary = train_grpo(folder, pool, config, run, peft_config=lora, progress=False, callbacks=[StepTimer()])
     splits = [str(w.message) for w in caught if "out of memory" in str(w.message)]
     out = {"step_s": round(steps[-1], 2), "steps": summary["steps"], "paper": paper["paper"],
            "completions_per_step": prompts_per_step * paper["group_size"]}

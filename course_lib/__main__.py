@@ -30,11 +30,32 @@ class DefaultsHelp(argparse.HelpFormatter):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line on stderr and exit status 2; help shows defaults."""
+    """An argument parser whose usage errors are one line on stderr and exit status 2; help shows defaults.
+    `more_arguments(parser)`, if set, adds arguments when the parser is first used (`train`'s settings import TRL,
+    which takes seconds that the other commands need not spend)."""
+
+    more_arguments = None
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", DefaultsHelp)
         super().__init__(*args, **kwargs)
+
+    def _add_more(self) -> None:
+        if self.more_arguments is not None:
+            add, self.more_arguments = self.more_arguments, None
+            add(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._add_more()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self):
+        self._add_more()
+        return super().format_help()
+
+    def format_usage(self):
+        self._add_more()
+        return super().format_usage()
 
     def error(self, message):
         self.exit(2, f"error: {message} (see `python -m {self.prog} --help`)\n")
@@ -480,12 +501,16 @@ def cmd_train(args) -> None:
     from dataclasses import replace
 
     from .provenance import check_own_folder, check_writable_folder
-    from .research.profiles import paper_steps, paper_train_config
-    from .training import TrainConfig, train_grpo
+    from .research.profiles import paper_lora, paper_steps, paper_train_config
+    from .training import CourseConfig, course_lora, train_grpo
 
-    given = {name: getattr(args, name) for name in config_flag_names() if getattr(args, name) is not None}
+    given = {name: getattr(args, name) for name in args.config_flags if getattr(args, name) is not None}
+    lora_given = {name: getattr(args, name) for name in args.lora_flags if getattr(args, name) is not None}
     given["use_vllm"] = _train_backend(args, given.get("use_vllm")) == "vllm"
-    config = TrainConfig(**given) if args.settings == "course" else None  # validated before any file is written
+    if args.settings == "course":  # validated before any file is written
+        config, peft_config = CourseConfig(**given), course_lora(**lora_given)
+    else:
+        config, peft_config = None, paper_lora(args.settings, **lora_given)
     _check_outputs(args, args.out, folder=True)
     check(not Path(args.out).expanduser().is_file(), f"out={args.out} is a file; give a folder for the run")
     pool, task = _training_pool(args)
@@ -494,11 +519,11 @@ def cmd_train(args) -> None:
     problems = read_ids(args.ids, pool) if args.ids else pool
     check_own_folder(args.out, "train", "run_config.json", is_own=lambda marker: True)  # train_grpo reads it
     check_writable_folder(args.out)
-    if args.settings != "course" and "steps" not in given:  # the paper's step count (profiles.paper_steps)
-        config = replace(config, steps=paper_steps(args.settings, len(problems), config.prompts_per_step))
+    if args.settings != "course" and "max_steps" not in given:  # the paper's step count (profiles.paper_steps)
+        config = replace(config, max_steps=paper_steps(args.settings, len(problems), config.prompts_per_step))
     saved = Path(args.out) / "summary.json"
     finished_before = saved.read_bytes() if saved.is_file() else None
-    summary = train_grpo(args.model, problems, config, args.out, progress=not args.quiet)
+    summary = train_grpo(args.model, problems, config, args.out, peft_config=peft_config, progress=not args.quiet)
     if os.environ.get("RANK", "0") != "0":  # under accelerate launch: one line, not one per process
         return
     if finished_before is not None and saved.read_bytes() == finished_before:  # the same run, finished already
@@ -603,7 +628,7 @@ def check_planned_points(points: list[dict]) -> None:
     import math
 
     from .errors import check_seed
-    from .research.experiment import Point, resolve, train_config
+    from .research.experiment import Point, resolve, train_config, train_lora
     from .research.sweep import point_name
 
     for values in points:
@@ -627,6 +652,7 @@ def check_planned_points(points: list[dict]) -> None:
         try:
             resolved = resolve(point)
             train_config(resolved, max(1, resolved.pool_size))
+            train_lora(resolved)
         except CourseError as error:
             raise CourseError(f"{error} (point {point_name(values)}: check --set)") from None
 
@@ -764,43 +790,55 @@ def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
                         help="do not cache or resume (default: cached in $COURSE_CACHE_DIR or ~/.cache/course_lib)")
 
 
-TRAIN_FLAG_ALIASES = {"learning_rate": ["--lr"], "max_completion_length": ["--max-new-tokens"]}
+# CourseConfig fields `train` sets itself: the run folder is --out, progress bars follow --quiet, vLLM's context the
+# longest prompt; and the batch fields (training.config.BATCH_FIELDS) follow --prompts-per-step and
+# --micro-batch-prompts
+NOT_FLAGS = ("output_dir", "disable_tqdm", "vllm_max_model_length")
 
 
-def config_flag_names() -> list[str]:
-    """The TrainConfig fields `train` takes as flags (every plain setting; not `extra` or the target-module tuple)."""
-    from dataclasses import fields
+def add_train_settings(train) -> None:
+    """`train`'s settings: CourseConfig's fields (TRL's GRPOConfig) and TRL's ModelConfig LoRA fields, as flags."""
+    from .training.config import BATCH_FIELDS, LORA_FLAGS, CourseConfig, CourseModelConfig, field_names
 
-    from .training import TrainConfig
-
-    return [f.name for f in fields(TrainConfig) if f.name not in ("extra", "lora_target_modules")]
-
-
-def field_comments(cls) -> dict:
-    """field -> the comment written beside it in a config dataclass (one source for the help text)."""
-    import inspect
-    import re
-
-    pattern = re.compile(r"^\s+(\w+): [^=]+= .*?  # (.+)$")
-    return {m.group(1): m.group(2) for line in inspect.getsource(cls).splitlines() if (m := pattern.match(line))}
+    train.set_defaults(config_flags=add_dataclass_flags(
+        train, CourseConfig, [name for name in field_names(CourseConfig) if name not in (*NOT_FLAGS, *BATCH_FIELDS)],
+        "training settings: a CourseConfig, which is TRL's GRPOConfig with the course's defaults (output_dir is --out; "
+        "the batch follows --prompts-per-step and --micro-batch-prompts)"),
+        lora_flags=add_dataclass_flags(train, CourseModelConfig, LORA_FLAGS,
+                                       "LoRA: TRL's ModelConfig fields, given to trl.get_peft_config"))
 
 
-def add_config_flags(parser, aliases: dict) -> None:
-    """One flag per TrainConfig field, its help the field's comment and its default the dataclass's."""
-    from dataclasses import fields
+def add_dataclass_flags(parser, config_class, names, title: str) -> list[str]:
+    """One flag per field in `names` of a config dataclass, made by transformers' `HfArgumentParser`: help and older
+    spellings (`aliases`) from the field's metadata, its default shown in the help. A flag not given parses as
+    None, so a command knows which settings its command line chose. Returns the fields' names."""
+    from dataclasses import MISSING, fields
 
-    from .training import TrainConfig
+    from transformers import HfArgumentParser
+    from transformers.hf_argparser import string_to_bool
 
-    comments = field_comments(TrainConfig)
-    for field in fields(TrainConfig):
-        if field.name not in config_flag_names():
+    made = HfArgumentParser(config_class, add_help=False)
+    declared = {f.name: f for f in fields(config_class)}
+    group = parser.add_argument_group(title)
+    chosen = []
+    for action in made._actions:
+        if action.dest not in names or action.dest in chosen:  # (HfArgumentParser's own --no_* complements: below)
             continue
-        flags = [f"--{field.name.replace('_', '-')}", *aliases.get(field.name, [])]
-        text = f"{comments.get(field.name, field.name)} (default: {field.default})".replace("%", "%%")
-        if isinstance(field.default, bool):
-            parser.add_argument(*flags, dest=field.name, action=argparse.BooleanOptionalAction, default=None, help=text)
-        else:
-            parser.add_argument(*flags, dest=field.name, type=type(field.default), default=None, help=text)
+        field = declared[action.dest]
+        default = field.default if field.default is not MISSING else field.default_factory()
+        shown = getattr(default, "value", default)
+        action.help = (action.help or field.name).replace("%", "%%") + f" (default: {shown!r})".replace("%", "%%")
+        action.default = None
+        if action.type is string_to_bool and action.nargs is None:  # bool | None: a bare --flag means True too
+            action.nargs, action.const = "?", True
+        group._add_action(action)  # the action itself: the type, choices and aliases HfArgumentParser chose
+        chosen.append(action.dest)
+        if action.type is string_to_bool and (default is True or field.name in vars(config_class)["__annotations__"]):
+            spellings = [f"--no_{field.name}", f"--no-{field.name.replace('_', '-')}",
+                         *(f"--no-{alias.removeprefix('--')}" for alias in field.metadata.get("aliases", []))]
+            group.add_argument(*spellings, dest=field.name, action="store_false", default=None,
+                               help=f"{field.name}=False")
+    return chosen
 
 
 def study_help() -> str:
@@ -905,7 +943,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--backend", default="auto", choices=("hf", "vllm", "auto"),
                        help="generation in training: hf (transformers), vllm (TRL's colocated engine, GPU), "
                             "auto (vllm when installed with a GPU, except for the tiny models)")
-    add_config_flags(train, TRAIN_FLAG_ALIASES)
+    train.more_arguments = add_train_settings
     train.add_argument("--out", type=Path, required=True, help="run folder (resumes if it holds the same run)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(run=cmd_train)

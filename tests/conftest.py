@@ -75,7 +75,7 @@ def truncate(path):
     path.write_bytes(path.read_bytes()[:500])
 
 
-FAST_TRAINING = {"group_size": 4, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 48}
+FAST_TRAINING = {"num_generations": 4, "prompts_per_step": 2, "max_steps": 2, "save_steps": 1, "max_completion_length": 48}
 
 
 @pytest.fixture(scope="session")
@@ -95,10 +95,10 @@ def _shared_except_in_mutation_stats(fixture_name, config) -> str:
 @pytest.fixture(scope=_shared_except_in_mutation_stats)
 def finished_run(tmp_path_factory, problems):
     """One finished two-step LoRA run of tiny-s (FAST_TRAINING), shared by the training tests: (folder, summary)."""
-    from course_lib.training import TrainConfig, train_grpo
+    from course_lib.training import CourseConfig, train_grpo
 
     out = tmp_path_factory.mktemp("run") / "lora"
-    return out, train_grpo("tiny-s", problems, TrainConfig(**FAST_TRAINING), out, progress=False)
+    return out, train_grpo("tiny-s", problems, CourseConfig(**FAST_TRAINING), out, progress=False)
 
 
 SETUP_SECONDS = pytest.StashKey[float]()

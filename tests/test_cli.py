@@ -163,16 +163,78 @@ def test_provenance_commit_ignores_outputs_but_not_code(tmp_path):
     assert commit().endswith("+dirty")
 
 
-def test_train_help_comes_from_the_config_with_its_defaults():
-    from course_lib.__main__ import field_comments
-    from course_lib.training import TrainConfig
+def test_train_help_shows_every_setting_with_its_default_and_help_from_the_dataclasses():
+    """`train --help` lists every CourseConfig field (TRL's GRPOConfig, save those train sets itself) and TRL's
+    ModelConfig LoRA fields, each with a help text and its default from the field's metadata."""
+    import dataclasses
+    import re
+
+    from course_lib.__main__ import NOT_FLAGS
+    from course_lib.training import BATCH_FIELDS, LORA_FLAGS, CourseConfig, CourseModelConfig
 
     result = run_cli_in_process("train", "--help")
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
-    assert "--group-size GROUP_SIZE G: completions per prompt (TRL's num_generations) (default: 8)" in text
-    assert "--learning-rate LEARNING_RATE, --lr LEARNING_RATE" in text
-    assert field_comments(TrainConfig)["max_grad_norm"] == "gradient clipping"
+    assert "--num_generations NUM_GENERATIONS, --num-generations NUM_GENERATIONS, --group-size NUM_GENERATIONS " \
+           "G: completions per prompt (default: 8)" in text
+    assert "--learning_rate LEARNING_RATE, --learning-rate LEARNING_RATE, --lr LEARNING_RATE 3e-4 suits LoRA" in text
+    assert "--max_grad_norm MAX_GRAD_NORM, --max-grad-norm MAX_GRAD_NORM gradient clipping (0: none) (default: 1.0)" \
+        in text
+    assert "--lora_r LORA_R, --lora-r LORA_R, --lora-rank LORA_R LoRA rank r (default: 16)" in text
+    assert "--lr_scheduler_type" in text and "(default: 'constant')" in text
+    fields = [f for f in dataclasses.fields(CourseConfig) if f.init and f.name not in (*NOT_FLAGS, *BATCH_FIELDS)]
+    fields += [f for f in dataclasses.fields(CourseModelConfig) if f.name in LORA_FLAGS]
+    assert len(fields) > 150  # GRPOConfig's own settings, not only the course's
+    settings = result.stdout.split("training settings: a CourseConfig", 1)[1]
+    options = [" ".join(entry.split()) for entry in re.split(r"\n  (?=-)", settings)]  # one entry per option
+    for field in fields:
+        entry = next((o for o in options if o.startswith(f"--{field.name} ") or o.startswith(f"--{field.name},")),
+                     None)
+        assert entry is not None, field.name
+        assert re.search(r"\S \(default: .+\)", entry), entry[:200]  # a help text, then the default
+    for name in (*NOT_FLAGS, *BATCH_FIELDS):  # set by train itself: --out, --quiet, the batch from --prompts-per-step
+        assert f"--{name} " not in text
+
+
+@pytest.mark.parametrize(("flags", "given", "lora"), [
+    (["--group-size", "4", "--steps", "3", "--lr", "1e-4", "--max-new-tokens", "16", "--warmup-ratio", "0.1"],
+     {"num_generations": 4, "max_steps": 3, "learning_rate": 1e-4, "max_completion_length": 16, "warmup_steps": 0.1},
+     {}),
+    (["--prompts-per-step", "2", "--micro-batch-prompts", "1", "--format-weight", "0.5", "--dynamic-sampling",
+      "--dynamic-max-rounds", "3", "--save-steps", "5", "--seed", "7"],
+     {"prompts_per_step": 2, "micro_batch_prompts": 1, "format_weight": 0.5, "dynamic_sampling": True,
+      "dynamic_max_rounds": 3, "save_steps": 5, "seed": 7}, {}),
+    (["--no-dynamic-sampling", "--no-use-vllm", "--activation-checkpointing"],
+     {"dynamic_sampling": False, "use_vllm": False, "activation_checkpointing": True}, {}),
+    (["--lora", "--lora-rank", "8", "--lora-alpha", "16"], {}, {"use_peft": True, "lora_r": 8, "lora_alpha": 16}),
+    (["--no-lora"], {}, {"use_peft": False}),
+    (["--num_iterations", "2", "--top_k", "5"], {"num_iterations": 2, "top_k": 5}, {}),  # any GRPOConfig setting
+])
+def test_the_courses_flag_spellings_still_work_and_only_given_flags_are_set(flags, given, lora):
+    from course_lib.__main__ import build_parser
+
+    args = build_parser().parse_args(["train", "--model", "tiny-s", "--out", "run", *flags])
+    assert {name: getattr(args, name) for name in args.config_flags if getattr(args, name) is not None} == given
+    assert {name: getattr(args, name) for name in args.lora_flags if getattr(args, name) is not None} == lora
+
+
+def test_paper_settings_give_way_to_the_flags_given(tmp_path, monkeypatch):
+    """--settings 2508.14094 with --lr and --lora-rank: the paper's other values, the flags' where given."""
+    import course_lib.training
+
+    seen = {}
+
+    def stop(model, problems, config, out, peft_config, progress=True):
+        seen.update(config=config, lora=peft_config)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(course_lib.training, "train_grpo", stop)
+    done = run_cli_in_process("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--settings", "2508.14094",
+                              "--lr", "1e-4", "--lora-rank", "8", "--steps", "2", "--out", str(tmp_path / "run"))
+    assert done.returncode == 130, done.stderr
+    config, lora = seen["config"], seen["lora"]
+    assert (config.learning_rate, config.max_steps, config.adam_beta2, config.num_generations) == (1e-4, 2, 0.99, 8)
+    assert (lora.r, lora.lora_alpha) == (8, 32)  # the flag's rank, the paper's alpha
 
 
 @pytest.mark.slow

@@ -22,7 +22,7 @@ from course_lib.models import load_model
 from course_lib.research.studies import equivalence_verdict
 from course_lib.selection import select
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, _dynamic_trainer_class, load_trained, train_grpo
+from course_lib.training import CourseConfig, _dynamic_trainer_class, course_lora, load_trained, train_grpo
 
 # ---------------------------------------------------------------------------
 # The difficulty cache key: weights, temperature and answers all count
@@ -102,7 +102,7 @@ def test_load_trained_merges_the_adapter_into_the_base(finished_run):
     base, tokenizer = load_model("tiny-s", device="cpu")
     trained, _ = load_trained(str(out), device="cpu")
     adapter = load_file(str(out / "final" / "adapter_model.safetensors"))
-    scale = TrainConfig().lora_alpha / TrainConfig().lora_rank
+    scale = course_lora().lora_alpha / course_lora().r
     base_state, trained_state = base.state_dict(), trained.state_dict()
     checked = 0
     for name, lora_a in adapter.items():
@@ -123,9 +123,9 @@ def test_load_trained_of_a_full_fine_tuning_run_has_its_new_weights(problems, tm
 
     out = tmp_path / "full"
     # G=8: the first step has a live group on these problems (with G=4 both are dead and no weight moves)
-    config = TrainConfig(group_size=8, prompts_per_step=2, steps=1, save_steps=1, max_completion_length=32, lora=False,
-                         learning_rate=1e-3)
-    train_grpo("tiny-s", problems, config, out, progress=False)
+    config = CourseConfig(num_generations=8, prompts_per_step=2, max_steps=1, save_steps=1, max_completion_length=32,
+                          learning_rate=1e-3)
+    train_grpo("tiny-s", problems, config, out, peft_config=None, progress=False)
     base, tokenizer = load_model("tiny-s", device="cpu")
     trained, _ = load_trained(str(out), device="cpu")
     saved = load_file(str(out / "final" / "model.safetensors"))
@@ -403,7 +403,7 @@ def test_is_correct_reads_the_final_answer_only(completion, answer, source, corr
 
 def test_resume_picks_checkpoint_12_over_checkpoint_9(problems, tmp_path):
     """Checkpoints every 3 steps, the last two kept: checkpoint-9 and checkpoint-12 (which sorts first as text)."""
-    config = TrainConfig(group_size=2, prompts_per_step=1, steps=12, save_steps=3, max_completion_length=8)
+    config = CourseConfig(num_generations=2, prompts_per_step=1, max_steps=12, save_steps=3, max_completion_length=8)
     out = tmp_path / "run"
     train_grpo("tiny-s", problems, config, out, progress=False)
     assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-12", "checkpoint-9"]

@@ -14,7 +14,7 @@ from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings: 2 s
 from course_lib import CourseError
 from course_lib.__main__ import main
 from course_lib.models import load_model
-from course_lib.training import TrainConfig, load_trained, train_grpo
+from course_lib.training import CourseConfig, load_trained, train_grpo
 from course_lib.training.checkpoints import MARKER, STAGING, newest_complete, publish, remove_old
 
 
@@ -68,7 +68,7 @@ def test_a_checkpoint_killed_mid_save_is_set_aside_and_the_run_resumes_from_the_
     truncate(out / "checkpoint-2" / ADAPTER)
     with pytest.warns(UserWarning, match=rf"^{out / 'checkpoint-2'} has no {MARKER} \(its save did not finish\); "
                                          r"set aside as checkpoint-2\.damaged, resuming from checkpoint-1$"):
-        summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+        summary = train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 1 and summary["steps"] == 2  # step 2 trained again, not copied from the damage
     assert (out / "final" / ADAPTER).read_bytes() == (finished_run[0] / "final" / ADAPTER).read_bytes()  # same bytes
     assert (out / "checkpoint-2.damaged").is_dir() and not (out / STAGING).exists()
@@ -86,11 +86,12 @@ def test_a_checkpoint_killed_mid_save_is_set_aside_and_the_run_resumes_from_the_
     (lambda ckpt: (ckpt / MARKER).write_text("{}"), f"{MARKER} is damaged"),
 ], ids=["killed early in the save", "truncated adapter", "flipped byte", "trainer_state.json gone", "empty marker"])
 def test_a_damaged_last_checkpoint_is_passed_over_for_the_one_before(finished_run, problems, tmp_path, damage, why):
-    from course_lib.training import _check_run_dir
+    from course_lib.training import _check_run_dir, course_lora, run_record
 
     out = killed_copy(finished_run, tmp_path)
     damage(out / "checkpoint-2")
-    resume_step, broken = _check_run_dir(out, TrainConfig(**FAST).to_json(), "tiny-s", [p.id for p in problems])
+    record = run_record(CourseConfig(**FAST), course_lora())
+    resume_step, broken = _check_run_dir(out, record, "tiny-s", [p.id for p in problems])
     assert resume_step == 1 and [folder for folder, _ in broken] == [out / "checkpoint-2"]
     assert re.search(why, broken[0][1]), broken[0][1]
 
@@ -101,7 +102,7 @@ def test_stray_checkpoint_folders_and_a_half_written_staging_folder_are_ignored(
     (out / "checkpoint-2-backup").mkdir()
     (out / STAGING / "checkpoint-3").mkdir(parents=True)  # a save killed before its rename
     (out / STAGING / "checkpoint-3" / ADAPTER).write_bytes(b"half")
-    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+    summary = train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 2 and not (out / STAGING).exists()  # killed after the last step: final/ only
     assert (out / "final" / ADAPTER).read_bytes() == (finished_run[0] / "final" / ADAPTER).read_bytes()
 
@@ -144,10 +145,10 @@ def test_a_failed_save_names_the_cause_and_leaves_the_last_checkpoint_resumable(
         with pytest.raises(CourseError, match=rf"could not save checkpoint-2 in {out} \({cause}\); free disk space "
                                               r"or make the folder writable, then run the same command again: it "
                                               r"resumes from checkpoint-1$"):
-            train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+            train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
     assert [p.name for p in out.glob("checkpoint-*")] == ["checkpoint-1"] and not (out / "summary.json").exists()
     # space freed: the same command resumes
-    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+    summary = train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 1
     assert (out / "final" / ADAPTER).read_bytes() == (finished_run[0] / "final" / ADAPTER).read_bytes()
 
@@ -181,7 +182,7 @@ def test_rerunning_a_finished_run_whose_final_is_damaged_rebuilds_it(finished_ru
     out = _copy(finished_run, tmp_path)
     flip_byte(out / "final" / ADAPTER)
     with pytest.warns(UserWarning, match="adapter_model.safetensors is damaged .*; finishing the run again"):
-        summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+        summary = train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 2  # rebuilt from the last checkpoint, nothing trained
     assert (out / "final" / ADAPTER).read_bytes() == (finished_run[0] / "final" / ADAPTER).read_bytes()
 

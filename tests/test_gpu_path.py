@@ -20,7 +20,7 @@ from course_lib.models import resolve_model_path
 from course_lib.research.experiment import RECORD_COLUMNS, Point, resolve, run_point
 from course_lib.research.sweep import expand
 from course_lib.sampling import check_free_gpu_memory, resolve_backend, sample
-from course_lib.training import TrainConfig, train_grpo, trl_config
+from course_lib.training import CourseConfig, run_args, train_grpo
 from course_lib.training.phases import in_phase
 
 FAKE_VLLM = Path(__file__).resolve().parent / "fake_vllm"
@@ -108,7 +108,7 @@ def test_an_engine_does_not_start_without_its_share_of_free_gpu_memory(monkeypat
 
 
 def test_trl_colocated_vllm_gets_prompt_plus_completion_as_its_context(tmp_path):
-    args = trl_config(TrainConfig(use_vllm=True, max_completion_length=250), tmp_path, longest_prompt=180)
+    args = run_args(CourseConfig(use_vllm=True, max_completion_length=250), tmp_path, longest_prompt=180)
     assert (args.use_vllm, args.vllm_mode, args.vllm_max_model_length) == (True, "colocate", 430)
 
 
@@ -180,13 +180,14 @@ def test_train_settings_2604_06298_applies_the_grids_values_inferring_dataset_an
     assert done.returncode == 0, done.stderr
     config = json.loads((out / "run_config.json").read_text())["config"]
     grid = resolve(Point(profile="paper", task="math", train_settings="2604.06298", model_size="0.5B"))
-    from course_lib.research.experiment import train_config
+    from course_lib.research.experiment import train_config, train_lora
+    from course_lib.training import run_record
 
-    expected = train_config(grid, n_selected=24).to_json()
-    for field in ("prompts_per_step", "group_size", "learning_rate", "lora_rank", "lora_alpha", "lr_scheduler_type",
-                  "steps", "warmup_ratio", "weight_decay"):
+    expected = run_record(train_config(grid, n_selected=24), train_lora(grid))
+    for field in ("prompts_per_step", "num_generations", "learning_rate", "peft_config", "lr_scheduler_type",
+                  "max_steps", "warmup_steps", "weight_decay"):
         assert config[field] == expected[field], field  # the CLI and the grid agree on every value
-    assert config["prompts_per_step"] == 20 and config["steps"] == 2 and expected["max_completion_length"] == 250
+    assert config["prompts_per_step"] == 20 and config["max_steps"] == 2 and expected["max_completion_length"] == 250
 
 
 def test_a_pool_without_a_2604_06298_batch_size_names_the_flag(tmp_path):
@@ -233,8 +234,8 @@ def test_out_of_memory_split_releases_the_failed_trainer_before_retrying(tmp_pat
 
     monkeypatch.setattr(course_lib.training, "_smaller_micro_batches", split)
     with pytest.warns(UserWarning, match="resuming with micro_batch_prompts=1"):
-        summary = train_grpo("tiny-s", problems, TrainConfig(group_size=2, prompts_per_step=2, steps=1,
-                                                             max_completion_length=8), tmp_path / "run",
+        summary = train_grpo("tiny-s", problems, CourseConfig(num_generations=2, prompts_per_step=2, max_steps=1,
+                                                              max_completion_length=8), tmp_path / "run",
                              progress=False, callbacks=[callback])
     assert summary["steps"] == 1 and alive_when_freed == [False]
 

@@ -3,7 +3,7 @@
 import pytest
 
 from course_lib import CourseError
-from course_lib.research.experiment import Point, resolve, train_config
+from course_lib.research.experiment import Point, resolve, train_config, train_lora
 from course_lib.research.sweep import expand
 
 
@@ -32,20 +32,21 @@ def test_headroom_pilot_seeds_grid_is_the_declared_one():
 def test_shaped_settings_are_the_papers_optimizer_shape_with_a_clip_that_clips():
     point = resolve(Point(profile="tiny", model="tiny-m", task="arith", strategy="random", train_settings="shaped",
                           learning_rate=1e-3, steps=100))
-    config = train_config(point, 250)
-    assert (config.lr_scheduler_type, config.warmup_ratio, config.weight_decay, config.adam_beta2) == (
+    config, lora = train_config(point, 250), train_lora(point)
+    assert (config.lr_scheduler_type, config.warmup_steps, config.weight_decay, config.adam_beta2) == (
         "cosine", 0.1, 0.1, 0.99)
-    assert config.lora and config.lora_alpha == config.lora_rank == 16
+    assert lora is not None and lora.lora_alpha == lora.r == 16
     assert config.max_grad_norm == 0.05  # below tiny-m's median grad norm with alpha = r (0.086)
-    assert (config.learning_rate, config.steps, config.prompts_per_step) == (1e-3, 100, 8)
+    assert (config.learning_rate, config.max_steps, config.prompts_per_step) == (1e-3, 100, 8)
     default = train_config(resolve(Point(profile="tiny", strategy="random", train_settings="shaped")), 250)
-    assert default.learning_rate == 3e-4 and default.steps == 41  # 1.3 epochs of 250 at 8 prompts per step
+    assert default.learning_rate == 3e-4 and default.max_steps == 41  # 1.3 epochs of 250 at 8 prompts per step
 
 
 def test_course_settings_are_unchanged():
-    config = train_config(resolve(Point(profile="tiny", strategy="random", train_settings="course")), 250)
-    assert (config.lr_scheduler_type, config.warmup_ratio, config.weight_decay, config.adam_beta2,
-            config.lora_rank, config.lora_alpha, config.max_grad_norm, config.learning_rate) == (
+    point = resolve(Point(profile="tiny", strategy="random", train_settings="course"))
+    config, lora = train_config(point, 250), train_lora(point)
+    assert (config.lr_scheduler_type, config.warmup_steps, config.weight_decay, config.adam_beta2,
+            lora.r, lora.lora_alpha, config.max_grad_norm, config.learning_rate) == (
         "constant", 0.0, 0.0, 0.999, 16, 32, 1.0, 3e-4)
 
 

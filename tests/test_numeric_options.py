@@ -49,7 +49,10 @@ COMMANDS = {
         "--slurm-mem": ("0",)}),  # SLURM reads --mem=0 as the whole node's memory
     "sweep-point": (["hard-wins", "--profile", "smoke", "--out", "FILES/sweep"], {"--index": ("0",)}),
 }
-FIELDS = {("train", "--lr"): "learning_rate", ("pretrain", "--lr"): "lr", ("reproduce", "--slurm-time"): "time_limit"}
+FIELDS = {("train", "--lr"): "learning_rate", ("pretrain", "--lr"): "lr", ("reproduce", "--slurm-time"): "time_limit",
+          # train's older spellings of GRPOConfig's and ModelConfig's fields: the error names the field
+          ("train", "--group-size"): "num_generations", ("train", "--steps"): "max_steps",
+          ("train", "--warmup-ratio"): "warmup_steps", ("train", "--lora-rank"): "lora_r"}
 CASES = [(command, option, value, value in valid) for command, (_, options) in COMMANDS.items()
          for option, valid in options.items() for value in VALUES]
 

@@ -26,7 +26,7 @@ from course_lib import CourseError
 from course_lib.models import MODELS_DIR, file_sha256, weights_sha256
 from course_lib.provenance import LOCK_NAME, folder_lock
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, _check_run_dir, check_base, read_jsonl_log, train_grpo
+from course_lib.training import CourseConfig, _check_run_dir, check_base, read_jsonl_log, train_grpo
 from course_lib.training.checkpoints import MARKER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,14 +194,14 @@ def test_an_empty_staging_folder_is_used(tmp_path):
 
 
 def test_a_run_folders_staging_link_is_removed_not_followed(tmp_path):
-    from course_lib.training import STAGING, _prepare_run_dir
+    from course_lib.training import STAGING, _prepare_run_dir, run_record
 
     elsewhere, run = tmp_path / "elsewhere", tmp_path / "run"
     (elsewhere / "checkpoint-1").mkdir(parents=True)
     (elsewhere / "checkpoint-1" / "keep.txt").write_text("keep me")
     run.mkdir()
     (run / STAGING).symlink_to(elsewhere)
-    _prepare_run_dir(run, None, [], "tiny-s", TrainConfig(), ["p1"])
+    _prepare_run_dir(run, None, [], "tiny-s", run_record(CourseConfig(), None), ["p1"])
     assert not (run / STAGING).exists() and (elsewhere / "checkpoint-1" / "keep.txt").read_text() == "keep me"
 
 
@@ -409,7 +409,7 @@ def test_a_lock_file_that_is_a_link_is_refused_and_its_target_kept(tmp_path, lin
 def test_the_library_refuses_a_second_train_into_a_locked_folder(held, problems):
     folder, _ = held
     with pytest.raises(CourseError, match="is in use by another command"):
-        train_grpo("tiny-s", problems, TrainConfig(**FAST_TRAINING), folder, progress=False)
+        train_grpo("tiny-s", problems, CourseConfig(**FAST_TRAINING), folder, progress=False)
 
 
 @pytest.mark.slow
@@ -481,7 +481,7 @@ def test_a_run_whose_base_changed_is_refused_at_evaluation_and_at_resume(tmp_pat
     base = tmp_path / "base"
     shutil.copytree(MODELS_DIR / "tiny-s", base)
     run = tmp_path / "run"
-    train_grpo(str(base), problems, TrainConfig(**FAST_TRAINING), run, progress=False)
+    train_grpo(str(base), problems, CourseConfig(**FAST_TRAINING), run, progress=False)
     assert json.loads((run / "run_config.json").read_text())["base_sha256"] == weights_sha256("tiny-s")
     shutil.copy(MODELS_DIR / "tiny-sm" / "manifest.json", base / "manifest.json")  # rebuilt: another model
     shutil.copy(MODELS_DIR / "tiny-sm" / "model.safetensors", base / "model.safetensors")
@@ -491,7 +491,7 @@ def test_a_run_whose_base_changed_is_refused_at_evaluation_and_at_resume(tmp_pat
     (run / "summary.json").unlink()
     shutil.rmtree(run / "final")  # killed before it finished: a rerun would resume on the new base
     with pytest.raises(CourseError, match="was trained on has changed since"):
-        train_grpo(str(base), problems, TrainConfig(**FAST_TRAINING), run, progress=False)
+        train_grpo(str(base), problems, CourseConfig(**FAST_TRAINING), run, progress=False)
 
 
 # ---------------------------------------------------------------------------
@@ -502,8 +502,9 @@ def test_a_run_whose_base_changed_is_refused_at_evaluation_and_at_resume(tmp_pat
 @pytest.mark.parametrize(("args", "message"), [
     (["train", "--lr", "1e30"], "learning_rate=1e+30 must be in (0, 1]"),
     (["train", "--seed", "99999999999999999999"], "seed=99999999999999999999 must be from 0 to 4,294,967,295"),
-    (["train", "--steps", "10000000000000"], "steps=10000000000000 must be from 1 to 1,000,000"),
-    (["train", "--group-size", "100000"], "group_size=100000 must be from 2 to 1,024"),
+    (["train", "--steps", "10000000000000"], "max_steps=10000000000000 must be from 1 to 1,000,000"),
+    (["train", "--group-size", "100000"], "num_generations=100000 must be from 2 to 1,024"),
+    (["train", "--lora-rank", "0"], "lora_r=0 must be from 1 to 4,096"),
     (["pretrain", "--lr", "inf"], "lr=inf must be a number in (0, 1]"),
     (["pretrain", "--seed", "99999999999999999999"], "--seed: '99999999999999999999' must be an integer from 0 to"),
     (["pretrain", "--steps", "100000000000000"], "steps=100000000000000 must be an integer from 1 to 1,000,000"),
@@ -525,7 +526,7 @@ def test_absurd_settings_are_refused_before_anything_is_written(no_work, tmp_pat
     ("LEARNING_RATE=1e30", "learning_rate=1e+30 must be in (0, 1]"),
     ("SEED=18446744073709551616", "SEED=18446744073709551616 must be an integer from 0 to 4,294,967,295"),
     ("EVAL_K=100000", "EVAL_K=100000 (--set or the grid) must be a finite number from 0"),
-    ("GROUP_SIZE=100000", "group_size=100000 must be from 2 to 1,024"),
+    ("GROUP_SIZE=100000", "num_generations=100000 must be from 2 to 1,024"),
     ("BUDGET=50", "BUDGET=50.0 must be a fraction in (0, 1] (a float) or a count of problems (an integer)"),
     ("DIFFICULTY_K=1", "DIFFICULTY_K=1 must be at least 2 samples per problem (0: the profile's value)"),
 ])
@@ -559,23 +560,29 @@ def test_pretraining_whose_loss_goes_non_finite_stops_without_a_manifest(tmp_pat
     assert not (tmp_path / "m" / "manifest.json").exists()
 
 
-def _run_config(run: Path, config: TrainConfig, problem_ids) -> None:
+def _record(config: CourseConfig) -> dict:
+    from course_lib.training import course_lora, run_record
+
+    return run_record(config, course_lora())
+
+
+def _run_config(run: Path, config: CourseConfig, problem_ids) -> None:
     run.mkdir(parents=True, exist_ok=True)
-    (run / "run_config.json").write_text(json.dumps({"model": "tiny-s", "config": config.to_json(),
+    (run / "run_config.json").write_text(json.dumps({"model": "tiny-s", "config": _record(config),
                                                      "problem_ids": problem_ids}))
 
 
 def test_a_failed_start_is_not_a_run_to_protect_but_a_saved_checkpoint_is(tmp_path):
     ids = ["a", "b"]
-    _run_config(tmp_path / "run", TrainConfig(learning_rate=0.5), ids)  # a start that died before its first save
-    assert _check_run_dir(tmp_path / "run", TrainConfig().to_json(), "tiny-s", ids) == (None, [])
+    _run_config(tmp_path / "run", CourseConfig(learning_rate=0.5), ids)  # a start that died before its first save
+    assert _check_run_dir(tmp_path / "run", _record(CourseConfig()), "tiny-s", ids) == (None, [])
     checkpoint = tmp_path / "run" / "checkpoint-2"
     checkpoint.mkdir()
     (checkpoint / "trainer_state.json").write_text("{}")
     (checkpoint / MARKER).write_text(json.dumps({"sha256": {"trainer_state.json": file_sha256(
         checkpoint / "trainer_state.json")}}))
     with pytest.raises(CourseError, match="holds a run with a different config"):
-        _check_run_dir(tmp_path / "run", TrainConfig().to_json(), "tiny-s", ids)
+        _check_run_dir(tmp_path / "run", _record(CourseConfig()), "tiny-s", ids)
 
 
 @pytest.mark.slow
@@ -586,14 +593,14 @@ def test_a_run_that_diverges_stops_with_one_line_and_its_corrected_rerun_starts(
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
 
     monkeypatch.setattr(GRPOTrainer, "train", diverges)
-    config = TrainConfig(**{**FAST_TRAINING, "learning_rate": 0.9})
+    config = CourseConfig(**{**FAST_TRAINING, "learning_rate": 0.9})
     with pytest.raises(CourseError, match=r"^training diverged at step 1: .* \(learning_rate=0\.9\); lower the "):
         train_grpo("tiny-s", generate("arith", 4, "train", seed=1), config, tmp_path / "run", progress=False)
     monkeypatch.undo()
     assert (tmp_path / "run" / "run_config.json").exists()  # the failed start: no checkpoint, no summary
-    summary = train_grpo("tiny-s", generate("arith", 4, "train", seed=1), TrainConfig(**FAST_TRAINING),
+    summary = train_grpo("tiny-s", generate("arith", 4, "train", seed=1), CourseConfig(**FAST_TRAINING),
                          tmp_path / "run", progress=False)
-    assert summary["steps"] == FAST_TRAINING["steps"]
+    assert summary["steps"] == FAST_TRAINING["max_steps"]
 
 
 @pytest.mark.parametrize("command", [["figures"], ["reproduce", "hard-wins", "--profile", "smoke"]])

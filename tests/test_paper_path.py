@@ -17,10 +17,18 @@ from course_lib.evaluation import evaluate
 from course_lib.models import load_model
 from course_lib.problems import problems
 from course_lib.prompts import INSTRUCTIONS, model_input, prompt_ids, prompt_text
-from course_lib.research.experiment import RECORD_COLUMNS, Point, parse_arm, resolve, run_point, train_config
+from course_lib.research.experiment import (
+    RECORD_COLUMNS,
+    Point,
+    parse_arm,
+    resolve,
+    run_point,
+    train_config,
+    train_lora,
+)
 from course_lib.research.sweep import expand
 from course_lib.sampling import stop_token_ids
-from course_lib.training import TrainConfig, load_trained, train_grpo
+from course_lib.training import CourseConfig, load_trained, train_grpo
 
 SHRUNK = {"POOL_SIZE": 24, "DIFFICULTY_K": 2, "MAX_NEW_TOKENS": 12, "EVAL_PROBLEMS": 3, "OOD_K": 2, "STEPS": 1,
           "PROMPTS_PER_STEP": 2, "MODEL_SIZE": "0.5B"}
@@ -93,7 +101,7 @@ def test_the_same_token_ids_reach_the_model_in_estimation_training_and_evaluatio
     estimate(model, tokenizer, pool, k=2, max_new_tokens=4, cache_dir=None, progress=False)
     assert set(seen) == expected
     seen.clear()
-    config = TrainConfig(group_size=2, prompts_per_step=4, steps=1, save_steps=1, max_completion_length=4)
+    config = CourseConfig(num_generations=2, prompts_per_step=4, max_steps=1, save_steps=1, max_completion_length=4)
     train_grpo(str(standin_model), pool, config, tmp_path / "run", progress=False)
     assert seen and set(seen) <= expected and len(set(seen)) == 4  # TRL generated from the very same ids
     seen.clear()
@@ -137,20 +145,21 @@ def test_unknown_experiment_parameters_are_refused():
 def test_paper_points_train_with_each_papers_settings():
     pikus = resolve(Point.from_parameters(expand("hard-wins", "paper")[0]))
     assert (pikus.model, pikus.ood_task, pikus.difficulty_k, pikus.max_new_tokens) == ("Qwen/Qwen3-4B", "aime2025", 10, 250)
-    config = train_config(pikus, n_selected=747)
-    assert (config.learning_rate, config.lora_rank, config.lora_alpha, config.max_grad_norm, config.group_size,
+    config, lora = train_config(pikus, n_selected=747), train_lora(pikus)
+    assert (config.learning_rate, lora.r, lora.lora_alpha, config.max_grad_norm, config.num_generations,
             config.prompts_per_step, config.lr_scheduler_type, config.weight_decay) == (5e-6, 32, 32, 0.1, 8, 1, "cosine", 0.1)
-    assert config.steps == 1000  # the paper reports step 1000 on GSM8K and on BBH
+    assert config.max_steps == 1000  # the paper reports step 1000 on GSM8K and on BBH
     bbh = resolve(Point.from_parameters(expand("hard-wins", "paper", {"TASK": "bbh"})[0]))
-    assert train_config(bbh, n_selected=60).steps == 1000  # ~16 passes over BBH's 10%, as the paper (not 1.3 epochs)
+    assert train_config(bbh, n_selected=60).max_steps == 1000  # ~16 passes over BBH's 10%, as the paper (not 1.3 epochs)
     for point in expand("capacity-boundary", "paper"):
         yadav = resolve(Point.from_parameters(point))
         config = train_config(yadav, n_selected=100)
         size = yadav.model.split("-")[1]
         dataset = "math" if yadav.task == "math" else "gsm8k"
-        assert config.group_size == 4 and yadav.answer_format == "tagged" and config.max_completion_length == 250
+        assert config.num_generations == 4 and yadav.answer_format == "tagged" and config.max_completion_length == 250
+        assert train_lora(yadav).r == 16  # the course's LoRA
         assert not yadav.estimate_pool  # levels and random arms: no K=10 difficulty table
-        assert config.steps == math.ceil(1.3 * 100 / config.prompts_per_step)
+        assert config.max_steps == math.ceil(1.3 * 100 / config.prompts_per_step)
         assert config.prompts_per_step == {"math": {"0.5B": 20, "1.5B": 16, "3B": 12},
                                            "gsm8k": {"0.5B": 48, "1.5B": 40, "3B": 32}}[dataset][size]
     tasks = {(p["TASK"], p["STRATEGY"]) for p in expand("capacity-boundary", "paper")}
@@ -169,7 +178,7 @@ def test_one_grid_point_of_each_paper_study_runs_end_to_end(study, task, standin
     assert set(record["gain"]) == {"test", "ood"}  # AIME 2025 (hard-wins) or MATH's numeric subset (capacity-boundary)
     assert record["eval_k"]["ood"] == SHRUNK["OOD_K"] and 0 < record["n_selected"] <= SHRUNK["POOL_SIZE"]
     assert record["accuracy_before"]["test"] == 0.0  # random weights: a wrong answer, in format or not
-    assert json.loads((tmp_path / "run" / "run_config.json").read_text())["config"]["group_size"] == (
+    assert json.loads((tmp_path / "run" / "run_config.json").read_text())["config"]["num_generations"] == (
         8 if study == "hard-wins" else 4)
 
 
@@ -213,7 +222,7 @@ def test_the_practitioners_workflow_on_real_data_from_the_cli(source, standin_mo
                    "--max-new-tokens", "8", "--settings", "2508.14094", "--quiet", "--out", str(run))
     assert done.returncode == 0, done.stderr
     saved = json.loads((run / "run_config.json").read_text())
-    assert saved["config"]["learning_rate"] == 5e-6 and saved["config"]["lora_rank"] == 32  # the paper's settings
+    assert saved["config"]["learning_rate"] == 5e-6 and saved["config"]["peft_config"]["r"] == 32  # the paper's
     assert saved["problem_ids"] == ids.read_text().split()  # the pool came from provenance, no --n repeated
     held_out = task[:2] + (["--split", "test"] if source == "own-file" else task[2:4] + ["--n", "6"])
     done = run_cli("evaluate", "--model", str(run), *held_out, "--k", "2",

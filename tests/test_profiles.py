@@ -3,7 +3,7 @@
 import pytest
 
 from course_lib import CourseError
-from course_lib.research.profiles import PROFILES, get_profile, paper_train_config
+from course_lib.research.profiles import PROFILES, get_profile, paper_lora, paper_train_config
 
 
 def test_profiles_grow_from_smoke_to_paper():
@@ -19,11 +19,11 @@ def test_unknown_profile_lists_the_valid_ones():
 
 
 def test_pikus_settings():
-    config = paper_train_config("2508.14094")
-    assert (config.lora_rank, config.lora_alpha, config.learning_rate) == (32, 32, 5e-6)
-    assert (config.adam_beta2, config.weight_decay, config.warmup_ratio, config.max_grad_norm) == (0.99, 0.1, 0.1, 0.1)
-    assert config.lr_scheduler_type == "cosine" and config.group_size == 8 and config.max_completion_length == 250
-    assert config.steps == 1000 and set(config.lora_target_modules) == {
+    config, lora = paper_train_config("2508.14094"), paper_lora("2508.14094")
+    assert (lora.r, lora.lora_alpha, config.learning_rate) == (32, 32, 5e-6)
+    assert (config.adam_beta2, config.weight_decay, config.warmup_steps, config.max_grad_norm) == (0.99, 0.1, 0.1, 0.1)
+    assert config.lr_scheduler_type == "cosine" and config.num_generations == 8 and config.max_completion_length == 250
+    assert config.max_steps == 1000 and set(lora.target_modules) == {
         "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}
 
 
@@ -33,11 +33,13 @@ def test_pikus_settings():
 )
 def test_yadav_effective_batches(dataset, size, batch):
     config = paper_train_config("2604.06298", dataset=dataset, model_size=size)
-    assert config.prompts_per_step == batch and config.lora
+    assert config.prompts_per_step == batch and paper_lora("2604.06298").r == 16
 
 
 def test_paper_config_bad_input():
     with pytest.raises(CourseError, match="paper='1234' is unknown"):
         paper_train_config("1234")
+    with pytest.raises(CourseError, match="paper='1234' is unknown"):
+        paper_lora("1234")
     with pytest.raises(CourseError, match="model_size='7B' is not one of"):
         paper_train_config("2604.06298", model_size="7B")

@@ -21,7 +21,7 @@ from course_lib.prompts import asked_format, prompt_ids
 from course_lib.rewards import correctness_reward
 from course_lib.sampling import sample_chunk
 from course_lib.selection import select
-from course_lib.training import TrainConfig, load_trained, read_jsonl_log, train_grpo
+from course_lib.training import CourseConfig, load_trained, read_jsonl_log, train_grpo
 
 
 def test_a_missing_package_names_the_extra(monkeypatch):
@@ -133,8 +133,8 @@ def test_estimate_select_train_evaluate_on_real_questions(smollm2, shared_data, 
     assert len(chosen) == 3
 
     run = tmp_path / "run"
-    config = TrainConfig(group_size=2, prompts_per_step=2, steps=2, save_steps=1, max_completion_length=16,
-                         format_weight=0.5)
+    config = CourseConfig(num_generations=2, prompts_per_step=2, max_steps=2, save_steps=1, max_completion_length=16,
+                          format_weight=0.5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         summary = train_grpo("smollm2-135m", [p for p in pool if p.id in chosen], config, run, progress=False)

@@ -7,10 +7,10 @@ from transformers import TrainerCallback
 
 from course_lib import CourseError
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, _replay_epochs, read_jsonl_log, train_grpo, trl_config
+from course_lib.training import CourseConfig, _replay_epochs, read_jsonl_log, run_args, train_grpo
 
 # 6 problems, 2 prompts per step: an epoch is 3 steps, so steps 4-6 are the second epoch, which TRL shuffles anew
-FAST = {"group_size": 4, "prompts_per_step": 2, "steps": 6, "max_completion_length": 32}
+FAST = {"num_generations": 4, "prompts_per_step": 2, "max_steps": 6, "max_completion_length": 32}
 ADAPTER = "final/adapter_model.safetensors"
 
 
@@ -53,7 +53,7 @@ def uninterrupted(tmp_path_factory, problems):
     def run(save_steps: int):
         if save_steps not in runs:
             runs[save_steps] = root / f"save{save_steps}"
-            train_grpo("tiny-s", problems, TrainConfig(**FAST, save_steps=save_steps), runs[save_steps], progress=False)
+            train_grpo("tiny-s", problems, CourseConfig(**FAST, save_steps=save_steps), runs[save_steps], progress=False)
         return runs[save_steps]
 
     return run
@@ -81,7 +81,7 @@ def assert_same_run(resumed, reference):
 )
 def test_killed_and_resumed_run_equals_an_uninterrupted_one(uninterrupted, problems, tmp_path, save_steps, kill,
                                                             resumed_from):
-    out, config = tmp_path / "killed", TrainConfig(**FAST, save_steps=save_steps)
+    out, config = tmp_path / "killed", CourseConfig(**FAST, save_steps=save_steps)
     with pytest.raises(KeyboardInterrupt):
         train_grpo("tiny-s", problems, config, out, progress=False, callbacks=[Kill(kill)])
     assert [p.name for p in out.glob("checkpoint-*")] == [f"checkpoint-{resumed_from}"]
@@ -98,14 +98,14 @@ def test_rerun_from_a_checkpoint_at_a_boundary_equals_an_uninterrupted_run(unint
     for name in ("checkpoint-6", "final"):  # killed right after checkpoint-3 was written, at the end of an epoch
         shutil.rmtree(out / name)
     (out / "summary.json").unlink()
-    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST, save_steps=3), out, progress=False)
+    summary = train_grpo("tiny-s", problems, CourseConfig(**FAST, save_steps=3), out, progress=False)
     assert summary["resumed_from"] == 3
     assert_same_run(out, uninterrupted(3))
 
 
 @pytest.mark.slow
 def test_resumed_dynamic_sampling_run_equals_an_uninterrupted_one(problems, tmp_path):
-    config = TrainConfig(**FAST, save_steps=4, dynamic_sampling=True, dynamic_max_rounds=2)
+    config = CourseConfig(**FAST, save_steps=4, dynamic_sampling=True, dynamic_max_rounds=2)
     train_grpo("tiny-s", problems, config, tmp_path / "whole", progress=False)
     with pytest.raises(KeyboardInterrupt):
         train_grpo("tiny-s", problems, config, tmp_path / "killed", progress=False, callbacks=[Kill(6)])
@@ -119,5 +119,5 @@ def test_resumed_dynamic_sampling_run_equals_an_uninterrupted_one(problems, tmp_
 def test_checkpoints_between_reuses_of_a_generation_batch_are_refused(tmp_path):
     # TRL keeps the batch it reuses for num_iterations steps in memory only; a resume there would generate anew
     with pytest.raises(CourseError, match="save_steps=3 is not a multiple of num_iterations=2: .*; use a multiple of 2"):
-        trl_config(TrainConfig(save_steps=3, extra={"num_iterations": 2}), tmp_path)
-    assert trl_config(TrainConfig(save_steps=4, extra={"num_iterations": 2}), tmp_path).num_iterations == 2
+        run_args(CourseConfig(save_steps=3, num_iterations=2), tmp_path)
+    assert run_args(CourseConfig(save_steps=4, num_iterations=2), tmp_path).num_iterations == 2

@@ -180,10 +180,10 @@ def test_cli_bad_input_is_one_line_and_status_2(tmp_path, args, message):
 @pytest.mark.slow
 def test_one_grpo_step_with_lora_on_cpu(standin_model, tmp_path):
     from course_lib.tasks import generate
-    from course_lib.training import TrainConfig, read_jsonl_log, train_grpo
+    from course_lib.training import CourseConfig, read_jsonl_log, train_grpo
 
     problems = generate("arith", 4, "train", seed=0, levels=[1])
-    config = TrainConfig(group_size=2, prompts_per_step=2, steps=1, save_steps=1, max_completion_length=16)
+    config = CourseConfig(num_generations=2, prompts_per_step=2, max_steps=1, save_steps=1, max_completion_length=16)
     summary = train_grpo(str(standin_model), problems, config, tmp_path / "run", progress=False)
     assert summary["steps"] == 1 and summary["lora"]
     assert (tmp_path / "run" / "final" / "adapter_config.json").exists()

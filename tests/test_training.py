@@ -11,7 +11,15 @@ from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
 
 import course_lib.training as training
 from course_lib import CourseError
-from course_lib.training import TrainConfig, load_trained, micro_batches, read_jsonl_log, train_grpo, trl_config
+from course_lib.training import (
+    CourseConfig,
+    course_lora,
+    load_trained,
+    micro_batches,
+    read_jsonl_log,
+    run_args,
+    train_grpo,
+)
 
 
 def test_run_folder_has_weights_metrics_and_ledger(finished_run, problems):
@@ -30,11 +38,12 @@ def test_run_folder_has_weights_metrics_and_ledger(finished_run, problems):
         dead = [row["reward_std"] == 0 for row in ledger if row["step"] == step]
         assert sum(dead) / len(dead) == pytest.approx(metrics[step - 1]["frac_reward_zero_std"])
     run = json.loads((out / "run_config.json").read_text())
-    assert run["config"]["group_size"] == 4 and run["versions"]["trl"]
+    assert run["config"]["num_generations"] == 4 and run["versions"]["trl"]
+    assert run["config"]["peft_config"]["r"] == 16  # the LoRA settings, as PEFT's LoraConfig names them
 
 
 def test_a_finished_run_says_what_it_trained_and_how(finished_run):
-    """The summary's every field, the LoRA adapter's settings as TrainConfig gives them, and the saved tokenizer."""
+    """The summary's every field, the LoRA adapter's settings as course_lora gives them, and the saved tokenizer."""
     out, summary = finished_run
     assert summary.keys() == {"model", "steps", "seconds", "lora", "resumed_from", "processes", "final_sha256"}
     assert (summary["model"], summary["steps"], summary["lora"], summary["resumed_from"], summary["processes"]) == \
@@ -43,10 +52,10 @@ def test_a_finished_run_says_what_it_trained_and_how(finished_run):
     assert summary["seconds"] == round(summary["seconds"], 1)
     assert json.loads((out / "summary.json").read_text()) == summary
     adapter = json.loads((out / "final" / "adapter_config.json").read_text())
-    config = TrainConfig()
+    lora = course_lora()
     assert (adapter["r"], adapter["lora_alpha"], adapter["lora_dropout"], adapter["bias"], adapter["task_type"]) == \
-        (config.lora_rank, config.lora_alpha, 0.0, "none", "CAUSAL_LM")
-    assert sorted(adapter["target_modules"]) == sorted(config.lora_target_modules)
+        (lora.r, lora.lora_alpha, 0.0, "none", "CAUSAL_LM") == (16, 32, 0.0, "none", "CAUSAL_LM")
+    assert sorted(adapter["target_modules"]) == sorted(lora.target_modules) == sorted(training.LORA_TARGETS)
     saved = json.loads((out / "final" / "tokenizer_config.json").read_text())
     assert saved["padding_side"] == "left"  # prompts padded on the left: generation continues each one
 
@@ -84,7 +93,7 @@ def test_a_failed_final_save_is_one_line_naming_final(problems, tmp_path, monkey
     with pytest.raises(CourseError, match=rf"^could not save final/ in {tmp_path / 'run'} \(No space left on device\); "
                                           r"free disk space or make the folder writable, then run the same command "
                                           r"again: it starts again$"):
-        train_grpo("tiny-s", problems, TrainConfig(**FAST), tmp_path / "run", progress=False)
+        train_grpo("tiny-s", problems, CourseConfig(**FAST), tmp_path / "run", progress=False)
 
 
 def test_the_trainer_is_built_from_the_config(standin_model, problems, tmp_path, monkeypatch):
@@ -94,7 +103,7 @@ def test_the_trainer_is_built_from_the_config(standin_model, problems, tmp_path,
     from course_lib.prompts import model_input
 
     monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
-    config = TrainConfig(**{**FAST, "format_weight": 0.5, "dynamic_sampling": True, "dynamic_max_rounds": 3})
+    config = CourseConfig(**{**FAST, "format_weight": 0.5, "dynamic_sampling": True, "dynamic_max_rounds": 3})
     with pytest.raises(Stopped) as built:
         train_grpo(str(standin_model), problems, config, tmp_path / "run", progress=True)
     trainer = built.value.args[0]
@@ -108,7 +117,8 @@ def test_the_trainer_is_built_from_the_config(standin_model, problems, tmp_path,
     assert arguments["train_dataset"]["prompt"] == prompts and isinstance(prompts[0], list)  # a conversation
     lora = arguments["peft_config"]
     assert (lora.r, lora.lora_alpha, lora.lora_dropout, lora.bias, lora.task_type, sorted(lora.target_modules)) == \
-        (config.lora_rank, config.lora_alpha, 0.0, "none", "CAUSAL_LM", sorted(config.lora_target_modules))
+        (16, 32, 0.0, "none", "CAUSAL_LM", sorted(training.LORA_TARGETS))
+    assert arguments["args"].num_generations == 4 and arguments["args"].output_dir == str(tmp_path / "run")
     assert arguments["processing_class"].padding_side == "left"
 
 
@@ -119,8 +129,8 @@ def test_dynamic_sampling_is_refused_over_several_processes(problems, tmp_path, 
     import types
 
     launched = types.SimpleNamespace(world_size=processes, process_index=0)  # as `accelerate launch` would set
-    monkeypatch.setattr(training, "trl_config", lambda *args, **kwargs: launched)
-    config = TrainConfig(**{**FAST, "dynamic_sampling": dynamic_sampling})
+    monkeypatch.setattr(training, "run_args", lambda *args, **kwargs: launched)
+    config = CourseConfig(**{**FAST, "dynamic_sampling": dynamic_sampling})
     refusal = "^dynamic_sampling=True needs a single process: each process would refill its own groups$"
     with pytest.raises(CourseError if refused else AttributeError, match=refusal if refused else "main_process_first"):
         train_grpo("tiny-s", problems, config, tmp_path / "run", progress=False)  # accepted: it runs on to where the stand-in stops
@@ -149,7 +159,7 @@ def test_resume_after_a_kill_continues_from_the_last_checkpoint(finished_run, pr
     shutil.rmtree(out / "checkpoint-2")  # killed after the checkpoint of step 1 ...
     shutil.rmtree(out / "final")  # ... before the end; metrics.jsonl still holds step 2's line
     with pytest.warns(UserWarning, match="is missing; finishing the run again from its last complete checkpoint"):
-        summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False)
+        summary = train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 1 and summary["steps"] == 2
     assert [m["step"] for m in read_jsonl_log(out / "metrics.jsonl")] == [1, 2]
 
@@ -158,9 +168,9 @@ def test_resume_after_a_kill_continues_from_the_last_checkpoint(finished_run, pr
 def test_a_folder_with_a_different_run_is_refused(finished_run, problems, change):
     """A folder holding another run (another config, model, or problems, even the same ones in another order) is
     never resumed or returned as this run's: one line, before any training."""
-    model, config, pool = "tiny-s", TrainConfig(**FAST), list(problems)
+    model, config, pool = "tiny-s", CourseConfig(**FAST), list(problems)
     if change == "config":
-        config = TrainConfig(**{**FAST, "learning_rate": 1e-5})
+        config = CourseConfig(**{**FAST, "learning_rate": 1e-5})
     elif change == "model":
         model = "tiny-m"
     elif change == "problems":
@@ -175,8 +185,8 @@ def test_a_folder_with_a_different_run_is_refused(finished_run, problems, change
 def test_dynamic_sampling_refills_dead_groups(problems, tmp_path):
     out = tmp_path / "dynamic"
     # G=8 on these problems: the first round has one live group of two, so there is something to refill
-    config = TrainConfig(**{**FAST, "group_size": 8, "max_completion_length": 32, "steps": 1, "dynamic_sampling": True,
-                            "dynamic_max_rounds": 4})
+    config = CourseConfig(**{**FAST, "num_generations": 8, "max_completion_length": 32, "max_steps": 1,
+                             "dynamic_sampling": True, "dynamic_max_rounds": 4})
     train_grpo("tiny-s", problems, config, out, progress=False)
     metrics = read_jsonl_log(out / "metrics.jsonl")[0]
     ledger = read_jsonl_log(out / "ledger.jsonl")  # every generation round's groups, in order
@@ -193,23 +203,24 @@ def test_dynamic_sampling_refills_dead_groups(problems, tmp_path):
 @pytest.mark.slow
 def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
     out = tmp_path / "full"
-    train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "steps": 1, "lora": False, "learning_rate": 3e-5}), out,
-               progress=False)
+    train_grpo("tiny-s", problems, CourseConfig(**{**FAST, "max_steps": 1, "learning_rate": 3e-5}), out,
+               peft_config=None, progress=False)
     assert (out / "final" / "model.safetensors").exists()
     model, _ = load_trained(str(out))
     assert type(model).__name__ == "Qwen2ForCausalLM"
 
 
 @pytest.mark.parametrize(("override", "message"), [
-    ({"group_size": 1}, "group_size=1 must be from 2 to 1,024: GRPO compares completions within a group (8 is usual)"),
-    ({"group_size": 100_000}, "group_size=100000 must be from 2 to 1,024: GRPO compares completions within a group "
-                              "(8 is usual)"),
+    ({"num_generations": 1}, "num_generations=1 must be from 2 to 1,024: GRPO compares completions within a group "
+                             "(8 is usual)"),
+    ({"num_generations": 100_000}, "num_generations=100000 must be from 2 to 1,024: GRPO compares completions within "
+                                   "a group (8 is usual)"),
     ({"loss_type": "ppo"}, "loss_type='ppo' is unknown; use one of grpo, bnpo, dr_grpo, dapo"),
     ({"scale_rewards": "max"}, "scale_rewards='max' is unknown; use one of group, batch, none"),
-    ({"steps": 0}, "steps=0 must be from 1 to 1,000,000"),
-    ({"steps": 10_000_000_000_000}, "steps=10000000000000 must be from 1 to 1,000,000"),
-    ({"lora": 1}, "lora=1 must be True or False"),
-    ({"steps": 2.0}, "steps=2.0 must be a finite int"),
+    ({"max_steps": 0}, "max_steps=0 must be from 1 to 1,000,000"),
+    ({"max_steps": 10_000_000_000_000}, "max_steps=10000000000000 must be from 1 to 1,000,000"),
+    ({"dynamic_sampling": 1}, "dynamic_sampling=1 must be True or False"),
+    ({"max_steps": 2.0}, "max_steps=2.0 must be a finite int"),
     ({"learning_rate": True}, "learning_rate=True must be a finite float"),
     ({"learning_rate": float("nan")}, "learning_rate=nan must be a finite float"),
     ({"learning_rate": 0.0}, "learning_rate=0.0 must be in (0, 1] (LoRA on the tiny models: 3e-4; full fine-tuning: "
@@ -222,65 +233,113 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
     ({"epsilon": 0}, "epsilon=0 must be in (0, 10] (the clipping range; 0.2 is usual)"),
     ({"lr_scheduler_type": "bogus"}, "lr_scheduler_type='bogus' is unknown; use one of {transformers' schedules}"),
     ({"prompts_per_step": 0}, "prompts_per_step=0 must be from 1 to 65,536"),
-    ({"prompts_per_step": 65_536, "group_size": 1024}, "prompts_per_step=65536 x group_size=1024 is 67,108,864 "
+    ({"prompts_per_step": 65_536, "num_generations": 1024}, "prompts_per_step=65536 x num_generations=1024 is "
+     "67,108,864 "
      "completions per step, more than 1,048,576; use fewer prompts per step or a smaller group"),
     ({"format_weight": -0.5}, "format_weight=-0.5 must be in [0, 100] (0: correctness alone)"),
     ({"max_completion_length": 0}, "max_completion_length=0 must be from 1 to 131,072 tokens"),
     ({"save_steps": 0}, "save_steps=0 must be from 1 to 1,000,000"),
+    ({"save_steps": 2.5}, "save_steps=2.5 must be from 1 to 1,000,000"),
+    ({"warmup_steps": 1.5}, "warmup_steps=1.5 must be a share of max_steps in [0, 1) or a whole number of steps"),
+    ({"warmup_steps": -1}, "warmup_steps=-1 must be a share of max_steps in [0, 1) or a whole number of steps"),
+    ({"adam_beta2": 1.0}, "adam_beta2=1.0 must be in [0, 1) (0.999 or 0.99)"),
     ({"vllm_gpu_memory_utilization": 0.0}, "vllm_gpu_memory_utilization=0.0 must be in (0, 1]"),
     ({"vllm_gpu_memory_utilization": 1.5}, "vllm_gpu_memory_utilization=1.5 must be in (0, 1]"),
     ({"dynamic_max_rounds": 0}, "dynamic_max_rounds=0 must be from 1 to 1,000 (4 is usual)"),
     ({"micro_batch_prompts": -1}, "micro_batch_prompts=-1 must be >= 0 (0: the whole step at once)"),
     ({"prompts_per_step": 4, "micro_batch_prompts": 3},
      "prompts_per_step=4 does not split into micro-batches of micro_batch_prompts=3; use a divisor of prompts_per_step"),
-    ({"extra": {"seed": 1}}, "extra={'seed': ...}: seed is a TrainConfig field; set TrainConfig(seed=...)"),
-    ({"extra": {"max_steps": 5}}, "extra={'max_steps': ...}: the course sets max_steps from steps; set that instead"),
+    ({"eval_strategy": "steps", "per_device_eval_batch_size": 3}, "The global eval batch size (3 * 1) must be "
+     "divisible by the number of generations used for evaluation (8). (trl.GRPOConfig)"),  # TRL's own check, one line
 ], ids=lambda value: "+".join(value) if isinstance(value, dict) else "")  # field names: no quotes in an id
 def test_each_bad_setting_is_one_whole_message(override, message):
     """The whole message, not only its key phrase: a check whose message is lost or whose bound moves is caught."""
     from transformers.trainer_utils import SchedulerType
 
     with pytest.raises(CourseError) as refused:
-        TrainConfig(**override)
+        CourseConfig(**override)
     assert str(refused.value) == message.replace("{transformers' schedules}", ", ".join(s.value for s in SchedulerType))
 
 
+def test_course_config_is_trls_grpo_config_and_restates_none_of_its_settings():
+    """CourseConfig is TRL's GRPOConfig: it adds only what GRPOConfig lacks, and sets TRL's own fields under TRL's
+    names (no group_size for num_generations, no steps for max_steps); its LoRA is TRL's ModelConfig's fields."""
+    import dataclasses
+
+    from trl import GRPOConfig, ModelConfig
+
+    from course_lib.training import CourseModelConfig
+
+    assert issubclass(CourseConfig, GRPOConfig) and issubclass(CourseModelConfig, ModelConfig)
+    added = {f.name for f in dataclasses.fields(CourseConfig)} - {f.name for f in dataclasses.fields(GRPOConfig)}
+    assert added == {"prompts_per_step", "micro_batch_prompts", "format_weight", "dynamic_sampling", "dynamic_max_rounds"}
+    assert {f.name for f in dataclasses.fields(CourseModelConfig)} == {f.name for f in dataclasses.fields(ModelConfig)}
+    config = CourseConfig()
+    for old in ("group_size", "steps", "warmup_ratio", "lora", "lora_rank", "lora_target_modules", "extra"):
+        assert not hasattr(config, old), old
+    assert isinstance(config, GRPOConfig) and (config.num_generations, config.max_steps, config.learning_rate,
+                                               config.lr_scheduler_type.value) == (8, 100, 3e-4, "constant")
+    # the batch follows prompts_per_step: 8 prompts x G=8 per step, generated once per optimizer step
+    assert (config.per_device_train_batch_size, config.gradient_accumulation_steps, config.steps_per_generation,
+            config.generation_batch_size) == (64, 1, 1, 64)
+
+
+def test_each_lora_setting_is_checked_naming_the_field():
+    from course_lib.training import CourseModelConfig, check_peft_config
+
+    for settings, message in [({"lora_r": 0}, "lora_r=0 must be from 1 to 4,096 (16 is usual)"),
+                              ({"lora_alpha": 0}, "lora_alpha=0 must be from 1 to 65,536 (twice lora_r is usual)"),
+                              ({"lora_r": 2.5}, "lora_r=2.5 must be a finite int"),
+                              ({"use_peft": 1}, "use_peft=1 must be True or False")]:
+        with pytest.raises(CourseError) as refused:
+            CourseModelConfig(**settings)
+        assert str(refused.value) == message
+    lora = course_lora()
+    lora.r = 0
+    with pytest.raises(CourseError, match=r"^peft_config.r=0 must be from 1 to 4,096 \(16 is usual\)$"):
+        check_peft_config(lora)
+    with pytest.raises(CourseError, match="^peft_config=dict must be a peft.LoraConfig, or None to train every weight$"):
+        check_peft_config({"r": 16})
+    assert course_lora(use_peft=False) is None and course_lora(lora_r=8).r == 8
+
+
 def test_each_bound_itself_is_accepted():
-    config = TrainConfig(max_completion_length=1, save_steps=1, prompts_per_step=1, dynamic_max_rounds=1,
-                         vllm_gpu_memory_utilization=1.0, micro_batch_prompts=0, format_weight=0.0, beta=0.0,
-                         learning_rate=1, seed=2**32 - 1, steps=1_000_000, group_size=1024,
-                         temperature=0.001)  # an int where a float belongs is a number too
+    config = CourseConfig(max_completion_length=1, save_steps=1, prompts_per_step=1, dynamic_max_rounds=1,
+                          vllm_gpu_memory_utilization=1.0, micro_batch_prompts=0, format_weight=0.0, beta=0.0,
+                          learning_rate=1, seed=2**32 - 1, max_steps=1_000_000, num_generations=1024,
+                          warmup_steps=1_000_000, temperature=0.001)  # an int where a float belongs is a number too
     assert (config.max_completion_length, config.dynamic_max_rounds, config.learning_rate) == (1, 1, 1)
 
 
 def test_every_training_setting_reaches_trl(tmp_path):
-    """Each TrainConfig field TRL reads arrives in the GRPOConfig as given (non-default values throughout, so a
+    """Each CourseConfig field arrives in the run's GRPOConfig as given (non-default values throughout, so a
     dropped one would show TRL's default): the shaped settings' weight decay and clipping, the run's seed, ..."""
-    config = TrainConfig(**{**FAST, "steps": 6, "save_steps": 2, "max_completion_length": 40, "learning_rate": 1.5e-4,
-                            "beta": 0.02, "loss_type": "grpo", "scale_rewards": "batch", "epsilon": 0.3,
-                            "temperature": 0.7, "weight_decay": 0.1, "adam_beta2": 0.95, "warmup_ratio": 0.1,
-                            "lr_scheduler_type": "cosine", "max_grad_norm": 0.05, "seed": 7})
+    config = CourseConfig(**{**FAST, "max_steps": 6, "save_steps": 2, "max_completion_length": 40,
+                             "learning_rate": 1.5e-4, "beta": 0.02, "loss_type": "grpo", "scale_rewards": "batch",
+                             "epsilon": 0.3, "temperature": 0.7, "weight_decay": 0.1, "adam_beta2": 0.95,
+                             "warmup_steps": 0.1, "lr_scheduler_type": "cosine", "max_grad_norm": 0.05, "seed": 7})
     expected = {"max_steps": 6, "save_steps": 2, "max_completion_length": 40, "learning_rate": 1.5e-4, "beta": 0.02,
                 "loss_type": "grpo", "scale_rewards": "batch", "epsilon": 0.3, "temperature": 0.7, "weight_decay": 0.1,
                 "adam_beta2": 0.95, "warmup_steps": 0.1, "lr_scheduler_type": "cosine", "max_grad_norm": 0.05,
                 "seed": 7, "num_generations": 4, "top_k": 0, "top_p": 1.0}
-    args = trl_config(config, tmp_path)
+    args = run_args(config, tmp_path)
     assert {name: getattr(args, name) for name in expected} == expected
     # the machine's and the engine's settings: a CPU here, so no bf16; no colocated vLLM context without a prompt length
     assert (args.use_cpu, args.bf16, args.disable_tqdm, args.vllm_max_model_length) == (True, False, False, None)
-    assert args.gradient_checkpointing is False  # TRL 1.16 would turn it on by default
+    assert args.activation_checkpointing is args.gradient_checkpointing is False  # TRL 1.16 would turn it on
     assert args.chat_template_kwargs == {"enable_thinking": False}  # Qwen3 answers without a thinking block
-    assert trl_config(config, tmp_path, progress=False).disable_tqdm is True
+    assert run_args(config, tmp_path, progress=False).disable_tqdm is True
 
 
 def test_memory_and_engine_settings_reach_trl(tmp_path):
     """Micro-batches become gradient accumulation; gradient checkpointing and the colocated vLLM engine's share of
     the GPU and its context (longest prompt + completion budget) arrive as given."""
-    config = TrainConfig(**{**FAST, "prompts_per_step": 4, "micro_batch_prompts": 1, "gradient_checkpointing": True,
-                            "use_vllm": True, "vllm_gpu_memory_utilization": 0.55, "max_completion_length": 40})
-    args = trl_config(config, tmp_path, longest_prompt=1)
+    config = CourseConfig(**{**FAST, "prompts_per_step": 4, "micro_batch_prompts": 1, "activation_checkpointing": True,
+                             "use_vllm": True, "vllm_gpu_memory_utilization": 0.55, "max_completion_length": 40})
+    args = run_args(config, tmp_path, longest_prompt=1)
     assert (args.per_device_train_batch_size, args.gradient_accumulation_steps) == (4, 4)  # 1 prompt x G=4, 4 times
-    assert (args.gradient_checkpointing, args.use_vllm, args.vllm_mode) == (True, True, "colocate")
+    assert (args.activation_checkpointing, args.gradient_checkpointing, args.use_vllm, args.vllm_mode) == \
+        (True, True, True, "colocate")
     assert (args.vllm_gpu_memory_utilization, args.vllm_max_model_length) == (0.55, 41)
 
 
@@ -288,7 +347,7 @@ def test_bf16_only_on_a_gpu_that_has_it(tmp_path, monkeypatch):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *args, **kwargs: True)  # as a driver might say
-    args = trl_config(TrainConfig(**FAST), tmp_path, longest_prompt=1)
+    args = run_args(CourseConfig(**FAST), tmp_path, longest_prompt=1)
     assert (args.use_cpu, args.bf16) == (True, False)  # no GPU here: full precision on the CPU
 
 
@@ -301,16 +360,16 @@ def test_the_process_count_is_read_as_accelerate_reads_it(variable, monkeypatch,
         seen.append(num_processes)
         raise CourseError("stop before accelerate starts a process group")
 
-    monkeypatch.setattr(training, "micro_batches", record)
+    monkeypatch.setattr(training.config, "micro_batches", record)
     monkeypatch.setenv(variable, "2")
     with pytest.raises(CourseError, match="^stop before"):
-        trl_config(TrainConfig(**FAST), tmp_path)
+        CourseConfig(**FAST)  # the config splits its batch over the launcher's processes when it is made
     assert seen == [2]
 
 
-def test_an_extra_grpo_setting_trl_does_not_have_is_named(tmp_path):
-    with pytest.raises(CourseError, match=r"^extra names \['num_iteration'\], which GRPOConfig \(trl 1.16\) does not have$"):
-        trl_config(TrainConfig(**{**FAST, "extra": {"num_iteration": 2}}), tmp_path)
+def test_a_grpo_setting_trl_does_not_have_is_refused():
+    with pytest.raises(TypeError, match="num_iteration"):
+        CourseConfig(**{**FAST, "num_iteration": 2})
 
 
 def _refusal(call) -> str:
@@ -320,37 +379,37 @@ def _refusal(call) -> str:
 
 
 def test_each_refusal_before_training_is_one_whole_message(tmp_path, monkeypatch, problems):
-    config = TrainConfig(**FAST)
+    config = CourseConfig(**FAST)
     assert _refusal(lambda: train_grpo("tiny-s", [], config, tmp_path / "a")) == (
         "problems is empty; give at least one problem to train on")
     assert _refusal(lambda: train_grpo("tiny-s", problems[:1], config, tmp_path / "b")).startswith(
         "1 problems cannot fill one step of prompts_per_step=2")  # one problem is not "empty"
-    assert _refusal(lambda: micro_batches(TrainConfig(**{**FAST, "prompts_per_step": 4, "micro_batch_prompts": 4}),
+    assert _refusal(lambda: micro_batches(CourseConfig(**{**FAST, "prompts_per_step": 4, "micro_batch_prompts": 4}),
                                           2)) == ("prompts_per_step=4 over 2 processes gives 2 prompts each, which "
                                                   "micro_batch_prompts=4 does not divide; use a divisor of 2")
-    assert _refusal(lambda: trl_config(TrainConfig(**{**FAST, "save_steps": 3, "steps": 6,
-                                                      "extra": {"num_iterations": 2}}), tmp_path)) == (
+    assert _refusal(lambda: run_args(CourseConfig(**{**FAST, "save_steps": 3, "max_steps": 6, "num_iterations": 2}),
+                                     tmp_path)) == (
         "save_steps=3 is not a multiple of num_iterations=2: a run resumed there would generate anew a batch it "
         "was reusing; use a multiple of 2")
     from trl import GRPOConfig
 
     monkeypatch.setattr(GRPOConfig, "world_size", property(lambda self: 2))  # started by a launcher we did not see
-    assert _refusal(lambda: trl_config(config, tmp_path)) == (
+    assert _refusal(lambda: run_args(config, tmp_path)) == (
         "accelerate runs 2 processes but the launcher said 1; launch with accelerate launch or torchrun")
 
 
 def test_a_step_is_whole_groups_of_completions(tmp_path):
     # the public API counts a step in prompts, so its batch is always whole groups (check_batch cannot fire from it)
-    config = TrainConfig(**{**FAST, "prompts_per_step": 3})
+    config = CourseConfig(**{**FAST, "prompts_per_step": 3})
     assert config.completions_per_step == 12  # 3 prompts x G=4
-    args = trl_config(config, tmp_path)
+    args = run_args(config, tmp_path)
     assert (args.num_generations, args.generation_batch_size, args.per_device_train_batch_size) == (4, 12, 12)
 
 
 def test_lora_targets_absent_from_the_model_are_listed(problems, tmp_path):
-    config = TrainConfig(**{**FAST, "lora_target_modules": ("query_key_value",)})
+    lora = course_lora(lora_target_modules=["query_key_value", "q_proj"])
     with pytest.raises(CourseError, match=r"\['query_key_value'\] are not in the model; its linear modules are .*q_proj"):
-        train_grpo("tiny-s", problems, config, tmp_path / "x")
+        train_grpo("tiny-s", problems, CourseConfig(**FAST), tmp_path / "x", peft_config=lora)
 
 
 def test_ledger_counts_lucky_guesses_on_arith():
@@ -395,7 +454,7 @@ def test_a_prompt_beyond_the_context_is_refused_before_training(problems, tmp_pa
     long = dataclasses.replace(problems[0], prompt="1+" * 200 + "1=")  # 402 characters, tiny-s reads 256 tokens
     with pytest.raises(CourseError, match=rf"^problem {long.id!r} has a prompt of \d+ tokens, beyond the model's "
                                           r"context of 256 tokens"):
-        train_grpo("tiny-s", [long, *problems[1:]], TrainConfig(**FAST), tmp_path / "run", progress=False)
+        train_grpo("tiny-s", [long, *problems[1:]], CourseConfig(**FAST), tmp_path / "run", progress=False)
     assert not (tmp_path / "run" / "run_config.json").exists()
 
 
@@ -406,19 +465,19 @@ def test_out_of_memory_retries_with_half_the_micro_batch_and_the_same_arguments(
 
     attempts = []
 
-    def attempt(model_name, problems, config, out, progress, callbacks):
-        attempts.append((config.micro_batch_prompts, progress, callbacks))
+    def attempt(model_name, problems, config, out, peft_config, progress, callbacks):
+        attempts.append((config.micro_batch_prompts, peft_config.r, progress, callbacks))
         if len(attempts) == 1:
             raise torch.OutOfMemoryError("CUDA out of memory")
-        return {"steps": config.steps}
+        return {"steps": config.max_steps}
 
     monkeypatch.setattr(training, "_train_grpo", attempt)
     callback = object()
     with pytest.warns(UserWarning, match=r"^out of memory; resuming with micro_batch_prompts=2$") as warned:
-        summary = train_grpo("tiny-s", problems, TrainConfig(**{**FAST, "prompts_per_step": 4}), tmp_path,
+        summary = train_grpo("tiny-s", problems, CourseConfig(**{**FAST, "prompts_per_step": 4}), tmp_path,
                              callbacks=[callback])
-    assert summary == {"steps": 2} and len(warned) == 1
-    assert attempts == [(0, True, [callback]), (2, True, [callback])]  # 0: the whole step at once
+    assert summary == {"steps": 2} and len(warned) == 1, [str(w.message) for w in warned]
+    assert attempts == [(0, 16, True, [callback]), (2, 16, True, [callback])]  # 0: the whole step at once
 
 
 def test_batch_and_pool_checks_name_the_numbers_to_change():
@@ -439,16 +498,20 @@ def test_batch_and_pool_checks_name_the_numbers_to_change():
         check_enough_problems(1, 2)
 
 
-def test_a_config_as_json_lists_its_lora_targets():
-    config = TrainConfig(lora_target_modules=("q_proj", "v_proj"))
-    assert config.to_json()["lora_target_modules"] == ["q_proj", "v_proj"]
-    assert json.loads(json.dumps(config.to_json())) == config.to_json()
+def test_a_run_record_is_plain_json_with_its_lora_targets():
+    from course_lib.training import run_record
+
+    record = run_record(CourseConfig(), course_lora(lora_target_modules=["v_proj", "q_proj"]))
+    assert record["peft_config"]["target_modules"] == ["q_proj", "v_proj"]  # PEFT's set, sorted
+    assert json.loads(json.dumps(record)) == record
+    assert record["num_generations"] == 8 and "output_dir" not in record and "per_device_train_batch_size" not in record
+    assert run_record(CourseConfig(), None)["peft_config"] is None  # every weight trained
 
 
 def test_a_run_folder_that_is_a_file_or_has_no_checkpoint_yet(finished_run, problems, tmp_path):
-    from course_lib.training import _check_run_dir
+    from course_lib.training import _check_run_dir, run_record
 
-    ids, config = [p.id for p in problems], TrainConfig(**FAST).to_json()
+    ids, config = [p.id for p in problems], run_record(CourseConfig(**FAST), course_lora())
     (tmp_path / "a-file").write_text("")
     with pytest.raises(CourseError, match=r"^out=.*a-file is a file; give a folder for the run$"):
         _check_run_dir(tmp_path / "a-file", config, "tiny-s", ids)
@@ -463,18 +526,21 @@ def test_a_run_folder_that_is_a_file_or_has_no_checkpoint_yet(finished_run, prob
 def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
     import json
 
-    from course_lib.training import STAGING, TrainConfig, _prepare_run_dir
+    from course_lib.training import STAGING, CourseConfig, _prepare_run_dir, run_record
 
-    _prepare_run_dir(tmp_path / "new" / "runs" / "a", None, [], "tiny-s", TrainConfig(), ["p1"])  # folders made
+    def record(**settings):
+        return run_record(CourseConfig(**settings), course_lora())
+
+    _prepare_run_dir(tmp_path / "new" / "runs" / "a", None, [], "tiny-s", record(), ["p1"])  # folders made
     assert (tmp_path / "new" / "runs" / "a" / "run_config.json").read_text().startswith('{\n "model": "tiny-s",\n')
     run = tmp_path / "run"
     (run / STAGING / "checkpoint-3").mkdir(parents=True)  # a save killed half-way
     for name in ("metrics.jsonl", "ledger.jsonl"):
         (run / name).write_text('{"step": 1}\n')
-    _prepare_run_dir(run, None, [], "tiny-s", TrainConfig(steps=3), ["p1", "p2"])
+    _prepare_run_dir(run, None, [], "tiny-s", record(max_steps=3), ["p1", "p2"])
     written = json.loads((run / "run_config.json").read_text())
     assert (written["model"], written["problem_ids"], written["config"]) == ("tiny-s", ["p1", "p2"],
-                                                                           TrainConfig(steps=3).to_json())
+                                                                           record(max_steps=3))
     assert written.keys() == {"model", "base_sha256", "config", "problem_ids", "commit", "versions"}
     assert written["versions"]["trl"] and written["base_sha256"] is None  # not given here; train_grpo gives it
     assert not (run / STAGING).exists()
@@ -485,7 +551,7 @@ def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
     (run / "checkpoint-3").mkdir()
     with pytest.warns(UserWarning, match="checkpoint-3 is damaged; set aside as checkpoint-3.damaged, resuming from "
                                          "checkpoint-2"):
-        _prepare_run_dir(run, 2, [(run / "checkpoint-3", "checkpoint-3 is damaged")], "tiny-s", TrainConfig(steps=3),
+        _prepare_run_dir(run, 2, [(run / "checkpoint-3", "checkpoint-3 is damaged")], "tiny-s", record(max_steps=3),
                          ["p1", "p2"])
     assert (run / "checkpoint-3.damaged").is_dir() and not (run / "checkpoint-3").exists()
     assert not (run / "summary.json").exists() and (run / "run_config.json").exists()
@@ -494,7 +560,7 @@ def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
     (run / "checkpoint-1").mkdir()
     with pytest.warns(UserWarning, match="resuming from the start"):
         _prepare_run_dir(run, None, [(run / "checkpoint-1", "checkpoint-1 is damaged")], "tiny-s",
-                         TrainConfig(steps=3), ["p1"])
+                         record(max_steps=3), ["p1"])
 
 
 def test_longest_prompt_counts_the_tokens_every_stage_shows():
@@ -731,12 +797,12 @@ def test_the_course_trainer_saves_through_staging_names_a_failed_save_and_replay
 ])
 def test_multi_gpu_batch_sizes_name_the_nearest_valid_choices(prompts, processes, message):
     with pytest.raises(CourseError, match=message.replace("(", r"\(") + "$"):
-        micro_batches(TrainConfig(prompts_per_step=prompts, group_size=4), processes)
+        micro_batches(CourseConfig(prompts_per_step=prompts, num_generations=4), processes)
 
 
 def test_micro_batches_are_for_one_process_unless_told():
-    assert micro_batches(TrainConfig(prompts_per_step=3, group_size=4)) == (12, 1)  # 3 prompts x 4 completions
-    assert micro_batches(TrainConfig(prompts_per_step=4, group_size=4, micro_batch_prompts=1), 2) == (4, 2)
+    assert micro_batches(CourseConfig(prompts_per_step=3, num_generations=4)) == (12, 1)  # 3 prompts x 4 completions
+    assert micro_batches(CourseConfig(prompts_per_step=4, num_generations=4, micro_batch_prompts=1), 2) == (4, 2)
 
 
 # ---------------------------------------------------------------------------
@@ -831,6 +897,45 @@ def test_read_run_config_refuses_what_train_grpo_does_not_write(tmp_path, text):
     with pytest.raises(CourseError) as error:
         training.read_run_config(tmp_path)
     assert str(error.value) == f"{tmp_path / 'run_config.json'}{NOT_RUN_CONFIG}"
+
+
+# run_config.json's `config` as TrainConfig (course_lib before CourseConfig) wrote it for FAST's settings
+TRAIN_CONFIG_RECORD = {
+    "group_size": 4, "prompts_per_step": 2, "steps": 2, "learning_rate": 3e-4, "beta": 0.0, "loss_type": "dapo",
+    "scale_rewards": "group", "epsilon": 0.2, "max_completion_length": 48, "temperature": 1.0, "lora": True,
+    "lora_rank": 16, "lora_alpha": 32, "lora_target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                                                              "up_proj", "down_proj"],
+    "weight_decay": 0.0, "adam_beta2": 0.999, "warmup_ratio": 0.0, "lr_scheduler_type": "constant",
+    "max_grad_norm": 1.0, "save_steps": 1, "gradient_checkpointing": False, "micro_batch_prompts": 0, "seed": 0,
+    "format_weight": 0.0, "dynamic_sampling": False, "dynamic_max_rounds": 4, "use_vllm": False,
+    "vllm_gpu_memory_utilization": 0.3, "extra": {}}
+
+
+@pytest.mark.parametrize(("old", "same"), [
+    ({}, True), ({"gradient_checkpointing": True, "micro_batch_prompts": 1}, True),  # memory only
+    ({"extra": {"top_k": 0}}, True),  # what the course set anyway
+    ({"learning_rate": 1e-5}, False), ({"warmup_ratio": 0.1}, False), ({"lora_rank": 8}, False),
+    ({"lora": False}, False), ({"extra": {"top_k": 5}}, False), ({"lora_target_modules": ["q_proj"]}, False),
+], ids=lambda value: "+".join(value) if isinstance(value, dict) else "")
+def test_a_run_folder_written_by_train_config_resumes_under_its_new_names(finished_run, problems, tmp_path, old, same):
+    """A run_config.json TrainConfig wrote (group_size, steps, warmup_ratio, lora_rank, extra, ...) is read under
+    GRPOConfig's and PEFT's names: the same run resumes (here: returns its summary), another is refused."""
+    from course_lib.training import _check_run_dir, run_record
+
+    folder = tmp_path / "old"
+    shutil.copytree(finished_run[0], folder)
+    written = json.loads((folder / "run_config.json").read_text())
+    written["config"] = {**TRAIN_CONFIG_RECORD, **old}
+    (folder / "run_config.json").write_text(json.dumps(written))
+    record = run_record(CourseConfig(**FAST), course_lora())
+    if same:
+        assert _check_run_dir(folder, record, "tiny-s", written["problem_ids"]) == (2, [])
+        assert train_grpo("tiny-s", problems, CourseConfig(**FAST), folder) == finished_run[1]
+    else:
+        with pytest.raises(CourseError, match="holds a run with a different config, model or problems"):
+            _check_run_dir(folder, record, "tiny-s", written["problem_ids"])
+    model, _ = load_trained(str(folder), device="cpu")  # its model loads either way
+    assert type(model).__name__ == "Qwen2ForCausalLM"
 
 
 def test_read_run_config_returns_what_train_grpo_wrote(tmp_path):

@@ -1,5 +1,6 @@
 """Training at scale: micro-batches, gradient checkpointing, `extra`, finished runs, several processes."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ from transformers import TrainerCallback
 
 from course_lib import CourseError
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, micro_batches, read_jsonl_log, train_grpo, trl_config
+from course_lib.training import CourseConfig, micro_batches, read_jsonl_log, run_args, train_grpo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,11 +36,11 @@ class Seen(TrainerCallback):
 
 def test_micro_batches_make_one_generation_per_optimizer_step(tmp_path):
     # per device: 1 prompt x G=4 completions per forward/backward; 2 accumulation steps make the optimizer step
-    args = trl_config(TrainConfig(**FAST, micro_batch_prompts=1), tmp_path)
+    args = run_args(CourseConfig(**FAST, micro_batch_prompts=1), tmp_path)
     assert (args.per_device_train_batch_size, args.gradient_accumulation_steps) == (4, 2)
     # TRL 1.16 generates the whole step's prompts_per_step x G completions at once, then splits them
     assert (args.generation_batch_size, args.steps_per_generation) == (8, 2)
-    whole = trl_config(TrainConfig(**FAST), tmp_path)
+    whole = run_args(CourseConfig(**FAST), tmp_path)
     assert (whole.per_device_train_batch_size, whole.gradient_accumulation_steps, whole.generation_batch_size) == (8, 1, 8)
 
 
@@ -54,25 +55,25 @@ def test_micro_batches_make_one_generation_per_optimizer_step(tmp_path):
     ],
 )
 def test_micro_batches_split_the_step_over_processes(prompts, micro, processes, expected):
-    config = TrainConfig(group_size=8, prompts_per_step=prompts, micro_batch_prompts=micro)
+    config = CourseConfig(num_generations=8, prompts_per_step=prompts, micro_batch_prompts=micro)
     assert micro_batches(config, processes) == expected
 
 
 def test_micro_batches_name_the_fields_that_do_not_divide():
     with pytest.raises(CourseError, match=r"prompts_per_step=6 does not split into micro-batches of micro_batch_prompts=4"):
-        TrainConfig(prompts_per_step=6, micro_batch_prompts=4)
+        CourseConfig(prompts_per_step=6, micro_batch_prompts=4)
     with pytest.raises(CourseError, match="prompts_per_step=3 does not split over 2 processes"):
-        micro_batches(TrainConfig(prompts_per_step=3), 2)
+        micro_batches(CourseConfig(prompts_per_step=3), 2)
     with pytest.raises(CourseError, match=r"gives 2 prompts each, which micro_batch_prompts=4 does not divide"):
-        micro_batches(TrainConfig(prompts_per_step=4, micro_batch_prompts=4), 2)
+        micro_batches(CourseConfig(prompts_per_step=4, micro_batch_prompts=4), 2)
     with pytest.raises(CourseError, match="micro_batch_prompts=-1 must be >= 0"):
-        TrainConfig(micro_batch_prompts=-1)
+        CourseConfig(micro_batch_prompts=-1)
 
 
 @pytest.mark.slow
 def test_micro_batched_run_logs_the_same_groups_and_resumes(finished_run, problems, tmp_path):
     out = tmp_path / "micro"
-    config = TrainConfig(**{**FAST, "steps": 3, "save_steps": 2, "micro_batch_prompts": 1})
+    config = CourseConfig(**{**FAST, "max_steps": 3, "save_steps": 2, "micro_batch_prompts": 1})
     train_grpo("tiny-s", problems, config, out, progress=False)
     ledger = read_jsonl_log(out / "ledger.jsonl")
     assert [row["step"] for row in ledger] == [1, 1, 2, 2, 3, 3]  # prompts_per_step groups per optimizer step
@@ -100,7 +101,7 @@ def test_micro_batches_give_the_whole_steps_gradient(problems, tmp_path, monkeyp
     monkeypatch.setattr(course_lib.training, "correctness_reward", lambda completions, **kw: [len(c) / 50 for c in completions])
     grad_norms = []
     for micro in (0, 1):
-        config = TrainConfig(**{**FAST, "steps": 1, "micro_batch_prompts": micro})  # loss_type dapo
+        config = CourseConfig(**{**FAST, "max_steps": 1, "micro_batch_prompts": micro})  # loss_type dapo
         train_grpo("tiny-s", problems, config, tmp_path / f"micro{micro}", progress=False)
         grad_norms.append(read_jsonl_log(tmp_path / f"micro{micro}" / "metrics.jsonl")[0]["grad_norm"])
     assert grad_norms[0] > 0 and grad_norms[1] == pytest.approx(grad_norms[0], rel=1e-5)
@@ -113,7 +114,7 @@ def test_gradient_checkpointing_trains_a_model_placed_by_the_trainer(problems, t
     # were train_grpo to place the model itself, it would land on the meta device and fail to train
     monkeypatch.setattr(course_lib.models, "default_device", lambda: "meta")
     seen = Seen()
-    config = TrainConfig(**{**FAST, "steps": 1, "gradient_checkpointing": True})
+    config = CourseConfig(**{**FAST, "max_steps": 1, "activation_checkpointing": True})
     summary = train_grpo("tiny-s", problems, config, tmp_path / "gc", progress=False, callbacks=[seen])
     assert seen.checkpointing is True and summary["steps"] == 1
     assert seen.trainable_without_grad == []  # the backward pass reached every LoRA weight through the recomputation
@@ -130,28 +131,21 @@ def test_load_model_places_unless_told_not_to(monkeypatch):
         load_model("tiny-s", device="cpu", place=False)
 
 
-def test_extra_overrides_the_course_defaults(tmp_path):
-    args = trl_config(TrainConfig(extra={"save_total_limit": 5, "top_k": 3, "logging_steps": 2}), tmp_path)
-    assert (args.save_total_limit, args.top_k, args.logging_steps) == (5, 3, 2)
+def test_any_grpo_setting_overrides_the_course_defaults(tmp_path):
+    args = run_args(CourseConfig(save_total_limit=5, top_k=3, logging_steps=2, num_iterations=2, save_steps=2), tmp_path)
+    assert (args.save_total_limit, args.top_k, args.logging_steps, args.num_iterations) == (5, 3, 2, 2)
 
 
-@pytest.mark.parametrize(
-    ("extra", "message"),
-    [
-        ({"gradient_checkpointing": True}, r"gradient_checkpointing is a TrainConfig field; set TrainConfig\(gradient_checkpointing=...\)"),
-        ({"learning_rate": 1e-5}, r"learning_rate is a TrainConfig field"),
-        ({"num_generations": 4}, "the course sets num_generations from group_size"),
-        ({"gradient_accumulation_steps": 4}, "the course sets gradient_accumulation_steps from micro_batch_prompts"),
-    ],
-)
-def test_extra_naming_a_course_field_points_to_it(extra, message):
-    with pytest.raises(CourseError, match=message):
-        TrainConfig(extra=extra)
-
-
-def test_extra_naming_no_grpo_field_is_refused(tmp_path):
-    with pytest.raises(CourseError, match=r"extra names \['no_such_field'\], which GRPOConfig"):
-        trl_config(TrainConfig(extra={"no_such_field": 1}), tmp_path)
+def test_the_batch_fields_follow_prompts_per_step(tmp_path):
+    """per_device_train_batch_size and its kin are GRPOConfig's, set from prompts_per_step and micro_batch_prompts;
+    values given for them are replaced, as in a copy with another micro-batch."""
+    config = CourseConfig(num_generations=4, prompts_per_step=4, per_device_train_batch_size=3,
+                          gradient_accumulation_steps=7)
+    assert (config.per_device_train_batch_size, config.gradient_accumulation_steps, config.generation_batch_size) == \
+        (16, 1, 16)
+    smaller = dataclasses.replace(config, micro_batch_prompts=1)
+    assert (smaller.per_device_train_batch_size, smaller.gradient_accumulation_steps, smaller.steps_per_generation,
+            smaller.generation_batch_size) == (4, 4, 4, 16)
 
 
 def test_rerun_of_a_finished_run_returns_its_summary_without_training(finished_run, problems, tmp_path):
@@ -160,7 +154,7 @@ def test_rerun_of_a_finished_run_returns_its_summary_without_training(finished_r
     files = ["final/adapter_model.safetensors", "metrics.jsonl", "ledger.jsonl", "summary.json"]
     before = {name: (out / name).read_bytes() for name in files}
     seen = Seen()
-    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False, callbacks=[seen])
+    summary = train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False, callbacks=[seen])
     assert summary == finished_run[1] and not seen.began
     assert {name: (out / name).read_bytes() for name in files} == before
     assert not (out / "checkpoint-3").exists()
@@ -172,7 +166,7 @@ def test_run_killed_after_its_last_checkpoint_finishes_without_training(finished
     shutil.rmtree(out / "final")  # killed after checkpoint-2, while saving final/
     (out / "summary.json").unlink()
     seen = Seen()
-    summary = train_grpo("tiny-s", problems, TrainConfig(**FAST), out, progress=False, callbacks=[seen])
+    summary = train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False, callbacks=[seen])
     assert not seen.began and summary["steps"] == 2 and summary["resumed_from"] == 2
     for name in ("final/adapter_model.safetensors", "final/adapter_config.json", "metrics.jsonl", "ledger.jsonl"):
         assert (out / name).read_bytes() == (finished_run[0] / name).read_bytes(), name
@@ -224,9 +218,9 @@ def test_two_cpu_processes_write_one_ledger_with_both_processes_groups(tmp_path)
 MICRO_SCRIPT = """
 import sys
 from course_lib.tasks import generate
-from course_lib.training import TrainConfig, train_grpo
-config = TrainConfig(group_size=2, prompts_per_step=4, micro_batch_prompts=1, steps=3, save_steps=2,
-                     max_completion_length=32)
+from course_lib.training import CourseConfig, train_grpo
+config = CourseConfig(num_generations=2, prompts_per_step=4, micro_batch_prompts=1, max_steps=3, save_steps=2,
+                      max_completion_length=32)
 train_grpo("tiny-s", generate("arith", 8, "train", seed=0), config, sys.argv[1], progress=False)
 """
 
@@ -265,13 +259,13 @@ def test_a_step_that_runs_out_of_memory_is_split_into_micro_batches(tmp_path, mo
         return original(self, *args, input_ids=input_ids, **kwargs)
 
     problems = generate("arith", 8, "train", seed=4, levels=[1, 2])
-    settings = {"group_size": 2, "prompts_per_step": 2, "steps": 2, "save_steps": 1, "max_completion_length": 24}
-    reference = train_grpo("tiny-s", problems, TrainConfig(micro_batch_prompts=1, **settings), tmp_path / "ref",
+    settings = {"num_generations": 2, "prompts_per_step": 2, "max_steps": 2, "save_steps": 1, "max_completion_length": 24}
+    reference = train_grpo("tiny-s", problems, CourseConfig(micro_batch_prompts=1, **settings), tmp_path / "ref",
                            progress=False)
     monkeypatch.setattr(transformers.Qwen2Model, "forward", small_memory)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        summary = train_grpo("tiny-s", problems, TrainConfig(**settings), tmp_path / "oom", progress=False)
+        summary = train_grpo("tiny-s", problems, CourseConfig(**settings), tmp_path / "oom", progress=False)
     assert summary["steps"] == reference["steps"] == 2
     assert any("out of memory; resuming with micro_batch_prompts=1" in str(w.message) for w in caught), [str(w.message)[:80] for w in caught]
     adapter = "final/adapter_model.safetensors"
@@ -279,8 +273,8 @@ def test_a_step_that_runs_out_of_memory_is_split_into_micro_batches(tmp_path, mo
 
 
 def test_vllm_memory_share_reaches_trl(tmp_path):
-    from course_lib.training import trl_config
+    from course_lib.training import run_args
 
-    assert trl_config(TrainConfig(vllm_gpu_memory_utilization=0.5), tmp_path).vllm_gpu_memory_utilization == 0.5
+    assert run_args(CourseConfig(vllm_gpu_memory_utilization=0.5), tmp_path).vllm_gpu_memory_utilization == 0.5
     with pytest.raises(CourseError, match=r"vllm_gpu_memory_utilization=1.5 must be in \(0, 1\]"):
-        TrainConfig(vllm_gpu_memory_utilization=1.5)
+        CourseConfig(vllm_gpu_memory_utilization=1.5)

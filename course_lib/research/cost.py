@@ -80,7 +80,7 @@ def point_hours(point: dict, pools: dict, backend: str = "vllm", numbers: dict |
     eval_completions *= eval_k + max(eval_k, resolved.base_k)  # trained model, and the base model once per model
     ood = len(pools[resolved.ood_task + ":test"]) * resolved.ood_k * 2 if resolved.ood_task not in ("", "none") else 0
     table_s = len(pool) * resolved.difficulty_k * tokens / tokens_per_s if resolved.estimate_pool else 0.0
-    return {"steps": config.steps, "train_h": config.steps * step_s / 3600,
+    return {"steps": config.max_steps, "train_h": config.max_steps * step_s / 3600,
             "eval_h": (eval_completions + ood) * tokens / tokens_per_s / 3600, "source": source, "test": test,
             "table": (resolved.model, resolved.task, table_s), "size": size}
 

@@ -141,33 +141,45 @@ def select_arm(table, point: Point) -> list[str]:
 
 
 def train_config(point: Point, n_selected: int):
-    """The GRPO settings of a point: the course's or a paper's, then the point's own overrides."""
-    from ..training import TrainConfig
-    from .profiles import SHAPED_SETTINGS, get_profile, model_size_of, paper_dataset_of, paper_steps, paper_train_config
+    """The GRPO settings of a point (a CourseConfig): the course's or a paper's, then the point's own overrides
+    (the point's GROUP_SIZE is num_generations, its STEPS max_steps). Its LoRA: `train_lora`."""
+    from ..training import CourseConfig
+    from . import profiles
 
-    profile = get_profile(point.profile)
-    overrides = {"group_size": point.group_size, "prompts_per_step": point.prompts_per_step,
+    profile = profiles.get_profile(point.profile)
+    overrides = {"num_generations": point.group_size, "prompts_per_step": point.prompts_per_step,
                  "learning_rate": point.learning_rate, "max_grad_norm": point.max_grad_norm}
     overrides = {key: value for key, value in overrides.items() if value}
     if point.train_settings in ("course", "shaped"):
-        shape = SHAPED_SETTINGS if point.train_settings == "shaped" else {}
-        base = TrainConfig(prompts_per_step=overrides.pop("prompts_per_step", profile.prompts_per_step),
-                           **{**shape, **overrides})
+        shape = profiles.split_settings(profiles.SHAPED_SETTINGS)[0] if point.train_settings == "shaped" else {}
+        base = CourseConfig(prompts_per_step=overrides.pop("prompts_per_step", profile.prompts_per_step),
+                            **{**shape, **overrides})
     else:
-        size = point.model_size or (model_size_of(point.model) if point.train_settings == "2604.06298" else "1.5B")
-        dataset = paper_dataset_of(point.task) if point.train_settings == "2604.06298" else "gsm8k"
-        base = paper_train_config(point.train_settings, dataset=dataset, model_size=size, **overrides)
+        size = point.model_size or (profiles.model_size_of(point.model) if point.train_settings == "2604.06298" else "1.5B")
+        dataset = profiles.paper_dataset_of(point.task) if point.train_settings == "2604.06298" else "gsm8k"
+        base = profiles.paper_train_config(point.train_settings, dataset=dataset, model_size=size, **overrides)
     if point.train_settings in ("2508.14094", "2604.06298"):  # each paper's own step count (profiles.paper_steps)
-        steps = point.steps or paper_steps(point.train_settings, n_selected, base.prompts_per_step, point.epochs)
+        steps = point.steps or profiles.paper_steps(point.train_settings, n_selected, base.prompts_per_step,
+                                                     point.epochs)
     else:
         steps = point.steps or max(1, math.ceil(point.epochs * n_selected / base.prompts_per_step))
     if profile.max_train_steps:
         steps = min(steps, profile.max_train_steps)
-    return dataclasses.replace(base, steps=steps, seed=point.seed, save_steps=max(1, min(steps, 100)),
+    return dataclasses.replace(base, max_steps=steps, seed=point.seed, save_steps=max(1, min(steps, 100)),
                                dynamic_sampling=parse_arm(point.strategy)["dynamic"],
                                max_completion_length=point.max_new_tokens, use_vllm=point.backend == "vllm",
                                micro_batch_prompts=point.micro_batch_prompts,
-                               gradient_checkpointing=point.gradient_checkpointing)
+                               activation_checkpointing=point.gradient_checkpointing)
+
+
+def train_lora(point: Point):
+    """The LoRA of a point (a `peft.LoraConfig`): the course's, "shaped" (alpha = r = 16) or the paper's."""
+    from ..training import course_lora
+    from .profiles import SHAPED_SETTINGS, paper_lora, split_settings
+
+    if point.train_settings in ("course", "shaped"):
+        return course_lora(**(split_settings(SHAPED_SETTINGS)[1] if point.train_settings == "shaped" else {}))
+    return paper_lora(point.train_settings)
 
 
 def evaluation_sets(point: Point) -> dict:
@@ -218,16 +230,17 @@ def run_point(point: Point) -> dict:
     base_p = table.set_index("id").loc[ids, "pass_rate"]
     config = train_config(point, len(chosen))
     run_dir = point.run_dir or tempfile.mkdtemp(prefix="experiment-run-")
-    summary = in_phase(train_grpo, point.model, chosen, config, run_dir, progress=False, isolated=isolated)
+    summary = in_phase(train_grpo, point.model, chosen, config, run_dir, peft_config=train_lora(point), progress=False,
+                       isolated=isolated)
     ledger = pd.DataFrame(read_jsonl_log(f"{run_dir}/ledger.jsonl"))
     results = _evaluate_splits(point, run_dir)
     estimated = point.estimate_pool
     return {
         "model": point.model, "task": point.task, "strategy": point.strategy, "budget": point.budget,
-        "train_settings": point.train_settings, "n_selected": len(chosen), "steps": config.steps,
+        "train_settings": point.train_settings, "n_selected": len(chosen), "steps": config.max_steps,
         "selected_mean_pass_rate": float(base_p.mean()) if estimated else None,
         "selected_share_mixed": float(((base_p > 0) & (base_p < 1)).mean()) if estimated else None,
-        "predicted_dead_share": 1 - informative_share(list(base_p), config.group_size) if estimated else None,
+        "predicted_dead_share": 1 - informative_share(list(base_p), config.num_generations) if estimated else None,
         "learnable_share_of_steps": float((ledger.reward_std > 0).mean()),
         "accuracy_before": {s: r["before"]["overall"]["accuracy"] for s, r in results.items()},
         "accuracy_after": {s: r["after"]["overall"]["accuracy"] for s, r in results.items()},
@@ -263,7 +276,7 @@ def training_mechanism(ledger, metrics, config) -> dict:
     """What happened in training: the share of optimizer steps with no live group (a zero policy gradient) and of
     steps whose gradient was clipped, the share of rewarded completions that were lucky guesses (arith: a right
     answer over a wrong step), and the mean completion length and clipped-completion ratio over the steps."""
-    rewarded = float((ledger["reward_mean"] * config.group_size).sum())
+    rewarded = float((ledger["reward_mean"] * config.num_generations).sum())
     lucky = float(ledger["lucky"].sum()) / rewarded if "lucky" in ledger and rewarded else None
     means = {name: round(float(metrics[column].mean()), 4) if column in metrics else None
              for name, column in (("mean_completion_length", "completions/mean_length"),
@@ -278,8 +291,8 @@ def step_shares(ledger, metrics, config) -> dict:
     >>> import pandas as pd
     >>> ledger = pd.DataFrame({"step": [1, 1, 2, 2], "reward_std": [0.0, 0.5, 0.0, 0.0]})
     >>> metrics = pd.DataFrame({"step": [1, 2], "grad_norm": [0.7, 0.0]})
-    >>> from course_lib.training import TrainConfig
-    >>> step_shares(ledger, metrics, TrainConfig(max_grad_norm=0.5))
+    >>> from course_lib.training import CourseConfig
+    >>> step_shares(ledger, metrics, CourseConfig(max_grad_norm=0.5))
     {'dead_step_share': 0.5, 'clipped_step_share': 0.5}
     """
     live = ledger.groupby("step")["reward_std"].max() > 0

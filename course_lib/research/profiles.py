@@ -31,7 +31,7 @@ class Profile:
     eval_k: int  # samples per held-out problem
     experiment_pool: int  # problems in a study's training pool (0: every problem of the dataset's train split)
     max_train_steps: int  # cap on a study point's steps (0: none; smoke keeps CI fast)
-    train_settings: str  # "course" (TrainConfig's defaults) or a paper's: "2508.14094", "2604.06298"
+    train_settings: str  # "course" (CourseConfig's defaults) or a paper's: "2508.14094", "2604.06298"
     ood_task: str  # out-of-distribution set ("": the task's own `ood` split, longer than any training level)
     stability_problems: int  # problems in notebook 01's ranking-stability check
     reference_k: int  # samples per problem of notebook 01's reference ranking (0: its REFERENCE_K parameter)
@@ -74,19 +74,20 @@ def get_profile(name: str) -> Profile:
     return PROFILES[name]
 
 
-# The papers' own training settings (paper profile). Each value names its source.
+# The papers' own training settings (paper profile), under CourseConfig's (GRPOConfig's) and CourseModelConfig's
+# (ModelConfig's LoRA) field names. Each value names its source.
 PIKUS_2508_14094 = {  # "Hard Examples Are All You Need", Qwen3-4B etc. on GSM8K / BBH, 10% budget
-    "lora": True, "lora_rank": 32, "lora_alpha": 32,
-    "lora_target_modules": ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
-    "learning_rate": 5e-6, "adam_beta2": 0.99, "weight_decay": 0.1, "warmup_ratio": 0.1,
-    "lr_scheduler_type": "cosine", "max_grad_norm": 0.1, "group_size": 8, "max_completion_length": 250,
+    "use_peft": True, "lora_r": 32, "lora_alpha": 32,
+    "lora_target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+    "learning_rate": 5e-6, "adam_beta2": 0.99, "weight_decay": 0.1, "warmup_steps": 0.1,  # 0.1: a share of steps
+    "lr_scheduler_type": "cosine", "max_grad_norm": 0.1, "num_generations": 8, "max_completion_length": 250,
     # 1000 steps of one prompt x 8 completions (~1.3 passes over GSM8K's 747); the paper reports step 1000 on BBH as
     # well, so BBH's ~60-problem subset (10% of its train split) is seen ~16 times: the course follows the paper
-    "steps": 1000, "prompts_per_step": 1,
+    "max_steps": 1000, "prompts_per_step": 1,
     "difficulty_k": 10, "difficulty_temperature": 1.0,  # pass rate from K=10 samples at temperature 1.0
 }
 YADAV_2604_06298 = {  # capacity boundary: Qwen2.5 0.5B/1.5B/3B with LoRA on MATH levels 1-3 vs 1-5
-    "lora": True, "group_size": 4,  # K=4 generations per prompt
+    "use_peft": True, "num_generations": 4,  # K=4 generations per prompt
     "answer_format": "tagged",  # the final answer inside <answer></answer> tags
     # effective batch (prompts per optimizer step) by training set and model size
     "effective_batch": {"math": {"0.5B": 20, "1.5B": 16, "3B": 12}, "gsm8k": {"0.5B": 48, "1.5B": 40, "3B": 32}},
@@ -99,8 +100,8 @@ PAPER_SETTINGS = ("2508.14094", "2604.06298")
 # LEARNING_RATE sets the rate, otherwise the course's 3e-4, the best of the sweep 1e-4..3e-3 on tiny-m/arith
 # (data/results/headroom-pilot*: 1e-4 as good, 1e-3 worse, 3e-3 collapses).
 SHAPED_SETTINGS = {
-    "lr_scheduler_type": "cosine", "warmup_ratio": 0.1, "weight_decay": 0.1, "adam_beta2": 0.99,  # as 2508.14094
-    "lora_rank": 16, "lora_alpha": 16,  # alpha = r as 2508.14094 (the course's default has alpha = 2r)
+    "lr_scheduler_type": "cosine", "warmup_steps": 0.1, "weight_decay": 0.1, "adam_beta2": 0.99,  # as 2508.14094
+    "lora_r": 16, "lora_alpha": 16,  # alpha = r as 2508.14094 (the course's default has alpha = 2r)
     # clips: tiny-m's grad norms with alpha = r were 0.057-0.145, median 0.086, over 12 unclipped steps of 8 prompts
     # at lr 3e-4 (data/results/headroom-pilot/README.md); 0.05 clips (almost) every step, as 0.1 does in 2508.14094
     "max_grad_norm": 0.05,
@@ -131,24 +132,43 @@ def paper_steps(paper: str, n_selected: int, prompts_per_step: int, epochs: floa
     import math
 
     if paper == "2508.14094":
-        return PIKUS_2508_14094["steps"]
+        return PIKUS_2508_14094["max_steps"]
     return max(1, math.ceil(epochs * n_selected / prompts_per_step))
 
 
+def split_settings(settings: dict) -> tuple[dict, dict]:
+    """(CourseConfig's settings, CourseModelConfig's LoRA settings) of one dict of both (difficulty_* dropped)."""
+    from ..training import LORA_FLAGS
+
+    return ({k: v for k, v in settings.items() if k not in LORA_FLAGS and not k.startswith("difficulty_")},
+            {k: v for k, v in settings.items() if k in LORA_FLAGS})
+
+
+def paper_lora(paper: str, **overrides):
+    """The `peft.LoraConfig` of one paper's settings ("2508.14094" or "2604.06298"); overrides (CourseModelConfig's
+    LoRA fields: lora_r, lora_alpha, use_peft, ...) win."""
+    from ..training import course_lora
+
+    check(paper in ("2508.14094", "2604.06298"), f"paper={paper!r} is unknown; use '2508.14094' or '2604.06298'")
+    settings = PIKUS_2508_14094 if paper == "2508.14094" else YADAV_2604_06298
+    return course_lora(**{**split_settings(settings)[1], **overrides})
+
+
 def paper_train_config(paper: str, dataset: str = "gsm8k", model_size: str = "1.5B", **overrides):
-    """A `TrainConfig` with one paper's settings ("2508.14094" or "2604.06298"); overrides win."""
-    from ..training import TrainConfig
+    """A `CourseConfig` with one paper's settings ("2508.14094" or "2604.06298"); overrides win. Its LoRA:
+    `paper_lora`."""
+    from ..training import CourseConfig
 
     check(paper in ("2508.14094", "2604.06298"), f"paper={paper!r} is unknown; use '2508.14094' or '2604.06298'")
     if paper == "2508.14094":
-        settings = {k: v for k, v in PIKUS_2508_14094.items() if not k.startswith("difficulty_")}
+        settings = split_settings(PIKUS_2508_14094)[0]
     else:
         batches = YADAV_2604_06298["effective_batch"]
         check(dataset in batches, f"dataset={dataset!r} has no batch size in arXiv 2604.06298; use math or gsm8k")
         check(model_size in batches[dataset], f"model_size={model_size!r} is not one of {', '.join(batches[dataset])}")
-        settings = {"lora": True, "group_size": YADAV_2604_06298["group_size"],
+        settings = {"num_generations": YADAV_2604_06298["num_generations"],
                     "prompts_per_step": batches[dataset][model_size]}
     # completion limit: the paper profile's (the grid's), which is 2508.14094's 250 tokens; the rest (lr, rank,
-    # schedule) are TrainConfig's defaults in the grid and here alike
+    # schedule) are CourseConfig's defaults in the grid and here alike
     settings.setdefault("max_completion_length", PROFILES["paper"].max_new_tokens)
-    return TrainConfig(**{**settings, **overrides})
+    return CourseConfig(**{**settings, **overrides})

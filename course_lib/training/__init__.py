@@ -1,5 +1,9 @@
 """GRPO training over TRL's `GRPOTrainer` (+ PEFT LoRA), with a per-example learnability ledger.
 
+`train_grpo(model, problems, config, out, peft_config)` takes TRL's and PEFT's own objects: `config` a
+`CourseConfig` (a `trl.GRPOConfig` with the course's defaults, `course_lib.training.config`), `peft_config` a
+`peft.LoraConfig` (`course_lora()`, the default) or None to train every weight.
+
 A run folder holds: `run_config.json`, TRL checkpoints (each whole or absent: `course_lib.training.checkpoints`),
 `metrics.jsonl` (one line per step), `ledger.jsonl` (one line per prompt group: step, problem id, group reward
 mean and std), `final/` (the trained weights or LoRA adapter) and, written last, `summary.json` (with the sha256
@@ -10,26 +14,25 @@ Introduced in notebooks/04_grpo_training.ipynb.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import json
-import math
 import os
 import random
 import re
 import shutil
 import time
 import warnings
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 
 from ..classroom.quiet import no_weight_bars
-from ..errors import MAX_SEED, CourseError, check
-from ..prompts import CHAT_TEMPLATE_KWARGS
+from ..errors import CourseError, check
 from ..provenance import atomic_write_text, folder_lock, git_commit, library_versions
 from ..rewards import correctness_reward
-from ..sampling import MAX_NEW_TOKENS, TEMPERATURES, checked_prompt_ids
+from ..sampling import checked_prompt_ids
 from .checkpoints import (
     SAVE_ERRORS,
     STAGING,
@@ -41,127 +44,19 @@ from .checkpoints import (
     set_aside,
 )
 
-LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
-SCALES = ("group", "batch", "none")
-# GRPOConfig fields that TrainConfig sets under another name; `extra` may not override them
-OWNED_GRPO_FIELDS = {
-    "num_generations": "group_size", "max_steps": "steps", "warmup_steps": "warmup_ratio",
-    "per_device_train_batch_size": "prompts_per_step and micro_batch_prompts",
-    "gradient_accumulation_steps": "micro_batch_prompts", "generation_batch_size": "prompts_per_step",
-    "steps_per_generation": "micro_batch_prompts", "output_dir": "the `out` argument of train_grpo",
-}
+# The settings are TRL's and PEFT's own objects (course_lib.training.config); imported when first used, since
+# importing TRL takes seconds
+CONFIG_NAMES = ("CourseConfig", "CourseModelConfig", "course_lora", "check_peft_config", "micro_batches",
+                "nearest_splits", "LORA_TARGETS", "LORA_FLAGS", "RANGES", "LORA_RANGES", "BATCH_FIELDS", "MAX_STEPS")
 
 
-MAX_STEPS = 1_000_000  # optimizer steps at most: the papers' runs take about 1,000; a million is days on a GPU
-MAX_GROUP_SIZE = 1024  # completions per prompt at most (GRPO papers use 4-64)
-MAX_PROMPTS_PER_STEP = 65_536  # prompts per optimizer step at most
-MAX_COMPLETIONS_PER_STEP = 2**20  # prompts_per_step x group_size at most (the papers': 8 to a few thousand)
-RANGES = {  # field -> (the test its value must pass, the rest of the error message): checked after the types
-    "learning_rate": (lambda v: 0 < v <= 1, "must be in (0, 1] (LoRA on the tiny models: 3e-4; full fine-tuning: "
-                                            "~3e-5); larger steps make the weights NaN"),
-    "beta": (lambda v: 0 <= v <= 100, "must be in [0, 100] (0: no KL penalty; 0.04 is usual)"),
-    "epsilon": (lambda v: 0 < v <= 10, "must be in (0, 10] (the clipping range; 0.2 is usual)"),
-    "temperature": (lambda v: TEMPERATURES[0] <= v <= TEMPERATURES[1],
-                    f"must be from {TEMPERATURES[0]:g} to {TEMPERATURES[1]:g}: GRPO samples its groups (1.0 is usual)"),
-    "weight_decay": (lambda v: 0 <= v <= 10, "must be in [0, 10] (0.1 is usual)"),
-    "adam_beta2": (lambda v: 0 <= v < 1, "must be in [0, 1) (0.999 or 0.99)"),
-    "warmup_ratio": (lambda v: 0 <= v < 1, "must be in [0, 1): the share of steps spent warming up"),
-    "max_grad_norm": (lambda v: v >= 0, "must be >= 0 (0: no clipping)"),
-    "lora_rank": (lambda v: 1 <= v <= 4096, "must be from 1 to 4,096 (16 is usual)"),
-    "lora_alpha": (lambda v: 1 <= v <= 65_536, "must be from 1 to 65,536 (twice lora_rank is usual)"),
-    "seed": (lambda v: 0 <= v <= MAX_SEED, f"must be from 0 to {MAX_SEED:,} (numpy's seed range)"),
-    "group_size": (lambda v: 2 <= v <= MAX_GROUP_SIZE, f"must be from 2 to {MAX_GROUP_SIZE:,}: GRPO compares "
-                                                       "completions within a group (8 is usual)"),
-    "prompts_per_step": (lambda v: 1 <= v <= MAX_PROMPTS_PER_STEP, f"must be from 1 to {MAX_PROMPTS_PER_STEP:,}"),
-    "steps": (lambda v: 1 <= v <= MAX_STEPS, f"must be from 1 to {MAX_STEPS:,}"),
-    "max_completion_length": (lambda v: 1 <= v <= MAX_NEW_TOKENS, f"must be from 1 to {MAX_NEW_TOKENS:,} tokens"),
-    "save_steps": (lambda v: 1 <= v <= MAX_STEPS, f"must be from 1 to {MAX_STEPS:,}"),
-    "dynamic_max_rounds": (lambda v: 1 <= v <= 1000, "must be from 1 to 1,000 (4 is usual)"),
-    "format_weight": (lambda v: 0 <= v <= 100, "must be in [0, 100] (0: correctness alone)"),
-    "micro_batch_prompts": (lambda v: v >= 0, "must be >= 0 (0: the whole step at once)"),
-    "vllm_gpu_memory_utilization": (lambda v: 0 < v <= 1, "must be in (0, 1]"),
-}
+def __getattr__(name: str):
+    if name in CONFIG_NAMES:
+        from . import config
 
+        return getattr(config, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-def _scheduler_names() -> list[str]:
-    """The learning-rate schedules transformers knows (`lr_scheduler_type`)."""
-    from transformers.trainer_utils import SchedulerType
-
-    return [kind.value for kind in SchedulerType]
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Settings of one GRPO run; validated on construction with errors that name the field."""
-
-    group_size: int = 8  # G: completions per prompt (TRL's num_generations)
-    prompts_per_step: int = 8  # prompts per optimizer step, all processes together: prompts_per_step * G completions
-    steps: int = 100  # optimizer steps
-    learning_rate: float = 3e-4  # 3e-4 suits LoRA on the tiny models; full fine-tuning wants ~3e-5
-    beta: float = 0.0  # KL penalty to the base model (TRL's default is 0: no reference model)
-    loss_type: str = "dapo"  # TRL 1.16's default aggregation of the token losses
-    scale_rewards: str = "group"  # divide advantages by the group std ("group"), the batch std, or not ("none")
-    epsilon: float = 0.2  # PPO-style clipping range of the probability ratio
-    max_completion_length: int = 96  # tokens a completion may have
-    temperature: float = 1.0  # sampling temperature during training
-    lora: bool = True  # train a LoRA adapter instead of all weights
-    lora_rank: int = 16  # LoRA rank r
-    lora_alpha: int = 32  # LoRA scaling alpha
-    lora_target_modules: tuple = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-    weight_decay: float = 0.0  # AdamW weight decay
-    adam_beta2: float = 0.999  # AdamW beta2 (arXiv 2508.14094 uses 0.99)
-    warmup_ratio: float = 0.0  # share of steps with linear warmup
-    lr_scheduler_type: str = "constant"  # "constant", "linear", "cosine", ...
-    max_grad_norm: float = 1.0  # gradient clipping
-    save_steps: int = 25  # checkpoint every this many steps (a killed run loses at most these)
-    gradient_checkpointing: bool = False  # recompute activations in the backward pass: less memory, more time
-    micro_batch_prompts: int = 0  # prompts per forward/backward on each process; 0 = the whole step at once
-    seed: int = 0  # data order, sampling, LoRA init
-    format_weight: float = 0.0  # reward += this x (an answer written in the asked-for format); 0: correctness alone
-    dynamic_sampling: bool = False  # DAPO online filtering: drop dead groups and refill the batch
-    dynamic_max_rounds: int = 4  # generation rounds per step at most when refilling
-    use_vllm: bool = False  # generate with vLLM (GPU only; paper profile)
-    vllm_gpu_memory_utilization: float = 0.3  # share of GPU memory the colocated vLLM may take (TRL's default)
-    extra: dict = field(default_factory=dict)  # any other GRPOConfig field; overrides the course's defaults
-
-    def __post_init__(self):
-        for f in fields(self):  # types first: a string, bool or NaN where a number belongs is named before ranges
-            value, kind = getattr(self, f.name), type(f.default) if f.name != "extra" else dict
-            if kind is bool:
-                check(isinstance(value, bool), f"{f.name}={value!r} must be True or False")
-            elif kind in (int, float):
-                check(isinstance(value, kind if kind is int else int | float) and not isinstance(value, bool)
-                      and math.isfinite(value), f"{f.name}={value!r} must be a finite {kind.__name__}")
-        for name, (allowed, fix) in RANGES.items():
-            check(allowed(getattr(self, name)), f"{name}={getattr(self, name)!r} {fix}")
-        schedulers = _scheduler_names()
-        check(self.lr_scheduler_type in schedulers,
-              f"lr_scheduler_type={self.lr_scheduler_type!r} is unknown; use one of {', '.join(schedulers)}")
-        check(self.completions_per_step <= MAX_COMPLETIONS_PER_STEP,
-              f"prompts_per_step={self.prompts_per_step} x group_size={self.group_size} is "
-              f"{self.completions_per_step:,} completions per step, more than {MAX_COMPLETIONS_PER_STEP:,}; use "
-              "fewer prompts per step or a smaller group")
-        check(self.loss_type in LOSS_TYPES, f"loss_type={self.loss_type!r} is unknown; use one of {', '.join(LOSS_TYPES)}")
-        check(self.scale_rewards in SCALES, f"scale_rewards={self.scale_rewards!r} is unknown; use one of {', '.join(SCALES)}")
-        check(self.micro_batch_prompts == 0 or self.prompts_per_step % self.micro_batch_prompts == 0,
-              f"prompts_per_step={self.prompts_per_step} does not split into micro-batches of "
-              f"micro_batch_prompts={self.micro_batch_prompts}; use a divisor of prompts_per_step")
-        own = {f.name for f in fields(self)} - {"extra"}
-        for key in self.extra:
-            check(key not in own, f"extra={{{key!r}: ...}}: {key} is a TrainConfig field; set TrainConfig({key}=...)")
-            check(key not in OWNED_GRPO_FIELDS,
-                  f"extra={{{key!r}: ...}}: the course sets {key} from {OWNED_GRPO_FIELDS.get(key)}; set that instead")
-
-    @property
-    def completions_per_step(self) -> int:
-        """Completions per optimizer step, over all processes and micro-batches."""
-        return self.prompts_per_step * self.group_size
-
-    def to_json(self) -> dict:
-        """The config as plain JSON (tuples become lists)."""
-        data = asdict(self)
-        data["lora_target_modules"] = list(self.lora_target_modules)
-        return data
 
 
 def check_batch(completions_per_step: int, group_size: int) -> None:
@@ -184,7 +79,8 @@ def check_lora_targets(model, targets) -> None:
     """Every LoRA target module must exist in the model; list the ones it has."""
     linear = sorted({name.rsplit(".", 1)[-1] for name, module in model.named_modules()
                      if isinstance(module, torch.nn.Linear)})
-    missing = [t for t in targets if t not in linear]
+    targets = [targets] if isinstance(targets, str) else sorted(targets)  # PEFT keeps a set; one name stays a str
+    missing = [t for t in targets if t not in linear and t != "all-linear"]
     check(not missing, f"lora_target_modules {missing} are not in the model; its linear modules are {linear}")
 
 
@@ -401,69 +297,18 @@ def _dynamic_trainer_class(base):
 # ---------------------------------------------------------------------------
 
 
-def nearest_splits(prompts_per_step: int, num_processes: int) -> str:
-    """The valid choices nearest a batch that does not split: prompts per step around it, or process counts.
-
-    >>> nearest_splits(20, 8)
-    'use 16 or 24 prompts per step, or 1, 2, 4, 5, 10 or 20 processes'
-    """
-    below = prompts_per_step // num_processes * num_processes
-    prompts = [n for n in (below, below + num_processes) if n > 0]
-    counts = [str(d) for d in range(1, prompts_per_step + 1) if prompts_per_step % d == 0]
-    counts_text = counts[0] if len(counts) == 1 else ", ".join(counts[:-1]) + f" or {counts[-1]}"
-    return (f"use {' or '.join(map(str, prompts))} prompts per step, or {counts_text} "
-            f"process{'es' if len(counts) > 1 else ''}")
-
-
-def micro_batches(config: TrainConfig, num_processes: int = 1) -> tuple[int, int]:
-    """(per_device_train_batch_size, gradient_accumulation_steps) so one optimizer step sees prompts_per_step prompts."""
-    check(config.prompts_per_step % num_processes == 0,
-          f"prompts_per_step={config.prompts_per_step} does not split over {num_processes} processes; "
-          f"{nearest_splits(config.prompts_per_step, num_processes)}")
-    per_process = config.prompts_per_step // num_processes  # prompts each process generates and trains on
-    micro = config.micro_batch_prompts or per_process
-    check(per_process % micro == 0,
-          f"prompts_per_step={config.prompts_per_step} over {num_processes} processes gives {per_process} prompts "
-          f"each, which micro_batch_prompts={micro} does not divide; use a divisor of {per_process}")
-    # TRL 1.16 generates once per optimizer step (steps_per_generation defaults to gradient_accumulation_steps):
-    # per_device * processes * accumulation = prompts_per_step * G completions, split into micro-batches.
-    # The gradient is the whole step's for loss_type dapo, grpo and dr_grpo; bnpo averages per micro-batch.
-    return micro * config.group_size, per_process // micro
-
-
-def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True, longest_prompt: int = 0):
-    """The `GRPOConfig` for a course config; CPU-safe settings when there is no GPU; `extra` overrides them.
+def run_args(config, run_dir: Path, progress: bool = True, longest_prompt: int = 0):
+    """The CourseConfig for one run of this process: output_dir the run folder, progress bars or not, and the
+    colocated vLLM engine's context; checks that the launcher and accelerate agree on the process count.
 
     `longest_prompt` (tokens) sizes the colocated vLLM engine: longest prompt + max_completion_length, not the
     model's whole context window (Qwen3-4B: 40,960 tokens, whose KV cache would not fit its share of the GPU).
     """
-    from accelerate.utils import get_int_from_env
-    from trl import GRPOConfig
+    from .config import launched_processes
 
-    known = {f.name for f in fields(GRPOConfig)}
-    unknown = sorted(set(config.extra) - known)
-    check(not unknown, f"extra names {unknown}, which GRPOConfig (trl 1.16) does not have")
-    on_gpu = torch.cuda.is_available()
-    num_processes = get_int_from_env(["WORLD_SIZE", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE"], 1)  # as accelerate reads it
-    per_device, accumulation = micro_batches(config, num_processes)
-    settings = dict(
-        output_dir=str(run_dir), num_generations=config.group_size,
-        per_device_train_batch_size=per_device, gradient_accumulation_steps=accumulation,
-        max_steps=config.steps, learning_rate=config.learning_rate, beta=config.beta, loss_type=config.loss_type,
-        scale_rewards=config.scale_rewards, epsilon=config.epsilon,
-        max_completion_length=config.max_completion_length, temperature=config.temperature, top_k=0, top_p=1.0,
-        weight_decay=config.weight_decay, adam_beta2=config.adam_beta2,
-        warmup_steps=config.warmup_ratio,  # transformers 5: a float below 1 is a share of max_steps
-        lr_scheduler_type=config.lr_scheduler_type, max_grad_norm=config.max_grad_norm,
-        logging_steps=1, save_steps=config.save_steps, save_total_limit=2, report_to="none", seed=config.seed,
-        use_cpu=not on_gpu, bf16=on_gpu and torch.cuda.is_bf16_supported(),
-        gradient_checkpointing=config.gradient_checkpointing,
-        use_vllm=config.use_vllm, vllm_mode="colocate", disable_tqdm=not progress,
-        vllm_gpu_memory_utilization=config.vllm_gpu_memory_utilization,
-        vllm_max_model_length=longest_prompt + config.max_completion_length if longest_prompt else None,
-        chat_template_kwargs=dict(CHAT_TEMPLATE_KWARGS),  # Qwen3: no thinking block, as in estimation
-    )
-    args = GRPOConfig(**{**settings, **config.extra})
+    num_processes = launched_processes()
+    args = replace(config, output_dir=str(run_dir), disable_tqdm=not progress,  # the batch follows num_processes
+                   vllm_max_model_length=longest_prompt + config.max_completion_length if longest_prompt else None)
     check(args.world_size == num_processes,
           f"accelerate runs {args.world_size} processes but the launcher said {num_processes}; "
           "launch with accelerate launch or torchrun")
@@ -472,6 +317,7 @@ def trl_config(config: TrainConfig, run_dir: Path, progress: bool = True, longes
           f"save_steps={config.save_steps} is not a multiple of num_iterations={args.num_iterations}: a run resumed "
           f"there would generate anew a batch it was reusing; use a multiple of {args.num_iterations}")
     return args
+
 
 
 def longest_prompt(problems, model_name: str) -> int:
@@ -509,6 +355,31 @@ def read_run_config(run_dir: Path) -> dict:
     return previous
 
 
+# CourseConfig fields run_config.json leaves out: set per run (run_args), by the machine (use_cpu, bf16), or, the
+# batch fields (config.BATCH_FIELDS), from prompts_per_step and the process count
+PER_RUN_FIELDS = ("output_dir", "disable_tqdm", "vllm_max_model_length", "logging_dir", "use_cpu", "bf16")
+PEFT_VOLATILE = ("base_model_name_or_path", "revision", "peft_version", "inference_mode", "runtime_config")
+
+
+def _plain(value):
+    """A JSON value for what json.dumps cannot write (PEFT's set of target modules, an enum)."""
+    if isinstance(value, set | frozenset | tuple):
+        return sorted(value, key=str)
+    return getattr(value, "value", str(value))
+
+
+def run_record(config, peft_config) -> dict:
+    """A run's settings as plain JSON (run_config.json's `config`, which a resumed run must match): every
+    CourseConfig field but those set per run or per process, and `peft_config`, the LoRA settings (None: every
+    weight trained)."""
+    from .config import BATCH_FIELDS
+
+    data = {key: value for key, value in config.to_dict().items() if key not in (*PER_RUN_FIELDS, *BATCH_FIELDS)}
+    data["peft_config"] = None if peft_config is None else {
+        key: value for key, value in peft_config.to_dict().items() if key not in PEFT_VOLATILE}
+    return json.loads(json.dumps(data, default=_plain))
+
+
 def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
                    problem_ids: list[str]) -> tuple[int | None, list]:
     """The step to resume from (None for a fresh run) and the newer checkpoints that are damaged (with why);
@@ -520,7 +391,12 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
     checkpoint, broken = newest_complete(run_dir)  # the newest whole checkpoint: its marker's sha256 all match
     if checkpoint is None and not (run_dir / "summary.json").exists() and not (run_dir / "final").exists():
         return None, broken  # a start that failed before its first checkpoint: nothing to resume or protect
-    previous_config = {**TrainConfig().to_json(), **previous["config"]}  # runs from before a field existed
+    from .config import CourseConfig, course_lora, launched_processes
+
+    # the defaults of fields a run_config.json lacks (any prompts_per_step will do: every record holds it)
+    defaults = run_record(CourseConfig(prompts_per_step=launched_processes()), course_lora())
+    saved = previous["config"]
+    previous_config = {**defaults, **saved} if "num_generations" in saved else _from_train_config(saved, defaults)
     for name in MEMORY_ONLY_FIELDS:  # they change memory, not results: a run may resume with other values
         previous_config.pop(name, None)
     config_json = {key: value for key, value in config_json.items() if key not in MEMORY_ONLY_FIELDS}
@@ -529,6 +405,26 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
     check(same, f"out={run_dir} holds a run with a different config, model or problems; "
                 "use a new folder or delete this one")
     return (int(checkpoint.name.split("-")[1]) if checkpoint else 0), broken
+
+
+TRAIN_CONFIG_NAMES = {"group_size": "num_generations", "steps": "max_steps", "warmup_ratio": "warmup_steps"}
+
+
+def _from_train_config(saved: dict, defaults: dict) -> dict:
+    """The run record of a run_config.json that TrainConfig wrote (course_lib before CourseConfig): its settings
+    under GRPOConfig's names, its `extra` merged in, its LoRA as PEFT records it; every other setting the course's
+    default, which such a run trained with (TrainConfig set no other)."""
+    record = dict(defaults)
+    for key, value in saved.items():
+        if key == "extra" and isinstance(value, dict):
+            record.update(value)
+        elif not key.startswith("lora"):
+            record[TRAIN_CONFIG_NAMES.get(key, key)] = value
+    lora = defaults["peft_config"]
+    record["peft_config"] = None if saved.get("lora") is False else {
+        **lora, "r": saved.get("lora_rank", lora["r"]), "lora_alpha": saved.get("lora_alpha", lora["lora_alpha"]),
+        "target_modules": sorted(saved.get("lora_target_modules", lora["target_modules"]))}
+    return record
 
 
 def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse: bool = True) -> None:
@@ -592,23 +488,35 @@ def final_problem(run_dir: Path, summary: dict) -> str | None:
     return mismatch(run_dir / "final", hashes)
 
 
-MEMORY_ONLY_FIELDS = ("micro_batch_prompts", "gradient_checkpointing")  # same gradients (dapo, grpo, dr_grpo)
+# same gradients (dapo, grpo, dr_grpo)
+MEMORY_ONLY_FIELDS = ("micro_batch_prompts", "activation_checkpointing", "gradient_checkpointing")
 
 
-def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bool = True, callbacks=()) -> dict:
-    """Train with GRPO on `problems`; writes the run folder `out` and returns its summary.
+def train_grpo(model_name: str, problems, config, out, peft_config="course", progress: bool = True,
+               callbacks=()) -> dict:
+    """Train with GRPO on `problems` with `config` (a CourseConfig: TRL's GRPOConfig with the course's settings);
+    writes the run folder `out` and returns its summary.
+
+    `peft_config`, as GRPOTrainer's: a `peft.LoraConfig`, None to train every weight, or "course" (the default:
+    `course_lora()`, rank 16, alpha 32, every linear layer).
 
     Resumes from the last checkpoint when `out` already holds the same run, and returns the saved summary
     without training when that run has finished. Under `accelerate launch`, every process runs this function;
     the main process alone writes the run folder. On one process, a step that runs out of GPU memory is split
     into smaller micro-batches (the same gradient) and the run resumes from its last checkpoint.
     """
+    from .config import CourseConfig, check_peft_config, course_lora
+
+    check(isinstance(config, CourseConfig), f"config={type(config).__name__} must be a course_lib CourseConfig "
+                                            "(a trl.GRPOConfig with the course's settings)")
+    peft_config = course_lora() if isinstance(peft_config, str) and peft_config == "course" else peft_config
+    check_peft_config(peft_config)
     check(not Path(out).exists() or Path(out).is_dir(), f"out={out} is a file; give a folder for the run")
     main = os.environ.get("RANK", "0") == "0"  # under accelerate launch the main process alone writes (and locks)
     with folder_lock(out) if main else contextlib.nullcontext():  # a second writer is refused while this one runs
         while True:
             try:
-                return _train_grpo(model_name, problems, config, out, progress, callbacks)
+                return _train_grpo(model_name, problems, config, out, peft_config, progress, callbacks)
             except torch.OutOfMemoryError:
                 pass  # leave the except block first: its traceback holds the failed trainer, model and optimizer
             config = _smaller_micro_batches(config)  # frees what the failed attempt held, then halves the micro-batch
@@ -616,7 +524,7 @@ def train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bo
                           stacklevel=2)
 
 
-def _smaller_micro_batches(config: TrainConfig) -> TrainConfig:  # pragma: no mutate block (GPU out-of-memory path)
+def _smaller_micro_batches(config):  # pragma: no mutate block (GPU out-of-memory path)
     """The config with half as many prompts per micro-batch, after freeing what the failed attempt held."""
     import gc
 
@@ -627,59 +535,56 @@ def _smaller_micro_batches(config: TrainConfig) -> TrainConfig:  # pragma: no mu
         torch.cuda.empty_cache()
     current = config.micro_batch_prompts or config.prompts_per_step
     check(PartialState().num_processes == 1 and current > 1,
-          "out of memory with one prompt per micro-batch (or on several processes); set gradient_checkpointing=True, "
+          "out of memory with one prompt per micro-batch (or on several processes); set activation_checkpointing=True, "
           "use LoRA, a shorter max_completion_length, or more GPUs")
     smaller = max(d for d in range(1, current) if current % d == 0 and d <= current // 2)
     return replace(config, micro_batch_prompts=smaller)
 
 
-def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: bool = True, callbacks=()) -> dict:
+def _train_grpo(model_name: str, problems, config, out, peft_config, progress: bool = True, callbacks=()) -> dict:
     """One attempt of `train_grpo` (see there)."""
     from accelerate import PartialState
-    from peft import LoraConfig
 
     from ..models import load_model, weights_sha256
 
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
-    check_batch(config.completions_per_step, config.group_size)
+    check_batch(config.completions_per_step, config.num_generations)
     run_dir = Path(out)
     problem_ids = [p.id for p in problems]
-    resume_step, broken = _check_run_dir(run_dir, config.to_json(), model_name, problem_ids)
-    if resume_step is not None and (summary := _finished_summary(run_dir, config.steps)) is not None:
+    record = run_record(config, peft_config)
+    resume_step, broken = _check_run_dir(run_dir, record, model_name, problem_ids)
+    if resume_step is not None and (summary := _finished_summary(run_dir, config.max_steps)) is not None:
         return summary
     check_enough_problems(len(problems), config.prompts_per_step)
     base = weights_sha256(model_name)  # the base's fingerprint: recorded now, checked when the run resumes
     if resume_step is not None:
         check_base(run_dir, read_run_config(run_dir), model_name, base)
-    args = trl_config(config, run_dir, progress, longest_prompt(problems, model_name) if config.use_vllm else 0)
+    args = run_args(config, run_dir, progress, longest_prompt(problems, model_name) if config.use_vllm else 0)
     check(not (config.dynamic_sampling and args.world_size > 1),
           "dynamic_sampling=True needs a single process: each process would refill its own groups")
     main = args.process_index == 0
     model, tokenizer = load_model(model_name, place=False)  # the Trainer moves it to this process's device
     base = base or weights_sha256(model_name)  # a hub model is in the cache now
     checked_prompt_ids(model, tokenizer, problems, config.max_completion_length)  # every prompt fits the context
-    if config.lora:
-        check_lora_targets(model, config.lora_target_modules)
+    if peft_config is not None:
+        check_lora_targets(model, peft_config.target_modules)
     tokenizer.padding_side = "left"
     with args.main_process_first(local=False, desc="preparing the run folder"):
         if main:
-            _prepare_run_dir(run_dir, resume_step, broken, model_name, config, problem_ids, base)
-    if resume_step == config.steps:  # killed after the last checkpoint: resuming there would train one step more
-        summary = {"model": model_name, "steps": config.steps, "seconds": 0.0, "lora": config.lora,
+            _prepare_run_dir(run_dir, resume_step, broken, model_name, record, problem_ids, base)
+    if resume_step == config.max_steps:  # killed after the last checkpoint: resuming there would train one step more
+        summary = {"model": model_name, "steps": config.max_steps, "seconds": 0.0, "lora": peft_config is not None,
                    "resumed_from": resume_step, "processes": args.world_size}
         if main:
             _final_from_checkpoint(run_dir / f"checkpoint-{resume_step}", run_dir / STAGING / "final")
             _finish(run_dir, summary)
         PartialState().wait_for_everyone()
         return summary
-    ledger = LedgerReward(config.group_size, config.format_weight)
-    peft_config = LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0, bias="none",
-                             target_modules=list(config.lora_target_modules), task_type="CAUSAL_LM") \
-        if config.lora else None
+    ledger = LedgerReward(config.num_generations, config.format_weight)
     trainer_class = _trainer_class(config.dynamic_sampling)
     trainer = trainer_class(model=model, reward_funcs=[ledger], args=args,
                             train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer,
-                            peft_config=peft_config,
+                            peft_config=copy.deepcopy(peft_config),  # PEFT writes into the one it is given
                             callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
     trainer.course_max_rounds = config.dynamic_max_rounds
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
@@ -708,7 +613,7 @@ def _train_grpo(model_name: str, problems, config: TrainConfig, out, progress: b
         except SAVE_ERRORS as error:
             raise save_failed(error, "final/", run_dir) from error
     summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
-               "lora": config.lora, "resumed_from": resume_step, "processes": args.world_size}
+               "lora": peft_config is not None, "resumed_from": resume_step, "processes": args.world_size}
     if main:
         _finish(run_dir, summary)
     PartialState().wait_for_everyone()  # no process returns before the run folder is complete
@@ -735,7 +640,7 @@ def _final_from_checkpoint(checkpoint: Path, final: Path) -> None:
             shutil.copy2(path, final / path.name)
 
 
-def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model_name: str, config: TrainConfig,
+def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model_name: str, record: dict,
                      problem_ids: list[str], base: dict | None = None) -> None:
     """A fresh run starts empty logs and writes run_config.json; a resumed one drops log lines after its checkpoint
     and sets aside the damaged checkpoints newer than it."""
@@ -751,7 +656,7 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
         for name in ("metrics.jsonl", "ledger.jsonl"):
             (run_dir / name).unlink(missing_ok=True)
         atomic_write_text(run_dir / "run_config.json", json.dumps(
-            {"model": model_name, "base_sha256": base, "config": config.to_json(), "problem_ids": problem_ids,
+            {"model": model_name, "base_sha256": base, "config": record, "problem_ids": problem_ids,
              "commit": git_commit(), "versions": library_versions()}, indent=1) + "\n")
     else:
         (run_dir / "summary.json").unlink(missing_ok=True)  # written again when this run finishes

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 
-def train_recording_colocation(model_name, problems, config, out, progress=True, callbacks=()):
+def train_recording_colocation(model_name, problems, config, out, peft_config="course", progress=True, callbacks=()):
     import importlib
     import sys
 
@@ -16,10 +16,10 @@ def train_recording_colocation(model_name, problems, config, out, progress=True,
     sys.path[:] = [entry for entry in sys.path if str(Path(entry or ".").resolve()) != here]
     sys.modules.pop("vllm", None)
     importlib.invalidate_caches()
-    from course_lib.training import longest_prompt, train_grpo, trl_config
+    from course_lib.training import longest_prompt, run_args, train_grpo
 
-    args = trl_config(config, Path(out), progress, longest_prompt(problems, model_name))
+    args = run_args(config, Path(out), progress, longest_prompt(problems, model_name))
     with open(os.environ["FAKE_VLLM_LOG"], "a") as log:
         log.write(json.dumps({"pid": os.getpid(), "phase": "train", "use_vllm": args.use_vllm,
                               "vllm_mode": args.vllm_mode, "vllm_max_model_length": args.vllm_max_model_length}) + "\n")
-    return train_grpo(model_name, problems, replace(config, use_vllm=False), out, progress, callbacks)
+    return train_grpo(model_name, problems, replace(config, use_vllm=False), out, peft_config, progress, callbacks)
