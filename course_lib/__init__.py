@@ -23,7 +23,7 @@ PUBLIC = {  # module -> the names the notebooks use from it (the lesson's module
     "difficulty": ("difficulty_tables", "estimate", "pass_rates_at", "wilson_interval"),
     "selection": ("charge_estimation", "pass_rate_counts", "select", "selection_summary", "STRATEGIES"),
     "grpo": ("completion_logprobs", "dead_group_probability", "group_advantages", "grpo_loss", "informative_share"),
-    "training": ("load_trained", "read_jsonl_log", "train_grpo", "trl_loss_on_fixed_batch"),
+    "training": ("CourseConfig", "course_lora", "load_trained", "read_jsonl_log", "train_grpo", "trl_loss_on_fixed_batch"),
     "evaluation": ("compare", "evaluate", "paired_bootstrap"),
     "classroom.runtime": ("record", "setup"),
     "classroom.opening": ("fresh_folder", "start"),
