@@ -1026,6 +1026,9 @@ def main(argv=None) -> int:
     except ModuleNotFoundError as error:
         print(f"error: {missing_environment(error)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C in the first seconds, while the libraries load: nothing started yet
+        print("interrupted before the command started", file=sys.stderr)
+        return 130
     for stream in ("stdout", "stderr"):  # a closed stream (`>&-`): what would be printed goes nowhere, not a traceback
         if getattr(sys, stream) is None:
             setattr(sys, stream, open(os.devnull, "w"))  # noqa: SIM115 (open for the rest of the process)
@@ -1041,6 +1044,7 @@ def main(argv=None) -> int:
     args.locks = contextlib.ExitStack()  # the output files' locks a command takes (`_check_file_outputs`)
     sys.stdout = printed = _StandardOutput(sys.stdout)  # restored when the command ends
     try:
+        expand_paths(args)
         with args.locks:
             code = args.run(args) or 0
         sys.stdout.flush()  # a reader that closed the pipe (`... | head`) shows here, not at interpreter exit
@@ -1096,6 +1100,20 @@ class _StandardOutput:
 
     def __getattr__(self, name):
         return getattr(self.stream, name)
+
+
+def expand_paths(args) -> None:
+    """Every path option with `~` expanded (a shell leaves `--out=~/x` as it is, and a command that expanded it in
+    one place but not another would write to two folders) and named in UTF-8 (libraries that write a folder's
+    README cannot encode other bytes)."""
+    for name, value in vars(args).items():
+        if isinstance(value, Path):
+            try:
+                str(value).encode("utf-8")
+            except UnicodeEncodeError:
+                raise CourseError(f"{name}={os.fsencode(value)!r} has bytes that are not UTF-8 in its name; give a "
+                                  "name in UTF-8") from None
+            setattr(args, name, value.expanduser())
 
 
 def _warning_line(message, category, filename, lineno, line=None) -> str:

@@ -191,6 +191,8 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
     from .errors import check
 
     path = Path(path).expanduser()
+    check(not path.is_symlink() or path.exists(), f"{parameter}={path} is a link that leads nowhere (to "
+                                                  f"{os.readlink(path)}); give a new path, or remove the link first")
     if not path.exists():
         return
     record = Path(record).expanduser() if record is not None else path

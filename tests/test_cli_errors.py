@@ -309,3 +309,47 @@ def test_a_pipe_for_a_file_and_a_file_for_a_folder_are_named_for_what_they_are(t
     done = run_cli_in_process(*[arg.format(tmp=tmp_path) for arg in args])
     assert done.returncode == 2 and said.format(tmp=tmp_path) in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_tilde_in_out_is_the_home_folder_everywhere(tmp_path):
+    """`--out=~/run` reaches the program as written: every file of the run goes to HOME/run, none to a folder `~`."""
+    home = tmp_path / "home"
+    home.mkdir()
+    done = run_cli("train", "--model", "tiny-s", "--n", "4", "--steps", "1", "--group-size", "2",
+                   "--prompts-per-step", "1", "--max-new-tokens", "8", "--quiet", "--out", "~/run",
+                   env={"HOME": str(home), "OMP_NUM_THREADS": "1"}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (home / "run" / "summary.json").is_file() and (home / "run" / "run_config.json").is_file()
+    assert not (tmp_path / "~").exists()
+
+
+def test_a_path_whose_name_is_not_utf8_is_one_line_before_any_work(tmp_path):
+    table = tmp_path / "t.csv"
+    table.write_text("id,level,pass_rate\na,1,0.5\n")
+    done = subprocess.run([sys.executable, "-m", "course_lib", "select", "--table", str(table), "--strategy", "hard",
+                           "--budget", "1", "--out", os.fsencode(tmp_path) + b"/ids\xff.txt"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().endswith("has bytes that are not UTF-8 in its name; give a name in UTF-8")
+    assert list(tmp_path.iterdir()) == [table]
+
+
+def test_a_link_that_leads_nowhere_is_never_replaced_by_an_output(tmp_path):
+    table, out = tmp_path / "t.csv", tmp_path / "ids.txt"
+    table.write_text("id,level,pass_rate\na,1,0.5\n")
+    out.symlink_to(tmp_path / "nowhere" / "x")
+    done = run_cli("select", "--table", str(table), "--strategy", "hard", "--budget", "1", "--out", str(out))
+    assert done.returncode == 2 and f"out={out} is a link that leads nowhere" in done.stderr, done.stderr
+    assert out.is_symlink() and not (tmp_path / "nowhere").exists()
+
+
+def test_ctrl_c_while_the_libraries_load_is_one_line(monkeypatch, capsys):
+    """Ctrl-C in the first seconds lands in `build_parser` (torch and transformers loading): no traceback."""
+    import course_lib.__main__ as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["generate", "--n", "1"]) == 130
+    assert capsys.readouterr().err == "interrupted before the command started\n"
