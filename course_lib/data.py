@@ -48,11 +48,25 @@ def read_jsonl(path) -> list[tuple[str, dict]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as error:
-                raise CourseError(f"{path}:{number}: not JSON Lines ({error.msg}); each line must be one JSON object") from None
+                why = f"{error.msg.removesuffix(' at')} at column {error.colno}"
+                raise CourseError(f"{path}:{number}: not JSON Lines ({why}); each line must be one JSON object") from None
             check(isinstance(row, dict), f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+            broken = [key for key, value in row.items() if not _is_text(key) or not _is_text(json.dumps(value,
+                                                                                                       ensure_ascii=False))]
+            check(not broken, f"{path}:{number}: field {broken[0] if broken else ''!r} holds an escaped lone surrogate "
+                              "(such as \\ud800), which is no character; write the text itself")
             rows.append((f"{path}:{number}", row))
     check(rows, f"data file {path} holds no rows")
     return rows
+
+
+def _is_text(text: str) -> bool:
+    """Whether a string is text UTF-8 can write (JSON's \\ud800 escapes decode to halves of a character that cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _hub_rows(hub_id: str, config: str | None, split: str) -> list[tuple[str, dict]]:

@@ -6,7 +6,8 @@ import pytest
 
 from course_lib import CourseError
 from course_lib.answers import is_correct
-from course_lib.data import is_numeric_answer, load_aime2025, load_bbh, load_gsm8k, load_math, read_jsonl
+from course_lib.data import (is_numeric_answer, load_aime2025, load_bbh, load_gsm8k, load_jsonl_problems, load_math,
+                             read_jsonl)
 
 
 def test_gsm8k_files(shared_data):
@@ -83,7 +84,13 @@ def test_hub_failure_is_a_clear_error(monkeypatch):
 @pytest.mark.parametrize(
     ("lines", "loader", "message"),
     [
-        (['{"question": "q", "answer": "#### 1"}', "{not json"], load_gsm8k, r"bad.jsonl:2: not JSON Lines"),
+        (['{"question": "q", "answer": "#### 1"}', "{not json"], load_gsm8k,
+         r"bad.jsonl:2: not JSON Lines \(Expecting property name enclosed in double quotes at column 2\)"),
+        (['{"question": "q\x01", "answer": "#### 1"}'], load_gsm8k,
+         r"bad.jsonl:1: not JSON Lines \(Invalid control character at column 16\)"),
+        (['{"question": "q \\ud800", "answer": "#### 1"}'], load_gsm8k,
+         r"bad.jsonl:1: field 'question' holds an escaped lone surrogate \(such as \\ud800\), which is no character"),
+        (['{"question": "q", "answer": "1", "id": "\\udfff"}'], load_jsonl_problems, r"bad.jsonl:1: field 'id' holds an"),
         (['{"question": "q"}'], load_gsm8k, r"bad.jsonl:1: missing field 'answer'"),
         (['{"question": "q", "answer": "no final line"}'], load_gsm8k, r"bad.jsonl:1: .*no '#### N'"),
         (['{"question": 3, "answer": "#### 1"}'], load_gsm8k, r"bad.jsonl:1: field 'question' should be str"),
