@@ -544,7 +544,8 @@ def cmd_evaluate(args) -> None:
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
                       pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default",
                       backend=backend)
-    result.update(model=args.model, task=args.task, split=args.split, pool=_pool_spec(args, args.seed, args.levels), **_provenance(args))
+    result.update(model=args.model, task=args.task, split=args.split, max_new_tokens=args.max_new_tokens,
+                  pool=_pool_spec(args, args.seed, args.levels), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
           f"{result['overall']['ci_high']:.3f}], format share {result['overall'].get('format_share', float('nan')):.3f} "
@@ -729,12 +730,28 @@ def _read_evaluation(name: str, path: Path) -> dict:
     return result
 
 
+COMPARED_SETTINGS = ("task", "split", "k", "temperature", "max_new_tokens")  # what two evaluations must share
+
+
+def check_same_settings(after: dict, before: dict) -> None:
+    """Two evaluations compare only when sampled alike: the same task, split, K, temperature and length limit (a
+    setting an older file does not record is not checked)."""
+    for setting in COMPARED_SETTINGS:
+        if setting in after and setting in before:
+            check(after[setting] == before[setting],
+                  f"after and before were evaluated with different {setting} ({after[setting]!r} against "
+                  f"{before[setting]!r}); evaluate both models with the same settings")
+
+
 def cmd_compare(args) -> None:
     """Paired bootstrap of two `evaluate` results on the same problems."""
     from .evaluation import compare
     from .provenance import atomic_write_text
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
+    check(Path(args.after).resolve() != Path(args.before).resolve(),
+          f"after and before are the same file ({args.after}); give the evaluations of two models")
+    check_same_settings(after, before)
     _check_file_outputs(args, "compare")
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
     result.update(after=str(args.after), before=str(args.before), **_provenance(args))
@@ -852,6 +869,8 @@ def study_help() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The `course_lib` command line."""
+    import torch  # noqa: F401 (first: a Python without the course's environment is told so in one line)
+
     parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 

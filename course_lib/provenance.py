@@ -188,11 +188,12 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
     So `estimate --out RUN/final/adapter_model.safetensors`, `--out run_config.json` or `--out course_lib/x.py`
     are refused, and a command run again over its own output replaces it.
     """
-    from .errors import check
+    from .errors import CourseError, check
 
     path = Path(path).expanduser()
-    check(not path.is_symlink() or path.exists(), f"{parameter}={path} is a link that leads nowhere (to "
-                                                  f"{os.readlink(path)}); give a new path, or remove the link first")
+    if path.is_symlink() and not path.exists():
+        raise CourseError(f"{parameter}={path} is a link that leads nowhere (to {os.readlink(path)}); give a new "
+                          "path, or remove the link first")
     if not path.exists():
         return
     record = Path(record).expanduser() if record is not None else path

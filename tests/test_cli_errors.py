@@ -260,6 +260,23 @@ def test_compare_refuses_an_evaluation_that_counts_a_problem_twice_or_disagrees_
     assert not (tmp_path / "gain.json").exists()
 
 
+@pytest.mark.parametrize(("setting", "after", "before"), [
+    ("k", 4, 2), ("temperature", 0.0, 1.0), ("max_new_tokens", 4, 16), ("task", "arith", "shuffle"), (None, 0, 0)])
+def test_compare_refuses_evaluations_sampled_differently_or_one_file_twice(tmp_path, setting, after, before):
+    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]
+    settings = {"task": "arith", "split": "test", "k": 2, "temperature": 1.0, "max_new_tokens": 16}
+    for name, value in (("after", after), ("before", before)):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"per_problem": rows, **settings,
+                                                            **({setting: value} if setting else {})}))
+    second = tmp_path / ("before.json" if setting else "after.json")
+    done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", second,
+                              "--out", tmp_path / "gain.json")
+    said = (f"evaluated with different {setting} ({after!r} against {before!r}); evaluate both models with the same "
+            "settings" if setting else f"after and before are the same file ({tmp_path / 'after.json'})")
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not (tmp_path / "gain.json").exists()
+
+
 @pytest.mark.parametrize(("args", "said"), [
     (["--budget", "1", "--out", "{tmp}/newdir/"], "'{tmp}/newdir/' ends with '/', which names a folder"),
     (["--budget", "1e400", "--out", "{tmp}/ids.txt"], "budget='1e400' is not a finite number"),

@@ -6,8 +6,15 @@ import pytest
 
 from course_lib import CourseError
 from course_lib.answers import is_correct
-from course_lib.data import (is_numeric_answer, load_aime2025, load_bbh, load_gsm8k, load_jsonl_problems, load_math,
-                             read_jsonl)
+from course_lib.data import (
+    is_numeric_answer,
+    load_aime2025,
+    load_bbh,
+    load_gsm8k,
+    load_jsonl_problems,
+    load_math,
+    read_jsonl,
+)
 
 
 def test_gsm8k_files(shared_data):

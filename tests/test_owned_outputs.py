@@ -58,13 +58,14 @@ def refused(*args) -> str:
 
 def file_command_args(command: str, folder: Path) -> list:
     """Arguments that take `command` (a file-writing one) past its input checks, with inputs written into `folder`."""
-    table, evaluation = folder / "table.csv", folder / "e.json"
+    table, evaluation, other = folder / "table.csv", folder / "e.json", folder / "e0.json"
     table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
     evaluation.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]}))
+    other.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 0, "pass_rate": 0.0}]}))
     return {"estimate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
             "evaluate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
             "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
-            "compare": ["--after", evaluation, "--before", evaluation]}[command]
+            "compare": ["--after", evaluation, "--before", other]}[command]
 
 
 def snapshot(folder: Path) -> dict:
@@ -239,10 +240,12 @@ def test_no_out_replaces_a_file_the_command_did_not_write(no_work, finished_look
     table.write_text("id,level,pass_rate\na,1,0.5\nb,1,0.0\n")
     evaluation.write_text(json.dumps({"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5},
                                                       {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0.0}]}))
+    other = finished_looking_run / "e0.json"
+    other.write_text(evaluation.read_text())
     args = {"estimate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
             "evaluate": ["--model", "tiny-s", "--n", "2", "--k", "2"],
             "select": ["--table", table, "--strategy", "hard", "--budget", "1"],
-            "compare": ["--after", evaluation, "--before", evaluation]}[command]
+            "compare": ["--after", evaluation, "--before", other]}[command]
     line = refused(command, *args, "--out", target)
     if victim.startswith(("run/", "sweep/points/")):  # refused sooner: no command adds files to such a folder
         assert f"out={target} is inside " in line and "which only that command writes into" in line
