@@ -25,6 +25,7 @@ from course_lib.research.sweep import (
     emit_slurm,
     expand,
     grid_points,
+    parse_overrides,
     parse_where,
     point_name,
     run,
@@ -936,3 +937,8 @@ def test_every_study_is_defined_in_its_own_folder_and_a_damaged_definition_is_on
         (tmp_path / "a" / "study.json").write_text(damaged)
         with pytest.raises(CourseError, match=re.escape(f"{tmp_path / 'a' / 'study.json'} ") + ".*" + re.escape(message)):
             read_studies(tmp_path)
+
+
+def test_set_without_a_value_is_refused():
+    with pytest.raises(CourseError, match=r"^--set MODEL= has no value; give one, or leave MODEL out for the study's own$"):
+        parse_overrides(["MODEL="])
