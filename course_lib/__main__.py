@@ -862,7 +862,7 @@ def study_help() -> str:
     """The studies `reproduce`, `sweep-point` and `aggregate` know, by kind (data/results/STUDY/study.json)."""
     from .research.studies import KINDS, STUDIES
 
-    named = {kind: [name for name, study in STUDIES.items() if study["kind"] == kind] for kind in KINDS}
+    named = {kind: [name for name, study in STUDIES.items() if study.get("kind", "study") == kind] for kind in KINDS}
     return (f"{', '.join(named['study'])}, the probes {', '.join(named['probe'])}, or the pilots "
             f"{', '.join(named['pilot'])} (each defined by data/results/STUDY/study.json)")
 

@@ -229,13 +229,17 @@ def check_07(numbers):
     assert numbers["scorecard_was"] == dict(zip(card["claim"], card["was"]))
     assert numbers["decision_table"] == decision_table(card).set_index("model's regime").to_dict()
     # what 07's prose says of them (sections 5-6, the decision table's takeaway, the Summary): no test found hard
-    # better than random; one found it worse, one no difference, one could not tell; one prompt per step untested
+    # better than random; one found it worse, one no difference, the strong model could not tell under either step
+    # structure (one prompt per step tested for it alone)
     hard_rows = {claim.split("(")[-1].rstrip(")"): status for claim, status in numbers["scorecard"].items()
                  if claim.startswith("Hard beats random")}
     assert hard_rows == {"skill-limited model": "contradicted", "format-limited model": "equivalent",
-                         "strong but unsaturated model": "could not tell"}
+                         "strong but unsaturated model": "could not tell",
+                         "strong model, one group per step": "could not tell", "strong model": "could not tell"}
     eight, one = numbers["decision_table"]["8 prompts per step"], numbers["decision_table"]["1 prompt per step (the paper's)"]
-    assert set(one.values()) == {"not tested"} and not any(cell.startswith("the hardest") for cell in eight.values())
+    assert sorted(one.values()) == ["no rule yet: the test could not tell (one-group-hard-wins, could not tell)",
+                                    "not tested", "not tested"]
+    assert not any(cell.startswith("the hardest") for cell in [*eight.values(), *one.values()])
     strong = numbers["strong_hard_minus_random"]
     assert strong["verdict"] == "could not tell" and 0 < strong["reference_gain"] < 3 * 0.03  # the margin: 83% of it
     # pinned: read from the committed studies (the smoke run's own numbers are the predicted dead shares above)

@@ -28,11 +28,11 @@ def test_literal_assignments_read_a_parameters_cell():
 
 
 def test_every_notebook_checks_its_parameters_before_any_work():
-    """setup() checks them, and it is called in the first cell after the parameters cell."""
+    """setup() checks them (start() calls it), in the first cell after the parameters cell."""
     for path in course_notebooks():
         code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
         first = next(i for i, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
-        assert "setup(" in code[first + 1].source, path.name
+        assert "setup(" in code[first + 1].source or "start(" in code[first + 1].source, path.name
 
 
 def test_the_course_runner_and_sweeps_refuse_before_a_kernel_starts():
@@ -75,3 +75,15 @@ def test_papermill_run_with_good_parameters_reaches_the_end(small_notebook, tmp_
                                progress_bar=False)
     executed = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4)
     assert "reached 4 20" in executed.cells[-1].outputs[0]["text"]
+
+
+def test_start_returns_the_device_and_the_profile_and_fresh_folder_empties_a_live_runs_folder(tmp_path):
+    from course_lib import fresh_folder, start
+
+    device, profile = start("smoke", seed=3)
+    assert device in ("cpu", "cuda") and profile.name == "smoke"
+    with pytest.raises(CourseError, match="profile"):
+        start("no-such-profile")
+    (tmp_path / "live" / "smoke" / "old").mkdir(parents=True)
+    folder = fresh_folder(tmp_path / "live", "smoke")
+    assert folder == tmp_path / "live" / "smoke" and not folder.exists() and (tmp_path / "live").is_dir()

@@ -51,6 +51,17 @@ def test_committed_scorecard_rows():
     assert "tiny-m -0.007 [-0.012, -0.003] (worse, 9 seeds: a real difference" in size["tiny world"]
     assert (size["status"], size["was"]) == ("contradicted", "supported")
     assert "renamed" in size["note"]
+    # the paper's step structure (one group per step), margin 0.019 fixed before the run: random gained +0.051, less
+    # than three times the margin, so the narrow intervals around 0 cannot read "equivalent"
+    one = card.loc["Hard beats random under a 10% budget (strong model, one group per step)"]
+    assert one["tiny world"] == ("-0.003 [-0.010, +0.003] (could not tell, 8 seeds: the margin 0.019 exceeds a third "
+                                 "of random's gain (+0.051 / 3 = +0.017))")
+    both = card.loc["Hard beats random by more with one group per step than with 8 prompts per step (strong model)"]
+    assert both["tiny world"].startswith("-0.005 [-0.014, +0.003] (could not tell, 8 seeds")
+    assert card.loc["Easy gains less than random (strong model, one group per step)", "tiny world"] == (
+        "-0.020 [-0.026, -0.015] (worse, 8 seeds)")
+    assert (one["status"], both["status"]) == ("could not tell", "could not tell")
+    assert card.loc["Easy gains less than random (strong model, one group per step)", "status"] == "supported"
     # no equivalence claim reads "supported" unless its reference arm learned by at least three times the margin
     assert not ((card["status"] == "supported") & card["tiny world"].str.contains("could not tell")).any()
 
@@ -155,4 +166,8 @@ def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
     card = pd.DataFrame({"claim": [c.claim for c in CLAIMS], "status": "supported"})
     made_up = decision_table(card).set_index("model's regime")
     assert made_up.loc[STRONG, "8 prompts per step"] == "the hardest: hard beat random (strong-regime-hard-wins, supported)"
-    assert set(made_up["1 prompt per step (the paper's)"]) == {"not tested"}
+    assert made_up.loc[STRONG, "1 prompt per step (the paper's)"] == ("the hardest: hard beat random "
+                                                                      "(one-group-hard-wins, supported)")
+    assert table.loc[STRONG, "1 prompt per step (the paper's)"] == ("no rule yet: the test could not tell "
+                                                                   "(one-group-hard-wins, could not tell)")
+    assert set(made_up.loc[[SKILL_LIMITED, FORMAT_LIMITED], "1 prompt per step (the paper's)"]) == {"not tested"}

@@ -68,10 +68,23 @@ CLAIMS = (
           "tiny-l-strong", "hard", "random", steps=(100, 100), fresh_from=200,
           note="the regime the papers' mechanism points to: a random 10% about half all-correct groups, the hardest "
           "10% about 90% mixed", regime=STRONG),
+    Claim("Hard beats random under a 10% budget (strong model, one group per step)", HARD_WINS, "one-group-hard-wins",
+          "tiny-l-strong", "hard", "random", steps=(1000, 1000), fresh_from=500, regime=STRONG, prompts_per_step=1,
+          margin=0.019, note="the paper's step structure: one prompt's group of 8 per optimizer step, 1,000 steps; "
+          "margin a third of random's gain in the pilot"),
+    Claim("Hard beats random by more with one group per step than with 8 prompts per step (strong model)",
+          "arXiv 2508.14094 names the mechanism: an all-correct or all-wrong group gives GRPO no gradient, which the "
+          "hardest examples avoid (no test of it)", "one-group-hard-wins", "tiny-l-strong", "hard", "random",
+          steps=(1000, 1000), against_steps=(125, 125), fresh_from=500, prompts_per_step=1, margin=0.019,
+          note="(hard - random at 1 prompt per step, 1,000 steps) - (the same at 8 prompts per step, 125 steps), on the "
+          "same completions; the number of updates differs with the structure"),
     Claim("Easy gains less than random (skill-limited model)", HARD_WINS, "regimes-hard-wins", "tiny-m", "easy",
           "random", expected="worse", steps=(41, 41), fresh_from=3),
     Claim("Easy gains less than random (format-limited model)", HARD_WINS, "regimes-hard-wins", "tiny-m-wordy",
           "easy", "random", expected="worse", steps=(41, 41), fresh_from=3),
+    Claim("Easy gains less than random (strong model, one group per step)", HARD_WINS, "one-group-hard-wins",
+          "tiny-l-strong", "easy", "random", expected="worse", steps=(1000, 1000), fresh_from=500, prompts_per_step=1,
+          margin=0.019),
     Claim("Only hard improves out of distribution", "AIME 2025-I pass@8, Qwen3-4B: hard 6/15, base, easy and random "
           "5/15 (one problem; authors' repository)", "regimes-hard-wins", "tiny-m-wordy", "hard", "random",
           column="pass_at_k_gain.ood", steps=(41, 41), fresh_from=3),

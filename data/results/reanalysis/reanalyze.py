@@ -44,7 +44,8 @@ GAINS = ["hard-wins", "strategies-by-size", "capacity-boundary", "capacity-bound
          "regimes-hard-wins-long", "headroom-pilot-seeds", "strong-regime-pilot", "strong-regime-hard-wins",
          "size-boundary-pilot", "size-boundary"]
 RUN_KEYS = ["model", "strategy", "seed", "steps", "learning_rate", "accuracy_after.test"]
-INPUTS = sorted(set(PAIRED) | set(GAINS) | {s for earlier, _ in PAIRED.values() for s in earlier})
+INPUTS = sorted(set(PAIRED) | set(GAINS) | {s for earlier, _ in PAIRED.values() for s in earlier}
+                | {c.study for c in CLAIMS if c.study})  # every study a scorecard row reads
 README = RESULTS_DIR.parent.parent / "README.md"
 SCORECARD_MARKERS = ("<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -->\n", "<!-- /scorecard -->")
 # column -> (lowest, highest, whole numbers only): what every input must hold (`check_inputs`)
