@@ -696,6 +696,7 @@ def cmd_aggregate(args) -> int:
     from .provenance import folder_lock
     from .research import sweep
 
+    sweep.check_study(args.study)
     check((Path(args.out) / "grid.json").is_file(), f"out={args.out} holds no grid.json; give the folder of a "
                                                      "`reproduce` run")
     with folder_lock(args.out):  # not while a `reproduce` writes into the folder

@@ -584,7 +584,7 @@ def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
     assert len(points) == 12 and {p["MODEL"] for p in points} == {"/m"}  # 36 points of three sizes: 12 of one
     with pytest.raises(CourseError, match="--set POOL=.*: POOL is not an experiment parameter"):
         parse_overrides(["POOL=3"])
-    with pytest.raises(CourseError, match="--set STEPS='many': STEPS takes a int"):
+    with pytest.raises(CourseError, match="--set STEPS='many': STEPS takes a whole number"):
         parse_overrides(["STEPS=many"])
     with pytest.raises(CourseError, match="--backend and --set BACKEND=... disagree"):
         parse_overrides(["BACKEND=hf"], backend="vllm")
@@ -942,3 +942,12 @@ def test_every_study_is_defined_in_its_own_folder_and_a_damaged_definition_is_on
 def test_set_without_a_value_is_refused():
     with pytest.raises(CourseError, match=r"^--set MODEL= has no value; give one, or leave MODEL out for the study's own$"):
         parse_overrides(["MODEL="])
+
+
+def test_set_without_an_equals_sign_and_an_unknown_study_name_say_what_they_are(tmp_path, capsys):
+    with pytest.raises(CourseError, match=r"^--set: 'SEED' must look like KEY=VALUE, e.g. SEED=0$"):
+        parse_overrides(["SEED"])
+    from course_lib.__main__ import main
+
+    assert main(["aggregate", "bogus-study", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("error: study='bogus-study' is unknown; use one of capacity-boundary")

@@ -38,10 +38,16 @@ from .studies import STUDIES
 
 EXPERIMENT = EXPERIMENT_TEMPLATE
 
+
+def check_study(study: str) -> None:
+    """A study's name must be one of STUDIES (a folder with a study.json); list them when it is not."""
+    check(study in STUDIES, f"study={study!r} is unknown; use one of {', '.join(STUDIES)}")
+
+
 def expand(study: str, profile: str, where: dict | None = None, overrides: dict | None = None) -> list[dict]:
     """The grid points of a study in a profile, in a stable order; `where` keeps a slice (e.g. {"SEED": "0"});
     `overrides` sets parameters of every point (e.g. {"BACKEND": "hf"}, or a local copy of the MODEL)."""
-    check(study in STUDIES, f"study={study!r} is unknown; use one of {', '.join(STUDIES)}")
+    check_study(study)
     grids = STUDIES[study]["grid"]
     check(profile in grids, f"profile={profile!r} has no grid for {study}; use one of {', '.join(grids)}")
     parts = _as_list(grids[profile]) + _as_list(STUDIES[study].get("also", {}).get(profile))
@@ -70,13 +76,14 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
 
     types = {f.name.upper(): f.type for f in dataclasses.fields(Point) if f.name not in ("run_dir", "profile")}
     overrides = {}
-    for key, value in parse_where(pairs).items():
+    for key, value in parse_where(pairs, option="--set").items():
         check(key in types, f"--set {key}=...: {key} is not an experiment parameter; use one of {', '.join(sorted(types))}")
         check(value.strip() != "", f"--set {key}= has no value; give one, or leave {key} out for the study's own")
         try:
             overrides[key] = POINT_TYPES[types[key]](value)
         except (KeyError, ValueError):
-            raise CourseError(f"--set {key}={value!r}: {key} takes a {types[key]}") from None
+            kind = {"int": "a whole number", "float": "a number", "bool": "True or False"}.get(types[key], types[key])
+            raise CourseError(f"--set {key}={value!r}: {key} takes {kind}") from None
     if backend != "auto":
         check(overrides.get("BACKEND", backend) == backend, "--backend and --set BACKEND=... disagree; give one of them")
         overrides["BACKEND"] = backend
@@ -95,10 +102,10 @@ def _product(fixed: dict, grid: dict, profile: str) -> list[dict]:
             for values in itertools.product(*(grid[k] for k in keys))]
 
 
-def parse_where(pairs, separator: str = "=") -> dict:
+def parse_where(pairs, separator: str = "=", option: str = "where") -> dict:
     """A slice of a grid from KEY=VALUE pairs (the CLI's --where; notebooks use ':' for papermill's sake)."""
     bad = [pair for pair in pairs if separator not in pair]
-    check(not bad, f"where: {bad[0]!r} must look like KEY{separator}VALUE, e.g. SEED{separator}0" if bad else "")
+    check(not bad, f"{option}: {bad[0]!r} must look like KEY{separator}VALUE, e.g. SEED{separator}0" if bad else "")
     return dict(pair.split(separator, 1) for pair in pairs)
 
 
