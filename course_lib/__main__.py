@@ -495,6 +495,20 @@ def _paper_keys(args, task: str) -> dict:
             "model_size": args.model_size or model_size_of(args.model, flag="--model-size")}
 
 
+def check_train_flags_agree(args, lora_given: dict) -> None:
+    """Flags that would be ignored are refused: LoRA settings for a full fine-tune, and the paper's choices
+    (--paper-dataset, --model-size) with the course's own settings."""
+    ignored = sorted(set(lora_given) - {"use_peft"})
+    check(lora_given.get("use_peft") is not False or not ignored,
+          f"--no-lora trains every weight, so {', '.join(ignored)} would be ignored; drop "
+          f"{'them' if len(ignored) > 1 else 'it'}, or train LoRA")
+    paper_only = [flag for flag, value in (("--paper-dataset", args.paper_dataset), ("--model-size", args.model_size))
+                  if value]
+    check(args.settings != "course" or not paper_only,
+          f"{' and '.join(paper_only)} {'choose' if len(paper_only) > 1 else 'chooses'} among a paper's settings; add "
+          f"--settings 2604.06298, or drop {'them' if len(paper_only) > 1 else 'it'}")
+
+
 def cmd_train(args) -> None:
     """GRPO on the selected problems; writes a run folder."""
     import os
@@ -506,6 +520,7 @@ def cmd_train(args) -> None:
 
     given = {name: getattr(args, name) for name in args.config_flags if getattr(args, name) is not None}
     lora_given = {name: getattr(args, name) for name in args.lora_flags if getattr(args, name) is not None}
+    check_train_flags_agree(args, lora_given)
     given["use_vllm"] = _train_backend(args, given.get("use_vllm")) == "vllm"
     if args.settings == "course":  # validated before any file is written
         config, peft_config = CourseConfig(**given), course_lora(**lora_given)

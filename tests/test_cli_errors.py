@@ -370,3 +370,14 @@ def test_ctrl_c_while_the_libraries_load_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert cli.main(["generate", "--n", "1"]) == 130
     assert capsys.readouterr().err == "interrupted before the command started\n"
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (["--no-lora", "--lora-rank", "4"], "--no-lora trains every weight, so lora_r would be ignored; drop it, or train LoRA"),
+    (["--paper-dataset", "math", "--model-size", "0.5B"], "--paper-dataset and --model-size choose among a paper's "
+                                                          "settings; add --settings 2604.06298, or drop them"),
+])
+def test_train_refuses_flags_it_would_ignore(tmp_path, flags, said):
+    done = run_cli_in_process("train", "--model", "tiny-s", *flags, "--out", tmp_path / "run")
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not (tmp_path / "run").exists()
