@@ -73,8 +73,8 @@ CLAIMS = (
           margin=0.019, note="the paper's step structure: one prompt's group of 8 per optimizer step, 1,000 steps; "
           "margin a third of random's gain in the pilot"),
     Claim("Hard beats random by more with one group per step than with 8 prompts per step (strong model)",
-          "arXiv 2508.14094 names the mechanism: an all-correct or all-wrong group gives GRPO no gradient, which the "
-          "hardest examples avoid (no test of it)", "one-group-hard-wins", "tiny-l-strong", "hard", "random",
+          "the course's reading of the mechanism arXiv 2508.14094 names: a group whose rewards are all equal gives no "
+          "gradient, a whole lost step when a step is one group", "one-group-hard-wins", "tiny-l-strong", "hard", "random",
           steps=(1000, 1000), against_steps=(125, 125), fresh_from=500, prompts_per_step=1, margin=0.019,
           note="(hard - random at 1 prompt per step, 1,000 steps) - (the same at 8 prompts per step, 125 steps), on the "
           "same completions; the number of updates differs with the structure"),
