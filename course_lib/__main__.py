@@ -876,7 +876,7 @@ def add_dataclass_flags(parser, config_class, names, title: str) -> list[str]:
 
 def study_help() -> str:
     """The studies `reproduce`, `sweep-point` and `aggregate` know, by kind (data/results/STUDY/study.json)."""
-    from .research.studies import KINDS, STUDIES
+    from .research.definitions import KINDS, STUDIES
 
     named = {kind: [name for name, study in STUDIES.items() if study.get("kind", "study") == kind] for kind in KINDS}
     return (f"{', '.join(named['study'])}, the probes {', '.join(named['probe'])}, or the pilots "

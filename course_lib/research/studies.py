@@ -18,35 +18,8 @@ from statsmodels.stats.weightstats import DescrStatsW
 
 from ..difficulty import read_csv_strictly
 from ..errors import CourseError, check
-from ..paths import REPOSITORY, course_path
-
-RESULTS_DIR = REPOSITORY / "data" / "results"
-
-STUDY_FILE = "study.json"  # in each study's folder: what it runs, beside its README, grid.json, make.sh and results
-KINDS = ("study", "probe", "pilot")  # a study tests what its README fixed; a probe looks; a pilot sizes a study
-
-
-def read_studies(root=RESULTS_DIR) -> dict:
-    """Every study's definition, from data/results/<study>/study.json: `fixed` parameters, a `grid` per profile (the
-    product of its lists is the set of points; a profile's grid may be a list of grids, whose points are all run),
-    optionally `also` (a second grid per profile whose points are added: an arm that is no product), its `kind`
-    (`KINDS`) and `about`."""
-    studies = {}
-    for path in sorted(Path(root).glob(f"*/{STUDY_FILE}")):
-        try:
-            definition = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as error:
-            raise CourseError(f"{path} is not valid JSON ({type(error).__name__}); restore it (git checkout)") from None
-        check(isinstance(definition, dict) and isinstance(definition.get("fixed"), dict)
-              and isinstance(definition.get("grid"), dict) and definition["grid"] and definition.get("kind") in KINDS,
-              f"{path} must hold an object with `fixed` parameters, a `grid` per profile and a `kind` ("
-              f"{', '.join(KINDS)}); restore it (git checkout)")
-        studies[path.parent.name] = {key: definition[key] for key in ("kind", "fixed", "grid", "also")
-                                     if key in definition}
-    return studies
-
-
-STUDIES = read_studies()  # study name -> its definition (read once, when the module is imported)
+from ..paths import course_path
+from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, read_studies  # noqa: F401 (read from here too)
 
 
 def study_folder(study: str, root=RESULTS_DIR) -> Path:

@@ -1,0 +1,41 @@
+"""The studies' definitions: each study's data/results/<study>/study.json, read once (`STUDIES`).
+
+Kept apart from `studies` (which reads results with pandas and statsmodels) so that the command line can list the
+studies without loading those. Introduced in notebooks/05_hard_examples_win.ipynb.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import CourseError, check
+from ..paths import REPOSITORY
+
+RESULTS_DIR = REPOSITORY / "data" / "results"
+
+STUDY_FILE = "study.json"  # in each study's folder: what it runs, beside its README, grid.json, make.sh and results
+KINDS = ("study", "probe", "pilot")  # a study tests what its README fixed; a probe looks; a pilot sizes a study
+
+
+def read_studies(root=RESULTS_DIR) -> dict:
+    """Every study's definition, from data/results/<study>/study.json: `fixed` parameters, a `grid` per profile (the
+    product of its lists is the set of points; a profile's grid may be a list of grids, whose points are all run),
+    optionally `also` (a second grid per profile whose points are added: an arm that is no product), its `kind`
+    (`KINDS`) and `about`."""
+    studies = {}
+    for path in sorted(Path(root).glob(f"*/{STUDY_FILE}")):
+        try:
+            definition = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as error:
+            raise CourseError(f"{path} is not valid JSON ({type(error).__name__}); restore it (git checkout)") from None
+        check(isinstance(definition, dict) and isinstance(definition.get("fixed"), dict)
+              and isinstance(definition.get("grid"), dict) and definition["grid"] and definition.get("kind") in KINDS,
+              f"{path} must hold an object with `fixed` parameters, a `grid` per profile and a `kind` ("
+              f"{', '.join(KINDS)}); restore it (git checkout)")
+        studies[path.parent.name] = {key: definition[key] for key in ("kind", "fixed", "grid", "also")
+                                     if key in definition}
+    return studies
+
+
+STUDIES = read_studies()  # study name -> its definition (read once, when the module is imported)
