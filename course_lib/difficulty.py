@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 import time
 import warnings
 from pathlib import Path
@@ -20,7 +19,7 @@ from .answers import in_format, is_correct
 from .errors import CourseError, check
 from .paths import what_it_is
 from .prompts import answer_format_of
-from .provenance import atomic_write_text, env_folder
+from .provenance import atomic_write_text, env_folder, read_csv_strictly
 from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
 
 TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "clipped",
@@ -283,20 +282,6 @@ def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
 
 
 MISSING_MARKS = ["", "NA", "NaN", "nan", "N/A", "null", "None"]  # what reads as missing, in every column but id
-
-
-def read_csv_strictly(path, **options) -> pd.DataFrame:
-    """`pandas.read_csv` that never takes the first column as an index and refuses a row with more fields than the
-    header (pandas would shift or drop them): a ParserError naming the line."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", pd.errors.ParserWarning)
-        try:
-            return pd.read_csv(path, index_col=False, **options)
-        except pd.errors.ParserWarning:
-            raise pd.errors.ParserError("a row has more fields than the header") from None
-        except pd.errors.ParserError as error:
-            where = re.search(r"Expected \d+ fields in line \d+, saw \d+", str(error))
-            raise pd.errors.ParserError(where.group(0) if where else "ParserError") from None
 
 
 def read_table(path) -> pd.DataFrame:

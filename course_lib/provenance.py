@@ -456,3 +456,21 @@ def atomic_write_bytes(path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_csv_strictly(path, **options):
+    """`pandas.read_csv` that never takes the first column as an index and refuses a row with more fields than the
+    header (pandas would shift or drop them): a ParserError naming the line."""
+    import warnings
+
+    import pandas as pd  # here, not at the top: `import course_lib` loads this module and need not load pandas
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            return pd.read_csv(path, index_col=False, **options)
+        except pd.errors.ParserWarning:
+            raise pd.errors.ParserError("a row has more fields than the header") from None
+        except pd.errors.ParserError as error:
+            where = re.search(r"Expected \d+ fields in line \d+, saw \d+", str(error))
+            raise pd.errors.ParserError(where.group(0) if where else "ParserError") from None

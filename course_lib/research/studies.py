@@ -16,9 +16,9 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.weightstats import DescrStatsW
 
-from ..difficulty import read_csv_strictly
 from ..errors import CourseError, check
 from ..paths import course_path
+from ..provenance import read_csv_strictly
 from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, read_studies  # noqa: F401 (read from here too)
 
 
