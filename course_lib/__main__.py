@@ -10,6 +10,7 @@ import collections
 import contextlib
 import json
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -142,12 +143,23 @@ def cmd_notebooks(args) -> None:
     print(f"executed notebooks and summary.json are in {args.out}")
 
 
+def whole_number(text: str) -> int:
+    """An argparse type: an integer written in ASCII digits ('12', '-3'); int() would also take '+12', '1_0' and
+    other scripts' digits, which a typo or a pasted value can carry unnoticed."""
+    if not re.fullmatch(r"-?[0-9]+", text.strip()):
+        raise ValueError(f"{text!r} is not a whole number")
+    return int(text)
+
+
+whole_number.__name__ = "whole-number"  # argparse's message: "invalid whole-number value: 'x'"
+
+
 def integer(low: int, high: int, usual: str = ""):
     """An argparse type: an integer from `low` to `high`; anything else is one line naming the flag and the range
     (a seed past numpy's range, or a pool of 10^20 problems, is refused before any work)."""
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value = whole_number(text)
         except ValueError:
             value = None
         if value is None or not low <= value <= high:
@@ -190,10 +202,11 @@ PROCEDURAL_POOL = 500  # --n for arith and shuffle when not given (real datasets
 
 def _levels(text: str | None):
     """'1,2,3' -> (1, 2, 3); None stays None; anything else is a clear error."""
-    if not text:
+    if text is None:
         return None
+    check(text.strip() != "", "levels='' is empty; leave --levels out for every level, or give some, e.g. 1,2,3")
     try:
-        return tuple(int(x) for x in text.split(","))
+        return tuple(whole_number(x) for x in text.split(","))
     except ValueError:
         raise CourseError(f"levels={text!r} must be comma-separated integers, e.g. 1,2,3") from None
 
@@ -279,10 +292,11 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
     """--out (and OUT.provenance.json beside it): writable, not an input, not in a model or data folder, and new or
     recognisably this command's own output: an existing file is replaced only when its record (the file itself, or
     the provenance beside it) says `command` wrote it."""
-    from .provenance import check_not_busy, check_replaceable, check_writable_file
+    from .provenance import check_name_lengths, check_not_busy, check_replaceable, check_writable_file
 
     beside = Path(str(args.out) + ".provenance.json")
     outs = (args.out, beside) if provenance else (args.out,)
+    check_name_lengths(beside, "out", " with the .provenance.json written beside it")
     _check_outputs(args, *outs)  # first: the writability check below makes missing folders
     for path in outs:
         check_writable_file(path)
@@ -306,7 +320,7 @@ def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
     from .difficulty import cache_folder, check_pass_rates, estimate
     from .evaluation import model_for_backend
-    from .provenance import atomic_write_texts, check_not_in_owned
+    from .provenance import atomic_write_texts, check_not_in_owned, check_writable_folder
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "estimate", provenance=True)
@@ -316,6 +330,7 @@ def cmd_estimate(args) -> None:
         where = "cache_dir" if args.cache_dir else "COURSE_CACHE_DIR"
         _check_outputs(args, folder, folder=True, parameter=where)
         check_not_in_owned(folder, where)
+        check_writable_folder(folder, where)  # /proc/self, a read-only mount: named now, not after sampling
     backend = _backend(args)
     model, tokenizer = model_for_backend(args.model, backend)  # vLLM loads the weights itself from a folder
     sampling_seed = args.seed if args.sampling_seed is None else args.sampling_seed
@@ -345,7 +360,7 @@ def FILE_OUT(text: str) -> Path:  # noqa: N802 (an argparse type, named like SEE
 def parse_budget(text: str) -> float | int:
     """'0.1' -> a fraction, '50' -> a count; anything else is a clear error."""
     try:
-        budget = float(text) if any(c in text for c in ".eE") else int(text)
+        budget = float(text) if any(c in text for c in ".eE") else whole_number(text)
     except ValueError:
         raise CourseError(f"budget={text!r} is not a number; give a fraction like 0.1 or a count like 50") from None
     check(budget == budget and abs(budget) != float("inf"),
@@ -361,6 +376,7 @@ def cmd_select(args) -> None:
 
     table_provenance = _read_provenance(args.table, "table")  # first: an edited table is refused before it is read
     table = read_table(args.table)
+    _check_table_in_pool(args.table, table, table_provenance.get("pool"))
     budget = parse_budget(args.budget)
     _check_file_outputs(args, "select", provenance=True)
     ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
@@ -375,6 +391,23 @@ def cmd_select(args) -> None:
         {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),
          "model": table_provenance.get("model"), "sha256": _sha256(text)}, indent=2) + "\n"})
     print(f"wrote {len(ids)} ids ({args.strategy}, budget {args.budget}) to {args.out}")
+
+
+def _check_table_in_pool(path, table, pool) -> None:
+    """A generated pool recorded beside a table must hold the table's ids (its provenance's pool spec is not under
+    the table's sha256, so an edit there shows here, not at `train`); a real dataset's pool is checked by `train`."""
+    from .problems import PROCEDURAL, from_spec, source_of
+
+    if not isinstance(pool, dict) or source_of(str(pool.get("task"))) not in PROCEDURAL:
+        return
+    try:
+        known = {problem.id for problem in from_spec(pool)}
+    except (CourseError, TypeError, ValueError):
+        known = set()
+    missing = [i for i in table["id"] if i not in known]
+    check(not missing, f"table={path}: {len(missing)} of its {len(table)} ids are not in the pool recorded in "
+                       f"{path}.provenance.json ({pool}); that file was edited or belongs to another table: run "
+                       "`estimate` again")
 
 
 def _sha256(text: str) -> str:
@@ -443,6 +476,9 @@ def _training_pool(args):
 
     recorded = _read_provenance(args.ids, "ids").get("pool") if args.ids else None
     given = {flag: getattr(args, flag) for flag in POOL_FLAGS if getattr(args, flag) is not None}
+    task = recorded.get("task", "arith") if isinstance(recorded, dict) else given.get("task", "arith")
+    check(not (source_of(str(task)) in PROCEDURAL and "data_dir" in given),
+          f"--data-dir is for the real datasets; task={task!r} is generated from its seed: drop --data-dir")
     if not isinstance(recorded, dict):
         task = given.get("task", "arith")
         n = given.get("n", PROCEDURAL_POOL if source_of(task) in PROCEDURAL else None)
@@ -813,9 +849,9 @@ def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
     """The arguments `estimate` and `evaluate` share: which model, which problems, how to sample."""
     parser.add_argument("--model", required=True, help="run folder, tiny name, model folder or hub id")
     _add_problem_args(parser, split)
-    parser.add_argument("--k", type=int, default=k, help="samples per problem (at least 2)")
+    parser.add_argument("--k", type=whole_number, default=k, help="samples per problem (at least 2)")
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
-    parser.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
+    parser.add_argument("--max-new-tokens", type=whole_number, default=128, help="completion length limit")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of problems and sampling")
     parser.add_argument("--backend", default="hf", choices=("hf", "vllm", "auto"),
                         help="hf (transformers generate), vllm (GPU), auto (vllm when installed with a GPU)")
@@ -892,8 +928,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     pretrain = commands.add_parser("pretrain", help="pretrain a tiny model from scratch (a few CPU minutes)")
     pretrain.add_argument("--size", default="tiny-m", help="tiny-s, tiny-sm, tiny-m or tiny-l")
-    pretrain.add_argument("--steps", type=int, default=2000, help="optimizer steps")
-    pretrain.add_argument("--batch-size", type=int, default=64, help="sequences per step")
+    pretrain.add_argument("--steps", type=whole_number, default=2000, help="optimizer steps")
+    pretrain.add_argument("--batch-size", type=whole_number, default=64, help="sequences per step")
     pretrain.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
     pretrain.add_argument("--seed", type=SEED, default=0, help="seed of weights and data")
     pretrain.add_argument("--levels", default=None, help="comma-separated levels to pretrain on (default: 1-5)")
@@ -914,13 +950,15 @@ def build_parser() -> argparse.ArgumentParser:
     standin.add_argument("--seed", type=SEED, default=0, help="seed of the weights")
     standin.set_defaults(run=cmd_standin)
 
+    from .problems import TASK_HELP
+
     calibrate = commands.add_parser("calibrate", help="pass rate per level of a tiny model at K samples")
     calibrate.add_argument("--model", required=True, help="tiny name, model folder or hub id")
-    calibrate.add_argument("--task", default="arith", help="arith, shuffle, gsm8k, math, math-numeric or bbh")
+    calibrate.add_argument("--task", default="arith", help=TASK_HELP)
     calibrate.add_argument("--n", type=POOL, default=500, help="training problems to sample")
-    calibrate.add_argument("--max-new-tokens", type=int, default=128, help="completion length limit")
+    calibrate.add_argument("--max-new-tokens", type=whole_number, default=128, help="completion length limit")
     calibrate.add_argument("--data-dir", default=None, help="local data folder (default: $COURSE_DATA_DIR, else the hub)")
-    calibrate.add_argument("--k", type=int, default=8, help="samples per problem")
+    calibrate.add_argument("--k", type=whole_number, default=8, help="samples per problem")
     calibrate.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
     calibrate.add_argument("--seed", type=SEED, default=0, help="seed of problems and sampling")
     calibrate.add_argument("--write", action="store_true", help="store the report in the model's manifest.json")
@@ -992,7 +1030,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_ = commands.add_parser("compare", help="paired bootstrap of two `evaluate` JSON files")
     cmp_.add_argument("--after", type=Path, required=True, help="evaluate JSON of the trained model")
     cmp_.add_argument("--before", type=Path, required=True, help="evaluate JSON of the base model")
-    cmp_.add_argument("--n-boot", type=int, default=5000, help="bootstrap resamples")
+    cmp_.add_argument("--n-boot", type=whole_number, default=5000, help="bootstrap resamples")
     cmp_.add_argument("--seed", type=SEED, default=0, help="bootstrap seed")
     cmp_.add_argument("--out", type=FILE_OUT, required=True, help="JSON file")
     cmp_.set_defaults(run=cmd_compare)
@@ -1000,17 +1038,17 @@ def build_parser() -> argparse.ArgumentParser:
     rep = commands.add_parser("reproduce", help="run a study's grid through the experiment notebook (papermill)")
     rep.add_argument("study", help=study_help())
     rep.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
-    rep.add_argument("--workers", type=int, default=2,
+    rep.add_argument("--workers", type=whole_number, default=2,
                      help="points run in parallel (at most one per point left and per core)")
     rep.add_argument("--out", type=Path, required=True, help="folder for executed notebooks and results")
     rep.add_argument("--emit-slurm", action="store_true",
                      help="write SLURM jobs (warm.sh, array.sh, aggregate.sh, submit.sh) into --out instead of running")
-    rep.add_argument("--slurm-gpus", type=int, default=None, help="GPUs per array task (default: 1 for paper, else 0)")
+    rep.add_argument("--slurm-gpus", type=whole_number, default=None, help="GPUs per array task (default: 1 for paper, else 0)")
     rep.add_argument("--slurm-time", default=None, metavar="HH:MM:SS",
                      help="time limit per job (default: the cost model's estimate per job, with a margin)")
     rep.add_argument("--slurm-mem", default=None, metavar="32G",
                      help="memory per job (default: from the model's size; 8G on the CPU profiles)")
-    rep.add_argument("--slurm-cpus", type=int, default=None, help="CPUs per array task (default: 2)")
+    rep.add_argument("--slurm-cpus", type=whole_number, default=None, help="CPUs per array task (default: 2)")
     rep.add_argument("--slurm-partition", default=None, metavar="NAME", help="partition (default: the cluster's)")
     rep.add_argument("--cache-dir", type=Path, default=None,
                      help="difficulty cache shared by the array tasks (default: OUT/cache)")
@@ -1029,7 +1067,7 @@ def build_parser() -> argparse.ArgumentParser:
     point = commands.add_parser("sweep-point", help="run one grid point of a study by index (SLURM array task)")
     point.add_argument("study", help=study_help())
     point.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
-    point.add_argument("--index", type=int, required=True, help="point index, 0-based")
+    point.add_argument("--index", type=whole_number, required=True, help="point index, 0-based")
     point.add_argument("--out", type=Path, required=True, help="the study's output folder (holds grid.json)")
     point.add_argument("--delete-merged", action="store_true", help="delete the point's merged/ model once evaluated")
     point.set_defaults(run=cmd_sweep_point)
@@ -1051,6 +1089,29 @@ def build_parser() -> argparse.ArgumentParser:
     notebooks.add_argument("--quiet", action="store_true", help="no progress bar")
     notebooks.set_defaults(run=cmd_notebooks)
     return parser
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM (a scheduler's time limit, `kill`) or SIGHUP (a closed terminal), raised where the command is, as
+    Ctrl-C is: what is being written is cleaned up, what was saved stays, and the command says so in one line."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stopped(signum, frame):
+    raise Stopped(signum)
+
+
+def _stop_on_signals() -> dict:
+    """Route SIGTERM and SIGHUP to `Stopped` (main thread only); returns the handlers to restore."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.signal(signum, _raise_stopped) for signum in (signal.SIGTERM, signal.SIGHUP)}
 
 
 def main(argv=None) -> int:
@@ -1078,6 +1139,7 @@ def main(argv=None) -> int:
     shown, warnings.formatwarning = warnings.formatwarning, _warning_line  # restored when the command ends
     args.locks = contextlib.ExitStack()  # the output files' locks a command takes (`_check_file_outputs`)
     sys.stdout = printed = _StandardOutput(sys.stdout)  # restored when the command ends
+    handlers = _stop_on_signals()  # restored when the command ends
     try:
         expand_paths(args)
         with args.locks:
@@ -1090,10 +1152,13 @@ def main(argv=None) -> int:
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted; run the same command again to resume (estimates, sweeps and training runs resume "
-              "from what they saved)", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as error:
+        import signal
+
+        cause = f"stopped by {signal.Signals(error.signum).name}" if isinstance(error, Stopped) else "interrupted"
+        print(f"{cause}; run the same command again to resume (estimates, sweeps and training runs resume from what "
+              "they saved)", file=sys.stderr)
+        return 128 + error.signum if isinstance(error, Stopped) else 130
     except StandardOutputError as error:  # a full disk or device behind `> file`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's own flush goes nowhere
         print(f"error: standard output could not be written ({error.strerror or error}): what the command printed "
@@ -1107,6 +1172,10 @@ def main(argv=None) -> int:
     finally:
         warnings.formatwarning = shown
         sys.stdout = printed.stream
+        import signal
+
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
 
 
 class StandardOutputError(OSError):
@@ -1140,7 +1209,9 @@ class _StandardOutput:
 def expand_paths(args) -> None:
     """Every path option with `~` expanded (a shell leaves `--out=~/x` as it is, and a command that expanded it in
     one place but not another would write to two folders) and named in UTF-8 (libraries that write a folder's
-    README cannot encode other bytes)."""
+    README cannot encode other bytes), each name short enough for the file system."""
+    from .provenance import check_name_lengths
+
     for name, value in vars(args).items():
         if isinstance(value, Path):
             try:
@@ -1148,6 +1219,11 @@ def expand_paths(args) -> None:
             except UnicodeEncodeError:
                 raise CourseError(f"{name}={os.fsencode(value)!r} has bytes that are not UTF-8 in its name; give a "
                                   "name in UTF-8") from None
+            control = next((c for c in str(value) if ord(c) < 32 or ord(c) == 127), None)
+            if control is not None:
+                raise CourseError(f"{name}={str(value)!r} has a control character ({control!r}) in its name, which "
+                                  "scripts and file browsers show wrongly; give a name without it")
+            check_name_lengths(value.expanduser(), name)
             setattr(args, name, value.expanduser())
 
 

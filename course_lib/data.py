@@ -199,8 +199,8 @@ def load_jsonl_problems(path) -> list[Problem]:
         source = _field(where, row, "source") if row.get("source") is not None else "math"
         check(source in GRADED_SOURCES, f"{where}: field 'source' {source!r} is not one of {', '.join(GRADED_SOURCES)}")
         level = row.get("level")
-        check(level is None or (isinstance(level, int) and not isinstance(level, bool)),
-              f"{where}: field 'level' should be an integer, got {level!r}")
+        check(level is None or (isinstance(level, int) and not isinstance(level, bool) and level >= 0),
+              f"{where}: field 'level' should be a whole number >= 0 (1 = easiest), got {level!r}")
         uid = row.get("id") if row.get("id") is not None else f"{path.stem}-{index}"
         check(isinstance(uid, str | int) and not isinstance(uid, bool),
               f"{where}: field 'id' {json.dumps(uid)} should be text or an integer; put it in quotes")

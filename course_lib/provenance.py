@@ -388,11 +388,28 @@ def check_writable_folder(path, parameter: str = "out") -> Path:
     return path
 
 
+def check_name_lengths(path: Path, parameter: str, note: str = "") -> None:
+    """Each name in `path` fits the file system (255 bytes on most), so a long one fails now, named (a file
+    system says only 'File name too long', and Path.exists raises it)."""
+    from .errors import CourseError
+
+    longest = 255  # NAME_MAX of ext4, xfs, btrfs, tmpfs; a file system allowing fewer says so below
+    for folder in path.parents:
+        with contextlib.suppress(OSError, ValueError):
+            longest = os.pathconf(folder, "PC_NAME_MAX")  # raises until the first folder that exists
+            break
+    for name in path.parts:
+        if len(os.fsencode(name)) > longest:
+            raise CourseError(f"{parameter}={str(path)[:60]}...: the name {name[:20]}... is {len(os.fsencode(name))} "
+                              f"bytes{note}, longer than this file system allows ({longest}); give a shorter name")
+
+
 def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
     """Write a scratch file into `folder` (made for the test, then removed again), so a read-only or odd path
     fails now and a command refused later leaves no empty folder behind."""
     from .errors import CourseError
 
+    check_name_lengths(shown, parameter)
     blocking = next((path for path in [folder, *folder.parents] if path.exists() and not path.is_dir()), None)
     if blocking is not None:
         raise CourseError(f"{parameter}={shown} cannot be written: {blocking} is a file, not a folder; give a path "

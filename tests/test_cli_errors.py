@@ -381,3 +381,76 @@ def test_train_refuses_flags_it_would_ignore(tmp_path, flags, said):
     done = run_cli_in_process("train", "--model", "tiny-s", *flags, "--out", tmp_path / "run")
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["generate", "--n", "1_0"], "argument --n: '1_0' must be an integer from 1"),
+    (["generate", "--n", "\u0661\u0662"], "must be an integer from 1"),  # Arabic-Indic digits, which int() takes
+    (["generate", "--levels", "+2"], "levels='+2' must be comma-separated integers"),
+    (["generate", "--levels", ""], "levels='' is empty; leave --levels out for every level"),
+    (["calibrate", "--model", "tiny-s", "--k", "+2"], "argument --k: invalid whole-number value: '+2'"),
+    (["estimate", "--model", "tiny-s", "--out", "OUT/a\nb.csv"], "has a control character ('\\n') in its name"),
+    (["estimate", "--model", "tiny-s", "--out", "OUT/" + "a" * 300 + ".csv"], "bytes, longer than this file system"),
+    (["estimate", "--model", "tiny-s", "--out", "OUT/" + "a" * 245 + ".csv"],
+     "bytes with the .provenance.json written beside it, longer than this file system allows"),
+    (["train", "--model", "tiny-s", "--task", "tinymath", "--data-dir", "OUT/data", "--out", "OUT/run"],
+     "--data-dir is for the real datasets; task='tinymath' is generated from its seed: drop --data-dir"),
+])
+def test_odd_numbers_and_names_are_refused_in_one_line(tmp_path, args, said):
+    """ASCII digits only (int() also takes '+2', '1_0' and other scripts' digits), no control characters or names
+    longer than the file system's limit, no data folder for a generated task: each named, nothing written."""
+    (tmp_path / "data").mkdir()
+    done = run_cli_in_process(*[str(a).replace("OUT", str(tmp_path)) for a in args])
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and said in lines[0], done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+def test_environment_folders_that_cannot_serve_are_named(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    done = run_cli("calibrate", "--model", "tiny-s", "--n", "2", "--k", "2",
+                   env={"COURSE_MODELS_DIR": str(tmp_path / "a-file")})
+    assert done.returncode == 2 and done.stderr.strip() == (
+        f"error: COURSE_MODELS_DIR={tmp_path / 'a-file'} is a file; give the folder that holds the tiny models, or "
+        "unset it"), done.stderr
+    done = run_cli("estimate", "--model", "tiny-s", "--n", "2", "--k", "2", "--out", str(tmp_path / "t.csv"),
+                   env={"COURSE_CACHE_DIR": "/proc/self"})
+    assert done.returncode == 2 and "COURSE_CACHE_DIR=/proc/self cannot be written" in done.stderr, done.stderr
+    assert not (tmp_path / "t.csv").exists()
+
+
+def test_a_table_whose_recorded_pool_was_edited_is_refused_at_select(tmp_path):
+    """The pool spec beside a table is not under the table's sha256: an edited n shows at `select`, named."""
+    table = tmp_path / "t.csv"
+    assert run_cli_in_process("estimate", "--model", "tiny-s", "--n", "8", "--k", "2", "--no-cache", "--quiet",
+                              "--out", table).returncode == 0
+    beside = Path(f"{table}.provenance.json")
+    record = json.loads(beside.read_text())
+    record["pool"]["n"] = 30
+    beside.write_text(json.dumps(record))
+    done = run_cli_in_process("select", "--table", table, "--strategy", "random", "--budget", "0.5",
+                              "--out", tmp_path / "ids.txt")
+    assert done.returncode == 2 and f"table={table}: " in done.stderr and "ids are not in the pool recorded in" \
+        in done.stderr, done.stderr
+    assert not (tmp_path / "ids.txt").exists()
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_scheduler_stopping_a_command_gets_one_line_and_the_signals_status(tmp_path, name):
+    """SIGTERM (a SLURM time limit, `kill`) and SIGHUP (a closed terminal) end a command as Ctrl-C does: one line
+    saying how to resume, no traceback, no table, status 128 + the signal's number. Sent once a chunk is cached."""
+    out, cache = tmp_path / "table.csv", tmp_path / "cache"
+    process = subprocess.Popen([sys.executable, "-m", "course_lib", "estimate", "--model", "tiny-m", "--n", "2000",
+                                "--k", "4", "--max-new-tokens", "64", "--out", str(out), "--cache-dir", str(cache)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "OMP_NUM_THREADS": "1"})
+    deadline = time.monotonic() + 300
+    while not list(cache.glob("*/chunk-*.json")) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, f"estimate ended before its first chunk:\n{process.communicate()}"
+    signum = getattr(signal, name)
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 128 + signum and "Traceback" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1].startswith(f"stopped by {name}; run the same command again to resume")
+    assert not out.exists()

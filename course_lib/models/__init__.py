@@ -127,6 +127,8 @@ def resolve_model_path(name_or_path: str) -> Path | None:
     if name_or_path in PACKAGED_MODELS:  # a real model shipped in a PyPI package, converted once to a cached folder
         return converted_folder(name_or_path)
     if name_or_path in TINY_NAMES:
+        check(not MODELS_DIR.exists() or MODELS_DIR.is_dir(),
+              f"COURSE_MODELS_DIR={MODELS_DIR} is a file; give the folder that holds the tiny models, or unset it")
         path = MODELS_DIR / name_or_path
         check(
             (path / "config.json").exists(),
