@@ -40,3 +40,24 @@ def test_eval_k_sets_the_trained_models_samples_and_shape_is_recorded(tmp_path, 
     assert results["test"]["k"] == 16 and results["test"]["after"]["overall"]["truncated_share"] == 0.0625
     assert _shape_by_level(results["test"]["after"]) == {name: {"mean_length": 30.0, "truncated_share": 0.0625}
                                                          for name in ("overall", "1")}
+
+
+def test_the_templates_parameters_cell_is_written_from_point():
+    """Experiment parameters are declared once, in `Point`: the template's cell is its rendering, and papermill
+    reads back the same names, defaults and help."""
+    import dataclasses
+    import json
+
+    import papermill
+
+    from course_lib.paths import EXPERIMENT_TEMPLATE
+    from course_lib.research.experiment import parameters_cell
+
+    notebook = json.loads(EXPERIMENT_TEMPLATE.read_text())
+    cell = next(c for c in notebook["cells"] if "parameters" in c["metadata"].get("tags", []))
+    assert "".join(cell["source"]) == parameters_cell(), (
+        "the template's parameters cell differs from experiment.Point: write it again from parameters_cell()")
+    declared = papermill.inspect_notebook(str(EXPERIMENT_TEMPLATE))
+    fields = dataclasses.fields(Point)
+    assert list(declared) == [field.name.upper() for field in fields]
+    assert all(declared[f.name.upper()]["help"] == f.metadata["help"] for f in fields)

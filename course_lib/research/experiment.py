@@ -9,6 +9,7 @@ Introduced in notebooks/05_hard_examples_win.ipynb.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
 import tempfile
@@ -20,42 +21,55 @@ ARM_HELP = ("easy, medium, hard, random, learnability (10% strategies; add +dyna
             "levels-A-B (every problem of levels A..B), random-matched (as many as levels 1-3, from all levels)")
 
 
+def setting(default, help: str):
+    """A field of `Point` with its help: the one declaration the experiment template's parameters cell is written
+    from (`parameters_cell`)."""
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
 @dataclass(frozen=True)
 class Point:
     """Every setting of one grid point; 0 or "" means "the profile's (or the paper's) value"."""
 
-    profile: str = "smoke"  # smoke, tiny or paper
-    model: str = ""  # tiny name, model folder or hub id ("": the profile's model)
-    task: str = ""  # the training pool's task ("": the profile's), any name `course_lib.problems` knows
-    test_task: str = ""  # held-out set ("": the task's test split)
-    ood_task: str = ""  # out-of-distribution set ("": the profile's; none: skip)
-    pool_size: int = 0  # problems in the training pool (0: the profile's experiment_pool)
-    difficulty_k: int = 0  # samples per problem for the base pass rate (0: the profile's K)
-    strategy: str = "hard"  # the arm: see ARM_HELP
-    budget: float = 0.1  # fraction of the pool (float) or count (int) to train on
-    epochs: float = 1.3  # passes over the selected subset (arXiv 2508.14094 made ~1.3)
-    steps: int = 0  # optimizer steps (0: derived from epochs)
-    group_size: int = 0  # G: completions per prompt (0: 8, or the paper's)
-    prompts_per_step: int = 0  # prompts per optimizer step (0: the profile's, or the paper's)
-    learning_rate: float = 0.0  # (0: 3e-4 for the course's LoRA and "shaped", or the paper's)
-    max_grad_norm: float = 0.0  # gradient clipping threshold (0: the training settings' value)
-    train_settings: str = ""  # "course", "shaped" (cosine, warmup, decay, clipping), "2508.14094" or "2604.06298"
-    model_size: str = ""  # for arXiv 2604.06298's batch sizes ("": read from the model's name)
-    answer_format: str = ""  # final-answer format ("": the dataset's own, or the paper's)
-    max_new_tokens: int = 0  # completion length limit (0: the profile's)
-    eval_problems: int = 0  # held-out problems per split (0: the profile's)
-    eval_k: int = 0  # samples per held-out problem for the trained model (0: the profile's)
-    resample_pool: bool = False  # draw the pool and its difficulty labels with this point's seed (not seed 0), so
-    # seed-to-seed spread includes the labelling and the pool, not only training and evaluation
-    ood_k: int = 8  # samples per out-of-distribution problem; OOD is scored as pass@ood_k, like AIME
-    base_k: int = 0  # samples per held-out problem for the base model, shared by every point (0: as the trained one's)
-    backend: str = ""  # hf, vllm (estimation, TRL's colocated generation, evaluation) or auto ("": the profile's)
-    estimate_pool: bool = True  # estimate the pool's pass rates (False for arms that select by level or at random)
-    micro_batch_prompts: int = 0  # prompts per forward/backward (0: the whole step; smaller saves memory)
-    gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory)
-    check_pass_rates: bool = True  # stop when almost every pass rate is 0 (a prompt/format mismatch)
-    seed: int = 0  # seed of selection ties, training and evaluation sampling
-    run_dir: str = ""  # folder for the training run ("": a new temporary folder)
+    profile: str = setting("smoke", "smoke, tiny or paper")
+    model: str = setting("", "tiny name, model folder or hub id (empty: the profile's)")
+    task: str = setting("", "training pool: arith, shuffle, tinymath, gsm8k, math, math-numeric, bbh or jsonl:PATH "
+                            "(empty: the profile's)")
+    test_task: str = setting("", "held-out set (empty: TASK's test split)")
+    ood_task: str = setting("", "out-of-distribution set, e.g. aime2025 (empty: the profile's; none: skip)")
+    pool_size: int = setting(0, "problems in the training pool (0: the profile's; paper: the whole train split)")
+    difficulty_k: int = setting(0, "samples per problem for the base pass rate (0: the profile's K)")
+    strategy: str = setting("hard", "easy, medium, hard, random, learnability (+dynamic), levels-1-3, levels-1-5, "
+                                    "random-matched")
+    budget: float = setting(0.1, "fraction of the pool (float) or count (int) to train on")
+    epochs: float = setting(1.3, "passes over the selected subset (arXiv 2508.14094 made ~1.3)")
+    steps: int = setting(0, "optimizer steps (0: derived from EPOCHS)")
+    group_size: int = setting(0, "G: completions per prompt (0: 8, or the paper's)")
+    prompts_per_step: int = setting(0, "prompts per optimizer step (0: the profile's, or the paper's; arXiv 2508.14094"
+                                       " used 1)")
+    learning_rate: float = setting(0.0, "learning rate (0: 3e-4 for the course's LoRA, or the paper's)")
+    max_grad_norm: float = setting(0.0, "gradient clipping threshold (0: the training settings' value)")
+    train_settings: str = setting("", "course, shaped (cosine, warmup, decay, clipping), 2508.14094 or 2604.06298 "
+                                      "(empty: the profile's)")
+    model_size: str = setting("", "0.5B, 1.5B or 3B for arXiv 2604.06298's batch sizes (empty: from MODEL's name)")
+    answer_format: str = setting("", "hash, boxed, tagged or option (empty: the dataset's own, or the paper's)")
+    max_new_tokens: int = setting(0, "completion length limit (0: the profile's)")
+    eval_problems: int = setting(0, "held-out problems per split (0: the profile's)")
+    eval_k: int = setting(0, "samples per held-out problem for the trained model (0: the profile's)")
+    resample_pool: bool = setting(False, "draw the pool and its labels with SEED (each seed its own pool and "
+                                         "labelling), not seed 0")
+    ood_k: int = setting(8, "samples per out-of-distribution problem; OOD is scored as pass@OOD_K, like AIME")
+    base_k: int = setting(0, "samples per held-out problem for the base model, shared by every point (0: as many as "
+                             "the trained one's)")
+    backend: str = setting("", "hf, vllm (GPU) or auto: vLLM where vLLM and a GPU are present (empty: the profile's)")
+    estimate_pool: bool = setting(True, "estimate the pool's pass rates (False for arms that select by level or at "
+                                        "random)")
+    micro_batch_prompts: int = setting(0, "prompts per forward/backward (0: the whole step; smaller saves memory)")
+    gradient_checkpointing: bool = setting(False, "recompute activations in the backward pass (less memory)")
+    check_pass_rates: bool = setting(True, "stop early when over 95% of 50+ problems never pass (a prompt or format "
+                                           "mismatch)")
+    seed: int = setting(0, "seed of selection ties, training and evaluation sampling")
+    run_dir: str = setting("", "folder for the training run (empty: a new temporary folder)")
 
     @classmethod
     def from_parameters(cls, parameters: dict) -> Point:
@@ -66,6 +80,15 @@ class Point:
         check(not unknown, f"unknown experiment parameter(s) {[u.upper() for u in unknown]}; "
                            f"use any of {sorted(f.upper() for f in fields)}")
         return cls(**values)
+
+
+def parameters_cell() -> str:
+    """The experiment template's parameters cell, written from `Point`: `NAME = default  # help` per field."""
+    def literal(value) -> str:
+        return json.dumps(value) if isinstance(value, str) else repr(value)  # "smoke", as a person writes it
+
+    return "\n".join(f"{field.name.upper()} = {literal(field.default)}  # {field.metadata['help']}"
+                     for field in dataclasses.fields(Point))
 
 
 RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation split: test, ood)
