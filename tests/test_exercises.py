@@ -10,7 +10,7 @@ import sys
 import nbformat
 import pytest
 
-from course_lib.classroom.exercises import CHECKS, check_answer, matches, verdict
+from course_lib.classroom.exercises import CHECKS, check_answer, grade, matches
 from course_lib.classroom.notebooks import execute, notebook_id, numbered_notebooks
 from course_lib.classroom.runtime import read_records
 from course_lib.tasks import generate
@@ -115,7 +115,7 @@ def test_matches_hand_made_values(answer, expected, tolerance, ok):
 
 def test_check_answer_says_correct_or_not_yet_and_never_the_expected_value(capsys):
     group_size = 8
-    low, high = verdict.__globals__["_alive_range"](group_size)
+    low, high = grade.__globals__["_alive_range"](group_size)
     assert 0.08 < low < 0.09 and high == pytest.approx(1 - low)  # 0.5 = p^8 + (1-p)^8 at p ~ 0.083
     check_answer("02.2", (0.09, 0.91), group_size=group_size)
     check_answer("02.2", None, group_size=group_size)
@@ -127,8 +127,8 @@ def test_check_answer_says_correct_or_not_yet_and_never_the_expected_value(capsy
 
 def test_informative_share_check_recomputes_from_the_notebooks_rates():
     rates = [0.0] * 5 + [0.5] * 40 + [1.0] * 5  # 50 problems: the hardest 10% at 0, the easiest at 1
-    assert verdict("02.3", (0.0, 0.0), rates=rates, group_size=8)[0]
-    assert not verdict("02.3", (0.5, 0.5), rates=rates, group_size=8)[0]
+    assert grade("02.3", (0.0, 0.0), rates=rates, group_size=8)[0]
+    assert not grade("02.3", (0.5, 0.5), rates=rates, group_size=8)[0]
 
 
 def test_a_function_answer_is_called_on_cases_and_its_errors_become_hints():
@@ -141,16 +141,16 @@ def test_a_function_answer_is_called_on_cases_and_its_errors_become_hints():
             out.append(1.0 if final == a else (0.5 if c.split("\n")[0] == s.split("\n")[0] else 0.0))
         return out
 
-    assert verdict("00.2", right, problems=problems) == (True, "correct (00.2)")
-    ok, message = verdict("00.2", lambda completions, **kwargs: [0.0] * len(completions), problems=problems)
+    assert grade("00.2", right, problems=problems) == (True, "correct (00.2)")
+    ok, message = grade("00.2", lambda completions, **kwargs: [0.0] * len(completions), problems=problems)
     assert not ok and message.startswith("not yet")
-    ok, message = verdict("00.2", lambda completions, **kwargs: 1 / 0, problems=problems)
+    ok, message = grade("00.2", lambda completions, **kwargs: 1 / 0, problems=problems)
     assert not ok and "ZeroDivisionError" in message
 
 
 def test_an_unknown_exercise_is_a_clear_error():
     with pytest.raises(ValueError, match="has no check"):
-        verdict("99.1", 1.0)
+        grade("99.1", 1.0)
 
 
 # The notebooks: the teacher's copy checks its own solutions; the student's copy runs without them
@@ -188,7 +188,7 @@ def test_teacher_copy_of_03_passes_its_own_checks(tmp_path):
 
 
 def test_a_typed_number_does_not_pass_an_exercise_that_wants_a_function():
-    ok, message = verdict("02.1", 0.0, model=None, tokenizer=None, group=None, prompt="")
+    ok, message = grade("02.1", 0.0, model=None, tokenizer=None, group=None, prompt="")
     assert not ok and "give the function itself" in message
 
 
@@ -203,7 +203,7 @@ def test_a_typed_number_does_not_pass_an_exercise_that_wants_a_function():
     ("01.4", 1.96**2 / 8, {"k": 8}, "dropped the (1 - p)"),
 ])
 def test_a_known_mistake_gets_its_own_hint(exercise_id, answer, inputs, says):
-    ok, message = verdict(exercise_id, answer, **inputs)
+    ok, message = grade(exercise_id, answer, **inputs)
     assert not ok and says in message
     assert message != f"not yet: {exercise_id}. Hint: {CHECKS[exercise_id].hint}"
 
@@ -212,16 +212,16 @@ def test_samples_for_certainty_contrasts_1_over_k_with_1_over_sqrt_k():
     """01.2: a never-solved problem's Wilson bound falls like 1/K, a half-solved one's width like 1/sqrt(K)."""
     from course_lib.difficulty import wilson_interval
 
-    assert verdict("01.2", (73, 382)) == (True, "correct (01.2)")
+    assert grade("01.2", (73, 382)) == (True, "correct (01.2)")
     z2 = 1.96**2  # Wilson's bound at 0 right is z^2 / (K + z^2): 0.04999 at K = 73, 0.05065 at K = 72
     assert z2 / (73 + z2) < 1 / 20 <= z2 / (72 + z2) and wilson_interval(0, 73)[1] == pytest.approx(z2 / (73 + z2))
     widths = {k: wilson_interval(k // 2, k)[1] - wilson_interval(k // 2, k)[0] for k in (380, 382)}
     assert widths[382] < 1 / 10 <= widths[380]
-    ok, message = verdict("01.2", (77, 382))  # z^2 / K < 1/20: the bound without Wilson's + z^2
+    ok, message = grade("01.2", (77, 382))  # z^2 / K < 1/20: the bound without Wilson's + z^2
     assert not ok and "z^2 / (K + z^2)" in message
-    ok, message = verdict("01.2", (73, 386))  # the Wald width 1.96 / sqrt(K) < 1/10 at an even K
+    ok, message = grade("01.2", (73, 386))  # the Wald width 1.96 / sqrt(K) < 1/10 at an even K
     assert not ok and "Wald" in message
-    ok, message = verdict("01.2", 3)  # the old lookup answer (values a 2-sample pass rate can take)
+    ok, message = grade("01.2", 3)  # the old lookup answer (values a 2-sample pass rate can take)
     assert not ok and "give a pair" in message
 
 
@@ -232,9 +232,9 @@ def test_the_plugin_dead_probability_is_the_binomial_average_and_exceeds_the_tru
 
     p, k, G = 0.05, 8, 8
     plugin = sum(comb(k, j) * p**j * (1 - p) ** (k - j) * dead_group_probability(j / k, G) for j in range(k + 1))
-    assert verdict("04b.1", plugin, p=p, k=k, group_size=G)[0]
+    assert grade("04b.1", plugin, p=p, k=k, group_size=G)[0]
     assert plugin > dead_group_probability(p, G)  # Jensen: the convex formula averaged over noisy labels
-    ok, message = verdict("04b.1", dead_group_probability(p, G), p=p, k=k, group_size=G)  # the true value is not it
+    ok, message = grade("04b.1", dead_group_probability(p, G), p=p, k=k, group_size=G)  # the true value is not it
     assert not ok
 
 
@@ -245,16 +245,16 @@ def test_the_dr_grpo_check_names_the_dapo_average():
 
     inputs = {"logps": torch.full((2, 3), -1.0), "advantages": torch.tensor([1.0, -1.0]),
               "mask": torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, 0.0]]), "max_completion_length": 4}
-    assert verdict("04.1", -0.25, **inputs) == (True, "correct (04.1)")
-    ok, message = verdict("04.1", -0.5, **inputs)
+    assert grade("04.1", -0.25, **inputs) == (True, "correct (04.1)")
+    ok, message = grade("04.1", -0.5, **inputs)
     assert not ok and "dapo" in message
 
 
 def test_the_lora_rank_check_rounds_up():
     # LoRA trains r x (d_in + d_out) summed: 50 per unit of rank here, so 1000 parameters at r = 20, 1001 at r = 21
     sizes = [(10, 10), (10, 20)]
-    assert verdict("04.2", 20, parameters=1000, sizes=sizes)[0] and verdict("04.2", 21, parameters=1001, sizes=sizes)[0]
-    assert not verdict("04.2", 20, parameters=1001, sizes=sizes)[0]
+    assert grade("04.2", 20, parameters=1000, sizes=sizes)[0] and grade("04.2", 21, parameters=1001, sizes=sizes)[0]
+    assert not grade("04.2", 20, parameters=1001, sizes=sizes)[0]
 
 
 def test_the_two_sample_prediction_labels_from_the_first_two_outcomes():
@@ -265,8 +265,8 @@ def test_the_two_sample_prediction_labels_from_the_first_two_outcomes():
     table = pd.DataFrame({"id": ["a", "b"], "k": [4, 4], "outcomes": ["1000", "0011"], "n_correct": [1, 2],
                           "pass_rate": [0.25, 0.5]})
     expected = (2 * 0.5**8 + 1 + 1) / 3
-    assert verdict("04b.2", expected, table=table, problem_ids=["a", "b", "b"], group_size=8)[0]
-    assert not verdict("04b.2", (2 * 0.75**8 + 0.5**7) / 3, table=table, problem_ids=["a", "b", "b"], group_size=8)[0]
+    assert grade("04b.2", expected, table=table, problem_ids=["a", "b", "b"], group_size=8)[0]
+    assert not grade("04b.2", (2 * 0.75**8 + 0.5**7) / 3, table=table, problem_ids=["a", "b", "b"], group_size=8)[0]
 
 
 def test_the_kl_exercise_calls_the_function_and_names_a_missing_kl_term():
@@ -291,8 +291,8 @@ def test_the_kl_exercise_calls_the_function_and_names_a_missing_kl_term():
         return torch.sqrt(sum((p.grad ** 2).sum() for p in model.parameters() if p.grad is not None)).item()
 
     inputs = {"model": model, "tokenizer": tokenizer, "group": group, "prompt": prompt}
-    assert verdict("02.1", with_kl, **inputs) == (True, "correct (02.1)")
-    ok, message = verdict("02.1", lambda *a, **kw: with_kl(*a, **kw, kl_on=False), **inputs)
+    assert grade("02.1", with_kl, **inputs) == (True, "correct (02.1)")
+    ok, message = grade("02.1", lambda *a, **kw: with_kl(*a, **kw, kl_on=False), **inputs)
     assert not ok and "KL term pulls it back" in message
 
 
@@ -301,4 +301,4 @@ def test_the_wilson_derivation_matches_the_library_interval():
 
     for k in (4, 8, 64):
         upper = wilson_interval(0, k)[1]
-        assert verdict("01.4", upper, k=k)[0], k  # the closed form z^2 / (K + z^2) is the library's bound
+        assert grade("01.4", upper, k=k)[0], k  # the closed form z^2 / (K + z^2) is the library's bound

@@ -355,9 +355,9 @@ def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():
     ({"mean": 0.0, "ci_low": -0.01, "ci_high": 0.01, "seeds": 3}, "is indistinguishable from"),
 ])
 def test_verdict_needs_three_seeds(row, said):
-    from course_lib.research.studies import verdict
+    from course_lib.research.studies import beats_or_loses
 
-    assert verdict(row) == said
+    assert beats_or_loses(row) == said
 
 
 def test_rank_correlation_has_an_interval():
@@ -522,15 +522,15 @@ def test_detectable_difference_uses_its_alpha():
 
 def test_verdict_reads_itertuples_rows_like_dicts():
     """Notebooks loop over `table.itertuples()`: a namedtuple row gets the same verdict as the dict of its values."""
-    from course_lib.research.studies import verdict
+    from course_lib.research.studies import beats_or_loses
 
     table = pd.DataFrame({"mean": [0.03, -0.03, 0.0, 0.03], "ci_low": [0.01, -0.05, -0.01, 0.01],
                           "ci_high": [0.05, -0.01, 0.01, 0.05], "seeds": [5, 5, 5, 2]})
     said = ["beats", "loses to", "is indistinguishable from", "is not tested against"]
-    assert [verdict(row) for row in table.itertuples()] == said
-    assert [verdict(row) for row in table.to_dict("records")] == said
+    assert [beats_or_loses(row) for row in table.itertuples()] == said
+    assert [beats_or_loses(row) for row in table.to_dict("records")] == said
     without_seeds = table.drop(columns="seeds")  # e.g. a bootstrap over problems: read by its interval alone
-    assert [verdict(row) for row in without_seeds.itertuples()] == said[:3] + ["beats"]
+    assert [beats_or_loses(row) for row in without_seeds.itertuples()] == said[:3] + ["beats"]
 
 
 def level_verdict_table(**extra):

@@ -3,13 +3,13 @@
 import pandas as pd
 import pytest
 
-from course_lib.classroom.exercises import verdict
+from course_lib.classroom.exercises import grade
 
 
 def test_05_3_is_the_t_interval_over_every_seed():
     # [0.1, 0.2, 0.3]: mean 0.2, sd 0.1, se 0.0577350; t(0.975, 2) = 4.3026527: [-0.0484, +0.4484]
-    assert verdict("05.3", (-0.0484, 0.4484), differences=[0.1, 0.2, 0.3])[0]
-    assert not verdict("05.3", (0.1, 0.3), differences=[0.1, 0.2, 0.3])[0]  # the range of the seeds, not the interval
+    assert grade("05.3", (-0.0484, 0.4484), differences=[0.1, 0.2, 0.3])[0]
+    assert not grade("05.3", (0.1, 0.3), differences=[0.1, 0.2, 0.3])[0]  # the range of the seeds, not the interval
 
 
 def short_study(reference_gains, differences) -> pd.DataFrame:
@@ -24,21 +24,21 @@ def test_06_1_is_a_third_of_the_reference_gain_and_the_tost_verdict_there():
     # levels-1-5 gains 0.024 +- 0.003: a third of the mean is 0.008; differences with mean 0 and sd 0.002 over 4
     # seeds have a 90% interval of +-0.0024 (t(0.95, 3) = 2.3534 x 0.001): inside +-0.008, so equivalent
     short = short_study([0.021, 0.024, 0.024, 0.027], [0.002, -0.002, 0.002, -0.002])
-    assert verdict("06.1", (0.008, "equivalent"), short=short)[0]
-    ok, message = verdict("06.1", (0.024, "equivalent"), short=short)
+    assert grade("06.1", (0.008, "equivalent"), short=short)[0]
+    ok, message = grade("06.1", (0.024, "equivalent"), short=short)
     assert not ok and "a third of it" in message  # the whole gain is named as the mistake
     wide = short_study([0.021, 0.024, 0.024, 0.027], [0.02, -0.02, 0.02, -0.02])  # 90% interval +-0.024: too wide
-    assert verdict("06.1", (0.008, "inconclusive"), short=wide)[0]
+    assert grade("06.1", (0.008, "inconclusive"), short=wide)[0]
 
 
 @pytest.mark.parametrize(("p", "alive"), [(0.5, 1 - 2 * 0.5**8), (0.0, 0.0), (0.1, 1 - 0.1**8 - 0.9**8)])
 def test_06_2_is_the_chance_a_group_of_eight_is_alive(p, alive):
-    assert verdict("06.2", {3: alive}, base_by_level={3: p}, group_size=8)[0]
-    assert not verdict("06.2", {3: 1 - alive + 0.5}, base_by_level={3: p}, group_size=8)[0]
+    assert grade("06.2", {3: alive}, base_by_level={3: p}, group_size=8)[0]
+    assert not grade("06.2", {3: 1 - alive + 0.5}, base_by_level={3: p}, group_size=8)[0]
 
 
 def test_06_3_plans_seeds_from_the_committed_spread_only():
     # sd of [0.0025, 0.0317, 0.0125] is 0.01484: a paired t-test at 80% power detects 0.03 with 5 seeds
     committed = [0.0025, 0.0317, 0.0125]
-    assert verdict("06.3", 5, committed_differences=committed)[0]
-    assert not verdict("06.3", 4, committed_differences=committed)[0]
+    assert grade("06.3", 5, committed_differences=committed)[0]
+    assert not grade("06.3", 4, committed_differences=committed)[0]

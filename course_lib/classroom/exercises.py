@@ -2,7 +2,7 @@
 computes from the notebook's own data, so a check holds in every profile and never shows the expected value.
 
 A notebook calls `check_answer("02.2", my_range, group_size=GROUP_SIZE)`: the id names the notebook and the
-exercise, the keyword arguments are the notebook's variables the answer depends on. `verdict` is the pure part.
+exercise, the keyword arguments are the notebook's variables the answer depends on. `grade` is the pure part.
 Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
 
@@ -85,7 +85,7 @@ def matches(answer, expected, tolerance: float) -> bool:
     return abs(number - target) <= tolerance + 1e-12
 
 
-def verdict(exercise_id: str, answer, **inputs) -> tuple[bool, str]:
+def grade(exercise_id: str, answer, **inputs) -> tuple[bool, str]:
     """(correct?, the message to show): "correct", or "not yet: " and the exercise's hint. Pure: prints nothing."""
     check(exercise_id in CHECKS, f"exercise_id={exercise_id!r} has no check; use one of {', '.join(sorted(CHECKS))}")
     spec = CHECKS[exercise_id]
@@ -107,7 +107,7 @@ def verdict(exercise_id: str, answer, **inputs) -> tuple[bool, str]:
 
 def check_answer(exercise_id: str, answer, **inputs) -> None:
     """Print "correct" or "not yet" and a hint for the student's answer; never prints the expected value."""
-    print(verdict(exercise_id, answer, **inputs)[1])
+    print(grade(exercise_id, answer, **inputs)[1])
 
 
 # The checks, notebook by notebook. Each recomputes the answer from the notebook's own variables.

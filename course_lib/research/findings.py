@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from IPython.display import Markdown
 
-from .studies import COULD_NOT_TELL, interval_text, verdict
+from .studies import COULD_NOT_TELL, beats_or_loses, interval_text
 
 
 def finding(name: str, row, margin: float | None = None) -> str:
@@ -23,11 +23,11 @@ def finding(name: str, row, margin: float | None = None) -> str:
     """
     get = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))  # a dict, a Series, a namedtuple
     said, seeds = get("verdict"), get("seeds")
-    if said is None and verdict(row) == "is not tested against":  # 2 seeds, or seeds that all agree: no interval
+    if said is None and beats_or_loses(row) == "is not tested against":  # 2 seeds, or seeds that all agree: no interval
         why = f"{int(seeds)} seeds" if seeds is not None and int(seeds) < 3 else "no spread across seeds"
         return f"{name} {get('mean'):+.3f}: **not tested** ({why})"
     if said is None:
-        said = {"beats": "above 0", "loses to": "below 0", "is indistinguishable from": "includes 0"}[verdict(row)]
+        said = {"beats": "above 0", "loses to": "below 0", "is indistinguishable from": "includes 0"}[beats_or_loses(row)]
     text = f"{name} {interval_text(row)}: **{said}**" + (f" (margin ±{margin:g})" if margin is not None else "")
     why = get("why")
     return text + (f": {why}" if said == COULD_NOT_TELL and isinstance(why, str) and why else "")

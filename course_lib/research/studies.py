@@ -145,7 +145,7 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
         p_difference, p_equivalence = float(mean == 0), float(abs(mean) >= margin)
     return {"mean": round(mean, 4), "ci_low": round(low95, 4), "ci_high": round(high95, 4), "tost_low": round(low90, 4),
             "tost_high": round(high90, 4), "margin": margin, "seeds": len(values), "sensitive": sensitive,
-            "verdict": verdict_from(mean, different, inside, sensitive), "p_difference": p_difference,
+            "verdict": verdict_in_words(mean, different, inside, sensitive), "p_difference": p_difference,
             "p_equivalence": p_equivalence}
 
 
@@ -163,7 +163,7 @@ class SharedBaseline(DescrStatsW):
         return float(np.sqrt(self.var / (self.nobs - 1) + self.base_variance))  # var is the biased (ddof=0) one
 
 
-def verdict_from(mean: float, different: bool, inside: bool, sensitive: bool = True) -> str:
+def verdict_in_words(mean: float, different: bool, inside: bool, sensitive: bool = True) -> str:
     """The verdict in words from the two tests (is it different from 0? inside the margin?) and whether the study
     can vouch for its margin (`assay_sensitivity`)."""
     direction = "better" if mean > 0 else "worse"
@@ -214,7 +214,7 @@ def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     out["p_difference_holm"] = holm_adjusted(rows["p_difference"])
     out["p_equivalence_holm"] = holm_adjusted(rows["p_equivalence"])
     sensitive = out["sensitive"] if "sensitive" in out else [True] * len(out)
-    out["verdict_holm"] = [verdict_from(row.mean, row.p_difference_holm < alpha, row.p_equivalence_holm < alpha, ok)
+    out["verdict_holm"] = [verdict_in_words(row.mean, row.p_difference_holm < alpha, row.p_equivalence_holm < alpha, ok)
                            for row, ok in zip(out.itertuples(), sensitive)]
     return out
 
@@ -342,7 +342,7 @@ def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test",
     return pd.DataFrame(rows)
 
 
-def verdict(row) -> str:
+def beats_or_loses(row) -> str:
     """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07). With fewer than
     3 seeds, or seeds that all agree (a zero-width t-interval measures no noise at all): 'is not tested against'.
     A row without `seeds` (e.g. a bootstrap over problems) is read by its interval alone."""
