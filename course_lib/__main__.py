@@ -735,10 +735,12 @@ def cmd_sweep_point(args) -> int:
     if sweep.done_record(Path(args.out), points[args.index]):
         print(f"{sweep.point_name(points[args.index])}: already done")
         return 0
-    record = sweep.run_point(points[args.index], Path(args.out))
+    log = Path(args.out) / "logs" / f"{sweep.point_name(points[args.index])}.kernel.log"  # its warnings, a crash
+    record = sweep.run_point(points[args.index], Path(args.out), log=log)
     if args.delete_merged and record["status"] == "ok":  # the merged model (GBs) served evaluation only
         shutil.rmtree(Path(args.out) / "runs" / record["point"] / "merged", ignore_errors=True)
-    print(f"{record['point']}: {record['status']}")
+    print(f"{record['point']}: {record['status']}" + ("" if record["status"] == "ok" else
+                                                       f" ({record['error']}; the kernel's own log: {log})"))
     return 0 if record["status"] == "ok" else 1
 
 

@@ -553,11 +553,24 @@ def test_a_where_slice_is_emitted_as_its_own_scripts_and_sweep_point_indexes_it(
     grid = json.loads((tmp_path / "grid.json").read_text())
     assert grid["points"] == expand("hard-wins", "smoke", {"STRATEGY": "random"}) and len(grid["points"]) == 1
     assert "#SBATCH --array=0-0\n" in (tmp_path / "array.sh").read_text()
-    ran = []
-    monkeypatch.setattr(sweep, "run_point", lambda point, out: ran.append(point) or {"point": point_name(point),
-                                                                                    "status": "ok"})
+    ran, logs = [], []
+    monkeypatch.setattr(sweep, "run_point", lambda point, out, log: ran.append(point) or logs.append(log) or {
+        "point": point_name(point), "status": "ok"})
     assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path)]) == 0
     assert ran == grid["points"]  # index 0 of the slice, the random point (index 1 of the whole grid)
+    assert logs == [tmp_path / "logs" / f"{point_name(ran[0])}.kernel.log"]  # the kernel's warnings, not the terminal
+
+
+def test_a_failed_sweep_point_says_its_error_and_where_the_kernels_log_is(tmp_path, monkeypatch, capsys):
+    import course_lib.research.sweep as sweep
+
+    emit_slurm("hard-wins", "smoke", tmp_path)
+    point = expand("hard-wins", "smoke")[0]
+    monkeypatch.setattr(sweep, "run_point", lambda point, out, log: {"point": point_name(point), "status": "failed",
+                                                                     "error": "ValueError: no"})
+    assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path)]) == 1
+    log = tmp_path / "logs" / f"{point_name(point)}.kernel.log"
+    assert capsys.readouterr().out.strip() == f"{point_name(point)}: failed (ValueError: no; the kernel's own log: {log})"
 
 
 def test_delete_merged_removes_the_merged_model_once_the_point_is_done(tmp_path, monkeypatch):
@@ -569,7 +582,7 @@ def test_delete_merged_removes_the_merged_model_once_the_point_is_done(tmp_path,
     merged = tmp_path / "runs" / point_name(point) / "merged"
     merged.mkdir(parents=True)
     (merged / "model.safetensors").write_text("GBs")
-    monkeypatch.setattr(sweep, "run_point", lambda point, out: {"point": point_name(point), "status": "ok"})
+    monkeypatch.setattr(sweep, "run_point", lambda point, out, log: {"point": point_name(point), "status": "ok"})
     assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path),
                  "--delete-merged"]) == 0
     assert not merged.exists() and merged.parent.exists()
