@@ -450,6 +450,10 @@ def read_ids(path: Path, problems) -> list:
         raise CourseError(f"ids={path} is not a text file of ids (not UTF-8); give the ids file `select --out` "
                           "wrote") from None
     ids = [line.strip() for line in text.splitlines() if line.strip()]
+    if ids and ids[0].split(",")[0] == "id" and "," in ids[0]:  # a difficulty table, not the ids chosen from it
+        raise CourseError(f"ids={path} is a table (its first line is a CSV header: {ids[0][:40]}...); give the ids "
+                          f"file `select` writes from it: `python -m course_lib select --table {path} --strategy "
+                          "hard --budget 0.1 --out ids.txt`")
     repeated = sorted(i for i, times in collections.Counter(ids).items() if times > 1)
     if repeated:
         raise CourseError(f"ids={path} names {repeated[0]!r} more than once (it would be trained on as often); "

@@ -219,8 +219,10 @@ def test_in_process_runs_answer_as_the_real_entry_point_does(files):
 @pytest.mark.parametrize(("content", "said"), [
     (b"\x00\x01\xff", "is not a text file of ids (not UTF-8)"),
     (b"arith-a\narith-b\narith-a\n", "names 'arith-a' more than once"),
+    (b"id,level,pass_rate\narith-a,1,0.5\n", "is a table (its first line is a CSV header: id,level,pass_rate...); "
+                                            "give the ids file `select` writes from it"),
 ])
-def test_an_ids_file_that_is_binary_or_repeats_an_id_is_refused(tmp_path, content, said):
+def test_an_ids_file_that_is_binary_repeats_an_id_or_is_a_table_is_refused(tmp_path, content, said):
     ids = tmp_path / "ids.txt"
     ids.write_bytes(content)
     done = run_cli_in_process("train", "--model", "tiny-s", "--n", "8", "--ids", ids, "--steps", "1",
