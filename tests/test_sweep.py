@@ -964,3 +964,24 @@ def test_set_without_an_equals_sign_and_an_unknown_study_name_say_what_they_are(
 
     assert main(["aggregate", "bogus-study", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("error: study='bogus-study' is unknown; use one of capacity-boundary")
+
+
+@pytest.mark.parametrize("damage", ["moved", "a file"])
+def test_aggregate_never_drops_points_a_results_table_lists(tmp_path, damage):
+    """points/ moved away (or replaced by a file): the committed table and provenance stay as they are, named."""
+    import shutil
+
+    from conftest import run_cli_in_process
+
+    committed = Path(__file__).resolve().parent.parent / "data" / "results" / "one-group-pilot"
+    copy = tmp_path / "one-group-pilot"
+    shutil.copytree(committed, copy)
+    shutil.move(copy / "points", tmp_path / "elsewhere")
+    if damage == "a file":
+        (copy / "points").write_text("")
+    done = run_cli_in_process("aggregate", "one-group-pilot", "--out", copy)
+    said = "is a file, not the folder of point records" if damage == "a file" else \
+        "lists 24 point(s) whose record is no longer in"
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    for name in ("results.csv", "provenance.json"):
+        assert (copy / name).read_bytes() == (committed / name).read_bytes()

@@ -284,9 +284,34 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
     twice = sorted({name for name in names if names.count(name) > 1})
     check(not twice, f"{grid_file} lists point {twice[0] if twice else ''} twice; delete the folder's grid.json and "
                      "run `reproduce` again")
+    check(not (out / "points").exists() or (out / "points").is_dir(),
+          f"{out / 'points'} is a file, not the folder of point records; restore the folder (results.csv and "
+          "provenance.json are left as they are)")
     records, missing = saved_records(out, grid["points"])
+    check_nothing_dropped(out, records)
     outcome = aggregate(study, profile, out, records, command, this_run, [point_name(p) for p in missing])
     return {**outcome, "missing": missing}
+
+
+def check_nothing_dropped(out: Path, records: list[dict]) -> None:
+    """A results.csv already in `out` keeps every point it lists: one whose record is gone from points/ (moved,
+    deleted) would be dropped from the table, so the folder is left as it is and the missing records are named."""
+    import csv
+
+    table = out / "results.csv"
+    if not table.is_file():
+        return
+    try:
+        with table.open(encoding="utf-8", newline="") as handle:
+            listed = [row.get("point") for row in csv.DictReader(handle)]
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return  # a damaged table is no work to keep: it is written again from the records
+    kept = {record.get("point") for record in records}
+    dropped = [name for name in listed if name and name not in kept]
+    check(not dropped, f"{table} lists {len(dropped)} point(s) whose record is no longer in {out / 'points'} (e.g. "
+                       f"{dropped[0] if dropped else ''}); aggregating would drop them from the table, so results.csv "
+                       "and provenance.json are left as they are: restore those records, or delete results.csv to "
+                       "aggregate what is there")
 
 
 def warm_up_waves(points: list[dict]) -> list[list[dict]]:
