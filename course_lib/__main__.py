@@ -108,6 +108,7 @@ def cmd_calibrate(args) -> None:
         check(folder is not None and written_by(folder / "manifest.json") == "pretrain",
               f"--write stores the report in the manifest.json `pretrain` wrote; model={args.model} has none: leave "
               "out --write")
+        _check_same_calibration(args, folder)
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
                        max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
     targets = check_targets(args.model, report)
@@ -115,6 +116,26 @@ def cmd_calibrate(args) -> None:
         with folder_lock(folder, parameter="model"):  # two --write runs (arith, shuffle) must not lose one report
             write_calibration(args.model, report, targets)
     print(json.dumps({**report, "targets": targets}, indent=2))
+
+
+CALIBRATION_SETTINGS = ("n", "k", "seed", "temperature", "max_new_tokens")  # what a calibration was measured at
+
+
+def _check_same_calibration(args, folder: Path) -> None:
+    """--write replaces a task's calibration only with one measured the same way (a rebuilt model measured again);
+    other settings would quietly change what the manifest, 00's table and the figures report."""
+    try:
+        recorded = (json.loads((folder / "manifest.json").read_text()).get("calibration") or {}).get(args.task)
+    except (OSError, ValueError, AttributeError):
+        return
+    if not isinstance(recorded, dict):
+        return
+    ours = {"n": args.n, "k": args.k, "seed": args.seed, "temperature": args.temperature,
+            "max_new_tokens": args.max_new_tokens}
+    theirs = {key: recorded.get("n_problems" if key == "n" else key) for key in CALIBRATION_SETTINGS}
+    differ = [f"{key}={ours[key]} (recorded: {theirs[key]})" for key in CALIBRATION_SETTINGS if ours[key] != theirs[key]]
+    check(not differ, f"--write would replace {args.model}'s {args.task} calibration, measured with other settings: "
+                      f"{', '.join(differ)}; measure with the recorded ones, or leave out --write to see the report")
 
 
 def cmd_generate(args) -> None:

@@ -487,3 +487,14 @@ def test_a_users_file_edited_after_its_table_was_estimated_is_refused_at_trainin
     line = one_line_error(capsys, "train", "--model", "tiny-s", "--ids", ids, "--steps", "1", "--out", tmp_path / "run")
     assert f"{mine} changed after its difficulty table was estimated (its sha256 differs)" in line
     assert not (tmp_path / "run").exists()
+
+
+def test_calibrate_write_keeps_a_calibration_measured_with_other_settings(capsys):
+    """A committed model's calibration (n=500, K=8) is not replaced by a quick n=5, K=2 look: the manifest, 00's
+    table and the figures read it. Refused before any sampling; the manifest's bytes are unchanged."""
+    manifest = ROOT / "data" / "models" / "tiny-s" / "manifest.json"
+    before = manifest.read_bytes()
+    line = one_line_error(capsys, "calibrate", "--model", "tiny-s", "--n", "5", "--k", "2", "--write")
+    assert line == ("--write would replace tiny-s's arith calibration, measured with other settings: n=5 (recorded: "
+                    "500), k=2 (recorded: 8); measure with the recorded ones, or leave out --write to see the report")
+    assert manifest.read_bytes() == before
