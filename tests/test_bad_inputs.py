@@ -495,6 +495,6 @@ def test_calibrate_write_keeps_a_calibration_measured_with_other_settings(capsys
     manifest = ROOT / "data" / "models" / "tiny-s" / "manifest.json"
     before = manifest.read_bytes()
     line = one_line_error(capsys, "calibrate", "--model", "tiny-s", "--n", "5", "--k", "2", "--write")
-    assert line == ("--write would replace tiny-s's arith calibration, measured with other settings: n=5 (recorded: "
+    assert line == ("error: --write would replace tiny-s's arith calibration, measured with other settings: n=5 (recorded: "
                     "500), k=2 (recorded: 8); measure with the recorded ones, or leave out --write to see the report")
     assert manifest.read_bytes() == before
