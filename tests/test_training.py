@@ -942,3 +942,17 @@ def test_read_run_config_returns_what_train_grpo_wrote(tmp_path):
     written = {"model": "tiny-s", "problem_ids": ["arith-1"], "config": {"steps": 2}}
     (tmp_path / "run_config.json").write_text(json.dumps(written))
     assert training.read_run_config(tmp_path) == written
+
+
+def test_the_adapters_target_modules_are_written_in_one_order(tmp_path):
+    """PEFT writes target_modules from a set (its order changes with each process's hash seed): sorted, two runs of
+    the same settings give the same adapter_config.json bytes. Other fields and PEFT's layout are kept."""
+    from course_lib.training import sort_target_modules
+
+    config = tmp_path / "adapter_config.json"
+    config.write_text(json.dumps({"target_modules": ["v_proj", "q_proj", "down_proj"], "r": 16}, indent=2,
+                                 sort_keys=True))
+    sort_target_modules(config)
+    assert config.read_text() == json.dumps({"r": 16, "target_modules": ["down_proj", "q_proj", "v_proj"]}, indent=2)
+    sort_target_modules(tmp_path / "none.json")  # a full fine-tune: nothing to sort, no error
+    assert not (tmp_path / "none.json").exists()

@@ -610,6 +610,7 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
             trainer.save_model(str(staged))  # every process takes part (DeepSpeed gathers); the main one writes
             if main:
                 tokenizer.save_pretrained(staged)
+                sort_target_modules(staged / "adapter_config.json")
         except SAVE_ERRORS as error:
             raise save_failed(error, "final/", run_dir) from error
     summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
@@ -618,6 +619,17 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
         _finish(run_dir, summary)
     PartialState().wait_for_everyone()  # no process returns before the run folder is complete
     return summary
+
+
+def sort_target_modules(config_file: Path) -> None:
+    """PEFT writes `target_modules` from a Python set, in an order that changes from process to process; sorted,
+    the same run gives the same adapter_config.json (and summary.json's hashes) every time."""
+    if not config_file.is_file():  # a full fine-tune has no adapter
+        return
+    config = json.loads(config_file.read_text())
+    if isinstance(config.get("target_modules"), list):
+        config["target_modules"] = sorted(config["target_modules"])
+        config_file.write_text(json.dumps(config, indent=2, sort_keys=True))  # as PEFT writes it
 
 
 def _finish(run_dir: Path, summary: dict) -> None:
