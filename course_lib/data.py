@@ -31,8 +31,14 @@ MATH_SUBJECTS = {  # hub config name -> subject as written in MATH's `type`
 BBH_FILES = {3: "three", 5: "five", 7: "seven"}
 
 
-def read_jsonl(path) -> list[tuple[str, dict]]:
-    """Rows of a JSON Lines file as (where, row) pairs; `where` is 'file:line' for error messages."""
+class WrittenNumber(str):
+    """A JSON number with a fraction or exponent kept as the file writes it (`1e16`, `0.30`): as a float it would
+    read back as '1e+16' or lose digits, and an answer must be compared as written."""
+
+
+def read_jsonl(path, numbers_as_written: bool = False) -> list[tuple[str, dict]]:
+    """Rows of a JSON Lines file as (where, row) pairs; `where` is 'file:line' for error messages.
+    `numbers_as_written`: numbers with a fraction or exponent come back as `WrittenNumber` text, not floats."""
     path = Path(path)
     check(path.exists(), f"data file {path} does not exist; give a JSON Lines file or a hub id")
     check(path.is_file(), f"data file {path} is {what_it_is(path)}; give a .jsonl file")
@@ -46,7 +52,7 @@ def read_jsonl(path) -> list[tuple[str, dict]]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = json.loads(line, parse_float=WrittenNumber if numbers_as_written else float)
             except json.JSONDecodeError as error:
                 why = f"{error.msg.removesuffix(' at')} at column {error.colno}"
                 raise CourseError(f"{path}:{number}: not JSON Lines ({why}); each line must be one JSON object") from None
@@ -195,7 +201,7 @@ def load_jsonl_problems(path) -> list[Problem]:
     """
     path = Path(path).expanduser()
     problems, seen = [], set()
-    for index, (where, row) in enumerate(read_jsonl(path)):
+    for index, (where, row) in enumerate(read_jsonl(path, numbers_as_written=True)):
         source = _field(where, row, "source") if row.get("source") is not None else "math"
         check(source in GRADED_SOURCES, f"{where}: field 'source' {source!r} is not one of {', '.join(GRADED_SOURCES)}")
         level = row.get("level")

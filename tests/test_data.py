@@ -101,7 +101,7 @@ def test_hub_failure_is_a_clear_error(monkeypatch):
         (['{"question": "q", "answer": "1", "level": -3}'], load_jsonl_problems,
          r"bad.jsonl:1: field 'level' should be a whole number >= 0 \(1 = easiest\), got -3"),
         (['{"question": "q", "answer": "1", "level": 2.0}'], load_jsonl_problems,
-         r"bad.jsonl:1: field 'level' should be a whole number >= 0 \(1 = easiest\), got 2.0"),
+         r"bad.jsonl:1: field 'level' should be a whole number >= 0 \(1 = easiest\), got '2.0'"),
         (['{"question": "q"}'], load_gsm8k, r"bad.jsonl:1: missing field 'answer'"),
         (['{"question": "q", "answer": "no final line"}'], load_gsm8k, r"bad.jsonl:1: .*no '#### N'"),
         (['{"question": 3, "answer": "#### 1"}'], load_gsm8k, r"bad.jsonl:1: field 'question' should be str"),
@@ -125,3 +125,12 @@ def test_missing_file_and_empty_file(tmp_path):
     (tmp_path / "empty.jsonl").write_text("")
     with pytest.raises(CourseError, match="holds no rows"):
         read_jsonl(tmp_path / "empty.jsonl")
+
+
+def test_a_numeric_answer_is_kept_as_the_file_writes_it(tmp_path):
+    """A float would turn 1e16 into '1e+16' and drop digits of 12345678901234567890.0; the answer is the text."""
+    path = tmp_path / "mine.jsonl"
+    path.write_text("\n".join(json.dumps({"question": "q", "answer": "X"}).replace('"X"', number)
+                              for number in ("1e16", "12345678901234567890.0", "0.50", "12345678901234567890")))
+    assert [p.answer for p in load_jsonl_problems(path)] == ["1e16", "12345678901234567890.0", "0.50",
+                                                            "12345678901234567890"]
