@@ -62,6 +62,7 @@ def checked_prompt_ids(model, tokenizer, problems, max_new_tokens: int) -> list[
         for problem in problems:
             check(len(problem.prompt) <= limit * widest, _too_long(problem.id, f"{len(problem.prompt):,} characters", limit))
     id_lists = [prompt_ids(p, tokenizer) for p in problems]
+    warn_unreadable(tokenizer, problems, id_lists)
     if limit is not None and id_lists:
         longest = max(range(len(id_lists)), key=lambda i: len(id_lists[i]))
         tokens = len(id_lists[longest])
@@ -70,6 +71,27 @@ def checked_prompt_ids(model, tokenizer, problems, max_new_tokens: int) -> list[
               f"max_new_tokens={max_new_tokens} after the longest prompt ({problems[longest].id!r}, {tokens:,} tokens) "
               f"goes past the model's context of {limit:,} tokens; use max_new_tokens <= {limit - tokens:,}")
     return id_lists
+
+
+def warn_unreadable(tokenizer, problems, id_lists) -> None:
+    """Warn, once per call, when questions hold what the tokenizer cannot read as written: characters it knows only
+    as <unk> (a tiny model reads its tasks' symbols alone) or the text of one of its special tokens (`<eos>` in a
+    question would end it). The model would be asked another question, and silently score 0."""
+    import warnings
+
+    unk = tokenizer.unk_token_id
+    unknown = sorted({c for p, ids in zip(problems, id_lists) if unk is not None and unk in ids
+                      for c in set(p.prompt) if tokenizer.convert_tokens_to_ids(c) == unk})
+    specials = sorted({s for p in problems for s in tokenizer.all_special_tokens if s and s in p.prompt})
+    if unknown:
+        shown = ", ".join(repr(c) for c in unknown[:8]) + (" ..." if len(unknown) > 8 else "")
+        warnings.warn(f"{sum(unk in ids for ids in id_lists)} of {len(problems)} questions hold characters this "
+                      f"model's tokenizer reads as <unk> ({shown}): the model sees another question; a tiny model "
+                      "reads only the tasks it was pretrained on, a real one (e.g. smollm2-135m) reads your own",
+                      stacklevel=3)
+    if specials:
+        warnings.warn(f"questions hold the text of the tokenizer's special token(s) {specials}, which the model reads "
+                      "as the token itself (an end of text, a padding); reword those questions", stacklevel=3)
 
 
 def _too_long(problem_id: str, size: str, limit: int) -> str:

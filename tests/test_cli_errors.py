@@ -456,3 +456,20 @@ def test_a_scheduler_stopping_a_command_gets_one_line_and_the_signals_status(tmp
     assert process.returncode == 128 + signum and "Traceback" not in stderr, stderr
     assert stderr.strip().splitlines()[-1].startswith(f"stopped by {name}; run the same command again to resume")
     assert not out.exists()
+
+
+def test_questions_a_tiny_tokenizer_cannot_read_are_warned_about(tmp_path):
+    """A tiny model reads only its tasks' symbols: an English question reaches it as another question ('What is
+    3 + 3?' without its lower-case letters), and `<eos>` in a question would end it. Both are said, once, before the estimate."""
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text('{"question": "What is 3 + 3?", "answer": "6"}\n{"question": "2+2 <eos> 1", "answer": "4"}\n')
+    done = run_cli("estimate", "--model", "tiny-s", "--task", f"jsonl:{mine}", "--k", "2", "--no-cache",
+                   "--quiet", "--allow-zero", "--out", str(tmp_path / "t.csv"))
+    warned = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert done.returncode == 0 and len(warned) == 2, done.stderr
+    assert warned[0].startswith("warning: 2 of 2 questions hold characters this model's tokenizer reads as <unk> "
+                                "('<', '>', 'a', 'e', 'h', 'i', 'o', 's' ...)")
+    assert "special token(s) ['<eos>']" in warned[1]
+    arith = run_cli("estimate", "--model", "tiny-s", "--n", "4", "--k", "2", "--no-cache", "--quiet",
+                    "--out", str(tmp_path / "a.csv"))
+    assert arith.returncode == 0 and "warning" not in arith.stderr  # its own task: nothing to say
