@@ -1118,6 +1118,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+MAX_THREADS = 1024  # OMP_NUM_THREADS at most: more threads than any machine's cores (100,000 crashes the import)
+
+
 class Stopped(KeyboardInterrupt):
     """SIGTERM (a scheduler's time limit, `kill`) or SIGHUP (a closed terminal), raised where the command is, as
     Ctrl-C is: what is being written is cleaned up, what was saved stays, and the command says so in one line."""
@@ -1144,6 +1147,15 @@ def _stop_on_signals() -> dict:
 def main(argv=None) -> int:
     """Entry point: run one command; bad input -> one line on stderr, exit status 2."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    threads = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if "OMP_NUM_THREADS" in os.environ and not threads:
+        del os.environ["OMP_NUM_THREADS"]  # `OMP_NUM_THREADS=` means unset (OpenMP would call it invalid)
+    if (threads and not re.fullmatch(r"[0-9]{1,4}(,[0-9]{1,4})*", threads)) or any(
+            not 1 <= int(n) <= MAX_THREADS for n in re.findall(r"[0-9]+", threads)):
+        # before torch loads: OpenMP prints its own complaint for 0 or 'abc', and 100000 crashes the import
+        print(f"error: OMP_NUM_THREADS={threads!r} must be a whole number of threads from 1 to {MAX_THREADS:,} (or "
+              "unset, and the course uses the idle cores)", file=sys.stderr)
+        return 2
     try:
         parser = build_parser()  # imports torch and transformers: the first thing a missing environment breaks
     except ModuleNotFoundError as error:

@@ -473,3 +473,18 @@ def test_questions_a_tiny_tokenizer_cannot_read_are_warned_about(tmp_path):
     arith = run_cli("estimate", "--model", "tiny-s", "--n", "4", "--k", "2", "--no-cache", "--quiet",
                     "--out", str(tmp_path / "a.csv"))
     assert arith.returncode == 0 and "warning" not in arith.stderr  # its own task: nothing to say
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "100000", "0", "-1", "abc"])
+def test_an_odd_thread_count_is_one_line_before_torch_loads(value):
+    """OMP_NUM_THREADS=² was a ValueError traceback, 100000 crashed pandas' import, 0 and abc made OpenMP print its
+    own complaint: each is one line naming the variable, status 2."""
+    done = run_cli("generate", "--n", "1", env={"OMP_NUM_THREADS": value})
+    assert done.returncode == 2 and done.stderr == (
+        f"error: OMP_NUM_THREADS={value!r} must be a whole number of threads from 1 to 1,024 (or unset, and the "
+        "course uses the idle cores)\n"), done.stderr
+
+
+def test_an_empty_thread_count_is_unset_without_a_complaint():
+    done = run_cli("generate", "--n", "1", env={"OMP_NUM_THREADS": ""})
+    assert done.returncode == 0 and done.stderr == "" and json.loads(done.stdout)["source"] == "arith"

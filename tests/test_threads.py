@@ -28,6 +28,7 @@ def test_only_the_users_own_setting_counts_as_theirs():
     assert user_threads({}) is None
     assert user_threads({"OMP_NUM_THREADS": "3"}) == 3
     assert user_threads({"OMP_NUM_THREADS": "0"}) is None and user_threads({"OMP_NUM_THREADS": "many"}) is None
+    assert user_threads({"OMP_NUM_THREADS": "\u00b2"}) is None  # a digit to str.isdigit, not to int()
     assert user_threads({"OMP_NUM_THREADS": "2", AUTO_THREADS: "2"}) is None  # course_lib's own choice
 
 

@@ -49,7 +49,7 @@ def thread_count(cores: int, load: float, user: int | None = None, workers: int 
 def user_threads(environ=os.environ) -> int | None:
     """OMP_NUM_THREADS when the user (not course_lib) set it to a positive integer, else None."""
     value = environ.get("OMP_NUM_THREADS", "").strip()
-    if not value.isdigit() or int(value) < 1 or value == environ.get(AUTO_THREADS):
+    if not (value.isascii() and value.isdigit()) or int(value) < 1 or value == environ.get(AUTO_THREADS):
         return None
     return int(value)
 
