@@ -993,7 +993,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.set_defaults(run=cmd_calibrate)
 
     gen = commands.add_parser("generate", help="print procedural problems as JSON Lines")
-    gen.add_argument("--task", default="arith", help="arith or shuffle")
+    gen.add_argument("--task", default="arith", help="arith, shuffle, tinymath or tinymath-numeric")
     gen.add_argument("--n", type=POOL, default=10, help="number of problems")
     gen.add_argument("--split", default="train", help="train, test or ood")
     gen.add_argument("--levels", default=None, help="comma-separated levels, e.g. 1,2,3")

@@ -20,6 +20,7 @@ from .tasks import TASK_NAMES, TASK_SPLITS, TEST_SHARE, Problem, generate, hash_
 
 PROCEDURAL = TASK_NAMES  # generated from a seed: any number of problems
 REAL_TASKS = ("gsm8k", "math", "math-numeric", "bbh", "aime2025")
+LETTER_ANSWERS = ("bbh", "shuffle", "jsonl")  # sources whose answers can be an option's letter (a user's file may)
 TASK_HELP = ("arith, shuffle, tinymath, tinymath-numeric (its numeric-answer subset) (procedural); gsm8k, math, "
              "math-numeric (MATH's numeric-answer subset), bbh (tracking_shuffled_objects 3/5/7), aime2025 "
              "(evaluation only); or jsonl:PATH, your own file")
@@ -74,6 +75,9 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
         from .prompts import check_answer_format
 
         check_answer_format(answer_format)
+        check(answer_format != "option" or family in LETTER_ANSWERS,
+              f"answer_format='option' asks for an option's letter, (A); {task}'s answers are not letters, so every "
+              f"completion would score 0: leave answer_format out (its own), or use one of hash, boxed, tagged")
         chosen = [dataclasses.replace(p, answer_format=answer_format) for p in chosen]
     return chosen
 

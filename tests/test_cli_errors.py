@@ -488,3 +488,12 @@ def test_an_odd_thread_count_is_one_line_before_torch_loads(value):
 def test_an_empty_thread_count_is_unset_without_a_complaint():
     done = run_cli("generate", "--n", "1", env={"OMP_NUM_THREADS": ""})
     assert done.returncode == 0 and done.stderr == "" and json.loads(done.stdout)["source"] == "arith"
+
+
+def test_the_option_format_is_refused_for_answers_that_are_not_letters(tmp_path):
+    """--answer-format option on arith graded every completion 0 (accuracy 0.000 against 0.300): refused, named."""
+    done = run_cli_in_process("evaluate", "--model", "tiny-m", "--task", "arith", "--split", "test", "--n", "4",
+                              "--k", "2", "--answer-format", "option", "--out", tmp_path / "e.json")
+    assert done.returncode == 2 and "answer_format='option' asks for an option's letter, (A); arith's answers are " \
+        "not letters" in done.stderr, done.stderr
+    assert not (tmp_path / "e.json").exists()
