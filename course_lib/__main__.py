@@ -708,6 +708,7 @@ def check_planned_points(points: list[dict]) -> None:
     from .research.experiment import Point, resolve, train_config, train_lora
     from .research.sweep import point_name
 
+    checked = set()  # models and files already checked (a grid repeats them across seeds and arms)
     for values in points:
         point = Point.from_parameters({**values, "BACKEND": "hf"})  # vLLM and GPUs: checked where points run
         for name, value in dataclasses.asdict(point).items():
@@ -730,8 +731,25 @@ def check_planned_points(points: list[dict]) -> None:
             resolved = resolve(point)
             train_config(resolved, max(1, resolved.pool_size))
             train_lora(resolved)
+            _check_point_inputs(resolved, checked)
         except CourseError as error:
             raise CourseError(f"{error} (point {point_name(values)}: check --set)") from None
+
+
+def _check_point_inputs(point, checked: set) -> None:
+    """A point's model name and its own data files (jsonl:PATH), checked once each before any point runs: a
+    misspelled model or a missing file would otherwise fail every point, each after its kernel started."""
+    from .data import load_jsonl_problems
+    from .models import resolve_model_path
+    from .models.packaged import PACKAGED_MODELS
+
+    if point.model not in checked and point.model not in PACKAGED_MODELS:  # packaged: converted where points run
+        resolve_model_path(point.model)  # a folder that holds a model, a tiny name, or a hub id
+    checked.add(point.model)
+    for task in (point.task, point.test_task, point.ood_task):
+        if isinstance(task, str) and task.startswith("jsonl:") and task not in checked:
+            load_jsonl_problems(task.removeprefix("jsonl:"))  # exists, every row sound, ids unique
+            checked.add(task)
 
 
 def _report_sweep(outcome: dict, out: Path) -> int:

@@ -497,3 +497,15 @@ def test_the_option_format_is_refused_for_answers_that_are_not_letters(tmp_path)
     assert done.returncode == 2 and "answer_format='option' asks for an option's letter, (A); arith's answers are " \
         "not letters" in done.stderr, done.stderr
     assert not (tmp_path / "e.json").exists()
+
+
+@pytest.mark.parametrize(("setting", "said"), [
+    ("MODEL=tiny-q", "model='tiny-q' is unknown; did you mean tiny-s?"),
+    ("TASK=jsonl:OUT/nope.jsonl", "data file OUT/nope.jsonl does not exist"),
+])
+def test_reproduce_checks_models_and_files_when_the_sweep_is_planned(tmp_path, setting, said):
+    """A misspelled model or a missing file failed every point, each after its kernel started: now one line."""
+    done = run_cli_in_process("reproduce", "hard-wins", "--profile", "smoke", "--set",
+                              setting.replace("OUT", str(tmp_path)), "--emit-slurm", "--out", tmp_path / "sweep")
+    assert done.returncode == 2 and said.replace("OUT", str(tmp_path)) in done.stderr, done.stderr
+    assert not (tmp_path / "sweep").exists()
