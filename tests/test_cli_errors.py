@@ -509,3 +509,27 @@ def test_reproduce_checks_models_and_files_when_the_sweep_is_planned(tmp_path, s
                               setting.replace("OUT", str(tmp_path)), "--emit-slurm", "--out", tmp_path / "sweep")
     assert done.returncode == 2 and said.replace("OUT", str(tmp_path)) in done.stderr, done.stderr
     assert not (tmp_path / "sweep").exists()
+
+
+def test_a_relative_jsonl_path_is_recorded_absolute_so_train_finds_it_from_another_folder(tmp_path, monkeypatch):
+    """estimate and select in the file's folder, train from another: the table's provenance names the file by its
+    absolute path; the same file given again by another spelling agrees with it; `--set TASK=jsonl:...` too."""
+    from course_lib.research.sweep import parse_overrides
+
+    here, other = tmp_path / "here", tmp_path / "other"
+    here.mkdir()
+    other.mkdir()
+    (here / "mine.jsonl").write_text("".join(f'{{"question": "{a}+{b}", "answer": "{a + b}"}}\n'
+                                             for a, b in [(3, 3), (2, 2), (5, 1)]))
+    monkeypatch.chdir(here)
+    assert run_cli_in_process("estimate", "--model", "tiny-s", "--task", "jsonl:mine.jsonl", "--split", "all", "--k",
+                              "2", "--no-cache", "--allow-zero", "--quiet", "--out", "t.csv").returncode == 0
+    assert json.loads(Path("t.csv.provenance.json").read_text())["pool"]["task"] == f"jsonl:{here / 'mine.jsonl'}"
+    assert run_cli_in_process("select", "--table", "t.csv", "--strategy", "random", "--budget", "2",
+                              "--out", "ids.txt").returncode == 0
+    assert parse_overrides(["TASK=jsonl:mine.jsonl"])["TASK"] == f"jsonl:{here / 'mine.jsonl'}"
+    monkeypatch.chdir(other)
+    done = run_cli_in_process("train", "--model", "tiny-s", "--task", "jsonl:../here/mine.jsonl", "--ids",
+                              "../here/ids.txt", "--max-steps", "1", "--num-generations", "2", "--prompts-per-step",
+                              "2", "--quiet", "--out", "run")
+    assert done.returncode == 0 and (other / "run" / "summary.json").exists(), done.stderr

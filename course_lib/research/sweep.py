@@ -81,6 +81,8 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
         check(value.strip() != "", f"--set {key}= has no value; give one, or leave {key} out for the study's own")
         try:
             overrides[key] = POINT_TYPES[types[key]](value)
+            if key.endswith("TASK") and value.startswith("jsonl:"):  # from the user's folder, not the kernel's
+                overrides[key] = "jsonl:" + str(Path(value[len("jsonl:"):].strip()).expanduser().resolve())
         except (KeyError, ValueError):
             kind = {"int": "a whole number", "float": "a number", "bool": "True or False"}.get(types[key], types[key])
             raise CourseError(f"--set {key}={value!r}: {key} takes {kind}") from None
