@@ -793,6 +793,8 @@ def cmd_aggregate(args) -> int:
     from .research import sweep
 
     sweep.check_study(args.study)
+    check(not Path(args.out).exists() or Path(args.out).is_dir(), f"out={args.out} is a file; give the folder of a "
+                                                                   "`reproduce` run (it holds grid.json)")
     check((Path(args.out) / "grid.json").is_file(), f"out={args.out} holds no grid.json; give the folder of a "
                                                      "`reproduce` run")
     with folder_lock(args.out):  # not while a `reproduce` writes into the folder
@@ -806,7 +808,7 @@ def _read_evaluation(name: str, path: Path) -> dict:
     if not path.is_file():
         raise CourseError(f"{name}={path} {f'is {what_it_is(path)}' if path.exists() else 'does not exist'}; {fix}")
     try:
-        result = json.loads(path.read_text(encoding="utf-8"))
+        result = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark (an editor's) is no JSON
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise CourseError(f"{name}={path} is not valid JSON ({type(error).__name__}); {fix}") from None
     rows = result.get("per_problem") if isinstance(result, dict) else None
@@ -1124,7 +1126,8 @@ def build_parser() -> argparse.ArgumentParser:
     agg.set_defaults(run=cmd_aggregate)
 
     fig = commands.add_parser("figures", help="render the key charts of docs/findings.md as PNGs (offline, vl-convert)")
-    fig.add_argument("--out", type=Path, default=Path("docs/figures"), help="folder for the PNGs")
+    fig.add_argument("--out", type=Path, default=REPOSITORY / "docs" / "figures",
+                     help="folder for the PNGs (default: the checkout's docs/figures, from any folder)")
     fig.set_defaults(run=cmd_figures)
 
     notebooks = commands.add_parser("notebooks", help="execute every notebook (numbered ones, then experiment) with papermill")

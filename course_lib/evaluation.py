@@ -115,6 +115,9 @@ def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k
 
     before_by_id = {row["id"]: score(row) for row in before["per_problem"]}
     ids = [row["id"] for row in after["per_problem"]]
-    check(set(ids) == set(before_by_id), "the two evaluations are not on the same problems; evaluate both on one set")
+    only_after, only_before = sorted(set(ids) - set(before_by_id)), sorted(set(before_by_id) - set(ids))
+    check(not only_after and not only_before,
+          f"the two evaluations are not on the same problems ({len(only_after)} only in after, e.g. "
+          f"{only_after[:1]}; {len(only_before)} only in before, e.g. {only_before[:1]}); evaluate both on one set")
     after_by_id = {row["id"]: score(row) for row in after["per_problem"]}
     return paired_bootstrap([after_by_id[i] for i in ids], [before_by_id[i] for i in ids], n_boot, seed)

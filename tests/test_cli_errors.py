@@ -533,3 +533,32 @@ def test_a_relative_jsonl_path_is_recorded_absolute_so_train_finds_it_from_anoth
                               "../here/ids.txt", "--max-steps", "1", "--num-generations", "2", "--prompts-per-step",
                               "2", "--quiet", "--out", "run")
     assert done.returncode == 0 and (other / "run" / "summary.json").exists(), done.stderr
+
+
+def test_compare_reads_a_byte_order_mark_and_names_problems_the_other_file_lacks(tmp_path):
+    after, before = tmp_path / "after.json", tmp_path / "before.json"
+    rows = [{"id": i, "k": 2, "n_correct": 1, "pass_rate": 0.5} for i in ("a", "b")]
+    after.write_bytes(b"\xef\xbb\xbf" + json.dumps({"per_problem": rows}).encode())  # as some editors save JSON
+    before.write_text(json.dumps({"per_problem": [{**rows[0]}, {**rows[1], "id": "c"}]}))
+    done = run_cli_in_process("compare", "--after", after, "--before", before, "--out", tmp_path / "gain.json")
+    assert done.returncode == 2 and done.stderr.strip() == (
+        "error: the two evaluations are not on the same problems (1 only in after, e.g. ['b']; 1 only in before, "
+        "e.g. ['c']); evaluate both on one set"), done.stderr
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["aggregate", "hard-wins", "--out", "OUT/a-file"], "out=OUT/a-file is a file; give the folder of a `reproduce` run"),
+    (["reproduce", "hard-wins", "--profile", "smoke", "--where", "SEED=0", "--where", "SEED=1", "--out", "OUT/s"],
+     "where: SEED is given twice (the second would replace the first)"),
+])
+def test_a_file_for_a_study_folder_and_a_slice_key_given_twice_are_named(tmp_path, args, said):
+    (tmp_path / "a-file").write_text("")
+    done = run_cli_in_process(*[a.replace("OUT", str(tmp_path)) for a in args])
+    assert done.returncode == 2 and said.replace("OUT", str(tmp_path)) in done.stderr, done.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_models_folder_that_does_not_exist_is_named_not_a_missing_checkpoint(tmp_path):
+    done = run_cli("calibrate", "--model", "tiny-s", "--n", "2", "--k", "2",
+                   env={"COURSE_MODELS_DIR": str(tmp_path / "nowhere")})
+    assert done.returncode == 2 and f"COURSE_MODELS_DIR={tmp_path / 'nowhere'} does not exist" in done.stderr

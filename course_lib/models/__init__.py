@@ -130,6 +130,9 @@ def resolve_model_path(name_or_path: str) -> Path | None:
         check(not MODELS_DIR.exists() or MODELS_DIR.is_dir(),
               f"COURSE_MODELS_DIR={MODELS_DIR} is a file; give the folder that holds the tiny models, or unset it")
         path = MODELS_DIR / name_or_path
+        check(MODELS_DIR.exists() or "COURSE_MODELS_DIR" not in os.environ,
+              f"model={name_or_path!r}: COURSE_MODELS_DIR={MODELS_DIR} does not exist; give the folder that holds "
+              "the tiny models, or unset it (the course's own are in data/models)")
         check(
             (path / "config.json").exists(),
             f"model={name_or_path!r}: no checkpoint in {path}; build it with "

@@ -108,6 +108,10 @@ def parse_where(pairs, separator: str = "=", option: str = "where") -> dict:
     """A slice of a grid from KEY=VALUE pairs (the CLI's --where; notebooks use ':' for papermill's sake)."""
     bad = [pair for pair in pairs if separator not in pair]
     check(not bad, f"{option}: {bad[0]!r} must look like KEY{separator}VALUE, e.g. SEED{separator}0" if bad else "")
+    keys = [pair.split(separator, 1)[0] for pair in pairs]
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    check(not twice, f"{option}: {twice[0] if twice else ''} is given twice (the second would replace the first); "
+                     "give each key once (one slice per run)")
     return dict(pair.split(separator, 1) for pair in pairs)
 
 
