@@ -562,3 +562,11 @@ def test_a_models_folder_that_does_not_exist_is_named_not_a_missing_checkpoint(t
     done = run_cli("calibrate", "--model", "tiny-s", "--n", "2", "--k", "2",
                    env={"COURSE_MODELS_DIR": str(tmp_path / "nowhere")})
     assert done.returncode == 2 and f"COURSE_MODELS_DIR={tmp_path / 'nowhere'} does not exist" in done.stderr
+
+
+def test_figures_writes_the_checkouts_docs_figures_from_any_folder(tmp_path, monkeypatch):
+    from course_lib.__main__ import build_parser
+    from course_lib.paths import REPOSITORY
+
+    monkeypatch.chdir(tmp_path)
+    assert build_parser().parse_args(["figures"]).out == REPOSITORY / "docs" / "figures"
