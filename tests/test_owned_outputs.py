@@ -584,8 +584,12 @@ def test_a_failed_start_is_not_a_run_to_protect_but_a_saved_checkpoint_is(tmp_pa
     (checkpoint / "trainer_state.json").write_text("{}")
     (checkpoint / MARKER).write_text(json.dumps({"sha256": {"trainer_state.json": file_sha256(
         checkpoint / "trainer_state.json")}}))
-    with pytest.raises(CourseError, match="holds a run with a different config"):
+    with pytest.raises(CourseError, match=r"holds a run with a different config, model or problems \(learning_rate="
+                                          r"0\.0003 \(the run's: 0\.5\)\)"):  # names what differs
         _check_run_dir(tmp_path / "run", _record(CourseConfig()), "tiny-s", ids)
+    with pytest.raises(CourseError, match=r"\(model='tiny-m' \(the run's: 'tiny-s'\); learning_rate=.*; 1 problems "
+                                          r"\(the run's: 2, not the same ids\)\)"):
+        _check_run_dir(tmp_path / "run", _record(CourseConfig()), "tiny-m", ["a"])
 
 
 @pytest.mark.slow

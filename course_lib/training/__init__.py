@@ -400,10 +400,15 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
     for name in MEMORY_ONLY_FIELDS:  # they change memory, not results: a run may resume with other values
         previous_config.pop(name, None)
     config_json = {key: value for key, value in config_json.items() if key not in MEMORY_ONLY_FIELDS}
-    same = previous_config == config_json and previous["model"] == model_name and \
-        previous["problem_ids"] == problem_ids
-    check(same, f"out={run_dir} holds a run with a different config, model or problems; "
-                "use a new folder or delete this one")
+    differ = [f"{key}={config_json.get(key)!r} (the run's: {previous_config.get(key)!r})"
+              for key in sorted(set(previous_config) | set(config_json)) if previous_config.get(key) != config_json.get(key)]
+    if previous["model"] != model_name:
+        differ.insert(0, f"model={model_name!r} (the run's: {previous['model']!r})")
+    if previous["problem_ids"] != problem_ids:
+        differ.append(f"{len(problem_ids)} problems (the run's: {len(previous['problem_ids'])}, not the same ids)"
+                      if len(problem_ids) != len(previous["problem_ids"]) else "other problems (ids or order)")
+    check(not differ, f"out={run_dir} holds a run with a different config, model or problems ({'; '.join(differ[:3])}"
+                      f"{' ...' if len(differ) > 3 else ''}); use a new folder or delete this one")
     return (int(checkpoint.name.split("-")[1]) if checkpoint else 0), broken
 
 
