@@ -87,6 +87,9 @@ def check_id(uid: str) -> None:
     check(isinstance(uid, str) and uid != "" and uid == uid.strip() and len(uid.splitlines()) == 1,
           f"problem id {uid!r} cannot be written to a table or an ids file: an id must be non-empty text without "
           "line breaks or spaces at its ends; fix that id in the data")
+    check(not uid.startswith(("=", "+", "@")),
+          f"problem id {uid!r} starts with {uid[:1]!r}, which a spreadsheet opening the difficulty table would run as a "
+          "formula; give ids that start with a letter or digit")
 
 
 def _data_root(data_dir) -> Path | None:

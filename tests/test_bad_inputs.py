@@ -296,7 +296,7 @@ def test_estimate_and_calibrate_accept_a_run_folder(odd_run, capsys, tmp_path):
 
 
 @pytest.mark.parametrize(("uid", "shown"), [("", "''"), (" a", "' a'"), ("b ", "'b '"), ("c\nd", "'c\\nd'"),
-                                           ("e\u2028f", "'e\\u2028f'")])
+                                           ("e\u2028f", "'e\\u2028f'"), ("=cmd()", "'=cmd()'"), ("@x", "'@x'")])
 def test_a_pool_with_an_empty_or_blank_edged_id_is_refused_naming_it(tmp_path, uid, shown):
     from course_lib.problems import problems
 
