@@ -46,7 +46,7 @@ def probe(share: float) -> dict:
     manifest = read_manifest(str(out))
     model, tokenizer = load_trained(str(out))
     row = {"wordy_share": share, "parameters": manifest["parameters"], "final_loss": manifest["final_loss"],
-           "pretrain_seconds": manifest["pretrain_seconds"], "torch_threads": manifest["torch_threads"],
+           "pretrain_seconds": manifest["pretrain_seconds"], "torch_threads": manifest.get("torch_threads"),
            "sha256": manifest["sha256"]["model.safetensors"]}
     problems = problem_source("arith", "train", CALIBRATION["n"], CALIBRATION["seed"])
     for limit in LIMITS:
