@@ -17,7 +17,7 @@ from course_lib.training import load_trained
 HERE = Path(__file__).resolve().parent
 BUILD = Path("build/format-limited-probes")
 SHARES = (0.8, 0.9)
-LIMITS = (96, 256)  # new tokens: the tiny profile's limit (the regime), and room for the long way (the skill)
+LIMITS = (96, 224)  # new tokens: the tiny profile's limit (the regime), and room for the long way (the skill)
 CALIBRATION = {"n": 500, "k": 8, "seed": 0, "temperature": 1.0}
 COLUMNS = ["wordy_share", "parameters", "final_loss", "pretrain_seconds", "torch_threads", "sha256",
            *[f"at{limit}_l{level}" for limit in LIMITS for level in range(1, 6)],
@@ -62,8 +62,8 @@ def probe(share: float) -> dict:
 
 
 def meets_targets(row: dict) -> bool:
-    """The README's targets: format-limited at 96 tokens, strong at 256."""
-    return float(row["at96_l35"]) <= 0.15 and float(row["at256_l35"]) >= 0.60
+    """The README's targets: format-limited at 96 tokens, strong at 224."""
+    return float(row["at96_l35"]) <= 0.15 and float(row["at224_l35"]) >= 0.60
 
 
 def main() -> None:
