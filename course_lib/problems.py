@@ -62,13 +62,15 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
         check(rows, f"split={split!r} of {task} holds no problem: a hash of each prompt puts about "
                     f"{TEST_SHARE}% of a file in test; use split all, or add questions")
         if levels is not None:
+            shown = ",".join(str(level) for level in levels)  # as --levels takes them
             check(any(p.level is not None for p in rows),
-                  f"levels={levels!r}: {task} gives its problems no level; leave levels out, or add a 'level' to rows")
+                  f"levels={shown}: {task} gives its problems no level; leave levels out, or add a 'level' to rows")
             wanted = {int(level) for level in levels}
             rows = [p for p in rows if p.level in wanted]
-        check(rows, f"levels={levels!r} leaves no {task} {split} problem; the levels present are "
+        check(rows, f"levels={','.join(str(level) for level in levels or ())} leaves no {task} {split} problem; the "
+                    "levels present are "
                     f"{sorted({p.level for p in _real_rows(task, family, split, _data_root(data_dir))}, key=str)}")
-        chosen = _sample(rows, n, seed, task)
+        chosen = _sample(rows, n, seed, task, split)
     for problem in chosen:
         check_id(problem.id)
     if answer_format is not None:
@@ -126,11 +128,12 @@ def _real_rows(task: str, family: str, split: str, root: Path | None) -> list[Pr
     return rows if split == "all" else [p for p in rows if hash_split(p.prompt) == split]
 
 
-def _sample(rows: list[Problem], n: int | None, seed: int, task: str) -> list[Problem]:
+def _sample(rows: list[Problem], n: int | None, seed: int, task: str, split: str = "train") -> list[Problem]:
     """`n` of `rows` drawn by `seed`, kept in the file's order; all of them when n is None."""
     if n is None:
         return rows
-    check(n <= len(rows), f"n={n} is more than the {len(rows)} problems {task} has here; ask for at most {len(rows)}")
+    check(n <= len(rows), f"n={n} is more than the {len(rows)} problems of {task}'s {split} split (after any "
+                          f"levels); ask for at most {len(rows)}")
     picked = sorted(random.Random(f"{task}/{seed}").sample(range(len(rows)), n))
     return [rows[i] for i in picked]
 

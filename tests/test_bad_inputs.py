@@ -354,7 +354,7 @@ def test_levels_asked_of_a_jsonl_without_levels_say_the_file_has_none(capsys, tm
     questions = write_jsonl(tmp_path / "q.jsonl", [{"question": f"{i}+1=?", "answer": str(i + 1)} for i in range(4)])
     line = one_line_error(capsys, "estimate", "--model", "tiny-s", "--task", f"jsonl:{questions}", "--split", "all",
                           "--levels", "1", "--k", "2", "--no-cache", "--quiet", "--out", tmp_path / "table.csv")
-    assert "levels=[1]" in line and "gives its problems no level" in line and "add a 'level'" in line
+    assert "levels=1:" in line and "gives its problems no level" in line and "add a 'level'" in line
 
 
 def test_a_jsonl_task_with_no_path_is_refused(capsys, tmp_path):

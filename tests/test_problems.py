@@ -73,7 +73,7 @@ def test_a_pool_spec_rebuilds_the_same_pool(shared_data):
     ({"task": "gsm8k", "split": "ood"}, "split='ood' is not a split of gsm8k"),
     ({"task": "gsm8k", "n": 100_000}, "n=100000 is more than the 7473 problems"),
     ({"task": "gsm8k", "n": 0}, "n=0 must be a positive integer"),
-    ({"task": "math", "levels": [9]}, "levels=[9] leaves no math train problem"),
+    ({"task": "math", "levels": [9]}, "levels=9 leaves no math train problem"),
     ({"task": "arith"}, "n is required for the procedural task arith"),
     ({"task": "gsm8k", "answer_format": "xml"}, "answer_format='xml' is unknown"),
     ({"task": "jsonl:/no/such.jsonl", "split": "all"}, "does not exist"),
