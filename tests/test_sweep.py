@@ -985,3 +985,15 @@ def test_aggregate_never_drops_points_a_results_table_lists(tmp_path, damage):
     assert done.returncode == 2 and said in done.stderr, done.stderr
     for name in ("results.csv", "provenance.json"):
         assert (copy / name).read_bytes() == (committed / name).read_bytes()
+
+
+def test_a_second_damaged_record_keeps_the_first_damaged_copy(tmp_path):
+    point = {"SEED": 0}
+    record = tmp_path / "points" / f"{point_name(point)}.json"
+    record.parent.mkdir()
+    for text in ('{"point": ', "[]"):
+        record.write_text(text)
+        with pytest.warns(UserWarning):
+            assert done_record(tmp_path, point) is None
+    assert record.with_name(record.name + ".damaged").read_text() == '{"point": '
+    assert record.with_name(record.name + ".damaged.2").read_text() == "[]"

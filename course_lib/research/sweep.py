@@ -196,8 +196,13 @@ def _saved(path: Path, point: dict, status: str) -> dict | None:
         raise CourseError(f"{path} cannot be read ({error.strerror or error}); make it readable or delete it") from None
     if why is None:
         return record
-    path.replace(path.with_name(path.name + ".damaged"))
-    warnings.warn(f"{path} {why}; set aside as {path.name}.damaged, the point will run again", stacklevel=2)
+    aside = path.with_name(path.name + ".damaged")
+    number = 1
+    while aside.exists():  # an earlier damaged copy is kept too: each may be what someone needs to look at
+        number += 1
+        aside = path.with_name(f"{path.name}.damaged.{number}")
+    path.replace(aside)
+    warnings.warn(f"{path} {why}; set aside as {aside.name}, the point will run again", stacklevel=2)
     return None
 
 
