@@ -460,6 +460,18 @@ def atomic_write_text(path, text: str) -> None:
     atomic_write_bytes(path, text.encode())
 
 
+def atomic_write_rows(path, columns: list[str], rows: list[dict]) -> None:
+    """A CSV table (header, then one line per dict) written whole or not at all: a study's probes table."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, buffer.getvalue())
+
+
 def atomic_write_bytes(path, data: bytes) -> None:
     """Write bytes so that readers see the old file or the new one, never half of it."""
     path = Path(path)

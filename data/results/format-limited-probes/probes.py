@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import csv
-import io
 import subprocess
 import sys
 from pathlib import Path
 
 from course_lib.models import read_manifest
 from course_lib.problems import problems as problem_source
-from course_lib.provenance import atomic_write_text, git_commit, library_versions
+from course_lib.provenance import atomic_write_rows, git_commit, library_versions
 from course_lib.research.calibration import pass_rates
 from course_lib.training import load_trained
 
@@ -30,11 +29,7 @@ def read_rows() -> list[dict]:
 
 
 def write_rows(rows: list[dict]) -> None:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(HERE / "probes.csv", buffer.getvalue())
+    atomic_write_rows(HERE / "probes.csv", COLUMNS, rows)
 
 
 def probe(share: float) -> dict:
