@@ -4,3 +4,4 @@
 set -euo pipefail
 export OMP_NUM_THREADS=1
 "${PY:-python}" data/results/tinymath-size-probes/probes.py
+"${PY:-python}" data/results/tinymath-size-probes/report.py
