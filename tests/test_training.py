@@ -177,8 +177,11 @@ def test_a_folder_with_a_different_run_is_refused(finished_run, problems, change
         pool = pool[:-1]
     else:
         pool = pool[::-1]
+    said = {"config": "learning_rate=1e-05 (the run's: 0.0003)", "model": "model='tiny-m' (the run's: 'tiny-s')",
+            "problems": "11 problems (the run's: 12, not the same ids)", "problem order": "other problems (ids or order)"}
     with pytest.raises(CourseError, match=f"^out={re.escape(str(finished_run[0]))} holds a run with a different "
-                                          "config, model or problems; use a new folder or delete this one$"):
+                                          rf"config, model or problems \({re.escape(said[change])}\); use a new "
+                                          "folder or delete this one$"):
         train_grpo(model, pool, config, finished_run[0])
 
 
@@ -956,3 +959,37 @@ def test_the_adapters_target_modules_are_written_in_one_order(tmp_path):
     assert config.read_text() == json.dumps({"r": 16, "target_modules": ["down_proj", "q_proj", "v_proj"]}, indent=2)
     sort_target_modules(tmp_path / "none.json")  # a full fine-tune: nothing to sort, no error
     assert not (tmp_path / "none.json").exists()
+
+
+def test_a_log_line_torn_by_a_kill_is_dropped_on_resume_and_other_damage_is_named(tmp_path):
+    """A kill mid-append leaves a last line without its end: resuming drops it (it logged a step after the
+    checkpoint); a damaged line elsewhere, a row without a step or not an object, is one line naming file and line."""
+    from course_lib.training import _truncate_after, read_jsonl_log
+
+    log = tmp_path / "ledger.jsonl"
+    log.write_text('{"step": 1, "problem_id": "a"}\n{"step": 2, "problem_id": "b"}\n{"step": 2, "problem_id": "ar')
+    assert [row["step"] for row in read_jsonl_log(log)] == [1, 2]
+    _truncate_after(log, 1)
+    assert log.read_text() == '{"step": 1, "problem_id": "a"}\n'
+    for damaged, number in [('{"step": 1}\n{"step": 2, "x\n{"step": 3}\n', 2), ('{"step": 1}\n{"problem_id": "a"}\n', 2),
+                            ("[1, 2]\n", 1), ('{"step": true}\n', 1)]:
+        log.write_text(damaged)
+        with pytest.raises(CourseError, match=rf"ledger.jsonl:{number} is not a log row"):
+            _truncate_after(log, 5)
+    with pytest.raises(CourseError, match="is a folder; give a run's metrics.jsonl or ledger.jsonl"):
+        read_jsonl_log(tmp_path)
+
+
+def test_a_checkpoint_renamed_by_hand_is_not_resumed_at_its_name(tmp_path):
+    """checkpoint-5 copied from checkpoint-1 would resume at step 5 and log step 2 twice: it is set aside."""
+    from course_lib.training.checkpoints import MARKER, damage, folder_sha256
+
+    checkpoint = tmp_path / "checkpoint-5"
+    checkpoint.mkdir()
+    (checkpoint / "trainer_state.json").write_text(json.dumps({"global_step": 1}))
+    (checkpoint / MARKER).write_text(json.dumps({"sha256": folder_sha256(checkpoint)}))
+    assert damage(checkpoint) == f"{checkpoint} holds the state of step 1, not step 5 (a copy under another name)"
+    (checkpoint / "trainer_state.json").write_text(json.dumps({"global_step": 5}))
+    (checkpoint / MARKER).write_text(json.dumps({"sha256": {"trainer_state.json": folder_sha256(checkpoint)[
+        "trainer_state.json"]}}))
+    assert damage(checkpoint) is None

@@ -30,6 +30,7 @@ import torch
 
 from ..classroom.quiet import no_weight_bars
 from ..errors import CourseError, check
+from ..paths import what_it_is
 from ..provenance import atomic_write_text, folder_lock, git_commit, library_versions
 from ..rewards import correctness_reward
 from ..sampling import checked_prompt_ids
@@ -186,10 +187,34 @@ def _append_lines(path: Path, lines: list[str]) -> None:
 
 
 def _truncate_after(path: Path, step: int) -> None:
-    """Keep only the lines of a JSON Lines file logged at or before `step` (used when resuming)."""
+    """Keep only the lines of a JSON Lines file logged at or before `step` (used when resuming); a last line cut
+    short by a kill is dropped with the rest of the steps after the checkpoint."""
     if path.exists():
-        kept = [line for line in path.read_text().splitlines() if line and json.loads(line)["step"] <= step]
+        kept = [line for row, line in _log_rows(path, torn_end_ok=True) if row["step"] <= step]
         atomic_write_text(path, "".join(line + "\n" for line in kept))
+
+
+def _log_rows(path: Path, torn_end_ok: bool = False) -> list[tuple[dict, str]]:
+    """(row, line) for each line of a run's JSON Lines log, each row an object with an integer `step`; a damaged
+    line is one error naming the file and line. `torn_end_ok`: a last line without its newline that does not parse
+    (a kill mid-write: the appends are not atomic) is left out."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.splitlines()
+    rows = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            if torn_end_ok and number == len(lines) and not text.endswith("\n"):
+                break  # written when the run was killed: after the checkpoint, so dropped on resume anyway
+            row = None
+        check(isinstance(row, dict) and isinstance(row.get("step"), int) and not isinstance(row["step"], bool),
+              f"{path}:{number} is not a log row (a JSON object with an integer step); the run folder was edited or "
+              "damaged: restore that file, or train again into a new folder")
+        rows.append((row, line))
+    return rows
 
 
 # ---------------------------------------------------------------------------
@@ -757,7 +782,8 @@ def read_jsonl_log(path) -> list[dict]:
     path = Path(path)
     if not path.exists():
         raise CourseError(f"{path} does not exist; is this a run folder written by train_grpo?")
-    return [json.loads(line) for line in path.read_text().splitlines() if line]
+    check(path.is_file(), f"{path} is {what_it_is(path)}; give a run's metrics.jsonl or ledger.jsonl")
+    return [row for row, _ in _log_rows(path, torn_end_ok=True)]
 
 
 def trl_loss_on_fixed_batch(model, tokenizer, prompts, completions, rewards, group_size: int, out, old_logps=None,

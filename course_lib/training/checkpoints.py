@@ -51,7 +51,20 @@ def damage(checkpoint: Path) -> str | None:
         return f"{checkpoint / MARKER} is damaged"
     if not isinstance(expected, dict) or not expected:
         return f"{checkpoint / MARKER} is damaged"
-    return mismatch(checkpoint, expected)
+    return mismatch(checkpoint, expected) or misnumbered(checkpoint)
+
+
+def misnumbered(checkpoint: Path) -> str | None:
+    """Why a checkpoint's name disagrees with the step its trainer_state.json holds (a copy renamed by hand would
+    resume at the wrong step and log steps twice); None when they agree or the state names no step."""
+    try:
+        step = json.loads((checkpoint / "trainer_state.json").read_text(encoding="utf-8")).get("global_step")
+    except (OSError, ValueError, AttributeError):
+        return None  # no trainer state: the marker's hashes are what vouch for the folder
+    named = int(checkpoint.name.split("-")[1])
+    if isinstance(step, int) and step != named:
+        return f"{checkpoint} holds the state of step {step}, not step {named} (a copy under another name)"
+    return None
 
 
 def numbered_checkpoints(run_dir) -> list[Path]:
