@@ -593,6 +593,8 @@ def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
 
     overrides = parse_overrides(["POOL_SIZE=24", "BUDGET=0.2", "ESTIMATE_POOL=false", "MODEL=/m"], backend="hf")
     assert overrides == {"POOL_SIZE": 24, "BUDGET": 0.2, "ESTIMATE_POOL": False, "MODEL": "/m", "BACKEND": "hf"}
+    budgets = [parse_overrides([f"BUDGET={text}"])["BUDGET"] for text in ("5", "1", "1.0", "0.5")]
+    assert budgets == [5, 1, 1.0, 0.5] and [type(b) for b in budgets] == [int, int, float, float]  # as select reads
     points = expand("capacity-boundary", "paper", overrides={"MODEL": "/m"})
     assert len(points) == 12 and {p["MODEL"] for p in points} == {"/m"}  # 36 points of three sizes: 12 of one
     with pytest.raises(CourseError, match="--set POOL=.*: POOL is not an experiment parameter"):

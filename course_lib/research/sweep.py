@@ -81,6 +81,8 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
         check(value.strip() != "", f"--set {key}= has no value; give one, or leave {key} out for the study's own")
         try:
             overrides[key] = POINT_TYPES[types[key]](value)
+            if key == "BUDGET" and re.fullmatch(r"[0-9]+", value.strip()):
+                overrides[key] = int(value)  # a count of problems, as `select --budget 50`; 0.1 is a fraction
             if key.endswith("TASK") and value.startswith("jsonl:"):  # from the user's folder, not the kernel's
                 overrides[key] = "jsonl:" + str(Path(value[len("jsonl:"):].strip()).expanduser().resolve())
         except (KeyError, ValueError):
