@@ -154,9 +154,15 @@ def cmd_notebooks(args) -> None:
     _check_outputs(args, args.out, folder=True)
     for notebook in course_notebooks():  # an executed copy replaces only an executed copy, never a lesson
         _check_executed_copy(Path(args.out) / notebook.name)
+    check(args.only is None or (args.only and all(prefix.strip() for prefix in args.only)),
+          "--only needs at least one notebook prefix, e.g. --only 00 03; leave it out to run every notebook")
     summary_file = Path(args.out) / "summary.json"
     check(not summary_file.exists() or _is_course_summary(summary_file),
           f"out={args.out} holds a summary.json that `notebooks` did not write; give another folder")
+    if args.only and summary_file.exists():  # a few notebooks again: the others' entries stay in the summary
+        earlier = json.loads(summary_file.read_text(encoding="utf-8"))["profile"]
+        check(earlier == args.profile, f"out={args.out} holds notebooks executed in profile {earlier!r}; run "
+                                       f"--only in that profile, or give another folder for {args.profile!r}")
     with folder_lock(args.out):
         summary = run_course(args.profile, args.out, only=args.only or None, progress=not args.quiet)
     for item in summary["notebooks"]:

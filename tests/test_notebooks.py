@@ -481,3 +481,33 @@ def test_a_failing_notebook_still_says_what_failed(tmp_path, monkeypatch, capsys
                                                  'sys.__stderr__.flush()\nos._exit(3)')
     with pytest.raises(Exception, match="segfault-like crash"):  # a dead kernel: its log's tail is in the message
         notebooks.execute(dead, tmp_path / "out", {"PROFILE": "smoke"}, log=tmp_path / "out" / "logs" / "dead.log")
+
+
+def test_only_a_few_notebooks_again_keeps_the_others_in_the_summary(tmp_path, monkeypatch):
+    """`notebooks --only 00` after the whole course replaces 00's entry, keeps the others' (their executed copies
+    are still there), in course order; `--only` with no prefix and another profile's folder are refused."""
+    from conftest import run_cli_in_process
+
+    from course_lib.classroom import notebooks
+
+    ran = []
+
+    def execute(notebook, out, parameters, log=None, **kwargs):
+        ran.append(notebook.name)
+        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))  # as an executed copy
+        return {"notebook": notebook.name, "seconds": float(len(ran)), "records": {}}
+
+    monkeypatch.setattr(notebooks, "execute", execute)
+    out = tmp_path / "out"
+    out.mkdir()
+    whole = notebooks.run_course("smoke", out, progress=False)
+    names = [item["notebook"] for item in whole["notebooks"]]
+    again = notebooks.run_course("smoke", out, only=["02"], progress=False)
+    assert [item["notebook"] for item in again["notebooks"]] == [names[2]]
+    summary = json.loads((out / "summary.json").read_text())
+    assert [item["notebook"] for item in summary["notebooks"]] == names
+    assert summary["notebooks"][2]["seconds"] == float(len(names) + 1) and summary["notebooks"][1]["seconds"] == 2.0
+    for args, said in [(["--only"], "--only needs at least one notebook prefix"),
+                       (["--only", "02", "--profile", "tiny"], "holds notebooks executed in profile 'smoke'")]:
+        done = run_cli_in_process("notebooks", "--out", out, *args)
+        assert done.returncode == 2 and said in done.stderr, done.stderr

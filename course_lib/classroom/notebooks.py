@@ -134,6 +134,21 @@ def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
             print(f"\n{notebook.name} failed: {lines[-1]}\n  executed notebook: "
                   f"{out / notebook.name}\n  kernel log: {log}", file=sys.stderr)
             raise
-    summary = {"profile": profile, "notebooks": results, "commit": git_commit(), "versions": library_versions()}
+    summary = {"profile": profile, "notebooks": _merged(out, profile, results), "commit": git_commit(),
+               "versions": library_versions()}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-    return summary
+    return {**summary, "notebooks": results}
+
+
+def _merged(out: Path, profile: str, results: list[dict]) -> list[dict]:
+    """This run's entries with those of an earlier run into the same folder and profile (`--only 00` after the
+    whole course keeps the others' timings), for every notebook whose executed copy is still there, in course order."""
+    try:
+        earlier = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        earlier = {}
+    rerun = {item["notebook"] for item in results}
+    kept = [item for item in earlier.get("notebooks", []) if earlier.get("profile") == profile
+            and isinstance(item, dict) and item.get("notebook") not in rerun and (out / str(item.get("notebook"))).exists()]
+    order = {path.name: index for index, path in enumerate(course_notebooks())}
+    return sorted(kept + results, key=lambda item: order.get(item["notebook"], len(order)))
