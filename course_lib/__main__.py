@@ -489,7 +489,8 @@ def read_ids(path: Path, problems) -> list:
     unknown = [i for i in ids if i not in by_id]
     if unknown or not ids:
         raise CourseError(f"ids={path} names {len(unknown)} problem(s) not in this task's pool (e.g. {unknown[:2]}); "
-                          "use the same --task, --split, --n and --seed as `estimate`" if ids else f"ids={path} is empty")
+                          "give train the pool estimate drew from: the same --task, --split and --n, and estimate's "
+                          "--seed as --pool-seed" if ids else f"ids={path} is empty; select at least one problem")
     return [by_id[i] for i in ids]
 
 

@@ -302,4 +302,25 @@ def read_table(path) -> pd.DataFrame:
     missing = [c for c in ("id", "level", "pass_rate") if c not in table.columns]
     check(not missing, f"table={path} is missing column(s) {', '.join(missing)}; it must come from `estimate`")
     check(len(table) > 0, f"table={path} has no rows; {fix}")
+    _check_rows(table, path, fix)
     return table
+
+
+def _check_rows(table: pd.DataFrame, path: Path, fix: str) -> None:
+    """Every row's pass rate a number in [0, 1] (and n_correct / k where the table has them) and its level a whole
+    number or blank, whichever strategy reads it: an edited row is named, not read differently by each."""
+    rates = pd.to_numeric(table["pass_rate"], errors="coerce")
+    bad = table.index[rates.isna() | (rates < 0) | (rates > 1)]
+    check(bad.empty, f"table={path}: problem {table['id'].iloc[bad[0]] if len(bad) else ''!r} has pass_rate "
+                     f"{table['pass_rate'].iloc[bad[0]] if len(bad) else ''!r}, not a number from 0 to 1; {fix}")
+    if {"k", "n_correct"} <= set(table.columns):
+        k, right = pd.to_numeric(table["k"], errors="coerce"), pd.to_numeric(table["n_correct"], errors="coerce")
+        off = table.index[~((k >= 1) & (right >= 0) & (right <= k) & ((right / k - rates).abs() < 1e-6))]
+        check(off.empty, f"table={path}: problem {table['id'].iloc[off[0]] if len(off) else ''!r} has pass_rate "
+                         f"{rates.iloc[off[0]] if len(off) else ''} but {table['n_correct'].iloc[off[0]] if len(off) else ''}"
+                         f" of {table['k'].iloc[off[0]] if len(off) else ''} right; the table was changed after "
+                         f"`estimate` wrote it; {fix}")
+    levels = pd.to_numeric(table["level"], errors="coerce")
+    odd = table.index[table["level"].notna() & (levels.isna() | (levels != levels.round()))]
+    check(odd.empty, f"table={path}: problem {table['id'].iloc[odd[0]] if len(odd) else ''!r} has level "
+                     f"{table['level'].iloc[odd[0]] if len(odd) else ''!r}, not a whole number; {fix}")

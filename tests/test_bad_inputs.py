@@ -367,7 +367,7 @@ def test_a_jsonl_task_with_no_path_is_refused(capsys, tmp_path):
 def test_select_on_a_table_of_ties_warns_that_the_choice_is_arbitrary(capsys, tmp_path, rates, warned):
     table = tmp_path / "table.csv"
     table.write_text("id,level,source,k,n_correct,pass_rate\n" + "".join(
-        f"{uid},1,gsm8k,2,0,{rate}\n" for uid, rate in zip("abc", rates)))
+        f"{uid},1,gsm8k,2,{round(float(rate) * 2)},{rate}\n" for uid, rate in zip("abc", rates)))
     import warnings
 
     with warnings.catch_warnings(record=True) as shown:

@@ -570,3 +570,21 @@ def test_figures_writes_the_checkouts_docs_figures_from_any_folder(tmp_path, mon
 
     monkeypatch.chdir(tmp_path)
     assert build_parser().parse_args(["figures"]).out == REPOSITORY / "docs" / "figures"
+
+
+@pytest.mark.parametrize(("row", "said"), [
+    ("b,2,2,1,nan", "problem 'b' has pass_rate"),
+    ("b,2,2,1,1.7", "problem 'b' has pass_rate"),
+    ("b,2,2,0,0.9", "problem 'b' has pass_rate 0.9 but 0 of 2 right; the table was changed after `estimate`"),
+    ("b,abc,2,1,0.5", "problem 'b' has level 'abc', not a whole number"),
+])
+@pytest.mark.parametrize("strategy", ["hard", "random", "levels"])
+def test_an_edited_table_row_is_refused_by_every_strategy_naming_it(tmp_path, row, said, strategy):
+    """A NaN, out-of-range or inconsistent pass rate, or a level that is no number, was refused by some strategies
+    and read by others: now every strategy names the table and the row, before selecting."""
+    table = tmp_path / "t.csv"
+    table.write_text(f"id,level,k,n_correct,pass_rate\na,1,2,1,0.5\n{row}\nc,3,2,2,1.0\n")
+    levels = ["--levels", "1,2"] if strategy == "levels" else []
+    done = run_cli_in_process("select", "--table", table, "--strategy", strategy, *levels, "--budget", "1.0",
+                              "--out", tmp_path / "ids.txt")
+    assert done.returncode == 2 and f"table={table}: " in done.stderr and said in done.stderr, done.stderr
