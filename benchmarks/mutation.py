@@ -21,7 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's course_lib (its commit goes in the report), not an installed one
 OUT = ROOT / "benchmarks" / "results"
-MODULES = ("grpo", "answers", "rewards", "selection", "difficulty", "studies", "training", "sweep", "prompts")
+# the report's row -> the module's file under course_lib/ (the rows keep the names of the modules before they moved
+# into subpackages; "config" is training/config.py, CourseConfig and the checks of the training settings)
+MODULES = {"grpo": "grpo.py", "answers": "answers.py", "rewards": "rewards.py", "selection": "selection.py",
+           "difficulty": "difficulty.py", "studies": "research/studies.py", "training": "training/__init__.py",
+           "config": "training/config.py", "sweep": "research/sweep.py", "prompts": "prompts.py"}
 COMMAND = "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-children 2; python benchmarks/mutation.py)"
 
 # Survivors that are no bug the suite misses: mutant name -> ("equivalent" | "accepted", why[, text its added line
@@ -401,8 +405,8 @@ def excluded_functions() -> list[dict]:
     from mutmut.mutation.file_mutation import create_mutations
 
     rows = []
-    for module in MODULES:
-        path = ROOT / "course_lib" / f"{module}.py"
+    for module, file in MODULES.items():
+        path = ROOT / "course_lib" / file
         source = path.read_text(encoding="utf-8")
         reasons, current = {}, None
         for line in source.splitlines():
@@ -515,8 +519,8 @@ def _load_results() -> dict[str, dict[str, str]]:
     from mutmut.mutation.data import SourceFileMutationData
 
     results = {}
-    for module in MODULES:
-        data = SourceFileMutationData(path=Path("course_lib") / f"{module}.py")
+    for module, file in MODULES.items():
+        data = SourceFileMutationData(path=Path("course_lib") / file)
         data.load()
         results[module] = {name: status_of(code) for name, code in sorted(data.exit_code_by_key.items())}
     return results
