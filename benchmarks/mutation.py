@@ -26,7 +26,9 @@ OUT = ROOT / "benchmarks" / "results"
 MODULES = {"grpo": "grpo.py", "answers": "answers.py", "rewards": "rewards.py", "selection": "selection.py",
            "difficulty": "difficulty.py", "studies": "research/studies.py", "training": "training/__init__.py",
            "config": "training/config.py", "sweep": "research/sweep.py", "prompts": "prompts.py"}
-COMMAND = "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-children 2; python benchmarks/mutation.py)"
+# what made the verdicts; a run made by hand (e.g. with one child beside another job) names its own command here
+COMMAND = os.environ.get("MUTATION_COMMAND") or (
+    "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-children 2; python benchmarks/mutation.py)")
 
 # Survivors that are no bug the suite misses: mutant name -> ("equivalent" | "accepted", why[, text its added line
 # holds]). Names change when their function changes: an entry whose text is not in the mutant's change is not used
@@ -639,7 +641,7 @@ def _what_ran(mutants: str) -> str:
     names = mutants.split()
     if len(names) <= 3 or not all(name.startswith("course_lib.") and "__mutmut_" in name for name in names):
         return mutants
-    modules = Counter(name.split(".x_")[0].rsplit(".", 1)[-1] for name in names)  # the module, not its package
+    modules = Counter(re.split(r"\.x_|\.xǁ", name)[0].rsplit(".", 1)[-1] for name in names)  # the module's row
     return f"{len(names)} named mutants again (" + ", ".join(f"{module} {n}" for module, n in modules.items()) + ")"
 
 
