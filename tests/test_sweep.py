@@ -586,6 +586,10 @@ def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
         parse_overrides(["POOL=3"])
     with pytest.raises(CourseError, match="--set STEPS='many': STEPS takes a whole number"):
         parse_overrides(["STEPS=many"])
+    with pytest.raises(CourseError, match=r"^--set BUDGET='lots': BUDGET takes a number$"):
+        parse_overrides(["BUDGET=lots"])
+    with pytest.raises(CourseError, match=r"^--set ESTIMATE_POOL='maybe': ESTIMATE_POOL takes True or False$"):
+        parse_overrides(["ESTIMATE_POOL=maybe"])
     with pytest.raises(CourseError, match="--backend and --set BACKEND=... disagree"):
         parse_overrides(["BACKEND=hf"], backend="vllm")
     assert parse_overrides(["BACKEND=vllm"]) == {"BACKEND": "vllm"}  # no --backend given: --set's own choice stands
