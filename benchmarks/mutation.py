@@ -33,12 +33,13 @@ COMMAND = os.environ.get("MUTATION_COMMAND") or (
 # Survivors that are no bug the suite misses: mutant name -> ("equivalent" | "accepted", why[, text its added line
 # holds]). Names change when their function changes: an entry whose text is not in the mutant's change is not used
 # (the survivor reads "unexplained"), and an entry naming no mutant is reported as stale.
-TRAINING = "course_lib.training"  # a prefix of the entries below
+TRAINING = "course_lib.training"  # prefixes of the entries below
+CONFIG = "course_lib.training.config"
 TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.selection.x_charge_estimation__mutmut_23": (
         "equivalent", "tokens per completion (1 or 2) does not enter the count of completions that is read",
         "estimation_cost(pool_size, k, 2)"),
-    "course_lib.research.sweep.x_parse_where__mutmut_12": (
+    "course_lib.research.sweep.x_parse_where__mutmut_14": (
         "equivalent", "the message used when no pair is malformed is never shown (the check passes)", 'else "XXXX"'),
     **{f"course_lib.selection.x__seeded_order__mutmut_{n}": (
         "equivalent", "ids are unique (checked before), so how a sort by id treats ties cannot matter", kind)
@@ -71,7 +72,7 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.rewards.x_correctness_reward__mutmut_48": (
         "equivalent", "a completion whose check raised is scored `1.0 if ok else 0.0`: None scores 0.0 as False does",
         "ok = None"),
-    f"{TRAINING}.x_nearest_splits__mutmut_7": (
+    f"{CONFIG}.x_nearest_splits__mutmut_7": (
         "equivalent", "when a batch does not split the process count is at least 2, so both candidates (multiples of "
                       "it) are 0 or at least 2: none is 1", "if n > 1]"),
     **{f"{TRAINING}.x_trl_config__mutmut_{n}": (
@@ -284,7 +285,7 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "equivalent", "torch's pad with value=None pads with 0, the value given", change)
        for n, change in ((86, 'gather("prompt_mask", None'), (106, 'gather("completion_mask", None)'),
                          (130, "gather(key, None)"))},
-    f"{TRAINING}.x_nearest_splits__mutmut_16": (
+    f"{CONFIG}.x_nearest_splits__mutmut_16": (
         "equivalent", "n + 1 never divides n, so counting divisors up to n + 1 finds the same ones", "+ 2)"),
     f"{TRAINING}.x__check_run_dir__mutmut_18": (
         "equivalent", "the previous config is the defaults updated with the saved one, so every memory-only field is "
@@ -391,6 +392,40 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.research.sweep.x__saved__mutmut_{n}": (
         "accepted", "where the warning points (its stacklevel) is not what the run does", change)
        for n, change in ((23, 'point will run again", )'), (24, "stacklevel=3"))},
+    # training/config.py
+    **{f"{CONFIG}.x__help__mutmut_{n}": (
+        "accepted", "_help runs only while CourseConfig's fields are defined, as the module is imported: mutmut's fork "
+                    "server has imported it before a mutant is switched on, so no test session can see the change. "
+                    "Outside mutmut the tests read what it makes: train's older spellings (`--steps`, "
+                    "`--group-size`) and its help", change)
+       for n, change in ((1, "(aliases) and False"), (2, "(aliases) or True"), (3, '"XXhelpXX": text, "aliases"'),
+                         (4, '"HELP": text, "aliases"'), (5, '"XXaliasesXX"'), (6, '"ALIASES"'), (7, "list(None)"),
+                         (8, 'else {"XXhelpXX": text}'), (9, 'else {"HELP": text}'))},
+    # research/studies.py and sweep.py, newer functions
+    **{f"course_lib.research.studies.x_assay_sensitivity__mutmut_{n}": (
+        "equivalent", "the gains are numbers (a list or a column of floats), and an array of them is float without "
+                      "dtype=float; SharedBaseline makes it float again", change)
+       for n, change in ((6, "dtype=None"), (8, "list(reference_gains), )"))},
+    "course_lib.research.studies.x__study_provenance__mutmut_4": (
+        "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI",
+        "encoding=None"),
+    "course_lib.research.studies.x__study_provenance__mutmut_6": (
+        "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"'),
+    "course_lib.research.studies.x_detectable_difference__mutmut_20": (
+        "equivalent", "statsmodels' TTestPower.solve_power defaults to alternative='two-sided', the value given",
+        "power=power, )"),
+    "course_lib.research.studies.x_paired_power__mutmut_10": (
+        "equivalent", "statsmodels' TTestPower.power defaults to alternative='two-sided', the value given", "alpha=alpha, ))"),
+    **{f"course_lib.research.sweep.x_parse_overrides__mutmut_{n}": (
+        "equivalent", "every experiment parameter is an int, float, bool or str, and str() never fails: the fallback "
+                      "word for another type is never used", change) for n, change in ((36, "types[key], None)"),
+                                                                                     (37, ".get(types[key])"),
+                                                                                     (38, ".get(types[key], )"))},
+    **{f"course_lib.selection.x_pass_rate_counts__mutmut_{n}": (
+        "equivalent", why, change) for n, why, change in (
+        (16, "pandas reads astype(None) as float64, as astype(float): the same numbers", "astype(None).to_numpy()"),
+        (30, "the right-answer counts as floats (2.0) label the same groups: reindexing by the whole numbers 0..K "
+             "matches them, and the labels are made from that index", "round().astype(None)"))},
     f"{TRAINING}.x__train_grpo__mutmut_225": (
         "accepted", "the run's wall time is kept for reading, to a tenth of a second; hundredths change no finding",
         "start, 2)"),

@@ -393,7 +393,7 @@ def test_each_worker_gets_a_share_of_the_idle_cores(monkeypatch):
 def test_parse_where_reads_pairs_and_names_a_malformed_one():
     assert parse_where(["SEED=0", "TASK=arith"]) == {"SEED": "0", "TASK": "arith"}
     assert parse_where("MODEL:tiny-s,SEED:0".split(","), ":") == {"MODEL": "tiny-s", "SEED": "0"}
-    with pytest.raises(CourseError, match="'SEED0' must look like KEY=VALUE"):
+    with pytest.raises(CourseError, match="^where: 'SEED0' must look like KEY=VALUE, e.g. SEED=0$"):  # the option named
         parse_where(["SEED0"])
 
 
