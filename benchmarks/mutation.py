@@ -56,14 +56,14 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
         "equivalent", "pandas reads UTF-8 when no encoding is given (`encoding or \"utf-8\"` in pandas.io.common), "
                       "whatever the locale", change)
-       for n, change in ((15, "encoding=None"), (18, "nrows=0, )"), (29, "encoding=None"),
-                         (34, 'str}, keep_default_na'))},
+       for n, change in ((16, "encoding=None"), (19, "nrows=0, )"), (30, "encoding=None"),
+                         (35, 'str}, keep_default_na'))},
     **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
-        "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"') for n in (21, 42)},
+        "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"') for n in (22, 43)},
     **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
         "equivalent", "the first read only learns the column names: reading one row, or all of them, gives the same "
-                      "names", change) for n, change in ((14, "nrows=None"), (17, '(path, encoding="utf-8")'),
-                                                         (19, "nrows=1"))},
+                      "names", change) for n, change in ((15, "nrows=None"), (18, '(path, encoding="utf-8")'),
+                                                         (20, "nrows=1"))},
     **{f"course_lib.grpo.x_{name}__mutmut_{n}": (
         "accepted", "numbers in, the same numbers out without dtype=float; only a list of numeric strings would "
                     "differ, which no caller passes", change)
@@ -370,6 +370,9 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.answers.x__tail__mutmut_4": (
         "equivalent", "a completion that is not a string is searched as 'XXXX' instead of '': neither holds an "
                       "answer in any format", 'else "XXXX"'),
+    "course_lib.answers.x_extract_integer__mutmut_22": (
+        "equivalent", "the branch is taken only when a marked answer is None or an integer, and one_answer gives a "
+                      "value only when every mark agrees: a value it gives here is always an integer", "or True"),
     "course_lib.answers.x_is_correct__mutmut_58": (
         "accepted", "BBH's references are options (A)..(G): only a reference starting or ending with X would differ",
         'strip("XX()XX")'),
