@@ -453,6 +453,9 @@ def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
     # an adjusted p-value of exactly alpha (2 x 0.025) is not below it: neither test passes
     boundary = pd.DataFrame({"mean": [0.02, 0.0], "p_difference": [0.025, 0.9], "p_equivalence": [0.9, 0.025]})
     assert holm_verdicts(boundary)["verdict_holm"].tolist() == ["inconclusive", "inconclusive"]
+    # a row whose margin the study cannot vouch for (`assay_sensitivity`) stays "could not tell" after the adjustment
+    unvouched = equivalence_verdict([0.001, -0.001, 0.0, 0.0005, -0.0005], margin=0.01, sensitive=False)
+    assert holm_verdicts(pd.DataFrame([unvouched]))["verdict_holm"].tolist() == ["could not tell"]
 
 
 def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp_path):
