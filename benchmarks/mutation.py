@@ -173,6 +173,12 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                             ("course_lib.research.studies.x_gain_verdicts__mutmut_7", "groupby(list(by), )"),
                             ("course_lib.research.studies.x_gain_by_strategy__mutmut_19", "groupby(list(by), )"),
                             ("course_lib.research.studies.x_per_level_verdicts__mutmut_16", "groupby(list(by), )"))},
+    "course_lib.research.studies.x_verdict_in_words__mutmut_7": (
+        "equivalent", "a difference is called only where its 95% interval excludes 0, and the interval holds its "
+                      "mean: a mean of exactly 0 never reaches the direction", "mean >= 0"),
+    **{f"course_lib.research.studies.xǁSharedBaselineǁ__init____mutmut_{n}": (
+        "equivalent", "the values are numbers, and DescrStatsW's mean and variance are float64 for integers too",
+        change) for n, change in ((4, "dtype=None"), (6, "asarray(values, )"))},
     "course_lib.research.studies.x_holm_adjusted__mutmut_13": (
         "equivalent", "statsmodels' multipletests reads the method's name lower-cased: 'HOLM' is 'holm'", 'method="HOLM"'),
     **{name: ("equivalent", "pass rates are validated as numbers in [0, 1]; read as their own dtype they are the "
@@ -180,11 +186,11 @@ TRIAGE: dict[str, tuple[str, ...]] = {
        for name in ("course_lib.selection.x_degenerate_medium__mutmut_9", "course_lib.selection.x_selection_summary__mutmut_15")},
     **{f"course_lib.research.studies.x_equivalence_verdict__mutmut_{n}": (
         "equivalent", "the values are numbers (seeds' gains), and an array of them is float without dtype=float", change)
-       for n, change in ((4, "dtype=None"), (6, "list(values), )"))},
+       for n, change in ((5, "dtype=None"), (7, "list(values), )"))},
     **{f"course_lib.research.studies.x_equivalence_verdict__mutmut_{n}": (
         "accepted", "a 90% bound exactly on the margin (a float equal to it) is the only case this changes; no "
                     "test's numbers land there and no study's will", change)
-       for n, change in ((60, "-margin <= low90"), (61, "high90 <= margin"))},
+       for n, change in ((36, "-margin <= low90"), (37, "high90 <= margin"))},
     "course_lib.research.studies.x_equivalence_verdict__mutmut_81": (
         "equivalent", "dividing by 1.0 is multiplying by 1.0", "float(mean == 0) / 1.0"),
     "course_lib.research.studies.x_verdict_from__mutmut_11": (

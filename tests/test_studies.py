@@ -442,7 +442,7 @@ def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
 
 def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
     """Tests far past alpha keep their verdicts after the adjustment (x3 at most); adjusted p-values have 6 places."""
-    from course_lib.research.studies import equivalence_verdict, holm_adjusted, holm_verdicts
+    from course_lib.research.studies import equivalence_verdict, holm_adjusted, holm_verdicts, verdict_in_words
 
     assert holm_adjusted([0.0123456789, 0.5]) == [0.024691, 0.5]  # 2 x 0.0123456789 = 0.0246913578
     family = pd.DataFrame([equivalence_verdict(v, margin=0.01) for v in (
@@ -456,6 +456,11 @@ def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
     # a row whose margin the study cannot vouch for (`assay_sensitivity`) stays "could not tell" after the adjustment
     unvouched = equivalence_verdict([0.001, -0.001, 0.0, 0.0005, -0.0005], margin=0.01, sensitive=False)
     assert holm_verdicts(pd.DataFrame([unvouched]))["verdict_holm"].tolist() == ["could not tell"]
+    # a family without the column is vouched for; verdict_in_words too, unless told
+    plain = pd.DataFrame({"mean": [0.0], "p_difference": [0.9], "p_equivalence": [0.001]})
+    assert holm_verdicts(plain)["verdict_holm"].tolist() == ["equivalent"]
+    assert verdict_in_words(0.0, False, True) == "equivalent"
+    assert verdict_in_words(0.0, False, True, sensitive=False) == "could not tell"
 
 
 def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp_path):
