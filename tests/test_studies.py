@@ -534,6 +534,11 @@ def test_runs_are_the_same_only_in_the_same_profile_and_grid_settings(tmp_path, 
     assert load_study("demo", tmp_path)[0]["point"].tolist() == ["a", "b"]
     (tmp_path / "demo" / "results.csv").write_text("point,status,profile\na,ok,tiny\nb,ok,tiny\n")
     assert load_study("demo", tmp_path)[0]["point"].tolist() == ["a", "b"]
+    (tmp_path / "demo" / "results.csv").write_text("status,seed\nok,0\nok,1\n")  # no point names: not compared
+    assert load_study("demo", tmp_path)[0]["seed"].tolist() == [0, 1]
+    (tmp_path / "demo" / "results.csv").write_text("point,status,profile,seed\na,ok,tiny,1\nb,ok,tiny,1\n")
+    with pytest.raises(CourseError, match=r"holds the same run twice \(lines 2 and 3: seed=1\)"):  # one grid setting
+        load_study("demo", tmp_path)
 
 
 def test_load_study_says_how_to_make_missing_results(tmp_path):
