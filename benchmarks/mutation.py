@@ -75,12 +75,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     f"{CONFIG}.x_nearest_splits__mutmut_7": (
         "equivalent", "when a batch does not split the process count is at least 2, so both candidates (multiples of "
                       "it) are 0 or at least 2: none is 1", "if n > 1]"),
-    **{f"{TRAINING}.x_trl_config__mutmut_{n}": (
-        "equivalent", f"{setting} is already the default of the pinned trl 1.16 / transformers 5.24; the course sets "
-                      "it so that another release cannot change it unseen", change)
-       for n, setting, change in ((112, "top_p=1.0", "top_k=0, weight_decay"), (121, "report_to='none'",
-                                                                               "save_total_limit=2, seed="),
-                                  (127, "vllm_mode='colocate'", "use_vllm=config.use_vllm, disable_tqdm"))},
     f"{TRAINING}.x__train_grpo__mutmut_151": (
         "equivalent", "lora_dropout=0.0 is the default of the pinned peft 0.21 (set so another release cannot change "
                       "it unseen)", "lora_alpha=config.lora_alpha, bias="),
@@ -117,17 +111,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.research.sweep.x_worker_count__mutmut_{n}": (
         "accepted", "which caller's line the capped-workers warning names (the warning's text is tested)", change)
        for n, change in ((18, 'core(s)", )'), (19, "stacklevel=4"))},
-    **{f"course_lib.training.xǁTrainConfigǁ__post_init____mutmut_{n}": (
-        "equivalent", "extra's default is a factory: its `default` is dataclasses.MISSING, whose type is neither bool "
-                      "nor a number, so extra gets no type check either way", change)
-       for n, change in ((8, '(f.name != "extra") or True'), (11, '"XXextraXX" else dict'), (12, '"EXTRA" else dict'))},
-    **{f"course_lib.training.xǁTrainConfigǁ__post_init____mutmut_{n}": (
-        "accepted", "extra={'extra': ...} is refused either way: here as a TrainConfig field, or by trl_config as a "
-                    "setting GRPOConfig does not have (tested)", change)
-       for n, change in ((133, '{"XXextraXX"}'), (134, '{"EXTRA"}'))},
-    "course_lib.training.x_trl_config__mutmut_111": (
-        "equivalent", "TRL 1.16's GRPOConfig default top_k is 0 too (no restriction); the explicit 0 keeps sampling "
-                      "unrestricted should a later TRL change its default", "temperature=config.temperature, top_p=1.0"),
     **{f"course_lib.research.studies.x_rank_correlation__mutmut_{n}": (
         "accepted", "Spearman's rho reads ranks: integers and the same numbers as floats rank alike; only a list of "
                     "numeric strings would differ, which no caller passes", change)
@@ -160,10 +143,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.grpo.x_grpo_loss__mutmut_{n}": (
         "accepted", "a ratio exactly on a clip bound (a float equal to 0.8 or 1.28) is the only case this changes",
         change) for n, change in ((79, "ratio <= 1 - epsilon"), (85, "ratio >= 1 + epsilon_high"))},
-    **{f"course_lib.research.studies.x_detectable_difference__mutmut_{n}": (
-        "equivalent", "a wider upper end of the root-finding bracket (21 instead of 20 noncentralities, or a factor "
-                      "seeds larger) still holds the one root, so brentq returns the same difference", change)
-       for n, change in ((13, "sd * np.sqrt"), (15, "21 * sd"))},
     **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` (or passing sort=None) leaves the groups "
                             "sorted", change)
        for name, change in (("course_lib.research.studies.x_mechanism_table__mutmut_29", "groupby(list(by), )"),
@@ -191,12 +170,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "accepted", "a 90% bound exactly on the margin (a float equal to it) is the only case this changes; no "
                     "test's numbers land there and no study's will", change)
        for n, change in ((36, "-margin <= low90"), (37, "high90 <= margin"))},
-    "course_lib.research.studies.x_equivalence_verdict__mutmut_81": (
-        "equivalent", "dividing by 1.0 is multiplying by 1.0", "float(mean == 0) / 1.0"),
-    "course_lib.research.studies.x_verdict_from__mutmut_11": (
-        "accepted", "only a difference whose mean rounds to 0 at 4 places (|mean| < 0.00005) while its interval "
-                    "excludes 0 reads it: holm_verdicts reads the rounded mean, and there both forms name a direction "
-                    "rounding has lost; the studies' margins (0.02-0.03) are 400 times larger", "mean >= 0"),
     "course_lib.research.studies.x_seeds_needed__mutmut_15": (
         "accepted", "only a target power of 0, which no plan asks for, tells them apart (2 seeds against 0): from 2 "
                     "seeds on the loops agree, since 0 or 1 seeds give no t-test", "range(most + 1)"),
@@ -414,6 +387,17 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "encoding=None"),
     "course_lib.research.studies.x__study_provenance__mutmut_6": (
         "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"'),
+    "course_lib.research.studies.x_check_results__mutmut_50": (
+        "equivalent", "the two rows are duplicates in exactly these columns: either one shows the same setting",
+        "table[c][same[1]]"),
+    "course_lib.research.studies.x_check_results__mutmut_78": (
+        "equivalent", "pandas reads astype(None) as float64, as astype(float): pd.to_numeric's numbers, the same",
+        "numbers.astype(None)"),
+    **{f"course_lib.research.studies.x_paired_verdicts__mutmut_{n}": (
+        "equivalent", "only a held-out gain (gain.<split>, one dot) reads the shared variance: its last part after "
+                      "a dot, its part after the first dot and part +1 are the same split name", change)
+       for n, change in ((25, "rsplit('.', )[-1]"), (26, "split('.', 1)[-1]"), (28, "rsplit('.', 2)[-1]"),
+                         (29, "rsplit('.', 1)[+1]"))},
     "course_lib.research.studies.x_detectable_difference__mutmut_20": (
         "equivalent", "statsmodels' TTestPower.solve_power defaults to alternative='two-sided', the value given",
         "power=power, )"),
