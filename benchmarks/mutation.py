@@ -21,18 +21,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's course_lib (its commit goes in the report), not an installed one
 OUT = ROOT / "benchmarks" / "results"
-MODULES = ("grpo", "answers", "rewards", "selection", "difficulty", "studies", "training", "sweep", "prompts")
-COMMAND = "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-children 2; python benchmarks/mutation.py)"
+# the report's row -> the module's file under course_lib/ (the rows keep the names of the modules before they moved
+# into subpackages; "config" is training/config.py, CourseConfig and the checks of the training settings)
+MODULES = {"grpo": "grpo.py", "answers": "answers.py", "rewards": "rewards.py", "selection": "selection.py",
+           "difficulty": "difficulty.py", "studies": "research/studies.py", "training": "training/__init__.py",
+           "config": "training/config.py", "sweep": "research/sweep.py", "prompts": "prompts.py"}
+# what made the verdicts; a run made by hand (e.g. with one child beside another job) names its own command here
+COMMAND = os.environ.get("MUTATION_COMMAND") or (
+    "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-children 2; python benchmarks/mutation.py)")
 
 # Survivors that are no bug the suite misses: mutant name -> ("equivalent" | "accepted", why[, text its added line
 # holds]). Names change when their function changes: an entry whose text is not in the mutant's change is not used
 # (the survivor reads "unexplained"), and an entry naming no mutant is reported as stale.
-TRAINING = "course_lib.training"  # a prefix of the entries below
+TRAINING = "course_lib.training"  # prefixes of the entries below
+CONFIG = "course_lib.training.config"
 TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.selection.x_charge_estimation__mutmut_23": (
         "equivalent", "tokens per completion (1 or 2) does not enter the count of completions that is read",
         "estimation_cost(pool_size, k, 2)"),
-    "course_lib.research.sweep.x_parse_where__mutmut_12": (
+    "course_lib.research.sweep.x_parse_where__mutmut_14": (
         "equivalent", "the message used when no pair is malformed is never shown (the check passes)", 'else "XXXX"'),
     **{f"course_lib.selection.x__seeded_order__mutmut_{n}": (
         "equivalent", "ids are unique (checked before), so how a sort by id treats ties cannot matter", kind)
@@ -49,14 +56,14 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
         "equivalent", "pandas reads UTF-8 when no encoding is given (`encoding or \"utf-8\"` in pandas.io.common), "
                       "whatever the locale", change)
-       for n, change in ((15, "encoding=None"), (18, "nrows=0, )"), (29, "encoding=None"),
-                         (34, 'str}, keep_default_na'))},
+       for n, change in ((16, "encoding=None"), (19, "nrows=0, )"), (30, "encoding=None"),
+                         (35, 'str}, keep_default_na'))},
     **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
-        "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"') for n in (21, 42)},
+        "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"') for n in (22, 43)},
     **{f"course_lib.difficulty.x_read_table__mutmut_{n}": (
         "equivalent", "the first read only learns the column names: reading one row, or all of them, gives the same "
-                      "names", change) for n, change in ((14, "nrows=None"), (17, '(path, encoding="utf-8")'),
-                                                         (19, "nrows=1"))},
+                      "names", change) for n, change in ((15, "nrows=None"), (18, '(path, encoding="utf-8")'),
+                                                         (20, "nrows=1"))},
     **{f"course_lib.grpo.x_{name}__mutmut_{n}": (
         "accepted", "numbers in, the same numbers out without dtype=float; only a list of numeric strings would "
                     "differ, which no caller passes", change)
@@ -65,15 +72,9 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.rewards.x_correctness_reward__mutmut_48": (
         "equivalent", "a completion whose check raised is scored `1.0 if ok else 0.0`: None scores 0.0 as False does",
         "ok = None"),
-    f"{TRAINING}.x_nearest_splits__mutmut_7": (
+    f"{CONFIG}.x_nearest_splits__mutmut_7": (
         "equivalent", "when a batch does not split the process count is at least 2, so both candidates (multiples of "
                       "it) are 0 or at least 2: none is 1", "if n > 1]"),
-    **{f"{TRAINING}.x_trl_config__mutmut_{n}": (
-        "equivalent", f"{setting} is already the default of the pinned trl 1.16 / transformers 5.24; the course sets "
-                      "it so that another release cannot change it unseen", change)
-       for n, setting, change in ((112, "top_p=1.0", "top_k=0, weight_decay"), (121, "report_to='none'",
-                                                                               "save_total_limit=2, seed="),
-                                  (127, "vllm_mode='colocate'", "use_vllm=config.use_vllm, disable_tqdm"))},
     f"{TRAINING}.x__train_grpo__mutmut_151": (
         "equivalent", "lora_dropout=0.0 is the default of the pinned peft 0.21 (set so another release cannot change "
                       "it unseen)", "lora_alpha=config.lora_alpha, bias="),
@@ -110,17 +111,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.research.sweep.x_worker_count__mutmut_{n}": (
         "accepted", "which caller's line the capped-workers warning names (the warning's text is tested)", change)
        for n, change in ((18, 'core(s)", )'), (19, "stacklevel=4"))},
-    **{f"course_lib.training.xǁTrainConfigǁ__post_init____mutmut_{n}": (
-        "equivalent", "extra's default is a factory: its `default` is dataclasses.MISSING, whose type is neither bool "
-                      "nor a number, so extra gets no type check either way", change)
-       for n, change in ((8, '(f.name != "extra") or True'), (11, '"XXextraXX" else dict'), (12, '"EXTRA" else dict'))},
-    **{f"course_lib.training.xǁTrainConfigǁ__post_init____mutmut_{n}": (
-        "accepted", "extra={'extra': ...} is refused either way: here as a TrainConfig field, or by trl_config as a "
-                    "setting GRPOConfig does not have (tested)", change)
-       for n, change in ((133, '{"XXextraXX"}'), (134, '{"EXTRA"}'))},
-    "course_lib.training.x_trl_config__mutmut_111": (
-        "equivalent", "TRL 1.16's GRPOConfig default top_k is 0 too (no restriction); the explicit 0 keeps sampling "
-                      "unrestricted should a later TRL change its default", "temperature=config.temperature, top_p=1.0"),
     **{f"course_lib.research.studies.x_rank_correlation__mutmut_{n}": (
         "accepted", "Spearman's rho reads ranks: integers and the same numbers as floats rank alike; only a list of "
                     "numeric strings would differ, which no caller passes", change)
@@ -153,10 +143,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.grpo.x_grpo_loss__mutmut_{n}": (
         "accepted", "a ratio exactly on a clip bound (a float equal to 0.8 or 1.28) is the only case this changes",
         change) for n, change in ((79, "ratio <= 1 - epsilon"), (85, "ratio >= 1 + epsilon_high"))},
-    **{f"course_lib.research.studies.x_detectable_difference__mutmut_{n}": (
-        "equivalent", "a wider upper end of the root-finding bracket (21 instead of 20 noncentralities, or a factor "
-                      "seeds larger) still holds the one root, so brentq returns the same difference", change)
-       for n, change in ((13, "sd * np.sqrt"), (15, "21 * sd"))},
     **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` (or passing sort=None) leaves the groups "
                             "sorted", change)
        for name, change in (("course_lib.research.studies.x_mechanism_table__mutmut_29", "groupby(list(by), )"),
@@ -166,30 +152,24 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                             ("course_lib.research.studies.x_gain_verdicts__mutmut_7", "groupby(list(by), )"),
                             ("course_lib.research.studies.x_gain_by_strategy__mutmut_19", "groupby(list(by), )"),
                             ("course_lib.research.studies.x_per_level_verdicts__mutmut_16", "groupby(list(by), )"))},
-    **{f"course_lib.research.studies.x_holm_adjusted__mutmut_{n}": (
-        "equivalent", "p-values are numbers, and list() of them makes a float array without dtype=float (only "
-                      "0/1 integers would not, and their Holm adjustments are 0/1 too)", change)
-       for n, change in ((3, "dtype=None"), (5, "list(p_values), )"))},
-    **{f"course_lib.research.studies.x_holm_adjusted__mutmut_{n}": (
-        "equivalent", "how ties are ordered cannot matter: tied p-values get the same adjusted value through the "
-                      "running maximum, whichever comes first (and numpy reads 'STABLE' as 'stable')", change)
-       for n, change in ((9, "kind=None"), (11, "argsort(p, )"), (13, 'kind="STABLE"'))},
+    "course_lib.research.studies.x_verdict_in_words__mutmut_7": (
+        "equivalent", "a difference is called only where its 95% interval excludes 0, and the interval holds its "
+                      "mean: a mean of exactly 0 never reaches the direction", "mean >= 0"),
+    **{f"course_lib.research.studies.xǁSharedBaselineǁ__init____mutmut_{n}": (
+        "equivalent", "the values are numbers, and DescrStatsW's mean and variance are float64 for integers too",
+        change) for n, change in ((4, "dtype=None"), (6, "asarray(values, )"))},
+    "course_lib.research.studies.x_holm_adjusted__mutmut_13": (
+        "equivalent", "statsmodels' multipletests reads the method's name lower-cased: 'HOLM' is 'holm'", 'method="HOLM"'),
     **{name: ("equivalent", "pass rates are validated as numbers in [0, 1]; read as their own dtype they are the "
                             "same floats", "dtype=None")
        for name in ("course_lib.selection.x_degenerate_medium__mutmut_9", "course_lib.selection.x_selection_summary__mutmut_15")},
     **{f"course_lib.research.studies.x_equivalence_verdict__mutmut_{n}": (
         "equivalent", "the values are numbers (seeds' gains), and an array of them is float without dtype=float", change)
-       for n, change in ((4, "dtype=None"), (6, "list(values), )"))},
+       for n, change in ((5, "dtype=None"), (7, "list(values), )"))},
     **{f"course_lib.research.studies.x_equivalence_verdict__mutmut_{n}": (
         "accepted", "a 90% bound exactly on the margin (a float equal to it) is the only case this changes; no "
                     "test's numbers land there and no study's will", change)
-       for n, change in ((60, "-margin <= low90"), (61, "high90 <= margin"))},
-    "course_lib.research.studies.x_equivalence_verdict__mutmut_81": (
-        "equivalent", "dividing by 1.0 is multiplying by 1.0", "float(mean == 0) / 1.0"),
-    "course_lib.research.studies.x_verdict_from__mutmut_11": (
-        "accepted", "only a difference whose mean rounds to 0 at 4 places (|mean| < 0.00005) while its interval "
-                    "excludes 0 reads it: holm_verdicts reads the rounded mean, and there both forms name a direction "
-                    "rounding has lost; the studies' margins (0.02-0.03) are 400 times larger", "mean >= 0"),
+       for n, change in ((36, "-margin <= low90"), (37, "high90 <= margin"))},
     "course_lib.research.studies.x_seeds_needed__mutmut_15": (
         "accepted", "only a target power of 0, which no plan asks for, tells them apart (2 seeds against 0): from 2 "
                     "seeds on the loops agree, since 0 or 1 seeds give no t-test", "range(most + 1)"),
@@ -278,7 +258,7 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "equivalent", "torch's pad with value=None pads with 0, the value given", change)
        for n, change in ((86, 'gather("prompt_mask", None'), (106, 'gather("completion_mask", None)'),
                          (130, "gather(key, None)"))},
-    f"{TRAINING}.x_nearest_splits__mutmut_16": (
+    f"{CONFIG}.x_nearest_splits__mutmut_16": (
         "equivalent", "n + 1 never divides n, so counting divisors up to n + 1 finds the same ones", "+ 2)"),
     f"{TRAINING}.x__check_run_dir__mutmut_18": (
         "equivalent", "the previous config is the defaults updated with the saved one, so every memory-only field is "
@@ -363,6 +343,9 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.answers.x__tail__mutmut_4": (
         "equivalent", "a completion that is not a string is searched as 'XXXX' instead of '': neither holds an "
                       "answer in any format", 'else "XXXX"'),
+    "course_lib.answers.x_extract_integer__mutmut_22": (
+        "equivalent", "the branch is taken only when a marked answer is None or an integer, and one_answer gives a "
+                      "value only when every mark agrees: a value it gives here is always an integer", "or True"),
     "course_lib.answers.x_is_correct__mutmut_58": (
         "accepted", "BBH's references are options (A)..(G): only a reference starting or ending with X would differ",
         'strip("XX()XX")'),
@@ -385,6 +368,51 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.research.sweep.x__saved__mutmut_{n}": (
         "accepted", "where the warning points (its stacklevel) is not what the run does", change)
        for n, change in ((23, 'point will run again", )'), (24, "stacklevel=3"))},
+    # training/config.py
+    **{f"{CONFIG}.x__help__mutmut_{n}": (
+        "accepted", "_help runs only while CourseConfig's fields are defined, as the module is imported: mutmut's fork "
+                    "server has imported it before a mutant is switched on, so no test session can see the change. "
+                    "Outside mutmut the tests read what it makes: train's older spellings (`--steps`, "
+                    "`--group-size`) and its help", change)
+       for n, change in ((1, "(aliases) and False"), (2, "(aliases) or True"), (3, '"XXhelpXX": text, "aliases"'),
+                         (4, '"HELP": text, "aliases"'), (5, '"XXaliasesXX"'), (6, '"ALIASES"'), (7, "list(None)"),
+                         (8, 'else {"XXhelpXX": text}'), (9, 'else {"HELP": text}'))},
+    # research/studies.py and sweep.py, newer functions
+    **{f"course_lib.research.studies.x_assay_sensitivity__mutmut_{n}": (
+        "equivalent", "the gains are numbers (a list or a column of floats), and an array of them is float without "
+                      "dtype=float; SharedBaseline makes it float again", change)
+       for n, change in ((6, "dtype=None"), (8, "list(reference_gains), )"))},
+    "course_lib.research.studies.x__study_provenance__mutmut_4": (
+        "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI",
+        "encoding=None"),
+    "course_lib.research.studies.x__study_provenance__mutmut_6": (
+        "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"'),
+    "course_lib.research.studies.x_check_results__mutmut_50": (
+        "equivalent", "the two rows are duplicates in exactly these columns: either one shows the same setting",
+        "table[c][same[1]]"),
+    "course_lib.research.studies.x_check_results__mutmut_78": (
+        "equivalent", "pandas reads astype(None) as float64, as astype(float): pd.to_numeric's numbers, the same",
+        "numbers.astype(None)"),
+    **{f"course_lib.research.studies.x_paired_verdicts__mutmut_{n}": (
+        "equivalent", "only a held-out gain (gain.<split>, one dot) reads the shared variance: its last part after "
+                      "a dot, its part after the first dot and part +1 are the same split name", change)
+       for n, change in ((25, "rsplit('.', )[-1]"), (26, "split('.', 1)[-1]"), (28, "rsplit('.', 2)[-1]"),
+                         (29, "rsplit('.', 1)[+1]"))},
+    "course_lib.research.studies.x_detectable_difference__mutmut_20": (
+        "equivalent", "statsmodels' TTestPower.solve_power defaults to alternative='two-sided', the value given",
+        "power=power, )"),
+    "course_lib.research.studies.x_paired_power__mutmut_10": (
+        "equivalent", "statsmodels' TTestPower.power defaults to alternative='two-sided', the value given", "alpha=alpha, ))"),
+    **{f"course_lib.research.sweep.x_parse_overrides__mutmut_{n}": (
+        "equivalent", "every experiment parameter is an int, float, bool or str, and str() never fails: the fallback "
+                      "word for another type is never used", change) for n, change in ((36, "types[key], None)"),
+                                                                                     (37, ".get(types[key])"),
+                                                                                     (38, ".get(types[key], )"))},
+    **{f"course_lib.selection.x_pass_rate_counts__mutmut_{n}": (
+        "equivalent", why, change) for n, why, change in (
+        (16, "pandas reads astype(None) as float64, as astype(float): the same numbers", "astype(None).to_numpy()"),
+        (30, "the right-answer counts as floats (2.0) label the same groups: reindexing by the whole numbers 0..K "
+             "matches them, and the labels are made from that index", "round().astype(None)"))},
     f"{TRAINING}.x__train_grpo__mutmut_225": (
         "accepted", "the run's wall time is kept for reading, to a tenth of a second; hundredths change no finding",
         "start, 2)"),
@@ -401,8 +429,8 @@ def excluded_functions() -> list[dict]:
     from mutmut.mutation.file_mutation import create_mutations
 
     rows = []
-    for module in MODULES:
-        path = ROOT / "course_lib" / f"{module}.py"
+    for module, file in MODULES.items():
+        path = ROOT / "course_lib" / file
         source = path.read_text(encoding="utf-8")
         reasons, current = {}, None
         for line in source.splitlines():
@@ -515,8 +543,8 @@ def _load_results() -> dict[str, dict[str, str]]:
     from mutmut.mutation.data import SourceFileMutationData
 
     results = {}
-    for module in MODULES:
-        data = SourceFileMutationData(path=Path("course_lib") / f"{module}.py")
+    for module, file in MODULES.items():
+        data = SourceFileMutationData(path=Path("course_lib") / file)
         data.load()
         results[module] = {name: status_of(code) for name, code in sorted(data.exit_code_by_key.items())}
     return results
@@ -635,7 +663,7 @@ def _what_ran(mutants: str) -> str:
     names = mutants.split()
     if len(names) <= 3 or not all(name.startswith("course_lib.") and "__mutmut_" in name for name in names):
         return mutants
-    modules = Counter(name.split(".x_")[0].rsplit(".", 1)[-1] for name in names)  # the module, not its package
+    modules = Counter(re.split(r"\.x_|\.xǁ", name)[0].rsplit(".", 1)[-1] for name in names)  # the module's row
     return f"{len(names)} named mutants again (" + ", ".join(f"{module} {n}" for module, n in modules.items()) + ")"
 
 

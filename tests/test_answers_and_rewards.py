@@ -69,10 +69,18 @@ def test_extract_option(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [(r"\boxed{070}", "70"), ("the answer is 588", "588"), ("<answer> 16 </answer>", "16"), ("none", None),
-     ("#### 42\nchecking: 7", "42"), ("<answer>42</answer> (not 7)", "42")],  # the marked answer, not the last number
+     ("#### 42\nchecking: 7", "42"), ("<answer>42</answer> (not 7)", "42"),  # the marked answer, not the last number
+     ("12, then \\boxed{3", None), ("12\n#### ", None), ("12 <answer>3", None)],  # a mark that cannot be read: none
 )
 def test_extract_integer(text, expected):
     assert extract_integer(text) == expected
+
+
+def test_more_stated_options_than_max_marks_give_none():
+    from course_lib.answers import MAX_MARKS, option_answers
+
+    assert option_answers("the answer is (A). " * MAX_MARKS) == ["(A)"] * MAX_MARKS
+    assert option_answers("the answer is (A). " * (MAX_MARKS + 1)) == [None]
 
 
 def test_extract_tagged_takes_the_one_tag_and_refuses_several():

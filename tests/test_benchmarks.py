@@ -161,6 +161,10 @@ def test_mutation_report_names_every_run_whose_verdicts_it_holds(mutation, tmp_p
     assert mutation["runs_sentence"](runs[:1] + [{"commit": "f", "started": "t", "mutants": names}]).endswith(
         "resumed at f (t: 4 named mutants again (sweep 3, answers 1)). Each verdict used the tests of the run that "
         "reached it.")
+    methods = " ".join(f"course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_{n}" for n in (1, 2, 3)) \
+        + " course_lib.training.x_train_grpo__mutmut_4"  # a method's mutants count for its module's row
+    assert "(t: 4 named mutants again (config 3, training 1))" in mutation["runs_sentence"](
+        runs[:1] + [{"commit": "f", "started": "t", "mutants": methods}])
     patterns = "*answers* *sweep* *prompts* *grpo*"  # globs are shown as given
     assert f"(t: {patterns})" in mutation["runs_sentence"](runs[:1] + [{"commit": "f", "started": "t", "mutants": patterns}])
     (tmp_path / "mutants" / "runs.log").write_bytes(b"abc1234\nde\xff 2026-12-02T08:02Z x\n")  # cut short; not UTF-8

@@ -254,6 +254,9 @@ def test_dead_group_only_dilutes_the_live_groups_gradient(tokenizer):
         ({"mask": torch.ones(8, 5)}, "mask has shape (8, 5); give the shape of logps, (8, 4)"),
         ({"logps": torch.zeros(8), "old_logps": torch.zeros(8), "mask": torch.ones(8)},
          "logps has shape (8,); give (N, T): N completions of T tokens"),
+        ({"loss_type": "sum"}, "loss_type='sum' is unknown; use one of dapo, grpo, bnpo, dr_grpo"),
+        ({"loss_type": "dr_grpo"}, "loss_type='dr_grpo' divides by max_completion_length: give it"),
+        ({"loss_type": "dr_grpo", "max_completion_length": 0}, "loss_type='dr_grpo' divides by max_completion_length"),
     ],
 )
 def test_grpo_loss_rejects(change, message):

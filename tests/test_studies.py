@@ -261,6 +261,24 @@ def test_assay_sensitivity_by_hand(gains, base_variance, sensitive, why):
     assert result["reference_gain"] == pytest.approx(sum(gains) / 3, abs=1e-4)
 
 
+def test_assay_sensitivity_at_its_edges():
+    from scipy import stats
+
+    from course_lib.research.studies import assay_sensitivity
+
+    # two seeds are enough: mean 0.12346, se 0.00001, t(0.975, 1) = 12.706: low 0.123333; both kept to 4 places
+    assert assay_sensitivity([0.12345, 0.12347], 0.03) == {"reference_gain": 0.1235, "reference_low": 0.1233,
+                                                           "sensitive": True, "why": ""}
+    # no base variance given: none added; a low end that rounds to 0 is no clear gain; the arm named by default
+    flat = [0.1, 0.1, 0.1]
+    assert assay_sensitivity(flat, 0.01)["reference_low"] == 0.1
+    at_zero = assay_sensitivity(flat, 0.01, (0.1 / stats.t.ppf(0.975, 2)) ** 2)
+    assert (at_zero["reference_low"], at_zero["sensitive"]) == (0, False)
+    assert at_zero["why"] == "the reference arm did not clearly learn: its gain +0.100 has a 95% interval reaching +0.000"
+    # a margin of exactly a third of the gain can be used ("at most a third")
+    assert assay_sensitivity([0.75, 0.75, 0.75], 0.25)["sensitive"] is True
+
+
 def test_assay_sensitivity_needs_two_seeds():
     from course_lib.research.studies import assay_sensitivity
 
@@ -290,6 +308,11 @@ def test_interval_text_matches_the_rounded_table(row, text):
     assert interval_text(next(pd.DataFrame([row]).itertuples())) == text
 
 
+def test_interval_text_rounds_to_the_digits_asked():
+    assert interval_text({"mean": 0.0234, "ci_low": 0.0091, "ci_high": 0.0372}, digits=2) == "+0.02 [+0.01, +0.04]"
+    assert interval_text({"mean": 0.0234, "ci_low": float("nan"), "ci_high": float("nan")}, digits=1) == "+0.0"
+
+
 def test_gain_beyond_chance_divides_each_level_by_what_guessing_leaves():
     """A shuffle gain at level 5 (7 objects: guess 1/7) counts 7/6 of itself; arith's gain is unchanged."""
     rows = [{"task": task, "accuracy_before_by_level.test.1": 0.4, "accuracy_after_by_level.test.1": 0.4,
@@ -311,6 +334,25 @@ def test_paired_and_gain_verdicts():
     assert set(gain_verdicts(steady, margin=0.03).verdict) == {"better"}
     noisy_base = steady.assign(**{"base_variance.test": 0.01})
     assert set(gain_verdicts(noisy_base, margin=0.03).verdict) == {"inconclusive"}
+
+
+def test_paired_verdicts_vouch_for_the_margin_only_where_the_reference_arm_learned():
+    """hard - random is (+0.005, 0, -0.005): inside 0.03. random's gain (0.09, 0.10, 0.11) counts as an effect on its
+    own (low 0.0752), but not once a shared base variance of 0.001 is added (low -0.038, test_assay_sensitivity_by_hand):
+    then the equivalence could not be told. Only a held-out gain (gain.*) carries the base's variance; a model with a
+    single row (no pair) is skipped."""
+    rows = [{"model": "tiny-m", "strategy": strategy, "seed": seed, "gain.test": gain, "other.test": gain}
+            for seed, random_gain, hard_gain in ((0, 0.09, 0.095), (1, 0.10, 0.10), (2, 0.11, 0.105))
+            for strategy, gain in (("random", random_gain), ("hard", hard_gain))]
+    table = pd.DataFrame(rows + [{"model": "tiny-s", "strategy": "hard", "seed": 0, "gain.test": 0.1, "other.test": 0.1}])
+    keys = ["model", "difference", "verdict", "reference_gain", "why"]
+    learned = [["tiny-m", "hard - random", "equivalent", 0.1, ""]]
+    assert paired_verdicts(table, [("hard", "random")], margin=0.03)[keys].values.tolist() == learned
+    shared = table.assign(**{"base_variance.test": 0.001})
+    assert paired_verdicts(shared, [("hard", "random")], margin=0.03)[keys].values.tolist() == [
+        ["tiny-m", "hard - random", "could not tell", 0.1,
+         "random did not clearly learn: its gain +0.100 has a 95% interval reaching -0.038"]]
+    assert paired_verdicts(shared, [("hard", "random")], margin=0.03, column="other.test")[keys].values.tolist() == learned
 
 
 def test_selected_pass_rates_read_the_fresh_table_for_the_labels_choice():
@@ -400,7 +442,7 @@ def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
 
 def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
     """Tests far past alpha keep their verdicts after the adjustment (x3 at most); adjusted p-values have 6 places."""
-    from course_lib.research.studies import equivalence_verdict, holm_adjusted, holm_verdicts
+    from course_lib.research.studies import equivalence_verdict, holm_adjusted, holm_verdicts, verdict_in_words
 
     assert holm_adjusted([0.0123456789, 0.5]) == [0.024691, 0.5]  # 2 x 0.0123456789 = 0.0246913578
     family = pd.DataFrame([equivalence_verdict(v, margin=0.01) for v in (
@@ -411,6 +453,14 @@ def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
     # an adjusted p-value of exactly alpha (2 x 0.025) is not below it: neither test passes
     boundary = pd.DataFrame({"mean": [0.02, 0.0], "p_difference": [0.025, 0.9], "p_equivalence": [0.9, 0.025]})
     assert holm_verdicts(boundary)["verdict_holm"].tolist() == ["inconclusive", "inconclusive"]
+    # a row whose margin the study cannot vouch for (`assay_sensitivity`) stays "could not tell" after the adjustment
+    unvouched = equivalence_verdict([0.001, -0.001, 0.0, 0.0005, -0.0005], margin=0.01, sensitive=False)
+    assert holm_verdicts(pd.DataFrame([unvouched]))["verdict_holm"].tolist() == ["could not tell"]
+    # a family without the column is vouched for; verdict_in_words too, unless told
+    plain = pd.DataFrame({"mean": [0.0], "p_difference": [0.9], "p_equivalence": [0.001]})
+    assert holm_verdicts(plain)["verdict_holm"].tolist() == ["equivalent"]
+    assert verdict_in_words(0.0, False, True) == "equivalent"
+    assert verdict_in_words(0.0, False, True, sensitive=False) == "could not tell"
 
 
 def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp_path):
@@ -424,6 +474,78 @@ def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp
     assert provenance == {}  # none written
     (folder / "provenance.json").write_text('{"profile": "tiny", "failed": ["b"]}')
     assert load_study("demo", tmp_path)[1] == {"profile": "tiny", "failed": ["b"]}
+
+
+def test_grid_keys_are_every_parameter_a_study_sets_in_any_profile(monkeypatch):
+    from course_lib.research.studies import STUDIES, grid_keys
+
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"BUDGET": 1.0}, "grid": {"tiny": {"SEED": [0, 1]},
+                                          "paper": [{"MODEL": ["a"]}, {"STEPS": [5]}]}, "also": {"tiny": {"TASK": ["b"]}}})
+    assert grid_keys("demo") == {"BUDGET", "SEED", "MODEL", "STEPS", "TASK"}
+    assert grid_keys("no-such-study") == set()
+
+
+CSV = "point,status,seed,strategy,profile,gain.test\n"
+DAMAGED_STUDY = {  # results.csv (or provenance.json) -> the error after "{path}", before "; {fix}"
+    "empty": ("", " is not a results table (EmptyDataError)"),
+    "a row longer than the header": (CSV + "a,ok,0,hard,tiny,0.1,extra\n",
+                                     " is not a results table (a row has more fields than the header)"),
+    "no rows": (CSV, " holds no point's result (no rows, or no status column)"),
+    "rows but no status": ("point,seed\na,0\n", " holds no point's result (no rows, or no status column)"),
+    "a point twice": (CSV + "z,ok,0,hard,tiny,0.1\na,ok,1,hard,tiny,0.1\na,ok,2,hard,tiny,0.1\n",
+                      " holds point a twice (lines 3 and 4)"),
+    "a run twice": (CSV + "z,ok,0,hard,tiny,0.1\na,ok,1,hard,tiny,0.1\nb,ok,1,hard,tiny,0.2\n",
+                    " holds the same run twice (lines 3 and 4: seed=1, strategy=hard)"),
+    "text among numbers": (CSV + "a,ok,0,hard,tiny,0.1\nb,ok,1,hard,tiny,oops\n",
+                           ": column 'gain.test' holds 'oops' (line 3) among numbers"),
+    "infinite": (CSV + "a,ok,0,hard,tiny,0.1\nb,ok,1,hard,tiny,inf\n",
+                 ": column 'gain.test' holds inf (line 3), not a finite number"),
+    "provenance not JSON": ("{", " is not valid JSON (JSONDecodeError)"),
+    "provenance not an object": ("[]", " does not hold a JSON object"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED_STUDY)
+def test_load_study_names_a_damaged_file_and_how_to_restore_it(tmp_path, monkeypatch, damage):
+    from course_lib.research.studies import STUDIES
+
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"BUDGET": 1.0}, "grid": {"tiny": {"SEED": [0, 1], "STRATEGY": ["hard"]}}})
+    text, error = DAMAGED_STUDY[damage]
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    results = folder / "results.csv"
+    damaged = folder / "provenance.json" if damage.startswith("provenance") else results
+    if damaged != results:
+        results.write_text(CSV + "a,ok,0,hard,tiny,0.1\n")
+    damaged.write_text(text)
+    fix = "restore it (git checkout) or remake it with `python -m course_lib aggregate demo --out DIR`"
+    with pytest.raises(CourseError) as raised:
+        load_study("demo", tmp_path)
+    assert str(raised.value) == f"{damaged}{error}; {fix}"
+
+
+def test_runs_are_the_same_only_in_the_same_profile_and_grid_settings(tmp_path, monkeypatch):
+    """One seed and arm in two profiles are two runs; without a grid setting beside the profile nothing is compared."""
+    from course_lib.research.studies import STUDIES
+
+    monkeypatch.setitem(STUDIES, "demo", {"grid": {"tiny": {"SEED": [0, 1], "STRATEGY": ["hard"]}}})
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "results.csv").write_text(CSV + "a,ok,1,hard,tiny,0.1\nb,ok,1,hard,smoke,0.2\n")
+    assert load_study("demo", tmp_path)[0]["point"].tolist() == ["a", "b"]
+    (tmp_path / "demo" / "results.csv").write_text("point,status,profile\na,ok,tiny\nb,ok,tiny\n")
+    assert load_study("demo", tmp_path)[0]["point"].tolist() == ["a", "b"]
+    (tmp_path / "demo" / "results.csv").write_text("status,seed\nok,0\nok,1\n")  # no point names: not compared
+    assert load_study("demo", tmp_path)[0]["seed"].tolist() == [0, 1]
+    (tmp_path / "demo" / "results.csv").write_text("point,status,profile,seed\na,ok,tiny,1\nb,ok,tiny,1\n")
+    with pytest.raises(CourseError, match=r"holds the same run twice \(lines 2 and 3: seed=1\)"):  # one grid setting
+        load_study("demo", tmp_path)
+
+
+def test_load_study_says_how_to_make_missing_results(tmp_path):
+    with pytest.raises(CourseError) as raised:
+        load_study("demo", tmp_path)
+    assert str(raised.value) == (f"study='demo': no results.csv in {tmp_path / 'demo'}; run `python -m course_lib "
+                                 "reproduce demo --out DIR`")
 
 
 def test_chance_corrected_by_hand():

@@ -393,7 +393,7 @@ def test_each_worker_gets_a_share_of_the_idle_cores(monkeypatch):
 def test_parse_where_reads_pairs_and_names_a_malformed_one():
     assert parse_where(["SEED=0", "TASK=arith"]) == {"SEED": "0", "TASK": "arith"}
     assert parse_where("MODEL:tiny-s,SEED:0".split(","), ":") == {"MODEL": "tiny-s", "SEED": "0"}
-    with pytest.raises(CourseError, match="'SEED0' must look like KEY=VALUE"):
+    with pytest.raises(CourseError, match="^where: 'SEED0' must look like KEY=VALUE, e.g. SEED=0$"):  # the option named
         parse_where(["SEED0"])
 
 
@@ -601,6 +601,10 @@ def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
         parse_overrides(["POOL=3"])
     with pytest.raises(CourseError, match="--set STEPS='many': STEPS takes a whole number"):
         parse_overrides(["STEPS=many"])
+    with pytest.raises(CourseError, match=r"^--set BUDGET='lots': BUDGET takes a number$"):
+        parse_overrides(["BUDGET=lots"])
+    with pytest.raises(CourseError, match=r"^--set ESTIMATE_POOL='maybe': ESTIMATE_POOL takes True or False$"):
+        parse_overrides(["ESTIMATE_POOL=maybe"])
     with pytest.raises(CourseError, match="--backend and --set BACKEND=... disagree"):
         parse_overrides(["BACKEND=hf"], backend="vllm")
     assert parse_overrides(["BACKEND=vllm"]) == {"BACKEND": "vllm"}  # no --backend given: --set's own choice stands

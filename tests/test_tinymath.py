@@ -155,6 +155,8 @@ def test_every_worked_line_is_right(every_level):
     ("1/2", "\\frac{1}{2}", True),
     ("\\frac{2}{4}", "\\frac{1}{2}", False),  # math-verify says equal; not in lowest terms
     ("\\frac{3}{2}", "\\frac{1}{2}", False),
+    ("\\frac{8}{1}", "8", False),  # math-verify says equal; a whole number written as a fraction is not simplest
+    ("8/1", "8", False),
     ("5+7x", "7x+5", True),
     ("7x + 5", "7x+5", True),
     ("7x+4", "7x+5", False),
