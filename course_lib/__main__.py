@@ -828,7 +828,8 @@ def _read_evaluation(name: str, path: Path) -> dict:
         raise CourseError(f"{name}={path} lists problem {twice[0]!r} more than once (it would count twice); {fix}")
     for row in rows:
         k, n_correct = row["k"], row["n_correct"]
-        consistent = (isinstance(k, int) and isinstance(n_correct, int) and 0 <= n_correct <= k and k >= 1
+        consistent = (isinstance(k, int) and isinstance(n_correct, int) and not isinstance(k, bool)
+                      and not isinstance(n_correct, bool) and 0 <= n_correct <= k and k >= 1
                       and isinstance(row["pass_rate"], int | float) and abs(row["pass_rate"] - n_correct / k) < 1e-9)
         if not consistent:
             raise CourseError(f"{name}={path}: problem {row['id']!r} has pass_rate {row['pass_rate']!r} but "

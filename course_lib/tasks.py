@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 import random
 import re
 from dataclasses import asdict, dataclass
 
 from .answers import is_numeric_answer
-from .errors import CourseError, check
+from .errors import CourseError, check, check_seed
 
 TASKS = ("arith", "shuffle", "tinymath")  # the procedural tasks, each the `source` of its problems
 NUMERIC_SUBSETS = {"tinymath-numeric": "tinymath"}  # the problems with a plain-number answer, as MATH's math-numeric
@@ -341,10 +342,10 @@ def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
     allowed = OOD_LEVELS if split == "ood" else TRAIN_LEVELS
     if levels is None:
         return allowed
-    try:
-        levels = tuple(int(level) for level in levels)
-    except (TypeError, ValueError):
-        raise CourseError(f"levels={levels!r} must be a list of level numbers, e.g. [1, 2, 3]") from None
+    whole = not isinstance(levels, str | bytes) and hasattr(levels, "__iter__") and all(
+        isinstance(level, numbers.Integral) and not isinstance(level, bool) for level in levels)  # numpy's too
+    check(whole, f"levels={levels!r} must be a list of whole level numbers, e.g. [1, 2, 3]")  # not '12', 1.5, True
+    levels = tuple(int(level) for level in levels)
     check(len(levels) > 0, "levels is empty; give at least one level")
     for level in levels:
         check(
@@ -359,6 +360,7 @@ def generate(task: str, n: int, split: str = "train", seed: int = 0, levels=None
     """`n` distinct problems of `task` from `split`, spread evenly over `levels`, deterministic from `seed`."""
     levels = check_task_and_levels(task, split, levels)
     check(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n={n!r} must be a positive integer")
+    check_seed(seed)  # 1.5, -1 or 'a' would quietly give another pool than the command line's refusal
     rng = random.Random(f"{task}/{split}/{seed}")
     per_level = [n // len(levels) + (i < n % len(levels)) for i in range(len(levels))]
     problems = []

@@ -251,6 +251,7 @@ def test_a_closed_stdout_is_no_traceback(tmp_path):
     ([{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}] * 2, "lists problem 'a' more than once"),
     ([{"id": "a", "k": 2, "n_correct": 0, "pass_rate": 1.0}], "has pass_rate 1.0 but 0 of 2 correct"),
     ([{"id": "a", "k": 2, "n_correct": 3, "pass_rate": 1.5}], "has pass_rate 1.5 but 3 of 2 correct"),
+    ([{"id": "a", "k": 2, "n_correct": True, "pass_rate": 0.5}], "has pass_rate 0.5 but True of 2 correct"),
 ])
 def test_compare_refuses_an_evaluation_that_counts_a_problem_twice_or_disagrees_with_itself(tmp_path, rows, said):
     good = tmp_path / "good.json"

@@ -287,8 +287,13 @@ def test_a_few_pretraining_steps_on_tinymath_save_the_math_tokenizer(tmp_path):
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"task": "tinymath", "n": 5, "levels": [6]}, "level 6 is outside the train split's levels 1-5"),
     ({"task": "tinymath", "n": 5, "levels": [0]}, "level 0 is outside the train split's levels 1-5"),
-    ({"task": "tinymath", "n": 5, "levels": ["hard"]}, "levels=['hard'] must be a list of level numbers"),
+    ({"task": "tinymath", "n": 5, "levels": ["hard"]}, "levels=['hard'] must be a list of whole level numbers"),
     ({"task": "tinymath", "n": 5, "levels": []}, "levels is empty"),
+    ({"task": "arith", "n": 5, "levels": "12"}, "levels='12' must be a list of whole level numbers"),  # not 1 and 2
+    ({"task": "arith", "n": 5, "levels": [1.5]}, "levels=[1.5] must be a list of whole level numbers"),
+    ({"task": "arith", "n": 5, "levels": [True]}, "levels=[True] must be a list of whole level numbers"),
+    ({"task": "arith", "n": 5, "seed": 1.5}, "seed=1.5 must be an integer from 0"),
+    ({"task": "arith", "n": 5, "seed": -1}, "seed=-1 must be an integer from 0"),
     ({"task": "tinymath", "n": 5, "split": "ood"}, "split='ood' is not a split of tinymath: like MATH"),
     ({"task": "tinymath-numeric", "n": 5, "split": "ood"}, "split='ood' is not a split of tinymath-numeric"),
     ({"task": "tinymath", "n": 0}, "n=0 must be a positive integer"),
