@@ -109,8 +109,8 @@ def make_shuffle(rng: random.Random, level: int) -> tuple[str, str, str]:
 # tinymath, the tiny world's MATH: four subjects at levels 1-5, the answer written as \boxed{...} and graded by
 # math-verify as MATH's. Levels 1-3 need only one-digit facts (sums, products, their inverses, small common factors)
 # in one to three short steps; levels 4-5 each need a skill no lower level uses: multi-digit multiplication inside one
-# line, fractions brought to a common denominator, brackets multiplied out (a minus sign through them), an equation
-# undone in two moves or with x on both sides. Every worked solution fits the tiny profile's 96-token limit.
+# line, fractions brought to a common denominator, brackets around a two-digit coefficient multiplied out (a minus
+# sign through them), an equation undone in two moves or with x on both sides. Every worked solution fits the tiny profile's 96-token limit.
 TINYMATH_SUBJECTS = ("arithmetic", "fractions", "expressions", "equations")
 TINYMATH_ANSWERS = {  # subject -> the answer types of its levels 1-5: int, frac (lowest terms), expr (ax+b)
     "arithmetic": ("int", "int", "int", "int", "int"),
@@ -207,7 +207,8 @@ def _fractions(rng: random.Random, level: int) -> tuple[str, list[str], str]:
 
 
 def _expressions(rng: random.Random, level: int) -> tuple[str, list[str], str]:
-    """Linear expressions to simplify: like terms collected, then (levels 4-5) brackets multiplied out."""
+    """Linear expressions to simplify: like terms collected, then (levels 4-5) brackets multiplied out, the first
+    with a two-digit coefficient (one-digit ones ask only one-digit facts: tiny-sm solved them, tinymath-size-probes)."""
     if level == 1:  # 3x+4x
         a, b = rng.randint(2, 60), rng.randint(2, 9)
         op = _sign(rng, a > b)
@@ -222,9 +223,9 @@ def _expressions(rng: random.Random, level: int) -> tuple[str, list[str], str]:
         constant_op = _sign(rng, True)
         constant = b + d if constant_op == "+" else b - d
         return f"{a}x+{b}{op}{c}x{constant_op}{d}", [f"{_linear(x, 0)}+{b}{constant_op}{d}"], _linear(x, constant)
-    a, b, c = rng.randint(2, 9), rng.randint(1, 9), rng.randint(1, 9)
-    inner = _linear(a * b, a * c)  # 3(4x+5) -> 12x+15
-    if level == 4:  # 3(4x+5)+2x, 3(4x+5)-7
+    a, b, c = rng.randint(3, 9), rng.choice(_TWO_DIGITS), rng.randint(1, 9)
+    inner = _linear(a * b, a * c)  # 3(47x+5) -> 141x+15: a two-digit product, the skill of arithmetic's level 4
+    if level == 4:  # 3(47x+5)+2x, 3(47x+5)-7
         d = rng.randint(1, 9)
         op = _sign(rng, True)
         if rng.random() < 0.5 and (op == "+" or d != a * b):
@@ -232,7 +233,7 @@ def _expressions(rng: random.Random, level: int) -> tuple[str, list[str], str]:
             return f"{a}({_linear(b, c)}){op}{_linear(d, 0)}", [f"{inner}{op}{_linear(d, 0)}"], _linear(x, a * c)
         constant = a * c + d if op == "+" else a * c - d
         return f"{a}({_linear(b, c)}){op}{d}", [f"{inner}{op}{d}"], _linear(a * b, constant)
-    while True:  # 3(4x+5)-2(x+3): two brackets, a minus sign carried through the second
+    while True:  # 3(47x+5)-2(x+3): two brackets, a minus sign carried through the second
         d, e, f = rng.randint(2, 9), rng.randint(1, 9), rng.randint(1, 9)
         op = _sign(rng, True)
         x = a * b + d * e if op == "+" else a * b - d * e

@@ -62,7 +62,8 @@ def test_same_seed_same_problems_and_a_pinned_draw():
         assert generate(task, 40, "test", seed=3) != generate(task, 40, "test", seed=4)
     # the generator is the pretraining data of the models built on it: a change to it shows here first
     assert [p.prompt for p in generate("tinymath", 4, "train", seed=0, levels=[5])] == [
-        "M:42*63\n", "M:\\frac{1}{3}+\\frac{3}{4}\n", "M:9(9x+6)+8(8x+3)\n", "M:7x+30=2x+75\n"]
+        "M:42*63\n", "M:\\frac{1}{3}+\\frac{3}{4}\n", "M:9(76x+9)+7(9x+7)\n", "M:9x+9=6x+21\n"]  # since the
+    # tinymath-size-probes: expressions' levels 4-5 multiply out a two-digit coefficient (it was 9(9x+6)+8(8x+3))
 
 
 @pytest.mark.parametrize("task", ["tinymath", "tinymath-numeric"])
