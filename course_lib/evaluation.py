@@ -92,6 +92,8 @@ def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidenc
     """Mean paired difference (after - before) over the same problems, with a percentile bootstrap interval."""
     check(isinstance(n_boot, int) and not isinstance(n_boot, bool) and 1 <= n_boot <= MAX_BOOT,
           f"n_boot={n_boot!r} must be an integer from 1 to {MAX_BOOT:,} (5000 resamples are usual)")
+    check(isinstance(confidence, float) and 0 < confidence < 1,
+          f"confidence={confidence!r} must be a share in (0, 1), e.g. 0.95 for a 95% interval")
     after, before = np.asarray(after, dtype=float), np.asarray(before, dtype=float)
     check(after.shape == before.shape and after.ndim == 1 and len(after) >= 2,
           f"after and before must be equal-length lists of per-problem scores (got {after.shape} and {before.shape})")
@@ -113,6 +115,10 @@ def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k
               f"problem {row['id']!r} has pass_rate={rate!r}, not a number in [0, 1]; evaluate that model again")
         return rate if pass_k is None else pass_at_k(int(row["k"]), int(row["n_correct"]), pass_k)
 
+    for name, result in (("after", after), ("before", before)):
+        check(isinstance(result, dict) and isinstance(result.get("per_problem"), list),
+              f"{name} must be what `evaluate` returns (a dict with per_problem rows), not {type(result).__name__}; "
+              "read a saved one with json.load (the command line's compare takes the files' paths)")
     before_by_id = {row["id"]: score(row) for row in before["per_problem"]}
     ids = [row["id"] for row in after["per_problem"]]
     only_after, only_before = sorted(set(ids) - set(before_by_id)), sorted(set(before_by_id) - set(ids))

@@ -101,3 +101,16 @@ def test_every_committed_study_table_is_remade_by_aggregate_byte_for_byte(tmp_pa
     done = run_cli_in_process("aggregate", study, "--out", copy)
     assert done.returncode == 0, done.stderr
     assert (copy / "results.csv").read_bytes() == (folder / "results.csv").read_bytes()
+
+
+def test_compare_and_the_bootstrap_refuse_what_they_cannot_read_in_one_line():
+    """The library's compare takes evaluate's dicts (the command line takes paths); a 95 for 0.95 is named."""
+    from course_lib import CourseError
+    from course_lib.evaluation import paired_bootstrap
+
+    for after, before in [("a.json", "b.json"), ([], [])]:
+        with pytest.raises(CourseError, match="after must be what `evaluate` returns"):
+            compare(after, before)
+    with pytest.raises(CourseError, match=r"confidence=95 must be a share in \(0, 1\)"):
+        paired_bootstrap([1.0, 0.0], [0.0, 1.0], confidence=95)
+    assert paired_bootstrap([1.0, 0.0, 1.0], [0.0, 0.0, 1.0], confidence=0.9)["mean_difference"] == pytest.approx(1 / 3, abs=1e-4)
