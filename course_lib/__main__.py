@@ -834,7 +834,19 @@ def _read_evaluation(name: str, path: Path) -> dict:
         if not consistent:
             raise CourseError(f"{name}={path}: problem {row['id']!r} has pass_rate {row['pass_rate']!r} but "
                               f"{n_correct!r} of {k!r} correct; the file was changed after `evaluate` wrote it; {fix}")
+        if "k" in result and k != result["k"]:
+            raise CourseError(f"{name}={path}: problem {row['id']!r} was sampled {k!r} times but the file says k="
+                              f"{result['k']!r}; the file was changed after `evaluate` wrote it; {fix}")
     return result
+
+
+def _check_same_levels(after: dict, before: dict) -> None:
+    """A problem has one level in both evaluations (a level edited in one would move it in the per-level table)."""
+    before_levels = {row["id"]: row.get("level") for row in before["per_problem"]}
+    for row in after["per_problem"]:
+        level, was = row.get("level"), before_levels.get(row["id"], row.get("level"))
+        check(level == was, f"problem {row['id']!r} has level {level!r} in after but {was!r} in before; one of the "
+                            "files was edited: evaluate again")
 
 
 COMPARED_SETTINGS = ("task", "split", "k", "temperature", "max_new_tokens")  # what two evaluations must share
@@ -859,6 +871,7 @@ def cmd_compare(args) -> None:
     check(Path(args.after).resolve() != Path(args.before).resolve(),
           f"after and before are the same file ({args.after}); give the evaluations of two models")
     check_same_settings(after, before)
+    _check_same_levels(after, before)
     _check_file_outputs(args, "compare")
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
     result.update(after=str(args.after), before=str(args.before), **_provenance(args))

@@ -266,11 +266,11 @@ def test_compare_refuses_an_evaluation_that_counts_a_problem_twice_or_disagrees_
 @pytest.mark.parametrize(("setting", "after", "before"), [
     ("k", 4, 2), ("temperature", 0.0, 1.0), ("max_new_tokens", 4, 16), ("task", "arith", "shuffle"), (None, 0, 0)])
 def test_compare_refuses_evaluations_sampled_differently_or_one_file_twice(tmp_path, setting, after, before):
-    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}]
     settings = {"task": "arith", "split": "test", "k": 2, "temperature": 1.0, "max_new_tokens": 16}
     for name, value in (("after", after), ("before", before)):
-        (tmp_path / f"{name}.json").write_text(json.dumps({"per_problem": rows, **settings,
-                                                            **({setting: value} if setting else {})}))
+        file = {**settings, **({setting: value} if setting else {})}
+        rows = [{"id": "a", "k": file["k"], "n_correct": 1, "pass_rate": 1 / file["k"]}]  # each row as its file
+        (tmp_path / f"{name}.json").write_text(json.dumps({"per_problem": rows, **file}))
     second = tmp_path / ("before.json" if setting else "after.json")
     done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", second,
                               "--out", tmp_path / "gain.json")
@@ -589,3 +589,17 @@ def test_an_edited_table_row_is_refused_by_every_strategy_naming_it(tmp_path, ro
     done = run_cli_in_process("select", "--table", table, "--strategy", strategy, *levels, "--budget", "1.0",
                               "--out", tmp_path / "ids.txt")
     assert done.returncode == 2 and f"table={table}: " in done.stderr and said in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    ({"k": 4}, "problem 'a' was sampled 2 times but the file says k=4"),
+    ({"level": 3}, "problem 'a' has level 3 in after but 1 in before; one of the files was edited"),
+])
+def test_compare_refuses_a_row_edited_against_its_file_or_the_other(tmp_path, edit, said):
+    rows = [{"id": i, "level": 1, "k": 2, "n_correct": 1, "pass_rate": 0.5} for i in ("a", "b")]
+    after, before = tmp_path / "after.json", tmp_path / "before.json"
+    before.write_text(json.dumps({"k": 2, "per_problem": rows}))
+    edited = [{**rows[0], **({"level": edit["level"]} if "level" in edit else {})}, rows[1]]
+    after.write_text(json.dumps({"k": edit.get("k", 2), "per_problem": edited}))
+    done = run_cli_in_process("compare", "--after", after, "--before", before, "--out", tmp_path / "gain.json")
+    assert done.returncode == 2 and said in done.stderr, done.stderr
