@@ -417,7 +417,7 @@ def cmd_select(args) -> None:
     atomic_write_texts({args.out: text, Path(str(args.out) + ".provenance.json"): json.dumps(
         {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),
          "model": table_provenance.get("model"), "sha256": _sha256(text)}, indent=2) + "\n"})
-    print(f"wrote {len(ids)} ids ({args.strategy}, budget {args.budget}) to {args.out}")
+    print(f"wrote {len(ids)} id{'' if len(ids) == 1 else 's'} ({args.strategy}, budget {args.budget}) to {args.out}")
 
 
 def _check_table_in_pool(path, table, pool) -> None:

@@ -207,6 +207,7 @@ def selection_summary(table: pd.DataFrame, strategy: str, budget: float | int, g
 
 def pass_rate_counts(table: pd.DataFrame, by: str, groups=None) -> pd.DataFrame:
     """Problems per pass rate K samples can give (j/K, j = 0..K, empty ones kept) and per value of `by` (01, 03)."""
+    check(by in table.columns, f"by={by!r} is not a column of the table; use one of {', '.join(map(str, table.columns))}")
     ks = table["k"].unique()
     check(len(ks) == 1, f"the table mixes samples per problem (K = {sorted(ks)}); count one K at a time")
     k = int(ks[0])

@@ -603,3 +603,17 @@ def test_compare_refuses_a_row_edited_against_its_file_or_the_other(tmp_path, ed
     after.write_text(json.dumps({"k": edit.get("k", 2), "per_problem": edited}))
     done = run_cli_in_process("compare", "--after", after, "--before", before, "--out", tmp_path / "gain.json")
     assert done.returncode == 2 and said in done.stderr, done.stderr
+
+
+def test_library_calls_with_a_wrong_argument_name_it():
+    import pandas as pd
+
+    from course_lib import CourseError
+    from course_lib.selection import pass_rate_counts
+    from course_lib.training import load_trained
+
+    with pytest.raises(CourseError, match="by='bogus' is not a column of the table"):
+        pass_rate_counts(pd.DataFrame({"k": [2], "pass_rate": [0.5], "level": [1]}), "bogus")
+    for wrong in (None, 5, ""):
+        with pytest.raises(CourseError, match="must name a run folder, a tiny model"):
+            load_trained(wrong)

@@ -710,6 +710,8 @@ def load_trained(run_or_model: str, device: str | None = None):
     """(model, tokenizer) from a run folder (merging a LoRA adapter into its base) or any model name."""
     from ..models import check_finite, load_model
 
+    check(isinstance(run_or_model, str | os.PathLike) and str(run_or_model).strip(),
+          f"run_or_model={run_or_model!r} must name a run folder, a tiny model (e.g. 'tiny-m') or a model folder")
     run_dir = Path(run_or_model)
     final = run_dir / "final"
     if not final.exists():
