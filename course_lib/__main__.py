@@ -611,6 +611,9 @@ def cmd_train(args) -> None:
         return
     if finished_before is not None and saved.read_bytes() == finished_before:  # the same run, finished already
         print(f"already finished ({summary['steps']} steps), nothing trained; run folder {args.out}")
+    elif summary.get("resumed_from") == summary["steps"]:  # its summary or final/ was rebuilt from the last checkpoint
+        print(f"finished again from its checkpoint of step {summary['steps']} (final/ and summary.json rewritten), "
+              f"nothing trained; run folder {args.out}")
     else:
         print(f"trained {summary['steps']} steps in {summary['seconds']} s; run folder {args.out}")
 

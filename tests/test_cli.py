@@ -249,6 +249,11 @@ def test_train_shows_a_progress_bar_not_the_metrics_dict(tmp_path):
     again = run_cli_in_process("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--steps", "2", "--group-size",
                                "2", "--prompts-per-step", "2", "--max-new-tokens", "16", "--out", str(tmp_path / "run"))
     assert again.returncode == 0 and again.stdout == f"already finished (2 steps), nothing trained; run folder {tmp_path / 'run'}\n"
+    (tmp_path / "run" / "summary.json").write_text("{")  # damaged: final/ and the summary come again from step 2
+    rebuilt = run_cli_in_process("train", "--model", "tiny-s", "--task", "arith", "--n", "8", "--steps", "2",
+                                 "--group-size", "2", "--prompts-per-step", "2", "--max-new-tokens", "16",
+                                 "--out", str(tmp_path / "run"))
+    assert rebuilt.returncode == 0 and rebuilt.stdout.startswith("finished again from its checkpoint of step 2 ")
 
 
 @pytest.mark.parametrize("command", ["estimate", "select", "evaluate", "reproduce", "calibrate", "generate"])
