@@ -30,10 +30,10 @@ def table(rows: list[dict]) -> list[str]:
     lines = ["| probe | final loss | levels 1 2 3 4 5 | 1-3 | 4-5 | boundary target | larger target | arith 1-5 |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
-        levels = " ".join(rate(row[f"tinymath_l{level}"]) for level in range(1, 6))
+        levels = " ".join(f"{float(row[f'tinymath_l{level}']):.3f}" for level in range(1, 6))  # as the targets read
         arith = " ".join(rate(row[f"arith_l{level}"]) for level in range(1, 6))
         lines.append(f"| {row['size']} x {row['steps']} | {float(row['final_loss']):.3f} | {levels} | "
-                     f"{rate(row['tinymath_l13'])} | {rate(row['tinymath_l45'])} | "
+                     f"{float(row['tinymath_l13']):.3f} | {float(row['tinymath_l45']):.3f} | "
                      f"{'met' if boundary_met(row) else 'missed'} | {'met' if larger_met(row) else 'missed'} | {arith} |")
     return lines
 
