@@ -319,7 +319,7 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
     """--out (and OUT.provenance.json beside it): writable, not an input, not in a model or data folder, and new or
     recognisably this command's own output: an existing file is replaced only when its record (the file itself, or
     the provenance beside it) says `command` wrote it."""
-    from .provenance import check_name_lengths, check_not_busy, check_replaceable, check_writable_file
+    from .provenance import check_name_lengths, check_not_busy, check_replaceable, check_writable_file, is_tracked
 
     beside = Path(str(args.out) + ".provenance.json")
     outs = (args.out, beside) if provenance else (args.out,)
@@ -328,6 +328,9 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
     for path in outs:
         check_writable_file(path)
         check_replaceable(path, command, record=beside if provenance else None)
+        check(not is_tracked(Path(path)), f"out={path} is a file the git repository tracks (a committed result); "
+                                          "write elsewhere, or delete it first to remake it on purpose (`git "
+                                          "checkout` restores it)")
     check_not_busy(args.out)
     if hasattr(args, "locks"):  # held until the command ends: a second command writing the same file is refused
         from .provenance import file_lock

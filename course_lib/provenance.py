@@ -115,6 +115,21 @@ def tracked_files(folder: Path) -> list[str]:
     return [name for name in listed.stdout.decode(errors="replace").split("\0") if name] if listed.returncode == 0 else []
 
 
+def is_tracked(path: Path) -> bool:
+    """Whether git tracks this file (a committed result, a course model's file); False outside a repository."""
+    import subprocess
+
+    path = Path(path)
+    if not path.is_file():
+        return False
+    try:
+        listed = subprocess.run(["git", "-C", str(path.parent), "ls-files", "--error-unmatch", "--", path.name],
+                                capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return listed.returncode == 0
+
+
 def check_not_in_owned(out, parameter: str = "out", include_self: bool = True,
                        fix: str = "give a folder outside it") -> None:
     """A folder output (a cache, figures, a study) may not be, or be inside, a folder another command owns: a run

@@ -617,3 +617,25 @@ def test_library_calls_with_a_wrong_argument_name_it():
     for wrong in (None, 5, ""):
         with pytest.raises(CourseError, match="must name a run folder, a tiny model"):
             load_trained(wrong)
+
+
+def test_a_command_never_replaces_a_file_git_tracks(tmp_path):
+    """estimate, evaluate and compare replaced a committed result of their own kind (the study's 2,500-row pool
+    table became 8 rows): a tracked file is refused, named, unchanged; deleted first, it is remade on purpose."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    committed = repo / "eval.json"
+    run_cli_in_process("evaluate", "--model", "tiny-s", "--split", "test", "--n", "4", "--k", "2", "--quiet",
+                       "--out", committed)
+    subprocess.run(["git", "-C", str(repo), "add", "eval.json"], check=True)
+    before = committed.read_bytes()
+    done = run_cli_in_process("evaluate", "--model", "tiny-s", "--split", "test", "--n", "6", "--k", "2", "--quiet",
+                              "--out", committed)
+    assert done.returncode == 2 and f"out={committed} is a file the git repository tracks" in done.stderr
+    assert committed.read_bytes() == before
+    committed.unlink()
+    assert run_cli_in_process("evaluate", "--model", "tiny-s", "--split", "test", "--n", "6", "--k", "2", "--quiet",
+                              "--out", committed).returncode == 0

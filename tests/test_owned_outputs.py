@@ -530,7 +530,7 @@ def test_absurd_settings_are_refused_before_anything_is_written(no_work, tmp_pat
     ("SEED=18446744073709551616", "SEED=18446744073709551616 must be an integer from 0 to 4,294,967,295"),
     ("EVAL_K=100000", "EVAL_K=100000 (--set or the grid) must be a finite number from 0"),
     ("GROUP_SIZE=100000", "num_generations=100000 must be from 2 to 1,024"),
-    ("BUDGET=50", "BUDGET=50.0 must be a fraction in (0, 1] (a float) or a count of problems (an integer)"),
+    ("BUDGET=50.0", "BUDGET=50.0 must be a fraction in (0, 1] (a float) or a count of problems (an integer)"),
     ("DIFFICULTY_K=1", "DIFFICULTY_K=1 must be at least 2 samples per problem (0: the profile's value)"),
 ])
 @pytest.mark.parametrize("emit", [[], ["--emit-slurm"]])

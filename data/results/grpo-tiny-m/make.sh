@@ -8,6 +8,7 @@ STEPS=${STEPS:-150}
 PY=${PY:-.venv/bin/python}
 $PY -m course_lib train --model tiny-m --task arith --split train --n 2000 --pool-seed 0 \
     --steps "$STEPS" --group-size 8 --prompts-per-step 8 --lr 3e-4 --lora --seed 0 --out "$RUN" --quiet
+rm -f "$OUT/eval_base.json" "$OUT/eval_trained.json" "$OUT/gain.json"  # remade: a command never replaces a committed file
 $PY -m course_lib evaluate --model tiny-m --task arith --split test --n 500 --k 8 --seed 1 --out "$OUT/eval_base.json" --quiet
 $PY -m course_lib evaluate --model "$RUN" --task arith --split test --n 500 --k 8 --seed 1 --out "$OUT/eval_trained.json" --quiet
 $PY -m course_lib compare --after "$OUT/eval_trained.json" --before "$OUT/eval_base.json" --seed 0 --out "$OUT/gain.json"

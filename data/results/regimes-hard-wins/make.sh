@@ -7,6 +7,7 @@ set -euo pipefail
 bash data/results/reproduce.sh regimes-hard-wins
 PY=${PY:-.venv/bin/python}
 mkdir -p data/results/regimes-hard-wins/pools
+rm -f data/results/regimes-hard-wins/pools/*.csv data/results/regimes-hard-wins/pools/*.provenance.json  # remade: never replaced
 for model in tiny-m tiny-m-wordy; do
   $PY -m course_lib estimate --model $model --task arith --n 2500 --k 8 --max-new-tokens 96 --seed 0 --quiet \
     --out data/results/regimes-hard-wins/pools/$model-k8.csv
