@@ -313,8 +313,11 @@ def _check_rows(table: pd.DataFrame, path: Path, fix: str) -> None:
     number or blank, whichever strategy reads it: an edited row is named, not read differently by each."""
     rates = pd.to_numeric(table["pass_rate"], errors="coerce")
     bad = table.index[rates.isna() | (rates < 0) | (rates > 1)]
-    check(bad.empty, f"table={path}: problem {table['id'].iloc[bad[0]] if len(bad) else ''!r} has pass_rate "
-                     f"{table['pass_rate'].iloc[bad[0]] if len(bad) else ''!r}, not a number from 0 to 1; {fix}")
+    if len(bad):
+        value = table["pass_rate"].iloc[bad[0]]
+        shown = "missing" if pd.isna(value) else str(value)
+        check(False, f"table={path}: problem {table['id'].iloc[bad[0]]!r} has pass_rate {shown}, not a number from 0 "
+                     f"to 1; {fix}")
     if {"k", "n_correct"} <= set(table.columns):
         k, right = pd.to_numeric(table["k"], errors="coerce"), pd.to_numeric(table["n_correct"], errors="coerce")
         off = table.index[~((k >= 1) & (right >= 0) & (right <= k) & ((right / k - rates).abs() < 1e-6))]

@@ -284,11 +284,14 @@ def test_read_table_round_trip_keeps_ids_and_outcomes_as_text(tmp_path):
 
 def test_read_table_reads_an_id_that_looks_missing_as_text_and_empty_numbers_as_missing(tmp_path):
     path = tmp_path / "t.csv"
-    path.write_text("id,level,pass_rate,note\nNA,1,0.5,x\nnull,2,,NA\nNone,NaN,0.25,\n", encoding="utf-8")
+    path.write_text("id,level,pass_rate,note\nNA,1,0.5,x\nnull,2,0.75,NA\nNone,NaN,0.25,\n", encoding="utf-8")
     read = read_table(path)
     assert read["id"].tolist() == ["NA", "null", "None"]  # a problem's id is never a missing value
-    assert read["pass_rate"].isna().tolist() == [False, True, False] and read["pass_rate"].dtype == float
-    assert read["level"].isna().tolist() == [False, False, True] and read["note"].isna().tolist() == [False, True, True]
+    assert read["pass_rate"].dtype == float and read["level"].isna().tolist() == [False, False, True]
+    assert read["note"].isna().tolist() == [False, True, True]
+    path.write_text("id,level,pass_rate\nnull,2,\n", encoding="utf-8")  # an empty pass rate is missing: refused
+    with pytest.raises(CourseError, match="problem 'null' has pass_rate"):
+        read_table(path)
 
 
 def _one_row(tmp_path):

@@ -680,6 +680,7 @@ def _final_from_checkpoint(checkpoint: Path, final: Path) -> None:
     for path in checkpoint.iterdir():
         if path.is_file() and not path.name.startswith(state):
             shutil.copy2(path, final / path.name)
+    sort_target_modules(final / "adapter_config.json")  # as a final/ saved at the end of training
 
 
 def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model_name: str, record: dict,
