@@ -1299,10 +1299,10 @@ def expand_paths(args) -> None:
     README cannot encode other bytes), each name short enough for the file system."""
     from .provenance import check_name_lengths
 
-    task = getattr(args, "task", None)
-    if isinstance(task, str) and task.startswith("jsonl:") and task[len("jsonl:"):].strip():
-        # the file by its absolute path: a table's provenance then names it from any folder `train` runs in
-        args.task = "jsonl:" + str(Path(task[len("jsonl:"):].strip()).expanduser().resolve())
+    if isinstance(getattr(args, "task", None), str):
+        from .problems import absolute_task
+
+        args.task = absolute_task(args.task)
     for name, value in vars(args).items():
         if isinstance(value, Path):
             try:

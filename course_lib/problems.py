@@ -147,6 +147,13 @@ def pool_spec(task: str, split: str, n: int | None, seed: int, levels=None, data
     return spec | {"file_sha256": file_sha256(file)} if file and file.is_file() else spec
 
 
+def absolute_task(task: str) -> str:
+    """A `jsonl:PATH` task with its file by absolute path (any other task as it is): a table's provenance then names
+    the file from any folder a later command runs in."""
+    file = _user_file(task)
+    return f"jsonl:{file.resolve()}" if file is not None and str(file) not in ("", ".") else task
+
+
 def _user_file(task: str) -> Path | None:
     """The file of a `jsonl:PATH` task (None for any other task)."""
     return Path(str(task)[len("jsonl:"):].strip()).expanduser() if str(task).startswith("jsonl:") else None

@@ -72,6 +72,7 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
     """`--set KEY=VALUE` pairs (and `--backend`) as experiment parameters of the right type; a clear error otherwise."""
     import dataclasses
 
+    from ..problems import absolute_task
     from .experiment import Point
 
     types = {f.name.upper(): f.type for f in dataclasses.fields(Point) if f.name not in ("run_dir", "profile")}
@@ -83,8 +84,8 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
             overrides[key] = POINT_TYPES[types[key]](value)
             if key == "BUDGET" and re.fullmatch(r"[0-9]+", value.strip()):
                 overrides[key] = int(value)  # a count of problems, as `select --budget 50`; 0.1 is a fraction
-            if key.endswith("TASK") and value.startswith("jsonl:"):  # from the user's folder, not the kernel's
-                overrides[key] = "jsonl:" + str(Path(value[len("jsonl:"):].strip()).expanduser().resolve())
+            if key.endswith("TASK"):  # a jsonl: file from the user's folder, not the kernel's
+                overrides[key] = absolute_task(value)
         except (KeyError, ValueError):
             kind = {"int": "a whole number", "float": "a number", "bool": "True or False"}.get(types[key], types[key])
             raise CourseError(f"--set {key}={value!r}: {key} takes {kind}") from None
