@@ -312,20 +312,15 @@ def _check_rows(table: pd.DataFrame, path: Path, fix: str) -> None:
     """Every row's pass rate a number in [0, 1] (and n_correct / k where the table has them) and its level a whole
     number or blank, whichever strategy reads it: an edited row is named, not read differently by each."""
     rates = pd.to_numeric(table["pass_rate"], errors="coerce")
-    bad = table.index[rates.isna() | (rates < 0) | (rates > 1)]
-    if len(bad):
-        value = table["pass_rate"].iloc[bad[0]]
-        shown = "missing" if pd.isna(value) else str(value)
-        check(False, f"table={path}: problem {table['id'].iloc[bad[0]]!r} has pass_rate {shown}, not a number from 0 "
-                     f"to 1; {fix}")
+    for row in table[rates.isna() | (rates < 0) | (rates > 1)].head(1).itertuples():
+        shown = "missing" if pd.isna(row.pass_rate) else row.pass_rate
+        raise CourseError(f"table={path}: problem {row.id!r} has pass_rate {shown}, not a number from 0 to 1; {fix}")
     if {"k", "n_correct"} <= set(table.columns):
         k, right = pd.to_numeric(table["k"], errors="coerce"), pd.to_numeric(table["n_correct"], errors="coerce")
-        off = table.index[~((k >= 1) & (right >= 0) & (right <= k) & ((right / k - rates).abs() < 1e-6))]
-        check(off.empty, f"table={path}: problem {table['id'].iloc[off[0]] if len(off) else ''!r} has pass_rate "
-                         f"{rates.iloc[off[0]] if len(off) else ''} but {table['n_correct'].iloc[off[0]] if len(off) else ''}"
-                         f" of {table['k'].iloc[off[0]] if len(off) else ''} right; the table was changed after "
-                         f"`estimate` wrote it; {fix}")
+        consistent = (k >= 1) & (right >= 0) & (right <= k) & ((right / k - rates).abs() < 1e-6)
+        for row in table[~consistent].head(1).itertuples():
+            raise CourseError(f"table={path}: problem {row.id!r} has pass_rate {rates[row.Index]} but {row.n_correct} "
+                              f"of {row.k} right; the table was changed after `estimate` wrote it; {fix}")
     levels = pd.to_numeric(table["level"], errors="coerce")
-    odd = table.index[table["level"].notna() & (levels.isna() | (levels != levels.round()))]
-    check(odd.empty, f"table={path}: problem {table['id'].iloc[odd[0]] if len(odd) else ''!r} has level "
-                     f"{table['level'].iloc[odd[0]] if len(odd) else ''!r}, not a whole number; {fix}")
+    for row in table[table["level"].notna() & (levels.isna() | (levels != levels.round()))].head(1).itertuples():
+        raise CourseError(f"table={path}: problem {row.id!r} has level {row.level!r}, not a whole number; {fix}")
