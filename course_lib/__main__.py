@@ -624,6 +624,7 @@ def cmd_train(args) -> None:
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
     from .evaluation import evaluate, model_for_backend
+    from .prompts import answer_format_of
     from .provenance import atomic_write_text
 
     problems = _sampled_problems(args)
@@ -634,6 +635,7 @@ def cmd_evaluate(args) -> None:
                       pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default",
                       backend=backend)
     result.update(model=args.model, task=args.task, split=args.split, max_new_tokens=args.max_new_tokens,
+                  answer_format=", ".join(sorted({answer_format_of(problem) for problem in problems})),
                   pool=_pool_spec(args, args.seed, args.levels), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
@@ -855,17 +857,22 @@ def _check_same_levels(after: dict, before: dict) -> None:
                             "files was edited: evaluate again")
 
 
-COMPARED_SETTINGS = ("task", "split", "k", "temperature", "max_new_tokens")  # what two evaluations must share
+COMPARED_SETTINGS = ("task", "split", "k", "temperature", "max_new_tokens", "answer_format")  # two evaluations share
 
 
 def check_same_settings(after: dict, before: dict) -> None:
-    """Two evaluations compare only when sampled alike: the same task, split, K, temperature and length limit (a
-    setting an older file does not record is not checked)."""
+    """Two evaluations compare only when sampled alike: the same task, split, K, temperature, length limit, answer
+    format and problem file's bytes (a setting an older file does not record is not checked)."""
     for setting in COMPARED_SETTINGS:
         if setting in after and setting in before:
             check(after[setting] == before[setting],
                   f"after and before were evaluated with different {setting} ({after[setting]!r} against "
                   f"{before[setting]!r}); evaluate both models with the same settings")
+    files = [result.get("pool", {}).get("file_sha256") if isinstance(result.get("pool"), dict) else None
+             for result in (after, before)]
+    check(None in files or files[0] == files[1],
+          "after and before read different versions of the problem file (its sha256 changed between the two "
+          "evaluations: a problem's text or answer may differ under the same id); evaluate both on one version")
 
 
 def cmd_compare(args) -> None:

@@ -65,6 +65,12 @@ CASES = [  # (arguments, expected message); FILES stands for the fixture's folde
      "after=FILES/corrupt.json is not valid JSON"),
     (["compare", "--after", "FILES/no-rows.json", "--before", "FILES/no-rows.json", "--out", "FILES/c.json"],
      "after=FILES/no-rows.json has no per_problem rows"),
+    (["train", "--model", "tiny-s", "--save-only-model", "true", "--out", "FILES/run"],
+     "save_only_model=True saves checkpoints without the optimizer state a killed run resumes from"),
+    (["train", "--model", "tiny-s", "--ignore-data-skip", "true", "--out", "FILES/run"],
+     "ignore_data_skip=True would resume a killed run on the prompts it already trained on"),
+    (["train", "--model", "tiny-s", "--resume-from-checkpoint", "FILES/run/checkpoint-4", "--out", "FILES/run"],
+     "a run resumes from the newest checkpoint in its own folder when the same train command runs again"),
     (["reproduce", "hard-wins", "--profile", "smoke", "--out", "FILES/a-file"], "out=FILES/a-file is a file"),
     (["reproduce", "hard-wins", "--profile", "smoke", "--out", "FILES/sweep"], "FILES/sweep/grid.json"),
 ]
@@ -264,7 +270,8 @@ def test_compare_refuses_an_evaluation_that_counts_a_problem_twice_or_disagrees_
 
 
 @pytest.mark.parametrize(("setting", "after", "before"), [
-    ("k", 4, 2), ("temperature", 0.0, 1.0), ("max_new_tokens", 4, 16), ("task", "arith", "shuffle"), (None, 0, 0)])
+    ("k", 4, 2), ("temperature", 0.0, 1.0), ("max_new_tokens", 4, 16), ("task", "arith", "shuffle"),
+    ("answer_format", "hash", "boxed"), (None, 0, 0)])
 def test_compare_refuses_evaluations_sampled_differently_or_one_file_twice(tmp_path, setting, after, before):
     settings = {"task": "arith", "split": "test", "k": 2, "temperature": 1.0, "max_new_tokens": 16}
     for name, value in (("after", after), ("before", before)):
@@ -277,6 +284,17 @@ def test_compare_refuses_evaluations_sampled_differently_or_one_file_twice(tmp_p
     said = (f"evaluated with different {setting} ({after!r} against {before!r}); evaluate both models with the same "
             "settings" if setting else f"after and before are the same file ({tmp_path / 'after.json'})")
     assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not (tmp_path / "gain.json").exists()
+
+
+def test_compare_refuses_evaluations_of_two_versions_of_one_problem_file(tmp_path):
+    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}, {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0}]
+    for name, sha in (("after", "1" * 64), ("before", "2" * 64)):
+        pool = {"task": "jsonl:/data/mine.jsonl", "file_sha256": sha}
+        (tmp_path / f"{name}.json").write_text(json.dumps({"per_problem": rows, "pool": pool}))
+    done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "before.json",
+                              "--out", tmp_path / "gain.json")
+    assert done.returncode == 2 and "read different versions of the problem file" in done.stderr, done.stderr
     assert not (tmp_path / "gain.json").exists()
 
 
@@ -639,3 +657,16 @@ def test_a_command_never_replaces_a_file_git_tracks(tmp_path):
     committed.unlink()
     assert run_cli_in_process("evaluate", "--model", "tiny-s", "--split", "test", "--n", "6", "--k", "2", "--quiet",
                               "--out", committed).returncode == 0
+
+
+def test_evaluations_asked_in_two_answer_formats_are_not_compared(tmp_path):
+    """The same problems asked for `#### n` and for `\\boxed{n}` are two tests, not one: evaluate records the format
+    it asked for (the task's own when --answer-format is left out) and compare refuses a pair that differ."""
+    common = ("--model", "tiny-s", "--task", "arith", "--split", "test", "--n", "4", "--k", "2", "--quiet")
+    assert run_cli_in_process("evaluate", *common, "--out", tmp_path / "own.json").returncode == 0
+    assert run_cli_in_process("evaluate", *common, "--answer-format", "boxed",
+                              "--out", tmp_path / "boxed.json").returncode == 0
+    assert json.loads((tmp_path / "own.json").read_text())["answer_format"] == "hash"
+    done = run_cli_in_process("compare", "--after", tmp_path / "boxed.json", "--before", tmp_path / "own.json",
+                              "--out", tmp_path / "gain.json")
+    assert done.returncode == 2 and "different answer_format ('boxed' against 'hash')" in done.stderr, done.stderr

@@ -993,3 +993,18 @@ def test_a_checkpoint_renamed_by_hand_is_not_resumed_at_its_name(tmp_path):
     (checkpoint / MARKER).write_text(json.dumps({"sha256": {"trainer_state.json": folder_sha256(checkpoint)[
         "trainer_state.json"]}}))
     assert damage(checkpoint) is None
+
+
+@pytest.mark.parametrize("edit", [{"answer_format": "boxed"}, {"answer": "-1"}, {"prompt": "What is 1 + 1?"}])
+def test_a_run_is_not_resumed_on_problems_that_kept_their_ids_but_changed(finished_run, problems, tmp_path, edit):
+    """A user's problem file edited, or --answer-format changed, between a killed run and its rerun: the same ids,
+    other questions. The run folder records what training showed and graded, and the rerun is refused."""
+    import dataclasses
+
+    folder = tmp_path / "run"
+    shutil.copytree(finished_run[0], folder)
+    assert len(json.loads((folder / "run_config.json").read_text())["problems_sha256"]) == 64
+    changed = [dataclasses.replace(problems[0], **edit), *problems[1:]]
+    with pytest.raises(CourseError, match=r"the same ids with another question, answer or answer format"):
+        train_grpo("tiny-s", changed, CourseConfig(**FAST), folder, progress=False)
+    assert train_grpo("tiny-s", problems, CourseConfig(**FAST), folder, progress=False) == finished_run[1]

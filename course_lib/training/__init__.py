@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import hashlib
 import json
 import os
 import random
@@ -405,8 +406,17 @@ def run_record(config, peft_config) -> dict:
     return json.loads(json.dumps(data, default=_plain))
 
 
-def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
-                   problem_ids: list[str]) -> tuple[int | None, list]:
+def problems_fingerprint(problems) -> str:
+    """sha256 of what training shows and grades (each problem's id, question, answer and answer format): a resumed
+    run must train on the same problems, not only the same ids."""
+    from ..prompts import answer_format_of
+
+    shown = [[p.id, p.prompt, p.answer, answer_format_of(p)] for p in problems]
+    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()
+
+
+def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_ids: list[str],
+                   problems_sha256: str | None = None) -> tuple[int | None, list]:
     """The step to resume from (None for a fresh run) and the newer checkpoints that are damaged (with why);
     an error if the folder holds a different run."""
     check(not run_dir.exists() or run_dir.is_dir(), f"out={run_dir} is a file; give a folder for the run")
@@ -432,6 +442,9 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str,
     if previous["problem_ids"] != problem_ids:
         differ.append(f"{len(problem_ids)} problems (the run's: {len(previous['problem_ids'])}, not the same ids)"
                       if len(problem_ids) != len(previous["problem_ids"]) else "other problems (ids or order)")
+    elif problems_sha256 and previous.get("problems_sha256") not in (None, problems_sha256):  # older records: none
+        differ.append("the same ids with another question, answer or answer format (the problem file or "
+                      "--answer-format changed)")
     check(not differ, f"out={run_dir} holds a run with a different config, model or problems ({'; '.join(differ[:3])}"
                       f"{' ...' if len(differ) > 3 else ''}); use a new folder or delete this one")
     return (int(checkpoint.name.split("-")[1]) if checkpoint else 0), broken
@@ -580,9 +593,9 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
     check_batch(config.completions_per_step, config.num_generations)
     run_dir = Path(out)
-    problem_ids = [p.id for p in problems]
+    problem_ids, problems_sha256 = [p.id for p in problems], problems_fingerprint(problems)
     record = run_record(config, peft_config)
-    resume_step, broken = _check_run_dir(run_dir, record, model_name, problem_ids)
+    resume_step, broken = _check_run_dir(run_dir, record, model_name, problem_ids, problems_sha256)
     if resume_step is not None and (summary := _finished_summary(run_dir, config.max_steps)) is not None:
         return summary
     check_enough_problems(len(problems), config.prompts_per_step)
@@ -601,7 +614,7 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     tokenizer.padding_side = "left"
     with args.main_process_first(local=False, desc="preparing the run folder"):
         if main:
-            _prepare_run_dir(run_dir, resume_step, broken, model_name, record, problem_ids, base)
+            _prepare_run_dir(run_dir, resume_step, broken, model_name, record, problem_ids, base, problems_sha256)
     if resume_step == config.max_steps:  # killed after the last checkpoint: resuming there would train one step more
         summary = {"model": model_name, "steps": config.max_steps, "seconds": 0.0, "lora": peft_config is not None,
                    "resumed_from": resume_step, "processes": args.world_size}
@@ -684,7 +697,7 @@ def _final_from_checkpoint(checkpoint: Path, final: Path) -> None:
 
 
 def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model_name: str, record: dict,
-                     problem_ids: list[str], base: dict | None = None) -> None:
+                     problem_ids: list[str], base: dict | None = None, problems_sha256: str | None = None) -> None:
     """A fresh run starts empty logs and writes run_config.json; a resumed one drops log lines after its checkpoint
     and sets aside the damaged checkpoints newer than it."""
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -700,7 +713,7 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
             (run_dir / name).unlink(missing_ok=True)
         atomic_write_text(run_dir / "run_config.json", json.dumps(
             {"model": model_name, "base_sha256": base, "config": record, "problem_ids": problem_ids,
-             "commit": git_commit(), "versions": library_versions()}, indent=1) + "\n")
+             "problems_sha256": problems_sha256, "commit": git_commit(), "versions": library_versions()}, indent=1) + "\n")
     else:
         (run_dir / "summary.json").unlink(missing_ok=True)  # written again when this run finishes
         for name in ("metrics.jsonl", "ledger.jsonl"):

@@ -205,6 +205,7 @@ class CourseConfig(GRPOConfig):
         check(self.micro_batch_prompts == 0 or self.prompts_per_step % self.micro_batch_prompts == 0,
               f"prompts_per_step={self.prompts_per_step} does not split into micro-batches of "
               f"micro_batch_prompts={self.micro_batch_prompts}; use a divisor of prompts_per_step")
+        check_exact_resume(self)
         self.per_device_train_batch_size, self.gradient_accumulation_steps = micro_batches(self, launched_processes())
         self.steps_per_generation, self.generation_batch_size = self.gradient_accumulation_steps, None
         on_gpu = torch.cuda.is_available()
@@ -222,6 +223,18 @@ class CourseConfig(GRPOConfig):
     def completions_per_step(self) -> int:
         """Completions per optimizer step, over all processes and micro-batches."""
         return self.prompts_per_step * self.num_generations
+
+
+def check_exact_resume(config) -> None:
+    """A killed run resumes as if never stopped (notebook 04): the settings that would break that are refused."""
+    check(not config.save_only_model, "save_only_model=True saves checkpoints without the optimizer state a killed "
+                                      "run resumes from; leave it out (fewer checkpoints: raise save_steps or set "
+                                      "save_total_limit)")
+    check(not config.ignore_data_skip, "ignore_data_skip=True would resume a killed run on the prompts it already "
+                                       "trained on, not on those an uninterrupted run sees next; leave it out")
+    check(config.resume_from_checkpoint is None,
+          f"resume_from_checkpoint={config.resume_from_checkpoint!r}: a run resumes from the newest checkpoint in its "
+          "own folder when the same train command runs again; leave it out")
 
 
 @dataclass
