@@ -660,6 +660,7 @@ def cmd_reproduce(args) -> int:
           "--slurm-*, --cache-dir and --delete-merged options need --emit-slurm")
     _check_outputs(args, args.out, folder=True)
     check_not_in_owned(args.out)  # not into a run folder or another study's points/, runs/, logs/
+    check_untracked_study_files(args.out)
     check_own_folder(args.out, "reproduce", "grid.json", is_own=lambda marker: True)  # the sweep checks its grid
     if args.emit_slurm:
         with folder_lock(args.out):
@@ -812,9 +813,21 @@ def cmd_aggregate(args) -> int:
                                                                    "`reproduce` run (it holds grid.json)")
     check((Path(args.out) / "grid.json").is_file(), f"out={args.out} holds no grid.json; give the folder of a "
                                                      "`reproduce` run")
+    check_untracked_study_files(args.out)
     with folder_lock(args.out):  # not while a `reproduce` writes into the folder
         outcome = sweep.collect(args.study, args.profile, args.out, command=_provenance(args)["command"])
     return _report_sweep(outcome, args.out)
+
+
+def check_untracked_study_files(out) -> None:
+    """`reproduce` and `aggregate` rewrite a folder's results.csv and provenance.json: never a committed study's (its
+    provenance names the command, commit and versions that made it; data/results/reproduce.sh remakes it)."""
+    from .provenance import is_tracked
+
+    for name in ("results.csv", "provenance.json"):
+        check(not is_tracked(Path(out) / name),
+              f"out={out} holds a committed {name} (the git repository tracks it), which this would rewrite; give "
+              "another folder (a committed study is remade by `bash data/results/reproduce.sh STUDY`)")
 
 
 def _read_evaluation(name: str, path: Path) -> dict:

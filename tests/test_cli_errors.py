@@ -670,3 +670,15 @@ def test_evaluations_asked_in_two_answer_formats_are_not_compared(tmp_path):
     done = run_cli_in_process("compare", "--after", tmp_path / "boxed.json", "--before", tmp_path / "own.json",
                               "--out", tmp_path / "gain.json")
     assert done.returncode == 2 and "different answer_format ('boxed' against 'hash')" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("command", [["aggregate", "hard-wins", "--profile", "tiny"],
+                                     ["reproduce", "hard-wins", "--profile", "tiny"]])
+def test_a_committed_study_folder_is_not_rewritten_by_aggregate_or_reproduce(command):
+    """`aggregate --out data/results/hard-wins` remade the same table but replaced its provenance (the command,
+    commit and versions that made it) with today's: refused before anything is read or run."""
+    folder = Path(__file__).resolve().parent.parent / "data" / "results" / "hard-wins"
+    before = {name: (folder / name).read_bytes() for name in ("results.csv", "provenance.json")}
+    done = run_cli_in_process(*command, "--out", folder)
+    assert done.returncode == 2 and "holds a committed results.csv (the git repository tracks it)" in done.stderr
+    assert {name: (folder / name).read_bytes() for name in before} == before

@@ -707,3 +707,25 @@ def test_sd_upper_bound_from_two_seeds_and_its_bounds():
     for seeds, sd in ((1, 0.01), (3, -0.01)):
         with pytest.raises(CourseError, match=f"seeds={seeds} must be >= 2 and sd={sd} non-negative"):
             sd_upper_bound(sd, seeds)
+
+
+def test_a_grid_point_deleted_from_a_committed_table_is_refused_unless_aggregate_named_it_missing(tmp_path):
+    """A seed's row cut from hard-wins/results.csv by hand would move its verdict in silence: refused, named; a
+    point `aggregate` recorded as missing (a study still running) is read."""
+    import json
+    import re
+    import shutil
+
+    from course_lib.research.definitions import RESULTS_DIR
+
+    folder = tmp_path / "hard-wins"
+    shutil.copytree(RESULTS_DIR / "hard-wins", folder, ignore=shutil.ignore_patterns("points"))
+    lines = (folder / "results.csv").read_text().splitlines(keepends=True)
+    dropped = lines[7].split(",")[0]
+    (folder / "results.csv").write_text("".join(lines[:7] + lines[8:]))
+    with pytest.raises(CourseError, match=rf"lacks 1 of its grid's 60 points \(e\.g\. {re.escape(dropped)}\) and its "
+                                          "provenance.json names none of them missing"):
+        load_study("hard-wins", tmp_path)
+    provenance = json.loads((folder / "provenance.json").read_text())
+    (folder / "provenance.json").write_text(json.dumps({**provenance, "missing": [dropped]}))
+    assert len(load_study("hard-wins", tmp_path)[0]) == 59

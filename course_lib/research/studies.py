@@ -45,7 +45,29 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
     except (pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as error:
         raise CourseError(f"{path} is not a results table ({type(error).__name__}); {fix}") from None
     check_results(table, path, study, fix)
-    return table[table["status"] == "ok"].reset_index(drop=True), _study_provenance(folder / "provenance.json", fix)
+    provenance = _study_provenance(folder / "provenance.json", fix)
+    check_every_point_listed(table, folder, provenance, fix)
+    return table[table["status"] == "ok"].reset_index(drop=True), provenance
+
+
+def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict, fix: str) -> None:
+    """Every point of the study's grid.json is a row of results.csv (succeeded or failed) or named missing by the
+    provenance `aggregate` wrote: a row deleted by hand (a bad seed dropped) would change a verdict in silence."""
+    grid_file = folder / "grid.json"
+    if not grid_file.is_file() or "point" not in table.columns:
+        return
+    from .sweep import point_name
+
+    try:
+        points = json.loads(grid_file.read_text(encoding="utf-8"))["points"]
+        names = [point_name(point) for point in points]
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as error:
+        raise CourseError(f"{grid_file} is not the grid `reproduce` wrote ({type(error).__name__}); {fix}") from None
+    declared = provenance.get("missing", [])
+    absent = [name for name in names if name not in set(table["point"]) and name not in declared]
+    check(not absent, f"{folder / 'results.csv'} lacks {len(absent)} of its grid's {len(names)} points (e.g. "
+                      f"{absent[0] if absent else ''}) and its provenance.json names none of them missing: a row was "
+                      f"deleted after `aggregate` wrote the table; {fix}")
 
 
 def _study_provenance(path: Path, fix: str) -> dict:
