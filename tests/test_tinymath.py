@@ -6,6 +6,7 @@ import json
 import random
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from conftest import run_cli_in_process
@@ -350,3 +351,41 @@ def test_pretrain_refuses_bad_tasks_before_any_work(tmp_path, tasks, said):
     done = run_cli_in_process("pretrain", "--size", "tiny-s", "--steps", "2", "--tasks", tasks, "--out", tmp_path / "m")
     assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "m").exists()
+
+
+def _probe_code():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "data" / "results" / "tinymath_probes.py"
+    spec = importlib.util.spec_from_file_location("tinymath_probes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _probe_row(size, l13, l4, l5, l45, steps=2000):
+    return {"size": size, "steps": str(steps), "tinymath_l13": str(l13), "tinymath_l4": str(l4),
+            "tinymath_l5": str(l5), "tinymath_l45": str(l45)}
+
+
+def test_the_size_probes_choice_rule_reads_each_target_at_its_line():
+    """The rule the probe sets fixed before running: boundary levels 1-3 >= 0.30 and levels 4, 5 each <= 0.08 (0.081
+    misses, as tiny-sm did at 2,400 steps); a larger size's levels 4-5 >= 0.15; only sizes above the boundary's."""
+    probes = _probe_code()
+    sm, m = _probe_row("tiny-sm", 0.554, 0.08, 0.05, 0.065), _probe_row("tiny-m", 0.75, 0.27, 0.12, 0.15)
+    assert probes.choice([sm, m], 2000) == ("tiny-sm", "tiny-m")
+    assert probes.choice([{**sm, "tinymath_l4": "0.081"}, m], 2000) == (None, None)
+    assert probes.choice([{**sm, "tinymath_l13": "0.2999"}, m], 2000) == (None, None)
+    assert probes.choice([sm, {**m, "tinymath_l45": "0.1499"}], 2000) == ("tiny-sm", None)
+    assert probes.choice([sm, m], 2400) == (None, None)  # another rung
+    smaller = _probe_row("tiny-s", 0.9, 0.5, 0.5, 0.5)  # meets the larger target but is not larger
+    assert probes.choice([sm, smaller], 2000) == ("tiny-sm", None)
+
+
+def test_the_second_probe_sets_outcome_is_remade_from_its_table_byte_for_byte(tmp_path):
+    import shutil
+
+    folder = Path(__file__).resolve().parent.parent / "data" / "results" / "tinymath-size-probes-2"
+    shutil.copy(folder / "probes.csv", tmp_path / "probes.csv")
+    _probe_code().write_outcome(tmp_path, "tinymath size probes, second set", ("tiny-sm", "tiny-m", "tiny-s", "tiny-l"))
+    assert (tmp_path / "outcome.md").read_bytes() == (folder / "outcome.md").read_bytes()
