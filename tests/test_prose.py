@@ -34,10 +34,10 @@ ALLOWED = {
         "p ± 1.96·sqrt(p(1-p)/K)",  # the Wald interval's formula (z of a 95% interval)
     ],
     "02_zero_variance_groups.ipynb": [
-        "its true p may be 0.05 (and then 34% of its groups are alive)",  # arithmetic, checked below
+        "the true p may be 0.05 (and then 34% of its groups are alive)",  # arithmetic, checked below
         "p = 0.05",  # a value for the sliders
         "P(dead) below 0.5",  # an exercise's threshold
-        "the hardest 10% and the easiest 10%",  # an exercise's budget
+        "the hardest and the easiest 10%",  # an exercise's budget
     ],
     "03_budget_explorer.ipynb": [],
     "04_grpo_training.ipynb": [
