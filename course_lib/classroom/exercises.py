@@ -387,12 +387,12 @@ def _dead_share_from_two_samples(table, problem_ids, group_size: int) -> float:
     return float(sum(dead_group_probability(labels[i], group_size) for i in problem_ids) / len(problem_ids))
 
 
-@exercise("05.1", tolerance=5e-4, hint='a dict {task: mean paired difference}, from paired_difference(committed, '
+@exercise("05.1", tolerance=5e-4, hint='a dict {task: mean paired difference}, from paired_difference(precomputed, '
                                        '"learnability", "hard", "gain.test"); three decimals are enough.')
-def _learnability_minus_hard(committed) -> dict:
+def _learnability_minus_hard(precomputed) -> dict:
     from ..research.studies import paired_difference
 
-    table = paired_difference(committed, "learnability", "hard", "gain.test")
+    table = paired_difference(precomputed, "learnability", "hard", "gain.test")
     return {row.task: float(row.mean) for row in table.itertuples()}
 
 
@@ -410,7 +410,7 @@ def _deadest_selection(mechanism) -> dict:
 
 
 @exercise("05.3", tolerance=5e-4, hint="a tuple (ci_low, ci_high): t_interval(spread.difference) over every seed, the "
-                                       "live one included (the committed seeds alone are the other interval).")
+                                       "live one included (the precomputed seeds alone are the other interval).")
 def _interval_with_live_seed(differences) -> tuple:
     from ..research.studies import t_interval
 
@@ -444,7 +444,7 @@ def _alive_by_level(base_by_level: dict, group_size: int) -> dict:
     return {level: 1 - dead_group_probability(p, group_size) for level, p in base_by_level.items()}
 
 
-@exercise("06.3", tolerance=0, hint="seeds_needed(sd, 0.03), with sd the standard deviation (ddof=1) of the committed "
+@exercise("06.3", tolerance=0, hint="seeds_needed(sd, 0.03), with sd the standard deviation (ddof=1) of the precomputed "
                                     "seeds' differences, not of the live one.")
 def _seeds_for_margin(committed_differences) -> int:
     import numpy as np

@@ -6,6 +6,7 @@ studies without loading those. Introduced in notebooks/05_hard_examples_win.ipyn
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -39,3 +40,10 @@ def read_studies(root=RESULTS_DIR) -> dict:
 
 
 STUDIES = read_studies()  # study name -> its definition (read once, when the module is imported)
+
+
+def point_name(point: dict) -> str:
+    """A readable, unique file name for a grid point."""
+    readable = "_".join(f"{str(v).replace('/', '-')}" for k, v in sorted(point.items()) if k != "PROFILE")
+    digest = hashlib.sha256(json.dumps(point, sort_keys=True).encode()).hexdigest()[:6]
+    return f"{readable}_{digest}"

@@ -208,7 +208,8 @@ def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def scorecard(root=RESULTS_DIR) -> pd.DataFrame:
-    """Every claim with the paper's report, the tiny world's verdict, its status and the status before the
-    reference arm's effect was required (07, README)."""
-    rows = [{"claim": c.claim, "paper reports": c.paper, **claim_verdict(c, root), "note": c.note} for c in CLAIMS]
+    """Every claim with the paper's report, the tiny world's verdict, its status, the status before the reference
+    arm's effect was required, and the margin its study fixed before it ran (07, README)."""
+    rows = [{"claim": c.claim, "paper reports": c.paper, **claim_verdict(c, root), "note": c.note,
+             "margin": c.margin if c.study else None} for c in CLAIMS]
     return pd.DataFrame(rows)

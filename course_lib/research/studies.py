@@ -19,7 +19,7 @@ from statsmodels.stats.weightstats import DescrStatsW
 from ..errors import CourseError, check
 from ..paths import course_path
 from ..provenance import read_csv_strictly
-from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, read_studies  # noqa: F401 (read from here too)
+from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, point_name, read_studies  # noqa: F401 (read from here too)
 
 
 def study_folder(study: str, root=RESULTS_DIR) -> Path:
@@ -56,8 +56,6 @@ def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict
     grid_file = folder / "grid.json"
     if not grid_file.is_file() or "point" not in table.columns:
         return
-    from .sweep import point_name
-
     try:
         points = json.loads(grid_file.read_text(encoding="utf-8"))["points"]
         names = [point_name(point) for point in points]

@@ -14,7 +14,6 @@ to submit the three jobs in that order, logs go to DIR/logs. `python -m course_l
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -33,6 +32,7 @@ import pandas as pd
 from ..errors import CourseError, check
 from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
 from ..provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
+from .definitions import point_name
 from .profiles import get_profile
 from .studies import STUDIES
 
@@ -116,13 +116,6 @@ def parse_where(pairs, separator: str = "=", option: str = "where") -> dict:
     check(not twice, f"{option}: {twice[0] if twice else ''} is given twice (the second would replace the first); "
                      "give each key once (one slice per run)")
     return dict(pair.split(separator, 1) for pair in pairs)
-
-
-def point_name(point: dict) -> str:
-    """A readable, unique file name for a grid point."""
-    readable = "_".join(f"{str(v).replace('/', '-')}" for k, v in sorted(point.items()) if k != "PROFILE")
-    digest = hashlib.sha256(json.dumps(point, sort_keys=True).encode()).hexdigest()[:6]
-    return f"{readable}_{digest}"
 
 
 def check_parameters(points: list[dict], notebook: Path = EXPERIMENT) -> None:
