@@ -70,7 +70,7 @@ def model_fingerprint(model) -> str:
         return _files_fingerprint(model)
     state = model.state_dict()
     small = sum(t.numel() for t in state.values()) < FULL_HASH_LIMIT
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(_settings_text(model).encode())  # an edited config or stop token changes the samples
     for name, tensor in sorted(state.items()):
         digest.update(f"{name}{tensor.dtype}".encode())
         flat = tensor.detach().reshape(-1)
@@ -81,12 +81,27 @@ def model_fingerprint(model) -> str:
     return digest.hexdigest()
 
 
+VOLATILE_SETTINGS = ("_name_or_path", "transformers_version", "_commit_hash")  # where and by which version, not what
+
+
+def _settings_text(model) -> str:
+    """A loaded model's config and generation config as JSON (its architecture and its stop tokens)."""
+    settings = []
+    for config in (getattr(model, "config", None), getattr(model, "generation_config", None)):
+        values = config.to_dict() if config is not None else {}
+        settings.append({key: value for key, value in values.items() if key not in VOLATILE_SETTINGS})
+    return json.dumps(settings, sort_keys=True, default=str)
+
+
 def _files_fingerprint(model) -> str:
-    """A model folder's weight files (names, sizes, modification times, safetensors headers), or a hub id's name."""
+    """A model folder's weight files (names, sizes, modification times, safetensors headers) and its config and
+    generation config (bytes), or a hub id's name."""
     folder = Path(model)
     if not folder.is_dir():
         return hashlib.sha256(f"hub:{model}".encode()).hexdigest()
     digest = hashlib.sha256()
+    for path in (folder / "config.json", folder / "generation_config.json"):
+        digest.update(path.read_bytes() if path.is_file() else b"-")
     for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
         stat = path.stat()
         digest.update(f"{path.name}/{stat.st_size}/{stat.st_mtime_ns}".encode())

@@ -415,3 +415,24 @@ def test_resume_picks_checkpoint_12_over_checkpoint_9(problems, tmp_path):
         "model": "tiny-s", "steps": 12, "seconds": 0.0, "lora": True, "resumed_from": 12, "processes": 1}
     assert json.loads((out / "summary.json").read_text()) == summary  # nothing trained: final/ from checkpoint-12
     assert (out / "final" / "adapter_model.safetensors").read_bytes() == adapter
+
+
+def test_cache_key_changes_with_the_models_config_and_stop_tokens_not_its_path(tiny_s, pool, tmp_path):
+    """An eos id added to generation_config (samples stop earlier) or an edited rope setting changes what the model
+    samples: a cached table of the model as it was is not served. Where the model was loaded from does not count."""
+    model = copy.deepcopy(tiny_s[0])
+    key = cache_key(model, pool, _key_settings())
+    model.config._name_or_path = "/elsewhere/tiny-s"
+    assert cache_key(model, pool, _key_settings()) == key
+    model.generation_config.eos_token_id = [model.generation_config.eos_token_id, 23]
+    stops = cache_key(model, pool, _key_settings())
+    assert stops != key
+    model.config.rms_norm_eps = model.config.rms_norm_eps * 10
+    assert cache_key(model, pool, _key_settings()) not in (key, stops)
+    folder = tmp_path / "model"  # a folder vLLM loads: its config files count, as its weights' headers do
+    tiny_s[0].save_pretrained(folder)
+    by_folder = cache_key(str(folder), pool, _key_settings())
+    text = (folder / "generation_config.json").read_text()
+    (folder / "generation_config.json").write_text(text.replace('"eos_token_id": 1', '"eos_token_id": [1, 23]'))
+    assert '"eos_token_id": [1, 23]' in (folder / "generation_config.json").read_text()
+    assert cache_key(str(folder), pool, _key_settings()) != by_folder

@@ -729,3 +729,23 @@ def test_a_grid_point_deleted_from_a_committed_table_is_refused_unless_aggregate
     provenance = json.loads((folder / "provenance.json").read_text())
     (folder / "provenance.json").write_text(json.dumps({**provenance, "missing": [dropped]}))
     assert len(load_study("hard-wins", tmp_path)[0]) == 59
+
+
+def test_a_missing_seed_value_is_refused_not_read_as_agreement(tmp_path):
+    """A NaN among per-seed differences made equivalence_verdict's p-values 0.0 and Holm called it "slightly worse";
+    a blank gain in a row that succeeded made the notebooks drop that seed and move a verdict."""
+    import shutil
+
+    from course_lib.research.definitions import RESULTS_DIR
+    from course_lib.research.studies import equivalence_verdict, t_interval
+
+    for call in (lambda: equivalence_verdict([0.02, float("nan"), 0.01, 0.0], 0.03), lambda: t_interval([1, None])):
+        with pytest.raises(CourseError, match="hold 1 missing or infinite value"):
+            call()
+    folder = tmp_path / "hard-wins"
+    shutil.copytree(RESULTS_DIR / "hard-wins", folder, ignore=shutil.ignore_patterns("points"))
+    table = pd.read_csv(folder / "results.csv")
+    table.loc[3, "gain.test"] = None
+    table.to_csv(folder / "results.csv", index=False)
+    with pytest.raises(CourseError, match=rf"point {table['point'][3]} succeeded but its gain.test is blank \(line 5\)"):
+        load_study("hard-wins", tmp_path)

@@ -80,6 +80,9 @@ def _study_provenance(path: Path, fix: str) -> dict:
     return provenance
 
 
+MEASURES = ("accuracy_before.test", "accuracy_after.test", "gain.test")  # every run that succeeded has them
+
+
 def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
     """A results table `aggregate` could have written: rows with a status, each point once and each
     setting of the study's grid once (a copied row would count a seed twice), numbers only where numbers are, all
@@ -95,6 +98,12 @@ def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
     if len(same):
         setting = ", ".join(f"{c}={table[c][same[0]]}" for c in columns if c != "profile")
         raise CourseError(f"{path} holds the same run twice (lines {same[0] + 2} and {same[1] + 2}: {setting}); {fix}")
+    ok = table["status"] == "ok"
+    for column in [c for c in MEASURES if c in table.columns]:
+        blank = table.index[ok & table[column].isna()]
+        if len(blank):
+            raise CourseError(f"{path}: point {table['point'][blank[0]] if 'point' in table else blank[0]} succeeded "
+                              f"but its {column} is blank (line {blank[0] + 2}); {fix}")
     for column in table.columns:
         numbers = pd.to_numeric(table[column], errors="coerce")
         text = table.index[table[column].notna() & numbers.isna()]
@@ -117,13 +126,22 @@ def grid_keys(study: str) -> set[str]:
     return {key for grid in grids for key in grid}
 
 
+def finite_values(values) -> np.ndarray:
+    """Per-seed values as floats, every one a finite number: a NaN (a blank results cell) would read as agreement."""
+    values = np.asarray(list(values), dtype=float)
+    check(np.isfinite(values).all(), f"the per-seed values hold {int((~np.isfinite(values)).sum())} missing or "
+                                     "infinite value(s): a seed without a result cannot count; drop it knowingly or "
+                                     "rerun it")
+    return values
+
+
 def t_interval(values) -> dict:
     """Mean of per-seed values with a 95% Student-t interval (seeds are the unit of replication).
 
     >>> t_interval([0.1, 0.2, 0.3])["ci_low"]
     -0.0484
     """
-    values = np.asarray(list(values), dtype=float)
+    values = finite_values(values)
     check(len(values) >= 1, "t_interval needs at least one value")
     mean = float(values.mean())
     if len(values) == 1:
@@ -152,7 +170,7 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     >>> equivalence_verdict([0.01, -0.01, 0.0, 0.005, -0.005], margin=0.03, sensitive=False)["verdict"]
     'could not tell'
     """
-    values = np.asarray(list(values), dtype=float)
+    values = finite_values(values)
     check(len(values) >= 3, f"{len(values)} seed(s): an interval from fewer than 3 seeds says nothing; run more seeds")
     check(margin > 0, f"margin={margin} must be positive (the difference you would call negligible)")
     stats = SharedBaseline(values, base_variance)

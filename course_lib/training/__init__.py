@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-import hashlib
 import json
 import os
 import random
@@ -406,15 +405,6 @@ def run_record(config, peft_config) -> dict:
     return json.loads(json.dumps(data, default=_plain))
 
 
-def problems_fingerprint(problems) -> str:
-    """sha256 of what training shows and grades (each problem's id, question, answer and answer format): a resumed
-    run must train on the same problems, not only the same ids."""
-    from ..prompts import answer_format_of
-
-    shown = [[p.id, p.prompt, p.answer, answer_format_of(p)] for p in problems]
-    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()
-
-
 def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_ids: list[str],
                    problems_sha256: str | None = None) -> tuple[int | None, list]:
     """The step to resume from (None for a fresh run) and the newer checkpoints that are damaged (with why);
@@ -593,6 +583,8 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
     check_batch(config.completions_per_step, config.num_generations)
     run_dir = Path(out)
+    from ..difficulty import problems_fingerprint  # what training shows and grades: the same ids must mean the same
+
     problem_ids, problems_sha256 = [p.id for p in problems], problems_fingerprint(problems)
     record = run_record(config, peft_config)
     resume_step, broken = _check_run_dir(run_dir, record, model_name, problem_ids, problems_sha256)
