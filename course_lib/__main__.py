@@ -109,13 +109,25 @@ def cmd_calibrate(args) -> None:
               f"--write stores the report in the manifest.json `pretrain` wrote; model={args.model} has none: leave "
               "out --write")
         _check_same_calibration(args, folder)
+        measured = _manifest_weights(folder)  # the weights measured: a model replaced meanwhile gets no report
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
                        max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
     targets = check_targets(args.model, report)
     if args.write:
         with folder_lock(folder, parameter="model"):  # two --write runs (arith, shuffle) must not lose one report
+            check(_manifest_weights(folder) == measured,
+                  f"model={args.model} was replaced while it was measured (its manifest's weights changed), so the "
+                  "report is not written into the new one; calibrate it again")
             write_calibration(args.model, report, targets)
     print(json.dumps({**report, "targets": targets}, indent=2))
+
+
+def _manifest_weights(folder: Path):
+    """The sha256 of a model folder's files as its manifest records them (None where it cannot be read)."""
+    try:
+        return json.loads((folder / "manifest.json").read_text()).get("sha256")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 CALIBRATION_SETTINGS = ("n", "k", "seed", "temperature", "max_new_tokens")  # what a calibration was measured at

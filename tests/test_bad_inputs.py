@@ -498,3 +498,30 @@ def test_calibrate_write_keeps_a_calibration_measured_with_other_settings(capsys
     assert line == ("error: --write would replace tiny-s's arith calibration, measured with other settings: n=5 (recorded: "
                     "500), k=2 (recorded: 8); measure with the recorded ones, or leave out --write to see the report")
     assert manifest.read_bytes() == before
+
+
+def test_calibrate_write_does_not_store_its_report_in_a_model_replaced_while_it_measured(capsys, tmp_path,
+                                                                                           monkeypatch):
+    """`pretrain --out M` finishing while `calibrate --model M --write` samples: the report measured the old weights
+    and is not written into the new model's manifest (it was, with the old model's pass rates)."""
+    import shutil
+
+    import course_lib.research.calibration as calibration
+
+    folder = tmp_path / "M"
+    shutil.copytree(ROOT / "data" / "models" / "tiny-s", folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest.pop("calibration", None)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    measure = calibration.calibrate
+
+    def measure_then_replace(*args, **kwargs):
+        report = measure(*args, **kwargs)
+        replaced = {**manifest, "sha256": {**manifest["sha256"], "model.safetensors": "0" * 64}}
+        (folder / "manifest.json").write_text(json.dumps(replaced))  # what a pretrain into M writes meanwhile
+        return report
+
+    monkeypatch.setattr(calibration, "calibrate", measure_then_replace)
+    line = one_line_error(capsys, "calibrate", "--model", str(folder), "--n", "5", "--k", "2", "--write", "--quiet")
+    assert f"model={folder} was replaced while it was measured" in line
+    assert "calibration" not in json.loads((folder / "manifest.json").read_text())

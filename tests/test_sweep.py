@@ -34,6 +34,8 @@ from course_lib.research.sweep import (
     worker_count,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def fake_experiment(path):
     """A fast stand-in for the experiment notebook: fails for STRATEGY == 'random', records otherwise."""
@@ -1003,3 +1005,35 @@ def test_a_second_damaged_record_keeps_the_first_damaged_copy(tmp_path):
             assert done_record(tmp_path, point) is None
     assert record.with_name(record.name + ".damaged").read_text() == '{"point": '
     assert record.with_name(record.name + ".damaged.2").read_text() == "[]"
+
+
+def test_a_folder_planned_with_one_models_weights_refuses_another_under_the_same_name(tmp_path, monkeypatch):
+    """COURSE_MODELS_DIR set when a sweep started and not when it resumed (or in its SLURM jobs): the name tiny-m
+    meant other weights, and one results.csv held two models. The grid records each model's sha256; a resume, a
+    job, or a plan under other weights is refused."""
+    import shutil
+
+    from course_lib.research.sweep import _check_out_dir, grid_points
+
+    points = [{"MODEL": "tiny-m", "SEED": 0}]
+    _check_out_dir(tmp_path / "out", "demo", points)
+    grid = json.loads((tmp_path / "out" / "grid.json").read_text())
+    assert len(grid["models"]["tiny-m"]) == 64
+    _check_out_dir(tmp_path / "out", "demo", points)  # the same weights: resumes
+    mine = tmp_path / "mymodels"
+    shutil.copytree(ROOT / "data" / "models" / "tiny-s", mine / "tiny-m")  # another model under the name tiny-m
+    monkeypatch.setenv("COURSE_MODELS_DIR", str(mine))
+    monkeypatch.setattr("course_lib.models.MODELS_DIR", mine)
+    for call in (lambda: _check_out_dir(tmp_path / "out", "demo", points), lambda: grid_points(tmp_path / "out", "demo")):
+        with pytest.raises(CourseError, match="was planned with other weights under the name 'tiny-m'"):
+            call()
+
+
+def test_reproduce_set_model_to_a_relative_folder_is_made_absolute(tmp_path, monkeypatch):
+    from course_lib.research.sweep import parse_overrides
+
+    (tmp_path / "mine").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert parse_overrides(["MODEL=./mine"])["MODEL"] == str(tmp_path / "mine")
+    assert parse_overrides(["MODEL=tiny-m"])["MODEL"] == "tiny-m"
+    assert parse_overrides(["MODEL=Qwen/Qwen2.5-0.5B"])["MODEL"] == "Qwen/Qwen2.5-0.5B"  # a hub id: no such folder

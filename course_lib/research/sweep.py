@@ -86,6 +86,8 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
                 overrides[key] = int(value)  # a count of problems, as `select --budget 50`; 0.1 is a fraction
             if key.endswith("TASK"):  # a jsonl: file from the user's folder, not the kernel's
                 overrides[key] = absolute_task(value)
+            if key == "MODEL" and ("/" in value or value.startswith(".")) and Path(value).expanduser().is_dir():
+                overrides[key] = str(Path(value).expanduser().resolve())  # a folder the kernel finds from OUT/points
         except (KeyError, ValueError):
             kind = {"int": "a whole number", "float": "a number", "bool": "True or False"}.get(types[key], types[key])
             raise CourseError(f"--set {key}={value!r}: {key} takes {kind}") from None
@@ -136,14 +138,44 @@ def _read_json(path: Path, what: str):
 
 
 def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | None = None) -> None:
-    """Refuse an output folder that holds results of a different grid; otherwise record this grid."""
+    """Refuse an output folder that holds results of a different grid, or of other weights under a model's name;
+    otherwise record this grid and the fingerprint of each model it names."""
     grid_file = out / "grid.json"
     grid = {"study": study, "points": points, **({"overrides": overrides} if overrides else {})}
     if grid_file.exists():
-        check(_read_json(grid_file, "the grid of this folder") == grid,
+        saved = _read_json(grid_file, "the grid of this folder")
+        check(isinstance(saved, dict) and {k: v for k, v in saved.items() if k != "models"} == grid,
               f"out={out} holds results of a different grid; use a new folder or delete it")
+        check_same_models(out, saved.get("models"))
     else:
-        atomic_write_text(grid_file, json.dumps(grid, indent=1) + "\n")
+        models = model_fingerprints(points)
+        atomic_write_text(grid_file, json.dumps({**grid, **({"models": models} if models else {})}, indent=1) + "\n")
+
+
+def model_fingerprints(points: list[dict]) -> dict:
+    """Each model the points name, with the sha256 of its weights as this shell resolves the name (None: a hub model
+    not downloaded here)."""
+    from ..models import weights_sha256
+
+    def fingerprint(name: str):
+        try:
+            return (weights_sha256(name) or {}).get("model.safetensors")
+        except CourseError:  # a name no folder or cache holds here: each point says so when it runs
+            return None
+
+    return {name: fingerprint(name) for name in sorted({str(p["MODEL"]) for p in points if p.get("MODEL")})}
+
+
+def check_same_models(out: Path, planned: dict | None) -> None:
+    """The models a folder's points were planned with are the ones a name resolves to now (COURSE_MODELS_DIR set in
+    one shell and not in another gave one results.csv two models under one name)."""
+    if not isinstance(planned, dict):  # a grid written before models were recorded
+        return
+    now = model_fingerprints([{"MODEL": name} for name in planned])
+    differ = [name for name, sha in planned.items() if sha and now.get(name) and now[name] != sha]
+    check(not differ, f"out={out} was planned with other weights under the name {differ[0] if differ else ''!r} "
+                      "(their sha256 differs: COURSE_MODELS_DIR or the model's folder is not what it was); run with "
+                      "the same models, or use a new folder")
 
 
 def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | None = None) -> dict:
@@ -433,7 +465,7 @@ SLURM_NAME = re.compile(r"[\w.,-]+")
 UNCOSTED_LIMITS = {"time": "1-00:00:00", "mem": "64G"}  # when the cost model cannot run here (no data): generous
 SLURM_EXPORT = "PATH,HOME,USER,LANG,TMPDIR"  # what a job takes from the submitting shell (--export); the rest is set
 # in the script itself, from the values these had when it was emitted:
-EMITTED_ENVIRONMENT = ("COURSE_DATA_DIR", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE",
+EMITTED_ENVIRONMENT = ("COURSE_DATA_DIR", "COURSE_MODELS_DIR", "COURSE_MODEL_CACHE", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE",
                        "COURSE_VLLM_GPU_MEMORY_UTILIZATION", "COURSE_GPU_CHECK")
 
 
@@ -444,6 +476,7 @@ def grid_points(out: Path, study: str) -> list[dict]:
     grid = _read_json(grid_file, "the grid of this folder")
     check(isinstance(grid, dict) and grid.get("study") == study and isinstance(grid.get("points"), list),
           f"{grid_file} is not a grid of study {study!r}; give that study's folder")
+    check_same_models(Path(out), grid.get("models"))  # a job whose shell resolves a name to other weights
     return grid["points"]
 
 
