@@ -641,6 +641,7 @@ def cmd_evaluate(args) -> None:
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "evaluate")
+    warn_if_not_held_out(args.model, problems)
     backend = _backend(args)  # vllm: the run's LoRA merged into merged/, which vLLM loads; hf: loaded weights
     model, tokenizer = model_for_backend(args.model, backend)
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
@@ -653,6 +654,30 @@ def cmd_evaluate(args) -> None:
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
           f"{result['overall']['ci_high']:.3f}], format share {result['overall'].get('format_share', float('nan')):.3f} "
           f"on {len(problems)} problems; wrote {args.out}")
+
+
+def warn_if_not_held_out(model: str, problems) -> None:
+    """A run evaluated on problems it trained on, or asked in another answer format than it learned: one warning
+    each (its held-out accuracy would read too high, or too low)."""
+    import warnings
+
+    from .prompts import answer_format_of
+    from .training import read_run_config
+
+    if not (Path(model) / "run_config.json").is_file():
+        return
+    run = read_run_config(Path(model))
+    trained = set(run["problem_ids"])
+    seen = [p.id for p in problems if p.id in trained]
+    if seen:
+        warnings.warn(f"{len(seen)} of the {len(problems)} problems evaluated were trained on by {model} (e.g. "
+                      f"{seen[0]}): its accuracy on them is not held-out; evaluate on problems it did not train on "
+                      "(another --split, or a file without them)", stacklevel=2)
+    asked = ", ".join(sorted({answer_format_of(p) for p in problems}))
+    if run.get("answer_format") and run["answer_format"] != asked:
+        warnings.warn(f"{model} was trained to answer in the {run['answer_format']!r} format, and these problems "
+                      f"ask for {asked!r}; give --answer-format {run['answer_format']} to evaluate it as it was "
+                      "trained", stacklevel=2)
 
 
 def cmd_reproduce(args) -> int:

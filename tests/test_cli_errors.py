@@ -682,3 +682,25 @@ def test_a_committed_study_folder_is_not_rewritten_by_aggregate_or_reproduce(com
     done = run_cli_in_process(*command, "--out", folder)
     assert done.returncode == 2 and "holds a committed results.csv (the git repository tracks it)" in done.stderr
     assert {name: (folder / name).read_bytes() for name in before} == before
+
+
+def test_evaluating_a_run_on_its_own_training_problems_or_in_another_format_is_said(finished_run, problems, tmp_path):
+    """`train --split all` on a user's file, then `evaluate --split test`: some held-out problems were trained on;
+    a run trained to answer in <answer> tags evaluated in the task's own format. One warning line each."""
+    import dataclasses
+    import re
+    import warnings
+
+    from course_lib.__main__ import warn_if_not_held_out
+    from course_lib.tasks import generate
+
+    run, _ = finished_run
+    assert json.loads((run / "run_config.json").read_text())["answer_format"] == "hash"
+    with pytest.warns(UserWarning, match=rf"3 of the 5 problems evaluated were trained on by {re.escape(str(run))}"):
+        warn_if_not_held_out(str(run), problems[:3] + generate("arith", 2, "test", seed=0))
+    tagged = [dataclasses.replace(p, answer_format="tagged") for p in generate("arith", 2, "test", seed=0)]
+    with pytest.warns(UserWarning, match=r"trained to answer in the 'hash' format, and these problems ask for 'tagged'"):
+        warn_if_not_held_out(str(run), tagged)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_if_not_held_out(str(run), generate("arith", 2, "test", seed=0))  # held out, in its format: silent

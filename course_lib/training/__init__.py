@@ -586,6 +586,9 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     from ..difficulty import problems_fingerprint  # what training shows and grades: the same ids must mean the same
 
     problem_ids, problems_sha256 = [p.id for p in problems], problems_fingerprint(problems)
+    from ..prompts import answer_format_of
+
+    answer_format = ", ".join(sorted({answer_format_of(p) for p in problems}))  # what the run learns to write
     record = run_record(config, peft_config)
     resume_step, broken = _check_run_dir(run_dir, record, model_name, problem_ids, problems_sha256)
     if resume_step is not None and (summary := _finished_summary(run_dir, config.max_steps)) is not None:
@@ -606,7 +609,8 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     tokenizer.padding_side = "left"
     with args.main_process_first(local=False, desc="preparing the run folder"):
         if main:
-            _prepare_run_dir(run_dir, resume_step, broken, model_name, record, problem_ids, base, problems_sha256)
+            _prepare_run_dir(run_dir, resume_step, broken, model_name, record, problem_ids, base,
+                             {"problems_sha256": problems_sha256, "answer_format": answer_format})
     if resume_step == config.max_steps:  # killed after the last checkpoint: resuming there would train one step more
         summary = {"model": model_name, "steps": config.max_steps, "seconds": 0.0, "lora": peft_config is not None,
                    "resumed_from": resume_step, "processes": args.world_size}
@@ -689,7 +693,7 @@ def _final_from_checkpoint(checkpoint: Path, final: Path) -> None:
 
 
 def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model_name: str, record: dict,
-                     problem_ids: list[str], base: dict | None = None, problems_sha256: str | None = None) -> None:
+                     problem_ids: list[str], base: dict | None = None, problems: dict | None = None) -> None:
     """A fresh run starts empty logs and writes run_config.json; a resumed one drops log lines after its checkpoint
     and sets aside the damaged checkpoints newer than it."""
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -705,7 +709,7 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
             (run_dir / name).unlink(missing_ok=True)
         atomic_write_text(run_dir / "run_config.json", json.dumps(
             {"model": model_name, "base_sha256": base, "config": record, "problem_ids": problem_ids,
-             "problems_sha256": problems_sha256, "commit": git_commit(), "versions": library_versions()}, indent=1) + "\n")
+             **(problems or {}), "commit": git_commit(), "versions": library_versions()}, indent=1) + "\n")
     else:
         (run_dir / "summary.json").unlink(missing_ok=True)  # written again when this run finishes
         for name in ("metrics.jsonl", "ledger.jsonl"):
