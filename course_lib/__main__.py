@@ -903,8 +903,9 @@ def _check_same_levels(after: dict, before: dict) -> None:
     before_levels = {row["id"]: row.get("level") for row in before["per_problem"]}
     for row in after["per_problem"]:
         level, was = row.get("level"), before_levels.get(row["id"], row.get("level"))
-        check(level == was, f"problem {row['id']!r} has level {level!r} in after but {was!r} in before; one of the "
-                            "files was edited: evaluate again")
+        check(level == was, f"problem {row['id']!r} has level {level!r} in after but {was!r} in before: one of the "
+                            "files was edited, or the two read different copies of the data (--data-dir, "
+                            "COURSE_DATA_DIR); evaluate both on one copy")
 
 
 COMPARED_SETTINGS = ("task", "split", "k", "temperature", "max_new_tokens", "answer_format")  # two evaluations share

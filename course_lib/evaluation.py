@@ -94,6 +94,10 @@ def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidenc
           f"n_boot={n_boot!r} must be an integer from 1 to {MAX_BOOT:,} (5000 resamples are usual)")
     check(isinstance(confidence, float) and 0 < confidence < 1,
           f"confidence={confidence!r} must be a share in (0, 1), e.g. 0.95 for a 95% interval")
+    if isinstance(after, pd.Series) and isinstance(before, pd.Series):  # paired by label, not by position
+        check(set(after.index) == set(before.index) and after.index.is_unique,
+              "after and before are Series over different problems; give both over the same index (problem ids)")
+        before = before.reindex(after.index)
     after, before = np.asarray(after, dtype=float), np.asarray(before, dtype=float)
     check(after.shape == before.shape and after.ndim == 1 and len(after) >= 2,
           f"after and before must be equal-length lists of per-problem scores (got {after.shape} and {before.shape})")

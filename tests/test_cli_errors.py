@@ -611,7 +611,7 @@ def test_an_edited_table_row_is_refused_by_every_strategy_naming_it(tmp_path, ro
 
 @pytest.mark.parametrize(("edit", "said"), [
     ({"k": 4}, "problem 'a' was sampled 2 times but the file says k=4"),
-    ({"level": 3}, "problem 'a' has level 3 in after but 1 in before; one of the files was edited"),
+    ({"level": 3}, "problem 'a' has level 3 in after but 1 in before: one of the files was edited, or the two read different copies"),
 ])
 def test_compare_refuses_a_row_edited_against_its_file_or_the_other(tmp_path, edit, said):
     rows = [{"id": i, "level": 1, "k": 2, "n_correct": 1, "pass_rate": 0.5} for i in ("a", "b")]

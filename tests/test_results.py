@@ -114,3 +114,21 @@ def test_compare_and_the_bootstrap_refuse_what_they_cannot_read_in_one_line():
     with pytest.raises(CourseError, match=r"confidence=95 must be a share in \(0, 1\)"):
         paired_bootstrap([1.0, 0.0], [0.0, 1.0], confidence=95)
     assert paired_bootstrap([1.0, 0.0, 1.0], [0.0, 0.0, 1.0], confidence=0.9)["mean_difference"] == pytest.approx(1 / 3, abs=1e-4)
+
+
+def test_the_bootstrap_pairs_two_series_by_their_labels_and_correlation_refuses_nan():
+    """Two per-problem columns sorted differently were paired by position (an interval of [-1, 1] for two identical
+    evaluations); a NaN gave a rank correlation of nan with an interval of [1, 1]."""
+    import pandas as pd
+
+    from course_lib import CourseError
+    from course_lib.evaluation import paired_bootstrap
+    from course_lib.research.studies import rank_correlation
+
+    after = pd.Series([1.0, 0.0, 0.5], index=["a", "b", "c"])
+    result = paired_bootstrap(after, after.iloc[::-1])
+    assert (result["mean_difference"], result["ci_low"], result["ci_high"]) == (0.0, 0.0, 0.0)
+    with pytest.raises(CourseError, match="Series over different problems"):
+        paired_bootstrap(after, pd.Series([1.0, 0.0, 0.5], index=["a", "b", "d"]))
+    with pytest.raises(CourseError, match="must be finite numbers"):
+        rank_correlation([1, float("nan"), 3, 4], [1, 2, 3, 4])

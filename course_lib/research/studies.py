@@ -516,6 +516,8 @@ def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
 
     x, y = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
     check(len(x) == len(y) and len(x) >= 4, f"rank_correlation needs >= 4 pairs of equal length, got {len(x)} and {len(y)}")
+    check(np.isfinite(x).all() and np.isfinite(y).all(), "rank_correlation's values must be finite numbers (a NaN has "
+                                                         "no rank); drop the incomplete pairs first")
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings():  # a resample of ties only has no rank correlation (NaN): expected, and skipped
         warnings.simplefilter("ignore", ConstantInputWarning)
