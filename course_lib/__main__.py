@@ -100,6 +100,7 @@ def cmd_calibrate(args) -> None:
     from .provenance import folder_lock, written_by
     from .research.calibration import calibrate, check_targets, write_calibration
 
+    check_greedy_k(args.k, args.temperature)
     if args.write:
         check(not (Path(args.model) / "final").is_dir(),
               f"--write stores the report in a model's manifest.json; model={args.model} is a run folder, which has "
@@ -269,7 +270,15 @@ def _sampled_problems(args):
 
     check_k(args.k)
     check_sampling_args(args.k, args.temperature, args.max_new_tokens, _backend(args))
+    check_greedy_k(args.k, args.temperature)
     return from_spec(_pool_spec(args, args.seed, args.levels))
+
+
+def check_greedy_k(k: int, temperature: float) -> None:
+    """Greedy sampling gives one answer per problem: k copies of it would count as k samples."""
+    check(temperature != 0 or k == 1,
+          f"temperature=0 samples greedily: all k={k} samples of a problem would be the same answer, counted as k; "
+          "give --k 1 with --temperature 0, or a temperature above 0 (1.0 is usual)")
 
 
 def _backend(args) -> str:
@@ -652,8 +661,9 @@ def cmd_evaluate(args) -> None:
                   pool=_pool_spec(args, args.seed, args.levels), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
-          f"{result['overall']['ci_high']:.3f}], format share {result['overall'].get('format_share', float('nan')):.3f} "
-          f"on {len(problems)} problems; wrote {args.out}")
+          f"{result['overall']['ci_high']:.3f}] (over the {len(problems) * args.k:,} samples of these problems), "
+          f"format share {result['overall'].get('format_share', float('nan')):.3f} on {len(problems)} problems; "
+          f"wrote {args.out}")
 
 
 def warn_if_not_held_out(model: str, problems) -> None:

@@ -22,7 +22,7 @@ EVALUATION = {"per_problem": [{"id": i, "k": 2, "n_correct": c, "pass_rate": c /
 
 # command -> (its other arguments; FILES is a folder of inputs, OUT a path no file is at), then each numeric
 # option with the values among VALUES it accepts (every other one must be refused)
-SAMPLING = {"--n": (), "--k": (), "--temperature": ("0",), "--max-new-tokens": (), "--seed": ("0",)}
+SAMPLING = {"--n": (), "--k": (), "--temperature": (), "--max-new-tokens": (), "--seed": ("0",)}  # 0: greedy, with --k 1 only
 COMMANDS = {
     "pretrain": (["--size", "tiny-s", "--out", "OUT"],
                  {"--steps": (), "--batch-size": (), "--lr": (), "--seed": ("0",), "--wordy-share": ("0",)}),
