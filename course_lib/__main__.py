@@ -371,6 +371,7 @@ def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
     from .difficulty import cache_folder, check_pass_rates, estimate
     from .evaluation import model_for_backend
+    from .problems import fingerprinted
     from .provenance import atomic_write_texts, check_not_in_owned, check_writable_folder
 
     problems = _sampled_problems(args)
@@ -391,7 +392,8 @@ def cmd_estimate(args) -> None:
     if not args.allow_zero:
         check_pass_rates(table, override="--allow-zero")
     text = table.to_csv(index=False)
-    provenance = {**_provenance(args), "pool": _pool_spec(args, args.seed, args.levels), "model": args.model,
+    provenance = {**_provenance(args), "pool": fingerprinted(_pool_spec(args, args.seed, args.levels), problems),
+                  "model": args.model,
                   "cost": table.attrs["cost"], "sha256": _sha256(text)}
     atomic_write_texts({args.out: text,  # both or neither
                         Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"})
@@ -645,6 +647,7 @@ def cmd_train(args) -> None:
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
     from .evaluation import evaluate, model_for_backend
+    from .problems import fingerprinted
     from .prompts import answer_format_of
     from .provenance import atomic_write_text
 
@@ -658,7 +661,7 @@ def cmd_evaluate(args) -> None:
                       backend=backend)
     result.update(model=args.model, task=args.task, split=args.split, max_new_tokens=args.max_new_tokens,
                   answer_format=", ".join(sorted({answer_format_of(problem) for problem in problems})),
-                  pool=_pool_spec(args, args.seed, args.levels), **_provenance(args))
+                  pool=fingerprinted(_pool_spec(args, args.seed, args.levels), problems), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
           f"{result['overall']['ci_high']:.3f}] (over the {len(problems) * args.k:,} samples of these problems), "

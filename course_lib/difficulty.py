@@ -12,12 +12,14 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import torch
 
 from .answers import in_format, is_correct
 from .errors import CourseError, check
 from .paths import what_it_is
+from .problems import problems_fingerprint
 from .prompts import answer_format_of
 from .provenance import atomic_write_text, env_folder, read_csv_strictly
 from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
@@ -45,6 +47,9 @@ def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, flo
     >>> [round(x, 3) for x in wilson_interval(4, 8)]
     [0.215, 0.785]
     """
+    whole = all(isinstance(x, int | float | np.number) and not isinstance(x, bool) and float(x).is_integer()
+                for x in (n_correct, n))
+    check(whole, f"n_correct={n_correct!r} and n={n!r} must be whole numbers (counts of samples)")
     check(n >= 1, f"n={n} must be >= 1")
     check(0 <= n_correct <= n, f"n_correct={n_correct} must be from 0 to n={n} (right answers among n samples)")
     check(z > 0, f"z={z} must be positive (1.96 for a 95% interval)")
@@ -110,12 +115,6 @@ def _files_fingerprint(model) -> str:
                 header_length = int.from_bytes(handle.read(8), "little")
                 digest.update(handle.read(min(header_length, 1 << 24)))
     return digest.hexdigest()
-
-
-def problems_fingerprint(problems) -> str:
-    """sha256 over the problems' ids, prompts, answers and answer formats, in order."""
-    text = json.dumps([[p.id, p.prompt, p.answer, p.answer_format] for p in problems])
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def cache_key(model, problems, settings: dict) -> str:

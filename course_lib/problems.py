@@ -10,6 +10,8 @@ Introduced in notebooks/01_difficulty_estimation.ipynb.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import random
 from pathlib import Path
 
@@ -159,10 +161,23 @@ def _user_file(task: str) -> Path | None:
     return Path(str(task)[len("jsonl:"):].strip()).expanduser() if str(task).startswith("jsonl:") else None
 
 
+def problems_fingerprint(problems) -> str:
+    """sha256 over the problems' ids, prompts, answers and answer formats, in order."""
+    text = json.dumps([[p.id, p.prompt, p.answer, p.answer_format] for p in problems])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def fingerprinted(spec: dict, pool: list[Problem]) -> dict:
+    """A pool spec with the sha256 of the problems it gave: a later command that rebuilds the pool from another copy
+    of a dataset (GSM8K and BBH ids are line numbers) or another generator finds other questions, and says so."""
+    return {**spec, "problems_sha256": problems_fingerprint(pool)}
+
+
 def from_spec(spec: dict) -> list[Problem]:
     """The problems a `pool_spec` names (what `train` and `evaluate` read from a table's provenance); a user's file
-    changed since (its sha256 recorded) is refused: a problem without an id is named by its line, which moved."""
-    allowed = {"task", "split", "n", "seed", "levels", "data_dir", "answer_format", "file_sha256"}
+    changed since (its sha256 recorded), or a pool whose problems differ from those recorded, is refused: ids would
+    name other questions."""
+    allowed = {"task", "split", "n", "seed", "levels", "data_dir", "answer_format", "file_sha256", "problems_sha256"}
     unknown = set(spec) - allowed
     check(not unknown and "task" in spec, f"pool spec {spec!r} is not one `pool_spec` wrote (unknown {sorted(unknown)})")
     spec = dict(spec)
@@ -171,4 +186,10 @@ def from_spec(spec: dict) -> list[Problem]:
         check(file_sha256(file) == recorded,
               f"{file} changed after its difficulty table was estimated (its sha256 differs): ids would name other "
               "questions; estimate and select on it again")
-    return problems(**spec)
+    fingerprint = spec.pop("problems_sha256", None)
+    pool = problems(**spec)
+    check(fingerprint is None or problems_fingerprint(pool) == fingerprint,
+          f"the pool of task={spec['task']!r} ({spec.get('split')}) now holds other questions than when its table was "
+          "estimated (another copy of the dataset under --data-dir or COURSE_DATA_DIR, or another course_lib "
+          "version): ids would name other questions; use the same data, or estimate and select again")
+    return pool

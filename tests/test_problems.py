@@ -186,3 +186,23 @@ def test_a_model_folder_fingerprint_reads_names_sizes_times_and_safetensors_head
     assert with_bin != first
     os.utime(folder / "extra.bin", ns=(2_000_000_000, 2_000_000_000))  # rewritten: a new time
     assert _files_fingerprint(folder) != with_bin
+
+
+def test_a_pool_rebuilt_from_another_copy_of_a_dataset_is_refused(shared_data, tmp_path, monkeypatch):
+    """GSM8K ids are line numbers: a table estimated under one copy of the data and trained on under another (rows in
+    another order) named other questions with the same ids. Tables, ids and evaluations record the problems' sha256,
+    and rebuilding the pool from other data is refused; the same data rebuilds it."""
+    from course_lib.problems import fingerprinted, from_spec, pool_spec
+
+    for name, reverse in (("one", False), ("other", True)):
+        (tmp_path / name / "gsm8k").mkdir(parents=True)
+        rows = (shared_data / "gsm8k" / "train.jsonl").read_text().splitlines(keepends=True)
+        (tmp_path / name / "gsm8k" / "train.jsonl").write_text("".join(rows[::-1] if reverse else rows))
+        (tmp_path / name / "gsm8k" / "test.jsonl").write_text((shared_data / "gsm8k" / "test.jsonl").read_text())
+    monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path / "one"))
+    spec = pool_spec("gsm8k", "train", 8, 0)
+    recorded = fingerprinted(spec, from_spec(spec))
+    assert [p.id for p in from_spec(recorded)] == [p.id for p in from_spec(spec)]
+    monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path / "other"))
+    with pytest.raises(CourseError, match=r"the pool of task='gsm8k' \(train\) now holds other questions"):
+        from_spec(recorded)

@@ -132,3 +132,19 @@ def test_the_bootstrap_pairs_two_series_by_their_labels_and_correlation_refuses_
         paired_bootstrap(after, pd.Series([1.0, 0.0, 0.5], index=["a", "b", "d"]))
     with pytest.raises(CourseError, match="must be finite numbers"):
         rank_correlation([1, float("nan"), 3, 4], [1, 2, 3, 4])
+
+
+def test_the_statistics_helpers_refuse_what_is_not_a_count_a_share_or_a_probability():
+    from course_lib import CourseError
+    from course_lib.difficulty import wilson_interval
+    from course_lib.research.studies import base_variance_bound, holm_adjusted
+
+    assert wilson_interval(3.0, 8) == wilson_interval(3, 8)  # a whole number read as a float is a count
+    for bad in ((2.5, 5), (True, 5), (float("nan"), 5)):
+        with pytest.raises(CourseError, match="must be whole numbers"):
+            wilson_interval(*bad)
+    with pytest.raises(CourseError, match="must be a share from 0 to 1"):
+        base_variance_bound(2.0, 4, 100)  # its variance came out negative
+    for bad in ([0.01, 1.5], [0.01, float("nan")]):
+        with pytest.raises(CourseError, match="must be probabilities from 0 to 1"):
+            holm_adjusted(bad)

@@ -242,7 +242,9 @@ def holm_adjusted(p_values) -> list[float]:
     >>> holm_adjusted([0.01, 0.04, 0.03])
     [0.03, 0.06, 0.06]
     """
-    return [round(float(value), 6) for value in multipletests(list(p_values), method="holm")[1]]
+    values = np.asarray(list(p_values), dtype=float)
+    check(((values >= 0) & (values <= 1)).all(), f"p_values={list(p_values)} must be probabilities from 0 to 1")
+    return [round(float(value), 6) for value in multipletests(values, method="holm")[1]]
 
 
 def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -265,6 +267,7 @@ def base_variance_bound(accuracy: float, k: int, problems: int) -> float:
     0.000267
     """
     check(k >= 2 and problems >= 1, f"k={k} must be >= 2 and problems={problems} >= 1")
+    check(0 <= accuracy <= 1, f"accuracy={accuracy} must be a share from 0 to 1")
     return accuracy * (1 - accuracy) / ((k - 1) * problems)
 
 

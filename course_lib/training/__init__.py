@@ -583,7 +583,7 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
     check_batch(config.completions_per_step, config.num_generations)
     run_dir = Path(out)
-    from ..difficulty import problems_fingerprint  # what training shows and grades: the same ids must mean the same
+    from ..problems import problems_fingerprint  # what training shows and grades: the same ids must mean the same
 
     problem_ids, problems_sha256 = [p.id for p in problems], problems_fingerprint(problems)
     from ..prompts import answer_format_of
