@@ -37,7 +37,7 @@ def test_finding_reads_series_and_itertuples_rows():
 
 
 def test_a_could_not_tell_says_why_and_other_verdicts_do_not():
-    why = "the margin 0.03 exceeds a third of random's gain (+0.036 / 3 = +0.012)"
+    why = "the margin 0.03 exceeds a third of random's gain, +0.036 / 3 = +0.012"
     row = {"mean": -0.0011, "ci_low": -0.0079, "ci_high": 0.0057, "verdict": "could not tell", "why": why, "seeds": 6}
     assert finding("hard - random", row, 0.03) == f"hard - random -0.001 [-0.008, +0.006]: **could not tell** (margin ±0.03): {why}"
     worse = {**row, "mean": -0.016, "ci_low": -0.024, "ci_high": -0.008, "verdict": "worse"}  # why explains no "slightly"

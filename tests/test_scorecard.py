@@ -31,9 +31,8 @@ def test_committed_scorecard_rows():
     skill = card.loc["Hard beats random under a 10% budget (skill-limited model)"]
     # fresh seeds 3-7 of the 100-step study (seeds 0-2 repeat earlier runs); random gained +0.041, so the 0.03 margin
     # cannot call hard's -0.012 negligible: a real difference against the claim
-    assert skill["tiny world"] == ("-0.012 [-0.024, -0.001] (worse, 5 seeds: a real difference, and the margin cannot "
-                                   "call it negligible (the margin 0.03 exceeds a third of random's gain (+0.041 / 3 = "
-                                   "+0.014)))")
+    assert skill["tiny world"] == ("-0.012 [-0.024, -0.001] (worse, 5 seeds; a real difference the margin cannot call "
+                                   "negligible: the margin 0.03 exceeds a third of random's gain, +0.041 / 3 = +0.014)")
     assert (skill["status"], skill["was"]) == ("contradicted", "equivalent")
     assert card.loc["Easy gains less than random (format-limited model)", "status"] == "supported"
     short = card.loc["Levels 1-3 match levels 1-5 (a boundary inside the levels)"]
@@ -42,20 +41,20 @@ def test_committed_scorecard_rows():
     strong = card.loc["Hard beats random under a 10% budget (strong but unsaturated model)"]
     # the confirmatory study's six fresh seeds (200-205), none shared with its pilot (100-102)
     assert strong["tiny world"] == ("-0.001 [-0.008, +0.006] (could not tell, 6 seeds: the margin 0.03 exceeds a "
-                                    "third of random's gain (+0.036 / 3 = +0.012))")
+                                    "third of random's gain, +0.036 / 3 = +0.012)")
     assert (strong["status"], strong["was"]) == ("could not tell", "equivalent")
     size = card.loc["Levels 1-3 match levels 1-5 (a boundary made by model size)"]  # the name fixed before the run
     # four sizes, each with its own fresh seeds (310 on; the pilot's 300-302 left out), Holm-corrected across them
     assert size["tiny world"].startswith("tiny-s +0.002 [-0.001, +0.004] (could not tell, 5 seeds: levels-1-5 did not "
                                          "clearly learn")
-    assert "tiny-m -0.007 [-0.012, -0.003] (worse, 9 seeds: a real difference" in size["tiny world"]
+    assert "tiny-m -0.007 [-0.012, -0.003] (worse, 9 seeds; a real difference" in size["tiny world"]
     assert (size["status"], size["was"]) == ("contradicted", "supported")
     assert "renamed" in size["note"]
     # the paper's step structure (one group per step), margin 0.019 fixed before the run: random gained +0.051, less
     # than three times the margin, so the narrow intervals around 0 cannot read "equivalent"
     one = card.loc["Hard beats random under a 10% budget (strong model, one group per step)"]
     assert one["tiny world"] == ("-0.003 [-0.010, +0.003] (could not tell, 8 seeds: the margin 0.019 exceeds a third "
-                                 "of random's gain (+0.051 / 3 = +0.017))")
+                                 "of random's gain, +0.051 / 3 = +0.017)")
     both = card.loc["Hard beats random by more with one group per step than with 8 prompts per step (strong model)"]
     assert both["tiny world"].startswith("-0.005 [-0.014, +0.003] (could not tell, 8 seeds")
     assert card.loc["Easy gains less than random (strong model, one group per step)", "tiny world"] == (
@@ -147,8 +146,8 @@ def test_a_claim_with_its_own_margin_and_a_difference_of_differences(tmp_path):
     # the same data with the course's 0.03 margin: +0.02 is a real difference smaller than the margin, and random's
     # +0.06 is only twice 0.03, so the margin cannot call it negligible: plain "better"
     wide = claim_verdict(replace(both, margin=0.03), tmp_path)["tiny world"]
-    assert wide.startswith("+0.020 [+0.020, +0.020] (better, 5 seeds: a real difference, and the margin cannot")
-    assert "(the margin 0.03 exceeds a third of random's gain (+0.060 / 3 = +0.020))" in wide
+    assert wide.startswith("+0.020 [+0.020, +0.020] (better, 5 seeds; a real difference the margin cannot call")
+    assert "the margin cannot call negligible: the margin 0.03 exceeds a third of random's gain, +0.060 / 3 = +0.020)" in wide
     at_125 = claim_verdict(Claim("hard beats random", "paper", "one-group", "m", "hard", "random", steps=(125, 125),
                                  margin=0.01), tmp_path)
     assert at_125["tiny world"].startswith("+0.000 [+0.000, +0.000] (equivalent, 5 seeds")

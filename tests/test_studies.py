@@ -245,7 +245,7 @@ def test_a_margin_the_study_cannot_vouch_for_calls_no_equivalence(values, verdic
     # flat reference arm: mean 0, sd 0.01, se 0.01/sqrt(3) = 0.005774, t(0.975, 2) = 4.302653: low -0.0248
     ([0.01, -0.01, 0.0], 0.0, False, "random did not clearly learn: its gain +0.000 has a 95% interval reaching -0.025"),
     # a clear gain, but the 0.03 margin is more than a third of it (0.06 / 3 = 0.02)
-    ([0.06, 0.06, 0.06], 0.0, False, "the margin 0.03 exceeds a third of random's gain (+0.060 / 3 = +0.020)"),
+    ([0.06, 0.06, 0.06], 0.0, False, "the margin 0.03 exceeds a third of random's gain, +0.060 / 3 = +0.020"),
     # mean 0.10, low 0.10 - 4.302653 * 0.005774 = 0.0752 > 0, and 0.03 <= 0.10 / 3: the margin can be used
     ([0.09, 0.10, 0.11], 0.0, True, ""),
     # the shared base evaluation's variance: se = sqrt(0.01^2 / 3 + 0.0003) = 0.018257, low = 0.0214 > 0

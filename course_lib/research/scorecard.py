@@ -135,7 +135,7 @@ def why_changed(verdict: str, verdict_before: str, check: dict) -> str:
         return ""
     if verdict == COULD_NOT_TELL:
         return f": {check['why']}"
-    return f": a real difference, and the margin cannot call it negligible ({check['why']})"
+    return f"; a real difference the margin cannot call negligible: {check['why']}"
 
 
 def reference_check(table: pd.DataFrame, claim: Claim) -> dict:

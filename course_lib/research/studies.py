@@ -220,7 +220,7 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     >>> assay_sensitivity([0.09, 0.10, 0.11], margin=0.03)["sensitive"]
     True
     >>> assay_sensitivity([0.035, 0.036, 0.037], margin=0.03)["why"]
-    "the margin 0.03 exceeds a third of the reference arm's gain (+0.036 / 3 = +0.012)"
+    "the margin 0.03 exceeds a third of the reference arm's gain, +0.036 / 3 = +0.012"
     """
     values = np.asarray(list(reference_gains), dtype=float)
     check(len(values) >= 2, f"{len(values)} seed(s) of the reference arm: its gain needs an interval; run more seeds")
@@ -229,7 +229,7 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     if not low > 0:
         why = f"{arm} did not clearly learn: its gain {signed(mean)} has a 95% interval reaching {signed(low)}"
     elif margin > mean / 3:
-        why = f"the margin {margin:g} exceeds a third of {arm}'s gain ({signed(mean)} / 3 = {signed(mean / 3)})"
+        why = f"the margin {margin:g} exceeds a third of {arm}'s gain, {signed(mean)} / 3 = {signed(mean / 3)}"
     else:
         why = ""
     return {"reference_gain": round(mean, 4), "reference_low": low, "sensitive": not why, "why": why}
