@@ -40,5 +40,5 @@ def test_06_2_is_the_chance_a_group_of_eight_is_alive(p, alive):
 def test_06_3_plans_seeds_from_the_committed_spread_only():
     # sd of [0.0025, 0.0317, 0.0125] is 0.01484: a paired t-test at 80% power detects 0.03 with 5 seeds
     committed = [0.0025, 0.0317, 0.0125]
-    assert grade("06.3", 5, committed_differences=committed)[0]
-    assert not grade("06.3", 4, committed_differences=committed)[0]
+    assert grade("06.3", 5, precomputed_differences=committed)[0]
+    assert not grade("06.3", 4, precomputed_differences=committed)[0]

@@ -446,12 +446,12 @@ def _alive_by_level(base_by_level: dict, group_size: int) -> dict:
 
 @exercise("06.3", tolerance=0, hint="seeds_needed(sd, 0.03), with sd the standard deviation (ddof=1) of the precomputed "
                                     "seeds' differences, not of the live one.")
-def _seeds_for_margin(committed_differences) -> int:
+def _seeds_for_margin(precomputed_differences) -> int:
     import numpy as np
 
     from ..research.studies import seeds_needed
 
-    return seeds_needed(float(np.std(list(committed_differences), ddof=1)), 0.03)
+    return seeds_needed(float(np.std(list(precomputed_differences), ddof=1)), 0.03)
 
 
 @exercise("07.1", tolerance=1e-9, hint='a dict {model: predicted dead share of `hard` at budget 0.3}, from '
