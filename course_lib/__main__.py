@@ -96,7 +96,7 @@ def cmd_standin(args) -> None:
 
 def cmd_calibrate(args) -> None:
     """Measure pass rates per level and (with --write) store them in the model's manifest."""
-    from .models import resolve_model_path
+    from .models import resolve_model_path, weights_sha256
     from .provenance import folder_lock, written_by
     from .research.calibration import calibrate, check_targets, write_calibration
 
@@ -110,25 +110,17 @@ def cmd_calibrate(args) -> None:
               f"--write stores the report in the manifest.json `pretrain` wrote; model={args.model} has none: leave "
               "out --write")
         _check_same_calibration(args, folder)
-        measured = _manifest_weights(folder)  # the weights measured: a model replaced meanwhile gets no report
+        measured = weights_sha256(folder)  # the weights measured: a model replaced meanwhile gets no report
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
                        max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
     targets = check_targets(args.model, report)
     if args.write:
         with folder_lock(folder, parameter="model"):  # two --write runs (arith, shuffle) must not lose one report
-            check(_manifest_weights(folder) == measured,
+            check(weights_sha256(folder) == measured,
                   f"model={args.model} was replaced while it was measured (its manifest's weights changed), so the "
                   "report is not written into the new one; calibrate it again")
             write_calibration(args.model, report, targets)
     print(json.dumps({**report, "targets": targets}, indent=2))
-
-
-def _manifest_weights(folder: Path):
-    """The sha256 of a model folder's files as its manifest records them (None where it cannot be read)."""
-    try:
-        return json.loads((folder / "manifest.json").read_text()).get("sha256")
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 CALIBRATION_SETTINGS = ("n", "k", "seed", "temperature", "max_new_tokens")  # what a calibration was measured at
@@ -648,7 +640,7 @@ def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
     from .evaluation import evaluate, model_for_backend
     from .problems import fingerprinted
-    from .prompts import answer_format_of
+    from .prompts import pool_answer_format
     from .provenance import atomic_write_text
 
     problems = _sampled_problems(args)
@@ -660,7 +652,7 @@ def cmd_evaluate(args) -> None:
                       pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default",
                       backend=backend)
     result.update(model=args.model, task=args.task, split=args.split, max_new_tokens=args.max_new_tokens,
-                  answer_format=", ".join(sorted({answer_format_of(problem) for problem in problems})),
+                  answer_format=pool_answer_format(problems),
                   pool=fingerprinted(_pool_spec(args, args.seed, args.levels), problems), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
@@ -674,7 +666,7 @@ def warn_if_not_held_out(model: str, problems) -> None:
     each (its held-out accuracy would read too high, or too low)."""
     import warnings
 
-    from .prompts import answer_format_of
+    from .prompts import pool_answer_format
     from .training import read_run_config
 
     if not (Path(model) / "run_config.json").is_file():
@@ -686,7 +678,7 @@ def warn_if_not_held_out(model: str, problems) -> None:
         warnings.warn(f"{len(seen)} of the {len(problems)} problems evaluated were trained on by {model} (e.g. "
                       f"{seen[0]}): its accuracy on them is not held-out; evaluate on problems it did not train on "
                       "(another --split, or a file without them)", stacklevel=2)
-    asked = ", ".join(sorted({answer_format_of(p) for p in problems}))
+    asked = pool_answer_format(problems)
     if run.get("answer_format") and run["answer_format"] != asked:
         warnings.warn(f"{model} was trained to answer in the {run['answer_format']!r} format, and these problems "
                       f"ask for {asked!r}; give --answer-format {run['answer_format']} to evaluate it as it was "

@@ -34,6 +34,12 @@ def answer_format_of(problem) -> str:
     return asked_format(problem.source, problem.answer_format)
 
 
+def pool_answer_format(problems) -> str:
+    """The formats a pool asks for, as one text ("hash", or "boxed, hash" for a mixed pool): what a run learns to
+    write and an evaluation asks (04)."""
+    return ", ".join(sorted({answer_format_of(problem) for problem in problems}))
+
+
 def asked_format(source: str, answer_format: str | None) -> str:
     """The final-answer format asked for from a problem's source and its own format ('' or None: the default)."""
     return answer_format or DEFAULT_FORMAT.get(source, "boxed")

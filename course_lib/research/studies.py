@@ -61,8 +61,8 @@ def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict
         names = [point_name(point) for point in points]
     except (ValueError, KeyError, TypeError, AttributeError, OSError) as error:
         raise CourseError(f"{grid_file} is not the grid `reproduce` wrote ({type(error).__name__}); {fix}") from None
-    declared = provenance.get("missing", [])
-    absent = [name for name in names if name not in set(table["point"]) and name not in declared]
+    listed = set(table["point"]) | set(provenance.get("missing", []))
+    absent = [name for name in names if name not in listed]
     check(not absent, f"{folder / 'results.csv'} lacks {len(absent)} of its grid's {len(names)} points (e.g. "
                       f"{absent[0] if absent else ''}) and its provenance.json names none of them missing: a row was "
                       f"deleted after `aggregate` wrote the table; {fix}")

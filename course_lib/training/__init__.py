@@ -31,6 +31,8 @@ import torch
 from ..classroom.quiet import no_weight_bars
 from ..errors import CourseError, check
 from ..paths import what_it_is
+from ..problems import problems_fingerprint
+from ..prompts import pool_answer_format
 from ..provenance import atomic_write_text, folder_lock, git_commit, library_versions
 from ..rewards import correctness_reward
 from ..sampling import checked_prompt_ids
@@ -583,12 +585,8 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
     check_batch(config.completions_per_step, config.num_generations)
     run_dir = Path(out)
-    from ..problems import problems_fingerprint  # what training shows and grades: the same ids must mean the same
-
-    problem_ids, problems_sha256 = [p.id for p in problems], problems_fingerprint(problems)
-    from ..prompts import answer_format_of
-
-    answer_format = ", ".join(sorted({answer_format_of(p) for p in problems}))  # what the run learns to write
+    problem_ids = [p.id for p in problems]
+    problems_sha256 = problems_fingerprint(problems)  # what training shows and grades: the same ids must mean the same
     record = run_record(config, peft_config)
     resume_step, broken = _check_run_dir(run_dir, record, model_name, problem_ids, problems_sha256)
     if resume_step is not None and (summary := _finished_summary(run_dir, config.max_steps)) is not None:
@@ -610,7 +608,7 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     with args.main_process_first(local=False, desc="preparing the run folder"):
         if main:
             _prepare_run_dir(run_dir, resume_step, broken, model_name, record, problem_ids, base,
-                             {"problems_sha256": problems_sha256, "answer_format": answer_format})
+                             {"problems_sha256": problems_sha256, "answer_format": pool_answer_format(problems)})
     if resume_step == config.max_steps:  # killed after the last checkpoint: resuming there would train one step more
         summary = {"model": model_name, "steps": config.max_steps, "seconds": 0.0, "lora": peft_config is not None,
                    "resumed_from": resume_step, "processes": args.world_size}
