@@ -67,7 +67,9 @@ TINY_SIZES = {
 # in arXiv 2508.14094); or never shown levels 4-5, so its boundary lies inside the training levels.
 # tiny-l-strong: tiny-l stopped at 650 pretraining steps, strong but unsaturated (mean p ~0.8 on the training
 # levels), the regime in which arXiv 2508.14094's mechanism predicts that hard examples win (notebook 07).
-TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m", "tiny-l-strong": "tiny-l"}
+# tiny-l-wordy: tiny-l with 90% of its arith solutions written the long way: strong with room (about 0.67 at levels
+# 3-5 within 224 tokens) but format-limited under 96 (about 0.03), the regime of Qwen3-4B under 250 tokens.
+TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m", "tiny-l-strong": "tiny-l", "tiny-l-wordy": "tiny-l"}
 TINY_NAMES = (*TINY_SIZES, *TINY_VARIANTS)
 
 
