@@ -656,7 +656,7 @@ def cmd_evaluate(args) -> None:
                   pool=fingerprinted(_pool_spec(args, args.seed, args.levels), problems), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
-          f"{result['overall']['ci_high']:.3f}] (over the {len(problems) * args.k:,} samples of these problems), "
+          f"{result['overall']['ci_high']:.3f}] (95%, over these {len(problems):,} problems x {args.k} samples), "
           f"format share {result['overall'].get('format_share', float('nan')):.3f} on {len(problems)} problems; "
           f"wrote {args.out}")
 

@@ -1,4 +1,4 @@
-"""Evaluation: accuracy per level with Wilson intervals, pass@k, and paired bootstrap comparisons.
+"""Evaluation: accuracy per level with intervals over problems, pass@k, and paired bootstrap comparisons.
 
 Introduced in notebooks/04_grpo_training.ipynb.
 """
@@ -9,6 +9,7 @@ from math import comb
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t as student_t
 
 from .difficulty import DEFAULT_CACHE, estimate, wilson_interval
 from .errors import check
@@ -26,17 +27,39 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - comb(n - c, k) / comb(n, k)
 
 
+def interval_over_problems(hits, samples) -> tuple[float, float]:
+    """A 95% interval for sum(hits) / sum(samples) with the problem as the unit (04): a t-interval of the ratio, whose
+    error counts how much problems differ as well as the luck of their samples, widened to the Wilson interval over
+    samples where that is wider (one problem, or every problem scoring alike).
+
+    >>> interval_over_problems([8, 0, 8, 0], [8, 8, 8, 8])  # two solved, two never: 32 samples say little
+    (0.0, 1.0)
+    >>> [round(b, 3) for b in interval_over_problems([4, 4, 4, 4], [8, 8, 8, 8])]  # alike: Wilson over 32 samples
+    [0.336, 0.664]
+    """
+    hits, samples = np.asarray(hits, dtype=float), np.asarray(samples, dtype=float)
+    low, high = wilson_interval(int(round(hits.sum())), int(samples.sum()))
+    problems = len(samples)
+    if problems < 2:
+        return low, high
+    share = hits.sum() / samples.sum()
+    error = np.sqrt(problems / (problems - 1) * ((hits - share * samples) ** 2).sum()) / samples.sum()
+    half = float(student_t.ppf(0.975, problems - 1)) * error
+    return max(0.0, float(min(low, share - half))), min(1.0, float(max(high, share + half)))
+
+
 def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
-    """Overall and per-level accuracy (mean pass rate) with Wilson intervals over all samples, and pass@k."""
+    """Overall and per-level accuracy (mean pass rate) with 95% intervals over problems, and pass@k (04)."""
     def block(rows: pd.DataFrame) -> dict:
         n, correct = int(rows["k"].sum()), int(rows["n_correct"].sum())
-        low, high = wilson_interval(correct, n)
+        low, high = interval_over_problems(rows["n_correct"], rows["k"])
         out = {"accuracy": round(correct / n, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
                "problems": len(rows), **completion_shape(rows)}
         if "format_share" in rows and rows["format_share"].notna().all():  # share of samples answering in format
-            formatted = int(round(float((rows["format_share"] * rows["k"]).sum())))
-            low, high = wilson_interval(formatted, n)
-            out.update(format_share=round(formatted / n, 4), format_ci_low=round(low, 4), format_ci_high=round(high, 4))
+            formatted = (rows["format_share"] * rows["k"]).round()
+            low, high = interval_over_problems(formatted, rows["k"])
+            out.update(format_share=round(float(formatted.sum()) / n, 4), format_ci_low=round(low, 4),
+                       format_ci_high=round(high, 4))
         for k in pass_k:
             if k <= int(rows["k"].min()):
                 out[f"pass@{k}"] = round(float(np.mean([pass_at_k(int(r.k), int(r.n_correct), k)

@@ -148,3 +148,25 @@ def test_the_statistics_helpers_refuse_what_is_not_a_count_a_share_or_a_probabil
     for bad in ([0.01, 1.5], [0.01, float("nan")]):
         with pytest.raises(CourseError, match="must be probabilities from 0 to 1"):
             holm_adjusted(bad)
+
+
+def test_accuracy_intervals_are_over_problems_not_samples():
+    """300 problems of 16 samples each: problems that differ widen the interval (samples of one problem are not
+    independent), problems that score alike keep Wilson's over all samples, and the interval holds the accuracy."""
+    import numpy as np
+    import pandas as pd
+
+    from course_lib.difficulty import wilson_interval
+    from course_lib.evaluation import interval_over_problems, summarize_accuracy
+
+    rates = np.random.default_rng(0).uniform(0, 1, 300)
+    hits = np.random.default_rng(1).binomial(16, rates)
+    low, high = interval_over_problems(hits, [16] * 300)
+    wilson_low, wilson_high = wilson_interval(int(hits.sum()), 4800)
+    assert low <= hits.sum() / 4800 <= high and high - low > 2 * (wilson_high - wilson_low)
+    alike = interval_over_problems([8] * 300, [16] * 300)
+    assert alike == pytest.approx(wilson_interval(2400, 4800))
+    table = pd.DataFrame({"level": [1] * 300, "k": 16, "n_correct": hits})
+    overall = summarize_accuracy(table)["overall"]
+    assert (overall["ci_low"], overall["ci_high"]) == (round(low, 4), round(high, 4))
+    assert interval_over_problems([3], [4]) == pytest.approx(wilson_interval(3, 4))  # one problem: Wilson's

@@ -443,7 +443,7 @@ def learnable_share_chart(table: pd.DataFrame, title: str) -> alt.LayerChart:
 
 
 def before_after_table(before: dict, after: dict, model: str) -> pd.DataFrame:
-    """Accuracy per level with its Wilson interval, before and after training, from two `evaluate` results (00)."""
+    """Accuracy per level with its 95% interval over problems, before and after training, from two `evaluate` results (00)."""
     rows = []
     for when, result in (("before", before), ("after", after)):
         for level, block in result["by_level"].items():
@@ -454,7 +454,7 @@ def before_after_table(before: dict, after: dict, model: str) -> pd.DataFrame:
 
 def before_after_chart(before: dict, after: dict, model: str, title: str) -> alt.LayerChart:
     """Held-out accuracy per level before (dashed) and after (solid) training, in the model's colour, with 95%
-    Wilson intervals as vertical bars (00)."""
+    intervals over problems as vertical bars (00)."""
     table = before_after_table(before, after, model)
     x = alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0))
     y = alt.Y("accuracy:Q", title="held-out accuracy", scale=alt.Scale(domain=[0, 1]))
