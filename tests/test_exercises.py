@@ -11,11 +11,12 @@ import nbformat
 import pytest
 
 from course_lib.classroom.exercises import CHECKS, check_answer, grade, matches
-from course_lib.classroom.notebooks import execute, notebook_id, numbered_notebooks
+from course_lib.classroom.notebooks import appendix_notebooks, execute, notebook_id, numbered_notebooks
 from course_lib.classroom.runtime import read_records
 from course_lib.tasks import generate
 
 NOTEBOOKS = numbered_notebooks()
+WITH_EXERCISES = NOTEBOOKS + [p for p in appendix_notebooks() if "## Exercises" in p.read_text(encoding="utf-8")]
 
 
 def printed_by(cell) -> str:
@@ -46,7 +47,7 @@ def is_solution(cell) -> bool:
     return "solution" in cell.metadata.get("tags", [])
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", WITH_EXERCISES, ids=lambda p: p.stem)
 def test_every_exercise_has_a_stub_and_a_solution_cell(path):
     notebook = nbformat.read(path, as_version=4)
     numbers = exercise_numbers(notebook)
@@ -58,7 +59,7 @@ def test_every_exercise_has_a_stub_and_a_solution_cell(path):
     assert stubs == set(numbers), f"{path.name}: stubs for {sorted(stubs)}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", WITH_EXERCISES, ids=lambda p: p.stem)
 def test_every_check_names_an_exercise_of_its_notebook(path):
     notebook = nbformat.read(path, as_version=4)
     numbers = exercise_numbers(notebook)
@@ -71,7 +72,7 @@ def test_every_check_names_an_exercise_of_its_notebook(path):
 
 
 def test_every_registered_check_is_used_by_a_notebook():
-    used = {i for path in NOTEBOOKS for i in check_calls(nbformat.read(path, as_version=4))}
+    used = {i for path in WITH_EXERCISES for i in check_calls(nbformat.read(path, as_version=4))}
     assert used == set(CHECKS)
 
 
@@ -302,3 +303,18 @@ def test_the_wilson_derivation_matches_the_library_interval():
     for k in (4, 8, 64):
         upper = wilson_interval(0, k)[1]
         assert grade("01.4", upper, k=k)[0], k  # the closed form z^2 / (K + z^2) is the library's bound
+
+
+def test_a2_exercise_1_checks_live_shares_from_pass_rate_and_format_share():
+    """A2's table is precomputed: the check passes the solution's dict and refuses the stub and swapped measures."""
+    import pandas as pd
+
+    from course_lib import RESULTS_DIR, dead_group_probability
+
+    table = pd.read_csv(RESULTS_DIR / "smollm2-difficulty" / "summary.csv")
+    right = {r.cell: (1 - dead_group_probability(r.pass_rate, 8), 1 - dead_group_probability(r.format_share, 8))
+             for r in table.itertuples()}
+    assert grade("A2.1", right, table=table, group_size=8) == (True, "correct (A2.1)")
+    swapped = {cell: (b, a) for cell, (a, b) in right.items()}
+    assert not grade("A2.1", swapped, table=table, group_size=8)[0]
+    assert not grade("A2.1", None, table=table, group_size=8)[0]

@@ -87,6 +87,8 @@ def test_runs_gain_chart_reads_each_runs_own_interval():
     rows = next(iter(spec["datasets"].values()))
     assert [(r["ci_low"], r["gain"], r["ci_high"]) for r in rows] == [(0.005, 0.02, 0.035), (-0.03, -0.01, 0.01)]
     assert count_marks(vl_convert.vegalite_to_svg(spec)) > 0
+    dots = spec["layer"][1]["encoding"]  # each model its own shape too: sky blue and bluish green look alike
+    assert dots["shape"]["field"] == dots["color"]["field"] == "model"
 
 
 def test_effect_sizes_table_puts_our_fractions_in_the_papers_points():

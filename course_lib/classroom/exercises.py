@@ -454,6 +454,15 @@ def _seeds_for_margin(precomputed_differences) -> int:
     return seeds_needed(float(np.std(list(precomputed_differences), ddof=1)), 0.03)
 
 
+@exercise("A2.1", tolerance=1e-3, hint="a dict {cell: (alive from pass rate, alive from format share)}, each "
+                                       "1 - p^G - (1-p)^G with G = 8 and p the cell's pass_rate, then its format_share.")
+def _alive_from_pass_and_format(table, group_size: int) -> dict:
+    from ..grpo import dead_group_probability
+
+    return {row.cell: (1 - dead_group_probability(row.pass_rate, group_size),
+                       1 - dead_group_probability(row.format_share, group_size)) for row in table.itertuples()}
+
+
 @exercise("07.1", tolerance=1e-9, hint='a dict {model: predicted dead share of `hard` at budget 0.3}, from '
                                        "selection_summary(table, \"hard\", 0.3, GROUP_SIZE).")
 def _hard_dead_at_30(tables, group_size: int) -> dict:

@@ -499,7 +499,7 @@ def dead_share_grid_chart(table: pd.DataFrame, models, strategies, title: str) -
 
 def runs_gain_chart(runs: pd.DataFrame, models, title: str) -> alt.LayerChart:
     """Every run's held-out gain (with its own bootstrap interval, column gain_ci.test) against its learnable share
-    of steps, coloured by model (07)."""
+    of steps, coloured and shaped by model (07)."""
     import json
 
     bounds = runs["gain_ci.test"].map(json.loads)
@@ -510,6 +510,7 @@ def runs_gain_chart(runs: pd.DataFrame, models, title: str) -> alt.LayerChart:
     y = alt.Y("ci_low:Q", title="gain on held-out test, 95% interval", scale=alt.Scale(nice=True))
     colour = alt.Color("model:N", sort=list(models), scale=color_scale(models))
     bars = alt.Chart(table).mark_rule(opacity=0.25).encode(x=x, y=y, y2="ci_high:Q", color=colour)
+    shape = alt.Shape("model:N", sort=list(models))  # a shape as well: two models' hues can look alike on a dot
     dots = alt.Chart(table).mark_point(filled=True, opacity=0.7).encode(
-        x=x, y="gain:Q", color=colour, tooltip=list(table.columns))
+        x=x, y="gain:Q", color=colour, shape=shape, tooltip=list(table.columns))
     return (bars + dots).properties(width=380, height=240, title=alt.Title(title, subtitle="one dot per run"))
