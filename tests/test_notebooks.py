@@ -126,7 +126,7 @@ def check_04b(numbers):
     assert 0.0 <= low <= high <= 1.0
     zeros = numbers["relabelled_zeros"]  # problems labelled p = 0, sampled again
     assert zeros["fresh_k"] == 2 * zeros["k"] and 0.0 <= zeros["mixed_share"] <= 1.0
-    assert numbers["committed_gain"] == json.loads((RESULTS_DIR / "grpo-tiny-m" / "gain.json").read_text())["mean_difference"]
+    assert numbers["precomputed_gain"] == json.loads((RESULTS_DIR / "grpo-tiny-m" / "gain.json").read_text())["mean_difference"]
     # pinned: the seeded smoke run (the same on every run here). LoRA's two steps gain 1 of 16 samples, full
     # fine-tuning's none: a pipeline that evaluates the base model twice (gain 0 everywhere) fails here
     assert numbers["accuracy"] == {"base": 0.25, "LoRA": 0.3125, "full": 0.25}
@@ -138,13 +138,13 @@ def check_04b(numbers):
 
 
 def check_05(numbers):
-    assert numbers["committed_profile"] == "tiny" and numbers["committed_points"] == 60  # the full committed study
+    assert numbers["precomputed_profile"] == "tiny" and numbers["precomputed_points"] == 60  # the full committed study
     assert len(numbers["gain_test"]) == 12  # 2 tasks x 6 strategies
     # one comparison live: hard and random trained now on seed 5, which no committed run used
     live = numbers["live_gain_test"]
     assert numbers["live_points"] == 2 and set(live) == {"arith/hard/5", "arith/random/5"}
     assert numbers["live_difference"] == pytest.approx(live["arith/hard/5"] - live["arith/random/5"], abs=1e-9)
-    assert len(numbers["committed_differences"]) == 5  # seeds 0-4, beside the live one
+    assert len(numbers["precomputed_differences"]) == 5  # seeds 0-4, beside the live one
     # pinned: the planned verdicts under the assay-sensitivity rule (an equivalence only where random itself
     # gained at least three times the margin): -0.016 at 100 steps lies inside the margin, but random's +0.044
     # cannot vouch for the margin, so the real difference reads plain "worse"
@@ -157,18 +157,18 @@ def check_05(numbers):
     assert [base[str(n)] for n in (3, 4, 5)] == pytest.approx([1 / 5, 1 / 5, 1 / 7], abs=0.035)
     # pinned: the live smoke points (seeded, the same on every run here) and the numbers read from the committed study
     assert live == pytest.approx({"arith/hard/5": 0.2188, "arith/random/5": 0.0938}, abs=0.02)
-    assert numbers["committed_differences"] == pytest.approx([0.0267, 0.0125, -0.045, 0.0, -0.0592], abs=1e-4)
+    assert numbers["precomputed_differences"] == pytest.approx([0.0267, 0.0125, -0.045, 0.0, -0.0592], abs=1e-4)
     assert numbers["gain_test"]["arith/hard"] == -0.0033 and numbers["gain_test"]["arith/learnability"] == 0.023
     assert numbers["long_random_gain"] == {"format-limited": 0.1412, "skill-limited": 0.0445}
 
 
 def check_06(numbers):
-    assert numbers["committed_profile"] == "tiny" and numbers["committed_points"] == 27
+    assert numbers["precomputed_profile"] == "tiny" and numbers["precomputed_points"] == 27
     assert numbers["step_share_levels_1_3"] == pytest.approx(49 / 82, abs=1e-9)  # same epochs on 3/5 of the pool
     assert len(numbers["top_levels_change"]) == 18  # 3 models x 3 arms x levels 4-5
     # one comparison live: levels 1-3 and 1-5 trained now for tiny-m on seed 3, which no committed run used
     assert numbers["live_points"] == 2 and numbers["live_steps"] == {"tiny-m/levels-1-3/3": 2, "tiny-m/levels-1-5/3": 2}
-    assert numbers["committed_differences"] == pytest.approx([0.0025, 0.0317, 0.0125], abs=1e-4)  # seeds 0-2
+    assert numbers["precomputed_differences"] == pytest.approx([0.0025, 0.0317, 0.0125], abs=1e-4)  # seeds 0-2
     # the prose of section 4: every arm of tiny-m-short gained less than the margin itself, so no pair can be called
     # equivalent; levels 4-5 stayed inside the margin
     assert numbers["short_verdicts"] == {"levels-1-3 - levels-1-5": "could not tell",

@@ -160,7 +160,7 @@ def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
     assert table.loc[SKILL_LIMITED, "8 prompts per step"] == ("a random sample: hard did worse "
                                                              "(regimes-hard-wins-long, contradicted)")
     assert table.loc[STRONG, "8 prompts per step"].endswith("(strong-regime-hard-wins, could not tell)")
-    assert table.loc[FORMAT_LIMITED, "8 prompts per step"].startswith("either: no difference found")
+    assert table.loc[FORMAT_LIMITED, "8 prompts per step"].startswith("either: equivalent within the margin")
     # a cell follows its row: a supported "hard beats random" becomes "the hardest"; a row that never ran is missing
     card = pd.DataFrame({"claim": [c.claim for c in CLAIMS], "status": "supported"})
     made_up = decision_table(card).set_index("model's regime")

@@ -1,6 +1,7 @@
 """The charts of notebooks 05-07: what each draws from its table (course_lib.classroom.plots)."""
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -89,6 +90,9 @@ def test_runs_gain_chart_reads_each_runs_own_interval():
     assert count_marks(vl_convert.vegalite_to_svg(spec)) > 0
     dots = spec["layer"][1]["encoding"]  # each model its own shape too: sky blue and bluish green look alike
     assert dots["shape"]["field"] == dots["color"]["field"] == "model"
+    svg = vl_convert.vegalite_to_svg(spec)  # one legend of coloured shapes, not two legends both titled "model"
+    assert svg.count("role-legend-title") == 1
+    assert re.findall(r'role-legend-symbol".*?<path [^>]*fill="(#[0-9A-F]+)"', svg) == ["#56B4E9", "#E69F00"]
 
 
 def test_effect_sizes_table_puts_our_fractions_in_the_papers_points():

@@ -37,7 +37,7 @@ MODEL_COLORS = {  # Okabe-Ito hues (safe for colour-blind readers); a model's va
     "tiny-l-wordy": "#882255",  # wine (Paul Tol): tiny-l's format-limited variant
 }
 STRATEGY_COLORS = {  # the arms of the studies and of the budget explorer
-    "easy": "#59A14F", "medium": "#EDC948", "hard": "#E15759", "random": "#79706E", "random+dynamic": "#BAB0AC",
+    "easy": "#59A14F", "medium": "#EDC948", "hard": "#E15759", "random": "#79706E", "random+dynamic": "#76B7B2",  # teal: apart from random's grey
     "learnability": "#B07AA1", "levels": "#4E79A7", "levels-1-3": "#4E79A7", "levels-1-5": "#A0CBE8",
     "random-matched": "#9C755F", "hard but alive": "#FF9D9A",
 }
@@ -418,7 +418,7 @@ def advantage_bars_chart(rewards, advantages, title: str) -> alt.LayerChart:
     table = advantage_bars_table(rewards, advantages)
     x = alt.X("completion:O", axis=alt.Axis(labels=False, ticks=False), title="completion (G per prompt)")
     bars = alt.Chart(table).mark_bar().encode(
-        x=x, y=alt.Y("advantage:Q", title="advantage A_i"), color=alt.Color("prompt:N", title=""),
+        x=x, y=alt.Y("advantage:Q", title="advantage of the completion (Aᵢ)"), color=alt.Color("prompt:N", title=""),
         tooltip=["prompt", "reward", alt.Tooltip("advantage:Q", format="+.2f")])
     G = len(table) // table["prompt"].nunique()
     dead = table[table["dead"]].groupby("prompt", sort=False).agg(completion=("completion", "min"),
@@ -509,8 +509,9 @@ def runs_gain_chart(runs: pd.DataFrame, models, title: str) -> alt.LayerChart:
     x = alt.X("learnable:Q", title="learnable share of groups (measured)", scale=alt.Scale(zero=False, nice=True))
     y = alt.Y("ci_low:Q", title="gain on held-out test, 95% interval", scale=alt.Scale(nice=True))
     colour = alt.Color("model:N", sort=list(models), scale=color_scale(models))
-    bars = alt.Chart(table).mark_rule(opacity=0.25).encode(x=x, y=y, y2="ci_high:Q", color=colour)
-    shape = alt.Shape("model:N", sort=list(models))  # a shape as well: two models' hues can look alike on a dot
+    bars = alt.Chart(table).mark_rule(strokeOpacity=0.25).encode(x=x, y=y, y2="ci_high:Q", color=colour)
+    # a shape as well (two models' hues can look alike on a dot); the same domain merges the two legends into one
+    shape = alt.Shape("model:N", sort=list(models), scale=alt.Scale(domain=list(models)))
     dots = alt.Chart(table).mark_point(filled=True, opacity=0.7).encode(
         x=x, y="gain:Q", color=colour, shape=shape, tooltip=list(table.columns))
     return (bars + dots).properties(width=380, height=240, title=alt.Title(title, subtitle="one dot per run"))

@@ -221,7 +221,7 @@ def _summary_html(summary: dict) -> str:
     values = {**summary, "budget_text": f"{summary['budget_share']:.0%} of {summary['pool']} = "
                                         f"{summary['n_selected']} problems"}
     if summary.get("measured_gain") is not None:
-        rows.append(("measured gain at this budget (committed studies)", "measured_gain_text", "{}"))
+        rows.append(("measured gain at this budget (precomputed studies)", "measured_gain_text", "{}"))
     cells = "".join(f"<tr><td>{label}</td><td class='explorer-{key}'>{fmt.format(values[key])}</td></tr>"
                     for label, key, fmt in rows)
     warning = "<p><b>medium</b> falls inside one block of equal pass rates here.</p>" if summary["medium_degenerate"] else ""

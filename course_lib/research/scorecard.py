@@ -54,7 +54,7 @@ STRUCTURES = {8: "8 prompts per step", 1: "1 prompt per step (the paper's)"}
 ADVICE = {  # the status of "hard beats random" -> what to annotate under a budget
     "supported": "the hardest: hard beat random",
     "contradicted": "a random sample: hard did worse",
-    "equivalent": "either: no difference found (random needs no difficulty estimate)",
+    "equivalent": "either: equivalent within the margin (random needs no difficulty estimate)",
     COULD_NOT_TELL: "no rule yet: the test could not tell",
     "inconclusive": "no rule yet: the test was inconclusive",
 }  # the size family: the same data and recipe, only the shape differs
