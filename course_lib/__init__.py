@@ -24,7 +24,7 @@ PUBLIC = {  # module -> the names the notebooks use from it (the lesson's module
     "selection": ("charge_estimation", "pass_rate_counts", "select", "selection_summary", "STRATEGIES"),
     "grpo": ("completion_logprobs", "dead_group_probability", "group_advantages", "grpo_loss", "informative_share"),
     "training": ("CourseConfig", "course_lora", "load_trained", "read_jsonl_log", "train_grpo", "trl_loss_on_fixed_batch"),
-    "evaluation": ("compare", "evaluate", "paired_bootstrap"),
+    "evaluation": ("compare", "evaluate", "paired_bootstrap", "summarize_accuracy"),
     "classroom.runtime": ("record", "setup"),
     "classroom.opening": ("fresh_folder", "start"),
     "classroom.plots": (

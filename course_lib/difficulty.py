@@ -53,9 +53,13 @@ def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, flo
     check(n >= 1, f"n={n} must be >= 1")
     check(0 <= n_correct <= n, f"n_correct={n_correct} must be from 0 to n={n} (right answers among n samples)")
     check(z > 0, f"z={z} must be positive (1.96 for a 95% interval)")
-    p = n_correct / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return wilson_bounds(n_correct / n, n, z)
+
+
+def wilson_bounds(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson interval's bounds for an observed share of n units (`wilson_interval` checks the counts first)."""
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
-from .difficulty import DEFAULT_CACHE, estimate, wilson_interval
+from .difficulty import DEFAULT_CACHE, estimate, wilson_bounds, wilson_interval
 from .errors import check
 
 
@@ -30,19 +30,20 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 def interval_over_problems(hits, samples) -> tuple[float, float]:
     """A 95% interval for sum(hits) / sum(samples) with the problem as the unit (04): a t-interval of the ratio, whose
     error counts how much problems differ as well as the luck of their samples, widened to the Wilson interval over
-    samples where that is wider (one problem, or every problem scoring alike).
+    samples where that is wider. With one problem, or every problem scoring alike, the spread between problems is
+    unseen: the interval is then Wilson's over the problems (n = their number), not over their samples.
 
     >>> interval_over_problems([8, 0, 8, 0], [8, 8, 8, 8])  # two solved, two never: 32 samples say little
     (0.0, 1.0)
-    >>> [round(b, 3) for b in interval_over_problems([4, 4, 4, 4], [8, 8, 8, 8])]  # alike: Wilson over 32 samples
-    [0.336, 0.664]
+    >>> [round(b, 3) for b in interval_over_problems([4, 4, 4, 4], [8, 8, 8, 8])]  # alike: Wilson over 4 problems
+    [0.15, 0.85]
     """
     hits, samples = np.asarray(hits, dtype=float), np.asarray(samples, dtype=float)
+    problems, share = len(samples), hits.sum() / samples.sum()
+    rates = hits / samples
+    if problems < 2 or np.ptp(rates) == 0:
+        return wilson_bounds(float(share), problems)
     low, high = wilson_interval(int(round(hits.sum())), int(samples.sum()))
-    problems = len(samples)
-    if problems < 2:
-        return low, high
-    share = hits.sum() / samples.sum()
     error = np.sqrt(problems / (problems - 1) * ((hits - share * samples) ** 2).sum()) / samples.sum()
     half = float(student_t.ppf(0.975, problems - 1)) * error
     return max(0.0, float(min(low, share - half))), min(1.0, float(max(high, share + half)))
@@ -84,11 +85,14 @@ def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, m
              seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=DEFAULT_CACHE,
              backend: str = "hf") -> dict:
     """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table."""
+    from .problems import problem_fingerprint
+
     table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, cache_dir=cache_dir,
                      progress=progress, backend=backend, description=f"evaluating (K={k})")
+    rows = table[["id", "level", "k", "n_correct", "pass_rate", "mean_length", "clipped", "format_share"]]
+    fingerprints = {p.id: problem_fingerprint(p) for p in problems}
     return {**summarize_accuracy(table, pass_k), "k": k, "temperature": temperature, "seed": seed,
-            "per_problem": table[["id", "level", "k", "n_correct", "pass_rate", "mean_length", "clipped",
-                                  "format_share"]].to_dict("records")}
+            "per_problem": [{**row, "problem_sha256": fingerprints[row["id"]]} for row in rows.to_dict("records")]}
 
 
 def model_for_backend(run_or_model: str, backend: str = "hf"):
@@ -134,6 +138,18 @@ def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidenc
             "ci_high": round(float(high), 4), "problems": len(diffs), "excludes_zero": bool(low > 0 or high < 0)}
 
 
+def check_same_questions(after: dict, before: dict) -> None:
+    """Each id names the same question in both evaluations (each row's `problem_sha256`, where both recorded it):
+    two copies of a dataset give ids (line numbers) to other questions, or the same question another answer."""
+    before_sha = {row["id"]: row.get("problem_sha256") for row in before["per_problem"]}
+    for row in after["per_problem"]:
+        mine, theirs = row.get("problem_sha256"), before_sha.get(row["id"])
+        check(mine is None or theirs is None or mine == theirs,
+              f"problem {row['id']!r} is another question (or answer) in after than in before: the two evaluations "
+              "read different copies of the data (--data-dir, COURSE_DATA_DIR) or versions of the file; evaluate "
+              "both on one copy")
+
+
 def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k: int | None = None) -> dict:
     """Paired bootstrap of two `evaluate` results on the same problems (matched by id); pass@1, or pass@`pass_k`."""
     def score(row) -> float:
@@ -152,5 +168,6 @@ def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k
     check(not only_after and not only_before,
           f"the two evaluations are not on the same problems ({len(only_after)} only in after, e.g. "
           f"{only_after[:1]}; {len(only_before)} only in before, e.g. {only_before[:1]}); evaluate both on one set")
+    check_same_questions(after, before)
     after_by_id = {row["id"]: score(row) for row in after["per_problem"]}
     return paired_bootstrap([after_by_id[i] for i in ids], [before_by_id[i] for i in ids], n_boot, seed)

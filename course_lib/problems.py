@@ -167,6 +167,12 @@ def problems_fingerprint(problems) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def problem_fingerprint(problem) -> str:
+    """sha256 over one problem's prompt, answer and answer format: `compare` checks that an id names the same
+    question in both evaluations (GSM8K and BBH ids are line numbers: another copy of the data gives them others)."""
+    return hashlib.sha256(json.dumps([problem.prompt, problem.answer, problem.answer_format]).encode()).hexdigest()
+
+
 def fingerprinted(spec: dict, pool: list[Problem]) -> dict:
     """A pool spec with the sha256 of the problems it gave: a later command that rebuilds the pool from another copy
     of a dataset (GSM8K and BBH ids are line numbers) or another generator finds other questions, and says so."""

@@ -147,7 +147,7 @@ def test_a_second_make_lab_keeps_the_students_work_and_says_how_to_get_a_fresh_c
     done = make_copies(folder, "student", lessons()[:3])
     assert mine.read_bytes() == before
     assert done == {"new": [first[1].name, lessons()[2].name], "kept": [first[0].name], "changed": [],
-                    "unreadable": []}
+                    "unreadable": [], "with_solutions": []}
     said = report(folder, "student", done)
     assert "kept 1 you already had" in said and "rename or delete yours" in said and first[1].name in said
 
@@ -210,3 +210,18 @@ def test_copies_are_written_as_json_jupyter_reads():
     text = (ROOT / "notebooks" / "02_zero_variance_groups.ipynb").read_text()
     copy = json.loads(classroom_copy(text, "student", "notebooks/02_zero_variance_groups.ipynb"))
     assert copy["nbformat"] == 4 and copy["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_a_student_folder_that_holds_an_instructor_copy_says_so(tmp_path):
+    """An instructor's copy kept in a folder of student copies (a TA's first try) was reported as solution-free."""
+    from course_lib.classroom.copies import lessons, make_copies, report
+
+    two = lessons()[:2]
+    make_copies(tmp_path, "instructor", two[:1])
+    done = make_copies(tmp_path, "student", two)
+    assert done["with_solutions"] == [two[0].name] and done["new"] == [two[1].name]
+    said = report(tmp_path, "student", done)
+    assert "without solutions or quiz answers" not in said
+    assert f"{two[0].name} holds solutions (an instructor's copy): delete or rename it" in said
+    fresh = make_copies(tmp_path / "clean", "student", two)
+    assert fresh["with_solutions"] == [] and "without solutions or quiz answers" in report(tmp_path, "student", fresh)

@@ -302,17 +302,18 @@ def test_compare_refuses_evaluations_of_two_versions_of_one_problem_file(tmp_pat
     assert not (tmp_path / "gain.json").exists()
 
 
-@pytest.mark.parametrize(("before_seed", "refused"), [(0, True), (1, False)])
-def test_compare_refuses_one_draw_of_problems_whose_questions_differ(tmp_path, before_seed, refused):
-    """Two copies of GSM8K give the same ids (line numbers) to other questions: the same draw (task, split, n, seed,
-    levels) with another problems_sha256 is refused; another seed draws in another order, so its sha is not read."""
-    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}, {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0}]
-    for name, sha, seed in (("after", "1" * 64, 0), ("before", "2" * 64, before_seed)):
-        pool = {"task": "gsm8k", "split": "test", "n": 2, "seed": seed, "levels": None, "problems_sha256": sha}
+@pytest.mark.parametrize(("before_sha", "refused"), [("2" * 64, True), ("1" * 64, False), (None, False)])
+def test_compare_refuses_an_id_that_names_another_question_in_the_two_evaluations(tmp_path, before_sha, refused):
+    """Two copies of GSM8K give the same ids (line numbers) to other questions or answers: each row's
+    problem_sha256 is compared, whatever seed, --n or level order drew the rows (an older file without it is not)."""
+    for name, sha, seed in (("after", "1" * 64, 0), ("before", before_sha, 1)):
+        rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5, "problem_sha256": sha},
+                {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0, "problem_sha256": None}]
+        pool = {"task": "gsm8k", "split": "test", "n": None, "seed": seed, "levels": None}
         (tmp_path / f"{name}.json").write_text(json.dumps({"per_problem": rows, "pool": pool}))
     done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "before.json",
                               "--out", tmp_path / "gain.json")
-    said = "drew the same problems by id but their questions or answers differ"
+    said = "problem 'a' is another question (or answer) in after than in before"
     assert (done.returncode, said in done.stderr) == ((2, True) if refused else (0, False)), done.stderr
     assert (tmp_path / "gain.json").exists() is not refused
 

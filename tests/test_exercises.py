@@ -318,3 +318,20 @@ def test_a2_exercise_1_checks_live_shares_from_pass_rate_and_format_share():
     swapped = {cell: (b, a) for cell, (a, b) in right.items()}
     assert not grade("A2.1", swapped, table=table, group_size=8)[0]
     assert not grade("A2.1", None, table=table, group_size=8)[0]
+
+
+def test_an_answer_given_as_an_array_or_a_series_is_read_as_its_values():
+    """(0.083, 0.917) as a numpy array or a pandas Series was 'not yet ... give a pair'; a dict answer as a Series
+    is read by its index; a check cell with an edited input says so in one line instead of a TypeError."""
+    import numpy as np
+    import pandas as pd
+
+    from course_lib import CourseError
+    from course_lib.grpo import dead_group_probability
+
+    ends = [p for p in np.linspace(0, 1, 100001) if 1 - dead_group_probability(p, 8) >= 0.5]
+    pair = (round(min(ends), 3), round(max(ends), 3))
+    for answer in (np.array(pair), pd.Series(pair), list(pair)):
+        assert grade("02.2", answer, group_size=8)[0], type(answer)
+    with pytest.raises(CourseError, match=r"check_answer\('02.2', ...\) needs the inputs its cell passes"):
+        grade("02.2", pair, groupsize=8)

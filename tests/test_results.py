@@ -164,9 +164,11 @@ def test_accuracy_intervals_are_over_problems_not_samples():
     low, high = interval_over_problems(hits, [16] * 300)
     wilson_low, wilson_high = wilson_interval(int(hits.sum()), 4800)
     assert low <= hits.sum() / 4800 <= high and high - low > 2 * (wilson_high - wilson_low)
-    alike = interval_over_problems([8] * 300, [16] * 300)
-    assert alike == pytest.approx(wilson_interval(2400, 4800))
+    alike = interval_over_problems([8] * 300, [16] * 300)  # the spread between problems unseen: Wilson over 300
+    assert alike == pytest.approx(wilson_interval(150, 300))
     table = pd.DataFrame({"level": [1] * 300, "k": 16, "n_correct": hits})
     overall = summarize_accuracy(table)["overall"]
     assert (overall["ci_low"], overall["ci_high"]) == (round(low, 4), round(high, 4))
-    assert interval_over_problems([3], [4]) == pytest.approx(wilson_interval(3, 4))  # one problem: Wilson's
+    one = interval_over_problems([18], [200])  # one problem of 200 samples says little of other problems
+    assert one == pytest.approx(wilson_interval(0, 1), abs=0.12) and one[1] - one[0] > 0.7
+    assert interval_over_problems([0] * 5, [16] * 5) == pytest.approx(wilson_interval(0, 5))  # not [0, 0.05]

@@ -749,3 +749,26 @@ def test_a_missing_seed_value_is_refused_not_read_as_agreement(tmp_path):
     table.to_csv(folder / "results.csv", index=False)
     with pytest.raises(CourseError, match=rf"point {table['point'][3]} succeeded but its gain.test is blank \(line 5\)"):
         load_study("hard-wins", tmp_path)
+
+
+def test_the_verdicts_refuse_a_table_of_several_settings_grouped_without_them():
+    """one-group-pilot crosses learning rate x steps x seeds: grouped by (model, strategy), each setting counted as a
+    seed (12 'seeds' for 2) or, paired, was averaged in silence; with the settings in `by` each is read on its own."""
+    from course_lib import CourseError
+    from course_lib.research.studies import (
+        gain_by_strategy,
+        gain_verdicts,
+        load_study,
+        paired_difference,
+        paired_verdicts,
+    )
+
+    table, _ = load_study("one-group-pilot")
+    for call in (lambda: gain_verdicts(table, 0.03), lambda: gain_by_strategy(table, by=("model", "strategy")),
+                 lambda: paired_difference(table, "hard", "random", by=("model",)),
+                 lambda: paired_verdicts(table, [("hard", "random")], 0.03)):
+        with pytest.raises(CourseError, match="several runs of one seed and arm within by="):
+            call()
+    settings = ("model", "learning_rate", "steps")
+    assert set(gain_by_strategy(table, by=(*settings, "strategy"))["seeds"]) == {2}  # each setting its 2 seeds
+    assert len(paired_difference(table, "hard", "random", by=settings)) == 6

@@ -199,6 +199,23 @@ def test_out_folder_of_a_different_grid_is_refused(tmp_path, monkeypatch):
         run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook)
 
 
+def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_points(tmp_path, monkeypatch):
+    """After `--where SEED=0` into OUT, the whole grid into OUT was refused as "a different grid": its points are
+    the grid's own; the message says so, and a new folder seeded with them runs only the rest."""
+    import shutil
+
+    notebook = fake_experiment(tmp_path / "fake.ipynb")
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0, 1]}}})
+    run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook, where={"SEED": "0"})
+    with pytest.raises(CourseError, match=r"holds a slice of this grid \(1 of its 2 points, e\.g\. from --where\)"):
+        run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook)
+    (tmp_path / "whole" / "points").mkdir(parents=True)
+    for record in (tmp_path / "out" / "points").glob("*.json"):
+        shutil.copy(record, tmp_path / "whole" / "points")
+    summary = run("demo", "smoke", tmp_path / "whole", workers=1, progress=False, notebook=notebook)
+    assert summary["points"] == 2 and not summary["failed"]
+
+
 def test_emit_slurm_writes_warm_array_aggregate_and_submit(tmp_path):
     submit = emit_slurm("capacity-boundary", "paper", tmp_path / "out", time_limit="04:00:00", mem="32G", cpus=4,
                         partition="gpu", cache_dir=tmp_path / "shared-cache")
@@ -1037,3 +1054,16 @@ def test_reproduce_set_model_to_a_relative_folder_is_made_absolute(tmp_path, mon
     assert parse_overrides(["MODEL=./mine"])["MODEL"] == str(tmp_path / "mine")
     assert parse_overrides(["MODEL=tiny-m"])["MODEL"] == "tiny-m"
     assert parse_overrides(["MODEL=Qwen/Qwen2.5-0.5B"])["MODEL"] == "Qwen/Qwen2.5-0.5B"  # a hub id: no such folder
+
+
+def test_a_smoke_record_of_capped_steps_is_its_points_not_damaged():
+    """The smoke profile trains at most 2 steps, so a grid point of STEPS=4 records steps=2: that record is the
+    point's (it was set aside as damaged and every smoke sweep of such a study lost all its points); in the tiny
+    profile, which caps nothing, steps=2 for STEPS=4 is another point's record."""
+    from course_lib.research.sweep import record_problem
+
+    point = {"STRATEGY": "hard", "STEPS": 4, "SEED": 410}
+    record = {"point": point_name(point), "status": "ok", "seconds": 3.0, "strategy": "hard", "seed": 410, "steps": 2}
+    assert record_problem({**record, "profile": "smoke"}, point, "ok") is None
+    assert "records steps=2, but its point has STEPS=4" in record_problem({**record, "profile": "tiny"}, point, "ok")
+    assert "records steps=3" in record_problem({**record, "profile": "smoke", "steps": 3}, point, "ok")

@@ -61,7 +61,8 @@ def classroom_copy(text: str, kind: str, source_name: str = "") -> str:
             cell.setdefault("metadata", {}).setdefault("jupyter", {})["source_hidden"] = True
     for key in STRIPPED_METADATA:
         notebook["metadata"].pop(key, None)
-    notebook["metadata"][COPY_KEY] = {"of": source_name, "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    notebook["metadata"][COPY_KEY] = {"of": source_name, "sha256": hashlib.sha256(text.encode()).hexdigest(),
+                                      "kind": kind}
     return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -85,15 +86,27 @@ def is_readable_notebook(path: Path) -> bool:
         return False
 
 
+def holds_solutions(path: Path) -> bool:
+    """Whether a notebook holds cells tagged `solution` (an instructor's copy, or the course notebook itself)."""
+    import json
+
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        return any(SOLUTION_TAG in cell.get("metadata", {}).get("tags", []) for cell in cells)
+    except (ValueError, OSError, AttributeError):
+        return False
+
+
 def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[str, list[str]]:
     """Copy each course notebook missing from `folder` as `kind` opens it; keep every copy already there.
 
     Returns {"new": names copied now, "kept": names kept as they were, "changed": kept names whose course
-    notebook changed since the copy was made, "unreadable": kept names that are no notebook Jupyter can open}."""
+    notebook changed since the copy was made, "unreadable": kept names that are no notebook Jupyter can open,
+    "with_solutions": kept names that hold solutions in a folder of student copies}."""
     check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    done = {"new": [], "kept": [], "changed": [], "unreadable": []}
+    done = {"new": [], "kept": [], "changed": [], "unreadable": [], "with_solutions": []}
     for source in lessons() if notebooks is None else notebooks:
         target = folder / source.name
         text = source.read_text(encoding="utf-8")
@@ -103,6 +116,8 @@ def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[
                 done["unreadable"].append(target.name)
             elif copied_from_sha(target) not in (None, hashlib.sha256(text.encode()).hexdigest()):
                 done["changed"].append(target.name)
+            if kind == "student" and holds_solutions(target):
+                done["with_solutions"].append(target.name)
             continue
         atomic_write_text(target, classroom_copy(text, kind, f"notebooks/{source.name}"))
         done["new"].append(target.name)
@@ -112,6 +127,8 @@ def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[
 def report(folder, kind: str, done: dict[str, list[str]]) -> str:
     """What `make lab` says about the copies: how many are new, that existing ones were kept, how to start afresh."""
     what = "without solutions or quiz answers" if kind == "student" else "with solutions and quiz answers"
+    if done.get("with_solutions"):
+        what = f"without solutions, except {len(done['with_solutions'])} kept below that hold them"
     lines = [f"{folder}/: your copies of the course's notebooks ({what})."]
     if done["new"]:
         lines.append(f"  copied {len(done['new'])}: {', '.join(done['new'])}")
@@ -119,6 +136,8 @@ def report(folder, kind: str, done: dict[str, list[str]]) -> str:
         lines.append(f"  kept {len(done['kept'])} you already had, as they are (your work is never overwritten).")
     for name in done.get("unreadable", []):
         lines.append(f"  {name} is not a notebook Jupyter can open (damaged?): rename or delete it for a fresh copy.")
+    for name in done.get("with_solutions", []):
+        lines.append(f"  {name} holds solutions (an instructor's copy): delete or rename it for a student copy.")
     for name in done["changed"]:
         lines.append(f"  notebooks/{name} has changed since your copy was made: rename your copy to get the new one.")
     if done["kept"]:

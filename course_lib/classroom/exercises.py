@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import check
+from ..errors import CourseError, check
 
 
 @dataclass(frozen=True)
@@ -100,9 +100,24 @@ def grade(exercise_id: str, answer, **inputs) -> tuple[bool, str]:
             (False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs)}")
     if getattr(spec.expected, "wants_function", False):
         return False, f"not yet: {exercise_id}: give the function itself (not a number it returned). Hint: {spec.hint}"
-    if matches(answer, spec.expected(**inputs), spec.tolerance):
+    try:
+        expected = spec.expected(**inputs)
+    except TypeError as error:  # the check cell's inputs were edited: say which the check takes
+        raise CourseError(f"check_answer({exercise_id!r}, ...) needs the inputs its cell passes ({error}); run the "
+                          "check cell as it was given") from None
+    if matches(plain(answer, expected), expected, spec.tolerance):
         return True, f"correct ({exercise_id})"
     return False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs)}"
+
+
+def plain(answer, expected):
+    """A numpy array or a pandas Series as the plain value the check compares: a dict where a dict is expected (a
+    Series by its index), else a list."""
+    if hasattr(answer, "tolist") and not isinstance(answer, str) and getattr(answer, "ndim", 0) >= 1:
+        if isinstance(expected, dict) and hasattr(answer, "to_dict"):
+            return answer.to_dict()
+        return answer.tolist()
+    return answer
 
 
 def check_answer(exercise_id: str, answer, **inputs) -> None:

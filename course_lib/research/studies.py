@@ -328,9 +328,21 @@ def paired_power(difference: float, sd: float, seeds: int, alpha: float = 0.05) 
     return float(TTestPower().power(effect_size=difference / sd, nobs=seeds, alpha=alpha, alternative="two-sided"))
 
 
+def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> None:
+    """Each seed of each arm is one run within a group: a table of several settings (learning rates, lengths,
+    models) grouped without them would count each setting as a seed, or average them in silence (05)."""
+    keys = list(dict.fromkeys([*by, arm, "seed"]))
+    if "seed" in table.columns and set(keys) <= set(table.columns):
+        twice = table[table.duplicated(keys, keep=False)]
+        check(twice.empty, f"the table holds several runs of one seed and arm within by={tuple(by)} (e.g. "
+                           f"{dict(twice.iloc[0][keys]) if not twice.empty else ''}): several settings? add the column "
+                           "that tells them apart (learning_rate, steps, model) to by, or pass one setting's rows")
+
+
 def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task", "strategy")) -> pd.DataFrame:
     """Mean of `column` per group across seeds, with 95% t-intervals (05 and 06)."""
     check(column in table.columns, f"column={column!r} is not in the results table; use one of {list(table.columns)}")
+    check_one_run_per_seed(table, by)
     rows = [{**dict(zip(by, key)), **t_interval(group[column])}
             for key, group in table.groupby(list(by), sort=True)]
     return pd.DataFrame(rows)
@@ -341,6 +353,7 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
     """`first` minus `second` strategy, paired by seed within each group, with 95% t-intervals across seeds."""
     for strategy in (first, second):
         check(strategy in set(table["strategy"]), f"strategy {strategy!r} is not in the results table")
+    check_one_run_per_seed(table, by)
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         wide = group.pivot_table(index="seed", columns="strategy", values=column).reindex(columns=[first, second]).dropna()
@@ -358,6 +371,7 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
     effect the margin is at most a third of (`assay_sensitivity`, its base evaluation's error included for held-out
     gains). Arms trained from one base model share its evaluation, so the difference carries none of its error (05,
     06)."""
+    check_one_run_per_seed(table, by, arm)
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         wide = group.pivot_table(index="seed", columns=arm, values=column)
@@ -376,6 +390,7 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
 def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test", by=("model", "strategy")) -> pd.DataFrame:
     """Each arm's gain over the base model with its TOST verdict; the base evaluation's own variance (shared by
     every seed, `base_variance.test`) is added, since the seed-to-seed spread cannot see it (05, 06)."""
+    check_one_run_per_seed(table, by)
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         shared = float(group["base_variance.test"].iloc[0]) if "base_variance.test" in group else 0.0

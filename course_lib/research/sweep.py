@@ -144,8 +144,14 @@ def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | 
     grid = {"study": study, "points": points, **({"overrides": overrides} if overrides else {})}
     if grid_file.exists():
         saved = _read_json(grid_file, "the grid of this folder")
-        check(isinstance(saved, dict) and {k: v for k, v in saved.items() if k != "models"} == grid,
-              f"out={out} holds results of a different grid; use a new folder or delete it")
+        same = isinstance(saved, dict) and {k: v for k, v in saved.items() if k != "models"} == grid
+        if not same and isinstance(saved, dict) and saved.get("study") == study and isinstance(saved.get("points"), list):
+            names = {point_name(p) for p in points}
+            part = all(isinstance(p, dict) and point_name(p) in names for p in saved["points"])
+            check(not part, f"out={out} holds a slice of this grid ({len(saved['points'])} of its {len(points)} "
+                            "points, e.g. from --where): its finished points are this grid's; run the whole grid in a "
+                            "new folder and copy OUT/points/*.json into it first (a sweep resumes from them)")
+        check(same, f"out={out} holds results of a different grid; use a new folder or delete it")
         check_same_models(out, saved.get("models"))
     else:
         models = model_fingerprints(points)
@@ -245,6 +251,8 @@ def record_problem(record, point: dict, status: str) -> str | None:
         recorded = record.get(key.lower(), value)
         if isinstance(recorded, dict) and recorded:  # the notebook records some settings per split (base_k.test)
             recorded = value if all(v == value for v in recorded.values()) else recorded
+        if key == "STEPS" and recorded == trained_steps(value, record.get("profile")):
+            continue  # a profile that caps training (smoke: 2 steps) records the steps it trained
         if recorded != value or isinstance(recorded, bool) != isinstance(value, bool):  # 1 == True, yet not a seed
             return f"records {key.lower()}={recorded!r}, but its point has {key}={value!r}"
     if record["status"] != status:
@@ -252,6 +260,15 @@ def record_problem(record, point: dict, status: str) -> str | None:
     if not is_seconds(record.get("seconds")):
         return f"has no time in seconds (seconds={record.get('seconds')!r})"
     return None
+
+
+def trained_steps(steps, profile: str | None):
+    """The steps a point of STEPS=`steps` trains in `profile`: its cap where the profile has one (smoke), else all."""
+    try:
+        cap = get_profile(profile).max_train_steps if profile else 0
+    except CourseError:  # a record of an unknown profile: nothing to cap by
+        cap = 0
+    return min(steps, cap) if cap and isinstance(steps, int) and steps > 0 else steps
 
 
 def is_seconds(value) -> bool:
