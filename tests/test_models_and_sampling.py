@@ -303,3 +303,16 @@ def test_vllm_backend_says_how_to_install_when_absent(tiny_m):
             sample("tiny-m", None, ["Q:1\n"], k=2, backend="vllm")
     else:
         pytest.fail("vllm is installed in the test environment; it must stay a GPU-only extra")
+
+
+def test_a_missing_course_model_names_how_to_rebuild_or_restore_it(tmp_path, monkeypatch):
+    """The message pointed to data/models/README.md, which does not exist; it names the pretrain command (the
+    model's base size for a variant) and how to restore the committed folder."""
+    import course_lib.models as models
+
+    monkeypatch.setattr(models, "MODELS_DIR", tmp_path)
+    with pytest.raises(CourseError) as error:
+        models.resolve_model_path("tiny-m-math")
+    said = str(error.value)
+    assert "pretrain --size tiny-m --out" in said and "git checkout -- data/models/tiny-m-math" in said
+    assert "README" not in said

@@ -69,7 +69,11 @@ TINY_SIZES = {
 # levels), the regime in which arXiv 2508.14094's mechanism predicts that hard examples win (notebook 07).
 # tiny-l-wordy: tiny-l with 90% of its arith solutions written the long way: strong with room (about 0.67 at levels
 # 3-5 within 224 tokens) but format-limited under 96 (about 0.03), the regime of Qwen3-4B under 250 tokens.
-TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m", "tiny-l-strong": "tiny-l", "tiny-l-wordy": "tiny-l"}
+# tiny-sm-math, tiny-m-math: the two sizes pretrained on arith + tinymath (2,200 steps; `char+math` tokenizer), a
+# capacity boundary made by size on the same data: tiny-sm solves tinymath's levels 4-5 almost never, tiny-m
+# sometimes (data/results/tinymath-size-probes-4).
+TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m", "tiny-l-strong": "tiny-l", "tiny-l-wordy": "tiny-l",
+                 "tiny-sm-math": "tiny-sm", "tiny-m-math": "tiny-m"}
 TINY_NAMES = (*TINY_SIZES, *TINY_VARIANTS)
 
 
@@ -139,7 +143,8 @@ def resolve_model_path(name_or_path: str) -> Path | None:
             (path / "config.json").exists(),
             f"model={name_or_path!r}: no checkpoint in {path}; build it with "
             f"`python -m course_lib pretrain --size {TINY_VARIANTS.get(name_or_path, name_or_path)} --out {path}` "
-            "(the options that made it are in data/models/README.md)",
+            f"(or restore the course's own: `git checkout -- data/models/{name_or_path}`; the full command that made "
+            "it is in its manifest.json)",
         )
         return path
     path = Path(name_or_path).expanduser()
