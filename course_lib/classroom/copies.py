@@ -61,8 +61,7 @@ def classroom_copy(text: str, kind: str, source_name: str = "") -> str:
             cell.setdefault("metadata", {}).setdefault("jupyter", {})["source_hidden"] = True
     for key in STRIPPED_METADATA:
         notebook["metadata"].pop(key, None)
-    notebook["metadata"][COPY_KEY] = {"of": source_name, "sha256": hashlib.sha256(text.encode()).hexdigest(),
-                                      "kind": kind}
+    notebook["metadata"][COPY_KEY] = {"of": source_name, "sha256": hashlib.sha256(text.encode()).hexdigest()}
     return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
 
 
