@@ -84,7 +84,10 @@ def test_a_committed_study_point_reruns_within_noise(tmp_path, study, where):
         assert rerun_high < 0
 
 
-STUDIES_WITH_POINTS = sorted(p.parent.name for p in (ROOT / "data" / "results").glob("*/points"))
+STUDIES_WITH_POINTS = sorted(p.parent.name for p in (ROOT / "data" / "results").glob("*/points")
+                             if (p.parent / "results.csv").exists())
+STUDIES_IN_PROGRESS = sorted(p.parent.name for p in (ROOT / "data" / "results").glob("*/points")
+                             if not (p.parent / "results.csv").exists())
 
 
 @pytest.mark.parametrize("study", STUDIES_WITH_POINTS)
@@ -101,6 +104,30 @@ def test_every_committed_study_table_is_remade_by_aggregate_byte_for_byte(tmp_pa
     done = run_cli_in_process("aggregate", study, "--out", copy)
     assert done.returncode == 0, done.stderr
     assert (copy / "results.csv").read_bytes() == (folder / "results.csv").read_bytes()
+
+
+@pytest.mark.parametrize("study", STUDIES_IN_PROGRESS or ["(none in progress)"])
+def test_a_study_in_progress_commits_only_finished_records_of_its_own_grid(tmp_path, study):
+    """A study that spans sessions commits its finished point records before its table (reproduce.sh's
+    COLLECT_ONLY): each is a successful record of a point in its committed grid, which that grid's next run resumes
+    from instead of training again."""
+    import shutil
+
+    from course_lib.research.sweep import done_record, expand, point_name
+
+    if study == "(none in progress)":
+        return
+    folder = tmp_path / study  # a copy: a record found unsound would be renamed `.damaged` where it lies
+    shutil.copytree(ROOT / "data" / "results" / study, folder)
+    grid = json.loads((folder / "grid.json").read_text())
+    expected = expand(study, "tiny", overrides=grid.get("overrides"))
+    assert grid["study"] == study and grid["points"] and all(point in expected for point in grid["points"])
+    by_name = {point_name(point): point for point in grid["points"]}
+    files = sorted(path.stem for path in (folder / "points").iterdir())
+    assert files and set(files) <= set(by_name), "a committed record names no point of the committed grid"
+    for name in files:
+        record = done_record(folder, by_name[name])
+        assert record and record["status"] == "ok", name
 
 
 def test_compare_and_the_bootstrap_refuse_what_they_cannot_read_in_one_line():
