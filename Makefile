@@ -115,8 +115,8 @@ check-browser:
 	  echo "(or run 'make test-fast', which needs no browser)" >&2; \
 	  exit 1; fi
 
-# Student copies to hand out, made afresh: what `make lab` opens (no cells tagged `solution`, quiz cells collapsed,
-# outputs stripped), in build/students/.
+# Student copies to hand out, made afresh: what `make lab` opens (no cells tagged `solution`, quiz answers packed
+# out of sight, outputs stripped), in build/students/.
 students: env
 	rm -rf build/students
 	$(PY) -m course_lib.classroom.copies student build/students

@@ -34,7 +34,8 @@ PUBLIC = {  # module -> the names the notebooks use from it (the lesson's module
         "learnable_vs_gain_chart", "level_change_chart", "pass_rate_bars", "pass_rate_by_level_chart",
         "ranking_stability_chart", "runs_gain_chart", "seed_spread_chart", "selection_histogram_chart",
         "smoothed_curve_chart", "strategy_gain_chart", "use_offline_renderer"),
-    "classroom.widgets": ("budget_explorer", "dead_group_widget", "explorer_title", "explorer_view", "quiz", "show"),
+    "classroom.widgets": ("budget_explorer", "dead_group_widget", "explorer_title", "explorer_view", "quiz",
+                          "quiz_packed", "show"),
     "classroom.exercises": ("check_answer",),
     "research": ("sweep",),  # the module: sweep.run, sweep.parse_overrides
     "research.profiles": ("get_profile",),

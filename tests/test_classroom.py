@@ -20,6 +20,7 @@ from course_lib.classroom.copies import (
     make_copies,
     report,
 )
+from course_lib.classroom.widgets import quiz_packed
 from course_lib.errors import CourseError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +29,14 @@ SOLUTION_TEXT = ("### Quiz answers", "Solution to exercise", "# Solution")  # ho
 
 def cells(path: Path):
     return nbformat.read(str(path), as_version=4).cells
+
+
+def quiz_arguments(source: str, name: str = "quiz") -> list:
+    """The literal arguments of the one call to `name` in a quiz cell (read, never run)."""
+    calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", None) == name]
+    assert len(calls) == 1, source
+    return [ast.literal_eval(argument) for argument in calls[0].args]
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +65,18 @@ def test_a_student_copy_has_no_solution_and_no_quiz_answer(student_copies):
         answers = [c for c in original if "solution" in c.metadata.get("tags", [])]
         assert len(copy) == len(original) - len(answers), source.name  # nothing else dropped
         quizzes = [c for c in copy if is_quiz_cell(c)]
-        assert len(quizzes) == sum(is_quiz_cell(c) for c in original), source.name  # the quiz still works...
-        assert all(c.metadata["jupyter"]["source_hidden"] for c in quizzes), source.name  # ...its answer folded away
+        asked = [c for c in original if is_quiz_cell(c)]
+        assert len(quizzes) == len(asked), source.name  # the quiz still works...
+        assert all(c.metadata["jupyter"]["source_hidden"] for c in quizzes), source.name  # ...folded away
+        for packed, plain in zip(quizzes, asked):
+            question, options = quiz_arguments(plain.source)
+            shown = quiz_packed(quiz_arguments(packed.source, name="quiz_packed")[0])
+            assert shown.picture.data.startswith(f"**{question}**"), source.name  # the same question...
+            assert all(f"- ( ) {option}" in shown.picture.data for option in options), source.name
+            for option, (right, explanation) in options.items():  # ...the same answers, none of them on screen
+                shown.children[1].value = option
+                assert shown.children[2].value.count("Right. " if right else "Not quite. ") == 1, source.name
+                assert explanation[:40] not in packed.source and "True" not in packed.source, source.name
 
 
 def test_every_numbered_notebook_has_answers_to_drop_and_its_quiz_answers_among_them():
@@ -127,14 +146,31 @@ def test_outputs_in_the_course_notebook_never_reach_a_copy():
     notebook.metadata["widgets"] = {"state": {}}
     text = nbformat.writes(notebook)
     copy = nbformat.reads(classroom_copy(text, "student", "notebooks/x.ipynb"), as_version=4)
-    assert [c.source for c in copy.cells] == ["1 + 1", notebook.cells[3].source]
+    assert copy.cells[0].source == "1 + 1" and len(copy.cells) == 2
     assert not copy.cells[0].outputs and copy.cells[0].execution_count is None and "widgets" not in copy.metadata
     assert copy.cells[0].metadata == {} and [c.id for c in copy.cells] == ["0", "1"]  # as nbstripout leaves them
     assert copy.cells[1].metadata == {"jupyter": {"source_hidden": True}}
+    assert "quiz_packed(" in copy.cells[1].source and '"yes"' not in copy.cells[1].source
     whole = nbformat.reads(classroom_copy(text, "instructor", "notebooks/x.ipynb"), as_version=4)
     assert len(whole.cells) == 4 and not whole.cells[0].outputs and whole.cells[3].metadata == {}
     with pytest.raises(CourseError, match="kind='teacher' is unknown; use one of student, instructor"):
         classroom_copy(text, "teacher")
+
+
+def test_a_quiz_the_copy_cannot_pack_or_a_damaged_packed_quiz_is_one_line():
+    from course_lib.classroom.copies import packed_quiz_source
+    from course_lib.classroom.widgets import pack_quiz
+
+    named = 'question = "Which?"\nshow(quiz(question, {"a": (False, "no"), "b": (True, "yes")}))'
+    with pytest.raises(CourseError, match="x.ipynb: a quiz cell's question and options must be literal text"):
+        packed_quiz_source(named, "x.ipynb")
+    with pytest.raises(CourseError, match="a quiz cell must call quiz\\(question, options\\) once"):
+        packed_quiz_source('show(quiz("Which?"))', "x.ipynb")
+    packed = pack_quiz("Which?", {"a": (False, "no"), "b": (True, "yes")})
+    assert quiz_packed(packed[:20] + "\n  " + packed[20:]).picture.data.startswith("**Which?**")  # wrapped lines
+    for damaged in (packed[:-4], "not base64 at all!", pack_quiz("Q", {"a": (True, "y")})[::-1], ""):
+        with pytest.raises(CourseError, match="this quiz's packed text is damaged; get a fresh copy"):
+            quiz_packed(damaged)
 
 
 def test_a_second_make_lab_keeps_the_students_work_and_says_how_to_get_a_fresh_copy(tmp_path):

@@ -38,3 +38,24 @@ def test_student_copy_of_05_runs_from_the_lab_folder(tmp_path):
     copy = students / "05_hard_examples_win.ipynb"
     execute(copy, tmp_path / "executed", {"PROFILE": "smoke"}, log=tmp_path / "kernel.log")
     assert not (tmp_path / "lab" / "data").exists()
+
+
+@pytest.mark.slow
+def test_a_student_copys_packed_quiz_runs_and_asks_the_same_question(tmp_path):
+    """Notebook 00's quiz, packed in the student's copy, draws the instructor's question and options when run."""
+    import json
+
+    from course_lib.classroom.copies import make_copies
+    from course_lib.classroom.notebooks import execute
+
+    students = tmp_path / "lab" / "student"
+    make_copies(students, "student", [ROOT / "notebooks" / "00_tiny_world_tour.ipynb"])
+    execute(students / "00_tiny_world_tour.ipynb", tmp_path / "executed", {"PROFILE": "smoke"},
+            log=tmp_path / "kernel.log")
+    cells = json.loads((tmp_path / "executed" / "00_tiny_world_tour.ipynb").read_text())["cells"]
+    quiz = next(c for c in cells if "quiz_packed(" in "".join(c["source"]))
+    shown = "".join("".join(o.get("data", {}).get("text/markdown", "")) for o in quiz["outputs"])
+    original = json.loads((ROOT / "notebooks" / "00_tiny_world_tour.ipynb").read_text())["cells"]
+    asked = "".join(next(c for c in original if "quiz(" in "".join(c["source"]))["source"])
+    question = asked.split('quiz("', 1)[1].split('"', 1)[0]
+    assert shown.startswith(f"**{question}") and "- ( ) " in shown

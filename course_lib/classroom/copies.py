@@ -2,8 +2,9 @@
 
 `make lab` runs `python -m course_lib.classroom.copies student lab/student` and opens JupyterLab there; `make
 lab-instructor` does the same with `instructor lab/instructor`. A student's copy has no cell tagged `solution`
-(every exercise's solution and the quiz answers) and its self-checking quiz cells start collapsed (their source
-names the right option); an instructor's copy is the notebook as it is. A copy that exists is someone's work: it
+(every exercise's solution and the quiz answers) and each self-checking quiz cell calls `quiz_packed` on the question
+packed into one opaque string (so no answer is on screen; the cell also starts collapsed); an instructor's copy is
+the notebook as it is. A copy that exists is someone's work: it
 is never overwritten, and a newer version of the course's notebook is only announced. Introduced in README.md
 (`make lab`).
 """
@@ -30,9 +31,31 @@ def lessons() -> list[Path]:
 
 
 def is_quiz_cell(cell) -> bool:
-    """A code cell that draws a self-checking quiz question (`course_lib.classroom.widgets.quiz`)."""
+    """A code cell that draws a self-checking quiz question (`quiz`, or `quiz_packed` in a student's copy)."""
     source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-    return cell["cell_type"] == "code" and "quiz(" in source
+    return cell["cell_type"] == "code" and ("quiz(" in source or "quiz_packed(" in source)
+
+
+def packed_quiz_source(source: str, where: str = "") -> str:
+    """A quiz cell as a student's copy holds it: the same question, its options and answers packed out of sight.
+    The course's quiz cells call `quiz(question, options)` on literal text (read with `ast.literal_eval`, never run)."""
+    import ast
+    import textwrap
+
+    from .widgets import pack_quiz
+
+    calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", None) == "quiz"]
+    check(len(calls) == 1 and len(calls[0].args) == 2 and not calls[0].keywords,
+          f"{where or 'a notebook'}: a quiz cell must call quiz(question, options) once, on literal text")
+    try:
+        question, options = (ast.literal_eval(argument) for argument in calls[0].args)
+    except ValueError:
+        check(False, f"{where or 'a notebook'}: a quiz cell's question and options must be literal text (no names)")
+    packed = "\n".join(f'    "{line}"' for line in textwrap.wrap(pack_quiz(question, options), 88))
+    return ("# A question that checks itself: pick an option to see why it is right or wrong\n"
+            "# (the answers are packed below so that none is on screen)\n"
+            f"from course_lib import quiz_packed, show\n\nshow(quiz_packed(\n{packed}\n))")
 
 
 # what `nbstripout` strips besides outputs and execution counts (its default extra keys)
@@ -58,6 +81,8 @@ def classroom_copy(text: str, kind: str, source_name: str = "") -> str:
         if "id" in cell:
             cell["id"] = str(index)  # as nbstripout numbers them
         if kind == "student" and is_quiz_cell(cell):
+            cell["source"] = packed_quiz_source(cell["source"] if isinstance(cell["source"], str)
+                                                else "".join(cell["source"]), source_name)
             cell.setdefault("metadata", {}).setdefault("jupyter", {})["source_hidden"] = True
     for key in STRIPPED_METADATA:
         notebook["metadata"].pop(key, None)

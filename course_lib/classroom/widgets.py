@@ -267,6 +267,37 @@ def quiz_feedback(options: dict, choice: str | None) -> tuple[bool, str]:
     return bool(right), ("Right. " if right else "Not quite. ") + explanation
 
 
+def pack_quiz(question: str, options: dict) -> str:
+    """A quiz question and its answers as one opaque string, so that a student's copy shows no answer (`make lab`)."""
+    import base64
+    import json
+    import zlib
+
+    quiz_feedback(options, None)
+    spec = {"question": question, "options": {option: list(answer) for option, answer in options.items()}}
+    return base64.b64encode(zlib.compress(json.dumps(spec, ensure_ascii=False).encode(), 9)).decode()
+
+
+def quiz_packed(packed: str):
+    """The quiz `pack_quiz` packed (a student's copy calls this; the instructor's copy calls `quiz` itself)."""
+    import base64
+    import binascii
+    import json
+    import zlib
+
+    from ..errors import check
+
+    try:
+        spec = json.loads(zlib.decompress(base64.b64decode("".join(packed.split()), validate=True)))
+        question, options = spec["question"], {option: tuple(answer) for option, answer in spec["options"].items()}
+    except (binascii.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError):
+        check(False, "this quiz's packed text is damaged; get a fresh copy of the notebook (`make lab` after "
+                     "renaming yours)")
+    check(all(len(answer) == 2 for answer in options.values()), "this quiz's packed text is damaged; get a fresh "
+                                                                 "copy of the notebook")
+    return quiz(question, options)
+
+
 def quiz(question: str, options: dict):
     """A multiple-choice question: pick an option and read why it is right or wrong (an explanation per option).
     Its picture (executed copies) shows the question and options, not the answer."""
