@@ -26,6 +26,9 @@ def check_00(numbers):
     assert numbers["game_steps"] == 2 and 0.0 <= before <= 1.0 and 0.0 <= after <= 1.0
     assert game["mean_difference"] == pytest.approx(after - before, abs=1e-3)  # paired: the mean of the differences
     assert game["ci_low"] <= game["mean_difference"] <= game["ci_high"]
+    rewards, window = numbers["game_rewards"], numbers["game_reward_window"]  # the reward panel's takeaway reads
+    assert len(rewards) == numbers["game_steps"] and 1 <= window <= len(rewards)  # its first and last windows
+    assert all(0.0 <= r <= 1.0 for r in rewards)
     # pinned: the seeded smoke run (CPU, torch 2.13; the same on every run here)
     assert rates == pytest.approx({"tiny-s": 0.0625, "tiny-m": 0.3375, "tiny-l": 0.9875}, abs=0.02)
     assert numbers["live_share_mixed"] == pytest.approx({"tiny-s": 0.2, "tiny-m": 0.6, "tiny-l": 0.05}, abs=0.05)
