@@ -651,8 +651,8 @@ def cmd_evaluate(args) -> None:
     result = evaluate(model, tokenizer, problems, args.k, args.temperature, args.max_new_tokens, args.seed,
                       pass_k=(1, args.k), progress=not args.quiet, cache_dir=None if args.no_cache else "default",
                       backend=backend)
-    result.update(model=args.model, task=args.task, split=args.split, max_new_tokens=args.max_new_tokens,
-                  answer_format=pool_answer_format(problems),
+    result.update(model=args.model, base_sha256=base_fingerprint(args.model), task=args.task, split=args.split,
+                  max_new_tokens=args.max_new_tokens, answer_format=pool_answer_format(problems),
                   pool=fingerprinted(_pool_spec(args, args.seed, args.levels), problems), **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
@@ -903,47 +903,48 @@ def _read_evaluation(name: str, path: Path) -> dict:
     return result
 
 
-def _check_same_levels(after: dict, before: dict) -> None:
-    """A problem has one level in both evaluations (a level edited in one would move it in the per-level table)."""
-    before_levels = {row["id"]: row.get("level") for row in before["per_problem"]}
-    for row in after["per_problem"]:
-        level, was = row.get("level"), before_levels.get(row["id"], row.get("level"))
-        check(level == was, f"problem {row['id']!r} has level {level!r} in after but {was!r} in before: one of the "
-                            "files was edited, or the two read different copies of the data (--data-dir, "
-                            "COURSE_DATA_DIR); evaluate both on one copy")
+def base_fingerprint(model: str) -> dict | None:
+    """The sha256 of the weight files of the base model that `model` is (a model) or was trained from (a run
+    folder's `run_config.json`); None where it is not known (a hub model not in the cache, an older run)."""
+    from .models import weights_sha256
+
+    config = Path(model) / "run_config.json"
+    if config.is_file():
+        try:
+            recorded = json.loads(config.read_text(encoding="utf-8")).get("base_sha256")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return recorded if isinstance(recorded, dict) else None
+    return weights_sha256(model)
 
 
-COMPARED_SETTINGS = ("task", "split", "k", "temperature", "max_new_tokens", "answer_format")  # two evaluations share
-
-
-def check_same_settings(after: dict, before: dict) -> None:
-    """Two evaluations compare only when sampled alike: the same task, split, K, temperature, length limit, answer
-    format and problem file's bytes (a setting an older file does not record is not checked)."""
-    for setting in COMPARED_SETTINGS:
-        if setting in after and setting in before:
-            check(after[setting] == before[setting],
-                  f"after and before were evaluated with different {setting} ({after[setting]!r} against "
-                  f"{before[setting]!r}); evaluate both models with the same settings")
-    files = [result.get("pool", {}).get("file_sha256") if isinstance(result.get("pool"), dict) else None
-             for result in (after, before)]
-    check(None in files or files[0] == files[1],
-          "after and before read different versions of the problem file (its sha256 changed between the two "
-          "evaluations: a problem's text or answer may differ under the same id); evaluate both on one version")
+def same_base_model(after: dict, before: dict) -> bool | None:
+    """Whether two evaluations' models share a base model (their weight files' sha256); None where one is unknown."""
+    fingerprints = [result.get("base_sha256") for result in (after, before)]
+    if not all(isinstance(fingerprint, dict) and fingerprint for fingerprint in fingerprints):
+        return None
+    weights = [{name: sha for name, sha in fingerprint.items() if name.endswith((".safetensors", ".bin"))}
+               for fingerprint in fingerprints]
+    return bool(weights[0]) and weights[0] == weights[1]
 
 
 def cmd_compare(args) -> None:
     """Paired bootstrap of two `evaluate` results on the same problems."""
-    from .evaluation import compare
+    from .evaluation import check_same_settings, compare
     from .provenance import atomic_write_text
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
     check(Path(args.after).resolve() != Path(args.before).resolve(),
           f"after and before are the same file ({args.after}); give the evaluations of two models")
-    check_same_settings(after, before)
-    _check_same_levels(after, before)
+    check_same_settings(after, before)  # K as well: the command line compares evaluations made alike
     _check_file_outputs(args, "compare")
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
-    result.update(after=str(args.after), before=str(args.before), **_provenance(args))
+    same_base = same_base_model(after, before)
+    if same_base is False:
+        print(f"note: after's model ({after.get('model')}) was trained from, or is, another base model than "
+              f"before's ({before.get('model')}): the difference includes the change of model, not only training",
+              file=sys.stderr)
+    result.update(after=str(args.after), before=str(args.before), same_base_model=same_base, **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"gain {result['mean_difference']:+.4f} [{result['ci_low']:+.4f}, {result['ci_high']:+.4f}] "
           f"over {result['problems']} problems; wrote {args.out}")

@@ -86,12 +86,14 @@ def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, m
              backend: str = "hf") -> dict:
     """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table."""
     from .problems import problem_fingerprint
+    from .prompts import pool_answer_format
 
     table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, cache_dir=cache_dir,
                      progress=progress, backend=backend, description=f"evaluating (K={k})")
     rows = table[["id", "level", "k", "n_correct", "pass_rate", "mean_length", "clipped", "format_share"]]
     fingerprints = {p.id: problem_fingerprint(p) for p in problems}
     return {**summarize_accuracy(table, pass_k), "k": k, "temperature": temperature, "seed": seed,
+            "max_new_tokens": max_new_tokens, "answer_format": pool_answer_format(problems),
             "per_problem": [{**row, "problem_sha256": fingerprints[row["id"]]} for row in rows.to_dict("records")]}
 
 
@@ -150,6 +152,36 @@ def check_same_questions(after: dict, before: dict) -> None:
               "both on one copy")
 
 
+def check_same_levels(after: dict, before: dict) -> None:
+    """A problem has one level in both evaluations (a level edited in one would move it in the per-level table)."""
+    before_levels = {row["id"]: row.get("level") for row in before["per_problem"]}
+    for row in after["per_problem"]:
+        level, was = row.get("level"), before_levels.get(row["id"], row.get("level"))
+        check(level == was, f"problem {row['id']!r} has level {level!r} in after but {was!r} in before: one of the "
+                            "files was edited, or the two read different copies of the data (--data-dir, "
+                            "COURSE_DATA_DIR); evaluate both on one copy")
+
+
+COMPARED_SETTINGS = ("task", "split", "k", "temperature", "max_new_tokens", "answer_format")  # two evaluations share
+
+
+def check_same_settings(after: dict, before: dict, settings: tuple = COMPARED_SETTINGS) -> None:
+    """Two evaluations compare only when sampled alike: the same task, split, K, temperature, length limit, answer
+    format and problem file's bytes (a setting an older file does not record is not checked). `compare` lets K
+    differ (a pass rate estimates the same p at any K; a study samples its shared base model more); the command
+    line's compare does not."""
+    for setting in settings:
+        if setting in after and setting in before:
+            check(after[setting] == before[setting],
+                  f"after and before were evaluated with different {setting} ({after[setting]!r} against "
+                  f"{before[setting]!r}); evaluate both models with the same settings")
+    files = [result.get("pool", {}).get("file_sha256") if isinstance(result.get("pool"), dict) else None
+             for result in (after, before)]
+    check(None in files or files[0] == files[1],
+          "after and before read different versions of the problem file (its sha256 changed between the two "
+          "evaluations: a problem's text or answer may differ under the same id); evaluate both on one version")
+
+
 def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k: int | None = None) -> dict:
     """Paired bootstrap of two `evaluate` results on the same problems (matched by id); pass@1, or pass@`pass_k`."""
     def score(row) -> float:
@@ -168,6 +200,9 @@ def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k
     check(not only_after and not only_before,
           f"the two evaluations are not on the same problems ({len(only_after)} only in after, e.g. "
           f"{only_after[:1]}; {len(only_before)} only in before, e.g. {only_before[:1]}); evaluate both on one set")
+    check_same_settings(after, before, tuple(s for s in COMPARED_SETTINGS if s != "k"))  # first: another answer
+    # format also makes each question another one
     check_same_questions(after, before)
+    check_same_levels(after, before)
     after_by_id = {row["id"]: score(row) for row in after["per_problem"]}
     return paired_bootstrap([after_by_id[i] for i in ids], [before_by_id[i] for i in ids], n_boot, seed)

@@ -217,6 +217,15 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
            "it is not a record course_lib writes")
     check(by == command, f"{parameter}={path} already exists and is not an output of `{command}` ({why}); give a new "
                          "path, or delete the file first if it is yours to replace")
+    if record != path and path.is_file():  # a table or ids file: replaced only as the command left it
+        try:
+            recorded = json.loads(record.read_text(encoding="utf-8")).get("sha256")
+        except (OSError, ValueError, AttributeError):
+            recorded = None
+        check(not isinstance(recorded, str) or file_sha256(path) == recorded,
+              f"{parameter}={path} was changed after `{command}` wrote it (its sha256 differs from the one in "
+              f"{record.name}): an edit of yours would be lost; give a new path, or delete the file first if it is "
+              "yours to replace")
 
 
 LOCK_NAME = ".course-lib.lock"  # a folder's lock file (one writer per folder)

@@ -124,6 +124,25 @@ def test_a_table_or_ids_file_changed_after_it_was_written_is_refused(tmp_path):
                               "--out", tmp_path / "mine.txt").returncode == 0
 
 
+def test_an_output_edited_by_hand_is_not_replaced_by_running_the_command_again(tmp_path):
+    """`select --out ids.txt` again replaces its own ids file, but not one the user curated since (its sha256 no
+    longer matches its provenance): the edit would be lost. The same for a difficulty table and `estimate`."""
+    table, ids = tmp_path / "t.csv", tmp_path / "ids.txt"
+    estimate = ("estimate", "--model", "tiny-s", "--n", "6", "--k", "2", "--max-new-tokens", "24", "--allow-zero",
+                "--out", table, "--quiet")
+    assert run_cli_in_process(*estimate).returncode == 0
+    select = ("select", "--table", table, "--strategy", "hard", "--budget", "2", "--out", ids)
+    assert run_cli_in_process(*select).returncode == 0
+    assert run_cli_in_process(*select).returncode == 0  # its own output, unchanged: replaced
+    for path, command in ((ids, select), (table, estimate)):
+        path.write_text(path.read_text() + "# my notes\n")
+        edited = path.read_bytes()
+        done = run_cli_in_process(*command)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert f"out={path} was changed after `{command[0]}` wrote it" in done.stderr, done.stderr
+        assert path.read_bytes() == edited
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -291,6 +291,49 @@ def test_compare_refuses_evaluations_sampled_differently_or_one_file_twice(tmp_p
     assert not (tmp_path / "gain.json").exists()
 
 
+@pytest.mark.parametrize(("setting", "after", "before"), [("max_new_tokens", 96, 12), ("temperature", 1.0, 0.5),
+                                                      ("answer_format", "hash", "boxed")])
+def test_the_librarys_compare_refuses_what_the_command_line_refuses(setting, after, before):
+    """`course_lib.compare` (what notebooks and a student's code call) checks the settings the CLI checks, except K
+    (a study's base model is sampled more than each trained one: a pass rate estimates the same p at any K)."""
+    from course_lib import CourseError, compare
+
+    rows = [{"id": i, "k": 4, "n_correct": 1, "pass_rate": 0.25, "level": 1} for i in "ab"]
+    assert compare({"per_problem": rows, "k": 4}, {"per_problem": rows, "k": 64})["mean_difference"] == 0
+    with pytest.raises(CourseError, match=f"evaluated with different {setting}"):
+        compare({"per_problem": rows, setting: after}, {"per_problem": rows, setting: before})
+    level_two = [{**row, "level": 2} for row in rows]
+    with pytest.raises(CourseError, match="problem 'a' has level 2 in after but 1 in before"):
+        compare({"per_problem": level_two}, {"per_problem": rows})
+
+
+@pytest.mark.parametrize(("before_sha", "same"), [("1" * 64, True), ("2" * 64, False), (None, None)])
+def test_compare_notes_when_after_and_before_have_different_base_models(tmp_path, before_sha, same):
+    """A run trained from tiny-s compared with tiny-m measures a change of model as well as training: said in one
+    note, and recorded (`same_base_model`); unknown bases (an older file) are not guessed."""
+    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}, {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0}]
+    for name, sha in (("after", "1" * 64), ("before", before_sha)):
+        base = {"model.safetensors": sha, "config.json": "3" * 64} if sha else None
+        (tmp_path / f"{name}.json").write_text(json.dumps({"per_problem": rows, "model": name, "base_sha256": base}))
+    done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "before.json",
+                              "--out", tmp_path / "gain.json")
+    assert done.returncode == 0, done.stderr
+    assert ("another base model than before's" in done.stderr) is (same is False), done.stderr
+    assert json.loads((tmp_path / "gain.json").read_text())["same_base_model"] is same
+
+
+def test_evaluate_records_the_base_model_of_a_model_and_of_a_run(tmp_path):
+    from course_lib.__main__ import base_fingerprint
+    from course_lib.models import weights_sha256
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run_config.json").write_text(json.dumps({"model": "tiny-s", "base_sha256": weights_sha256("tiny-s")}))
+    assert base_fingerprint(str(run)) == weights_sha256("tiny-s") != weights_sha256("tiny-m") == base_fingerprint("tiny-m")
+    (run / "run_config.json").write_text("{damaged")
+    assert base_fingerprint(str(run)) is None
+
+
 def test_compare_refuses_evaluations_of_two_versions_of_one_problem_file(tmp_path):
     rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}, {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0}]
     for name, sha in (("after", "1" * 64), ("before", "2" * 64)):
