@@ -830,7 +830,8 @@ def cmd_sweep_point(args) -> int:
 
     from .research import sweep
 
-    points = sweep.grid_points(Path(args.out), args.study)  # the grid or slice `reproduce --emit-slurm` wrote
+    points = sweep.grid_points(Path(args.out), args.study, args.profile)  # the grid or slice `reproduce
+    # --emit-slurm` wrote
     if not 0 <= args.index < len(points):
         raise CourseError(f"index={args.index} is outside the grid's 0-{len(points) - 1}")
     if sweep.done_record(Path(args.out), points[args.index]):

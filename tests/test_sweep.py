@@ -322,24 +322,29 @@ def test_aggregate_writes_one_flat_table_sorted_by_point_and_the_provenance(tmp_
     assert json.loads((tmp_path / "provenance.json").read_text())["this_run"] == {}
 
 
-def test_grid_points_reads_the_grid_a_job_array_was_written_with(tmp_path):
-    points = [{"SEED": 0}, {"SEED": 1}]
+def test_grid_points_reads_the_grid_a_job_array_was_written_with(tmp_path, monkeypatch):
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"SEED": [0, 1]}}})
+    points = expand("demo", "smoke")
     grid = tmp_path / "grid.json"
     with pytest.raises(CourseError) as missing:
-        grid_points(tmp_path, "demo")
+        grid_points(tmp_path, "demo", "smoke")
     assert str(missing.value) == (f"out={tmp_path} holds no grid.json; write the jobs with `reproduce demo "
                                   "--emit-slurm`")
     grid.write_text("{")
     with pytest.raises(CourseError) as damaged:
-        grid_points(tmp_path, "demo")
+        grid_points(tmp_path, "demo", "smoke")
     assert str(damaged.value) == f"{grid} (the grid of this folder) is damaged (JSONDecodeError); delete it and run again"
     for wrong in ([points], {"study": "other", "points": points}, {"study": "demo", "points": 3}):
         grid.write_text(json.dumps(wrong))
         with pytest.raises(CourseError) as refused:
-            grid_points(tmp_path, "demo")
+            grid_points(tmp_path, "demo", "smoke")
         assert str(refused.value) == f"{grid} is not a grid of study 'demo'; give that study's folder"
     grid.write_text(json.dumps({"study": "demo", "points": points}))
-    assert grid_points(tmp_path, "demo") == points
+    assert grid_points(tmp_path, "demo", "smoke") == points
+    for edited in ([{}], [1, 2], [{**points[0], "SEED": 7}]):  # a job would train a point no table can take
+        grid.write_text(json.dumps({"study": "demo", "points": edited}))
+        with pytest.raises(CourseError, match="holds points that are not in demo's 'smoke' grid"):
+            grid_points(tmp_path, "demo", "smoke")
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -950,6 +955,20 @@ def test_aggregate_refuses_a_finished_record_with_an_impossible_measure(tmp_path
     assert (tmp_path / "results.csv").read_text() == before  # checked before anything is written
 
 
+@pytest.mark.parametrize(("edit", "said"), [
+    ({"accuracy_after": {"test": 0.9}}, r"gain.test=0.1 is not accuracy_after - accuracy_before = 0.4000"),
+    ({"gain": {"test": 0.5}, "accuracy_after": {"test": 1.0}}, r"gain.test=0.5 lies outside its own interval"),
+])
+def test_aggregate_refuses_a_record_whose_numbers_disagree_with_one_another(tmp_path, edit, said):
+    """A record edited by hand (or a stale one copied in under the same name) with numbers each in range but
+    contradicting each other: refused, not averaged into a verdict."""
+    good = {"point": "a", "status": "ok", "seconds": 1.0, "accuracy_before": {"test": 0.5},
+            "accuracy_after": {"test": 0.6}, "gain": {"test": 0.1}, "gain_ci": {"test": [0.02, 0.18]}}
+    aggregate("demo", "smoke", tmp_path, [good], "")
+    with pytest.raises(CourseError, match=f"point b: {said}"):
+        aggregate("demo", "smoke", tmp_path, [good, {**good, "point": "b", **edit}], "")
+
+
 def test_a_grid_that_lists_no_points_does_not_empty_the_results(tmp_path):
     from course_lib.research.sweep import collect
 
@@ -1041,7 +1060,7 @@ def test_a_folder_planned_with_one_models_weights_refuses_another_under_the_same
     shutil.copytree(ROOT / "data" / "models" / "tiny-s", mine / "tiny-m")  # another model under the name tiny-m
     monkeypatch.setenv("COURSE_MODELS_DIR", str(mine))
     monkeypatch.setattr("course_lib.models.MODELS_DIR", mine)
-    for call in (lambda: _check_out_dir(tmp_path / "out", "demo", points), lambda: grid_points(tmp_path / "out", "demo")):
+    for call in (lambda: _check_out_dir(tmp_path / "out", "demo", points), lambda: grid_points(tmp_path / "out", "demo", "smoke")):
         with pytest.raises(CourseError, match="was planned with other weights under the name 'tiny-m'"):
             call()
 

@@ -331,9 +331,7 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
           f"{grid_file} is not a grid `reproduce` wrote; delete it and run again")
     check(grid["study"] == study, f"out={out} holds a grid of study {grid['study']!r}, not {study!r}; "
                                   "give that study or another folder")
-    expected = expand(study, profile, overrides=grid.get("overrides"))
-    check(isinstance(grid["points"], list) and all(p in expected for p in grid["points"]),
-          f"out={out} holds points that are not in {study}'s {profile!r} grid; give its profile or another folder")
+    check_points_of_grid(grid, study, profile, out)
     check(grid["points"], f"{grid_file} lists no points (an empty results table would replace the old one); delete "
                           "it and run `reproduce` again")
     names = [point_name(p) for p in grid["points"]]
@@ -443,6 +441,24 @@ def check_measures(record: dict, name: str) -> None:
             for v in values.values()),
             f"point {name}: {key}={values!r} must give each split a number from {low} to {high}; run the point "
             "again (delete its record)")
+    check_measures_agree(record, name)
+
+
+def check_measures_agree(record: dict, name: str) -> None:
+    """A finished point's numbers agree with one another: per split, its gain is accuracy_after - accuracy_before
+    (the same problems, so the paired mean is the difference of the means; 0.001 of rounding) and lies within its
+    own interval (a record edited by hand, or copied from another run, would move a verdict silently)."""
+    for split, gain in record.get("gain", {}).items():
+        after, before = (record.get(key, {}).get(split) for key in ("accuracy_after", "accuracy_before"))
+        if isinstance(after, int | float) and isinstance(before, int | float):
+            check(abs(gain - (after - before)) <= 1e-3,
+                  f"point {name}: gain.{split}={gain} is not accuracy_after - accuracy_before = {after - before:.4f} "
+                  "(the record was edited, or mixes two runs); run the point again (delete its record)")
+        interval = record.get("gain_ci", {}).get(split) if isinstance(record.get("gain_ci"), dict) else None
+        if isinstance(interval, list) and len(interval) == 2 and all(isinstance(v, int | float) for v in interval):
+            check(interval[0] - 1e-9 <= gain <= interval[1] + 1e-9,
+                  f"point {name}: gain.{split}={gain} lies outside its own interval {interval} (the record was "
+                  "edited, or mixes two runs); run the point again (delete its record)")
 
 
 def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str,
@@ -486,7 +502,15 @@ EMITTED_ENVIRONMENT = ("COURSE_DATA_DIR", "COURSE_MODELS_DIR", "COURSE_MODEL_CAC
                        "COURSE_VLLM_GPU_MEMORY_UTILIZATION", "COURSE_GPU_CHECK")
 
 
-def grid_points(out: Path, study: str) -> list[dict]:
+def check_points_of_grid(grid: dict, study: str, profile: str, out) -> None:
+    """Every point a folder's grid.json lists is a point of the study's grid in `profile` (an edited or damaged
+    grid.json would train points that no table can take)."""
+    expected = expand(study, profile, overrides=grid.get("overrides"))
+    check(isinstance(grid["points"], list) and all(p in expected for p in grid["points"]),
+          f"out={out} holds points that are not in {study}'s {profile!r} grid; give its profile or another folder")
+
+
+def grid_points(out: Path, study: str, profile: str) -> list[dict]:
     """The points of the grid (or slice) `reproduce` wrote into OUT/grid.json, in index order."""
     grid_file = Path(out) / "grid.json"
     check(grid_file.exists(), f"out={out} holds no grid.json; write the jobs with `reproduce {study} --emit-slurm`")
@@ -494,6 +518,7 @@ def grid_points(out: Path, study: str) -> list[dict]:
     check(isinstance(grid, dict) and grid.get("study") == study and isinstance(grid.get("points"), list),
           f"{grid_file} is not a grid of study {study!r}; give that study's folder")
     check_same_models(Path(out), grid.get("models"))  # a job whose shell resolves a name to other weights
+    check_points_of_grid(grid, study, profile, out)
     return grid["points"]
 
 
