@@ -130,13 +130,21 @@ def _check_same_calibration(args, folder: Path) -> None:
     """--write replaces a task's calibration only with one measured the same way (a rebuilt model measured again);
     other settings would quietly change what the manifest, 00's table and the figures report."""
     try:
-        recorded = (json.loads((folder / "manifest.json").read_text()).get("calibration") or {}).get(args.task)
+        calibrations = json.loads((folder / "manifest.json").read_text()).get("calibration") or {}
+        recorded = calibrations.get(args.task)
     except (OSError, ValueError, AttributeError):
-        return
-    if not isinstance(recorded, dict):
         return
     ours = {"n": args.n, "k": args.k, "seed": args.seed, "temperature": args.temperature,
             "max_new_tokens": args.max_new_tokens}
+    if not isinstance(recorded, dict):  # a new task: measured as the manifest's other tasks were (a length limit
+        others = [c for c in calibrations.values() if isinstance(c, dict)]  # of its own allowed)
+        theirs = {key: others[0].get("n_problems" if key == "n" else key) for key in CALIBRATION_SETTINGS} if others else {}
+        differ = [f"{key}={ours[key]} (its others: {theirs[key]})" for key in CALIBRATION_SETTINGS[:4]
+                  if others and ours[key] != theirs[key]]
+        check(not differ, f"--write would add a {args.task} calibration to {args.model}'s manifest measured unlike "
+                          f"its other tasks: {', '.join(differ)}; measure as they were, or leave out --write to see "
+                          "the report")
+        return
     theirs = {key: recorded.get("n_problems" if key == "n" else key) for key in CALIBRATION_SETTINGS}
     differ = [f"{key}={ours[key]} (recorded: {theirs[key]})" for key in CALIBRATION_SETTINGS if ours[key] != theirs[key]]
     check(not differ, f"--write would replace {args.model}'s {args.task} calibration, measured with other settings: "
@@ -595,6 +603,18 @@ def check_train_flags_agree(args, lora_given: dict) -> None:
           f"--settings 2604.06298, or drop {'them' if len(paper_only) > 1 else 'it'}")
 
 
+def model_as_recorded(model: str) -> str:
+    """The base model as a run records it: a folder given by a relative path as an absolute one (the run is then
+    usable from any folder); a tiny name, a packaged model or a hub id as given."""
+    from .models import TINY_NAMES
+    from .models.packaged import PACKAGED_MODELS
+
+    path = Path(model).expanduser()
+    if model in TINY_NAMES or model in PACKAGED_MODELS or not path.exists():
+        return model
+    return str(path.absolute())
+
+
 def cmd_train(args) -> None:
     """GRPO on the selected problems; writes a run folder."""
     import os
@@ -624,7 +644,8 @@ def cmd_train(args) -> None:
         config = replace(config, max_steps=paper_steps(args.settings, len(problems), config.prompts_per_step))
     saved = Path(args.out) / "summary.json"
     finished_before = saved.read_bytes() if saved.is_file() else None
-    summary = train_grpo(args.model, problems, config, args.out, peft_config=peft_config, progress=not args.quiet)
+    summary = train_grpo(model_as_recorded(args.model), problems, config, args.out, peft_config=peft_config,
+                         progress=not args.quiet)
     if os.environ.get("RANK", "0") != "0":  # under accelerate launch: one line, not one per process
         return
     if finished_before is not None and saved.read_bytes() == finished_before:  # the same run, finished already

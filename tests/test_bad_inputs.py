@@ -498,6 +498,12 @@ def test_calibrate_write_keeps_a_calibration_measured_with_other_settings(capsys
     assert line == ("error: --write would replace tiny-s's arith calibration, measured with other settings: n=5 (recorded: "
                     "500), k=2 (recorded: 8); measure with the recorded ones, or leave out --write to see the report")
     assert manifest.read_bytes() == before
+    line = one_line_error(capsys, "calibrate", "--model", "tiny-s", "--task", "tinymath", "--n", "20", "--k", "2",
+                          "--write")  # a task it has none of: not a quick look either (it would lock in a re-measure)
+    assert line == ("error: --write would add a tinymath calibration to tiny-s's manifest measured unlike its other "
+                    "tasks: n=20 (its others: 500), k=2 (its others: 8); measure as they were, or leave out --write to "
+                    "see the report")
+    assert manifest.read_bytes() == before
 
 
 def test_calibrate_write_does_not_store_its_report_in_a_model_replaced_while_it_measured(capsys, tmp_path,

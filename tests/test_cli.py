@@ -5,6 +5,7 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import run_cli_in_process
@@ -122,6 +123,18 @@ def test_a_table_or_ids_file_changed_after_it_was_written_is_refused(tmp_path):
     (tmp_path / "t.csv.provenance.json").unlink()  # the edit is the user's on purpose: the table is theirs now
     assert run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "2",
                               "--out", tmp_path / "mine.txt").returncode == 0
+
+
+def test_a_run_records_a_base_given_by_a_relative_path_as_an_absolute_one(tmp_path, monkeypatch):
+    """`train --model ./mm` recorded "./mm": evaluating the run from another folder read another ./mm, or none."""
+    import shutil
+
+    from course_lib.__main__ import model_as_recorded
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "data" / "models" / "tiny-s", tmp_path / "mm")
+    monkeypatch.chdir(tmp_path)
+    assert model_as_recorded("./mm") == str(tmp_path / "mm") and model_as_recorded("mm") == str(tmp_path / "mm")
+    assert [model_as_recorded(name) for name in ("tiny-s", "Qwen/Qwen3-0.6B")] == ["tiny-s", "Qwen/Qwen3-0.6B"]
 
 
 def test_an_output_edited_by_hand_is_not_replaced_by_running_the_command_again(tmp_path):

@@ -592,6 +592,27 @@ def test_a_failed_start_is_not_a_run_to_protect_but_a_saved_checkpoint_is(tmp_pa
         _check_run_dir(tmp_path / "run", _record(CourseConfig()), "tiny-m", ["a"])
 
 
+@pytest.mark.parametrize(("loss_type", "refused"), [("bnpo", True), ("dapo", False), ("grpo", False)])
+def test_a_run_resumes_with_another_micro_batch_only_where_the_loss_does_not_depend_on_it(tmp_path, loss_type,
+                                                                                         refused):
+    """bnpo averages its loss per micro-batch: a run killed and resumed with another --micro-batch-prompts would
+    train another objective from there on (its run_config.json still saying the first). The others resume."""
+    ids = ["a", "b"]
+    config = CourseConfig(prompts_per_step=2, loss_type=loss_type)
+    _run_config(tmp_path / "run", config, ids)
+    checkpoint = tmp_path / "run" / "checkpoint-2"
+    checkpoint.mkdir()
+    (checkpoint / "trainer_state.json").write_text("{}")
+    (checkpoint / MARKER).write_text(json.dumps({"sha256": {"trainer_state.json": file_sha256(
+        checkpoint / "trainer_state.json")}}))
+    other = _record(CourseConfig(prompts_per_step=2, loss_type=loss_type, micro_batch_prompts=1))
+    if refused:
+        with pytest.raises(CourseError, match=r"micro_batch_prompts=1 \(the run's: 0\)"):
+            _check_run_dir(tmp_path / "run", other, "tiny-s", ids)
+    else:
+        assert _check_run_dir(tmp_path / "run", other, "tiny-s", ids)[0] == 2
+
+
 @pytest.mark.slow
 def test_a_run_that_diverges_stops_with_one_line_and_its_corrected_rerun_starts(tmp_path, problems, monkeypatch):
     from trl import GRPOTrainer

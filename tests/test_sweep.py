@@ -1086,3 +1086,14 @@ def test_a_smoke_record_of_capped_steps_is_its_points_not_damaged():
     assert record_problem({**record, "profile": "smoke"}, point, "ok") is None
     assert "records steps=2, but its point has STEPS=4" in record_problem({**record, "profile": "tiny"}, point, "ok")
     assert "records steps=3" in record_problem({**record, "profile": "smoke", "steps": 3}, point, "ok")
+
+
+def test_a_point_of_a_long_model_path_gets_a_file_name_the_disk_can_hold():
+    """`--set MODEL=/a/240-character/path` made a record name over 255 bytes (`File name too long` after the kernel
+    started): the readable part is cut, the digest of the whole point keeps names apart."""
+    long_path = "/tmp/" + "x" * 300
+    first, second = ({"MODEL": long_path + end, "SEED": 0} for end in ("a", "b"))
+    names = [point_name(first), point_name(second)]
+    assert names[0] != names[1] and all(len((name + ".failed.json").encode()) <= 255 for name in names)
+    assert point_name({"MODEL": "tiny-m", "SEED": 0}).startswith("tiny-m_0_")  # short names as before
+    assert len(point_name({"MODEL": "é" * 150}).encode()) <= 210  # bytes, not characters

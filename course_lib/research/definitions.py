@@ -43,7 +43,12 @@ STUDIES = read_studies()  # study name -> its definition (read once, when the mo
 
 
 def point_name(point: dict) -> str:
-    """A readable, unique file name for a grid point."""
+    """A readable, unique file name for a grid point: its values, cut to 200 bytes where they are longer (a long model
+    path; a file name holds 255 bytes, and the record adds `.failed.json`), then a digest of the whole point."""
     readable = "_".join(f"{str(v).replace('/', '-')}" for k, v in sorted(point.items()) if k != "PROFILE")
+    readable = readable.encode()[:NAME_BYTES].decode(errors="ignore")
     digest = hashlib.sha256(json.dumps(point, sort_keys=True).encode()).hexdigest()[:6]
     return f"{readable}_{digest}"
+
+
+NAME_BYTES = 200  # of a point's values in its file name

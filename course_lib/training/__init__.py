@@ -424,12 +424,13 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
     defaults = run_record(CourseConfig(prompts_per_step=launched_processes()), course_lora())
     saved = previous["config"]
     previous_config = {**defaults, **saved} if "num_generations" in saved else _from_train_config(saved, defaults)
-    for name in MEMORY_ONLY_FIELDS:  # they change memory, not results: a run may resume with other values
+    memory_only = memory_only_fields(config_json.get("loss_type"))
+    for name in memory_only:  # they change memory, not results: a run may resume with other values
         previous_config.pop(name, None)
-    config_json = {key: value for key, value in config_json.items() if key not in MEMORY_ONLY_FIELDS}
+    config_json = {key: value for key, value in config_json.items() if key not in memory_only}
     differ = [f"{key}={config_json.get(key)!r} (the run's: {previous_config.get(key)!r})"
               for key in sorted(set(previous_config) | set(config_json)) if previous_config.get(key) != config_json.get(key)]
-    if previous["model"] != model_name:
+    if previous["model"] != model_name and not same_folder(previous["model"], model_name):
         differ.insert(0, f"model={model_name!r} (the run's: {previous['model']!r})")
     if previous["problem_ids"] != problem_ids:
         differ.append(f"{len(problem_ids)} problems (the run's: {len(previous['problem_ids'])}, not the same ids)"
@@ -523,8 +524,21 @@ def final_problem(run_dir: Path, summary: dict) -> str | None:
     return mismatch(run_dir / "final", hashes)
 
 
+def same_folder(recorded: str, given: str) -> bool:
+    """Whether a run's recorded base (a relative path, in runs made before bases were recorded absolute) and the
+    base given now are one existing folder."""
+    first, second = Path(str(recorded)).expanduser(), Path(str(given)).expanduser()
+    return first.exists() and second.exists() and first.resolve() == second.resolve()
+
+
 # same gradients (dapo, grpo, dr_grpo)
 MEMORY_ONLY_FIELDS = ("micro_batch_prompts", "activation_checkpointing", "gradient_checkpointing")
+
+
+def memory_only_fields(loss_type) -> tuple:
+    """The settings a run may resume with other values of: memory only. Not the micro-batch under bnpo, which
+    averages its loss per micro-batch (another micro-batch size trains another objective)."""
+    return tuple(name for name in MEMORY_ONLY_FIELDS if not (loss_type == "bnpo" and name == "micro_batch_prompts"))
 
 
 def train_grpo(model_name: str, problems, config, out, peft_config="course", progress: bool = True,
