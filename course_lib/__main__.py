@@ -1301,12 +1301,16 @@ def main(argv=None) -> int:
     for stream in ("stdout", "stderr"):  # a closed stream (`>&-`): what would be printed goes nowhere, not a traceback
         if getattr(sys, stream) is None:
             setattr(sys, stream, open(os.devnull, "w"))  # noqa: SIM115 (open for the rest of the process)
-    args = parser.parse_args(argv)
-    args.argv = argv
-    from .classroom.runtime import use_threads
-    use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (docs/command_line.md)
-    if getattr(args, "quiet", False):
-        _silence_libraries()
+    try:  # parsing imports more (train's settings: TRL), and --quiet imports transformers: still nothing started
+        args = parser.parse_args(argv)
+        args.argv = argv
+        from .classroom.runtime import use_threads
+        use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (docs/command_line.md)
+        if getattr(args, "quiet", False):
+            _silence_libraries()
+    except KeyboardInterrupt:
+        print("interrupted before the command started", file=sys.stderr)
+        return 130
     import warnings
 
     shown, warnings.formatwarning = warnings.formatwarning, _warning_line  # restored when the command ends

@@ -444,8 +444,9 @@ def test_a_link_that_leads_nowhere_is_never_replaced_by_an_output(tmp_path):
     assert out.is_symlink() and not (tmp_path / "nowhere").exists()
 
 
-def test_ctrl_c_while_the_libraries_load_is_one_line(monkeypatch, capsys):
-    """Ctrl-C in the first seconds lands in `build_parser` (torch and transformers loading): no traceback."""
+def test_ctrl_c_while_the_libraries_load_is_one_line(monkeypatch, capsys, tmp_path):
+    """Ctrl-C in the first seconds lands in `build_parser` (torch and transformers loading), or in parsing and
+    --quiet's silencing (more imports): no traceback, nothing written."""
     import course_lib.__main__ as cli
 
     def interrupted():
@@ -454,6 +455,10 @@ def test_ctrl_c_while_the_libraries_load_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert cli.main(["generate", "--n", "1"]) == 130
     assert capsys.readouterr().err == "interrupted before the command started\n"
+    monkeypatch.undo()  # later: while --quiet silences the libraries (it imports transformers)
+    monkeypatch.setattr(cli, "_silence_libraries", interrupted)
+    assert cli.main(["estimate", "--model", "tiny-s", "--quiet", "--out", str(tmp_path / "never.csv")]) == 130
+    assert capsys.readouterr().err == "interrupted before the command started\n" and not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize(("flags", "said"), [

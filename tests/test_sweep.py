@@ -14,7 +14,7 @@ import pytest
 import course_lib
 from course_lib import CourseError
 from course_lib.__main__ import main
-from course_lib.provenance import git_commit, library_versions
+from course_lib.provenance import file_sha256, git_commit, library_versions
 from course_lib.research.sweep import (
     STUDIES,
     _share_cores,
@@ -1054,7 +1054,7 @@ def test_a_folder_planned_with_one_models_weights_refuses_another_under_the_same
     points = [{"MODEL": "tiny-m", "SEED": 0}]
     _check_out_dir(tmp_path / "out", "demo", points)
     grid = json.loads((tmp_path / "out" / "grid.json").read_text())
-    assert len(grid["models"]["tiny-m"]) == 64
+    assert len(grid["models"]["tiny-m"]["model.safetensors"]) == 64 and "generation_config.json" in grid["models"]["tiny-m"]
     _check_out_dir(tmp_path / "out", "demo", points)  # the same weights: resumes
     mine = tmp_path / "mymodels"
     shutil.copytree(ROOT / "data" / "models" / "tiny-s", mine / "tiny-m")  # another model under the name tiny-m
@@ -1062,6 +1062,52 @@ def test_a_folder_planned_with_one_models_weights_refuses_another_under_the_same
     monkeypatch.setattr("course_lib.models.MODELS_DIR", mine)
     for call in (lambda: _check_out_dir(tmp_path / "out", "demo", points), lambda: grid_points(tmp_path / "out", "demo", "smoke")):
         with pytest.raises(CourseError, match="was planned with other weights under the name 'tiny-m'"):
+            call()
+
+
+def test_a_folder_planned_with_a_models_stop_tokens_refuses_them_edited(tmp_path):
+    """The same weights with another generation_config.json (a new stop token) sample other completions: a sweep
+    resumed after the edit put two models in one table. A grid written before settings files were recorded (the
+    weights' sha256 alone) is still checked on the weights."""
+    import shutil
+
+    from course_lib.research.sweep import _check_out_dir
+
+    model = tmp_path / "mmm"
+    shutil.copytree(ROOT / "data" / "models" / "tiny-m", model)
+    points = [{"MODEL": str(model), "SEED": 0}]
+    _check_out_dir(tmp_path / "out", "demo", points)
+    settings = model / "generation_config.json"
+    settings.write_text(settings.read_text().replace('"eos_token_id": 1,', '"eos_token_id": [1, 16],'))
+    with pytest.raises(CourseError, match="the sha256 of its generation_config.json differs"):
+        _check_out_dir(tmp_path / "out", "demo", points)
+    grid_file = tmp_path / "out" / "grid.json"
+    grid = json.loads(grid_file.read_text())
+    grid["models"][str(model)] = grid["models"][str(model)]["model.safetensors"]  # the older format
+    grid_file.write_text(json.dumps(grid))
+    _check_out_dir(tmp_path / "out", "demo", points)  # the weights are the same
+    shutil.rmtree(model)
+    shutil.copytree(ROOT / "data" / "models" / "tiny-s", model)  # other weights in the folder
+    with pytest.raises(CourseError, match="the sha256 of its model.safetensors differs"):
+        _check_out_dir(tmp_path / "out", "demo", points)
+
+
+def test_a_folder_planned_on_a_jsonl_file_refuses_it_edited(tmp_path, monkeypatch):
+    """`--set TASK=jsonl:FILE` resumed after FILE changed put two datasets in one results.csv: the grid records the
+    sha256 of each file its points read; a resume or a SLURM job on another version is refused."""
+    from course_lib.research.sweep import _check_out_dir, grid_points
+
+    data = tmp_path / "mine.jsonl"
+    data.write_text('{"question": "1+1=?", "answer": "2"}\n')
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"TASK": [f"jsonl:{data}"], "SEED": [0]}}})
+    points = expand("demo", "smoke")
+    _check_out_dir(tmp_path / "out", "demo", points)
+    assert json.loads((tmp_path / "out" / "grid.json").read_text())["files"] == {str(data): file_sha256(data)}
+    _check_out_dir(tmp_path / "out", "demo", points)  # unchanged: resumes
+    data.write_text('{"question": "1+1=?", "answer": "3"}\n')
+    for call in (lambda: _check_out_dir(tmp_path / "out", "demo", points),
+                 lambda: grid_points(tmp_path / "out", "demo", "smoke")):
+        with pytest.raises(CourseError, match=f"was planned with another version of {data}"):
             call()
 
 

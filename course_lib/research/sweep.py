@@ -144,7 +144,7 @@ def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | 
     grid = {"study": study, "points": points, **({"overrides": overrides} if overrides else {})}
     if grid_file.exists():
         saved = _read_json(grid_file, "the grid of this folder")
-        same = isinstance(saved, dict) and {k: v for k, v in saved.items() if k != "models"} == grid
+        same = isinstance(saved, dict) and {k: v for k, v in saved.items() if k not in ("models", "files")} == grid
         if not same and isinstance(saved, dict) and saved.get("study") == study and isinstance(saved.get("points"), list):
             names = {point_name(p) for p in points}
             part = all(isinstance(p, dict) and point_name(p) in names for p in saved["points"])
@@ -153,19 +153,21 @@ def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | 
                             "new folder and copy OUT/points/*.json into it first (a sweep resumes from them)")
         check(same, f"out={out} holds results of a different grid; use a new folder or delete it")
         check_same_models(out, saved.get("models"))
+        check_same_files(out, saved.get("files"))
     else:
-        models = model_fingerprints(points)
-        atomic_write_text(grid_file, json.dumps({**grid, **({"models": models} if models else {})}, indent=1) + "\n")
+        models, files = model_fingerprints(points), file_fingerprints(points)
+        atomic_write_text(grid_file, json.dumps({**grid, **({"models": models} if models else {}),
+                                                 **({"files": files} if files else {})}, indent=1) + "\n")
 
 
 def model_fingerprints(points: list[dict]) -> dict:
-    """Each model the points name, with the sha256 of its weights as this shell resolves the name (None: a hub model
-    not downloaded here)."""
+    """Each model the points name, with the sha256 of its weights and settings files (config, generation config,
+    tokenizer) as this shell resolves the name (None: a hub model not downloaded here)."""
     from ..models import weights_sha256
 
     def fingerprint(name: str):
         try:
-            return (weights_sha256(name) or {}).get("model.safetensors")
+            return weights_sha256(name)
         except CourseError:  # a name no folder or cache holds here: each point says so when it runs
             return None
 
@@ -174,14 +176,41 @@ def model_fingerprints(points: list[dict]) -> dict:
 
 def check_same_models(out: Path, planned: dict | None) -> None:
     """The models a folder's points were planned with are the ones a name resolves to now (COURSE_MODELS_DIR set in
-    one shell and not in another gave one results.csv two models under one name)."""
+    one shell and not in another gave one results.csv two models under one name; an edited generation_config.json
+    changes what the same weights sample). A grid from before settings files were recorded holds the weights' sha256
+    alone, and is checked on them."""
     if not isinstance(planned, dict):  # a grid written before models were recorded
         return
     now = model_fingerprints([{"MODEL": name} for name in planned])
-    differ = [name for name, sha in planned.items() if sha and now.get(name) and now[name] != sha]
-    check(not differ, f"out={out} was planned with other weights under the name {differ[0] if differ else ''!r} "
-                      "(their sha256 differs: COURSE_MODELS_DIR or the model's folder is not what it was); run with "
-                      "the same models, or use a new folder")
+    for name, then in planned.items():
+        current = now.get(name)
+        if not then or not current:
+            continue
+        then = {"model.safetensors": then} if isinstance(then, str) else then
+        changed = [file for file in sorted(then) if isinstance(then, dict) and current.get(file) != then[file]]
+        check(not changed, f"out={out} was planned with other weights under the name {name!r} (the sha256 of its "
+                           f"{changed[0] if changed else ''} differs: COURSE_MODELS_DIR or the model's folder is not "
+                           "what it was); run with the same models, or use a new folder")
+
+
+def file_fingerprints(points: list[dict]) -> dict:
+    """Each `jsonl:` file the points read (TASK, TEST_TASK, ...), with its sha256 (None: missing here)."""
+    from ..provenance import file_sha256
+
+    paths = sorted({str(v)[len("jsonl:"):] for p in points for v in p.values() if str(v).startswith("jsonl:")})
+    return {path: file_sha256(path) if Path(path).is_file() else None for path in paths}
+
+
+def check_same_files(out: Path, planned: dict | None) -> None:
+    """The `jsonl:` files a folder's points were planned with are unchanged (an edited file resumed into the same
+    table would put two datasets in one results.csv)."""
+    if not isinstance(planned, dict):  # a grid written before files were recorded
+        return
+    now = file_fingerprints([{"TASK": f"jsonl:{path}"} for path in planned])
+    changed = [path for path, sha in planned.items() if sha and now.get(path) != sha]
+    check(not changed, f"out={out} was planned with another version of {changed[0] if changed else ''} (its sha256 "
+                       "differs, or it is gone): its finished points read the old one; restore that file, or use a "
+                       "new folder")
 
 
 def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | None = None) -> dict:
@@ -518,6 +547,7 @@ def grid_points(out: Path, study: str, profile: str) -> list[dict]:
     check(isinstance(grid, dict) and grid.get("study") == study and isinstance(grid.get("points"), list),
           f"{grid_file} is not a grid of study {study!r}; give that study's folder")
     check_same_models(Path(out), grid.get("models"))  # a job whose shell resolves a name to other weights
+    check_same_files(Path(out), grid.get("files"))
     check_points_of_grid(grid, study, profile, out)
     return grid["points"]
 
