@@ -724,7 +724,8 @@ def cmd_reproduce(args) -> int:
     _check_outputs(args, args.out, folder=True)
     check_not_in_owned(args.out)  # not into a run folder or another study's points/, runs/, logs/
     check_untracked_study_files(args.out)
-    check_own_folder(args.out, "reproduce", "grid.json", is_own=lambda marker: True)  # the sweep checks its grid
+    if not sweep.holds_only_point_records(Path(args.out)):  # finished records copied in: the sweep resumes them
+        check_own_folder(args.out, "reproduce", "grid.json", is_own=lambda marker: True)  # the sweep checks its grid
     if args.emit_slurm:
         with folder_lock(args.out):
             submit = sweep.emit_slurm(args.study, args.profile, args.out, where=where, overrides=overrides,

@@ -212,8 +212,33 @@ def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_p
     (tmp_path / "whole" / "points").mkdir(parents=True)
     for record in (tmp_path / "out" / "points").glob("*.json"):
         shutil.copy(record, tmp_path / "whole" / "points")
+    assert main(["reproduce", "demo", "--profile", "smoke", "--out", str(tmp_path / "whole"), "--emit-slurm"]) == 0
+    (tmp_path / "whole" / "grid.json").unlink()  # the command line takes a folder of copied records, as the message says
+    for script in ("warm.sh", "array.sh", "aggregate.sh", "submit.sh"):
+        (tmp_path / "whole" / script).unlink()
     summary = run("demo", "smoke", tmp_path / "whole", workers=1, progress=False, notebook=notebook)
     assert summary["points"] == 2 and not summary["failed"]
+
+
+def test_a_record_made_with_other_weights_under_a_models_name_is_not_resumed(tmp_path):
+    """Records copied from a folder whose shell resolved tiny-m to other weights (COURSE_MODELS_DIR) were resumed as
+    tiny-m's: each record now carries its weights' sha256, and one that differs is set aside and run again."""
+    from course_lib.research.sweep import model_weights_sha256
+
+    point = {"PROFILE": "smoke", "MODEL": "tiny-m", "SEED": 0}
+    name = point_name(point)
+    (tmp_path / "points").mkdir()
+    sound = {"point": name, "profile": "smoke", "model": "tiny-m", "seed": 0, "status": "ok", "seconds": 1.0,
+             "model_sha256": model_weights_sha256(point)}
+    assert sound["model_sha256"] == json.loads((ROOT / "data/models/tiny-m/manifest.json").read_text())["sha256"][
+        "model.safetensors"]
+    (tmp_path / "points" / f"{name}.json").write_text(json.dumps(sound))
+    assert done_record(tmp_path, point) == sound
+    (tmp_path / "points" / f"{name}.json").write_text(json.dumps({**sound, "model_sha256": "0" * 64}))
+    with pytest.warns(UserWarning, match="was made with other weights under the name 'tiny-m'"):
+        assert done_record(tmp_path, point) is None
+    (tmp_path / "points" / f"{name}.json").write_text(json.dumps({k: v for k, v in sound.items() if k != "model_sha256"}))
+    assert done_record(tmp_path, point)  # a record from before weights were recorded: trusted on its name
 
 
 def test_emit_slurm_writes_warm_array_aggregate_and_submit(tmp_path):

@@ -150,7 +150,7 @@ def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | 
             part = all(isinstance(p, dict) and point_name(p) in names for p in saved["points"])
             check(not part, f"out={out} holds a slice of this grid ({len(saved['points'])} of its {len(points)} "
                             "points, e.g. from --where): its finished points are this grid's; run the whole grid in a "
-                            "new folder and copy OUT/points/*.json into it first (a sweep resumes from them)")
+                            "new folder holding a copy of OUT/points/*.json in its points/ (a sweep resumes from them)")
         check(same, f"out={out} holds results of a different grid; use a new folder or delete it")
         check_same_models(out, saved.get("models"))
         check_same_files(out, saved.get("files"))
@@ -193,6 +193,20 @@ def check_same_models(out: Path, planned: dict | None) -> None:
                            "what it was); run with the same models, or use a new folder")
 
 
+def model_weights_sha256(point: dict) -> str | None:
+    """The sha256 of the weights of the model a point names, as this shell resolves it: its one weight file's, or
+    that of the sorted list of its weight files' (None: unknown here)."""
+    import hashlib
+
+    if not point.get("MODEL"):
+        return None
+    fingerprint = model_fingerprints([point]).get(str(point["MODEL"])) or {}
+    weights = {name: sha for name, sha in fingerprint.items() if name.endswith((".safetensors", ".bin"))}
+    if len(weights) == 1:
+        return next(iter(weights.values()))
+    return hashlib.sha256(json.dumps(weights, sort_keys=True).encode()).hexdigest() if weights else None
+
+
 def file_fingerprints(points: list[dict]) -> dict:
     """Each `jsonl:` file the points read (TASK, TEST_TASK, ...), with its sha256 (None: missing here)."""
     from ..provenance import file_sha256
@@ -233,9 +247,24 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
                       traceback=traceback.format_exc(limit=3))
     record["seconds"] = round(time.time() - start, 1)
     record["commit"] = git_commit()  # the code this point ran with (a resumed sweep may mix commits)
+    weights = model_weights_sha256(point)  # which weights the name meant here (a record may be copied elsewhere)
+    if weights:
+        record["model_sha256"] = weights
     suffix = "json" if record["status"] == "ok" else "failed.json"
     atomic_write_text(out / "points" / f"{name}.{suffix}", json.dumps(record, indent=1, default=str) + "\n")
     return record
+
+
+def holds_only_point_records(out: Path) -> bool:
+    """A folder that holds nothing but points/ of .json records (finished points copied in from another folder, as
+    the message about a slice says): a sweep may plan its grid there and resume from them."""
+    from ..provenance import is_lock_file
+
+    if not out.is_dir() or (out / "grid.json").exists():
+        return False
+    entries = [p for p in out.iterdir() if not is_lock_file(p.name)]
+    return ([p.name for p in entries] == ["points"] and entries[0].is_dir() and not entries[0].is_symlink()
+            and all(p.is_file() and p.suffix == ".json" for p in entries[0].iterdir()))
 
 
 def done_record(out: Path, point: dict) -> dict | None:
@@ -286,6 +315,9 @@ def record_problem(record, point: dict, status: str) -> str | None:
             return f"records {key.lower()}={recorded!r}, but its point has {key}={value!r}"
     if record["status"] != status:
         return f"has status {str(record['status'])[:40]!r} in a file for status {status!r}"
+    made_with, now = record.get("model_sha256"), model_weights_sha256(point) if record.get("model_sha256") else None
+    if isinstance(made_with, str) and now and made_with != now:
+        return f"was made with other weights under the name {point.get('MODEL')!r} (their sha256 differs)"
     if not is_seconds(record.get("seconds")):
         return f"has no time in seconds (seconds={record.get('seconds')!r})"
     return None
