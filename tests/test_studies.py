@@ -6,6 +6,7 @@ import pytest
 
 from course_lib import CourseError
 from course_lib.research.studies import (
+    equivalence_verdict,
     gain_by_strategy,
     gain_verdicts,
     interval_text,
@@ -339,8 +340,9 @@ def test_paired_and_gain_verdicts():
 def test_paired_verdicts_vouch_for_the_margin_only_where_the_reference_arm_learned():
     """hard - random is (+0.005, 0, -0.005): inside 0.03. random's gain (0.09, 0.10, 0.11) counts as an effect on its
     own (low 0.0752), but not once a shared base variance of 0.001 is added (low -0.038, test_assay_sensitivity_by_hand):
-    then the equivalence could not be told. Only a held-out gain (gain.*) carries the base's variance; a model with a
-    single row (no pair) is skipped."""
+    then the equivalence could not be told. Whatever column is compared, the reference arm is judged by its own gain
+    (gain.test, with the base's variance): comparing accuracy_after would otherwise let an arm that never learned
+    vouch for the margin with its accuracy level. A model with a single row (no pair) is skipped."""
     rows = [{"model": "tiny-m", "strategy": strategy, "seed": seed, "gain.test": gain, "other.test": gain}
             for seed, random_gain, hard_gain in ((0, 0.09, 0.095), (1, 0.10, 0.10), (2, 0.11, 0.105))
             for strategy, gain in (("random", random_gain), ("hard", hard_gain))]
@@ -352,7 +354,20 @@ def test_paired_verdicts_vouch_for_the_margin_only_where_the_reference_arm_learn
     assert paired_verdicts(shared, [("hard", "random")], margin=0.03)[keys].values.tolist() == [
         ["tiny-m", "hard - random", "could not tell", 0.1,
          "random did not clearly learn: its gain +0.100 has a 95% interval reaching -0.038"]]
-    assert paired_verdicts(shared, [("hard", "random")], margin=0.03, column="other.test")[keys].values.tolist() == learned
+    assert paired_verdicts(shared, [("hard", "random")], margin=0.03, column="other.test")[keys].values.tolist() == [
+        ["tiny-m", "hard - random", "could not tell", 0.1,
+         "random did not clearly learn: its gain +0.100 has a 95% interval reaching -0.038"]]
+    with pytest.raises(CourseError, match="the reference arm's gain, 'gain.ood', is not in the table"):
+        paired_verdicts(shared.rename(columns={"other.test": "other.ood"}), [("hard", "random")], 0.03,
+                        column="other.ood")
+
+
+def test_a_blank_or_negative_base_variance_is_refused_not_read_as_a_real_difference():
+    """A NaN base variance gave NaN intervals ("inconclusive") but p-values of 0, which Holm's correction read as
+    "slightly better (a real difference, smaller than the margin)"."""
+    for bad in (float("nan"), -1e-4, float("inf")):
+        with pytest.raises(CourseError, match=f"base_variance={bad!r} must be a finite variance >= 0"):
+            equivalence_verdict([0.0, 0.01, -0.005], 0.03, base_variance=bad)
 
 
 def test_selected_pass_rates_read_the_fresh_table_for_the_labels_choice():

@@ -193,8 +193,12 @@ class SharedBaseline(DescrStatsW):
     intervals then use it (05)."""
 
     def __init__(self, values, base_variance: float = 0.0):
+        check(isinstance(base_variance, int | float) and not isinstance(base_variance, bool)
+              and np.isfinite(base_variance) and base_variance >= 0,
+              f"base_variance={base_variance!r} must be a finite variance >= 0 (the shared base evaluation's; a blank "
+              "base_variance column in a results table: aggregate the study again)")
         super().__init__(np.asarray(values, dtype=float))
-        self.base_variance = base_variance
+        self.base_variance = float(base_variance)
 
     @property
     def std_mean(self) -> float:
@@ -372,15 +376,20 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
     gains). Arms trained from one base model share its evaluation, so the difference carries none of its error (05,
     06)."""
     check_one_run_per_seed(table, by, arm)
+    split = column.rsplit(".", 1)[-1]
+    gain_column = column if column.startswith("gain.") else f"gain.{split}"  # the reference arm learns in its gain
+    check(gain_column in table.columns, f"column={column!r}: the reference arm's gain, {gain_column!r}, is not in the "
+                                        "table; an equivalence needs the reference arm's own effect (`assay_sensitivity`)")
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         wide = group.pivot_table(index="seed", columns=arm, values=column)
-        shared = f"base_variance.{column.rsplit('.', 1)[-1]}"
-        base = float(group[shared].iloc[0]) if column.startswith("gain.") and shared in group else 0.0
+        gains = group.pivot_table(index="seed", columns=arm, values=gain_column)
+        shared = f"base_variance.{split}"
+        base = float(group[shared].iloc[0]) if shared in group else 0.0
         for first, second in pairs:
             if {first, second} <= set(wide.columns):
                 both = wide[[first, second]].dropna()
-                reference = assay_sensitivity(both[second], margin, base, arm=second)
+                reference = assay_sensitivity(gains.loc[both.index, second], margin, base, arm=second)
                 rows.append({**dict(zip(by, key)), "difference": f"{first} - {second}",
                              **equivalence_verdict(both[first] - both[second], margin, sensitive=reference["sensitive"]),
                              "reference_gain": reference["reference_gain"], "why": reference["why"]})
