@@ -147,6 +147,9 @@ def test_a_function_answer_is_called_on_cases_and_its_errors_become_hints():
     assert not ok and message.startswith("not yet")
     ok, message = grade("00.2", lambda completions, **kwargs: 1 / 0, problems=problems)
     assert not ok and "ZeroDivisionError" in message
+    for not_a_function in (0.5, [1.0, 0.5]):  # a number stored where the reward function goes: said, not a traceback
+        ok, message = grade("00.2", not_a_function, problems=problems)
+        assert not ok and "give the function itself (not a number it returned)" in message
 
 
 def test_an_unknown_exercise_is_a_clear_error():
@@ -295,6 +298,8 @@ def test_the_kl_exercise_calls_the_function_and_names_a_missing_kl_term():
     assert grade("02.1", with_kl, **inputs) == (True, "correct (02.1)")
     ok, message = grade("02.1", lambda *a, **kw: with_kl(*a, **kw, kl_on=False), **inputs)
     assert not ok and "KL term pulls it back" in message
+    for nan in (float("nan"), "nan"):  # a NaN compared as close to every norm: "correct"
+        assert not grade("02.1", lambda *a, nan=nan, **kw: nan, **inputs)[0]
 
 
 def test_the_wilson_derivation_matches_the_library_interval():

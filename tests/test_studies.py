@@ -787,3 +787,21 @@ def test_the_verdicts_refuse_a_table_of_several_settings_grouped_without_them():
     settings = ("model", "learning_rate", "steps")
     assert set(gain_by_strategy(table, by=(*settings, "strategy"))["seeds"]) == {2}  # each setting its 2 seeds
     assert len(paired_difference(table, "hard", "random", by=settings)) == 6
+
+
+def test_per_level_verdicts_refuse_two_settings_counted_as_seeds_and_ood_gains_carry_their_own_base_error():
+    """per_level_verdicts counted a 2-seed pilot of 6 settings as 12 seeds; gain_verdicts added the test split's
+    base variance to an ood gain."""
+    rows = [{"model": "m", "strategy": "hard", "seed": seed, "steps": steps, "gain.ood": 0.01 * seed,
+             "base_variance.test": 0.0, "base_variance.ood": 0.01, "base_k.test": 8,
+             "accuracy_before_by_level.test.1": 0.5, "accuracy_after_by_level.test.1": 0.5 + 0.01 * seed}
+            for seed in range(3) for steps in (100, 300)]
+    table = pd.DataFrame(rows)
+    for call in (lambda: per_level_verdicts(table, 0.03, 60), lambda: per_level_change(table)):
+        with pytest.raises(CourseError, match="several runs of one seed and arm"):
+            call()
+    one = table[table.steps == 100]
+    assert len(per_level_verdicts(one, 0.03, 60)) == 1
+    ood = gain_verdicts(one, 0.03, column="gain.ood").iloc[0]
+    alone = equivalence_verdict(one["gain.ood"], 0.03, base_variance=0.01)
+    assert (ood["ci_low"], ood["ci_high"]) == (alone["ci_low"], alone["ci_high"])

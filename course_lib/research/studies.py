@@ -400,9 +400,10 @@ def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test",
     """Each arm's gain over the base model with its TOST verdict; the base evaluation's own variance (shared by
     every seed, `base_variance.test`) is added, since the seed-to-seed spread cannot see it (05, 06)."""
     check_one_run_per_seed(table, by)
+    split = column.rsplit(".", 1)[-1]  # gain.ood carries the ood base evaluation's variance, not the test one's
     rows = []
     for key, group in table.groupby(list(by), sort=True):
-        shared = float(group["base_variance.test"].iloc[0]) if "base_variance.test" in group else 0.0
+        shared = float(group[f"base_variance.{split}"].iloc[0]) if f"base_variance.{split}" in group else 0.0
         rows.append({**dict(zip(by, key)), **equivalence_verdict(group[column], margin, base_variance=shared)})
     return pd.DataFrame(rows)
 
@@ -453,6 +454,7 @@ def level_columns(table: pd.DataFrame, split: str = "test") -> tuple[str, str, l
 def per_level_change(table: pd.DataFrame, split: str = "test", by=("model", "strategy")) -> pd.DataFrame:
     """Accuracy after training minus before, per level (long format), averaged across seeds (06)."""
     after, before, levels = level_columns(table, split)
+    check_one_run_per_seed(table, by)
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         for level in levels:
@@ -493,6 +495,7 @@ def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: i
     at a level with accuracy a, from K samples of each of n problems, is at most a(1-a)/((K-1)n): that bound is added
     (06)."""
     after, before, levels = level_columns(table, split)
+    check_one_run_per_seed(table, by)
     k_column = f"base_k.{split}" if f"base_k.{split}" in table else f"eval_k.{split}"
     rows = []
     for key, group in table.groupby(list(by), sort=True):
