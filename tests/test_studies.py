@@ -805,3 +805,17 @@ def test_per_level_verdicts_refuse_two_settings_counted_as_seeds_and_ood_gains_c
     ood = gain_verdicts(one, 0.03, column="gain.ood").iloc[0]
     alone = equivalence_verdict(one["gain.ood"], 0.03, base_variance=0.01)
     assert (ood["ci_low"], ood["ci_high"]) == (alone["ci_low"], alone["ci_high"])
+
+
+def test_a_results_row_its_grid_does_not_list_is_refused_not_counted_as_a_seed(tmp_path):
+    """A row pasted in from another run (another seed's point) was read as one more seed of the study."""
+    import shutil
+
+    from course_lib.research.studies import RESULTS_DIR, load_study
+
+    shutil.copytree(RESULTS_DIR / "hard-wins", tmp_path / "hard-wins")
+    path = tmp_path / "hard-wins" / "results.csv"
+    table = pd.read_csv(path)
+    pd.concat([table, table.iloc[[0]].assign(point="made_up", seed=99)]).to_csv(path, index=False)
+    with pytest.raises(CourseError, match="holds point made_up, which its grid.json does not list"):
+        load_study("hard-wins", tmp_path)

@@ -223,13 +223,13 @@ def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_p
 def test_a_record_made_with_other_weights_under_a_models_name_is_not_resumed(tmp_path):
     """Records copied from a folder whose shell resolved tiny-m to other weights (COURSE_MODELS_DIR) were resumed as
     tiny-m's: each record now carries its weights' sha256, and one that differs is set aside and run again."""
-    from course_lib.research.sweep import model_weights_sha256
+    from course_lib.research.sweep import inputs_sha256
 
     point = {"PROFILE": "smoke", "MODEL": "tiny-m", "SEED": 0}
     name = point_name(point)
     (tmp_path / "points").mkdir()
     sound = {"point": name, "profile": "smoke", "model": "tiny-m", "seed": 0, "status": "ok", "seconds": 1.0,
-             "model_sha256": model_weights_sha256(point)}
+             **inputs_sha256(point)}
     assert sound["model_sha256"] == json.loads((ROOT / "data/models/tiny-m/manifest.json").read_text())["sha256"][
         "model.safetensors"]
     (tmp_path / "points" / f"{name}.json").write_text(json.dumps(sound))
@@ -1088,6 +1088,37 @@ def test_a_folder_planned_with_one_models_weights_refuses_another_under_the_same
     for call in (lambda: _check_out_dir(tmp_path / "out", "demo", points), lambda: grid_points(tmp_path / "out", "demo", "smoke")):
         with pytest.raises(CourseError, match="was planned with other weights under the name 'tiny-m'"):
             call()
+
+
+def test_a_record_copied_in_is_not_resumed_after_its_stop_tokens_or_its_jsonl_file_changed(tmp_path):
+    """A record carries a sha256 of its model's settings files and of the jsonl files it read: copied into a new
+    folder (as the slice message says) after either changed, it is set aside and run again, not mixed in."""
+    import shutil
+
+    from course_lib.research.sweep import inputs_sha256
+
+    model, data = tmp_path / "mmm", tmp_path / "mine.jsonl"
+    shutil.copytree(ROOT / "data" / "models" / "tiny-m", model)
+    data.write_text('{"question": "1+1=?", "answer": "2"}\n')
+    point = {"PROFILE": "smoke", "MODEL": str(model), "TASK": f"jsonl:{data}", "SEED": 0}
+    name = point_name(point)
+    (tmp_path / "points").mkdir()
+    record = {"point": name, **{k.lower(): v for k, v in point.items()}, "status": "ok", "seconds": 1.0,
+              **inputs_sha256(point)}
+    assert set(record) >= {"model_sha256", "model_settings_sha256", "data_sha256"}
+    path = tmp_path / "points" / f"{name}.json"
+    path.write_text(json.dumps(record))
+    assert done_record(tmp_path, point) == record
+    settings = model / "generation_config.json"
+    settings.write_text(settings.read_text().replace('"eos_token_id": 1,', '"eos_token_id": [1, 16],'))
+    with pytest.warns(UserWarning, match="was made with other settings files .* \\(its model_settings_sha256 differs"):
+        assert done_record(tmp_path, point) is None
+    shutil.copytree(ROOT / "data" / "models" / "tiny-m", model, dirs_exist_ok=True)  # the stop tokens restored
+    path.write_text(json.dumps(record))
+    assert done_record(tmp_path, point) == record
+    data.write_text('{"question": "1+1=?", "answer": "3"}\n')
+    with pytest.warns(UserWarning, match=f"was made with another version of {data}"):
+        assert done_record(tmp_path, point) is None
 
 
 def test_a_folder_planned_with_a_models_stop_tokens_refuses_them_edited(tmp_path):

@@ -61,6 +61,9 @@ def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict
         names = [point_name(point) for point in points]
     except (ValueError, KeyError, TypeError, AttributeError, OSError) as error:
         raise CourseError(f"{grid_file} is not the grid `reproduce` wrote ({type(error).__name__}); {fix}") from None
+    extra = sorted(set(table["point"]) - set(names))
+    check(not extra, f"{folder / 'results.csv'} holds point {extra[0] if extra else ''}, which its grid.json does not "
+                     f"list (a row from another run, counted as one more seed); {fix}")
     listed = set(table["point"]) | set(provenance.get("missing", []))
     absent = [name for name in names if name not in listed]
     check(not absent, f"{folder / 'results.csv'} lacks {len(absent)} of its grid's {len(names)} points (e.g. "
@@ -98,6 +101,10 @@ def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
     if len(same):
         setting = ", ".join(f"{c}={table[c][same[0]]}" for c in columns if c != "profile")
         raise CourseError(f"{path} holds the same run twice (lines {same[0] + 2} and {same[1] + 2}: {setting}); {fix}")
+    odd = table.index[~table["status"].isin(["ok", "failed"])]
+    if len(odd):
+        raise CourseError(f"{path}: status {table['status'][odd[0]]!r} (line {odd[0] + 2}) is neither 'ok' nor "
+                          f"'failed'; {fix}")
     ok = table["status"] == "ok"
     for column in [c for c in MEASURES if c in table.columns]:
         blank = table.index[ok & table[column].isna()]
@@ -114,6 +121,31 @@ def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
         if len(infinite):
             raise CourseError(f"{path}: column {column!r} holds {numbers[infinite[0]]} (line {infinite[0] + 2}), not a "
                               f"finite number; {fix}")
+    check_gains_agree(table[ok], path, fix)
+
+
+def check_gains_agree(table: pd.DataFrame, path, fix: str) -> None:
+    """Each row's gain is its accuracy_after - accuracy_before (0.001 of rounding) and lies in its own interval, as
+    `aggregate` checks each record: a hand edit of one number would otherwise flip a verdict."""
+    for column in [c for c in table.columns if c.startswith("gain.")]:
+        split = column[len("gain."):]
+        after, before, interval = (f"accuracy_after.{split}", f"accuracy_before.{split}", f"gain_ci.{split}")
+        gains = pd.to_numeric(table[column], errors="coerce")  # text is named by the checks of each column
+        if {after, before} <= set(table.columns):
+            accuracies = [pd.to_numeric(table[name], errors="coerce") for name in (after, before)]
+            far = table.index[(gains - (accuracies[0] - accuracies[1])).abs() > 1e-3]
+            if len(far):
+                raise CourseError(f"{path}: {column} on line {far[0] + 2} is not {after} - {before} (a number was "
+                                  f"edited); {fix}")
+        if interval in table.columns:
+            for index, text in table[interval].dropna().items():
+                try:
+                    low, high = json.loads(text)
+                except (ValueError, TypeError):
+                    continue  # not an interval this check can read; other checks name damaged cells
+                check(not np.isfinite(gains[index]) or low - 1e-9 <= gains[index] <= high + 1e-9,
+                      f"{path}: {column} on line {index + 2} lies outside its own interval {interval} (a number was "
+                      f"edited); {fix}")
 
 
 def grid_keys(study: str) -> set[str]:

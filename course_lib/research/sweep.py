@@ -193,18 +193,31 @@ def check_same_models(out: Path, planned: dict | None) -> None:
                            "what it was); run with the same models, or use a new folder")
 
 
-def model_weights_sha256(point: dict) -> str | None:
-    """The sha256 of the weights of the model a point names, as this shell resolves it: its one weight file's, or
-    that of the sorted list of its weight files' (None: unknown here)."""
+def inputs_sha256(point: dict) -> dict:
+    """What a point's record says it read, as this shell resolves it: `model_sha256` (its one weight file's sha256,
+    or one over its weight files'), `model_settings_sha256` (one over its settings files: stop tokens, tokenizer,
+    config) and, for `jsonl:` files, `data_sha256`; unknown ones left out. A record copied in from another folder is
+    resumed only when they still hold."""
     import hashlib
 
-    if not point.get("MODEL"):
-        return None
-    fingerprint = model_fingerprints([point]).get(str(point["MODEL"])) or {}
-    weights = {name: sha for name, sha in fingerprint.items() if name.endswith((".safetensors", ".bin"))}
-    if len(weights) == 1:
-        return next(iter(weights.values()))
-    return hashlib.sha256(json.dumps(weights, sort_keys=True).encode()).hexdigest() if weights else None
+    def one(mapping: dict) -> str:
+        return hashlib.sha256(json.dumps(mapping, sort_keys=True).encode()).hexdigest()
+
+    found = {}
+    model = (model_fingerprints([point]).get(str(point["MODEL"])) if point.get("MODEL") else None) or {}
+    weights = {name: sha for name, sha in model.items() if name.endswith((".safetensors", ".bin"))}
+    if weights:
+        found["model_sha256"] = next(iter(weights.values())) if len(weights) == 1 else one(weights)
+    settings = {name: sha for name, sha in model.items() if name not in weights}
+    if settings:
+        found["model_settings_sha256"] = one(settings)
+    files = file_fingerprints([point])
+    if files:
+        found["data_sha256"] = one(files)
+    return found
+
+
+INPUTS = ("model_sha256", "model_settings_sha256", "data_sha256")  # a record's fingerprints of what it read
 
 
 def file_fingerprints(points: list[dict]) -> dict:
@@ -247,9 +260,7 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
                       traceback=traceback.format_exc(limit=3))
     record["seconds"] = round(time.time() - start, 1)
     record["commit"] = git_commit()  # the code this point ran with (a resumed sweep may mix commits)
-    weights = model_weights_sha256(point)  # which weights the name meant here (a record may be copied elsewhere)
-    if weights:
-        record["model_sha256"] = weights
+    record.update(inputs_sha256(point))  # which model and data the names meant here (a record may be copied)
     suffix = "json" if record["status"] == "ok" else "failed.json"
     atomic_write_text(out / "points" / f"{name}.{suffix}", json.dumps(record, indent=1, default=str) + "\n")
     return record
@@ -315,9 +326,15 @@ def record_problem(record, point: dict, status: str) -> str | None:
             return f"records {key.lower()}={recorded!r}, but its point has {key}={value!r}"
     if record["status"] != status:
         return f"has status {str(record['status'])[:40]!r} in a file for status {status!r}"
-    made_with, now = record.get("model_sha256"), model_weights_sha256(point) if record.get("model_sha256") else None
-    if isinstance(made_with, str) and now and made_with != now:
-        return f"was made with other weights under the name {point.get('MODEL')!r} (their sha256 differs)"
+    if any(record.get(key) for key in INPUTS):  # records from before these were recorded are trusted on names
+        now = inputs_sha256(point)
+        what = {"model_sha256": f"other weights under the name {point.get('MODEL')!r}",
+                "model_settings_sha256": f"other settings files (stop tokens, tokenizer, config) under the name "
+                                         f"{point.get('MODEL')!r}",
+                "data_sha256": f"another version of {', '.join(file_fingerprints([point]))}"}
+        for key in INPUTS:
+            if isinstance(record.get(key), str) and now.get(key) and record[key] != now[key]:
+                return f"was made with {what[key]} (its {key} differs)"
     if not is_seconds(record.get("seconds")):
         return f"has no time in seconds (seconds={record.get('seconds')!r})"
     return None
