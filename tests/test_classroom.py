@@ -168,7 +168,15 @@ def test_a_quiz_the_copy_cannot_pack_or_a_damaged_packed_quiz_is_one_line():
         packed_quiz_source('show(quiz("Which?"))', "x.ipynb")
     packed = pack_quiz("Which?", {"a": (False, "no"), "b": (True, "yes")})
     assert quiz_packed(packed[:20] + "\n  " + packed[20:]).picture.data.startswith("**Which?**")  # wrapped lines
-    for damaged in (packed[:-4], "not base64 at all!", pack_quiz("Q", {"a": (True, "y")})[::-1], ""):
+    def pack(spec) -> str:  # valid JSON of the wrong shape: a number for an explanation or the question
+        import base64
+        import zlib
+
+        return base64.b64encode(zlib.compress(json.dumps(spec).encode())).decode()
+
+    wrong_types = [pack({"question": "Q?", "options": {"a": [True, 5], "b": [False, "no"]}}),
+                   pack({"question": 7, "options": {"a": [True, "y"], "b": [False, "n"]}}), pack([[[[1]]]])]
+    for damaged in (packed[:-4], "not base64 at all!", pack_quiz("Q", {"a": (True, "y")})[::-1], "", *wrong_types):
         with pytest.raises(CourseError, match="this quiz's packed text is damaged; get a fresh copy"):
             quiz_packed(damaged)
 

@@ -174,8 +174,8 @@ def test_equivalence_verdict_when_every_seed_agrees_and_its_rounding():
     at_margin = equivalence_verdict([0.03, 0.03, 0.03], 0.03)  # on the margin is not inside it
     assert (at_margin["p_difference"], at_margin["p_equivalence"]) == (0.0, 1.0)
     assert equivalence_verdict([0.01, 0.02, 0.03004], 0.03)["mean"] == 0.02  # 0.020013, to 4 decimals
-    for margin in (0, -0.03):
-        with pytest.raises(CourseError, match=f"margin={margin} must be positive"):
+    for margin in (0, -0.03, float("inf"), float("nan")):  # an infinite margin made every difference "slightly" one
+        with pytest.raises(CourseError, match=f"margin={margin} must be a positive, finite number"):
             equivalence_verdict([0.01, 0.02, 0.03], margin)
 
 
@@ -328,8 +328,12 @@ def test_paired_and_gain_verdicts():
     """hard = random + 0.05 in every seed: 'better', though each arm's own gain swings with the seed; a huge shared
     base variance turns a clear gain into 'inconclusive'."""
     table = pd.concat([synthetic_table(), synthetic_table().assign(seed=lambda t: t.seed + 3)], ignore_index=True)
-    pairs = paired_verdicts(table, [("hard", "random"), ("hard", "missing")], margin=0.03)
+    pairs = paired_verdicts(table, [("hard", "random")], margin=0.03)
     assert pairs[["model", "difference", "verdict", "seeds"]].values.tolist() == [["tiny-m", "hard - random", "better", 6]]
+    with pytest.raises(CourseError, match="arm 'missing' is not in the results table"):  # a misspelt arm was dropped
+        paired_verdicts(table, [("hard", "random"), ("hard", "missing")], margin=0.03)  # from the family in silence
+    with pytest.raises(CourseError, match="1 row\\(s\\) have no seed: grouped by it they would vanish"):
+        paired_verdicts(table.assign(seed=[None] + table.seed.tolist()[1:]), [("hard", "random")], margin=0.03)
     assert pairs["mean"].iloc[0] == pytest.approx(0.05)
     steady = table.assign(**{"gain.test": 0.1 + 0.001 * table.seed, "base_variance.test": 0.0})
     assert set(gain_verdicts(steady, margin=0.03).verdict) == {"better"}

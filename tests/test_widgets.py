@@ -245,3 +245,15 @@ def test_quiz_widget_reacts_and_its_picture_hides_the_answer():
     choices.value = "nothing"
     assert "Right" in feedback.value
     assert "nothing" in box.picture.data and "Right" not in box.picture.data
+
+
+def test_measured_gain_refuses_two_tasks_or_a_study_given_twice_counted_as_seeds():
+    """`budget_explorer(tables, gains=load_study("hard-wins")[0])` pooled arith and shuffle as 10 seeds."""
+    from course_lib import CourseError
+
+    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2] * 2,
+                          "task": ["arith"] * 3 + ["shuffle"] * 3, "gain.test": [0.1, 0.2, 0.3] * 2})
+    with pytest.raises(CourseError, match="several runs of one seed and arm"):
+        explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)
+    one_task, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains[gains.task == "arith"])
+    assert one_task["measured_gain_seeds"] == 3

@@ -99,11 +99,13 @@ def dead_group_widget():
 def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget: float, pool: int) -> dict | None:
     """A committed study's gain for this model and strategy, with each seed's gain and its 95% t-interval over
     seeds, only when the study ran at this budget (the same number of problems); None otherwise."""
-    from ..research.studies import t_interval
+    from ..research.studies import check_one_run_per_seed, t_interval
 
     if gains is None or not len(gains):
         return None
     rows = gains[(gains["model"] == model) & (gains["strategy"] == strategy)]
+    check_one_run_per_seed(rows, [column for column in ("model", "budget") if column in rows])  # two tasks or a
+    # study given twice would be counted as more seeds
     if "budget" in rows.columns:
         n = budget_count(budget, pool)
         rows = rows[[budget_count(float(b), pool) == n for b in rows["budget"]]]
@@ -287,14 +289,15 @@ def quiz_packed(packed: str):
 
     from ..errors import check
 
+    damaged = "this quiz's packed text is damaged; get a fresh copy of the notebook (`make lab` after renaming yours)"
     try:
         spec = json.loads(zlib.decompress(base64.b64decode("".join(packed.split()), validate=True)))
         question, options = spec["question"], {option: tuple(answer) for option, answer in spec["options"].items()}
-    except (binascii.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError):
-        check(False, "this quiz's packed text is damaged; get a fresh copy of the notebook (`make lab` after "
-                     "renaming yours)")
-    check(all(len(answer) == 2 for answer in options.values()), "this quiz's packed text is damaged; get a fresh "
-                                                                 "copy of the notebook")
+    except (binascii.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        check(False, damaged)
+    check(isinstance(question, str) and all(
+        len(answer) == 2 and isinstance(answer[0], bool) and isinstance(answer[1], str) for answer in options.values()),
+        damaged)
     return quiz(question, options)
 
 

@@ -204,7 +204,8 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     """
     values = finite_values(values)
     check(len(values) >= 3, f"{len(values)} seed(s): an interval from fewer than 3 seeds says nothing; run more seeds")
-    check(margin > 0, f"margin={margin} must be positive (the difference you would call negligible)")
+    check(margin > 0 and np.isfinite(margin), f"margin={margin} must be a positive, finite number (the difference you "
+                                              "would call negligible)")
     stats = SharedBaseline(values, base_variance)
     mean = float(stats.mean)
     (low95, high95), (low90, high90) = stats.tconfint_mean(0.05), stats.tconfint_mean(0.10)
@@ -368,6 +369,10 @@ def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> No
     """Each seed of each arm is one run within a group: a table of several settings (learning rates, lengths,
     models) grouped without them would count each setting as a seed, or average them in silence (05)."""
     keys = list(dict.fromkeys([*by, arm, "seed"]))
+    blank = [key for key in keys if key in table.columns and table[key].isna().any()]
+    check(not blank, f"{int(table[blank[0]].isna().sum()) if blank else 0} row(s) have no {blank[0] if blank else ''}: "
+                     "grouped by it they would vanish from every verdict; fill it in (records of an older course_lib?) "
+                     "or drop those rows on purpose")
     if "seed" in table.columns and set(keys) <= set(table.columns):
         twice = table[table.duplicated(keys, keep=False)]
         check(twice.empty, f"the table holds several runs of one seed and arm within by={tuple(by)} (e.g. "
@@ -408,6 +413,9 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
     gains). Arms trained from one base model share its evaluation, so the difference carries none of its error (05,
     06)."""
     check_one_run_per_seed(table, by, arm)
+    named = sorted({name for pair in pairs for name in pair} - set(table[arm]))
+    check(not named, f"arm {named[0] if named else ''!r} is not in the results table (its arms: "
+                     f"{', '.join(sorted(map(str, set(table[arm]))))}); a pair naming it would be dropped from the family")
     split = column.rsplit(".", 1)[-1]
     gain_column = column if column.startswith("gain.") else f"gain.{split}"  # the reference arm learns in its gain
     check(gain_column in table.columns, f"column={column!r}: the reference arm's gain, {gain_column!r}, is not in the "
