@@ -127,12 +127,29 @@ def test_copies_are_stripped_and_say_which_notebook_they_came_from(student_copie
 
 
 def test_an_instructor_copy_is_the_whole_notebook(tmp_path):
+    """Every cell as the course has it, its links to the repository's files (`../data/...` from notebooks/) pointing
+    there from the copy's folder."""
+    import os
+
     done = make_copies(tmp_path / "instructor", "instructor")
     assert len(done["new"]) == len(lessons())
+    root_link = Path(os.path.relpath(ROOT, tmp_path / "instructor")).as_posix()
     for source in lessons():
         copy, original = cells(tmp_path / "instructor" / source.name), cells(source)
-        assert [c.source for c in copy] == [c.source for c in original], source.name
+        assert [c.source for c in copy] == [c.source.replace("](../", f"]({root_link}/") if c.cell_type == "markdown"
+                                            else c.source for c in original], source.name
         assert [c.metadata for c in copy] == [c.metadata for c in original], source.name
+
+
+def test_a_copys_links_to_the_study_readmes_open_from_its_folder(tmp_path):
+    """A1 links `../data/results/STUDY/README.md` (from notebooks/): from lab/student/ that led nowhere."""
+    import re
+
+    folder = tmp_path / "lab" / "student"
+    make_copies(folder, "student", [ROOT / "notebooks" / "A1_behind_the_findings.ipynb"])
+    text = "".join(c.source for c in cells(folder / "A1_behind_the_findings.ipynb") if c.cell_type == "markdown")
+    links = re.findall(r"\]\(([^)#\s]+README\.md)", text)
+    assert len(links) >= 10 and all((folder / link).resolve().is_file() for link in links), links[:3]
 
 
 def test_outputs_in_the_course_notebook_never_reach_a_copy():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -63,10 +64,12 @@ STRIPPED_METADATA = ("signature", "widgets")
 STRIPPED_CELL_METADATA = ("collapsed", "scrolled", "ExecuteTime", "execution", "heading_collapsed", "hidden")
 
 
-def classroom_copy(text: str, kind: str, source_name: str = "") -> str:
+def classroom_copy(text: str, kind: str, source_name: str = "", root_link: str = "..") -> str:
     """The notebook `text` (a .ipynb's JSON) as `kind` opens it, stripped as nbstripout strips it: for a student
     without the cells tagged `solution` and with each quiz cell's source collapsed; for an instructor whole. The
-    copy's metadata names the course notebook and its hash, so a later `make lab` can tell when it changed."""
+    copy's metadata names the course notebook and its hash, so a later `make lab` can tell when it changed.
+    `root_link`: the repository root as a link from the copy's folder; markdown links to `../` (the root, from
+    notebooks/) are rewritten to it, so A1's links to the study READMEs open from lab/student/ too."""
     import json
 
     check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
@@ -80,6 +83,9 @@ def classroom_copy(text: str, kind: str, source_name: str = "") -> str:
             cell.get("metadata", {}).pop(key, None)
         if "id" in cell:
             cell["id"] = str(index)  # as nbstripout numbers them
+        if cell["cell_type"] == "markdown" and root_link != "..":
+            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            cell["source"] = source.replace("](../", f"]({root_link}/")
         if kind == "student" and is_quiz_cell(cell):
             cell["source"] = packed_quiz_source(cell["source"] if isinstance(cell["source"], str)
                                                 else "".join(cell["source"]), source_name)
@@ -143,7 +149,8 @@ def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[
             if kind == "student" and holds_solutions(target):
                 done["with_solutions"].append(target.name)
             continue
-        atomic_write_text(target, classroom_copy(text, kind, f"notebooks/{source.name}"))
+        root_link = Path(os.path.relpath(source.parent.parent, folder.resolve())).as_posix()  # the repository root
+        atomic_write_text(target, classroom_copy(text, kind, f"notebooks/{source.name}", root_link))
         done["new"].append(target.name)
     return done
 
