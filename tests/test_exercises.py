@@ -340,3 +340,16 @@ def test_an_answer_given_as_an_array_or_a_series_is_read_as_its_values():
         assert grade("02.2", answer, group_size=8)[0], type(answer)
     with pytest.raises(CourseError, match=r"check_answer\('02.2', ...\) needs the inputs its cell passes"):
         grade("02.2", pair, groupsize=8)
+
+
+def test_a_worked_by_hand_answer_rounded_as_a_student_writes_it_is_correct():
+    """04b.1 to 3 decimals (0.765 for 0.76469) and 02.4's minimum to 4 (0.0078 for 1/128) were marked wrong."""
+    import math
+
+    from course_lib.classroom.exercises import CHECKS
+
+    exact = CHECKS["04b.1"].expected(p=0.3, k=8, group_size=8)
+    assert grade("04b.1", round(exact, 3), p=0.3, k=8, group_size=8)[0]
+    assert not grade("04b.1", round(exact, 2) + 0.01, p=0.3, k=8, group_size=8)[0]
+    assert grade("02.4", (0.5, 0.0078), group_size=8)[0] and grade("02.4", (0.5, 1 / 128), group_size=8)[0]
+    assert not grade("02.4", (0.5, 0.008), group_size=8)[0] and math.isclose(2 * 0.5 ** 8, 1 / 128)

@@ -257,7 +257,7 @@ def _check_kl_gradient(answer, model, tokenizer, group, prompt) -> bool:
     return True
 
 
-@exercise("02.4", tolerance=1e-6, hint="set the derivative of p^G + (1-p)^G to zero: G p^(G-1) = G (1-p)^(G-1); give "
+@exercise("02.4", tolerance=5e-5, hint="set the derivative of p^G + (1-p)^G to zero: G p^(G-1) = G (1-p)^(G-1); give "
                                        "(the p where it is smallest, the smallest value) for G = GROUP_SIZE.",
           diagnose=lambda answer, group_size: (
               "the minimum is where the derivative is zero, not at an end: at p = 0 or 1 the value is 1, the largest."
@@ -385,7 +385,7 @@ def _rank_as_large_as_the_model(parameters: int, sizes) -> int:
     return math.ceil(parameters / sum(d_in + d_out for d_in, d_out in sizes))
 
 
-@exercise("04b.1", tolerance=1e-4, hint="sum over j = 0..K of the Binomial(K, p) probability of j right times "
+@exercise("04b.1", tolerance=5e-4, hint="sum over j = 0..K of the Binomial(K, p) probability of j right times "
                                         "dead_group_probability(j / K, G); math.comb(K, j) gives the binomial coefficient.")
 def _plugin_dead_probability(p: float, k: int, group_size: int) -> float:
     from math import comb
