@@ -433,6 +433,8 @@ def cmd_select(args) -> None:
     budget = parse_budget(args.budget)
     _check_file_outputs(args, "select", provenance=True)
     ids = select(table, args.strategy, budget, args.seed, levels=_levels(args.levels))
+    levels = _levels(args.levels)
+    warn_if_picked_among_ties(table[table["level"].isin(levels)] if levels else table, ids, args.strategy)
     if args.strategy in ("easy", "medium", "hard", "learnability") and table["pass_rate"].nunique() == 1:
         import warnings
 
@@ -615,6 +617,34 @@ def model_as_recorded(model: str) -> str:
     return str(path.absolute())
 
 
+def warn_if_picked_among_ties(table, ids: list, strategy: str) -> None:
+    """`hard` (or `easy`) whose budget falls inside a block of problems tied at the extreme pass rate picks among
+    them by the seed alone: on a pool mostly at p = 0 it can pick exactly what `random` picks. Said, with the sizes."""
+    import warnings
+
+    if strategy not in ("hard", "easy") or table["pass_rate"].nunique() == 1:
+        return
+    extreme = table["pass_rate"].min() if strategy == "hard" else table["pass_rate"].max()
+    tied = int((table["pass_rate"] == extreme).sum())
+    if tied > len(ids):
+        warnings.warn(f"'{strategy}' picked {len(ids)} of {tied} problems tied at pass rate {extreme:.2f}: among them "
+                      "the choice is the seed's, as random's is; more samples (--k) tell them apart", stacklevel=2)
+
+
+def warn_if_chosen_for_another_model(ids, model: str) -> None:
+    """Ids selected from another model's difficulty table train this one with a warning: "hard" was that model's
+    hard (a transfer can be the point, so it is not refused)."""
+    import warnings
+
+    from .training import same_folder
+
+    chosen_for = _read_provenance(ids, "ids").get("model")
+    if chosen_for and str(chosen_for) != str(model) and not same_folder(chosen_for, model):
+        warnings.warn(f"ids={ids} were selected from a difficulty table of {chosen_for}, and this run trains {model}: "
+                      f"their difficulty is {chosen_for}'s; estimate {model}'s own table to select for it",
+                      stacklevel=2)
+
+
 def cmd_train(args) -> None:
     """GRPO on the selected problems; writes a run folder."""
     import os
@@ -638,6 +668,8 @@ def cmd_train(args) -> None:
     if config is None:  # the paper's values, with any flag given on the command line winning
         config = paper_train_config(args.settings, **_paper_keys(args, task), **given)
     problems = read_ids(args.ids, pool) if args.ids else pool
+    if args.ids:
+        warn_if_chosen_for_another_model(args.ids, args.model)
     check_own_folder(args.out, "train", "run_config.json", is_own=lambda marker: True)  # train_grpo reads it
     check_writable_folder(args.out)
     if args.settings != "course" and "max_steps" not in given:  # the paper's step count (profiles.paper_steps)

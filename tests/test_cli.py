@@ -327,3 +327,24 @@ def test_reproduce_help_as_printed_names_the_size_boundary_pilot():
     result = run_cli("reproduce", "--help")
     text = re.sub(r"-\n\s+", "-", result.stdout)  # argparse may wrap a name at one of its hyphens
     assert result.returncode == 0 and "size-boundary-pilot" in text and "strong-regime-pilot" in text
+
+
+def test_select_says_when_hard_picks_among_ties_and_train_says_when_ids_were_chosen_for_another_model(tmp_path):
+    """On a pool mostly at p = 0, `hard` picks among the tied problems by the seed, as random does: said. Ids chosen
+    from tiny-s's table train tiny-m with a warning (their difficulty is tiny-s's)."""
+    tied = tmp_path / "tied.csv"
+    tied.write_text("id,level,pass_rate\n" + "".join(f"p{i},1,0.0\n" for i in range(6)) + "q,1,0.5\n")
+    with pytest.warns(UserWarning, match="'hard' picked 2 of 6 problems tied at pass rate 0.00"):
+        assert run_cli_in_process("select", "--table", tied, "--strategy", "hard", "--budget", "2",
+                                  "--out", tmp_path / "tied.txt").returncode == 0
+    table, ids = tmp_path / "t.csv", tmp_path / "ids.txt"
+    assert run_cli_in_process("estimate", "--model", "tiny-s", "--n", "8", "--k", "2", "--max-new-tokens", "8",
+                              "--allow-zero", "--out", table, "--quiet").returncode == 0
+    assert run_cli_in_process("select", "--table", table, "--strategy", "random", "--budget", "2",
+                              "--out", ids).returncode == 0
+    with pytest.warns(UserWarning, match=f"ids={ids} were selected from a difficulty table of tiny-s, and this run "
+                                         "trains tiny-m"):
+        done = run_cli_in_process("train", "--model", "tiny-m", "--n", "8", "--ids", ids, "--steps", "1",
+                                  "--group-size", "2", "--prompts-per-step", "2", "--max-completion-length", "8",
+                                  "--out", tmp_path / "run", "--quiet")
+    assert done.returncode == 0, done.stderr
