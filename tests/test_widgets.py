@@ -257,3 +257,20 @@ def test_measured_gain_refuses_two_tasks_or_a_study_given_twice_counted_as_seeds
         explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)
     one_task, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains[gains.task == "arith"])
     assert one_task["measured_gain_seeds"] == 3
+
+
+def test_the_k_slider_follows_the_chosen_models_table():
+    """Switching to a model whose table has a smaller K raised inside the callback and left the previous model's
+    numbers on screen under the new model's name."""
+    two = hand_table().assign(k=2, outcomes=lambda t: t.outcomes.str[:2],
+                              n_correct=lambda t: t.outcomes.str[:2].str.count("1"),
+                              pass_rate=lambda t: t.outcomes.str[:2].str.count("1") / 2)
+    box = budget_explorer({"four": hand_table(), "two": two})
+    model, _ = box.children[0].children
+    _, k = box.children[1].children
+    numbers = box.children[2]
+    assert k.max == 4 and k.value == 4
+    model.value = "two"
+    assert k.max == 2 and k.value == 2 and "explorer-estimation_completions'>20<" in numbers.value  # 10 problems x 2
+    model.value = "four"
+    assert k.max == 4 and k.value == 2  # the student's K is kept where the table allows it

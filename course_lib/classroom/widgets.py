@@ -203,7 +203,14 @@ def budget_explorer(tables: dict, seed: int = 0, gains: pd.DataFrame | None = No
             display(selection_histogram_chart(histogram, explorer_title(summary),
                                               subtitle=f"{model.value}, labels from K = {k.value}"))
 
-    for control in (model, strategy, budget, k):
+    def model_changed(*_):  # each model's table has its own K: the slider follows it before anything is drawn
+        with k.hold_trait_notifications():
+            k.max = int(tables[model.value]["k"].min())
+            k.value = min(k.value, k.max)
+        redraw()
+
+    model.observe(model_changed, "value")
+    for control in (strategy, budget, k):
         control.observe(redraw, "value")
     redraw()
     box = w.VBox([w.HBox([model, strategy]), w.HBox([budget, k]), numbers, out, side_by_side])
