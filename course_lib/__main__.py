@@ -372,7 +372,7 @@ def cmd_estimate(args) -> None:
     from .difficulty import cache_folder, check_pass_rates, estimate
     from .evaluation import model_for_backend
     from .problems import fingerprinted
-    from .provenance import atomic_write_texts, check_not_in_owned, check_writable_folder
+    from .provenance import atomic_write_texts, check_ignored_in_repository, check_not_in_owned, check_writable_folder
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "estimate", provenance=True)
@@ -382,6 +382,7 @@ def cmd_estimate(args) -> None:
         where = "cache_dir" if args.cache_dir else "COURSE_CACHE_DIR"
         _check_outputs(args, folder, folder=True, parameter=where)
         check_not_in_owned(folder, where)
+        check_ignored_in_repository(folder, where)
         check_writable_folder(folder, where)  # /proc/self, a read-only mount: named now, not after sampling
     backend = _backend(args)
     model, tokenizer = model_for_backend(args.model, backend)  # vLLM loads the weights itself from a folder

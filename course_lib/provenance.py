@@ -143,6 +143,23 @@ def check_not_in_owned(out, parameter: str = "out", include_self: bool = True,
                              f"{owner}, which only that command writes into; {fix}")
 
 
+def check_ignored_in_repository(folder, parameter: str) -> None:
+    """A cache folder inside the repository must be one git ignores (build/, a .cache): elsewhere its files would
+    sit among the course's own as untracked clutter (notebooks/, course_lib/, data/results/STUDY/)."""
+    import subprocess
+
+    from .errors import check
+    from .paths import REPOSITORY
+
+    folder = Path(folder).expanduser().resolve()
+    if not folder.is_relative_to(REPOSITORY) or not (REPOSITORY / ".git").exists():
+        return
+    ignored = subprocess.run(["git", "-C", str(REPOSITORY), "check-ignore", "-q", str(folder / "x")],
+                             capture_output=True).returncode == 0
+    check(ignored, f"{parameter}={folder} is inside the repository, among files git tracks; give a folder outside it "
+                   "or under build/ (git ignores it)")
+
+
 def check_not_busy(out, parameter: str = "out") -> None:
     """An output may not go into a folder another command is writing right now (it holds that folder's lock)."""
     from .errors import CourseError

@@ -665,3 +665,19 @@ def test_no_file_goes_into_a_folder_another_command_is_writing(held, tmp_path):
     line = refused("select", "--table", table, "--strategy", "hard", "--budget", "1", "--out", folder / "ids.txt")
     assert f"is inside {folder}, which another command is writing (pid {holder.pid}" in line
     assert sorted(p.name for p in folder.iterdir()) == [LOCK_NAME]
+
+
+@pytest.mark.parametrize(("inside", "refused"), [("course_lib/cachex", True), ("notebooks/cachex", True),
+                                                  ("build/cachex", False)])
+def test_a_cache_folder_inside_the_repository_must_be_one_git_ignores(inside, refused):
+    """`estimate --cache-dir course_lib/x` left an untracked folder among the library's files."""
+    from course_lib.provenance import check_ignored_in_repository
+
+    folder = ROOT / inside
+    if refused:
+        with pytest.raises(CourseError, match="is inside the repository, among files git tracks; give a folder outside"):
+            check_ignored_in_repository(folder, "cache_dir")
+    else:
+        check_ignored_in_repository(folder, "cache_dir")
+    assert not folder.exists()  # checked before anything is made
+    check_ignored_in_repository(ROOT.parent / "elsewhere", "cache_dir")  # outside the repository: not its business
