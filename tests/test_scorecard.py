@@ -170,3 +170,17 @@ def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
     assert table.loc[STRONG, "1 prompt per step (the paper's)"] == ("no rule yet: the test could not tell "
                                                                    "(one-group-hard-wins, could not tell)")
     assert set(made_up.loc[[SKILL_LIMITED, FORMAT_LIMITED], "1 prompt per step (the paper's)"]) == {"not tested"}
+
+
+def test_a_claim_about_one_arms_gain_carries_the_base_evaluations_error(tmp_path):
+    """A claim with no reference arm (x's own gain over the base model) left out the shared base evaluation's
+    error, which no seed-to-seed spread can see: +0.05 from five close seeds read as clearly better."""
+    rows = [{"model": "m", "seed": seed, "strategy": "x", "steps": 10, "status": "ok", "gain.test": 0.05 + 0.001 * seed,
+             "base_variance.test": 0.001} for seed in range(5)]
+    (tmp_path / "one").mkdir()
+    pd.DataFrame(rows).to_csv(tmp_path / "one" / "results.csv", index=False)
+    claim = Claim("x gains", "paper", "one", "m", "x", "", expected="better")
+    assert claim_verdict(claim, tmp_path)["status"] == "inconclusive"  # sd of the mean ~0.032 from the base alone
+    pd.DataFrame([{**row, "base_variance.test": 0.0} for row in rows]).to_csv(tmp_path / "one" / "results.csv",
+                                                                           index=False)
+    assert claim_verdict(claim, tmp_path)["status"] == "supported"

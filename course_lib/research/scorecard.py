@@ -117,6 +117,7 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     models = (claim.model,) if isinstance(claim.model, str) else claim.model
     checks = [reference_check(table[table["model"] == model], claim) for model in models]
     tests = [equivalence_verdict(claim_values(table[table["model"] == model], claim), claim.margin,
+                                 base_variance=single_arm_base_variance(table[table["model"] == model], claim),
                                  sensitive=c["sensitive"]) for model, c in zip(models, checks)]
     family = holm_verdicts(pd.DataFrame(tests))  # one model: as it is
     before = holm_verdicts(pd.DataFrame(tests).assign(sensitive=True))
@@ -127,6 +128,15 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     return {"tiny world": "; ".join(parts),
             "status": family_status([status(row.verdict_holm, claim.expected) for row in family.itertuples()]),
             "was": family_status([status(row.verdict_holm, claim.expected) for row in before.itertuples()])}
+
+
+def single_arm_base_variance(table: pd.DataFrame, claim: Claim) -> float:
+    """The shared base evaluation's variance, for a claim about one arm's held-out gain over the base model (two
+    arms share the base, which cancels in their difference: 0 there)."""
+    shared = f"base_variance.{claim.column.rsplit('.', 1)[-1]}"
+    if claim.second or not claim.column.startswith("gain.") or shared not in table:
+        return 0.0
+    return float(table[shared].iloc[0])
 
 
 def why_changed(verdict: str, verdict_before: str, check: dict) -> str:
