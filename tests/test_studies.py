@@ -823,3 +823,11 @@ def test_a_results_row_its_grid_does_not_list_is_refused_not_counted_as_a_seed(t
     pd.concat([table, table.iloc[[0]].assign(point="made_up", seed=99)]).to_csv(path, index=False)
     with pytest.raises(CourseError, match="holds point made_up, which its grid.json does not list"):
         load_study("hard-wins", tmp_path)
+
+
+def test_seed_plan_refuses_arms_of_two_models():
+    """hard from one model and random from another passed the one-row-per-seed-and-arm check and were paired."""
+    pilot = pd.DataFrame({"model": ["m1"] * 3 + ["m2"] * 3, "strategy": ["hard"] * 3 + ["random"] * 3,
+                          "seed": [0, 1, 2] * 2, "gain.test": [0.1, 0.2, 0.15, 0.0, 0.05, 0.02]})
+    with pytest.raises(CourseError, match="the pilot holds several models"):
+        seed_plan(pilot)

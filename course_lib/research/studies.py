@@ -351,6 +351,8 @@ def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", 
     and a third of the reference arm `second`'s gain) with 80% power."""
     check(not pilot.duplicated(["seed", "strategy"]).any(),
           "seed_plan: the pilot has several rows per seed and arm (several models or lengths?); pass one of them")
+    check("model" not in pilot or pilot["model"].nunique() <= 1,
+          "seed_plan: the pilot holds several models (one arm's rows from each would be paired); pass one model's rows")
     wide = pilot.pivot_table(index="seed", columns="strategy", values="gain.test")[[first, second]].dropna()
     sd, reference = float((wide[first] - wide[second]).std(ddof=1)), float(wide[second].mean())
     target = target if target is not None else max(0.03, reference / 3)
