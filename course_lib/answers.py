@@ -387,7 +387,8 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     if not marked or None in marked:  # most wrong completions end here, before the other formats are scanned
         return False
     elsewhere = [found for other in MARKS if other != answer_format for found in ANSWERS[other](completion)
-                 if found is not None]  # an answer marked in another format too (`\boxed{8}` then `#### 7`): a hedge
+                 if found is not None  # an answer marked in another format too (`\boxed{8}` then `#### 7`): a hedge;
+                 and not (other == "hash" and _WORD.search(found))]  # a `#### Final answer` heading is none
     return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
 
 

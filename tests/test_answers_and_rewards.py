@@ -420,3 +420,19 @@ def test_a_hedge_across_two_answer_formats_scores_zero(completion, answer, sourc
     assert not is_correct(completion, answer, source, answer_format)
     restated = completion.replace("8", "7").replace("(B)", "(A)")  # the same answer in both formats counts
     assert is_correct(restated, answer, source, answer_format)
+
+
+@pytest.mark.parametrize(("completion", "answer", "source", "answer_format"), [
+    ("#### Final answer\n\\boxed{5}", "5", "math", None),
+    ("#### Step 1: Add the numbers\n3+2=5\nSo the answer is \\boxed{5}.", "5", "math", None),
+    ("#### Final answer\n\\boxed{12}", "12", "tinymath", None),
+    ("#### Final answer\nthe answer is (B)", "(B)", "bbh", None),
+    ("#### Final answer\n<answer>5</answer>", "5", "math", "tagged"),
+])
+def test_a_markdown_heading_is_no_second_answer_in_another_format(completion, answer, source, answer_format):
+    """A `#### Final answer` heading above a right `\\boxed{5}` read as a second, different answer (a hedge): 0."""
+    assert is_correct(completion, answer, source, answer_format)
+    assert correctness_reward([completion], answer=[answer], source=[source],
+                              **({"answer_format": [answer_format]} if answer_format else {})) == [1.0]
+    assert not is_correct(completion.replace("Final answer", "7").replace("Step 1: Add the numbers", "7"), answer,
+                          source, answer_format)  # a `#### 7` beside it is still a hedge

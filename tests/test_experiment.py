@@ -1,6 +1,7 @@
 """One grid point's settings: its own pool and labels per seed, the evaluation's K, and completion shape."""
 
 import pandas as pd
+import pytest
 
 from course_lib.evaluation import completion_shape
 from course_lib.research.experiment import Point, _evaluate_splits, _shape_by_level, resolve, training_pool
@@ -61,3 +62,17 @@ def test_the_templates_parameters_cell_is_written_from_point():
     fields = dataclasses.fields(Point)
     assert list(declared) == [field.name.upper() for field in fields]
     assert all(declared[f.name.upper()]["help"] == f.metadata["help"] for f in fields)
+
+
+@pytest.mark.parametrize("answer_format", ["boxed", "tagged"])
+def test_the_ood_split_is_asked_in_the_format_the_point_trains(answer_format):
+    """ANSWER_FORMAT reached the pool and the test split but not arith's procedural ood split, which was then asked
+    for and graded in `####`: the ood gain measured a format the model was not trained on."""
+    from course_lib.prompts import pool_answer_format
+    from course_lib.research.experiment import evaluation_sets
+
+    point = resolve(Point(profile="smoke", task="arith", answer_format=answer_format, strategy="random",
+                          estimate_pool=False))
+    sets, (pool, _) = evaluation_sets(point), training_pool(point)
+    assert {pool_answer_format(pool), pool_answer_format(sets["test"]), pool_answer_format(sets["ood"])} == {
+        answer_format}

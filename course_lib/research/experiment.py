@@ -220,7 +220,7 @@ def evaluation_sets(point: Point) -> dict:
         ood = problems(point.ood_task, "test", None, 0, answer_format=fmt)
         sets["ood"] = ood[: point.eval_problems]
     elif source_of(point.task) in PROCEDURAL and "ood" in SPLITS[source_of(point.task)]:  # tinymath has none
-        sets["ood"] = problems(point.task, "ood", point.eval_problems, 0)
+        sets["ood"] = problems(point.task, "ood", point.eval_problems, 0, answer_format=fmt)  # asked as trained
     return sets
 
 
