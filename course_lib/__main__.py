@@ -113,7 +113,7 @@ def cmd_calibrate(args) -> None:
         measured = weights_sha256(folder)  # the weights measured: a model replaced meanwhile gets no report
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
                        max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
-    targets = check_targets(args.model, report)
+    targets = check_targets(course_model_name(args.model), report)
     if args.write:
         with folder_lock(folder, parameter="model"):  # two --write runs (arith, shuffle) must not lose one report
             check(weights_sha256(folder) == measured,
@@ -124,6 +124,19 @@ def cmd_calibrate(args) -> None:
 
 
 CALIBRATION_SETTINGS = ("n", "k", "seed", "temperature", "max_new_tokens")  # what a calibration was measured at
+
+
+def course_model_name(model: str) -> str:
+    """The name a model's manifest records (`tiny-s` for data/models/tiny-s or a copy of it), else as given: the
+    calibration targets belong to the model, not to how its name was spelled."""
+    from .models import resolve_model_path
+
+    try:
+        folder = resolve_model_path(model)
+        name = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("name") if folder else None
+    except (OSError, ValueError, AttributeError, CourseError):
+        name = None
+    return name if isinstance(name, str) and name else model
 
 
 def _check_same_calibration(args, folder: Path) -> None:

@@ -531,3 +531,19 @@ def test_calibrate_write_does_not_store_its_report_in_a_model_replaced_while_it_
     line = one_line_error(capsys, "calibrate", "--model", str(folder), "--n", "5", "--k", "2", "--write", "--quiet")
     assert f"model={folder} was replaced while it was measured" in line
     assert "calibration" not in json.loads((folder / "manifest.json").read_text())
+
+
+def test_calibration_targets_follow_the_model_not_the_spelling_of_its_name(tmp_path):
+    """`calibrate --write --model data/models/tiny-s` (a path, or a copy) replaced the manifest's entry with one
+    without its target verdicts: the targets were chosen by the name as typed."""
+    import shutil
+
+    from course_lib.__main__ import course_model_name
+    from course_lib.research.calibration import check_targets
+
+    shutil.copytree(ROOT / "data" / "models" / "tiny-s", tmp_path / "copy")
+    report = {"task": "arith", "pass_rate_by_level": {str(level): 0.01 for level in range(1, 6)}, "share_mixed": 0.1}
+    for spelling in ("tiny-s", str(ROOT / "data" / "models" / "tiny-s"), str(tmp_path / "copy")):
+        assert course_model_name(spelling) == "tiny-s"
+        assert check_targets(course_model_name(spelling), report) == {"level 5 pass rate <= 0.05": {"value": 0.01,
+                                                                                                 "met": True}}
