@@ -123,14 +123,19 @@ def decision(table: pd.DataFrame) -> list[str]:
     for model, group in at.groupby("model", sort=False):
         gain = float(group[group.strategy == "levels-1-5"]["gain.test"].mean())
         margin = gain / 3
-        plan = seed_plan(group, "levels-1-3", "levels-1-5", target=max(margin, 1e-6))
+        wide = group.pivot_table(index="seed", columns="strategy", values="gain.test")
+        if float((wide["levels-1-3"] - wide["levels-1-5"]).std(ddof=1)) > 0:
+            plan = seed_plan(group, "levels-1-3", "levels-1-5", target=max(margin, 1e-6))
+        else:  # the two arms' gains agree at every seed: no spread to plan with at this setting
+            plan = {"sd of levels-1-3 - levels-1-5": 0.0, "sd planned with": 0.0, "seeds needed": "- (sd 0)"}
         kept = "yes" if gain >= 0.03 else "no (gain under +0.03): described only"
         pooled, df = pooled_sd(table[table.model == model])
         bound = sd_upper_bound(pooled, df + 1)
         planned = max(plan["sd of levels-1-3 - levels-1-5"], bound)
+        seeds = max(5, seeds_needed(planned, max(margin, 1e-6))) if planned > 0 else 5
         lines.append(f"| {model} | {gain:+.3f} | {margin:.3f} | {kept} | {plan['sd of levels-1-3 - levels-1-5']:.4f} | "
                      f"{plan['sd planned with']:.4f} | {plan['seeds needed']} | {pooled:.4f}, {bound:.4f} ({df}) | "
-                     f"{max(5, seeds_needed(planned, max(margin, 1e-6)))} |")
+                     f"{seeds} |")
     return lines
 
 
