@@ -328,13 +328,13 @@ def record_problem(record, point: dict, status: str) -> str | None:
         return f"has status {str(record['status'])[:40]!r} in a file for status {status!r}"
     if any(record.get(key) for key in INPUTS):  # records from before these were recorded are trusted on names
         now = inputs_sha256(point)
-        what = {"model_sha256": f"other weights under the name {point.get('MODEL')!r}",
-                "model_settings_sha256": f"other settings files (stop tokens, tokenizer, config) under the name "
-                                         f"{point.get('MODEL')!r}",
-                "data_sha256": f"another version of {', '.join(file_fingerprints([point]))}"}
-        for key in INPUTS:
-            if isinstance(record.get(key), str) and now.get(key) and record[key] != now[key]:
-                return f"was made with {what[key]} (its {key} differs)"
+        changed = [key for key in INPUTS if isinstance(record.get(key), str) and now.get(key) and record[key] != now[key]]
+        if changed:  # named only when one differs (the data file's path is read again for the message alone)
+            what = {"model_sha256": f"other weights under the name {point.get('MODEL')!r}",
+                    "model_settings_sha256": f"other settings files (stop tokens, tokenizer, config) under the name "
+                                             f"{point.get('MODEL')!r}",
+                    "data_sha256": f"another version of {', '.join(file_fingerprints([point]))}"}
+            return f"was made with {what[changed[0]]} (its {changed[0]} differs)"
     if not is_seconds(record.get("seconds")):
         return f"has no time in seconds (seconds={record.get('seconds')!r})"
     return None
