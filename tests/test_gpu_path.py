@@ -254,6 +254,11 @@ def gsm8k_ids(standin_model, shared_data, tmp_path_factory):
     return ids
 
 
+# what torch.distributed prints when two launches' ports or stores collide on a loaded machine (not our code's bug)
+_STARTUP_CLASHES = ("address already in use", "eaddrinuse", "distnetworkerror", "diststoreerror",
+                    "connection reset by peer", "connection refused", "socket timeout")
+
+
 @pytest.mark.slow
 def test_the_docs_multi_gpu_examples_run_as_written_on_two_cpu_processes(standin_model, gsm8k_ids, math_ids,
                                                                            tmp_path):
@@ -274,7 +279,7 @@ def test_the_docs_multi_gpu_examples_run_as_written_on_two_cpu_processes(standin
     for command in commands:
         args = shlex.split(command)[2:]  # after `accelerate launch`
         args = [files.get(a, str(tmp_path / a) if a.startswith(("Qwen/", "runs/")) else a) for a in args]
-        for _ in range(2):  # a free port found here can be taken by another process before the launch binds it
+        for _ in range(3):  # a startup clash (a free port taken before the launch binds it) is retried, not a bug
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
                 port = str(sock.getsockname()[1])
@@ -282,9 +287,11 @@ def test_the_docs_multi_gpu_examples_run_as_written_on_two_cpu_processes(standin
                                    *args, "--steps", "1", "--max-new-tokens", "8", "--quiet"], cwd=root,
                                   capture_output=True, text=True, timeout=600,
                                   env={**os.environ, "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1"})
-            if done.returncode == 0 or "address already in use" not in done.stderr.lower():
+            if done.returncode == 0 or not any(sign in done.stderr.lower() for sign in _STARTUP_CLASHES):
                 break
-        assert done.returncode == 0, (command, done.stderr[-8000:])
+            print(f"retried after a startup clash:\n{done.stderr[-4000:]}")  # shown with a failure's report
+        if done.returncode != 0:
+            pytest.fail(f"{command}\nexit {done.returncode}; its stderr's end:\n{done.stderr[-8000:]}")
         run = Path(args[args.index("--out") + 1])
         assert json.loads((run / "summary.json").read_text())["processes"] == 2
         config = json.loads((run / "run_config.json").read_text())["config"]
