@@ -351,6 +351,26 @@ MARKS = ("hash", "boxed", "tagged")  # formats that mark an answer explicitly (a
 EXTRACTORS = {"hash": extract_hash_answer, "boxed": extract_boxed, "tagged": extract_tagged, "option": extract_option}
 
 
+def grader_fingerprint() -> str:
+    """What grades a completion: this module's source and math-verify's version (a cached grade made by another
+    grader is sampled again). Introduced in notebooks/01_difficulty_estimation.ipynb."""
+    global _GRADER
+    if _GRADER is None:
+        import hashlib
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            verifier = version("math-verify")
+        except PackageNotFoundError:
+            verifier = "none"
+        source = open(__file__, "rb").read()
+        _GRADER = hashlib.sha256(source + f"/math-verify {verifier}".encode()).hexdigest()[:16]
+    return _GRADER
+
+
+_GRADER = None
+
+
 def in_format(completion, answer_format: str) -> bool:
     """Whether a completion writes a final answer in `answer_format` at all (right, wrong or hedged): what format
     share counts.

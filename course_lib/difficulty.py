@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .answers import in_format, is_correct
+from .answers import grader_fingerprint, in_format, is_correct
 from .errors import CourseError, check
 from .paths import what_it_is
 from .problems import problems_fingerprint
@@ -122,8 +122,9 @@ def _files_fingerprint(model) -> str:
 
 
 def cache_key(model, problems, settings: dict) -> str:
-    """One key for (weights, problems, sampling settings): change any and the cache misses."""
-    parts = [model_fingerprint(model), problems_fingerprint(problems), json.dumps(settings, sort_keys=True)]
+    """One key for (weights, problems, sampling settings, grader): change any and the cache misses."""
+    parts = [model_fingerprint(model), problems_fingerprint(problems), json.dumps(settings, sort_keys=True),
+             grader_fingerprint()]
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:24]
 
 

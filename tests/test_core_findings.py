@@ -65,6 +65,23 @@ def test_cache_key_changes_with_the_weights_temperature_and_answers(tiny_s, nudg
     assert cache_key(model, other_answer, _key_settings()) != key
 
 
+def test_cache_key_changes_with_the_grader(tiny_s, pool, monkeypatch):
+    """A grade cached by another grader (course_lib/answers.py edited, another math-verify) is not served."""
+    import importlib.metadata
+
+    import course_lib.answers as answers
+
+    key = cache_key(tiny_s[0], pool, _key_settings())
+    real_version = importlib.metadata.version
+    monkeypatch.setattr(answers, "_GRADER", None)
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda name: "0.0.1" if name == "math-verify" else real_version(name))
+    assert cache_key(tiny_s[0], pool, _key_settings()) != key
+    monkeypatch.setattr(importlib.metadata, "version", real_version)
+    monkeypatch.setattr(answers, "_GRADER", None)
+    assert cache_key(tiny_s[0], pool, _key_settings()) == key  # the same grader: the same entry
+
+
 def test_estimate_of_other_weights_misses_the_cache(tiny_s, nudged, pool, tmp_path, monkeypatch):
     """The base model's cached estimate is never served for a trained model (its gain would read 0)."""
     import course_lib.difficulty as difficulty
