@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from decimal import Decimal
 from pathlib import Path
 
 from .answers import extract_boxed, extract_hash_answer, is_numeric_answer, normalize_number
@@ -193,6 +194,17 @@ def _bbh_problems(rows, count: int | None) -> list[Problem]:
 GRADED_SOURCES = ("gsm8k", "math", "bbh", "aime2025", "arith", "shuffle")  # whose answer rules a file can use
 
 
+def _written_out(where: str, number: WrittenNumber) -> str:
+    """A JSON number with an exponent written out in digits (`1e3` -> `1000`, `2.5e-1` -> `0.25`): graders compare
+    the digits a model writes, and no model writes 1e3 for a thousand; other numbers stay as the file writes them."""
+    if "e" not in number.lower():
+        return str(number)
+    value = Decimal(number)
+    check(abs(value.adjusted()) <= 100, f"{where}: field 'answer' {number} has over 100 digits written out; "
+                                        f"put it in quotes (\"{number}\") if that text is the answer")
+    return format(value, "f")
+
+
 def load_jsonl_problems(path) -> list[Problem]:
     """Your own questions: a JSON Lines file with `question` (or `prompt`/`problem`) and `answer` per row.
 
@@ -217,7 +229,7 @@ def load_jsonl_problems(path) -> list[Problem]:
         check(not isinstance(answer, bool) and (not isinstance(answer, float) or math.isfinite(answer)),
               f"{where}: field 'answer' {json.dumps(answer)} is not an answer JSON keeps as written; "
               f"put it in quotes (\"{json.dumps(answer)}\") if that is the answer")
-        answer = str(answer).strip()
+        answer = _written_out(where, answer) if isinstance(answer, WrittenNumber) else str(answer).strip()
         check(answer, f"{where}: field 'answer' is empty")
         question = _field(where, row, "question", "prompt", "problem")
         check(question.strip(), f"{where}: the question is empty; write the question the model is asked")

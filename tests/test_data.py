@@ -128,9 +128,30 @@ def test_missing_file_and_empty_file(tmp_path):
 
 
 def test_a_numeric_answer_is_kept_as_the_file_writes_it(tmp_path):
-    """A float would turn 1e16 into '1e+16' and drop digits of 12345678901234567890.0; the answer is the text."""
+    """A float would turn 1e16 into '1e+16' and drop digits of 12345678901234567890.0; the answer is the text, with
+    an exponent written out in digits (what a model writes and a grader compares)."""
     path = tmp_path / "mine.jsonl"
     path.write_text("\n".join(json.dumps({"question": "q", "answer": "X"}).replace('"X"', number)
-                              for number in ("1e16", "12345678901234567890.0", "0.50", "12345678901234567890")))
-    assert [p.answer for p in load_jsonl_problems(path)] == ["1e16", "12345678901234567890.0", "0.50",
-                                                            "12345678901234567890"]
+                              for number in ("1e16", "12345678901234567890.0", "0.50", "12345678901234567890",
+                                             "2.5E-1", "-1.50e1")))
+    assert [p.answer for p in load_jsonl_problems(path)] == ["10000000000000000", "12345678901234567890.0", "0.50",
+                                                            "12345678901234567890", "0.25", "-15.0"]
+
+
+@pytest.mark.parametrize("source, completion", [("gsm8k", "#### 1000"), ("gsm8k", "#### 1,000"),
+                                                ("math", "\\boxed{1000}"), ("arith", "#### 1000")])
+def test_an_answer_written_with_an_exponent_grades_the_number_a_model_writes(tmp_path, source, completion):
+    from course_lib.answers import is_correct
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text(f'{{"question": "a thousand?", "answer": 1e3, "source": "{source}"}}\n')
+    problem = load_jsonl_problems(path)[0]
+    assert is_correct(completion, problem.answer, problem.source)
+    assert not is_correct(completion.replace("1000", "100").replace("1,000", "100"), problem.answer, problem.source)
+
+
+def test_an_answer_with_a_huge_exponent_is_refused_with_the_fix(tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"question": "q", "answer": 1e400}\n')
+    with pytest.raises(CourseError, match=r"mine.jsonl:1: field 'answer' 1e400 has over 100 digits.*put it in quotes"):
+        load_jsonl_problems(path)
