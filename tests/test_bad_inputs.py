@@ -8,6 +8,7 @@ import json
 import math
 import os
 import re
+import shlex
 import subprocess
 import sys
 from argparse import Namespace
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from course_lib import CourseError
-from course_lib.__main__ import _training_pool, main
+from course_lib.__main__ import _training_pool, build_parser, main
 from course_lib.answers import extract_option, extract_tagged, is_correct, normalize_number
 from course_lib.rewards import correctness_reward, format_reward
 
@@ -291,6 +292,14 @@ def test_estimate_and_calibrate_accept_a_run_folder(odd_run, capsys, tmp_path):
     assert main(["calibrate", "--model", str(root / "run"), "--n", "4", "--k", "2", "--max-new-tokens", "8",
                  "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out)["n_problems"] == 4
+    assert main(["calibrate", "--model", str(root / "run"), "--n", "4", "--k", "2", "--max-new-tokens", "8",
+                 "--temperature", "0.5", "--seed", "3", "--quiet"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    words = shlex.split(report["command"])  # the recorded command measures the same report again
+    assert words[:4] == ["python", "-m", "course_lib", "calibrate"]
+    again = build_parser().parse_args(words[3:])
+    assert (again.model, again.n, again.k, again.temperature, again.max_new_tokens, again.seed) == \
+        (str(root / "run"), 4, 2, 0.5, 8, 3)
     line = one_line_error(capsys, "calibrate", "--model", root / "run", "--n", "4", "--k", "2", "--write")
     assert "--write" in line and "run folder" in line
 

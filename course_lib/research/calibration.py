@@ -45,6 +45,16 @@ def summarize(problems, rates, k) -> dict:
     }
 
 
+def calibrate_command(name, task, n, k, temperature, max_new_tokens, seed, data_dir) -> str:
+    """The command line that measures the same report again (every setting that changes it)."""
+    import shlex
+
+    words = ["python", "-m", "course_lib", "calibrate", "--model", str(name), "--task", task, "--n", str(n),
+             "--k", str(k), "--seed", str(seed), "--temperature", f"{temperature:g}",
+             "--max-new-tokens", str(max_new_tokens)]
+    return shlex.join(words + (["--data-dir", str(data_dir)] if data_dir is not None else []))
+
+
 def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperature: float = 1.0,
               max_new_tokens: int = 128, seed: int = 0, progress: bool = False, data_dir=None) -> dict:
     """Measure a model on `n` training problems of `task` at K samples; returns the report."""
@@ -57,8 +67,7 @@ def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperat
     report = summarize(problems, rates, k)
     report.update(task=task, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed,
                   seconds=round(time.time() - start, 1),
-                  command=f"python -m course_lib calibrate --model {name} --task {task} --n {n} --k {k} --seed {seed}"
-                          + (f" --max-new-tokens {max_new_tokens}" if max_new_tokens != 128 else ""))
+                  command=calibrate_command(name, task, n, k, temperature, max_new_tokens, seed, data_dir))
     return report
 
 
