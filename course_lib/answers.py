@@ -232,7 +232,8 @@ _DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b")
 def math_equal(predicted: str | None, reference: str) -> bool:
     """Whether two MATH answers are equal: exact after normalisation, else math-verify (never eval). An answer that
     offers a choice (`1 \\lor 2`, `1 \\text{ or } 2`) equals no single-valued reference: math-verify would read
-    one of them and score the hedge.
+    one of them and score the hedge. Decimals are compared to 6 places (math-verify's default, which open GRPO
+    graders keep): `3.1415926` equals `3.1415927`, and `0.333333` equals `\\frac{1}{3}`.
 
     >>> math_equal(r"1 \\lor 2", "2"), math_equal(r"1 \\text{ or } 2", "2")
     (False, False)

@@ -107,6 +107,9 @@ def test_extract_tagged_reads_from_its_tag_to_the_first_close_within_the_limit()
         ("3", r"\frac{1}{2}", False),
         (None, "3", False),
         ("x" * 1000, "3", False),  # too long to hand to math-verify
+        ("3.1415926", "3.1415927", True),  # decimals to 6 places (math-verify's default, kept on purpose)
+        ("0.333333", r"\frac{1}{3}", True),
+        ("3.14159", "3.1416", False),
     ],
 )
 def test_math_equal_uses_math_verify(predicted, reference, equal):
