@@ -110,6 +110,10 @@ def test_extract_tagged_reads_from_its_tag_to_the_first_close_within_the_limit()
         ("3.1415926", "3.1415927", True),  # decimals to 6 places (math-verify's default, kept on purpose)
         ("0.333333", r"\frac{1}{3}", True),
         ("3.14159", "3.1416", False),
+        ("1\\,000", "1000", True),  # LaTeX's thousands separators, as MATH solutions write them
+        ("1000", "12{,}345", False),
+        ("12{,}345", "12345", True),
+        ("1\\,00", "100", False),  # not a group of three: not a separator
     ],
 )
 def test_math_equal_uses_math_verify(predicted, reference, equal):
