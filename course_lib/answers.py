@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 import unicodedata
+from fractions import Fraction
 
 from .paths import REPOSITORY
 
@@ -255,7 +256,8 @@ def math_equal(predicted: str | None, reference: str) -> bool:
 
 _NUMERIC = re.compile(r"-?\d+(\.\d+)?")
 _FRACTION = re.compile(r"-?\\[dt]?frac\{(-?\d+)\}\{(\d+)\}|(-?\d+)/(\d+)")
-_LINEAR = re.compile(r"-?\d*x(?:[+-]\d+)?|-?\d+[+-]\d*x")
+_X_TERM = r"(?:[2-9]|[1-9]\d+)?x"  # 7x or x: never 0x or 1x
+_LINEAR = re.compile(rf"-?{_X_TERM}(?:[+-][1-9]\d*)?|-?[1-9]\d*[+-]{_X_TERM}")
 
 
 def is_numeric_answer(answer: str) -> bool:
@@ -263,25 +265,50 @@ def is_numeric_answer(answer: str) -> bool:
     return bool(_NUMERIC.fullmatch(normalize_number(answer)))
 
 
+def _solved_text(answer) -> tuple[str, bool]:
+    """An answer without spaces or a leading `x=`, its number normalised, and whether it had the `x=`."""
+    text = "".join(str(answer).split())
+    solved = text.startswith("x=")
+    return normalize_number(text[2:] if solved else text), solved
+
+
 def in_simplest_form(answer: str) -> bool:
-    r"""Whether an answer is written in simplest form: a number, a fraction in lowest terms, or a linear expression
-    with one x term and one constant (`x=` before any of them allowed).
+    r"""Whether an answer is written in simplest form: a number, a fraction in lowest terms (`x=` before either
+    allowed), or a linear expression with one x term and a nonzero constant or none (no `0x`, no `1x`).
 
     tinymath's questions are expressions that math-verify evaluates (`47*36`, `\frac{1}{4}+\frac{3}{8}`), so a boxed
     copy of the question would equal its answer; a tinymath answer counts only in this form.
 
-    >>> [in_simplest_form(a) for a in ("1692", "0.5", r"\dfrac{3}{4}", "7x + 5", "x=-2")]
-    [True, True, True, True, True]
-    >>> [in_simplest_form(a) for a in (r"\frac{6}{8}", "47*36", "3x+4x", r"\frac{5}{6}+\frac{3}{4}")]
-    [False, False, False, False]
+    >>> [in_simplest_form(a) for a in ("1692", "0.5", r"\dfrac{3}{4}", "7x + 5", "x=-2", "-x")]
+    [True, True, True, True, True, True]
+    >>> [in_simplest_form(a) for a in (r"\frac{6}{8}", "47*36", "3x+4x", r"\frac{5}{6}+\frac{3}{4}", "0x+12", "1x",
+    ...                                "x=7x+5", "7x+0")]
+    [False, False, False, False, False, False, False, False]
     """
-    text = "".join(str(answer).split())
-    text = normalize_number(text[2:] if text.startswith("x=") else text)
+    text, solved = _solved_text(answer)
     fraction = _FRACTION.fullmatch(text)
     if fraction:
         numerator, denominator = (int(a or b) for a, b in zip(fraction.group(1, 2), fraction.group(3, 4)))
         return denominator > 1 and math.gcd(numerator, denominator) == 1
-    return bool(_NUMERIC.fullmatch(text) or _LINEAR.fullmatch(text))
+    return bool(_NUMERIC.fullmatch(text) or (not solved and _LINEAR.fullmatch(text)))
+
+
+def exact_value(answer) -> Fraction | None:
+    r"""A number's or a fraction's exact value (`x=` allowed), None for anything else: tinymath compares these
+    exactly, so `0.75` is `\frac{3}{4}` and `0.333333` is not `\frac{1}{3}`.
+
+    >>> exact_value("0.75") == exact_value(r"\frac{3}{4}"), exact_value("0.333333") == exact_value("1/3")
+    (True, False)
+    >>> [exact_value(a) for a in (r"-\frac{3}{4}", r"\frac{-3}{4}", "-3/4", "x=-0.75", "x+1")]
+    [Fraction(-3, 4), Fraction(-3, 4), Fraction(-3, 4), Fraction(-3, 4), None]
+    """
+    text, _ = _solved_text(answer)
+    fraction = _FRACTION.fullmatch(text)
+    if fraction:
+        numerator, denominator = (int(a or b) for a, b in zip(fraction.group(1, 2), fraction.group(3, 4)))
+        sign = -1 if fraction.group(1) is not None and text.startswith("-") else 1  # `-\frac{3}{4}`
+        return sign * Fraction(numerator, denominator) if denominator else None
+    return Fraction(text) if _NUMERIC.fullmatch(text) else None
 
 
 def _math_verify(predicted: str, reference: str) -> bool:
@@ -419,8 +446,11 @@ def _matches(predicted: str, answer: str, source: str) -> bool:
     """Whether one marked answer equals the reference by `source`'s rules."""
     if source == "math":
         return math_equal(predicted, answer)
-    if source == "tinymath":  # math-verify, as MATH; a copy of the question is no answer (`in_simplest_form`)
-        return in_simplest_form(predicted) and math_equal(predicted, answer)
+    if source == "tinymath":  # a copy of the question is no answer (`in_simplest_form`); numbers compare exactly
+        if not in_simplest_form(predicted):
+            return False
+        values = exact_value(predicted), exact_value(answer)
+        return values[0] == values[1] if None not in values else math_equal(predicted, answer)
     if source == "bbh":
         return predicted.strip("() ") == answer.strip().strip("()")
     if source == "shuffle":

@@ -443,3 +443,14 @@ def test_a_markdown_heading_is_no_second_answer_in_another_format(completion, an
                               **({"answer_format": [answer_format]} if answer_format else {})) == [1.0]
     assert not is_correct(completion.replace("Final answer", "7").replace("Step 1: Add the numbers", "7"), answer,
                           source, answer_format)  # a `#### 7` beside it is still a hedge
+
+
+@pytest.mark.parametrize(("predicted", "reference", "right"), [
+    ("x", "x", True), ("x+5", "x+5", True), ("5+7x", "7x+5", True), ("x=-2", "-2", True), ("0.75", r"\frac{3}{4}", True),
+    (r"-\frac{3}{4}", "-0.75", True), ("0x+12", "12", False), ("x=12x", "12x", False), ("x=7x+5", "7x+5", False),
+    ("1x", "x", False), ("1x+5", "x+5", False), ("7x+0", "7x", False), ("0.333333", r"\frac{1}{3}", False),
+    ("0.571429", r"\frac{4}{7}", False), (r"-\frac{3}{4}", r"\frac{3}{4}", False)])
+def test_tinymath_counts_simplest_forms_and_compares_numbers_exactly(predicted, reference, right):
+    """A zero or unit coefficient, or `x=` before an expression, is not simplest form; a rounded decimal is not the
+    fraction (math-verify's 6 places would count it)."""
+    assert is_correct(f"\\boxed{{{predicted}}}", reference, "tinymath") is right
