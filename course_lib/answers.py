@@ -38,7 +38,7 @@ MATH_TIMEOUT = 2  # seconds math-verify may spend on each parse and on the compa
 
 _HASH = re.compile(r"####[ \t]*([^\n]{0,100})")
 _OPTION = re.compile(r"\(([A-G])\)")
-_LATEX_SEPARATOR = re.compile(r"\\,|\{,\}")  # `1\,000` and `1{,}000`: LaTeX's thousands separators
+_LATEX_SEPARATOR = re.compile(r"\\,|\{,\}|\\ | |\u2009|\u202f")  # `1\,000`, `1{,}000`, `1\ 000`, `1 000`
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,234,567.5: the only commas removed
 _DECIMAL = re.compile(r"(-?)(\d*)(?:\.(\d*))?")
 _NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3}){1,10}(?:\.\d{1,30})?|-?\d{1,30}(?:\.\d{1,30})?")
@@ -54,7 +54,7 @@ def normalize_number(text: str) -> str:
     """'1,234' -> '1234', '$5.00' -> '5', '1.50' -> '1.5', '-0' -> '0', '٤٢' -> '42'; other strings are only stripped.
 
     Commas count as thousands separators only in groups of three (`1,234,567`): `1,2` stays a list of two numbers.
-    LaTeX's separators (`1\\,000`, `1{,}000`, as MATH solutions write them) count the same way.
+    LaTeX's separators (`1\\,000`, `1{,}000`, `1\\ 000`) and a space (`1 000`, SI style) count the same way.
 
     >>> [normalize_number(s) for s in ("1,234,567", "1,2", " 7. ", "-0.0", "007", ".5", r"1\\,000", "1{,}000")]
     ['1234567', '1,2', '7', '0', '7', '0.5', '1000', '1000']

@@ -114,6 +114,9 @@ def test_extract_tagged_reads_from_its_tag_to_the_first_close_within_the_limit()
         ("1000", "12{,}345", False),
         ("12{,}345", "12345", True),
         ("1\\,00", "100", False),  # not a group of three: not a separator
+        ("1\\ 000", "1000", True),
+        ("1000", "1 000", True),  # SI style
+        ("1 2", "12", False),
     ],
 )
 def test_math_equal_uses_math_verify(predicted, reference, equal):
