@@ -1,6 +1,7 @@
 """A killed and resumed run equals an uninterrupted one: same prompts, rewards, losses and adapter bytes."""
 
 import shutil
+import time
 
 import pytest
 from transformers import TrainerCallback
@@ -60,7 +61,8 @@ def uninterrupted(tmp_path_factory, problems):
 
 
 def _metrics(run_dir):
-    return [{k: v for k, v in row.items() if k != "step_time"} for row in read_jsonl_log(run_dir / "metrics.jsonl")]
+    return [{k: v for k, v in row.items() if k not in ("step_time", "elapsed_seconds")}
+            for row in read_jsonl_log(run_dir / "metrics.jsonl")]
 
 
 def assert_same_run(resumed, reference):
@@ -86,9 +88,27 @@ def test_killed_and_resumed_run_equals_an_uninterrupted_one(uninterrupted, probl
         train_grpo("tiny-s", problems, config, out, progress=False, callbacks=[Kill(kill)])
     assert [p.name for p in out.glob("checkpoint-*")] == [f"checkpoint-{resumed_from}"]
     assert max(row["step"] for row in read_jsonl_log(out / "ledger.jsonl")) == kill - 1
+    before = {row["step"]: row["elapsed_seconds"] for row in read_jsonl_log(out / "metrics.jsonl")}[resumed_from]
+    started = time.time()
     summary = train_grpo("tiny-s", problems, config, out, progress=False)
     assert summary["resumed_from"] == resumed_from and summary["steps"] == 6
     assert_same_run(out, uninterrupted(save_steps))
+    # the run's seconds count the first process's steps up to its checkpoint too, not only the last process's
+    elapsed = [row["elapsed_seconds"] for row in read_jsonl_log(out / "metrics.jsonl")]
+    assert elapsed == sorted(elapsed) and elapsed[resumed_from - 1] == before > 0
+    assert before < summary["seconds"] <= before + time.time() - started + 0.1
+    assert summary["seconds"] >= elapsed[-1]
+
+
+@pytest.mark.slow
+def test_a_run_resumed_at_its_last_checkpoint_reports_the_seconds_it_trained(uninterrupted, problems, tmp_path):
+    out = tmp_path / "last"
+    shutil.copytree(uninterrupted(3), out)
+    shutil.rmtree(out / "final")  # killed after its last checkpoint was written, before final/
+    (out / "summary.json").unlink()
+    summary = train_grpo("tiny-s", problems, CourseConfig(**FAST, save_steps=3), out, progress=False)
+    assert summary["resumed_from"] == 6
+    assert summary["seconds"] == read_jsonl_log(out / "metrics.jsonl")[-1]["elapsed_seconds"] > 0  # not 0.0
 
 
 @pytest.mark.slow

@@ -131,12 +131,19 @@ class LedgerReward:
         return rewards
 
 
-def _trainer_callback(ledger_reward: LedgerReward, run_dir: Path):
-    """A TRL/transformers callback that writes metrics.jsonl and ledger.jsonl as training goes (main process only)."""
+def _trainer_callback(ledger_reward: LedgerReward, run_dir: Path, seconds_before: float = 0.0):
+    """A TRL/transformers callback that writes metrics.jsonl and ledger.jsonl as training goes (main process only);
+    each metrics row holds `elapsed_seconds`, the run's training seconds so far (with `seconds_before` a resumed
+    run's earlier processes spent up to its checkpoint)."""
     from accelerate.utils import gather_object
     from transformers import TrainerCallback
 
     class LedgerCallback(TrainerCallback):
+        started = time.time()
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            self.started = time.time()
+
         def on_step_end(self, args, state, control, **kwargs):
             # a copy: with one process, gather_object returns its argument itself, which clear() would empty
             rows = gather_object(list(ledger_reward.pending))  # every process's groups, process 0's first
@@ -146,7 +153,9 @@ def _trainer_callback(ledger_reward: LedgerReward, run_dir: Path):
 
         def on_log(self, args, state, control, logs=None, **kwargs):
             if logs and "loss" in logs and state.is_world_process_zero:  # TRL has already averaged over processes
-                _append_lines(run_dir / "metrics.jsonl", [json.dumps({"step": state.global_step, **logs})])
+                elapsed = round(seconds_before + time.time() - self.started, 1)
+                _append_lines(run_dir / "metrics.jsonl", [json.dumps({"step": state.global_step, **logs,
+                                                                      "elapsed_seconds": elapsed})])
 
     return LedgerCallback()
 
@@ -186,6 +195,17 @@ def _append_lines(path: Path, lines: list[str]) -> None:
     if lines:
         with open(path, "a") as handle:
             handle.write("\n".join(lines) + "\n")
+
+
+def _seconds_before(run_dir: Path, resume_step: int | None) -> float:
+    """The training seconds a resumed run spent up to its checkpoint: metrics.jsonl's `elapsed_seconds` there (a run
+    from before that field: the sum of TRL's `step_time`); 0 for a fresh run."""
+    if not resume_step or not (run_dir / "metrics.jsonl").is_file():
+        return 0.0
+    rows = [row for row, _ in _log_rows(run_dir / "metrics.jsonl", torn_end_ok=True) if row["step"] <= resume_step]
+    if rows and isinstance(rows[-1].get("elapsed_seconds"), int | float):
+        return float(rows[-1]["elapsed_seconds"])
+    return round(sum(row.get("step_time", 0.0) for row in rows if isinstance(row.get("step_time"), int | float)), 1)
 
 
 def _truncate_after(path: Path, step: int) -> None:
@@ -623,8 +643,9 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
         if main:
             _prepare_run_dir(run_dir, resume_step, broken, model_name, record, problem_ids, base,
                              {"problems_sha256": problems_sha256, "answer_format": pool_answer_format(problems)})
+    seconds_before = _seconds_before(run_dir, resume_step)  # a resumed run's earlier processes, to its checkpoint
     if resume_step == config.max_steps:  # killed after the last checkpoint: resuming there would train one step more
-        summary = {"model": model_name, "steps": config.max_steps, "seconds": 0.0, "lora": peft_config is not None,
+        summary = {"model": model_name, "steps": config.max_steps, "seconds": seconds_before, "lora": peft_config is not None,
                    "resumed_from": resume_step, "processes": args.world_size}
         if main:
             _final_from_checkpoint(run_dir / f"checkpoint-{resume_step}", run_dir / STAGING / "final")
@@ -636,7 +657,7 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     trainer = trainer_class(model=model, reward_funcs=[ledger], args=args,
                             train_dataset=_dataset(problems, tokenizer), processing_class=tokenizer,
                             peft_config=copy.deepcopy(peft_config),  # PEFT writes into the one it is given
-                            callbacks=[_trainer_callback(ledger, run_dir), *callbacks])
+                            callbacks=[_trainer_callback(ledger, run_dir, seconds_before), *callbacks])
     trainer.course_max_rounds = config.dynamic_max_rounds
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
     from transformers.utils.notebook import NotebookProgressCallback
@@ -664,7 +685,8 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
                 sort_target_modules(staged / "adapter_config.json")
         except SAVE_ERRORS as error:
             raise save_failed(error, "final/", run_dir) from error
-    summary = {"model": model_name, "steps": trainer.state.global_step, "seconds": round(time.time() - start, 1),
+    summary = {"model": model_name, "steps": trainer.state.global_step,
+               "seconds": round(seconds_before + time.time() - start, 1),
                "lora": peft_config is not None, "resumed_from": resume_step, "processes": args.world_size}
     if main:
         _finish(run_dir, summary)
