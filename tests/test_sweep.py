@@ -1,6 +1,7 @@
 """The sweep: grids, the parameter contract, resume, failed points, SLURM emission, and one real smoke point."""
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -635,6 +636,16 @@ def test_delete_merged_removes_the_merged_model_once_the_point_is_done(tmp_path,
     assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path),
                  "--delete-merged"]) == 0
     assert not merged.exists() and merged.parent.exists()
+
+
+def test_a_notebook_point_with_a_number_nothing_trains_with_is_refused_before_any_work():
+    from course_lib.research.experiment import Point, resolve
+
+    for values, said in (({"epochs": 0.0}, "EPOCHS=0.0 must be a finite number above 0"),
+                         ({"epochs": math.nan}, "EPOCHS=nan must be"), ({"group_size": 1}, "GROUP_SIZE=1: a group")):
+        with pytest.raises(CourseError, match=f"^{re.escape(said)}"):
+            resolve(Point(profile="smoke", **values))
+    assert resolve(Point(profile="smoke", epochs=0.5, steps=0, group_size=2)).epochs == 0.5
 
 
 def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):

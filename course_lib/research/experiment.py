@@ -100,6 +100,28 @@ RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation 
 )
 
 
+# the numbers a point can train with: the lowest allowed, and whether it is allowed itself
+VALUE_RANGES = {"epochs": (0, False), "budget": (0, False), "ood_k": (1, True)} | {
+    name: (0, True) for name in ("steps", "learning_rate", "max_grad_norm", "seed", "pool_size", "difficulty_k",
+                                 "eval_k", "base_k", "eval_problems", "prompts_per_step", "max_new_tokens",
+                                 "micro_batch_prompts")}
+
+
+def check_values(values: dict) -> None:
+    """A point's numbers that nothing can train with (EPOCHS=0, EPOCHS=nan, STEPS=-3, BUDGET=inf, GROUP_SIZE=1),
+    refused in one line naming the parameter before any work starts."""
+    helps = {field.name: field.metadata["help"] for field in dataclasses.fields(Point)}
+    for name, value in values.items():
+        if name in VALUE_RANGES and isinstance(value, int | float) and not isinstance(value, bool):
+            low, inclusive = VALUE_RANGES[name]
+            fine = math.isfinite(value) and (value >= low if inclusive else value > low)
+            check(fine, f"{name.upper()}={value!r} must be a finite number {'of at least' if inclusive else 'above'} {low}: "
+                        f"{helps[name]}")
+    group = values.get("group_size", 0)
+    check(not isinstance(group, int) or group == 0 or group >= 2,
+          f"GROUP_SIZE={group!r}: a group needs at least 2 completions ({helps['group_size']})")
+
+
 def parse_arm(strategy: str) -> dict:
     """'levels-1-3' -> levels (1, 2, 3); 'random+dynamic' -> random with DAPO filtering; a clear error otherwise."""
     from ..selection import STRATEGIES
@@ -121,6 +143,7 @@ def resolve(point: Point) -> Point:
     """The point with every 0/"" setting filled in from its profile and training settings."""
     from .profiles import TRAIN_SETTINGS, YADAV_2604_06298, get_profile
 
+    check_values(dataclasses.asdict(point))
     profile = get_profile(point.profile)
     settings = point.train_settings or profile.train_settings
     check(settings in TRAIN_SETTINGS,

@@ -73,7 +73,7 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
     import dataclasses
 
     from ..problems import absolute_task
-    from .experiment import Point
+    from .experiment import Point, check_values
 
     types = {f.name.upper(): f.type for f in dataclasses.fields(Point) if f.name not in ("run_dir", "profile")}
     overrides = {}
@@ -91,6 +91,7 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
         except (KeyError, ValueError):
             kind = {"int": "a whole number", "float": "a number", "bool": "True or False"}.get(types[key], types[key])
             raise CourseError(f"--set {key}={value!r}: {key} takes {kind}") from None
+    check_values({key.lower(): value for key, value in overrides.items()})  # before any point starts
     if backend != "auto":
         check(overrides.get("BACKEND", backend) == backend, "--backend and --set BACKEND=... disagree; give one of them")
         overrides["BACKEND"] = backend
