@@ -348,6 +348,8 @@ def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
     check(whole, f"levels={levels!r} must be a list of whole level numbers, e.g. [1, 2, 3]")  # not '12', 1.5, True
     levels = tuple(int(level) for level in levels)
     check(len(levels) > 0, "levels is empty; give at least one level")
+    repeated = sorted({level for level in levels if levels.count(level) > 1})
+    check(not repeated, f"levels={list(levels)!r} names level {repeated[0]} twice; give each level once")
     for level in levels:
         check(
             level in allowed,
