@@ -349,7 +349,8 @@ def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
     levels = tuple(int(level) for level in levels)
     check(len(levels) > 0, "levels is empty; give at least one level")
     repeated = sorted({level for level in levels if levels.count(level) > 1})
-    check(not repeated, f"levels={list(levels)!r} names level {repeated[0]} twice; give each level once")
+    if repeated:
+        raise CourseError(f"levels={list(levels)!r} names level {repeated[0]} twice; give each level once")
     for level in levels:
         check(
             level in allowed,

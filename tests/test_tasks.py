@@ -101,7 +101,7 @@ def test_stream_only_yields_training_prompts():
         ({"task": "algebra", "n": 5}, "task='algebra' is unknown"),
         ({"task": "arith", "n": 5, "levels": [6]}, "level 6 is outside the train split's levels 1-5"),
         ({"task": "arith", "n": 5, "levels": [0]}, "level 0 is outside"),
-        ({"task": "arith", "n": 400, "levels": [1, 1]}, "levels=[1, 1] names level 1 twice; give each level once"),
+        ({"task": "arith", "n": 400, "levels": [1, 1]}, "names level 1 twice; give each level once"),
         ({"task": "arith", "n": 5, "split": "ood", "levels": [3]}, "level 3 is outside the ood split"),
         ({"task": "arith", "n": 5, "split": "dev"}, "split='dev' is unknown"),
         ({"task": "arith", "n": 0}, "n=0 must be a positive integer"),
