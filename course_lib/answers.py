@@ -58,8 +58,11 @@ def normalize_number(text: str) -> str:
 
     >>> [normalize_number(s) for s in ("1,234,567", "1,2", " 7. ", "-0.0", "007", ".5", r"1\\,000", "1{,}000")]
     ['1234567', '1,2', '7', '0', '7', '0.5', '1000', '1000']
+    >>> normalize_number("\u22125")  # a Unicode minus
+    '-5'
     """
     text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)  # any script's digits
+    text = text.replace("\u2212", "-")  # the Unicode minus sign (−5), as typeset text writes it
     cleaned = text.strip().replace("$", "").rstrip(".").strip()
     if _THOUSANDS.fullmatch(commas := _LATEX_SEPARATOR.sub(",", cleaned)):
         cleaned = commas.replace(",", "")

@@ -457,3 +457,9 @@ def test_tinymath_counts_simplest_forms_and_compares_numbers_exactly(predicted, 
     """A zero or unit coefficient, or `x=` before an expression, is not simplest form; a rounded decimal is not the
     fraction (math-verify's 6 places would count it)."""
     assert is_correct(f"\\boxed{{{predicted}}}", reference, "tinymath") is right
+
+
+def test_a_unicode_minus_after_the_mark_is_a_minus():
+    """`#### \u22125` (typeset text's minus) is -5 under the `####` rules, as `\\boxed{\u22125}` is under math-verify."""
+    assert is_correct("#### \u22125", "-5", "arith") and is_correct("#### \u22125", "-5", "gsm8k")
+    assert not is_correct("#### \u22125", "5", "arith")
