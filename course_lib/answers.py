@@ -152,17 +152,24 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
     r"(?:[ \t]*(?:(?:,|/|\||&|;|\bor\b|\band\b)[ \t]*\(?[A-G]\)?|\([A-G]\))(?![A-Za-z]))*)")
 
 
+_DRESSED_OPTION = re.compile(r"\\boxed\{\(?([A-G])\)?\}|\*\*\(?([A-G])\)?\*\*")  # \boxed{B}, **B**: an option
+
+
 def option_answers(text) -> list[str]:
     """The BBH options a completion gives as its answer: each one it states after 'answer is' (a list there gives
-    each of its options), else every `(A)`..`(G)` it writes; as '(X)', in order.
+    each of its options), else every `(A)`..`(G)` it writes; as '(X)', in order. A boxed or bold letter
+    (`\\boxed{B}`, `**B**`, as chat models write by habit) is that option.
 
     >>> option_answers("So the answer is (B). (C) was first."), option_answers("the answer is (A) or (B)")
     (['(B)'], ['(A)', '(B)'])
     >>> option_answers("(A) (B) (C) (D) (E) (F) (G)")
     ['(A)', '(B)', '(C)', '(D)', '(E)', '(F)', '(G)']
+    >>> option_answers(r"So the answer is \\boxed{B}."), option_answers("So the answer is: **B**")
+    (['(B)'], ['(B)'])
     """
     if not isinstance(text, str):
         return []
+    text = _DRESSED_OPTION.sub(lambda match: f"({match.group(1) or match.group(2)})", text)
     if text.count("answer is") > MAX_MARKS:
         return [None]
     stated = _STATED.findall(text)

@@ -463,3 +463,12 @@ def test_a_unicode_minus_after_the_mark_is_a_minus():
     """`#### \u22125` (typeset text's minus) is -5 under the `####` rules, as `\\boxed{\u22125}` is under math-verify."""
     assert is_correct("#### \u22125", "-5", "arith") and is_correct("#### \u22125", "-5", "gsm8k")
     assert not is_correct("#### \u22125", "5", "arith")
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("So the answer is \\boxed{B}.", True), ("So the answer is: **B**", True), ("\\boxed{(B)}", True),
+    ("the answer is **(B)**", True), ("\\boxed{B} or \\boxed{C}", False), ("So the answer is \\boxed{C}.", False)])
+def test_a_boxed_or_bold_bbh_letter_is_that_option(completion, right):
+    """Chat models box or bold the letter by habit; it is the option (and in format), and two of them hedge."""
+    assert is_correct(completion, "(B)", "bbh") is right
+    assert in_format(completion, "option")
