@@ -16,6 +16,8 @@ def test_figures_render_offline_as_png(tmp_path):
     first = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
     assert sorted(first) == sorted(p.name for p in write_figures(tmp_path))  # its own PNGs are remade in place
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == first  # byte for byte
+    stale = [name for name, data in first.items() if (ROOT / "docs" / "figures" / name).read_bytes() != data]
+    assert not stale, f"docs/figures {stale} differ from what `python -m course_lib figures` makes now; run it"
 
 
 def test_committed_figures_carry_the_maker_chunk_and_are_valid_pngs():
