@@ -175,9 +175,10 @@ def cmd_generate(args) -> None:
 def cmd_notebooks(args) -> None:
     """Execute every notebook with papermill in one profile."""
     from .classroom.notebooks import course_notebooks, run_course
-    from .provenance import folder_lock
+    from .provenance import check_ignored_in_repository, folder_lock
 
     _check_outputs(args, args.out, folder=True)
+    check_ignored_in_repository(args.out, "out")  # executed copies among the course's files would be clutter
     for notebook in course_notebooks():  # an executed copy replaces only an executed copy, never a lesson
         _check_executed_copy(Path(args.out) / notebook.name)
     check(args.only is None or (args.only and all(prefix.strip() for prefix in args.only)),
@@ -1022,11 +1023,13 @@ def cmd_compare(args) -> None:
 def cmd_figures(args) -> None:
     """Render the charts of docs/findings.md as PNGs from committed files."""
     from .classroom.plots import made_by_figures
-    from .provenance import check_not_in_owned, check_writable_folder, folder_lock
+    from .provenance import check_ignored_in_repository, check_not_in_owned, check_writable_folder, folder_lock
     from .research.figures import FIGURES, write_figures
 
     _check_outputs(args, args.out, folder=True)
     check_not_in_owned(args.out)
+    if Path(args.out).expanduser().resolve() != REPOSITORY / "docs" / "figures":  # the one course folder they belong in
+        check_ignored_in_repository(args.out, "out")
     check_writable_folder(args.out)
     for name in FIGURES:
         path = Path(args.out) / name

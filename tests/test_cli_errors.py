@@ -779,3 +779,13 @@ def test_evaluating_a_run_on_its_own_training_problems_or_in_another_format_is_s
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warn_if_not_held_out(str(run), generate("arith", 2, "test", seed=0))  # held out, in its format: silent
+
+
+@pytest.mark.parametrize("command", [["figures", "--out", "course_lib"], ["figures", "--out", "data/results/hard-wins"],
+                                     ["notebooks", "--out", "docs", "--only", "99"], ["notebooks", "--out", "notebooks"]])
+def test_figures_and_notebooks_do_not_write_among_the_courses_own_files(command):
+    """PNGs or executed copies in course_lib/, docs/ or a study's folder were untracked clutter beside the course's."""
+    root = Path(__file__).resolve().parent.parent
+    done = run_cli_in_process(*command[:2], root / command[2], *command[3:])
+    assert done.returncode == 2 and "is inside the repository, among files git tracks" in done.stderr, done.stderr
+    assert not any((root / command[2] / name).exists() for name in ("hard_wins.png", "summary.json", ".lock"))
