@@ -821,31 +821,19 @@ def check_slurm_limits(time_limit: str | None, mem: str | None, gpus: int | None
                                              "needs, e.g. 32G, or leave it out for the cost model's estimate")
 
 
-POINT_LIMITS = {"pool_size": 1_000_000, "eval_problems": 1_000_000, "difficulty_k": 10_000, "eval_k": 10_000,
-                "ood_k": 10_000, "base_k": 10_000, "epochs": 1_000}  # a point's counts at most (0: the profile's)
-
-
 def check_planned_points(points: list[dict]) -> None:
-    """Every point of a sweep checked as it will run, before any runs: each number finite and >= 0 (0: the
-    profile's value), counts within POINT_LIMITS, the seed in numpy's range, and its training settings valid."""
+    """Every point of a sweep checked as it will run, before any runs: its numbers (`experiment.check_values`), the
+    seed in numpy's range, and its training settings valid."""
     import dataclasses
-    import math
 
     from .errors import check_seed
-    from .research.experiment import Point, resolve, train_config, train_lora
+    from .research.experiment import Point, check_values, resolve, train_config, train_lora
     from .research.sweep import point_name
 
     checked = set()  # models and files already checked (a grid repeats them across seeds and arms)
     for values in points:
         point = Point.from_parameters({**values, "BACKEND": "hf"})  # vLLM and GPUs: checked where points run
-        for name, value in dataclasses.asdict(point).items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                high = POINT_LIMITS.get(name, math.inf)
-                check(math.isfinite(value) and 0 <= value <= high,
-                      f"{name.upper()}={value} (--set or the grid) must be a finite number from 0 (the profile's "
-                      f"value) to {high:,}" if high < math.inf else
-                      f"{name.upper()}={value} (--set or the grid) must be a finite number >= 0 (0: the profile's "
-                      "value)")
+        check_values(dataclasses.asdict(point))
         check_seed(point.seed, "SEED")
         for name in ("difficulty_k", "eval_k", "base_k", "ood_k"):  # K samples: a pass rate needs at least 2
             value = getattr(point, name)

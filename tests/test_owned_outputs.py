@@ -288,7 +288,14 @@ def test_train_and_reproduce_refuse_a_folder_holding_other_files(no_work, tmp_pa
 
 def test_notebooks_and_figures_never_write_over_a_lesson_or_another_file(tmp_path):
     line = refused("notebooks", "--profile", "smoke", "--out", ROOT / "notebooks", "--quiet")
+    assert "is inside the repository, among files git tracks" in line
+    lessons = tmp_path / "lessons"  # a copy of the lessons elsewhere: never written over either
+    lessons.mkdir()
+    lesson = sorted((ROOT / "notebooks").glob("0*.ipynb"))[0]
+    (lessons / lesson.name).write_bytes(lesson.read_bytes())
+    line = refused("notebooks", "--profile", "smoke", "--out", lessons, "--quiet")
     assert "which is not a copy papermill executed" in line
+    assert (lessons / lesson.name).read_bytes() == lesson.read_bytes()
     (tmp_path / "calibration.png").write_text("not a png")
     assert "holds a calibration.png that `figures` did not write" in refused("figures", "--out", tmp_path)
 
@@ -524,11 +531,11 @@ def test_absurd_settings_are_refused_before_anything_is_written(no_work, tmp_pat
 
 
 @pytest.mark.parametrize(("setting", "message"), [
-    ("LEARNING_RATE=inf", "LEARNING_RATE=inf (--set or the grid) must be a finite number >= 0"),
-    ("STEPS=-5", "STEPS=-5 (--set or the grid) must be a finite number >= 0"),
+    ("LEARNING_RATE=inf", "LEARNING_RATE=inf must be a finite number from 0: learning rate"),
+    ("STEPS=-5", "STEPS=-5 must be a finite number from 0: optimizer steps"),
     ("LEARNING_RATE=1e30", "learning_rate=1e+30 must be in (0, 1]"),
     ("SEED=18446744073709551616", "SEED=18446744073709551616 must be an integer from 0 to 4,294,967,295"),
-    ("EVAL_K=100000", "EVAL_K=100000 (--set or the grid) must be a finite number from 0"),
+    ("EVAL_K=100000", "EVAL_K=100000 must be a finite number from 0 to 10,000"),
     ("GROUP_SIZE=100000", "num_generations=100000 must be from 2 to 1,024"),
     ("BUDGET=50.0", "BUDGET=50.0 must be a fraction in (0, 1] (a float) or a count of problems (an integer)"),
     ("DIFFICULTY_K=1", "DIFFICULTY_K=1 must be at least 2 samples per problem (0: the profile's value)"),

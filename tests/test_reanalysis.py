@@ -127,11 +127,11 @@ DAMAGE = {
         "strong-regime-pilot/results.csv: column 'gain.test' holds inf (line 2), not a finite number"),
     "out of range": (lambda root: damage_csv(root, "hard-wins", lambda t: t.assign(
         **{"accuracy_before.test": [7.0] + t["accuracy_before.test"].tolist()[1:]})),
-        "hard-wins/results.csv: gain.test on line 2 is not accuracy_after.test - accuracy_before.test"),
+        "hard-wins/results.csv: gain.test on line 2 is not accuracy_after - accuracy_before"),
     "a gain edited by hand": (lambda root: damage_csv(root, "hard-wins", lambda t: t.assign(
         **{"gain.test": [0.2] + t["gain.test"].tolist()[1:], "accuracy_after.test": [
             t["accuracy_before.test"].iloc[0] + 0.2] + t["accuracy_after.test"].tolist()[1:]})),
-        "hard-wins/results.csv: gain.test on line 2 lies outside its own interval gain_ci.test"),
+        "hard-wins/results.csv: gain.test on line 2 lies outside its own interval"),
     "a status not ok or failed": (lambda root: damage_csv(root, "hard-wins", lambda t: t.assign(
         status=["OK"] + t["status"].tolist()[1:])),
         "hard-wins/results.csv: status 'OK' (line 2) is neither 'ok' nor 'failed'"),

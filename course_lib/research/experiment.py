@@ -100,23 +100,24 @@ RECORD_COLUMNS = (  # what every point records (nested dicts are per evaluation 
 )
 
 
-# the numbers a point can train with: the lowest allowed, and whether it is allowed itself
-VALUE_RANGES = {"epochs": (0, False), "budget": (0, False), "ood_k": (1, True)} | {
-    name: (0, True) for name in ("steps", "learning_rate", "max_grad_norm", "seed", "pool_size", "difficulty_k",
-                                 "eval_k", "base_k", "eval_problems", "prompts_per_step", "max_new_tokens",
-                                 "micro_batch_prompts")}
+# the numbers a point can train with: the lowest allowed (whether it is allowed itself), and the highest
+VALUE_RANGES = {"epochs": (0, False, 1_000), "budget": (0, False, math.inf)} | {
+    name: (0, True, highest) for name, highest in (("pool_size", 1_000_000), ("eval_problems", 1_000_000),
+                                                   ("difficulty_k", 10_000), ("eval_k", 10_000), ("base_k", 10_000),
+                                                   ("ood_k", 10_000))}
 
 
 def check_values(values: dict) -> None:
-    """A point's numbers that nothing can train with (EPOCHS=0, EPOCHS=nan, STEPS=-3, BUDGET=inf, GROUP_SIZE=1),
-    refused in one line naming the parameter before any work starts."""
+    """A point's numbers that nothing can train with (EPOCHS=0 or nan, STEPS=-3, LEARNING_RATE=inf, EVAL_K=10**6,
+    GROUP_SIZE=1), refused in one line naming the parameter before any work starts; every other number is at
+    least 0 (0: the profile's value)."""
     helps = {field.name: field.metadata["help"] for field in dataclasses.fields(Point)}
     for name, value in values.items():
-        if name in VALUE_RANGES and isinstance(value, int | float) and not isinstance(value, bool):
-            low, inclusive = VALUE_RANGES[name]
-            fine = math.isfinite(value) and (value >= low if inclusive else value > low)
-            check(fine, f"{name.upper()}={value!r} must be a finite number {'of at least' if inclusive else 'above'} {low}: "
-                        f"{helps[name]}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            low, inclusive, high = VALUE_RANGES.get(name, (0, True, math.inf))
+            fine = math.isfinite(value) and (value >= low if inclusive else value > low) and value <= high
+            limits = f"{'from' if inclusive else 'above'} {low}" + (f" to {high:,}" if high < math.inf else "")
+            check(fine, f"{name.upper()}={value!r} must be a finite number {limits}: {helps.get(name, name)}")
     group = values.get("group_size", 0)
     check(not isinstance(group, int) or group == 0 or group >= 2,
           f"GROUP_SIZE={group!r}: a group needs at least 2 completions ({helps['group_size']})")

@@ -124,28 +124,35 @@ def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
     check_gains_agree(table[ok], path, fix)
 
 
+def gain_disagreement(gain, after, before, interval) -> str | None:
+    """Why a gain disagrees with its own accuracies (it is after - before, on the same problems: the paired mean is
+    the difference of the means, to 0.001 of rounding) or its own interval; None when they agree or a number is
+    missing. The one rule that point records (`sweep.check_measures_agree`) and results tables are checked by."""
+    def number(value) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
+
+    if number(gain) and number(after) and number(before) and abs(gain - (after - before)) > 1e-3:
+        return f"is not accuracy_after - accuracy_before = {after - before:.4f}"
+    if number(gain) and isinstance(interval, list | tuple) and len(interval) == 2 and all(map(number, interval)) \
+            and not interval[0] - 1e-9 <= gain <= interval[1] + 1e-9:
+        return f"lies outside its own interval {list(interval)}"
+    return None
+
+
 def check_gains_agree(table: pd.DataFrame, path, fix: str) -> None:
-    """Each row's gain is its accuracy_after - accuracy_before (0.001 of rounding) and lies in its own interval, as
-    `aggregate` checks each record: a hand edit of one number would otherwise flip a verdict."""
+    """Each row's gain agrees with its accuracies and interval (`gain_disagreement`), as `aggregate` checks each
+    record: a hand edit of one number would otherwise flip a verdict."""
     for column in [c for c in table.columns if c.startswith("gain.")]:
         split = column[len("gain."):]
-        after, before, interval = (f"accuracy_after.{split}", f"accuracy_before.{split}", f"gain_ci.{split}")
-        gains = pd.to_numeric(table[column], errors="coerce")  # text is named by the checks of each column
-        if {after, before} <= set(table.columns):
-            accuracies = [pd.to_numeric(table[name], errors="coerce") for name in (after, before)]
-            far = table.index[(gains - (accuracies[0] - accuracies[1])).abs() > 1e-3]
-            if len(far):
-                raise CourseError(f"{path}: {column} on line {far[0] + 2} is not {after} - {before} (a number was "
-                                  f"edited); {fix}")
-        if interval in table.columns:
-            for index, text in table[interval].dropna().items():
-                try:
-                    low, high = json.loads(text)
-                except (ValueError, TypeError):
-                    continue  # not an interval this check can read; other checks name damaged cells
-                check(not np.isfinite(gains[index]) or low - 1e-9 <= gains[index] <= high + 1e-9,
-                      f"{path}: {column} on line {index + 2} lies outside its own interval {interval} (a number was "
-                      f"edited); {fix}")
+        for index, row in table.iterrows():
+            values = [pd.to_numeric(row.get(name), errors="coerce") for name in
+                      (column, f"accuracy_after.{split}", f"accuracy_before.{split}")]
+            try:
+                interval = json.loads(row.get(f"gain_ci.{split}"))
+            except (ValueError, TypeError):
+                interval = None  # not an interval this check can read; other checks name damaged cells
+            why = gain_disagreement(*(float(v) for v in values), interval)
+            check(why is None, f"{path}: {column} on line {index + 2} {why} (a number was edited); {fix}")
 
 
 def grid_keys(study: str) -> set[str]:

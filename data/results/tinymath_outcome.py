@@ -16,13 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from course_lib.research.studies import (  # noqa: E402 (the project root first, for a run from a clean clone)
+    SharedBaseline,
     load_study,
     paired_difference,
     per_level_change,
     sd_upper_bound,
     seed_plan,
     seeds_needed,
-    t_interval,
 )
 
 ARMS = ("levels-1-3", "levels-1-5", "random-matched")  # those a study ran, in this order
@@ -55,11 +55,11 @@ def base_table(table: pd.DataFrame) -> list[str]:
 
 
 def gain_with_base_error(group: pd.DataFrame) -> dict:
-    """Mean gain over seeds with its 95% t-interval, widened by the shared base evaluation's variance."""
-    interval = t_interval(group["gain.test"])
-    base_sd = float(group["base_variance.test"].iloc[0]) ** 0.5
-    half = ((interval["ci_high"] - interval["mean"]) ** 2 + (1.96 * base_sd) ** 2) ** 0.5
-    return {"mean": interval["mean"], "ci_low": interval["mean"] - half, "ci_high": interval["mean"] + half}
+    """Mean gain over seeds with its 95% interval, the shared base evaluation's variance carried in it (the rule
+    every study's gains are read by: `studies.SharedBaseline`)."""
+    stats = SharedBaseline(group["gain.test"], float(group["base_variance.test"].iloc[0]))
+    low, high = stats.tconfint_mean(0.05)
+    return {"mean": float(stats.mean), "ci_low": float(low), "ci_high": float(high)}
 
 
 def gains_table(table: pd.DataFrame, arms) -> list[str]:
