@@ -1,6 +1,7 @@
 """Committed results are consistent with themselves, load, and are remade from what they were made of."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -201,19 +202,47 @@ def test_accuracy_intervals_are_over_problems_not_samples():
     assert interval_over_problems([0] * 5, [16] * 5) == pytest.approx(wilson_interval(0, 5))  # not [0, 0.05]
 
 
+def outcome_command(study: str) -> list[str] | None:
+    """The outcome script (and its arguments) a study's make.sh runs to write outcome.md, None if it runs none."""
+    import re
+
+    found = re.search(r"data/results/(\w+_outcome\.py)( [\w-]+)? > data/results/[\w-]+/outcome\.md",
+                      (ROOT / "data" / "results" / study / "make.sh").read_text())
+    return [found.group(1), *found.group(2).split()] if found and found.group(2) else [found.group(1)] if found else None
+
+
 STUDIES_WITH_OUTCOME_TABLES = sorted(p.parent.name for p in (ROOT / "data" / "results").glob("*/outcome.md")
-                                     if "tinymath_outcome.py" in (p.parent / "make.sh").read_text())
+                                     if outcome_command(p.parent.name))  # the probes' report.py: tested elsewhere
 
 
 @pytest.mark.parametrize("study", STUDIES_WITH_OUTCOME_TABLES)
 def test_a_studys_outcome_tables_are_remade_from_its_results_byte_for_byte(study):
-    """A study's outcome.md is what data/results/tinymath_outcome.py prints from its committed results.csv (its
-    make.sh writes it), never edited by hand."""
+    """A study's outcome.md is what the outcome script its make.sh names (data/results/*_outcome.py) prints from its
+    committed results.csv, never edited by hand."""
     import subprocess
     import sys
 
     folder = ROOT / "data" / "results" / study
-    done = subprocess.run([sys.executable, str(ROOT / "data" / "results" / "tinymath_outcome.py"), study],
+    command = outcome_command(study)
+    done = subprocess.run([sys.executable, str(ROOT / "data" / "results" / command[0]), *command[1:]],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout == (folder / "outcome.md").read_text()
+
+
+@pytest.mark.parametrize("probes", sorted(p.parent.name for p in (ROOT / "data" / "results").glob("*/report.py")))
+def test_a_probe_sets_outcome_is_remade_by_its_report_byte_for_byte(probes, tmp_path):
+    """A probe set's outcome.md is what its report.py writes from its committed probes.csv (run on a copy, so a
+    difference never touches the committed file)."""
+    import shutil
+    import subprocess
+    import sys
+
+    results = tmp_path / "data" / "results"
+    shutil.copytree(ROOT / "data" / "results" / probes, results / probes)
+    shutil.copy(ROOT / "data" / "results" / "tinymath_probes.py", results)
+    (results / probes / "outcome.md").unlink()
+    done = subprocess.run([sys.executable, str(results / probes / "report.py")], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert (results / probes / "outcome.md").read_text() == (ROOT / "data" / "results" / probes / "outcome.md").read_text()
