@@ -137,7 +137,8 @@ def test_an_instructor_copy_is_the_whole_notebook(tmp_path):
     for source in lessons():
         copy, original = cells(tmp_path / "instructor" / source.name), cells(source)
         assert [c.source for c in copy] == [c.source.replace("](../", f"]({root_link}/") if c.cell_type == "markdown"
-                                            else c.source for c in original], source.name
+                                            else c.source.replace('"../build/', '"../build/instructor/')
+                                            for c in original], source.name
         assert [c.metadata for c in copy] == [c.metadata for c in original], source.name
 
 
@@ -150,6 +151,18 @@ def test_a_copys_links_to_the_study_readmes_open_from_its_folder(tmp_path):
     text = "".join(c.source for c in cells(folder / "A1_behind_the_findings.ipynb") if c.cell_type == "markdown")
     links = re.findall(r"\]\(([^)#\s]+README\.md)", text)
     assert len(links) >= 10 and all((folder / link).resolve().is_file() for link in links), links[:3]
+
+
+def test_student_and_instructor_copies_train_into_folders_of_their_own(tmp_path):
+    """Both kinds open from lab/ (lab/student, lab/instructor): `../build/runs/04` was one folder for both."""
+    import re
+
+    made = {}
+    for kind in ("student", "instructor"):
+        make_copies(tmp_path / kind, kind, [ROOT / "notebooks" / "04_grpo_training.ipynb"])
+        code = "".join(c.source for c in cells(tmp_path / kind / "04_grpo_training.ipynb") if c.cell_type == "code")
+        made[kind] = set(re.findall(r'"(\.\./build/[^"]*)"', code))
+    assert made["student"] == {"../build/student/runs/04"} and made["instructor"] == {"../build/instructor/runs/04"}
 
 
 def test_outputs_in_the_course_notebook_never_reach_a_copy():

@@ -69,7 +69,9 @@ def classroom_copy(text: str, kind: str, source_name: str = "", root_link: str =
     without the cells tagged `solution` and with each quiz cell's source collapsed; for an instructor whole. The
     copy's metadata names the course notebook and its hash, so a later `make lab` can tell when it changed.
     `root_link`: the repository root as a link from the copy's folder; markdown links to `../` (the root, from
-    notebooks/) are rewritten to it, so A1's links to the study READMEs open from lab/student/ too."""
+    notebooks/) are rewritten to it, so A1's links to the study READMEs open from lab/student/ too. Code's own
+    outputs (`"../build/runs/04"`) go to a folder of their kind (`"../build/student/runs/04"`), so a student's and
+    an instructor's copies opened side by side never train into one run folder."""
     import json
 
     check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
@@ -83,6 +85,9 @@ def classroom_copy(text: str, kind: str, source_name: str = "", root_link: str =
             cell.get("metadata", {}).pop(key, None)
         if "id" in cell:
             cell["id"] = str(index)  # as nbstripout numbers them
+        if cell["cell_type"] == "code":
+            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            cell["source"] = source.replace('"../build/', f'"../build/{kind}/')
         if cell["cell_type"] == "markdown" and root_link != "..":
             source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
             cell["source"] = source.replace("](../", f"]({root_link}/")
