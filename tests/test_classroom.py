@@ -239,6 +239,27 @@ def test_a_copy_of_a_notebook_the_course_has_changed_since_is_kept_and_named(tmp
     assert "notebooks/00_lesson.ipynb has changed since your copy was made" in report("x", "student", done)
 
 
+def test_the_lab_leaves_a_note_beside_copies_that_need_a_look_and_removes_it_when_none_does(tmp_path, capsys):
+    """`make lab` prints that a copy is out of date, then JupyterLab's log scrolls it away: a note stays in the
+    folder, first in the file browser, until nothing needs a look."""
+    import json
+
+    from course_lib.classroom.copies import NOTICE, main
+
+    folder = tmp_path / "student"
+    assert main(["student", str(folder)]) == 0 and not (folder / NOTICE).exists()
+    copy = folder / lessons()[0].name
+    data = json.loads(copy.read_text())
+    data["metadata"][COPY_KEY]["sha256"] = "0" * 64  # as if made from an older course notebook
+    copy.write_text(json.dumps(data))
+    assert main(["student", str(folder)]) == 0
+    note = (folder / NOTICE).read_text()
+    assert f"notebooks/{copy.name} has changed since your copy was made" in note and NOTICE in capsys.readouterr().out
+    assert sorted(p.name for p in folder.iterdir())[0] == NOTICE  # above every notebook
+    copy.unlink()  # a fresh copy of the new notebook: nothing to say any more
+    assert main(["student", str(folder)]) == 0 and not (folder / NOTICE).exists()
+
+
 def test_a_damaged_copy_is_kept_and_named_with_how_to_get_a_fresh_one(tmp_path):
     folder, first = tmp_path / "student", lessons()[:1]
     make_copies(folder, "student", first)

@@ -181,6 +181,24 @@ def report(folder, kind: str, done: dict[str, list[str]]) -> str:
     return "\n".join(lines)
 
 
+NOTICE = "00_course_changed.md"  # beside the copies, first in the file browser: the lab's log scrolls past a print
+
+
+def write_notice(folder, kind: str, done: dict[str, list[str]]) -> Path | None:
+    """A note in the copies' folder naming the copies that need a look (the course changed since, damaged, or
+    holding solutions) and what to do; removed when none does. Returns its path, or None."""
+    notice = Path(folder) / NOTICE
+    lines = [line for line in report(folder, kind, done).splitlines()[1:]
+             if "has changed since" in line or "not a notebook" in line or "holds solutions" in line]
+    if not lines:
+        notice.unlink(missing_ok=True)
+        return None
+    atomic_write_text(notice, "# Some of your copies need a look\n\n" + "\n".join(f"- {line.strip()}" for line in lines)
+                      + "\n\nYour copies are never overwritten. This note goes away once none needs a look (the next "
+                      "`make lab` checks again).\n")
+    return notice
+
+
 def main(argv=None) -> int:
     """`python -m course_lib.classroom.copies KIND FOLDER`: the copies `make lab` and `make lab-instructor` open."""
     parser = argparse.ArgumentParser(prog="python -m course_lib.classroom.copies", description=main.__doc__)
@@ -188,7 +206,10 @@ def main(argv=None) -> int:
     parser.add_argument("folder", type=Path, help="where the copies go (a git-ignored folder, e.g. lab/student)")
     args = parser.parse_args(argv)
     try:
-        print(report(args.folder, args.kind, make_copies(args.folder, args.kind)))
+        done = make_copies(args.folder, args.kind)
+        print(report(args.folder, args.kind, done))
+        if (notice := write_notice(args.folder, args.kind, done)) is not None:
+            print(f"  (this is also in {notice}, at the top of the lab's file browser)")
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
