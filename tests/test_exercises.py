@@ -353,3 +353,24 @@ def test_a_worked_by_hand_answer_rounded_as_a_student_writes_it_is_correct():
     assert not grade("04b.1", round(exact, 2) + 0.01, p=0.3, k=8, group_size=8)[0]
     assert grade("02.4", (0.5, 0.0078), group_size=8)[0] and grade("02.4", (0.5, 1 / 128), group_size=8)[0]
     assert not grade("02.4", (0.5, 0.008), group_size=8)[0] and math.isclose(2 * 0.5 ** 8, 1 / 128)
+
+
+def test_a_check_gives_the_idea_first_and_the_recipe_only_after_tries(monkeypatch, capsys):
+    """A hint that names the calls is the solution: the first two "not yet"s show the nudge, the third the recipe."""
+    import course_lib.classroom.exercises as exercises
+
+    monkeypatch.setattr(exercises, "TRIES", {})
+    spec = CHECKS["06.3"]
+    for tries in (1, 2, 3):
+        check_answer("06.3", None, precomputed_differences=[0.01, -0.02, 0.03])
+        said = capsys.readouterr().out
+        assert (spec.nudge in said, spec.hint in said) == ((True, False) if tries < 3 else (False, True)), said
+    check_answer("06.3", None, precomputed_differences=[0.01, -0.02, 0.03])
+    assert spec.hint in capsys.readouterr().out  # it stays
+
+
+@pytest.mark.parametrize("exercise_id", sorted(CHECKS))
+def test_every_exercise_has_a_nudge_that_names_no_call(exercise_id):
+    nudge = CHECKS[exercise_id].nudge
+    assert nudge and nudge != CHECKS[exercise_id].hint
+    assert not re.search(r"[A-Za-z_]\w*\(", nudge), nudge  # `paired_difference(...)` is the recipe, not the idea

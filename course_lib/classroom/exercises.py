@@ -21,23 +21,34 @@ class Check:
 
     expected: Callable  # (**inputs) -> the expected answer (a number, a tuple or dict of them, a name, a set of names)
     tolerance: float  # absolute tolerance on every number
-    hint: str  # shown when the answer is not (yet) right; never contains the expected value
+    hint: str  # the recipe, shown once the nudge has not helped (RECIPE_AFTER tries); never the expected value
     diagnose: Callable | None = None  # (answer, **inputs) -> a hint for this particular wrong answer, or None
+    nudge: str = ""  # the idea to think with, shown first: it points at the notebook's idea, not at the calls
 
 
 CHECKS: dict[str, Check] = {}
+RECIPE_AFTER = 3  # the check's third "not yet" for one exercise shows the recipe; the first two, the nudge
+TRIES: dict[str, int] = {}  # "not yet"s so far per exercise in this kernel (`check_answer` counts them)
 
 
-def exercise(exercise_id: str, tolerance: float = 1e-9, hint: str = "", diagnose: Callable | None = None):
+def exercise(exercise_id: str, tolerance: float = 1e-9, hint: str = "", diagnose: Callable | None = None,
+             nudge: str = ""):
     """Register the function that computes an exercise's expected answer (and, optionally, one that recognises
-    common wrong answers and says what each one missed)."""
+    common wrong answers and says what each one missed), with its nudge (the idea) and hint (the recipe)."""
     def register(function):
-        CHECKS[exercise_id] = Check(function, tolerance, hint, diagnose)
+        CHECKS[exercise_id] = Check(function, tolerance, hint, diagnose, nudge)
         return function
     return register
 
 
-def _hint_for(spec: Check, answer, inputs: dict) -> str:
+def _general_hint(spec: Check, tries: int) -> str:
+    """The nudge for the first tries, the recipe from the RECIPE_AFTER-th on (or at once, for a check without one)."""
+    if spec.nudge and tries < RECIPE_AFTER:
+        return f"{spec.nudge} (check again after another try for a more detailed hint)"
+    return spec.hint
+
+
+def _hint_for(spec: Check, answer, inputs: dict, tries: int = RECIPE_AFTER) -> str:
     """The hint for this wrong answer: the diagnosis of a known mistake when there is one, else the general hint."""
     if spec.diagnose is not None:
         try:
@@ -46,7 +57,7 @@ def _hint_for(spec: Check, answer, inputs: dict) -> str:
             specific = None
         if specific:
             return specific
-    return spec.hint
+    return _general_hint(spec, tries)
 
 
 def _as_number(value):
@@ -85,21 +96,23 @@ def matches(answer, expected, tolerance: float) -> bool:
     return abs(number - target) <= tolerance + 1e-12
 
 
-def grade(exercise_id: str, answer, **inputs) -> tuple[bool, str]:
-    """(correct?, the message to show): "correct", or "not yet: " and the exercise's hint. Pure: prints nothing."""
+def grade(exercise_id: str, answer, tries: int = RECIPE_AFTER, **inputs) -> tuple[bool, str]:
+    """(correct?, the message to show): "correct", or "not yet: " and a hint: the nudge while `tries` (this
+    "not yet" is the tries-th) is under RECIPE_AFTER, then the recipe. Pure: prints nothing."""
     check(exercise_id in CHECKS, f"exercise_id={exercise_id!r} has no check; use one of {', '.join(sorted(CHECKS))}")
     spec = CHECKS[exercise_id]
+    general = _general_hint(spec, tries)
     if answer is None:
-        return False, f"not yet: {exercise_id}: write your answer in the cell above (it is still None). Hint: {spec.hint}"
+        return False, f"not yet: {exercise_id}: write your answer in the cell above (it is still None). Hint: {general}"
     if callable(answer):  # an exercise whose answer is a function: the check calls it on cases of its own
         try:
             ok = spec.expected(answer=answer, **inputs)
         except Exception as error:  # the student's function failed: say how, as a hint
-            return False, f"not yet: {exercise_id}: your function raised {type(error).__name__}: {error}. Hint: {spec.hint}"
+            return False, f"not yet: {exercise_id}: your function raised {type(error).__name__}: {error}. Hint: {general}"
         return (True, f"correct ({exercise_id})") if ok else \
-            (False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs)}")
+            (False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs, tries)}")
     if wants_function(spec.expected):
-        return False, f"not yet: {exercise_id}: give the function itself (not a number it returned). Hint: {spec.hint}"
+        return False, f"not yet: {exercise_id}: give the function itself (not a number it returned). Hint: {general}"
     try:
         expected = spec.expected(**inputs)
     except TypeError as error:  # the check cell's inputs were edited: say which the check takes
@@ -107,7 +120,7 @@ def grade(exercise_id: str, answer, **inputs) -> tuple[bool, str]:
                           "check cell as it was given") from None
     if matches(plain(answer, expected), expected, spec.tolerance):
         return True, f"correct ({exercise_id})"
-    return False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs)}"
+    return False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs, tries)}"
 
 
 def wants_function(check_function) -> bool:
@@ -128,8 +141,13 @@ def plain(answer, expected):
 
 
 def check_answer(exercise_id: str, answer, **inputs) -> None:
-    """Print "correct" or "not yet" and a hint for the student's answer; never prints the expected value."""
-    print(grade(exercise_id, answer, **inputs)[1])
+    """Print "correct" or "not yet" and a hint for the student's answer (the idea first; the recipe from the
+    RECIPE_AFTER-th "not yet" on); never prints the expected value."""
+    tries = TRIES.get(exercise_id, 0) + 1
+    ok, message = grade(exercise_id, answer, tries=tries, **inputs)
+    if not ok:
+        TRIES[exercise_id] = tries
+    print(message)
 
 
 # The checks, notebook by notebook. Each recomputes the answer from the notebook's own variables.
@@ -143,8 +161,10 @@ def _first_step_reference(completions, answer, solution, **kwargs) -> list[float
             for c, s, r in zip(completions, solution, right)]
 
 
-@exercise("00.2", hint="a correct final answer keeps reward 1; a wrong one earns 0.5 only when the first line equals "
-                       "the first line of the reference `solution` (TRL passes it as a keyword argument).")
+@exercise("00.2", nudge="which completions keep the full reward, and what must a wrong one share with the"
+                        " reference solution to earn half?",
+          hint="a correct final answer keeps reward 1; a wrong one earns 0.5 only when the first line equals "
+               "the first line of the reference `solution` (TRL passes it as a keyword argument).")
 def _check_first_step(answer, problems) -> bool:
     completions, answers, solutions, sources = [], [], [], []
     for p in problems:
@@ -186,7 +206,9 @@ def _diagnose_certainty(answer) -> str | None:
     return None
 
 
-@exercise("01.2", tolerance=0, diagnose=_diagnose_certainty,
+@exercise("01.2", nudge="an interval's width depends on K and on the share right: for each of the two "
+                        "problems, try larger K until it is narrow enough.",
+          tolerance=0, diagnose=_diagnose_certainty,
           hint="loop over K with wilson_interval: the first K with wilson_interval(0, K)[1] < 1/20, and the first "
                "even K whose interval for K // 2 right has high - low < 1/10.")
 def _certainty_check() -> tuple[int, int]:
@@ -203,7 +225,9 @@ def _diagnose_wilson_zero(answer, k: int) -> str | None:
     return None
 
 
-@exercise("01.4", tolerance=1e-3, diagnose=_diagnose_wilson_zero,
+@exercise("01.4", nudge="at 0 right out of K, Wilson's upper bound is the largest p for which seeing 0 "
+                        "right is still unsurprising; write that condition.",
+          tolerance=1e-3, diagnose=_diagnose_wilson_zero,
           hint="at p_hat = 0 the Wilson bound solves p = z sqrt(p (1 - p) / K) with z = 1.96: square both sides and "
                "solve for p; give it for the notebook's K.")
 def _wilson_upper_at_zero(k: int) -> float:
@@ -243,7 +267,9 @@ def _diagnose_kl(answer, model, tokenizer, group, prompt) -> str | None:
     return None
 
 
-@exercise("02.1", tolerance=1e-4, diagnose=_diagnose_kl,
+@exercise("02.1", nudge="the KL term compares each token's log-probability with a reference model's; what"
+                        " does it add to the gradient when the two agree, and when they drift apart?",
+          tolerance=1e-4, diagnose=_diagnose_kl,
           hint="write gradient_norm_with_kl(problem, completions, rewards, beta, drift): the group's GRPO loss plus "
                "beta * KL per token, KL = exp(r - l) - (r - l) - 1 with reference log-probs r = logps.detach() - drift; "
                "backward, then the gradient norm. The check calls it at drift 0 and 0.1.")
@@ -257,12 +283,14 @@ def _check_kl_gradient(answer, model, tokenizer, group, prompt) -> bool:
     return True
 
 
-@exercise("02.4", tolerance=5e-5, hint="set the derivative of p^G + (1-p)^G to zero: G p^(G-1) = G (1-p)^(G-1); give "
-                                       "(the p where it is smallest, the smallest value) for G = GROUP_SIZE.",
+@exercise("02.4", nudge="p^G + (1-p)^G does not change when p and 1-p swap: where could such a curve be "
+                        "lowest?",
+          tolerance=5e-5, hint="set the derivative of p^G + (1-p)^G to zero: G p^(G-1) = G (1-p)^(G-1); give "
+                               "(the p where it is smallest, the smallest value) for G = GROUP_SIZE.",
           diagnose=lambda answer, group_size: (
-              "the minimum is where the derivative is zero, not at an end: at p = 0 or 1 the value is 1, the largest."
+                               "the minimum is where the derivative is zero, not at an end: at p = 0 or 1 the value is 1, the largest."
               if isinstance(answer, (tuple, list)) and len(answer) == 2 and answer[0] in (0, 1) else
-              "the value at the minimum is p^G + (1-p)^G evaluated there: two equal terms, each (1/2)^G."
+                               "the value at the minimum is p^G + (1-p)^G evaluated there: two equal terms, each (1/2)^G."
               if isinstance(answer, (tuple, list)) and len(answer) == 2 and abs(answer[0] - 0.5) < 1e-9 else None))
 def _dead_minimum(group_size: int) -> tuple[float, float]:
     return 0.5, 2 * 0.5**group_size
@@ -297,7 +325,9 @@ def _diagnose_alive_range(answer, group_size: int) -> str | None:
     return None
 
 
-@exercise("02.2", tolerance=0.01, diagnose=_diagnose_alive_range,
+@exercise("02.2", nudge="a group gives no gradient when all G rewards agree; find where that chance falls"
+                        " below a half, on both sides of p = 0.5.",
+          tolerance=0.01, diagnose=_diagnose_alive_range,
           hint="give (lowest p, highest p) with dead_group_probability(p, 8) < 0.5; "
                "the range is symmetric about p = 0.5; two decimals are enough.")
 def _check_alive_range(group_size: int) -> tuple[float, float]:
@@ -314,7 +344,9 @@ def _diagnose_hardest_easiest(answer, rates, group_size: int) -> str | None:
     return None
 
 
-@exercise("02.3", tolerance=1e-9, diagnose=_diagnose_hardest_easiest,
+@exercise("02.3", nudge="the hardest and easiest tenths are the two ends of the sorted pass rates; ask "
+                        "what share of each end's groups can teach anything.",
+          tolerance=1e-9, diagnose=_diagnose_hardest_easiest,
           hint="sort `rates`, take the first and last max(1, len // 10), and give "
                "(hardest share, easiest share) from informative_share(..., GROUP_SIZE).")
 def _hardest_easiest(rates, group_size: int) -> tuple[float, float]:
@@ -325,8 +357,10 @@ def _hardest_easiest(rates, group_size: int) -> tuple[float, float]:
     return informative_share(ranked[:tenth], group_size), informative_share(ranked[-tenth:], group_size)
 
 
-@exercise("03.1", tolerance=0, hint="a dict {model: N}: the smallest number of problems N whose `hard` selection "
-                                    "holds a problem with p > 0 (None if every problem is at p = 0).")
+@exercise("03.1", nudge="hard takes the lowest pass rates first; grow the selection until a problem the "
+                        "model sometimes solves gets in.",
+          tolerance=0, hint="a dict {model: N}: the smallest number of problems N whose `hard` selection "
+                            "holds a problem with p > 0 (None if every problem is at p = 0).")
 def _first_alive_budget(tables) -> dict:
     return {name: (int((t.pass_rate == 0).sum()) + 1 if (t.pass_rate > 0).any() else None) for name, t in tables.items()}
 
@@ -335,8 +369,10 @@ def _budget_count(budget, n: int) -> int:
     return max(1, int(budget * n)) if isinstance(budget, float) else int(budget)
 
 
-@exercise("03.2", tolerance=1e-3, hint='a dict {"hard": ..., "hard but alive": ..., "learnability": ...} of predicted '
-                                      "dead shares, 1 - informative_share(selected pass rates, GROUP_SIZE).")
+@exercise("03.2", nudge="a selection's predicted dead share follows from its problems' pass rates and the"
+                        " group size.",
+          tolerance=1e-3, hint='a dict {"hard": ..., "hard but alive": ..., "learnability": ...} of predicted '
+                               "dead shares, 1 - informative_share(selected pass rates, GROUP_SIZE).")
 def _dead_shares(table, budget, group_size: int, seed: int) -> dict:
     from ..grpo import informative_share
     from ..selection import select
@@ -348,8 +384,10 @@ def _dead_shares(table, budget, group_size: int, seed: int) -> dict:
     return {name: 1 - informative_share(r, group_size) for name, r in rates.items()}
 
 
-@exercise("03.3", tolerance=0, hint="select `hard` on pass_rates_at(table, 2) and on `table`, and count the ids "
-                                    "of the first selection that are not in the second.")
+@exercise("03.3", nudge="labels made from fewer samples tie more problems at 0: compare what hard picks "
+                        "from 2 samples with what it picks from all of them.",
+          tolerance=0, hint="select `hard` on pass_rates_at(table, 2) and on `table`, and count the ids "
+                            "of the first selection that are not in the second.")
 def _ids_changed_at_2(table, budget, seed: int) -> int:
     from ..difficulty import pass_rates_at
     from ..selection import select
@@ -368,7 +406,9 @@ def _diagnose_dr_grpo(answer, logps, advantages, mask, max_completion_length) ->
     return None
 
 
-@exercise("04.1", tolerance=1e-7, diagnose=_diagnose_dr_grpo,
+@exercise("04.1", nudge="the loss adds -ratio x advantage over the tokens; this loss type divides by a "
+                        "constant, not by the tokens actually generated.",
+          tolerance=1e-7, diagnose=_diagnose_dr_grpo,
           hint="sum -ratio x advantage x mask over every token, then divide by the number of completions times "
                "max_completion_length.")
 def _dr_grpo_loss(logps, advantages, mask, max_completion_length: int) -> float:
@@ -379,14 +419,18 @@ def _dr_grpo_loss(logps, advantages, mask, max_completion_length: int) -> float:
     return float(loss)
 
 
-@exercise("04.2", tolerance=0, hint="LoRA trains r x (d_in + d_out) per matrix: divide the model's parameters by "
-                                    "d_in + d_out summed over the matrices, and round up.")
+@exercise("04.2", nudge="each adapted matrix adds r x (d_in + d_out) parameters; how large must r be "
+                        "before the adapters outnumber the model?",
+          tolerance=0, hint="LoRA trains r x (d_in + d_out) per matrix: divide the model's parameters by "
+                            "d_in + d_out summed over the matrices, and round up.")
 def _rank_as_large_as_the_model(parameters: int, sizes) -> int:
     return math.ceil(parameters / sum(d_in + d_out for d_in, d_out in sizes))
 
 
-@exercise("04b.1", tolerance=5e-4, hint="sum over j = 0..K of the Binomial(K, p) probability of j right times "
-                                        "dead_group_probability(j / K, G); math.comb(K, j) gives the binomial coefficient.")
+@exercise("04b.1", nudge="a problem's label from K samples is itself random: average the dead-group "
+                         "chance over every label it could get.",
+          tolerance=5e-4, hint="sum over j = 0..K of the Binomial(K, p) probability of j right times "
+                               "dead_group_probability(j / K, G); math.comb(K, j) gives the binomial coefficient.")
 def _plugin_dead_probability(p: float, k: int, group_size: int) -> float:
     from math import comb
 
@@ -395,9 +439,11 @@ def _plugin_dead_probability(p: float, k: int, group_size: int) -> float:
     return sum(comb(k, j) * p**j * (1 - p) ** (k - j) * dead_group_probability(j / k, group_size) for j in range(k + 1))
 
 
-@exercise("04b.2", tolerance=1e-4, hint="label every problem from its first 2 samples (pass_rates_at(base, 2)), then "
-                                        "average dead_group_probability(label, G) over the run's groups, one per "
-                                        "row of the ledger.")
+@exercise("04b.2", nudge="predict each trained group's dead chance from a label of only 2 samples, then "
+                         "average over the groups the run trained.",
+          tolerance=1e-4, hint="label every problem from its first 2 samples (pass_rates_at(base, 2)), then "
+                               "average dead_group_probability(label, G) over the run's groups, one per "
+                               "row of the ledger.")
 def _dead_share_from_two_samples(table, problem_ids, group_size: int) -> float:
     from ..difficulty import pass_rates_at
     from ..grpo import dead_group_probability
@@ -406,8 +452,10 @@ def _dead_share_from_two_samples(table, problem_ids, group_size: int) -> float:
     return float(sum(dead_group_probability(labels[i], group_size) for i in problem_ids) / len(problem_ids))
 
 
-@exercise("05.1", tolerance=5e-4, hint='a dict {task: mean paired difference}, from paired_difference(precomputed, '
-                                       '"learnability", "hard", "gain.test"); three decimals are enough.')
+@exercise("05.1", nudge="compare the two strategies seed by seed on each task: the paired difference of "
+                        "their gains.",
+          tolerance=5e-4, hint='a dict {task: mean paired difference}, from paired_difference(precomputed, '
+                               '"learnability", "hard", "gain.test"); three decimals are enough.')
 def _learnability_minus_hard(precomputed) -> dict:
     from ..research.studies import paired_difference
 
@@ -421,15 +469,17 @@ def _argmax_names(values) -> frozenset:
     return frozenset(name for name, value in values.items() if value >= best - 1e-12)
 
 
-@exercise("05.2", hint='a dict {task: strategy}: the strategy whose selection has the highest "predicted dead groups" '
-                       "in `mechanism` (any one of tied strategies counts).")
+@exercise("05.2", nudge="which strategy's selection is predicted to waste the most groups on each task?",
+          hint='a dict {task: strategy}: the strategy whose selection has the highest "predicted dead groups" '
+               "in `mechanism` (any one of tied strategies counts).")
 def _deadest_selection(mechanism) -> dict:
     return {task: _argmax_names(dict(zip(rows.strategy, rows["predicted dead groups"])))
             for task, rows in mechanism.groupby("task")}
 
 
-@exercise("05.3", tolerance=5e-4, hint="a tuple (ci_low, ci_high): t_interval(spread.difference) over every seed, the "
-                                       "live one included (the precomputed seeds alone are the other interval).")
+@exercise("05.3", nudge="an interval over seeds, now with the live seed among them.",
+          tolerance=5e-4, hint="a tuple (ci_low, ci_high): t_interval(spread.difference) over every seed, the "
+                               "live one included (the precomputed seeds alone are the other interval).")
 def _interval_with_live_seed(differences) -> tuple:
     from ..research.studies import t_interval
 
@@ -444,7 +494,9 @@ def _diagnose_vouched_margin(answer, short) -> str | None:
     return None
 
 
-@exercise("06.1", tolerance=5e-4, diagnose=_diagnose_vouched_margin,
+@exercise("06.1", nudge="the margin is a fraction of the reference arm's own gain; then read the per-seed"
+                        " differences with the course's equivalence test.",
+          tolerance=5e-4, diagnose=_diagnose_vouched_margin,
           hint="a tuple (margin, verdict): a third of levels-1-5's mean gain (the 82-step arm), then "
                "equivalence_verdict(levels-1-3 minus levels-1-5 per seed, margin)['verdict'].")
 def _vouched_margin(short) -> tuple:
@@ -455,16 +507,20 @@ def _vouched_margin(short) -> tuple:
     return margin, equivalence_verdict(wide["levels-1-3"] - wide["levels-1-5"], margin)["verdict"]
 
 
-@exercise("06.2", tolerance=5e-3, hint="a dict {level: 1 - dead_group_probability(p, G)}, with p the base accuracy of "
-                                       "that level and G = 8.")
+@exercise("06.2", nudge="a level's groups teach unless all G rewards agree; take each level's base "
+                        "accuracy as p.",
+          tolerance=5e-3, hint="a dict {level: 1 - dead_group_probability(p, G)}, with p the base accuracy of "
+                               "that level and G = 8.")
 def _alive_by_level(base_by_level: dict, group_size: int) -> dict:
     from ..grpo import dead_group_probability
 
     return {level: 1 - dead_group_probability(p, group_size) for level, p in base_by_level.items()}
 
 
-@exercise("06.3", tolerance=0, hint="seeds_needed(sd, 0.03), with sd the standard deviation (ddof=1) of the precomputed "
-                                    "seeds' differences, not of the live one.")
+@exercise("06.3", nudge="a power calculation needs the spread of the paired differences and the "
+                        "difference you want to detect.",
+          tolerance=0, hint="seeds_needed(sd, 0.03), with sd the standard deviation (ddof=1) of the precomputed "
+                            "seeds' differences, not of the live one.")
 def _seeds_for_margin(precomputed_differences) -> int:
     import numpy as np
 
@@ -473,8 +529,10 @@ def _seeds_for_margin(precomputed_differences) -> int:
     return seeds_needed(float(np.std(list(precomputed_differences), ddof=1)), 0.03)
 
 
-@exercise("A2.1", tolerance=1e-3, hint="a dict {cell: (alive from pass rate, alive from format share)}, each "
-                                       "1 - p^G - (1-p)^G with G = 8 and p the cell's pass_rate, then its format_share.")
+@exercise("A2.1", nudge="a group is alive unless all G rewards agree: work it out once with p the pass "
+                        "rate and once with p the share in format.",
+          tolerance=1e-3, hint="a dict {cell: (alive from pass rate, alive from format share)}, each "
+                               "1 - p^G - (1-p)^G with G = 8 and p the cell's pass_rate, then its format_share.")
 def _alive_from_pass_and_format(table, group_size: int) -> dict:
     from ..grpo import dead_group_probability
 
@@ -482,8 +540,10 @@ def _alive_from_pass_and_format(table, group_size: int) -> dict:
                        1 - dead_group_probability(row.format_share, group_size)) for row in table.itertuples()}
 
 
-@exercise("07.1", tolerance=1e-9, hint='a dict {model: predicted dead share of `hard` at budget 0.3}, from '
-                                       "selection_summary(table, \"hard\", 0.3, GROUP_SIZE).")
+@exercise("07.1", nudge="the same predicted dead share the notebook prints for each model, at a budget of"
+                        " 0.3.",
+          tolerance=1e-9, hint='a dict {model: predicted dead share of `hard` at budget 0.3}, from '
+                               "selection_summary(table, \"hard\", 0.3, GROUP_SIZE).")
 def _hard_dead_at_30(tables, group_size: int) -> dict:
     from ..selection import selection_summary
 
