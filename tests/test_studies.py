@@ -246,7 +246,7 @@ def test_a_margin_the_study_cannot_vouch_for_calls_no_equivalence(values, verdic
     # flat reference arm: mean 0, sd 0.01, se 0.01/sqrt(3) = 0.005774, t(0.975, 2) = 4.302653: low -0.0248
     ([0.01, -0.01, 0.0], 0.0, False, "random did not clearly learn: its gain +0.000 has a 95% interval reaching -0.025"),
     # a clear gain, but the 0.03 margin is more than a third of it (0.06 / 3 = 0.02)
-    ([0.06, 0.06, 0.06], 0.0, False, "the margin 0.03 exceeds a third of random's gain, +0.060 / 3 = +0.020"),
+    ([0.05, 0.06, 0.07], 0.0, False, "the margin 0.03 exceeds a third of random's gain, +0.060 / 3 = +0.020"),
     # mean 0.10, low 0.10 - 4.302653 * 0.005774 = 0.0752 > 0, and 0.03 <= 0.10 / 3: the margin can be used
     ([0.09, 0.10, 0.11], 0.0, True, ""),
     # the shared base evaluation's variance: se = sqrt(0.01^2 / 3 + 0.0003) = 0.018257, low = 0.0214 > 0
@@ -277,7 +277,7 @@ def test_assay_sensitivity_at_its_edges():
     assert (at_zero["reference_low"], at_zero["sensitive"]) == (0, False)
     assert at_zero["why"] == "the reference arm did not clearly learn: its gain +0.100 has a 95% interval reaching +0.000"
     # a margin of exactly a third of the gain can be used ("at most a third")
-    assert assay_sensitivity([0.75, 0.75, 0.75], 0.25)["sensitive"] is True
+    assert assay_sensitivity([0.5, 0.75, 1.0], 0.25)["sensitive"] is True
 
 
 def test_assay_sensitivity_needs_two_seeds():
@@ -831,3 +831,14 @@ def test_seed_plan_refuses_arms_of_two_models():
                           "seed": [0, 1, 2] * 2, "gain.test": [0.1, 0.2, 0.15, 0.0, 0.05, 0.02]})
     with pytest.raises(CourseError, match="the pilot holds several models"):
         seed_plan(pilot)
+
+
+def test_seeds_that_all_agree_measure_no_noise():
+    """Two seeds with the same gain give a zero-width interval: it excludes nothing, and it cannot vouch for a margin."""
+    from course_lib.research.studies import assay_sensitivity, t_interval
+
+    assert t_interval([0.1, 0.1])["excludes_zero"] is False
+    assert t_interval([0.1, 0.12, 0.11])["excludes_zero"] is True
+    check = assay_sensitivity([0.1, 0.1], margin=0.01)
+    assert not check["sensitive"] and "no spread" in check["why"]
+    assert assay_sensitivity([0.1, 0.1], margin=0.01, base_variance=1e-5)["sensitive"]  # the base's error is a spread

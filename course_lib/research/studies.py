@@ -187,7 +187,7 @@ def t_interval(values) -> dict:
         return {"mean": round(mean, 4), "ci_low": float("nan"), "ci_high": float("nan"), "seeds": 1, "excludes_zero": False}
     low, high = (round(float(bound), 4) for bound in SharedBaseline(values).tconfint_mean(0.05))
     return {"mean": round(mean, 4), "ci_low": low, "ci_high": high, "seeds": len(values),
-            "excludes_zero": bool(low > 0 or high < 0)}
+            "excludes_zero": bool(low < high and (low > 0 or high < 0))}  # seeds that all agree measure no noise
 
 
 SMALLER_THAN_MARGIN = "(a real difference, smaller than the margin)"  # follows "slightly better" or "slightly worse"
@@ -270,7 +270,9 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     check(len(values) >= 2, f"{len(values)} seed(s) of the reference arm: its gain needs an interval; run more seeds")
     stats = SharedBaseline(values, base_variance)
     mean, low = float(stats.mean), round(float(stats.tconfint_mean(0.05)[0]), 4)
-    if not low > 0:
+    if stats.std_mean == 0:
+        why = f"{arm}'s seeds all gained {signed(mean)} and nothing is shared: no spread to read its interval from"
+    elif not low > 0:
         why = f"{arm} did not clearly learn: its gain {signed(mean)} has a 95% interval reaching {signed(low)}"
     elif margin > mean / 3:
         why = f"the margin {margin:g} exceeds a third of {arm}'s gain, {signed(mean)} / 3 = {signed(mean / 3)}"
