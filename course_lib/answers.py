@@ -463,6 +463,6 @@ def _matches(predicted: str, answer: str, source: str) -> bool:
         return values[0] == values[1] if None not in values else math_equal(predicted, answer)
     if source == "bbh":
         return predicted.strip("() ") == answer.strip().strip("()")
-    if source == "shuffle":
-        return predicted.strip() == answer.strip()
+    if source == "shuffle":  # a letter, read with or without the parentheses the option format asks for
+        return predicted.strip().removeprefix("(").removesuffix(")") == answer.strip().removeprefix("(").removesuffix(")")
     return normalize_number(predicted) == normalize_number(answer)

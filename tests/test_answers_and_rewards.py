@@ -472,3 +472,16 @@ def test_a_boxed_or_bold_bbh_letter_is_that_option(completion, right):
     """Chat models box or bold the letter by habit; it is the option (and in format), and two of them hedge."""
     assert is_correct(completion, "(B)", "bbh") is right
     assert in_format(completion, "option")
+
+
+def test_shuffle_in_the_option_format_grades_the_letter_it_asks_for():
+    """`--task shuffle --answer-format option` asks for `(D)`; the shuffle rule compared `(D)` with `D` and never
+    matched, so every completion scored 0."""
+    from course_lib.problems import problems
+    from course_lib.rewards import correctness_reward
+
+    problem = problems("shuffle", "train", 2, 0, answer_format="option")[0]
+    right, wrong = f"So the answer is ({problem.answer}).", "So the answer is (Z)."
+    assert correctness_reward([right, wrong], answer=[problem.answer] * 2, source=["shuffle"] * 2,
+                              answer_format=["option"] * 2) == [1.0, 0.0]
+    assert is_correct(f"#### {problem.answer}", problem.answer, "shuffle")  # its own format, as before
