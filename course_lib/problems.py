@@ -162,15 +162,24 @@ def _user_file(task: str) -> Path | None:
 
 
 def problems_fingerprint(problems) -> str:
-    """sha256 over the problems' ids, prompts, answers and answer formats, in order."""
+    """sha256 over the problems' ids, prompts, answers, answer formats, sources (whose rules grade them) and levels,
+    in order."""
+    text = json.dumps([[p.id, p.prompt, p.answer, p.answer_format, p.source, p.level] for p in problems])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def legacy_problems_fingerprint(problems) -> str:
+    """`problems_fingerprint` as course_lib wrote it before it held sources and levels: what older run folders and
+    tables recorded (read only, so that they still resume)."""
     text = json.dumps([[p.id, p.prompt, p.answer, p.answer_format] for p in problems])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def problem_fingerprint(problem) -> str:
-    """sha256 over one problem's prompt, answer and answer format: `compare` checks that an id names the same
+    """sha256 over one problem's prompt, answer, answer format and source: `compare` checks that an id names the same
     question in both evaluations (GSM8K and BBH ids are line numbers: another copy of the data gives them others)."""
-    return hashlib.sha256(json.dumps([problem.prompt, problem.answer, problem.answer_format]).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([problem.prompt, problem.answer, problem.answer_format,
+                                      problem.source]).encode()).hexdigest()
 
 
 def fingerprinted(spec: dict, pool: list[Problem]) -> dict:
@@ -194,7 +203,7 @@ def from_spec(spec: dict) -> list[Problem]:
               "questions; estimate and select on it again")
     fingerprint = spec.pop("problems_sha256", None)
     pool = problems(**spec)
-    check(fingerprint is None or problems_fingerprint(pool) == fingerprint,
+    check(fingerprint in (None, problems_fingerprint(pool), legacy_problems_fingerprint(pool)),
           f"the pool of task={spec['task']!r} ({spec.get('split')}) now holds other questions than when its table was "
           "estimated (another copy of the dataset under --data-dir or COURSE_DATA_DIR, or another course_lib "
           "version): ids would name other questions; use the same data, or estimate and select again")

@@ -690,6 +690,8 @@ def test_paper_jobs_ask_for_time_and_memory_from_the_cost_model(shared_data, tmp
     hf = slurm_limits(points, "paper", "hf", with_tables=False)
     assert hours(hf["time"]) > 4 > hours(limits["time"])  # the old README's 04:00:00 fits vLLM only
     assert "#SBATCH --time=" in warm and warm != array
+    more = point_hours({**points[0], "EVAL_K": 64}, pools, "vllm")  # the point's own K, not the profile's 4
+    assert more["eval_h"] > 10 * point_hours(points[0], pools, "vllm")["eval_h"]  # 16x the test samples, OOD as was
 
 
 def hours(slurm_time: str) -> float:

@@ -995,7 +995,8 @@ def test_a_checkpoint_renamed_by_hand_is_not_resumed_at_its_name(tmp_path):
     assert damage(checkpoint) is None
 
 
-@pytest.mark.parametrize("edit", [{"answer_format": "boxed"}, {"answer": "-1"}, {"prompt": "What is 1 + 1?"}])
+@pytest.mark.parametrize("edit", [{"answer_format": "boxed"}, {"answer": "-1"}, {"prompt": "What is 1 + 1?"},
+                                  {"source": "math"}, {"level": 9}])  # source: whose rules grade it
 def test_a_run_is_not_resumed_on_problems_that_kept_their_ids_but_changed(finished_run, problems, tmp_path, edit):
     """A user's problem file edited, or --answer-format changed, between a killed run and its rerun: the same ids,
     other questions. The run folder records what training showed and graded, and the rerun is refused."""
@@ -1005,6 +1006,18 @@ def test_a_run_is_not_resumed_on_problems_that_kept_their_ids_but_changed(finish
     shutil.copytree(finished_run[0], folder)
     assert len(json.loads((folder / "run_config.json").read_text())["problems_sha256"]) == 64
     changed = [dataclasses.replace(problems[0], **edit), *problems[1:]]
-    with pytest.raises(CourseError, match=r"the same ids with another question, answer or answer format"):
+    with pytest.raises(CourseError, match=r"the same ids with another question, answer, answer format, source or level"):
         train_grpo("tiny-s", changed, CourseConfig(**FAST), folder, progress=False)
+    assert train_grpo("tiny-s", problems, CourseConfig(**FAST), folder, progress=False) == finished_run[1]
+
+
+def test_a_run_folder_from_before_sources_were_fingerprinted_still_resumes(finished_run, problems, tmp_path):
+    """Older course_lib recorded the problems' fingerprint without sources and levels: that run still resumes."""
+    from course_lib.problems import legacy_problems_fingerprint
+
+    folder = tmp_path / "older"
+    shutil.copytree(finished_run[0], folder)
+    written = json.loads((folder / "run_config.json").read_text())
+    written["problems_sha256"] = legacy_problems_fingerprint(problems)
+    (folder / "run_config.json").write_text(json.dumps(written))
     assert train_grpo("tiny-s", problems, CourseConfig(**FAST), folder, progress=False) == finished_run[1]

@@ -75,7 +75,7 @@ def point_hours(point: dict, pools: dict, backend: str = "vllm", numbers: dict |
     tokens_per_s, step_per_token, source = throughput(backend, size, numbers)
     tokens = resolved.max_new_tokens * MEAN_COMPLETION_SHARE
     step_s = resolved.max_new_tokens * step_per_token + TRAIN_OVERHEAD_S
-    eval_k = get_profile(resolved.profile).eval_k
+    eval_k = resolved.eval_k or get_profile(resolved.profile).eval_k  # the point's EVAL_K, as the notebook samples
     eval_completions = min(resolved.eval_problems, len(pools[(test := resolved.test_task or resolved.task) + ":test"]))
     eval_completions *= eval_k + max(eval_k, resolved.base_k)  # trained model, and the base model once per model
     ood = len(pools[resolved.ood_task + ":test"]) * resolved.ood_k * 2 if resolved.ood_task not in ("", "none") else 0

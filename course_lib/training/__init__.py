@@ -31,7 +31,7 @@ import torch
 from ..classroom.quiet import no_weight_bars
 from ..errors import CourseError, check
 from ..paths import what_it_is
-from ..problems import problems_fingerprint
+from ..problems import legacy_problems_fingerprint, problems_fingerprint
 from ..prompts import pool_answer_format
 from ..provenance import atomic_write_text, folder_lock, git_commit, library_versions
 from ..rewards import correctness_reward
@@ -428,9 +428,10 @@ def run_record(config, peft_config) -> dict:
 
 
 def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_ids: list[str],
-                   problems_sha256: str | None = None) -> tuple[int | None, list]:
+                   problems_sha256: tuple = ()) -> tuple[int | None, list]:
     """The step to resume from (None for a fresh run) and the newer checkpoints that are damaged (with why);
-    an error if the folder holds a different run."""
+    an error if the folder holds a different run. `problems_sha256`: the problems' fingerprints a run folder may
+    have recorded (this course_lib's, then an older one's)."""
     check(not run_dir.exists() or run_dir.is_dir(), f"out={run_dir} is a file; give a folder for the run")
     if not (run_dir / "run_config.json").exists():
         return None, []
@@ -455,9 +456,9 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
     if previous["problem_ids"] != problem_ids:
         differ.append(f"{len(problem_ids)} problems (the run's: {len(previous['problem_ids'])}, not the same ids)"
                       if len(problem_ids) != len(previous["problem_ids"]) else "other problems (ids or order)")
-    elif problems_sha256 and previous.get("problems_sha256") not in (None, problems_sha256):  # older records: none
-        differ.append("the same ids with another question, answer or answer format (the problem file or "
-                      "--answer-format changed)")
+    elif problems_sha256 and previous.get("problems_sha256") not in (None, *problems_sha256):  # older records: none
+        differ.append("the same ids with another question, answer, answer format, source or level (the problem file "
+                      "or --answer-format changed)")
     check(not differ, f"out={run_dir} holds a run with a different config, model or problems ({'; '.join(differ[:3])}"
                       f"{' ...' if len(differ) > 3 else ''}); use a new folder or delete this one")
     return (int(checkpoint.name.split("-")[1]) if checkpoint else 0), broken
@@ -622,7 +623,8 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     problem_ids = [p.id for p in problems]
     problems_sha256 = problems_fingerprint(problems)  # what training shows and grades: the same ids must mean the same
     record = run_record(config, peft_config)
-    resume_step, broken = _check_run_dir(run_dir, record, model_name, problem_ids, problems_sha256)
+    resume_step, broken = _check_run_dir(run_dir, record, model_name, problem_ids,
+                                         (problems_sha256, legacy_problems_fingerprint(problems)))
     if resume_step is not None and (summary := _finished_summary(run_dir, config.max_steps)) is not None:
         return summary
     check_enough_problems(len(problems), config.prompts_per_step)
