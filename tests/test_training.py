@@ -1021,3 +1021,10 @@ def test_a_run_folder_from_before_sources_were_fingerprinted_still_resumes(finis
     written["problems_sha256"] = legacy_problems_fingerprint(problems)
     (folder / "run_config.json").write_text(json.dumps(written))
     assert train_grpo("tiny-s", problems, CourseConfig(**FAST), folder, progress=False) == finished_run[1]
+
+
+def test_epochs_that_max_steps_would_override_are_refused():
+    """`train --num_train_epochs 1` was recorded and ignored: transformers trains max_steps (100) whenever it is set."""
+    with pytest.raises(CourseError, match=r"num_train_epochs=1 would be ignored: max_steps=100 sets the run's length"):
+        CourseConfig(num_train_epochs=1)
+    assert CourseConfig(max_steps=12).max_steps == 12

@@ -205,6 +205,11 @@ class CourseConfig(GRPOConfig):
         check(self.micro_batch_prompts == 0 or self.prompts_per_step % self.micro_batch_prompts == 0,
               f"prompts_per_step={self.prompts_per_step} does not split into micro-batches of "
               f"micro_batch_prompts={self.micro_batch_prompts}; use a divisor of prompts_per_step")
+        epochs_default = type(self).__dataclass_fields__["num_train_epochs"].default
+        check(self.num_train_epochs == epochs_default or self.max_steps <= 0,
+              f"num_train_epochs={self.num_train_epochs:g} would be ignored: max_steps={self.max_steps} sets the run's "
+              "length (transformers uses max_steps whenever it is above 0); give max_steps instead, for E passes "
+              "over N problems at P prompts per step ceil(E x N / P)")
         check_exact_resume(self)
         self.per_device_train_batch_size, self.gradient_accumulation_steps = micro_batches(self, launched_processes())
         self.steps_per_generation, self.generation_batch_size = self.gradient_accumulation_steps, None
