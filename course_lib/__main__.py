@@ -633,17 +633,20 @@ def model_as_recorded(model: str) -> str:
 
 
 def warn_if_picked_among_ties(table, ids: list, strategy: str) -> None:
-    """`hard` (or `easy`) whose budget falls inside a block of problems tied at the extreme pass rate picks among
-    them by the seed alone: on a pool mostly at p = 0 it can pick exactly what `random` picks. Said, with the sizes."""
+    """A strategy whose budget cuts through a block of problems with one selection key (`hard` on a pool mostly at
+    p = 0, `medium` inside a block, `learnability` among p(1 - p) = 0) picks among them by the seed alone, as
+    `random` does. Said, with the sizes (`selection.tie_at_the_cut`)."""
     import warnings
 
-    if strategy not in ("hard", "easy") or table["pass_rate"].nunique() == 1:
+    from .selection import tie_at_the_cut
+
+    if table["pass_rate"].nunique() == 1:  # every problem tied: said once by `cmd_select`
         return
-    extreme = table["pass_rate"].min() if strategy == "hard" else table["pass_rate"].max()
-    tied = int((table["pass_rate"] == extreme).sum())
-    if tied > len(ids):
-        warnings.warn(f"'{strategy}' picked {len(ids)} of {tied} problems tied at pass rate {extreme:.2f}: among them "
-                      "the choice is the seed's, as random's is; more samples (--k) tell them apart", stacklevel=2)
+    tie = tie_at_the_cut(table, strategy, len(ids))
+    if tie is not None:
+        warnings.warn(f"'{strategy}' picked {tie['picked']} of {tie['tied']} problems tied at {tie['key']} "
+                      f"{tie['value']:.2f}: among them the choice is the seed's, as random's is; more samples (--k) "
+                      "tell them apart", stacklevel=2)
 
 
 def warn_if_chosen_for_another_model(ids, model: str) -> None:

@@ -205,6 +205,10 @@ def _written_out(where: str, number: WrittenNumber) -> str:
     return format(value, "f")
 
 
+# the answers a source's grader can match at all (a pattern over the normalised answer, and what it says)
+UNREACHABLE = {"bbh": (r"\(?[A-G]\)?", "an option (A) to (G)"), "aime2025": (r"\d{1,3}", "an integer 0-999")}
+
+
 def load_jsonl_problems(path) -> list[Problem]:
     """Your own questions: a JSON Lines file with `question` (or `prompt`/`problem`) and `answer` per row.
 
@@ -231,6 +235,10 @@ def load_jsonl_problems(path) -> list[Problem]:
               f"put it in quotes (\"{json.dumps(answer)}\") if that is the answer")
         answer = _written_out(where, answer) if isinstance(answer, WrittenNumber) else str(answer).strip()
         check(answer, f"{where}: field 'answer' is empty")
+        rule = UNREACHABLE.get(source)
+        check(rule is None or re.fullmatch(rule[0], normalize_number(answer)) is not None,
+              f"{where}: field 'answer' {answer!r} can never be graded right under source {source!r} "
+              f"({rule[1] if rule else ''}); fix the answer or give the row another source")
         question = _field(where, row, "question", "prompt", "problem")
         check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
         problems.append(Problem(uid, question, answer, level, source,

@@ -130,6 +130,26 @@ def _select_levels(table: pd.DataFrame, budget: float | int, seed: int, levels) 
     return _seeded_order(band, seed)["id"].astype(str).iloc[:n].tolist()
 
 
+def tie_at_the_cut(table: pd.DataFrame, strategy: str, budget: float | int) -> dict | None:
+    """Where `strategy`'s budget cuts through a block of problems with one selection key (the pass rate; p(1 - p)
+    for learnability): the key, the block's size and how many of it were picked, by the seed alone, as random
+    picks; None when no block is cut (03)."""
+    if strategy in ("random", "levels") or len(table) == 0:
+        return None
+    n = budget_count(budget, len(table))
+    p = table["pass_rate"].to_numpy(dtype=float)
+    key = p * (1 - p) if strategy == "learnability" else p
+    order = np.sort(key)[::-1] if strategy in ("easy", "learnability") else np.sort(key)
+    start = (len(key) - n) // 2 if strategy == "medium" else 0
+    window = order[start : start + n]
+    for edge in dict.fromkeys((window[0], window[-1])):
+        tied, picked = int((order == edge).sum()), int((window == edge).sum())
+        if tied > picked:
+            return {"key": "p(1 - p) =" if strategy == "learnability" else "pass rate", "value": float(edge),
+                    "tied": tied, "picked": picked}
+    return None
+
+
 def degenerate_medium(table: pd.DataFrame, budget: float | int) -> bool:
     """True when the `medium` window lies inside a larger block of equal pass rates (e.g. all p = 1).
 

@@ -155,3 +155,16 @@ def test_an_answer_with_a_huge_exponent_is_refused_with_the_fix(tmp_path):
     path.write_text('{"question": "q", "answer": 1e400}\n')
     with pytest.raises(CourseError, match=r"mine.jsonl:1: field 'answer' 1e400 has over 100 digits.*put it in quotes"):
         load_jsonl_problems(path)
+
+
+@pytest.mark.parametrize(("source", "answer", "rule"), [("bbh", "(H)", "an option"), ("bbh", "yes", "an option"),
+                                                      ("bbh", "4", "an option"), ("aime2025", "1/2", "an integer 0-999")])
+def test_an_answer_its_sources_grader_can_never_match_is_refused(tmp_path, source, answer, rule):
+    """Every completion would score 0 on such a row, and `hard` would pick it first."""
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"question": "q", "answer": answer, "source": source}) + "\n")
+    with pytest.raises(CourseError, match=rf"mine.jsonl:1: field 'answer' .* can never be graded right under source "
+                                          rf"'{source}' \({rule}"):
+        load_jsonl_problems(path)
+    path.write_text(json.dumps({"question": "q", "answer": "(C)" if source == "bbh" else 70, "source": source}) + "\n")
+    assert load_jsonl_problems(path)[0].answer in ("(C)", "70")

@@ -419,3 +419,20 @@ def test_a_levels_budget_above_1_that_is_not_a_count_names_the_fraction_rule():
     """1.5 is neither a fraction of the band nor a count: the fraction's rule is what is broken, not the band's size."""
     with pytest.raises(CourseError, match=r"^budget=1\.5 as a fraction must be in \(0, 1\]; give a count as an integer$"):
         select(HAND, "levels", 1.5, levels=(1,))
+
+
+def test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_strategy():
+    """60 problems at p = 0, 2 at 0.5, 38 at 1, a budget of 10: every strategy but random picks among ties somewhere
+    (medium's window lies inside the p = 0 block; learnability takes the two p = 0.5 and 8 of 98 at p(1 - p) = 0)."""
+    from course_lib.selection import tie_at_the_cut
+
+    table = pd.DataFrame({"id": [f"p{i}" for i in range(100)], "level": 1,
+                          "pass_rate": [0.0] * 60 + [0.5] * 2 + [1.0] * 38})
+    assert tie_at_the_cut(table, "hard", 10) == {"key": "pass rate", "value": 0.0, "tied": 60, "picked": 10}
+    assert tie_at_the_cut(table, "medium", 10) == {"key": "pass rate", "value": 0.0, "tied": 60, "picked": 10}
+    assert tie_at_the_cut(table, "easy", 10) == {"key": "pass rate", "value": 1.0, "tied": 38, "picked": 10}
+    assert tie_at_the_cut(table, "learnability", 10) == {"key": "p(1 - p) =", "value": 0.0, "tied": 98, "picked": 8}
+    assert tie_at_the_cut(table, "random", 10) is None
+    assert tie_at_the_cut(table, "hard", 62) is None  # the whole blocks at 0 and 0.5: nothing cut
+    inner = table.assign(pass_rate=[0.0] * 2 + [0.125] * 60 + [1.0] * 38)  # a block cut away from the extreme
+    assert tie_at_the_cut(inner, "hard", 10) == {"key": "pass rate", "value": 0.125, "tied": 60, "picked": 8}

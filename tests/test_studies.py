@@ -842,3 +842,38 @@ def test_seeds_that_all_agree_measure_no_noise():
     check = assay_sensitivity([0.1, 0.1], margin=0.01)
     assert not check["sensitive"] and "no spread" in check["why"]
     assert assay_sensitivity([0.1, 0.1], margin=0.01, base_variance=1e-5)["sensitive"]  # the base's error is a spread
+
+
+def test_a_paired_difference_refuses_a_missing_or_unpaired_seed():
+    """A blank cell or a seed run for one arm only dropped out of the pair in silence (4 seeds reported for 5)."""
+    from course_lib.research.studies import paired_difference, paired_verdicts, seed_plan
+
+    rows = [dict(task="arith", model="m", strategy=arm, seed=seed, **{"gain.test": 0.05 + 0.01 * seed + shift})
+            for seed in range(5) for arm, shift in (("hard", 0.0), ("random", -0.01))]
+    table = pd.DataFrame(rows)
+    assert paired_difference(table, "hard", "random")["seeds"].tolist() == [5]
+    blank = table.assign(**{"gain.test": table["gain.test"].where(table.index != 1)})
+    for call in (lambda t: paired_difference(t, "hard", "random"), lambda t: paired_verdicts(t, [("hard", "random")], 0.03),
+                 seed_plan):
+        with pytest.raises(CourseError, match="1 missing or infinite value"):
+            call(blank)
+    lonely = table.drop(index=9)  # random's seed 4 never ran
+    with pytest.raises(CourseError, match=r"seed\(s\) \[4\] have a gain.test for only one of hard and random"):
+        paired_difference(lonely, "hard", "random")
+
+
+@pytest.mark.parametrize(("column", "swap"), [("strategy", {"hard": "random", "random": "hard"}), ("seed", {3: 4, 4: 3})])
+def test_a_results_row_whose_cells_disagree_with_its_point_is_refused(tmp_path, column, swap):
+    """Arm labels (or seeds) swapped between rows passed every check and flipped a scorecard row from contradicted to
+    supported: each row's arm-defining cells must be those of the point it names."""
+    import shutil
+
+    from course_lib.research.studies import RESULTS_DIR, load_study
+
+    shutil.copytree(RESULTS_DIR / "regimes-hard-wins-long", tmp_path / "regimes-hard-wins-long")
+    path = tmp_path / "regimes-hard-wins-long" / "results.csv"
+    table = pd.read_csv(path)
+    table[column] = table[column].map(swap).fillna(table[column]).astype(table[column].dtype)
+    table.to_csv(path, index=False)
+    with pytest.raises(CourseError, match=rf"results.csv line \d+ says {column}=.*but its point .* has another"):
+        load_study("regimes-hard-wins-long", tmp_path)

@@ -50,6 +50,32 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
     return table[table["status"] == "ok"].reset_index(drop=True), provenance
 
 
+ROW_KEYS = ("STRATEGY", "SEED", "MODEL", "TASK", "STEPS", "LEARNING_RATE", "PROMPTS_PER_STEP")  # arms and pairs
+
+
+def row_disagreement(row: pd.Series, point: dict) -> str | None:
+    """The first of a results row's arm-defining cells (ROW_KEYS) that differs from the point it names, as
+    'strategy=hard'; None when they agree (a smoke profile's capped steps count as its own)."""
+    from .profiles import get_profile
+
+    for key in ROW_KEYS:
+        column = key.lower()
+        if key not in point or column not in row.index or pd.isna(row[column]):
+            continue
+        wanted = point[key]
+        if key == "STEPS" and point.get("PROFILE") and get_profile(point["PROFILE"]).max_train_steps:
+            wanted = min(wanted, get_profile(point["PROFILE"]).max_train_steps)
+        value = row[column]
+        if isinstance(wanted, int | float) and not isinstance(wanted, bool):
+            number = pd.to_numeric(value, errors="coerce")
+            same = not pd.isna(number) and abs(float(number) - float(wanted)) <= 1e-12 * max(1.0, abs(float(wanted)))
+        else:
+            same = str(value) == str(wanted)
+        if not same:
+            return f"{column}={value}"
+    return None
+
+
 def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict, fix: str) -> None:
     """Every point of the study's grid.json is a row of results.csv (succeeded or failed) or named missing by the
     provenance `aggregate` wrote: a row deleted by hand (a bad seed dropped) would change a verdict in silence."""
@@ -64,6 +90,11 @@ def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict
     extra = sorted(set(table["point"]) - set(names))
     check(not extra, f"{folder / 'results.csv'} holds point {extra[0] if extra else ''}, which its grid.json does not "
                      f"list (a row from another run, counted as one more seed); {fix}")
+    by_name = dict(zip(names, points))
+    for index, row in table.iterrows():
+        moved = row_disagreement(row, by_name[row["point"]])
+        check(moved is None, f"{folder / 'results.csv'} line {index + 2} says {moved}, but its point "
+                             f"{row['point']} has another (a cell edited or moved between rows); {fix}")
     listed = set(table["point"]) | set(provenance.get("missing", []))
     absent = [name for name in names if name not in listed]
     check(not absent, f"{folder / 'results.csv'} lacks {len(absent)} of its grid's {len(names)} points (e.g. "
@@ -185,8 +216,8 @@ def t_interval(values) -> dict:
     mean = float(values.mean())
     if len(values) == 1:
         return {"mean": round(mean, 4), "ci_low": float("nan"), "ci_high": float("nan"), "seeds": 1, "excludes_zero": False}
-    low, high = (round(float(bound), 4) for bound in SharedBaseline(values).tconfint_mean(0.05))
-    return {"mean": round(mean, 4), "ci_low": low, "ci_high": high, "seeds": len(values),
+    low, high = (float(bound) for bound in SharedBaseline(values).tconfint_mean(0.05))  # read unrounded
+    return {"mean": round(mean, 4), "ci_low": round(low, 4), "ci_high": round(high, 4), "seeds": len(values),
             "excludes_zero": bool(low < high and (low > 0 or high < 0))}  # seeds that all agree measure no noise
 
 
@@ -362,7 +393,8 @@ def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", 
           "seed_plan: the pilot has several rows per seed and arm (several models or lengths?); pass one of them")
     check("model" not in pilot or pilot["model"].nunique() <= 1,
           "seed_plan: the pilot holds several models (one arm's rows from each would be paired); pass one model's rows")
-    wide = pilot.pivot_table(index="seed", columns="strategy", values="gain.test")[[first, second]].dropna()
+    wide = paired_by_seed(pilot, first, second, "gain.test")
+    check(not wide.empty, f"seed_plan: the pilot has no run of {first} or of {second}; pass a pilot that ran both")
     sd, reference = float((wide[first] - wide[second]).std(ddof=1)), float(wide[second].mean())
     target = target if target is not None else max(0.03, reference / 3)
     planned_sd = sd_upper_bound(sd, len(wide))  # a sd from a few seeds is itself uncertain
@@ -374,6 +406,20 @@ def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", 
 def paired_power(difference: float, sd: float, seeds: int, alpha: float = 0.05) -> float:
     """Power of a two-sided one-sample t-test on `seeds` paired differences (statsmodels' `TTestPower`)."""
     return float(TTestPower().power(effect_size=difference / sd, nobs=seeds, alpha=alpha, alternative="two-sided"))
+
+
+def paired_by_seed(group: pd.DataFrame, first: str, second: str, column: str, arm: str = "strategy") -> pd.DataFrame:
+    """The two arms' values side by side, a row per seed: every seed of either arm must hold a finite value in both
+    (a blank cell or a seed run for one arm only would drop out of the pair in silence); empty when an arm is absent."""
+    rows = group[group[arm].isin([first, second])]
+    if set(rows[arm]) != {first, second}:
+        return pd.DataFrame(columns=[first, second])
+    finite_values(rows[column])  # a missing result cannot count: named, as `gain_verdicts` names it
+    wide = rows.pivot_table(index="seed", columns=arm, values=column, dropna=False)[[first, second]]
+    lonely = sorted(wide.index[wide.isna().any(axis=1)].tolist())
+    check(not lonely, f"seed(s) {lonely} have a {column} for only one of {first} and {second}: a paired difference "
+                      "needs both; run the missing points, or drop those seeds knowingly")
+    return wide
 
 
 def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> None:
@@ -408,8 +454,8 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
     check_one_run_per_seed(table, by)
     rows = []
     for key, group in table.groupby(list(by), sort=True):
-        wide = group.pivot_table(index="seed", columns="strategy", values=column).reindex(columns=[first, second]).dropna()
-        if wide.empty:  # this group has no seed with both strategies
+        wide = paired_by_seed(group, first, second, column)
+        if wide.empty:  # this group has no run of one of the strategies
             continue
         rows.append({**dict(zip(by, key)), "difference": f"{first} - {second}",
                      **t_interval(wide[first] - wide[second])})
@@ -439,7 +485,7 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
         base = float(group[shared].iloc[0]) if shared in group else 0.0
         for first, second in pairs:
             if {first, second} <= set(wide.columns):
-                both = wide[[first, second]].dropna()
+                both = paired_by_seed(group, first, second, column, arm)
                 reference = assay_sensitivity(gains.loc[both.index, second], margin, base, arm=second)
                 rows.append({**dict(zip(by, key)), "difference": f"{first} - {second}",
                              **equivalence_verdict(both[first] - both[second], margin, sensitive=reference["sensitive"]),
