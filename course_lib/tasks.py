@@ -324,13 +324,18 @@ def wordy(completion: str) -> str:
 
 
 def guess_rate(task: str, level: int) -> float:
-    """The accuracy of guessing: `shuffle` asks which of n objects sits at a position (1/n); `arith` has no small
-    answer set (0). Notebook 05 reports shuffle's gains beyond it.
+    """The accuracy of guessing: `shuffle` asks which of n objects sits at a position (1/n), BBH's shuffled objects
+    the same with its level the object count (1/level); `arith`, GSM8K and MATH have no small answer set (0). A
+    `jsonl:` file's rows may be any of them: refused. Notebook 05 reports shuffle's gains beyond it.
 
-    >>> guess_rate("shuffle", 5), guess_rate("arith", 5)
-    (0.14285714285714285, 0.0)
+    >>> guess_rate("shuffle", 5), guess_rate("bbh", 5), guess_rate("arith", 5)
+    (0.14285714285714285, 0.2, 0.0)
     """
-    return 1 / SHUFFLE_LEVELS[level][0] if task == "shuffle" else 0.0
+    check(not str(task).startswith("jsonl:"), f"task={task!r}: a file's rows may be any task, so its guess rate is "
+                                              "unknown; correct for chance per source, or read the plain gain")
+    if task == "shuffle":
+        return 1 / SHUFFLE_LEVELS[level][0]
+    return 1 / int(level) if task == "bbh" else 0.0
 
 
 def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:

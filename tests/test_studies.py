@@ -877,3 +877,17 @@ def test_a_results_row_whose_cells_disagree_with_its_point_is_refused(tmp_path, 
     table.to_csv(path, index=False)
     with pytest.raises(CourseError, match=rf"results.csv line \d+ says {column}=.*but its point .* has another"):
         load_study("regimes-hard-wins-long", tmp_path)
+
+
+def test_gain_beyond_chance_corrects_bbh_and_refuses_a_file_of_unknown_tasks():
+    """BBH's shuffled objects are guessable (1/3, 1/5, 1/7 by object count) and got no correction; a jsonl file's
+    rows may be any task."""
+    from course_lib.research.studies import with_gain_beyond_chance
+
+    row = {"accuracy_after_by_level.test.3": 0.6, "accuracy_before_by_level.test.3": 0.4,
+           "accuracy_after_by_level.test.5": 0.5, "accuracy_before_by_level.test.5": 0.3}
+    table = pd.DataFrame([{"task": task, **row} for task in ("shuffle", "bbh", "arith")])
+    beyond = with_gain_beyond_chance(table)["gain_beyond_chance.test"].tolist()
+    assert beyond[1] == pytest.approx(np.mean([0.2 / (1 - 1 / 3), 0.2 / (1 - 1 / 5)])) and beyond[2] == pytest.approx(0.2)
+    with pytest.raises(CourseError, match="a file's rows may be any task, so its guess rate is unknown"):
+        with_gain_beyond_chance(pd.DataFrame([{"task": "jsonl:/x.jsonl", **row}]))
