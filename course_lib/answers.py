@@ -255,6 +255,8 @@ def math_equal(predicted: str | None, reference: str) -> bool:
         return False
     if _DISJUNCTION.search(predicted) and not (_DISJUNCTION.search(reference) or "," in reference):
         return False
+    if ("\\mid" in predicted and "\\mid" not in reference) or (predicted.count("|") % 2 and "|" not in reference):
+        return False  # `7 \mid 5`, `2 | 3`: math-verify reads the number on the right
     if normalize_number(predicted) == normalize_number(reference):
         return True
     if len(predicted) > MAX_MATH_CHARS or len(reference) > MAX_MATH_CHARS:

@@ -117,6 +117,9 @@ def test_extract_tagged_reads_from_its_tag_to_the_first_close_within_the_limit()
         ("1\\ 000", "1000", True),
         ("1000", "1 000", True),  # SI style
         ("1 2", "12", False),
+        ("7 \\mid 5", "5", False),  # math-verify read the number on the right of a divisibility bar
+        ("2 | 3", "3", False),
+        ("|-3|", "3", True),  # an absolute value's bars come in pairs
     ],
 )
 def test_math_equal_uses_math_verify(predicted, reference, equal):
