@@ -136,7 +136,8 @@ def _sample(rows: list[Problem], n: int | None, seed: int, task: str, split: str
         return rows
     check(n <= len(rows), f"n={n} is more than the {len(rows)} problems of {task}'s {split} split (after any "
                           f"levels); ask for at most {len(rows)}")
-    picked = sorted(random.Random(f"{task}/{seed}").sample(range(len(rows)), n))
+    name = "jsonl" if task.startswith("jsonl:") else task  # a file draws the same wherever it sits
+    picked = sorted(random.Random(f"{name}/{seed}").sample(range(len(rows)), n))
     return [rows[i] for i in picked]
 
 

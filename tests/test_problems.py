@@ -206,3 +206,17 @@ def test_a_pool_rebuilt_from_another_copy_of_a_dataset_is_refused(shared_data, t
     monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path / "other"))
     with pytest.raises(CourseError, match=r"the pool of task='gsm8k' \(train\) now holds other questions"):
         from_spec(recorded)
+
+
+def test_a_jsonl_draw_does_not_depend_on_the_folder_the_file_sits_in(tmp_path):
+    """The same file with the same n and seed drew other problems in another folder (the draw was seeded by its
+    absolute path): a student's copy or another machine got another pool."""
+    from course_lib.tasks import generate
+
+    text = "\n".join(json.dumps({"id": p.id, "question": p.prompt, "answer": p.answer, "source": "arith"})
+                     for p in generate("arith", 30, "train", 0))
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "mine.jsonl").write_text(text + "\n")
+    drawn = [[p.id for p in problems(f"jsonl:{tmp_path / folder / 'mine.jsonl'}", "all", 5, 3)] for folder in ("one", "two")]
+    assert drawn[0] == drawn[1] and len(set(drawn[0])) == 5
