@@ -89,8 +89,24 @@ def hash_answers(text) -> list[str | None]:
         return []
     if text.count("####") > MAX_MARKS:
         return [None]
-    marks = [normalize_number(match) for match in _HASH.findall(text)]
+    marks = [_mark_value(normalize_number(match)) for match in _HASH.findall(text)]
     return [mark for mark in marks[:-1] if mark and not _WORD.search(mark)] + [mark or None for mark in marks[-1:]]
+
+
+_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?[\d][\d,]*(?:\.\d+)?)\b"
+                            r"(?!\s*[-+*/^=])")
+
+
+def _mark_value(mark: str) -> str:
+    """A `####` mark that states a number (`Answer: 8`, `The answer is 8`, `8 apples`) as that number; any other
+    mark as it is (a heading such as `Step 1: add` keeps its words, so it is no answer).
+
+    >>> [_mark_value(m) for m in ("8", "Answer: 8", "The answer is 1,000", "8 apples", "Step 1: add", "7 or 8")]
+    ['8', '8', '1000', '8', 'Step 1: add', '7 or 8']
+    """
+    stated = _STATED_NUMBER.match(mark)
+    one_number = len(re.findall(r"\d[\d,.]*", mark)) == 1  # `7 or 8` states two: left as it is, a hedge
+    return normalize_number(stated.group(1)) if stated and one_number and _WORD.search(mark) else mark
 
 
 def extract_hash_answer(text) -> str | None:

@@ -488,3 +488,13 @@ def test_shuffle_in_the_option_format_grades_the_letter_it_asks_for():
     assert correctness_reward([right, wrong], answer=[problem.answer] * 2, source=["shuffle"] * 2,
                               answer_format=["option"] * 2) == [1.0, 0.0]
     assert is_correct(f"#### {problem.answer}", problem.answer, "shuffle")  # its own format, as before
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("#### Answer: 8\n#### 7", False), ("#### 8 apples\n#### 7", False), ("\\boxed{7}\n#### The answer is 8", False),
+    ("#### Answer: 7\n#### 7", True), ("#### The answer is 7", True), ("#### Step 1: add\n#### 7", True),
+    ("#### Final answer\n#### 7", True), ("#### 7 or 8", False)])
+def test_a_mark_that_states_a_number_in_words_is_that_number(completion, right):
+    """`#### Answer: 8` before `#### 7` read as a heading, so a hedge scored 1; a heading without a stated number
+    (`Step 1: add`, `Final answer`) is still none."""
+    assert is_correct(completion, "7", "gsm8k" if "boxed" not in completion else "math") is right
