@@ -292,7 +292,7 @@ def check_greedy_k(k: int, temperature: float) -> None:
     """Greedy sampling gives one answer per problem: k copies of it would count as k samples."""
     check(temperature != 0 or k == 1,
           f"temperature=0 samples greedily: all k={k} samples of a problem would be the same answer, counted as k; "
-          "give --k 1 with --temperature 0, or a temperature above 0 (1.0 is usual)")
+          "a pass rate needs samples that can differ: give a temperature above 0 (1.0 is usual)")
 
 
 def _backend(args) -> str:

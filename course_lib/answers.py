@@ -410,19 +410,21 @@ EXTRACTORS = {"hash": extract_hash_answer, "boxed": extract_boxed, "tagged": ext
 
 
 def grader_fingerprint() -> str:
-    """What grades a completion: this module's source and math-verify's version (a cached grade made by another
-    grader is sampled again). Introduced in notebooks/01_difficulty_estimation.ipynb."""
+    """What grades a completion: this module's source and the versions of math-verify and what it compares with
+    (a cached grade made by another grader is sampled again). Introduced in notebooks/01_difficulty_estimation.ipynb."""
     global _GRADER
     if _GRADER is None:
         import hashlib
         from importlib.metadata import PackageNotFoundError, version
 
-        try:
-            verifier = version("math-verify")
-        except PackageNotFoundError:
-            verifier = "none"
+        verifiers = []
+        for package in ("math-verify", "latex2sympy2_extended", "sympy"):  # sympy does math-verify's comparison
+            try:
+                verifiers.append(f"{package} {version(package)}")
+            except PackageNotFoundError:
+                verifiers.append(f"{package} none")
         source = open(__file__, "rb").read()
-        _GRADER = hashlib.sha256(source + f"/math-verify {verifier}".encode()).hexdigest()[:16]
+        _GRADER = hashlib.sha256(source + f"/{', '.join(verifiers)}".encode()).hexdigest()[:16]
     return _GRADER
 
 

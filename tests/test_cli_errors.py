@@ -68,7 +68,7 @@ CASES = [  # (arguments, expected message); FILES stands for the fixture's folde
     (["evaluate", "--model", "tiny-s", "--temperature", "0", "--k", "50", "--out", "FILES/e.json"],
      "temperature=0 samples greedily: all k=50 samples of a problem would be the same answer"),
     (["estimate", "--model", "tiny-s", "--temperature", "0", "--k", "8", "--out", "FILES/t.csv"],
-     "give --k 1 with --temperature 0"),
+     "a pass rate needs samples that can differ: give a temperature above 0"),
     (["train", "--model", "tiny-s", "--save-only-model", "true", "--out", "FILES/run"],
      "save_only_model=True saves checkpoints without the optimizer state a killed run resumes from"),
     (["train", "--model", "tiny-s", "--ignore-data-skip", "true", "--out", "FILES/run"],

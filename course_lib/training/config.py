@@ -185,6 +185,9 @@ class CourseConfig(GRPOConfig):
     dynamic_sampling: bool = field(default=False, metadata=_help(
         "DAPO online filtering: drop dead groups and refill the batch"))
     dynamic_max_rounds: int = field(default=4, metadata=_help("generation rounds per step at most when refilling"))
+    num_train_epochs: float = field(default=3.0, metadata=_help(
+        "not used: max_steps sets a run's length (give max_steps; for E passes over N problems at P prompts per "
+        "step, ceil(E x N / P))"))
 
     def __post_init__(self):
         if isinstance(self.save_steps, float) and self.save_steps.is_integer():
