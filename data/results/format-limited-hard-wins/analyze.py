@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from course_lib.provenance import atomic_write_text
-from course_lib.research.scorecard import Claim, claim_values, reference_check
-from course_lib.research.studies import RESULTS_DIR, equivalence_verdict, interval_text, load_study
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # what the studies' analyses share: ../study_tests.py
+from study_tests import claim_tests, closing, opening, write  # noqa: E402
+
+from course_lib.research.scorecard import Claim  # noqa: E402
+from course_lib.research.studies import RESULTS_DIR, equivalence_verdict, interval_text, load_study  # noqa: E402
 
 STUDY = "format-limited-hard-wins"
 MARGIN = 0.0636  # a third of random's pilot gain at the chosen setting (README, fixed before the run)
@@ -29,25 +31,14 @@ DESCRIBED = {"dead_step_share": "steps with no live group", "clipped_step_share"
              "selected_share_mixed": "selected with 0<p<1"}
 
 
-def tests(table: pd.DataFrame, claims: dict) -> pd.DataFrame:
-    """Each claim's paired test at the margin, with the reference arm's check, as the scorecard reads it."""
-    rows = []
-    for name, claim in claims.items():
-        reference = reference_check(table, claim)
-        rows.append({"test": name, **equivalence_verdict(claim_values(table, claim), MARGIN,
-                                                          sensitive=reference["sensitive"]),
-                     "reference": f"{claim.second}, gain {reference['reference_gain']:+.4f}",
-                     "why_not": reference["why"]})
-    return pd.DataFrame(rows)
-
-
 def test_lines(results: pd.DataFrame) -> list[str]:
-    lines = ["| test | seeds | mean [95%] | 90% interval | p (difference) | p (equivalence) | verdict | reference arm "
-             "| can it vouch for the margin |", "|" + "---|" * 9]
+    lines = ["| test | seeds | mean [95%] | 90% interval | p (difference) | p (equivalence) | verdict | reference "
+             "arm's gain | can it vouch for the margin |", "|" + "---|" * 9]
     for row in results.itertuples():
         vouch = "yes" if row.sensitive else f"no: {row.why_not}"
         lines.append(f"| {row.test} | {row.seeds} | {interval_text(row)} | [{row.tost_low:+.3f}, {row.tost_high:+.3f}] "
-                     f"| {row.p_difference:.3g} | {row.p_equivalence:.3g} | {row.verdict} | {row.reference} | {vouch} |")
+                     f"| {row.p_difference:.3g} | {row.p_equivalence:.3g} | {row.verdict} | {row.reference_gain:+.4f} "
+                     f"| {vouch} |")
     return lines
 
 
@@ -85,27 +76,20 @@ def per_level_lines(table: pd.DataFrame) -> list[str]:
 def report(root=RESULTS_DIR) -> str:
     table, _ = load_study(STUDY, root)
     table = table[table["seed"] >= FRESH_FROM]
-    commits = sorted(set(table["commit"]))
     return "\n".join([
-        f"# {STUDY}: the pre-registered tests (made by make.sh; do not edit)", "",
-        f"{len(table)} points, seeds {int(table['seed'].min())}-{int(table['seed'].max())}, point commit(s) "
-        f"{', '.join(c[:7] for c in commits)}; base accuracy on the test problems "
-        f"{table['accuracy_before.test'].iloc[0]:.4f} at K={int(table['base_k.test'].iloc[0])} (variance of the "
-        f"mean {table['base_variance.test'].iloc[0]:.1e}); margin {MARGIN}.", "",
-        "## Primary", "", *test_lines(tests(table, PRIMARY)), "",
-        "## Secondary (its own test; no correction)", "", *test_lines(tests(table, SECONDARY)), "",
+        *opening(STUDY, table, MARGIN),
+        "## Primary", "", *test_lines(claim_tests(table, PRIMARY, MARGIN)), "",
+        "## Secondary (its own test; no correction)", "", *test_lines(claim_tests(table, SECONDARY, MARGIN)), "",
         "## Arms", "", *arm_lines(table), "",
         "## Per level (described): mean accuracy change on the test problems", "", *per_level_lines(table), "",
-        f"Made from results.csv by `bash data/results/{STUDY}/make.sh` (the points' commit and versions are in "
-        "results.csv and provenance.json).", ""])
+        *closing(STUDY)])
 
 
 OUT = Path(__file__).with_name("analysis.md")
 
 
 def main(out=OUT) -> None:
-    atomic_write_text(out, report())
-    print(f"wrote {out}")
+    write(report(), out)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from course_lib.provenance import atomic_write_text
-from course_lib.research.scorecard import Claim, claim_values, reference_check
-from course_lib.research.studies import RESULTS_DIR, equivalence_verdict, holm_verdicts, interval_text, load_study
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # what the studies' analyses share: ../study_tests.py
+from study_tests import claim_tests, closing, opening, write  # noqa: E402
+
+from course_lib.research.scorecard import Claim  # noqa: E402
+from course_lib.research.studies import RESULTS_DIR, equivalence_verdict, holm_verdicts, interval_text, load_study  # noqa: E402
 
 STUDY = "one-group-hard-wins"
 MARGIN = 0.019  # a third of random's pilot gain (README, fixed before the run)
@@ -33,13 +35,7 @@ DESCRIBED = {"dead_step_share": "steps with no live group", "learnable_share_of_
 
 def tests(table: pd.DataFrame, claims: dict) -> pd.DataFrame:
     """Each claim's paired test at the margin, with the reference arm's check, as the scorecard reads it."""
-    rows = []
-    for name, claim in claims.items():
-        reference = reference_check(table, claim)
-        rows.append({"test": name, **equivalence_verdict(claim_values(table, claim), MARGIN,
-                                                          sensitive=reference["sensitive"]),
-                     "reference": claim.second + f" ({claim.steps[1]} steps)", "why_not": reference["why"]})
-    return pd.DataFrame(rows)
+    return claim_tests(table, claims, MARGIN)
 
 
 def family_lines(family: pd.DataFrame) -> list[str]:
@@ -83,27 +79,20 @@ def report(root=RESULTS_DIR) -> str:
     primary, secondary = holm_verdicts(tests(table, PRIMARY)), tests(table, SECONDARY)
     secondary = secondary.assign(p_difference_holm=secondary["p_difference"],
                                  p_equivalence_holm=secondary["p_equivalence"], verdict_holm=secondary["verdict"])
-    commits = sorted(set(table["commit"]))
     return "\n".join([
-        f"# {STUDY}: the pre-registered tests (made by make.sh; do not edit)", "",
-        f"{len(table)} points, seeds {int(table['seed'].min())}-{int(table['seed'].max())}, point commit(s) "
-        f"{', '.join(c[:7] for c in commits)}; base accuracy on the test problems {table['accuracy_before.test'].iloc[0]:.4f} "
-        f"at K={int(table['base_k.test'].iloc[0])} (variance of the mean {table['base_variance.test'].iloc[0]:.1e}); "
-        f"margin {MARGIN}.", "",
+        *opening(STUDY, table, MARGIN),
         "## Primary family (Holm over the two tests)", "", *family_lines(primary), "",
         "## Secondary (each its own test; no correction)", "", *family_lines(secondary), "",
         "## Arms", "", *arm_lines(table), "",
         "## Per level (described): mean accuracy change on the test problems", "", *per_level_lines(table), "",
-        f"Made from results.csv by `bash data/results/{STUDY}/make.sh` (the points' commit and versions are in "
-        "results.csv and provenance.json).", ""])
+        *closing(STUDY)])
 
 
 OUT = Path(__file__).with_name("analysis.md")
 
 
 def main(out=OUT) -> None:
-    atomic_write_text(out, report())
-    print(f"wrote {out}")
+    write(report(), out)
 
 
 if __name__ == "__main__":
