@@ -254,6 +254,12 @@ def is_lock_file(name: str) -> bool:
     return name.startswith(".") and name.endswith(LOCK_NAME)
 
 
+def is_transient(name: str) -> bool:
+    """A file the course's own writers hold for a moment (`check_writable_folder`'s probe, `atomic_write_text`'s
+    temporary copy): another process of the same launch may see it, and it is no folder's content."""
+    return name.startswith(".write-test-") or (name.startswith(".") and name.endswith(".tmp"))
+
+
 def is_own_staging(path: Path) -> bool:
     """A killed save's staging folder that course_lib made (empty, or holding its stamp): not a folder's content,
     and safe to empty; a `.saving` holding anyone else's files is content."""
@@ -279,7 +285,7 @@ def check_own_folder(folder, command: str, marker: str, is_own=None, parameter: 
         return
     # a name with a line break stays on the one line
     content = sorted(p.name if p.name.isprintable() else repr(p.name) for p in folder.iterdir()
-                     if not is_lock_file(p.name) and not is_own_staging(p))
+                     if not is_lock_file(p.name) and not is_transient(p.name) and not is_own_staging(p))
     check(not content, f"{parameter}={folder} already holds files ({', '.join(content[:3])}"
                        f"{', ...' if len(content) > 3 else ''}) and no {marker}: it is not a folder `{command}` wrote; "
                        "give a new or empty folder")

@@ -688,3 +688,18 @@ def test_a_cache_folder_inside_the_repository_must_be_one_git_ignores(inside, re
         check_ignored_in_repository(folder, "cache_dir")
     assert not folder.exists()  # checked before anything is made
     check_ignored_in_repository(ROOT.parent / "elsewhere", "cache_dir")  # outside the repository: not its business
+
+
+def test_another_process_s_passing_probe_or_temporary_file_is_no_folder_content(tmp_path):
+    """Two processes of one `accelerate launch` check the run folder: rank 0's write probe (or an atomic write's
+    temporary copy) seen by rank 1 made it refuse the folder as "not one train wrote", and the launch failed."""
+    from course_lib.provenance import check_own_folder
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in (".write-test-2w30ypnp", ".run_config.json.x1y2z3.tmp"):
+        (run / name).write_text("")
+    check_own_folder(run, "train", "run_config.json")  # no error
+    (run / "notes.txt").write_text("mine")
+    with pytest.raises(CourseError, match=r"already holds files \(notes.txt\) and no run_config.json"):
+        check_own_folder(run, "train", "run_config.json")
