@@ -156,12 +156,8 @@ def degenerate_medium(table: pd.DataFrame, budget: float | int) -> bool:
     Then `medium` is not "middle difficulty" at all, only a seeded pick among ties; warn the reader.
     """
     _check_table(table)
-    n = budget_count(budget, len(table))
-    p = np.sort(table["pass_rate"].to_numpy(dtype=float))
-    start = (len(p) - n) // 2
-    window = p[start : start + n]
-    block = int(np.sum(p == window[0]))  # how many problems share the window's pass rate
-    return bool(np.all(window == window[0]) and block > n)
+    tie = tie_at_the_cut(table, "medium", budget)  # the whole window tied, in a block larger than it
+    return bool(tie is not None and tie["picked"] == budget_count(budget, len(table)))
 
 
 # ---------------------------------------------------------------------------
