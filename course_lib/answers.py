@@ -174,22 +174,24 @@ _DRESSED_OPTION = re.compile(r"\\boxed\{\(?([A-G])\)?\}|\*\*\(?([A-G])\)?\*\*") 
 def option_answers(text) -> list[str]:
     """The BBH options a completion gives as its answer: each one it states after 'answer is' (a list there gives
     each of its options), else every `(A)`..`(G)` it writes; as '(X)', in order. A boxed or bold letter
-    (`\\boxed{B}`, `**B**`, as chat models write by habit) is that option.
+    (`\\boxed{B}`, `**B**`, as chat models write by habit) is that option, and one written after a stated answer
+    is another answer (`the answer is (A). Final answer: **B**` gives both: a hedge).
 
     >>> option_answers("So the answer is (B). (C) was first."), option_answers("the answer is (A) or (B)")
     (['(B)'], ['(A)', '(B)'])
     >>> option_answers("(A) (B) (C) (D) (E) (F) (G)")
     ['(A)', '(B)', '(C)', '(D)', '(E)', '(F)', '(G)']
-    >>> option_answers(r"So the answer is \\boxed{B}."), option_answers("So the answer is: **B**")
-    (['(B)'], ['(B)'])
+    >>> option_answers(r"So the answer is \\boxed{B}."), option_answers("So the answer is (A). Final: **B**")
+    (['(B)', '(B)'], ['(A)', '(B)'])
     """
     if not isinstance(text, str):
         return []
+    dressed = [match.group(1) or match.group(2) for match in _DRESSED_OPTION.finditer(text)]
     text = _DRESSED_OPTION.sub(lambda match: f"({match.group(1) or match.group(2)})", text)
     if text.count("answer is") > MAX_MARKS:
         return [None]
     stated = _STATED.findall(text)
-    letters = [letter for span in stated for letter in re.findall(r"[A-G]", span)] if stated else \
+    letters = [letter for span in stated for letter in re.findall(r"[A-G]", span)] + dressed if stated else \
         _OPTION.findall(text)
     return [f"({letter})" for letter in letters]
 
@@ -241,16 +243,16 @@ def one_answer(answers: list) -> str | None:
 
 
 def extract_integer(text) -> str | None:
-    """An AIME-style integer answer: the one marked (boxed, after `####`, in a tag), else the last integer written.
+    """An AIME-style integer answer: the one marked (boxed, after `####`, in a tag), else the last number written.
 
-    Marked answers that differ (`\\boxed{1}` and `\\boxed{2}`, a box and a `####` that disagree) give None; marked
-    answers that are not integers (`\\boxed{2.5}`) are no AIME answer, and the last integer written counts.
+    Marked answers that differ (`\\boxed{1}` and `\\boxed{2}`, a box and a `####` that disagree) give None. A marked
+    or last number that is not an integer (`\\boxed{2.5}`) is returned as written: it is the answer given, and it
+    equals no AIME answer (an integer), so a later integer in the text is not credited instead.
     """
     marked = [None if answer is None else normalize_number(answer)
               for answer in boxed_answers(text) + hash_answers(text) + tagged_answers(text)]
-    if any(answer is None or re.fullmatch(r"-?\d+", answer) for answer in marked):
-        answer = one_answer(marked)
-        return answer if answer is not None and re.fullmatch(r"-?\d+", answer) else None
+    if marked:
+        return one_answer(marked)
     numbers = _NUMBER.findall(_tail(text))
     return normalize_number(numbers[-1]) if numbers else None
 
@@ -435,10 +437,20 @@ def in_format(completion, answer_format: str) -> bool:
     """Whether a completion writes a final answer in `answer_format` at all (right, wrong or hedged): what format
     share counts.
 
+    A `####` that marks only words and no number (`#### Final answer`) is a heading, as `is_correct` reads it.
+
     >>> in_format("so 3+4=7\\n#### 8", "hash"), in_format("The answer is 7.", "hash"), in_format("so (B).", "option")
     (True, False, True)
+    >>> in_format("#### Final answer", "hash"), in_format("#### 7 or 8", "hash")
+    (False, True)
     """
-    return any(answer is not None for answer in ANSWERS[answer_format](completion))
+    return any(answer is not None and not (answer_format == "hash" and _heading(answer))
+               for answer in ANSWERS[answer_format](completion))
+
+
+def _heading(mark: str) -> bool:
+    """A `####` mark of words without a number (`Final answer`, `Step one`): a Markdown heading, no answer."""
+    return bool(_WORD.search(mark)) and not re.search(r"\d", mark)
 
 
 def is_correct(completion: str, answer: str, source: str, answer_format: str | None = None) -> bool:
@@ -466,9 +478,13 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     marked = list(dict.fromkeys(ANSWERS[answer_format](completion)))  # each different answer once, in order
     if not marked or None in marked:  # most wrong completions end here, before the other formats are scanned
         return False
-    elsewhere = [found for other in MARKS if other != answer_format for found in ANSWERS[other](completion)
-                 if found is not None  # an answer marked in another format too (`\boxed{8}` then `#### 7`): a hedge;
-                 and not (other == "hash" and _WORD.search(found))]  # a `#### Final answer` heading is none
+    elsewhere = []  # an answer marked in another format too (`\boxed{8}` then `#### 7`): a hedge
+    for other in MARKS:
+        for found in ANSWERS[other](completion) if other != answer_format else []:
+            if found is None and other != "hash":  # a box or tag left open (`<answer>8`): an answer no one can read
+                return False
+            if found is not None and not (other == "hash" and _WORD.search(found)):  # `#### Final answer`: a heading
+                elsewhere.append(found)
     return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
 
 

@@ -321,7 +321,14 @@ def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float | None 
     import os
 
     if gpu_memory_utilization is None:
-        gpu_memory_utilization = float(os.environ.get("COURSE_VLLM_GPU_MEMORY_UTILIZATION", GPU_MEMORY_UTILIZATION))
+        given = os.environ.get("COURSE_VLLM_GPU_MEMORY_UTILIZATION", "").strip()  # empty is unset, as for every COURSE_*
+        try:
+            gpu_memory_utilization = float(given) if given else GPU_MEMORY_UTILIZATION
+        except ValueError:
+            raise CourseError(f"COURSE_VLLM_GPU_MEMORY_UTILIZATION={given!r} is no number; give a share of GPU memory "
+                              "such as 0.5, or unset it") from None
+    check(0 < gpu_memory_utilization <= 1, f"gpu_memory_utilization={gpu_memory_utilization} must be a share of the "
+                                           "GPU's memory, above 0 and at most 1 (e.g. 0.5)")
     try:
         from vllm import LLM
     except ImportError as error:
@@ -329,7 +336,6 @@ def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float | None 
             "backend='vllm' needs vLLM, which is not installed; on a GPU machine run "
             "`pip install -e '.[gpu]'`, or use backend='hf'"
         ) from error
-    check(0 < gpu_memory_utilization <= 1, f"gpu_memory_utilization={gpu_memory_utilization} must be in (0, 1]")
     engine, length = _VLLM_ENGINES.get(model, (None, 0))
     if engine is None or (max_model_len and length < max_model_len):
         release_engines()  # never two engines' weights on the GPU at once

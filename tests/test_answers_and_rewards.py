@@ -375,6 +375,10 @@ HEDGES = [
     ("So the answer is (A).\n" + "So the answer is (B).\n", "(A)", "bbh"),
     ("Alice has (C) or maybe (E).", "(E)", "bbh"),  # no stated answer, two options written
     ("the answer is either (A) or (B)", "(A)", "bbh"),
+    ("So the answer is (A). Final answer: **B**", "(A)", "bbh"),  # a bold option after a stated one, as a box is
+    ("So the answer is **A**. Actually **B**.", "(B)", "bbh"),
+    # across formats: a box or a tag left open is an answer no one can read
+    ("#### 7\n<answer>8", "7", "gsm8k"), ("#### 7\n\\boxed{8", "7", "gsm8k"), ("\\boxed{7} <answer>8", "7", "math"),
     # AIME: any marked integer, else the last integer written
     (r"\boxed{12} \boxed{13}", "13", "aime2025"), ("#### 12\n#### 13", "12", "aime2025"),
     (r"\boxed{12} so #### 13", "13", "aime2025"), ("<answer>12</answer> \\boxed{13}", "12", "aime2025"),
@@ -400,8 +404,14 @@ ONE_ANSWER = [
     ("So the answer is (B).", "(B)", "bbh"), ("So the answer is (B). Note that (C) was first.", "(B)", "bbh"),
     ("The answer is (A), not (D)", "(A)", "bbh"), ("So the answer is (B). So the answer is (B).", "(B)", "bbh"),
     ("the answer is (B) because (A) ends elsewhere", "(B)", "bbh"), ("Bob ends with (E).", "(E)", "bbh"),
-    (r"\boxed{12} so #### 12", "12", "aime2025"), (r"we get \boxed{2.5}, not 3", "3", "aime2025"),
+    (r"\boxed{12} so #### 12", "12", "aime2025"), (r"we get \boxed{3}, not 2.5", "3", "aime2025"),
 ]
+
+
+def test_a_marked_aime_answer_that_is_no_integer_is_wrong_not_replaced_by_an_earlier_integer():
+    """`the answer is 12. \\boxed{12.5}` was graded by the last number written; the docs said by the last integer."""
+    assert not is_correct(r"the answer is 12. \boxed{12.5}", "12", "aime2025")
+    assert not is_correct(r"we get \boxed{2.5}, not 3", "3", "aime2025")
 
 
 @pytest.mark.parametrize(("completion", "answer", "source"), ONE_ANSWER,
@@ -498,3 +508,11 @@ def test_a_mark_that_states_a_number_in_words_is_that_number(completion, right):
     """`#### Answer: 8` before `#### 7` read as a heading, so a hedge scored 1; a heading without a stated number
     (`Step 1: add`, `Final answer`) is still none."""
     assert is_correct(completion, "7", "gsm8k" if "boxed" not in completion else "math") is right
+
+
+def test_a_heading_only_mark_is_not_an_answer_in_format():
+    """`#### Final answer` with no number counted towards the format share, though `is_correct` reads it as a heading."""
+    from course_lib.answers import in_format
+
+    assert not in_format("#### Final answer", "hash") and not in_format("so 7\n#### Step two", "hash")
+    assert in_format("#### 7 apples", "hash") and in_format("#### 7 or 8", "hash") and in_format("#### 8", "hash")

@@ -51,3 +51,35 @@ def test_cost_uses_a_gpus_measurements_when_present(tmp_path, monkeypatch):
     assert throughput("vllm", "3B") == (TOKENS_PER_S["vllm"]["3B"], 0.012, "assumed")  # not measured: assumed
     path.write_text(json.dumps({**numbers, "device": "cpu"}))
     assert measured() == {}  # ...and is not read as one
+
+
+def test_an_empty_or_wrong_gpu_check_variable_is_unset_or_named(tmp_path, monkeypatch):
+    """`COURSE_GPU_CHECK=` (set, empty) was read as the folder `.` (IsADirectoryError); an explicit path lost to the
+    variable; a folder or a broken file is named in one line."""
+    from course_lib import CourseError
+    from course_lib.research.cost import measured
+
+    monkeypatch.delenv("COURSE_GPU_CHECK", raising=False)
+    unset = measured()  # the committed benchmarks/results/gpu_check.json, if a GPU measured one
+    monkeypatch.setenv("COURSE_GPU_CHECK", " ")
+    assert measured() == unset
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"device": "NVIDIA H100", "by_size": {}}))
+    monkeypatch.setenv("COURSE_GPU_CHECK", str(tmp_path))
+    assert measured(path)["device"] == "NVIDIA H100"  # the argument wins over the environment
+    with pytest.raises(CourseError, match=r"COURSE_GPU_CHECK='.*' is a folder, not gpu_check's JSON"):
+        measured()
+    path.write_text("{not json")
+    with pytest.raises(CourseError, match=r"path='.*mine.json' is not gpu_check's JSON"):
+        measured(path)
+
+
+@pytest.mark.parametrize(("value", "match"), [("lots", "COURSE_VLLM_GPU_MEMORY_UTILIZATION='lots' is no number"),
+                                              ("1.5", "gpu_memory_utilization=1.5 must be a share of the GPU's memory")])
+def test_a_bad_vllm_memory_share_is_named_before_vllm_is_imported(monkeypatch, value, match):
+    from course_lib import CourseError
+    from course_lib.sampling import vllm_engine
+
+    monkeypatch.setenv("COURSE_VLLM_GPU_MEMORY_UTILIZATION", value)
+    with pytest.raises(CourseError, match=match):
+        vllm_engine("any-model")

@@ -140,7 +140,7 @@ def test_per_level_change_and_mechanism_table():
     assert change.loc["hard", "before"] == 0.5 and change.loc["hard", "level"] == 1
     mechanism = mechanism_table(table).set_index("strategy")
     assert mechanism.loc["hard", "learnable share of groups"] == pytest.approx(0.55)
-    with pytest.raises(CourseError, match="column='gain.nope' is not in the results table"):
+    with pytest.raises(CourseError, match="column: 'gain.nope' is not a column of the results table"):
         gain_by_strategy(table, "gain.nope")
 
 
@@ -891,3 +891,33 @@ def test_gain_beyond_chance_corrects_bbh_and_refuses_a_file_of_unknown_tasks():
     assert beyond[1] == pytest.approx(np.mean([0.2 / (1 - 1 / 3), 0.2 / (1 - 1 / 5)])) and beyond[2] == pytest.approx(0.2)
     with pytest.raises(CourseError, match="a file's rows may be any task, so its guess rate is unknown"):
         with_gain_beyond_chance(pd.DataFrame([{"task": "jsonl:/x.jsonl", **row}]))
+
+
+MISTYPED_CALLS = {
+    "gain_by_strategy by": (lambda t: gain_by_strategy(t, by=("foo", "strategy")), r"by=\('foo', 'strategy'\): 'foo'"),
+    "gain_verdicts column": (lambda t: gain_verdicts(t, 0.03, column="gain.tset"), "column: 'gain.tset'"),
+    "paired_difference column": (lambda t: paired_difference(t, "hard", "random", column="gain.tset"),
+                                 "column: 'gain.tset'"),
+    "paired_verdicts by": (lambda t: paired_verdicts(t, [("hard", "random")], 0.03, by=("modle",)), "'modle'"),
+    "mechanism_table by": (lambda t: mechanism_table(t, by=("mdl",)), "'mdl'"),
+}
+
+
+@pytest.mark.parametrize("name", MISTYPED_CALLS)
+def test_a_mistyped_column_or_group_is_named_in_one_line(name):
+    """A mistyped `by` or `column` gave a bare KeyError traceback; it now names the parameter and the columns."""
+    call, match = MISTYPED_CALLS[name]
+    table = pd.DataFrame({"task": "arith", "model": "m", "strategy": ["hard", "random"] * 3, "seed": [1, 1, 2, 2, 3, 3],
+                          "gain.test": [0.1, 0.2, 0.1, 0.3, 0.2, 0.2]})
+    with pytest.raises(CourseError, match=match + r".* is not a column of the results table; use one of \['task'"):
+        call(table)
+
+
+def test_seed_plan_names_a_pilot_without_spread_or_without_two_paired_seeds():
+    """A pilot of identical differences, or of one paired seed, was reported as 'sd=0.0 and difference must be positive'
+    or 'seeds=1 must be >= 2': neither named the pilot's problem."""
+    same = pd.DataFrame({"strategy": ["hard", "random"] * 3, "seed": [1, 1, 2, 2, 3, 3], "gain.test": [0.1, 0.2] * 3})
+    with pytest.raises(CourseError, match=r"every paired difference hard - random in the pilot is the same \(-0.1000\)"):
+        seed_plan(same)
+    with pytest.raises(CourseError, match="the pilot has 1 seed run for both hard and random"):
+        seed_plan(same[same["seed"] == 1])

@@ -422,7 +422,24 @@ def test_ledger_counts_lucky_guesses_on_arith():
     completions = ["7+5=12\n#### 12", "7+5=13\n13-1=12\n#### 12", "7+5=12\n#### 11"]  # right, lucky, wrong
     rewards = ledger(completions, problem_id=["p"] * 3, answer=["12"] * 3, source=["arith"] * 3)
     assert rewards == [1.0, 1.0, 0.0]
-    assert ledger.pending == [{"problem_id": "p", "reward_mean": 0.6667, "reward_std": 0.5774, "lucky": 1}]
+    assert ledger.pending == [{"problem_id": "p", "reward_mean": 0.6667, "reward_std": 0.5774, "right": 2, "lucky": 1}]
+
+
+def test_a_format_reward_makes_no_wrong_answer_lucky():
+    """With format_weight > 0 the two wrong but formatted answers (rewarded 0.5) were counted as lucky guesses."""
+    from course_lib.research.experiment import training_mechanism
+    from course_lib.training import LedgerReward
+
+    ledger = LedgerReward(group_size=4, format_weight=0.5)
+    rewards = ledger(["3+4=7\n#### 7", "3+4=8\n#### 8", "3+4=9\n#### 9", "no answer"], problem_id=["p"] * 4,
+                     answer=["7"] * 4, source=["arith"] * 4)
+    assert rewards == [1.5, 0.5, 0.5, 0.0]
+    assert ledger.pending == [{"problem_id": "p", "reward_mean": 0.625, "reward_std": 0.6292, "right": 1, "lucky": 0}]
+    import pandas as pd
+
+    rows = pd.DataFrame([{**ledger.pending[0], "lucky": 1, "step": 1}])  # had the right answer been lucky: a share of 1
+    metrics = pd.DataFrame({"step": [1], "grad_norm": [1.0]})
+    assert training_mechanism(rows, metrics, CourseConfig(num_generations=4))["lucky_share"] == 1.0  # not 1 / 2.5
 
 
 def test_ledger_rows_per_group_with_the_format_share_and_its_weight():
@@ -440,8 +457,8 @@ def test_ledger_rows_per_group_with_the_format_share_and_its_weight():
     rewards = ledger(["1+1=2\n#### 2", "1+1=3\n#### 3", "2+2=4\n#### 4", "2+2=5\n3+1=4\n#### 4"],
                      answer=["2", "2", "4", "4"], source=["arith"] * 4)
     assert rewards == [1.0, 0.0, 1.0, 1.0]
-    assert ledger.pending == [{"problem_id": None, "reward_mean": 0.5, "reward_std": 0.7071, "lucky": 0},
-                              {"problem_id": None, "reward_mean": 1.0, "reward_std": 0.0, "lucky": 1}]
+    assert ledger.pending == [{"problem_id": None, "reward_mean": 0.5, "reward_std": 0.7071, "right": 1, "lucky": 0},
+                              {"problem_id": None, "reward_mean": 1.0, "reward_std": 0.0, "right": 2, "lucky": 1}]
     # a problem's own format overrides its source's ('#### N' for GSM8K), also without a source column; 4 decimals
     for sources in ({"source": ["gsm8k"] * 3}, {}):
         ledger = LedgerReward(group_size=3, format_weight=0.5)

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
-from ..errors import check
-from ..paths import REPOSITORY
+from ..errors import CourseError, check
+from ..paths import REPOSITORY, env_folder, what_it_is
 
 GPU_CHECK = REPOSITORY / "benchmarks" / "results" / "gpu_check.json"
 
@@ -39,10 +38,18 @@ CPU_PROFILE_LIMITS = {  # measured: the slowest tiny point took 328 s on 2 cores
 
 def measured(path: Path | None = None) -> dict:
     """gpu_check's measurements ({} when it has not been run): tokens/s and step seconds by backend and size."""
-    path = Path(os.environ.get("COURSE_GPU_CHECK", path or GPU_CHECK))
+    source = "path" if path is not None else "COURSE_GPU_CHECK" if env_folder("COURSE_GPU_CHECK") else None
+    path = Path(path) if path is not None else env_folder("COURSE_GPU_CHECK") or GPU_CHECK  # empty is unset
     if not path.exists():
         return {}
-    numbers = json.loads(path.read_text())
+    named = f"{source}={str(path)!r}" if source else str(path)
+    check(path.is_file(), f"{named} is {what_it_is(path)}, not gpu_check's JSON; point it at the file "
+                          "benchmarks/gpu_check.py wrote (e.g. benchmarks/results/gpu_check.json), or unset it")
+    try:
+        numbers = json.loads(path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CourseError(f"{named} is not gpu_check's JSON ({error}); run benchmarks/gpu_check.py again") from None
+    check(isinstance(numbers, dict), f"{named} holds no measurements (a JSON object); run benchmarks/gpu_check.py again")
     return numbers if numbers.get("device", "cpu") != "cpu" else {}  # a CPU smoke run measures nothing of a GPU
 
 

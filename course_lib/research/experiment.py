@@ -323,8 +323,9 @@ def training_mechanism(ledger, metrics, config) -> dict:
     """What happened in training: the share of optimizer steps with no live group (a zero policy gradient) and of
     steps whose gradient was clipped, the share of rewarded completions that were lucky guesses (arith: a right
     answer over a wrong step), and the mean completion length and clipped-completion ratio over the steps."""
-    rewarded = float((ledger["reward_mean"] * config.num_generations).sum())
-    lucky = float(ledger["lucky"].sum()) / rewarded if "lucky" in ledger and rewarded else None
+    # right answers: counted in the ledger; in an older one (no format reward then) the rewards' sum
+    right = float(ledger["right"].sum() if "right" in ledger else (ledger["reward_mean"] * config.num_generations).sum())
+    lucky = float(ledger["lucky"].sum()) / right if "lucky" in ledger and right else None
     means = {name: round(float(metrics[column].mean()), 4) if column in metrics else None
              for name, column in (("mean_completion_length", "completions/mean_length"),
                                   ("clipped_ratio", "completions/clipped_ratio"))}

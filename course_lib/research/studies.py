@@ -395,7 +395,12 @@ def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", 
           "seed_plan: the pilot holds several models (one arm's rows from each would be paired); pass one model's rows")
     wide = paired_by_seed(pilot, first, second, "gain.test")
     check(not wide.empty, f"seed_plan: the pilot has no run of {first} or of {second}; pass a pilot that ran both")
+    check(len(wide) >= 2, f"seed_plan: the pilot has {len(wide)} seed run for both {first} and {second}; a spread "
+                          "across seeds needs at least 2 seeds run for both arms")
     sd, reference = float((wide[first] - wide[second]).std(ddof=1)), float(wide[second].mean())
+    check(sd > 1e-12, f"seed_plan: every paired difference {first} - {second} in the pilot is the same "
+                  f"({float((wide[first] - wide[second]).iloc[0]):+.4f}), so it measured no spread across seeds "
+                  "(a determinism slip, or too coarse an evaluation?); a power calculation needs a spread")
     target = target if target is not None else max(0.03, reference / 3)
     planned_sd = sd_upper_bound(sd, len(wide))  # a sd from a few seeds is itself uncertain
     return {"reference gain": reference, "pilot seeds": len(wide), f"sd of {first} - {second}": sd,
@@ -422,9 +427,17 @@ def paired_by_seed(group: pd.DataFrame, first: str, second: str, column: str, ar
     return wide
 
 
+def require_columns(table: pd.DataFrame, names, parameter: str) -> None:
+    """One line naming a mistyped column (`by=("modle",)`) and the columns there are, not a KeyError (05)."""
+    missing = [name for name in names if name not in table.columns]
+    check(not missing, f"{parameter}: {missing[0] if missing else ''!r} is not a column of the results table; use "
+                       f"one of {list(map(str, table.columns))}")
+
+
 def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> None:
     """Each seed of each arm is one run within a group: a table of several settings (learning rates, lengths,
     models) grouped without them would count each setting as a seed, or average them in silence (05)."""
+    require_columns(table, [*by, arm], f"by={tuple(by)}" if arm in table.columns else "arm")
     keys = list(dict.fromkeys([*by, arm, "seed"]))
     blank = [key for key in keys if key in table.columns and table[key].isna().any()]
     check(not blank, f"{int(table[blank[0]].isna().sum()) if blank else 0} row(s) have no {blank[0] if blank else ''}: "
@@ -439,7 +452,7 @@ def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> No
 
 def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task", "strategy")) -> pd.DataFrame:
     """Mean of `column` per group across seeds, with 95% t-intervals (05 and 06)."""
-    check(column in table.columns, f"column={column!r} is not in the results table; use one of {list(table.columns)}")
+    require_columns(table, [column], "column")
     check_one_run_per_seed(table, by)
     rows = [{**dict(zip(by, key)), **t_interval(group[column])}
             for key, group in table.groupby(list(by), sort=True)]
@@ -449,6 +462,7 @@ def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task",
 def paired_difference(table: pd.DataFrame, first: str, second: str, column: str = "gain.test",
                       by=("task",)) -> pd.DataFrame:
     """`first` minus `second` strategy, paired by seed within each group, with 95% t-intervals across seeds."""
+    require_columns(table, ["strategy", column], "column")
     for strategy in (first, second):
         check(strategy in set(table["strategy"]), f"strategy {strategy!r} is not in the results table")
     check_one_run_per_seed(table, by)
@@ -469,6 +483,7 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
     effect the margin is at most a third of (`assay_sensitivity`, its base evaluation's error included for held-out
     gains). Arms trained from one base model share its evaluation, so the difference carries none of its error (05,
     06)."""
+    require_columns(table, [column], "column")
     check_one_run_per_seed(table, by, arm)
     named = sorted({name for pair in pairs for name in pair} - set(table[arm]))
     check(not named, f"arm {named[0] if named else ''!r} is not in the results table (its arms: "
@@ -496,6 +511,7 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
 def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test", by=("model", "strategy")) -> pd.DataFrame:
     """Each arm's gain over the base model with its TOST verdict; the base evaluation's own variance (shared by
     every seed, `base_variance.test`) is added, since the seed-to-seed spread cannot see it (05, 06)."""
+    require_columns(table, [column], "column")
     check_one_run_per_seed(table, by)
     split = column.rsplit(".", 1)[-1]  # gain.ood carries the ood base evaluation's variance, not the test one's
     rows = []
@@ -627,6 +643,7 @@ def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFra
     """Per group: share of selected examples with 0 < p < 1, learnable share of groups, steps, and gain (07)."""
     columns = {"selected_share_mixed": "selected share 0<p<1", "predicted_dead_share": "predicted dead groups",
                "learnable_share_of_steps": "learnable share of groups", "steps": "steps", "gain.test": "gain (test)"}
+    require_columns(table, by, f"by={tuple(by)}")
     present = {c: name for c, name in columns.items() if c in table.columns}
     return table.groupby(list(by), sort=True)[list(present)].mean().round(4).rename(columns=present).reset_index()
 

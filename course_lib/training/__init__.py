@@ -94,8 +94,8 @@ def check_lora_targets(model, targets) -> None:
 
 class LedgerReward:
     """`correctness_reward` (plus `format_weight` x the format) that also remembers each group's reward mean and std
-    for the ledger; for `arith` how many rewarded completions reached the answer through a wrong step (lucky
-    guesses); for chat prompts the group's share of answers written in the asked-for format."""
+    for the ledger; for `arith` how many completions were right and how many of them reached the answer through a
+    wrong step (lucky guesses); for chat prompts the group's share of answers written in the asked-for format."""
 
     __name__ = "correctness_reward"  # the name TRL logs the reward under
 
@@ -110,21 +110,21 @@ class LedgerReward:
         from ..rewards import completion_text
         from ..tasks import arith_steps_are_right
 
-        rewards = correctness_reward(completions, **kwargs)
-        ids = problem_id or [None] * len(rewards)
-        sources = kwargs.get("source") or [None] * len(rewards)
-        forms = kwargs.get("answer_format") or [None] * len(rewards)
+        correct = correctness_reward(completions, **kwargs)
+        ids = problem_id or [None] * len(correct)
+        sources = kwargs.get("source") or [None] * len(correct)
+        forms = kwargs.get("answer_format") or [None] * len(correct)
         formatted = [in_format(completion_text(c), asked_format(source, form))
                      for c, source, form in zip(completions, sources, forms)]
-        rewards = [r + self.format_weight * f for r, f in zip(rewards, formatted)]
+        rewards = [r + self.format_weight * f for r, f in zip(correct, formatted)]
         for start in range(0, len(rewards) - self.group_size + 1, self.group_size):  # TRL keeps groups contiguous
             group = torch.tensor(rewards[start : start + self.group_size])
             row = {"problem_id": ids[start], "reward_mean": round(group.mean().item(), 4),
                    "reward_std": round(group.std().item(), 4)}
-            if sources[start] == "arith":
-                rewarded = [completion_text(c) for c, r in zip(completions[start : start + self.group_size],
-                                                               group.tolist()) if r > 0]
-                row["lucky"] = sum(not arith_steps_are_right(text) for text in rewarded)
+            if sources[start] == "arith":  # right answers only: a format reward alone rewards wrong ones too
+                right = [completion_text(c) for c, r in zip(completions[start : start + self.group_size],
+                                                            correct[start : start + self.group_size]) if r > 0]
+                row["right"], row["lucky"] = len(right), sum(not arith_steps_are_right(text) for text in right)
             elif sources[start] not in PROCEDURAL:
                 row["format_share"] = round(sum(formatted[start : start + self.group_size]) / self.group_size, 4)
             self.pending.append(row)
