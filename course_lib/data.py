@@ -77,17 +77,31 @@ def _is_text(text: str) -> bool:
 
 
 def _hub_rows(hub_id: str, config: str | None, split: str) -> list[tuple[str, dict]]:
-    """Rows of a hub dataset through `datasets.load_dataset`, with a clear error when offline."""
+    """Rows of a hub dataset through `datasets.load_dataset`, with a clear error when offline. When the hub cannot
+    be reached the local cache is read in offline mode: it fails at once, not after a minute of retries."""
     import datasets
+    import huggingface_hub.constants
 
+    from .models import hub_unreachable
+
+    unreachable = hub_unreachable()
+    modes = (datasets.config, huggingface_hub.constants)
+    offline = [module.HF_HUB_OFFLINE for module in modes]
     try:
+        if unreachable:
+            for module in modes:
+                module.HF_HUB_OFFLINE = True
         dataset = datasets.load_dataset(hub_id, config, split=split)
     except Exception as error:
+        why = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise CourseError(
-            f"could not load {hub_id} ({config or 'default'}, split {split}) from the hub: "
-            f"{str(error).splitlines()[0] if str(error) else type(error).__name__}; "
-            "without network access, pass a local JSON Lines path instead"
+            f"could not load {hub_id} ({config or 'default'}, split {split}) "
+            + (f"from the local cache, and {unreachable}" if unreachable else f"from the hub: {why}")
+            + "; without network access, pass a local JSON Lines path instead (or set COURSE_DATA_DIR)"
         ) from None
+    finally:
+        for module, mode in zip(modes, offline):
+            module.HF_HUB_OFFLINE = mode
     return [(f"{hub_id}[{split}] row {i + 1}", dict(row)) for i, row in enumerate(dataset)]
 
 

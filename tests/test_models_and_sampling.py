@@ -316,3 +316,24 @@ def test_a_missing_course_model_names_how_to_rebuild_or_restore_it(tmp_path, mon
     said = str(error.value)
     assert "pretrain --size tiny-m --out" in said and "git checkout -- data/models/tiny-m-math" in said
     assert "README" not in said
+
+
+def test_a_hub_dataset_fails_at_once_from_the_cache_when_the_hub_is_unreachable(monkeypatch, tmp_path):
+    """Planning a paper sweep without local data retried the hub for ~50 s before a warning; now the local cache is
+    read in offline mode when the host does not answer, and the error names both."""
+    import datasets
+    import huggingface_hub.constants
+
+    import course_lib.models as models
+    from course_lib.data import _hub_rows
+
+    monkeypatch.setattr(models, "hub_unreachable", lambda: "huggingface.co cannot be reached (no route to host)")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path))  # an empty cache
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path)
+    seen, load = [], datasets.load_dataset
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: seen.append(datasets.config.HF_HUB_OFFLINE) or load(*a, **k))
+    with pytest.raises(CourseError, match=r"could not load course-lib-tests/no-such-data \(main, split test\) from "
+                                          r"the local cache, and huggingface.co cannot be reached"):
+        _hub_rows("course-lib-tests/no-such-data", "main", "test")
+    assert seen == [True]  # read in offline mode: no minute of retries
+    assert datasets.config.HF_HUB_OFFLINE is False and huggingface_hub.constants.HF_HUB_OFFLINE is False  # restored

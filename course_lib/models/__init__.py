@@ -252,16 +252,25 @@ def check_hub_reachable(name: str) -> bool:
            "folder, or download it once with network access")
     check(cached or not offline, f"model={name!r} is not in the local Hugging Face cache and the hub is offline "
                                  f"(HF_HUB_OFFLINE=1); {fix}")
-    if cached or any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
-        return cached  # behind a proxy a direct probe proves nothing: let the hub client try
+    if not cached and (unreachable := hub_unreachable()):
+        raise CourseError(f"model={name!r} is not in the local Hugging Face cache and {unreachable}; {fix}")
+    return cached
+
+
+def hub_unreachable() -> str | None:
+    """Why the Hugging Face hub cannot be reached ('huggingface.co cannot be reached (...)'), found in at most
+    5 seconds; None when it answers, or behind a proxy (where a direct probe proves nothing: the client tries)."""
+    from huggingface_hub import constants
+
+    if any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return None
     host = re.sub(r"^\w+://", "", constants.ENDPOINT).split("/")[0]
     hostname, _, port = host.partition(":")
     try:
         socket.create_connection((hostname, int(port or 443)), timeout=5).close()
     except OSError as error:
-        check(False, f"model={name!r} is not in the local Hugging Face cache and {host} cannot be reached "
-                     f"({error}); {fix}")
-    return cached
+        return f"{host} cannot be reached ({error})"
+    return None
 
 
 def load_tokenizer(name_or_path: str):
