@@ -921,3 +921,15 @@ def test_seed_plan_names_a_pilot_without_spread_or_without_two_paired_seeds():
         seed_plan(same)
     with pytest.raises(CourseError, match="the pilot has 1 seed run for both hard and random"):
         seed_plan(same[same["seed"] == 1])
+
+
+def test_beats_or_loses_reads_the_unrounded_interval():
+    """A lower bound of +0.00004 rounds to 0.0: the row read 'is indistinguishable from' though 0 is outside."""
+    from course_lib.research.studies import beats_or_loses
+
+    row = t_interval([0.00005, 0.0001, 0.00015, 0.0001])
+    assert row["ci_low"] == 0.0 and row["excludes_zero"]
+    assert beats_or_loses(row) == "beats"
+    assert beats_or_loses(t_interval([-0.00005, -0.0001, -0.00015, -0.0001])) == "loses to"
+    assert beats_or_loses(t_interval([-0.1, 0.1, 0.05])) == "is indistinguishable from"
+    assert beats_or_loses({"ci_low": 0.01, "ci_high": 0.02}) == "beats"  # a row without `excludes_zero`

@@ -524,11 +524,15 @@ def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test",
 def beats_or_loses(row) -> str:
     """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07). With fewer than
     3 seeds, or seeds that all agree (a zero-width t-interval measures no noise at all): 'is not tested against'.
-    A row without `seeds` (e.g. a bootstrap over problems) is read by its interval alone."""
+    A row without `seeds` (e.g. a bootstrap over problems) is read by its interval alone; one with `excludes_zero`
+    (`t_interval`'s, read before rounding) by that, so a bound rounded to 0.0 still counts on its side."""
     get = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))  # a dict, a Series, a namedtuple
     seeds = get("seeds")
     if seeds is not None and not pd.isna(seeds) and (int(seeds) < 3 or get("ci_low") == get("ci_high")):
         return "is not tested against"
+    excludes, middle = get("excludes_zero"), get("mean") if get("mean") is not None else get("mean_difference")
+    if excludes is not None and not pd.isna(excludes) and middle is not None:
+        return ("beats" if middle > 0 else "loses to") if bool(excludes) else "is indistinguishable from"
     return "beats" if get("ci_low") > 0 else "loses to" if get("ci_high") < 0 else "is indistinguishable from"
 
 
