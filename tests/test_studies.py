@@ -933,3 +933,16 @@ def test_beats_or_loses_reads_the_unrounded_interval():
     assert beats_or_loses(t_interval([-0.00005, -0.0001, -0.00015, -0.0001])) == "loses to"
     assert beats_or_loses(t_interval([-0.1, 0.1, 0.05])) == "is indistinguishable from"
     assert beats_or_loses({"ci_low": 0.01, "ci_high": 0.02}) == "beats"  # a row without `excludes_zero`
+
+
+def test_a_study_whose_grid_json_was_deleted_is_refused(tmp_path):
+    """Without grid.json the row-versus-point check was skipped in silence; `aggregate` writes it with the
+    provenance, so one missing beside a provenance is a gap, named."""
+    import shutil
+
+    from course_lib.research.studies import RESULTS_DIR
+
+    shutil.copytree(RESULTS_DIR / "regimes-hard-wins-long", tmp_path / "regimes-hard-wins-long")
+    (tmp_path / "regimes-hard-wins-long" / "grid.json").unlink()
+    with pytest.raises(CourseError, match="has the results.csv and provenance.json `aggregate` wrote but no grid.json"):
+        load_study("regimes-hard-wins-long", tmp_path)

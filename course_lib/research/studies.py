@@ -80,6 +80,9 @@ def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict
     """Every point of the study's grid.json is a row of results.csv (succeeded or failed) or named missing by the
     provenance `aggregate` wrote: a row deleted by hand (a bad seed dropped) would change a verdict in silence."""
     grid_file = folder / "grid.json"
+    check(grid_file.is_file() or "commit" not in provenance,  # `aggregate` writes both: one deleted is a gap
+          f"{folder} has the results.csv and provenance.json `aggregate` wrote but no grid.json beside them: without "
+          f"it no row can be checked against its point; {fix}")
     if not grid_file.is_file() or "point" not in table.columns:
         return
     try:
