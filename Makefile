@@ -30,7 +30,7 @@ TORCH_LOCAL :=
 endif
 TORCH_INSTALL ?= $(TORCH_AUTO)
 
-.PHONY: course test test-fast check-browser env lab lab-instructor lint students explorer clean mutation
+.PHONY: course test test-fast check-browser env lab lab-instructor lint students explorer clean clean-all mutation
 
 env: $(VENV)/.installed
 
@@ -129,5 +129,11 @@ explorer: env
 lint: env
 	$(PY) -m ruff check course_lib tests benchmarks
 
+# What running the course made and makes again in minutes; a study's sweep (build/studies/: hours of training, resumable)
+# is kept: `make clean-all` removes it too.
 clean:
+	rm -rf $(filter-out build/studies,$(wildcard build/*)) .pytest_cache
+	@if [ -d build/studies ]; then echo "kept build/studies/ (sweeps: hours of training); make clean-all removes it"; fi
+
+clean-all:
 	rm -rf build .pytest_cache

@@ -222,3 +222,20 @@ def test_runtimes_in_the_course_map_and_notebook_headers_are_the_measured_ones()
         assert f"`tiny` {format_runtime(measured['seconds'])} on a 2-core CPU" in header, path.name
         if "peak memory" in header:  # stated as the record's peak, in GiB to one decimal
             assert f"(peak memory {measured['peak_memory_mib'] / 1024:.1f} GB)" in header, path.name
+
+
+def test_make_clean_keeps_a_studys_sweep(tmp_path):
+    """`make clean` removed all of build/, a sweep's hours of training with it; it keeps build/studies/ now and
+    `make clean-all` removes everything."""
+    import shutil
+
+    shutil.copy(Path(__file__).resolve().parent.parent / "Makefile", tmp_path / "Makefile")
+    for folder in ("build/studies/hard-wins/points", "build/tiny", "build/students", "build/runs/04"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "build/studies/hard-wins/points/a.json").write_text("{}")
+    done = subprocess.run(["make", "-s", "clean"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == ["studies"] and "kept build/studies" in done.stdout
+    assert (tmp_path / "build/studies/hard-wins/points/a.json").exists()
+    subprocess.run(["make", "-s", "clean-all"], cwd=tmp_path, check=True)
+    assert not (tmp_path / "build").exists()
