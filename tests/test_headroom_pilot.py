@@ -77,3 +77,19 @@ def test_regimes_hard_wins_long_trained_on_the_41_step_studys_selections():
     assert len(both) == len(long) == 32
     assert (both.selected_mean_pass_rate_long == both.selected_mean_pass_rate_short).all()
     assert (both["accuracy_before.test_long"] == both["accuracy_before.test_short"]).all()  # one base evaluation
+
+
+def test_shaped_full_is_the_shaped_optimizer_with_every_weight_trained(tmp_path):
+    """TRAIN_SETTINGS=shaped-full: the same schedule, clip and rate as "shaped", no LoRA; a point runs end to end
+    and its final folder holds the whole model, not an adapter."""
+    from course_lib.research.experiment import run_point
+
+    shaped, full = (resolve(Point(profile="tiny", model="tiny-m", task="arith", strategy="random", train_settings=s,
+                                  learning_rate=1e-4, steps=100)) for s in ("shaped", "shaped-full"))
+    assert train_config(full, 250) == train_config(shaped, 250)
+    assert train_lora(full) is None and train_lora(shaped) is not None
+    record = run_point(Point(profile="smoke", model="tiny-s", task="arith", strategy="random", steps=2, seed=3,
+                             train_settings="shaped-full", learning_rate=1e-5, run_dir=str(tmp_path / "run")))
+    assert record["train_settings"] == "shaped-full" and record["steps"] == 2
+    final = tmp_path / "run" / "final"
+    assert (final / "model.safetensors").exists() and not (final / "adapter_config.json").exists()

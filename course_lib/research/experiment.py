@@ -197,8 +197,8 @@ def train_config(point: Point, n_selected: int):
     overrides = {"num_generations": point.group_size, "prompts_per_step": point.prompts_per_step,
                  "learning_rate": point.learning_rate, "max_grad_norm": point.max_grad_norm}
     overrides = {key: value for key, value in overrides.items() if value}
-    if point.train_settings in ("course", "shaped"):
-        shape = profiles.split_settings(profiles.SHAPED_SETTINGS)[0] if point.train_settings == "shaped" else {}
+    if point.train_settings in ("course", "shaped", "shaped-full"):
+        shape = profiles.split_settings(profiles.SHAPED_SETTINGS)[0] if point.train_settings != "course" else {}
         base = CourseConfig(prompts_per_step=overrides.pop("prompts_per_step", profile.prompts_per_step),
                             **{**shape, **overrides})
     else:
@@ -220,10 +220,13 @@ def train_config(point: Point, n_selected: int):
 
 
 def train_lora(point: Point):
-    """The LoRA of a point (a `peft.LoraConfig`): the course's, "shaped" (alpha = r = 16) or the paper's."""
+    """The LoRA of a point (a `peft.LoraConfig`): the course's, "shaped" (alpha = r = 16) or the paper's; None for
+    "shaped-full" (every weight trained)."""
     from ..training import course_lora
     from .profiles import SHAPED_SETTINGS, paper_lora, split_settings
 
+    if point.train_settings == "shaped-full":
+        return None
     if point.train_settings in ("course", "shaped"):
         return course_lora(**(split_settings(SHAPED_SETTINGS)[1] if point.train_settings == "shaped" else {}))
     return paper_lora(point.train_settings)

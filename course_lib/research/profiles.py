@@ -106,7 +106,9 @@ SHAPED_SETTINGS = {
     # at lr 3e-4 (data/results/headroom-pilot/README.md); 0.05 clips (almost) every step, as 0.1 does in 2508.14094
     "max_grad_norm": 0.05,
 }
-TRAIN_SETTINGS = ("course", "shaped", *PAPER_SETTINGS)
+# "shaped-full": the same optimizer shape with every weight trained (no LoRA), for a tiny model whose LoRA learns
+# too little to test a claim (data/results/tinymath-size-pilot-2); set its LEARNING_RATE for full fine-tuning
+TRAIN_SETTINGS = ("course", "shaped", "shaped-full", *PAPER_SETTINGS)
 
 
 def model_size_of(model: str, flag: str = "MODEL_SIZE") -> str:
