@@ -184,3 +184,23 @@ def test_a_claim_about_one_arms_gain_carries_the_base_evaluations_error(tmp_path
     pd.DataFrame([{**row, "base_variance.test": 0.0} for row in rows]).to_csv(tmp_path / "one" / "results.csv",
                                                                            index=False)
     assert claim_verdict(claim, tmp_path)["status"] == "supported"
+
+
+def test_a_failed_point_is_named_not_dropped_from_a_claims_pairs(tmp_path):
+    """A failed hard point (seed 5) dropped its seed from the paired difference in silence and turned the row
+    'contradicted, 5 seeds' into 'could not tell, 4 seeds'."""
+    import shutil
+
+    from course_lib import CourseError
+    from course_lib.research.scorecard import CLAIMS, claim_verdict
+    from course_lib.research.studies import RESULTS_DIR
+
+    shutil.copytree(RESULTS_DIR / "regimes-hard-wins-long", tmp_path / "regimes-hard-wins-long")
+    path = tmp_path / "regimes-hard-wins-long" / "results.csv"
+    table = pd.read_csv(path)
+    row = (table["model"] == "tiny-m") & (table["strategy"] == "hard") & (table["seed"] == 5) & (table["steps"] == 100)
+    assert row.sum() == 1
+    table.loc[row, "status"] = "failed"
+    table.to_csv(path, index=False)
+    with pytest.raises(CourseError, match=r"seed\(s\) \[5\] have a gain.test for only one side of 'Hard beats random"):
+        claim_verdict(CLAIMS[0], root=tmp_path)

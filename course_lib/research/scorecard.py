@@ -155,6 +155,7 @@ def reference_check(table: pd.DataFrame, claim: Claim) -> dict:
     if not claim.second:
         return {"sensitive": True, "why": ""}
     reference = arm_values(table, claim.second, claim.column, claim.steps[1:]).dropna()
+    reference = reference.loc[reference.index.isin(claim_values(table, claim).index)]  # the seeds the test reads
     split = claim.column.rsplit(".", 1)[-1]
     shared = f"base_variance.{split}"
     base = float(table[shared].iloc[0]) if claim.column.startswith("gain.") and shared in table else 0.0
@@ -166,10 +167,21 @@ def claim_values(table: pd.DataFrame, claim: Claim) -> pd.Series:
     `against_steps`, that difference minus the same difference at the other lengths (paired by seed)."""
     values = arm_values(table, claim.first, claim.column, claim.steps[:1])
     if claim.second:
-        values = values - arm_values(table, claim.second, claim.column, claim.steps[1:])
+        values = values - paired_seeds(values, arm_values(table, claim.second, claim.column, claim.steps[1:]), claim)
     if claim.against_steps:
-        values = values - claim_values(table, replace(claim, steps=claim.against_steps, against_steps=()))
+        values = values - paired_seeds(values, claim_values(table, replace(claim, steps=claim.against_steps,
+                                                                            against_steps=())), claim)
     return values.dropna()
+
+
+def paired_seeds(first: pd.Series, second: pd.Series, claim: Claim) -> pd.Series:
+    """`second`, once every seed of either side has a value in both: a failed or missing point would drop its seed
+    from the difference in silence (and could flip a status), as `studies.paired_by_seed` refuses."""
+    lonely = sorted(set(first.dropna().index) ^ set(second.dropna().index))
+    check(not lonely, f"{claim.study}: seed(s) {lonely} have a {claim.column} for only one side of "
+                      f"'{claim.claim}' (a failed or missing point?); run the missing points, or set the claim's "
+                      "fresh_from to leave those seeds out knowingly")
+    return second
 
 
 def arm_values(table: pd.DataFrame, arm: str, column: str, steps: tuple) -> pd.Series:
