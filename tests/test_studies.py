@@ -346,11 +346,14 @@ def test_paired_verdicts_vouch_for_the_margin_only_where_the_reference_arm_learn
     own (low 0.0752), but not once a shared base variance of 0.001 is added (low -0.038, test_assay_sensitivity_by_hand):
     then the equivalence could not be told. Whatever column is compared, the reference arm is judged by its own gain
     (gain.test, with the base's variance): comparing accuracy_after would otherwise let an arm that never learned
-    vouch for the margin with its accuracy level. A model with a single row (no pair) is skipped."""
+    vouch for the margin with its accuracy level. A model with one arm only is named, not skipped."""
     rows = [{"model": "tiny-m", "strategy": strategy, "seed": seed, "gain.test": gain, "other.test": gain}
             for seed, random_gain, hard_gain in ((0, 0.09, 0.095), (1, 0.10, 0.10), (2, 0.11, 0.105))
             for strategy, gain in (("random", random_gain), ("hard", hard_gain))]
-    table = pd.DataFrame(rows + [{"model": "tiny-s", "strategy": "hard", "seed": 0, "gain.test": 0.1, "other.test": 0.1}])
+    table = pd.DataFrame(rows)
+    lonely = pd.concat([table, pd.DataFrame([{"model": "tiny-s", "strategy": "hard", "seed": 0, "gain.test": 0.1}])])
+    with pytest.raises(CourseError, match=r"\{'model': 'tiny-s'\} has hard but no random"):
+        paired_verdicts(lonely, [("hard", "random")], margin=0.03)
     keys = ["model", "difference", "verdict", "reference_gain", "why"]
     learned = [["tiny-m", "hard - random", "equivalent", 0.1, ""]]
     assert paired_verdicts(table, [("hard", "random")], margin=0.03)[keys].values.tolist() == learned
@@ -700,9 +703,9 @@ def test_per_level_verdicts_add_the_base_evaluations_variance():
         base_variance_bound(0.5, 1, 60)
 
 
-def test_verdict_tables_sort_their_groups_and_skip_a_group_without_pairs():
-    """Models in file order tiny-s, tiny-m come out sorted; a group with no seed holding both arms is skipped and the
-    groups after it still count; a table without `base_variance.test` adds no shared variance."""
+def test_verdict_tables_sort_their_groups_and_name_a_group_without_pairs():
+    """Models in file order tiny-s, tiny-m come out sorted; a group with one arm only is named (it was skipped in
+    silence); a table without `base_variance.test` adds no shared variance."""
     table = pd.concat([synthetic_table().assign(model="tiny-s", task="shuffle"), synthetic_table()], ignore_index=True)
     table = pd.concat([table.assign(seed=table.seed + 3), table], ignore_index=True)
     pairs = paired_verdicts(table, [("hard", "random")], margin=0.03)
@@ -714,8 +717,8 @@ def test_verdict_tables_sort_their_groups_and_skip_a_group_without_pairs():
         ["tiny-m", "hard", "better"], ["tiny-m", "random", "better"], ["tiny-s", "hard", "better"],
         ["tiny-s", "random", "better"]]
     one_arm = table[(table.task == "arith") | (table.strategy == "hard")]  # "aaa" < "arith": a first group, one arm
-    paired = paired_difference(one_arm.assign(task=one_arm.task.replace({"shuffle": "aaa"})), "hard", "random")
-    assert paired[["task", "difference", "seeds"]].values.tolist() == [["arith", "hard - random", 6]]
+    with pytest.raises(CourseError, match=r"\{'task': 'aaa'\} has hard but no random"):
+        paired_difference(one_arm.assign(task=one_arm.task.replace({"shuffle": "aaa"})), "hard", "random")
 
 
 def test_sd_upper_bound_from_two_seeds_and_its_bounds():
@@ -946,3 +949,19 @@ def test_a_study_whose_grid_json_was_deleted_is_refused(tmp_path):
     (tmp_path / "regimes-hard-wins-long" / "grid.json").unlink()
     with pytest.raises(CourseError, match="has the results.csv and provenance.json `aggregate` wrote but no grid.json"):
         load_study("regimes-hard-wins-long", tmp_path)
+
+
+def test_a_group_with_one_arm_of_a_pair_is_named_not_dropped_from_the_family():
+    """Model B without its hard rows left the Holm family in silence, and model A's verdict moved from equivalent to
+    slightly better; a group that ran neither arm is no part of the pair."""
+    rows = [dict(model=model, strategy=arm, seed=seed, **{"gain.test": 0.2 + 0.01 * seed + shift})
+            for model in ("A", "B") for seed in range(5) for arm, shift in (("hard", 0.003), ("random", 0.0))]
+    table = pd.DataFrame(rows)
+    assert len(paired_verdicts(table, [("hard", "random")], 0.03)) == 2
+    without = table[~((table["model"] == "B") & (table["strategy"] == "hard"))]
+    for call in (lambda t: paired_verdicts(t, [("hard", "random")], 0.03),
+                 lambda t: paired_difference(t, "hard", "random", by=("model",))):
+        with pytest.raises(CourseError, match=r"\{'model': 'B'\} has random but no hard"):
+            call(without)
+    neither = table[~((table["model"] == "B") & table["strategy"].isin(["hard", "random"]))]
+    assert paired_difference(neither, "hard", "random", by=("model",))["model"].tolist() == ["A"]

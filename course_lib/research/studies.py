@@ -453,6 +453,15 @@ def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> No
                            "that tells them apart (learning_rate, steps, model) to by, or pass one setting's rows")
 
 
+def check_both_arms_or_neither(group: pd.DataFrame, first: str, second: str, where: dict, arm: str = "strategy") -> None:
+    """A group that ran one arm of a pair but not the other (its points failed?) would leave the pair, and a Holm
+    family would shrink in silence: named in one line. A group that ran neither is not part of the pair."""
+    present = {first, second} & set(group[arm])
+    check(len(present) != 1, f"{where} has {first if first in present else second} but no {second if first in present else first}"
+                             f" (its points failed or never ran?): the pair would leave the comparison in silence; run "
+                             "them, or pass the rows without that group knowingly")
+
+
 def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task", "strategy")) -> pd.DataFrame:
     """Mean of `column` per group across seeds, with 95% t-intervals (05 and 06)."""
     require_columns(table, [column], "column")
@@ -471,8 +480,9 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
     check_one_run_per_seed(table, by)
     rows = []
     for key, group in table.groupby(list(by), sort=True):
+        check_both_arms_or_neither(group, first, second, dict(zip(by, key)))
         wide = paired_by_seed(group, first, second, column)
-        if wide.empty:  # this group has no run of one of the strategies
+        if wide.empty:  # this group ran neither arm
             continue
         rows.append({**dict(zip(by, key)), "difference": f"{first} - {second}",
                      **t_interval(wide[first] - wide[second])})
@@ -502,6 +512,7 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
         shared = f"base_variance.{split}"
         base = float(group[shared].iloc[0]) if shared in group else 0.0
         for first, second in pairs:
+            check_both_arms_or_neither(group, first, second, dict(zip(by, key)), arm)
             if {first, second} <= set(wide.columns):
                 both = paired_by_seed(group, first, second, column, arm)
                 reference = assay_sensitivity(gains.loc[both.index, second], margin, base, arm=second)
