@@ -115,8 +115,14 @@ def select(table: pd.DataFrame, strategy: str, budget: float | int, seed: int = 
         start = (len(p) - n) // 2  # an n-wide window centred in the sorted pool, as Pikus et al. do
         chosen = _ranked(shuffled, p).iloc[start : start + n]
     else:  # learnability: the n largest p(1 - p), i.e. the largest expected group reward variance
-        chosen = _ranked(shuffled, p * (1 - p), descending=True).iloc[:n]
+        chosen = _ranked(shuffled, learnability_key(p), descending=True).iloc[:n]
     return chosen["id"].astype(str).tolist()
+
+
+def learnability_key(p: np.ndarray) -> np.ndarray:
+    """p(1 - p), rounded to 12 places so that p and 1 - p tie as they should (in floating point 0.2 x 0.8 and
+    0.8 x 0.2 differ in the last bit, which would always pick the harder half of a K=5 tie) (03)."""
+    return np.round(p * (1 - p), 12)
 
 
 def _select_levels(table: pd.DataFrame, budget: float | int, seed: int, levels) -> list[str]:
@@ -138,7 +144,7 @@ def tie_at_the_cut(table: pd.DataFrame, strategy: str, budget: float | int) -> d
         return None
     n = budget_count(budget, len(table))
     p = table["pass_rate"].to_numpy(dtype=float)
-    key = p * (1 - p) if strategy == "learnability" else p
+    key = learnability_key(p) if strategy == "learnability" else p
     order = np.sort(key)[::-1] if strategy in ("easy", "learnability") else np.sort(key)
     start = (len(key) - n) // 2 if strategy == "medium" else 0
     window = order[start : start + n]

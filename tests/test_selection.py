@@ -436,3 +436,15 @@ def test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_str
     assert tie_at_the_cut(table, "hard", 62) is None  # the whole blocks at 0 and 0.5: nothing cut
     inner = table.assign(pass_rate=[0.0] * 2 + [0.125] * 60 + [1.0] * 38)  # a block cut away from the extreme
     assert tie_at_the_cut(inner, "hard", 10) == {"key": "pass rate", "value": 0.125, "tied": 60, "picked": 8}
+
+
+def test_learnability_ties_p_and_one_minus_p_for_any_k():
+    """At K=5, 0.2 x 0.8 and 0.8 x 0.2 differ in the last bit: every seed picked the p=0.2 half and no tie was named."""
+    from course_lib.selection import tie_at_the_cut
+
+    table = pd.DataFrame({"id": [f"q{i:02d}" for i in range(40)], "pass_rate": [1 / 5] * 20 + [4 / 5] * 20,
+                          "level": 1})
+    picks = [set(select(table, "learnability", 20, seed)) for seed in range(4)]
+    easy_half = {f"q{i:02d}" for i in range(20, 40)}
+    assert any(pick & easy_half for pick in picks) and not all(pick <= easy_half for pick in picks)
+    assert tie_at_the_cut(table, "learnability", 20) == {"key": "p(1 - p) =", "value": 0.16, "tied": 40, "picked": 20}
