@@ -158,6 +158,9 @@ def test_an_empty_cache_variable_is_unset(monkeypatch, tmp_path):
     ("temperature", 0.0), ("adam_beta2", 1.5), ("lr_scheduler_type", "bogus"), ("lora_r", 0), ("lora_alpha", 0),
     ("epsilon", -1.0), ("warmup_steps", 5.5), ("max_grad_norm", math.nan), ("weight_decay", -0.1), ("beta", math.inf),
     ("num_generations", 2.5), ("max_steps", True),
+    # sampling that is greedy (every group's completions alike: no gradient), and TRL's own ranges, named up front
+    ("top_p", 0.0), ("top_k", 1), ("top_k", -3), ("epsilon_high", -1.0), ("delta", -1.0), ("delta", 1.1),
+    ("adam_beta1", 2.0), ("adam_epsilon", -1.0), ("num_iterations", 0), ("min_p", 2.0), ("repetition_penalty", 0.0),
 ])
 def test_train_config_refuses_bad_settings_naming_the_field(field, value):
     from course_lib.training import CourseConfig, CourseModelConfig
@@ -168,7 +171,8 @@ def test_train_config_refuses_bad_settings_naming_the_field(field, value):
 
 @pytest.mark.parametrize("flags", [["--lr", "inf"], ["--temperature", "-1"], ["--temperature", "nan"],
                                    ["--adam-beta2", "1.5"], ["--lr-scheduler-type", "bogus"], ["--lora-rank", "0"],
-                                   ["--epsilon", "-1"], ["--warmup-ratio", "5.5"], ["--max-grad-norm", "nan"]])
+                                   ["--epsilon", "-1"], ["--warmup-ratio", "5.5"], ["--max-grad-norm", "nan"],
+                                   ["--top_p", "0"], ["--top_k", "1"], ["--num_iterations", "0"]])
 def test_train_with_a_bad_setting_writes_nothing(capsys, tmp_path, flags):
     run = tmp_path / "run"
     line = one_line_error(capsys, "train", "--model", "tiny-s", "--task", "arith", "--n", "4", "--steps", "1",

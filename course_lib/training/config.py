@@ -50,13 +50,29 @@ RANGES = {  # field -> (the test its value must pass, the rest of the error mess
     "format_weight": (lambda v: 0 <= v <= 100, "must be in [0, 100] (0: correctness alone)"),
     "micro_batch_prompts": (lambda v: v >= 0, "must be >= 0 (0: the whole step at once)"),
     "vllm_gpu_memory_utilization": (lambda v: 0 < v <= 1, "must be in (0, 1]"),
+    # sampling that leaves one token per step is greedy: a group's completions are all alike, every group is dead
+    "top_p": (lambda v: 0 < v <= 1, "must be in (0, 1] (1.0: off); near 0 sampling is greedy, so every group's "
+                                     "completions are alike and give no gradient"),
+    "top_k": (lambda v: v == 0 or v >= 2, "must be 0 (off) or at least 2: top_k=1 samples greedily, so every group's "
+                                          "completions are alike and give no gradient"),
+    "repetition_penalty": (lambda v: 0 < v <= 10, "must be in (0, 10] (1.0: off)"),
+    "num_iterations": (lambda v: 1 <= v <= 100, "must be from 1 to 100 (updates per generated batch; 1 is usual)"),
+    "adam_beta1": (lambda v: 0 <= v < 1, "must be in [0, 1) (0.9 is usual)"),
+    "adam_epsilon": (lambda v: 0 < v <= 1, "must be in (0, 1] (1e-8 is usual)"),
+}
+OPTIONAL_RANGES = {  # fields that may be None (off): checked only when set
+    "min_p": (lambda config, v: 0 <= v <= 1, "must be in [0, 1], or unset"),
+    "epsilon_high": (lambda config, v: 0 < v <= 10, "must be in (0, 10] (the upper clipping range; 0.28 in DAPO), "
+                                                    "or unset to use epsilon"),
+    "delta": (lambda config, v: v > 1 + config.epsilon, "must be above 1 + epsilon (two-sided clipping's upper bound "
+                                                        "on the ratio; 2-4 are usual), or unset"),
 }
 LORA_RANGES = {  # ModelConfig's LoRA fields (LoraConfig's r and lora_alpha)
     "lora_r": (lambda v: 1 <= v <= 4096, "must be from 1 to 4,096 (16 is usual)"),
     "lora_alpha": (lambda v: 1 <= v <= 65_536, "must be from 1 to 65,536 (twice lora_r is usual)"),
 }
 INTEGERS = ("num_generations", "prompts_per_step", "max_steps", "max_completion_length", "dynamic_max_rounds",
-            "micro_batch_prompts", "seed", "lora_r", "lora_alpha")
+            "micro_batch_prompts", "seed", "lora_r", "lora_alpha", "top_k", "num_iterations")
 # GRPOConfig's batch fields, which CourseConfig.__post_init__ sets from prompts_per_step, micro_batch_prompts and
 # the process count (values given for them are replaced)
 BATCH_FIELDS = ("per_device_train_batch_size", "gradient_accumulation_steps", "generation_batch_size",
@@ -193,6 +209,11 @@ class CourseConfig(GRPOConfig):
         if isinstance(self.save_steps, float) and self.save_steps.is_integer():
             self.save_steps = int(self.save_steps)  # the command line reads GRPOConfig's float
         check_settings(self, RANGES, booleans=("dynamic_sampling", "use_vllm"))
+        for name, (allowed, fix) in OPTIONAL_RANGES.items():
+            value = getattr(self, name)
+            if value is not None:
+                check(isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+                      and allowed(self, value), f"{name}={value!r} {fix}")
         for name in ("activation_checkpointing", "gradient_checkpointing"):
             value = getattr(self, name)
             check(value is None or isinstance(value, bool), f"{name}={value!r} must be True, False or None")
