@@ -84,6 +84,24 @@ def test_start_returns_the_device_and_the_profile_and_fresh_folder_empties_a_liv
     assert device in ("cpu", "cuda") and profile.name == "smoke"
     with pytest.raises(CourseError, match="profile"):
         start("no-such-profile")
-    (tmp_path / "live" / "smoke" / "old").mkdir(parents=True)
-    folder = fresh_folder(tmp_path / "live", "smoke")
-    assert folder == tmp_path / "live" / "smoke" and not folder.exists() and (tmp_path / "live").is_dir()
+    folder = fresh_folder(tmp_path / "live", "smoke")  # the first run: nothing there yet
+    (folder / "old").mkdir(parents=True)
+    assert fresh_folder(tmp_path / "live", "smoke") == folder and not folder.exists() and (tmp_path / "live").is_dir()
+
+
+def test_fresh_folder_removes_only_what_a_notebook_made(tmp_path):
+    """`fresh_folder(RUN_DIR, "tiny")` removed whatever RUN_DIR/tiny held (a finished sweep, in the report); and an
+    empty name removed RUN_DIR itself."""
+    from course_lib import fresh_folder
+
+    sweep = tmp_path / "mine" / "tiny"
+    (sweep / "points").mkdir(parents=True)
+    (sweep / "grid.json").write_text("{}")
+    with pytest.raises(CourseError, match=r"tiny holds files this notebook did not make \(no .tiny.fresh beside it\)"):
+        fresh_folder(tmp_path / "mine", "tiny")
+    assert (sweep / "grid.json").exists()
+    for name in ("", "..", "a/b"):
+        with pytest.raises(CourseError, match="must name one folder inside"):
+            fresh_folder(tmp_path / "mine", name)
+    (tmp_path / "empty" / "tiny").mkdir(parents=True)
+    assert not fresh_folder(tmp_path / "empty", "tiny").exists()  # an empty folder is nobody's work

@@ -766,35 +766,6 @@ def test_run_point_records_a_failure_with_its_last_line_and_goes_on(tmp_path, mo
     assert json.loads(saved.read_text()) == record and not saved.with_name(f"{point_name(point)}.json").exists()
 
 
-def test_live_slice_runs_its_slice_afresh_and_keeps_the_points_that_succeeded(tmp_path, monkeypatch):
-    from course_lib.research import sweep
-
-    calls = []
-
-    def fake_run(study, profile, out, workers=2, where=None, command=""):
-        calls.append({"study": study, "profile": profile, "out": out, "workers": workers, "where": where,
-                      "command": command, "old files": sorted(p.name for p in Path(out).glob("*"))})
-        Path(out).mkdir(parents=True, exist_ok=True)
-        results = Path(out) / "results.csv"
-        pd.DataFrame({"point": ["a", "b", "c"], "status": ["ok", "failed", "ok"],
-                      "gain.test": [0.1, None, 0.3]}).to_csv(results, index=False)
-        return {"results": results}
-
-    monkeypatch.setattr(sweep, "run", fake_run)
-    out = tmp_path / "slice"
-    out.mkdir()
-    (out / "from-an-earlier-run.json").write_text("{}")
-    table = sweep.live_slice("hard-wins", "smoke", "MODEL:tiny-s,SEED:1", out, command="the notebook")
-    assert calls == [{"study": "hard-wins", "profile": "smoke", "out": out, "workers": 1,
-                      "where": {"MODEL": "tiny-s", "SEED": "1"}, "command": "the notebook", "old files": []}]
-    assert table.to_dict("list") == {"point": ["a", "c"], "status": ["ok", "ok"], "gain.test": [0.1, 0.3]}
-    assert table.index.tolist() == [0, 1]
-    sweep.live_slice("hard-wins", "smoke", "SEED:2", out, workers=2)
-    assert (calls[-1]["workers"], calls[-1]["where"], calls[-1]["command"], calls[-1]["old files"]) == (
-        2, {"SEED": "2"}, "", [])
-    assert len(sweep.live_slice("hard-wins", "smoke", "SEED:2", tmp_path / "new")) == 2  # a first slice: no folder yet
-
-
 def test_a_sweep_runs_only_its_slice_with_the_overrides_and_records_what_it_ran(tmp_path, monkeypatch):
     """`where` keeps a slice of the grid, `overrides` (--set) reach every point's notebook, and provenance.json
     says how this run went: the command, its workers and the points it ran (none when run again)."""

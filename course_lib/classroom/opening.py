@@ -22,7 +22,23 @@ def start(profile_name: str, seed: int = 0):
 
 
 def fresh_folder(parent, name: str) -> Path:
-    """PARENT/NAME with nothing in it (what an earlier run left there is removed): a notebook's live run starts afresh."""
-    folder = Path(parent) / name
-    shutil.rmtree(folder, ignore_errors=True)
+    """PARENT/NAME with nothing in it (what an earlier run left there is removed): a notebook's live run starts afresh.
+
+    Only a folder this function handed out before (a mark `PARENT/.NAME.fresh` beside it), an empty one, or one in
+    the course's own build/ (not a study's sweep) is removed: anything else is refused in one line."""
+    from ..errors import check
+    from ..paths import REPOSITORY
+
+    check(isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name,
+          f"name={name!r} must name one folder inside {parent} (a profile's name)")
+    folder, mark = Path(parent) / name, Path(parent) / f".{name}.fresh"
+    build = (REPOSITORY / "build").resolve()
+    inside_build = folder.resolve().is_relative_to(build) and not folder.resolve().is_relative_to(build / "studies")
+    if folder.exists():
+        check(folder.is_dir() and (mark.is_file() or inside_build or not any(folder.iterdir())),
+              f"{folder} holds files this notebook did not make (no {mark.name} beside it): a fresh run would delete "
+              "them; give RUN_DIR / LIVE_DIR a folder of its own, or empty it yourself")
+        shutil.rmtree(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    mark.write_text("a notebook's live run: fresh_folder removes and remakes the folder beside this file\n")
     return folder

@@ -717,13 +717,3 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
         atomic_write_text(out / name, text)
         (out / name).chmod(0o755)
     return out / "submit.sh"
-
-
-def live_slice(study: str, profile: str, where: str, out, workers: int = 1, command: str = "") -> pd.DataFrame:
-    """Re-run a slice of a study's grid ("KEY:VALUE,KEY:VALUE") fresh into `out`; the points that succeeded (05, 06)."""
-    import shutil
-
-    shutil.rmtree(out, ignore_errors=True)  # a fresh slice each time a notebook executes
-    outcome = run(study, profile, out, workers=workers, where=parse_where(where.split(","), ":"), command=command)
-    table = pd.read_csv(outcome["results"])
-    return table[table["status"] == "ok"].reset_index(drop=True)
