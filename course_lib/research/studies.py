@@ -502,19 +502,21 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
     check(not named, f"arm {named[0] if named else ''!r} is not in the results table (its arms: "
                      f"{', '.join(sorted(map(str, set(table[arm]))))}); a pair naming it would be dropped from the family")
     split = column.rsplit(".", 1)[-1]
-    gain_column = column if column.startswith("gain.") else f"gain.{split}"  # the reference arm learns in its gain
+    # the reference arm learns in its gain in the measure the margin is about (a pass@k gain for a pass@k column, as
+    # the scorecard reads it); a level (accuracy_after) is no effect: its gain is read instead
+    gain_column = column if column.split(".")[0].endswith("gain") else f"gain.{split}"
     check(gain_column in table.columns, f"column={column!r}: the reference arm's gain, {gain_column!r}, is not in the "
                                         "table; an equivalence needs the reference arm's own effect (`assay_sensitivity`)")
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         wide = group.pivot_table(index="seed", columns=arm, values=column)
-        gains = group.pivot_table(index="seed", columns=arm, values=gain_column)
-        shared = f"base_variance.{split}"
-        base = float(group[shared].iloc[0]) if shared in group else 0.0
+        shared = f"base_variance.{split}"  # the base evaluation's accuracy variance: for accuracy gains only
+        base = float(group[shared].iloc[0]) if shared in group and gain_column.startswith("gain.") else 0.0
         for first, second in pairs:
             check_both_arms_or_neither(group, first, second, dict(zip(by, key)), arm)
             if {first, second} <= set(wide.columns):
                 both = paired_by_seed(group, first, second, column, arm)
+                gains = paired_by_seed(group, first, second, gain_column, arm)  # a blank gain is named, not NaN
                 reference = assay_sensitivity(gains.loc[both.index, second], margin, base, arm=second)
                 rows.append({**dict(zip(by, key)), "difference": f"{first} - {second}",
                              **equivalence_verdict(both[first] - both[second], margin, sensitive=reference["sensitive"]),
@@ -530,7 +532,8 @@ def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test",
     split = column.rsplit(".", 1)[-1]  # gain.ood carries the ood base evaluation's variance, not the test one's
     rows = []
     for key, group in table.groupby(list(by), sort=True):
-        shared = float(group[f"base_variance.{split}"].iloc[0]) if f"base_variance.{split}" in group else 0.0
+        shared = (float(group[f"base_variance.{split}"].iloc[0])  # an accuracy gain's shared base: no other column's
+                  if f"base_variance.{split}" in group and column.startswith("gain.") else 0.0)
         rows.append({**dict(zip(by, key)), **equivalence_verdict(group[column], margin, base_variance=shared)})
     return pd.DataFrame(rows)
 
