@@ -46,7 +46,7 @@ PUBLIC = {  # module -> the names the notebooks use from it (the lesson's module
         "rank_correlation", "RESULTS_DIR", "seed_plan", "seeds_needed", "selected_pass_rates", "study_folder",
         "t_interval", "beats_or_loses", "with_gain_beyond_chance"),
     "research.findings": ("bullets", "correlation", "finding", "findings", "in_points", "takeaway"),
-    "research.scorecard": ("decision_table", "MARGIN", "scorecard"),
+    "research.scorecard": ("decision_table", "FOUND", "MARGIN", "scorecard"),
 }
 HOME = {name: module for module, names in PUBLIC.items() for name in names}  # name -> its module
 

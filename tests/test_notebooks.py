@@ -240,7 +240,8 @@ def check_07(numbers):
                          "strong but unsaturated model": "could not tell",
                          "strong model, one group per step": "could not tell", "strong model": "could not tell"}
     eight, one = numbers["decision_table"]["8 prompts per step"], numbers["decision_table"]["1 prompt per step (the paper's)"]
-    assert sorted(one.values()) == ["no rule yet: the test could not tell (one-group-hard-wins, could not tell)",
+    assert sorted(one.values()) == ["no rule yet: no difference shown, but random learned too little to call them equal "
+                                    "(one-group-hard-wins, could not tell)",
                                     "not tested", "not tested"]
     assert not any(cell.startswith("the hardest") for cell in [*eight.values(), *one.values()])
     strong = numbers["strong_hard_minus_random"]

@@ -167,7 +167,8 @@ def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
     assert made_up.loc[STRONG, "8 prompts per step"] == "the hardest: hard beat random (strong-regime-hard-wins, supported)"
     assert made_up.loc[STRONG, "1 prompt per step (the paper's)"] == ("the hardest: hard beat random "
                                                                       "(one-group-hard-wins, supported)")
-    assert table.loc[STRONG, "1 prompt per step (the paper's)"] == ("no rule yet: the test could not tell "
+    assert table.loc[STRONG, "1 prompt per step (the paper's)"] == ("no rule yet: no difference shown, but random learned too "
+                                                                   "little to call them equal "
                                                                    "(one-group-hard-wins, could not tell)")
     assert set(made_up.loc[[SKILL_LIMITED, FORMAT_LIMITED], "1 prompt per step (the paper's)"]) == {"not tested"}
 

@@ -55,9 +55,16 @@ ADVICE = {  # the status of "hard beats random" -> what to annotate under a budg
     "supported": "the hardest: hard beat random",
     "contradicted": "a random sample: hard did worse",
     "equivalent": "either: equivalent within the margin (random needs no difficulty estimate)",
-    COULD_NOT_TELL: "no rule yet: the test could not tell",
+    COULD_NOT_TELL: "no rule yet: no difference shown, but random learned too little to call them equal",
     "inconclusive": "no rule yet: the test was inconclusive",
 }  # the size family: the same data and recipe, only the shape differs
+FOUND = {  # the status of "hard beats random" -> what its test found, in words (07)
+    "supported": "hard beat random",
+    "contradicted": "hard did worse than random",
+    "equivalent": "no difference, within the margin",
+    COULD_NOT_TELL: "no difference shown, but random learned too little to call them equal",
+    "inconclusive": "inconclusive",
+}
 HARD_WINS = "arXiv 2508.14094: hard +34 to +47 points, easy +3 to +15, over 3 models x 2 tasks (abstract; ranges, no interval)"
 CLAIMS = (
     Claim("Hard beats random under a 10% budget (skill-limited model)", HARD_WINS, "regimes-hard-wins-long", "tiny-m",
