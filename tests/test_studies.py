@@ -69,7 +69,7 @@ def test_t_interval_excludes_zero_only_strictly(values, excludes_zero):
 
 def test_an_arm_with_one_seed_gets_no_verdict_but_one_line():
     """gain_verdicts and per_level_verdicts on an arm that ran one seed: the verdict's own refusal, not an IndexError."""
-    one = pd.DataFrame({"model": ["m"], "strategy": ["hard"], "gain.test": [0.02], "base_variance.test": [1e-4],
+    one = pd.DataFrame({"model": ["m"], "strategy": ["hard"], "seed": [0], "gain.test": [0.02], "base_variance.test": [1e-4],
                         "eval_k.test": [4], "accuracy_before_by_level.test.1": [0.5],
                         "accuracy_after_by_level.test.1": [0.52]})
     for verdicts in (lambda: gain_verdicts(one, 0.03), lambda: per_level_verdicts(one, 0.03, problems_per_level=60)):
@@ -965,3 +965,36 @@ def test_a_group_with_one_arm_of_a_pair_is_named_not_dropped_from_the_family():
             call(without)
     neither = table[~((table["model"] == "B") & table["strategy"].isin(["hard", "random"]))]
     assert paired_difference(neither, "hard", "random", by=("model",))["model"].tolist() == ["A"]
+
+
+@pytest.mark.parametrize("value", [0.1, 0.12, 0.2, 0.45])
+def test_seeds_that_agree_are_read_on_the_values_not_on_a_float_variance(value):
+    """[0.1]*3 has a variance of 1e-17 and [0.12]*3 of 0: one vouched for a margin and the other did not."""
+    from course_lib.research.studies import assay_sensitivity
+
+    assert not assay_sensitivity([value] * 3, 0.03)["sensitive"]
+    assert t_interval([value] * 3)["excludes_zero"] is False
+
+
+def test_holm_keeps_the_side_of_a_mean_rounded_to_zero():
+    from course_lib.research.studies import holm_verdicts
+
+    row = equivalence_verdict([0.00003, 0.00004, 0.00005], 0.03)
+    assert row["mean"] == 0.0 and row["verdict"].startswith("slightly better")
+    assert holm_verdicts(pd.DataFrame([row]))["verdict_holm"][0] == row["verdict"]  # it read "slightly worse"
+
+
+def test_a_table_without_seeds_or_of_two_lengths_is_refused_not_pooled():
+    """Without a seed column two models' rows were pooled as 8 seeds; mechanism_table averaged runs of 41 and 100
+    steps into 'steps 57.09'; by="model" read as five one-letter columns."""
+    rows = [dict(model=model, strategy="hard", seed=seed, steps=41, **{"gain.test": gain + 0.01 * seed})
+            for model, gain in (("a", 0.1), ("b", 0.6)) for seed in range(4)]
+    table = pd.DataFrame(rows)
+    with pytest.raises(CourseError, match="the seed column .*'seed' is not a column"):
+        gain_by_strategy(table.drop(columns=["seed", "model"]), by=("strategy",))
+    with pytest.raises(CourseError, match=r"by='model' must be a tuple of column names, e.g. \('model',\)"):
+        gain_by_strategy(table, by="model")
+    longer = pd.concat([table, table.assign(steps=100)])
+    with pytest.raises(CourseError, match="several runs of one seed and arm"):
+        mechanism_table(longer)
+    assert mechanism_table(longer, by=("model", "strategy", "steps"))["steps"].tolist() == [41, 100, 41, 100]

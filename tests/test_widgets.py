@@ -52,7 +52,7 @@ def test_explorer_view_learnability_prefers_half():
 
 def test_explorer_view_reports_measured_gain_when_results_exist():
     gains = pd.DataFrame({"model": ["m", "m", "m", "other"], "strategy": ["hard", "hard", "easy", "hard"],
-                          "gain.test": [0.1, 0.3, -0.1, 0.9]})
+                          "seed": [0, 1, 0, 0], "gain.test": [0.1, 0.3, -0.1, 0.9]})
     summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.3, gains=gains)
     assert summary["measured_gain"] == pytest.approx(0.2)
 
@@ -140,7 +140,7 @@ def test_explorer_gives_the_label_prediction_next_to_the_full_k_one():
 def test_measured_gain_only_at_the_budget_studied_and_without_an_interval_from_two_seeds():
     from course_lib.classroom.widgets import _summary_html
 
-    gains = pd.DataFrame({"model": ["m", "m"], "strategy": ["hard", "hard"], "budget": [0.1, 0.1],
+    gains = pd.DataFrame({"model": ["m", "m"], "strategy": ["hard", "hard"], "budget": [0.1, 0.1], "seed": [0, 1],
                           "gain.test": [0.1, 0.3]})
     at_10, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)
     at_30, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.3, gains=gains)
@@ -154,7 +154,7 @@ def test_measured_gain_only_at_the_budget_studied_and_without_an_interval_from_t
 
 
 def test_measured_gain_has_its_interval_from_three_seeds_on():
-    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "gain.test": [0.1, 0.2, 0.3]})
+    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "gain.test": [0.1, 0.2, 0.3]})
     summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)
     # sd 0.1, se 0.0577, t(0.975, 2 df) = 4.303: half-width 0.2484
     assert summary["measured_gain_low"] == pytest.approx(0.2 - 0.2484, abs=1e-3)

@@ -221,7 +221,17 @@ def t_interval(values) -> dict:
         return {"mean": round(mean, 4), "ci_low": float("nan"), "ci_high": float("nan"), "seeds": 1, "excludes_zero": False}
     low, high = (float(bound) for bound in SharedBaseline(values).tconfint_mean(0.05))  # read unrounded
     return {"mean": round(mean, 4), "ci_low": round(low, 4), "ci_high": round(high, 4), "seeds": len(values),
-            "excludes_zero": bool(low < high and (low > 0 or high < 0))}  # seeds that all agree measure no noise
+            "excludes_zero": bool(not all_agree(values) and (low > 0 or high < 0))}  # agreeing seeds measure no noise
+
+
+def all_agree(values, base_variance: float = 0.0) -> bool:
+    """Seeds that all hold the same value, with nothing shared: no spread to test with. Read on the values, not on a
+    variance float rounding makes 0 for some values and 1e-17 for others (05).
+
+    >>> all_agree([0.12, 0.12, 0.12]), all_agree([0.1, 0.1, 0.1]), all_agree([0.1, 0.1], base_variance=1e-5)
+    (True, True, False)
+    """
+    return bool(np.ptp(np.asarray(list(values), dtype=float)) == 0 and base_variance == 0)
 
 
 SMALLER_THAN_MARGIN = "(a real difference, smaller than the margin)"  # follows "slightly better" or "slightly worse"
@@ -251,7 +261,7 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     mean = float(stats.mean)
     (low95, high95), (low90, high90) = stats.tconfint_mean(0.05), stats.tconfint_mean(0.10)
     inside, different = -margin < low90 and high90 < margin, low95 > 0 or high95 < 0
-    if stats.std_mean > 0:  # the same two tests as p-values, for corrections over a family (`holm_verdicts`)
+    if not all_agree(values, base_variance):  # the same two tests as p-values, for corrections (`holm_verdicts`)
         p_difference, p_equivalence = float(stats.ttest_mean(0)[1]), float(stats.ttost_mean(-margin, margin)[0])
     else:  # every seed agrees and nothing is shared: the tests read the mean alone
         p_difference, p_equivalence = float(mean == 0), float(abs(mean) >= margin)
@@ -304,7 +314,7 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     check(len(values) >= 2, f"{len(values)} seed(s) of the reference arm: its gain needs an interval; run more seeds")
     stats = SharedBaseline(values, base_variance)
     mean, low = float(stats.mean), round(float(stats.tconfint_mean(0.05)[0]), 4)
-    if stats.std_mean == 0:
+    if all_agree(values, base_variance):
         why = f"{arm}'s seeds all gained {signed(mean)} and nothing is shared: no spread to read its interval from"
     elif not low > 0:
         why = f"{arm} did not clearly learn: its gain {signed(mean)} has a 95% interval reaching {signed(low)}"
@@ -334,7 +344,8 @@ def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     out["p_difference_holm"] = holm_adjusted(rows["p_difference"])
     out["p_equivalence_holm"] = holm_adjusted(rows["p_equivalence"])
     sensitive = out["sensitive"] if "sensitive" in out else [True] * len(out)
-    out["verdict_holm"] = [verdict_in_words(row.mean, row.p_difference_holm < alpha, row.p_equivalence_holm < alpha, ok)
+    out["verdict_holm"] = [verdict_in_words(row.mean or getattr(row, "ci_low", 0) + getattr(row, "ci_high", 0),  # a rounded 0 keeps its side
+                                            row.p_difference_holm < alpha, row.p_equivalence_holm < alpha, ok)
                            for row, ok in zip(out.itertuples(), sensitive)]
     return out
 
@@ -440,7 +451,10 @@ def require_columns(table: pd.DataFrame, names, parameter: str) -> None:
 def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> None:
     """Each seed of each arm is one run within a group: a table of several settings (learning rates, lengths,
     models) grouped without them would count each setting as a seed, or average them in silence (05)."""
+    check(isinstance(by, (tuple, list)), f"by={by!r} must be a tuple of column names, e.g. ({by!r},)")
     require_columns(table, [*by, arm], f"by={tuple(by)}" if arm in table.columns else "arm")
+    require_columns(table, ["seed"], "the seed column (each row is one seed's run; without it rows of several "
+                                     "settings would count as seeds)")
     keys = list(dict.fromkeys([*by, arm, "seed"]))
     blank = [key for key in keys if key in table.columns and table[key].isna().any()]
     check(not blank, f"{int(table[blank[0]].isna().sum()) if blank else 0} row(s) have no {blank[0] if blank else ''}: "
@@ -664,8 +678,8 @@ def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFra
     """Per group: share of selected examples with 0 < p < 1, learnable share of groups, steps, and gain (07)."""
     columns = {"selected_share_mixed": "selected share 0<p<1", "predicted_dead_share": "predicted dead groups",
                "learnable_share_of_steps": "learnable share of groups", "steps": "steps", "gain.test": "gain (test)"}
-    require_columns(table, by, f"by={tuple(by)}")
-    present = {c: name for c, name in columns.items() if c in table.columns}
+    check_one_run_per_seed(table, by)  # runs of two lengths or settings would be averaged into one row
+    present = {c: name for c, name in columns.items() if c in table.columns and c not in by}
     return table.groupby(list(by), sort=True)[list(present)].mean().round(4).rename(columns=present).reset_index()
 
 
