@@ -60,7 +60,7 @@ def _check_table(table: pd.DataFrame, rates_read: bool = True) -> None:
         check(text != "" and text == text.strip() and len(text.splitlines()) == 1,
               f"table row {row} has id {uid!r}: an id must be non-empty text on one line without spaces at its ends "
               "(an ids file holds one per line); fix that row")
-    duplicated = table["id"][table["id"].duplicated()].tolist()
+    duplicated = table["id"][table["id"].astype(str).duplicated()].tolist()  # 1 and "1" are one id once written
     check(not duplicated, f"table has duplicate ids {duplicated[:5]}; each problem needs its own id")
     rates = pd.to_numeric(table["pass_rate"], errors="coerce")
     wrong = ~rates.between(0, 1) if rates_read else rates.notna() & ~rates.between(0, 1)  # NaN fails `between`

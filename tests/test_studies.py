@@ -998,3 +998,24 @@ def test_a_table_without_seeds_or_of_two_lengths_is_refused_not_pooled():
     with pytest.raises(CourseError, match="several runs of one seed and arm"):
         mechanism_table(longer)
     assert mechanism_table(longer, by=("model", "strategy", "steps"))["steps"].tolist() == [41, 100, 41, 100]
+
+
+def test_an_edited_budget_cell_is_refused(tmp_path):
+    """A budget cell set to 0.2 on a 0.1 point passed load_study, and the explorer then dropped that seed."""
+    import shutil
+
+    from course_lib.research.studies import RESULTS_DIR
+
+    shutil.copytree(RESULTS_DIR / "hard-wins", tmp_path / "hard-wins")
+    path = tmp_path / "hard-wins" / "results.csv"
+    table = pd.read_csv(path)
+    table.loc[0, "budget"] = 0.2
+    table.to_csv(path, index=False)
+    with pytest.raises(CourseError, match=r"results.csv line 2 says budget=0.2, but its point"):
+        load_study("hard-wins", tmp_path)
+
+
+def test_ids_that_differ_only_in_type_are_one_id():
+    table = pd.DataFrame({"id": [1, "1", "2"], "pass_rate": [0.0, 1.0, 0.5], "level": 1})
+    with pytest.raises(CourseError, match="duplicate ids"):
+        select(table, "hard", 1)

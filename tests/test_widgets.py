@@ -274,3 +274,13 @@ def test_the_k_slider_follows_the_chosen_models_table():
     assert k.max == 2 and k.value == 2 and "explorer-estimation_completions'>20<" in numbers.value  # 10 problems x 2
     model.value = "four"
     assert k.max == 4 and k.value == 2  # the student's K is kept where the table allows it
+
+
+def test_a_measured_gain_says_how_many_problems_its_runs_trained_on():
+    """The explorer matched a study's gain by budget share and showed runs on 100 problems beside '10% of 500 = 50'."""
+    from course_lib.classroom.widgets import gain_text, measured_gain
+
+    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "n_selected": 100,
+                          "gain.test": [0.1, 0.2, 0.3]})
+    gain = measured_gain(gains, "m", "hard", 0.1, 500)
+    assert gain["problems"] == 100 and "runs of 100 problems" in gain_text(gain)

@@ -98,7 +98,8 @@ def dead_group_widget():
 
 def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget: float, pool: int) -> dict | None:
     """A committed study's gain for this model and strategy, with each seed's gain and its 95% t-interval over
-    seeds, only when the study ran at this budget (the same number of problems); None otherwise."""
+    seeds, only when the study ran at this budget share (its own pool may be larger: `problems` says how many its
+    runs trained on); None otherwise."""
     from ..research.studies import check_one_run_per_seed, t_interval
 
     if gains is None or not len(gains):
@@ -112,17 +113,19 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
     if not len(rows):
         return None
     return {**t_interval(rows["gain.test"]), "per_seed": [round(float(g), 4) for g in rows["gain.test"]],
-            "budget": float(rows["budget"].iloc[0]) if "budget" in rows else None}
+            "budget": float(rows["budget"].iloc[0]) if "budget" in rows else None,
+            "problems": int(rows["n_selected"].iloc[0]) if "n_selected" in rows else None}
 
 
 def gain_text(gain: dict) -> str:
     """A measured gain as the explorer shows it: its 95% interval from 3 seeds on, else each seed's gain (03)."""
     from ..research.studies import interval_text
 
+    trained = f", runs of {gain['problems']} problems" if gain.get("problems") else ""
     if gain["seeds"] >= FEWEST_SEEDS_FOR_AN_INTERVAL:
-        return f"{interval_text(gain)} (95% interval over {gain['seeds']} seeds)"
+        return f"{interval_text(gain)} (95% interval over {gain['seeds']} seeds{trained})"
     each = ", ".join(f"{g:+.3f}" for g in gain["per_seed"])
-    return f"{gain['mean']:+.3f} (each seed: {each}): too few seeds for an interval"
+    return f"{gain['mean']:+.3f} (each seed: {each}{trained}): too few seeds for an interval"
 
 
 def explorer_view(tables: dict, model: str, k: int, strategy: str, budget: float, group_size: int = 8,
@@ -230,7 +233,7 @@ def _summary_html(summary: dict) -> str:
     values = {**summary, "budget_text": f"{summary['budget_share']:.0%} of {summary['pool']} = "
                                         f"{summary['n_selected']} problems"}
     if summary.get("measured_gain") is not None:
-        rows.append(("measured gain at this budget (precomputed studies)", "measured_gain_text", "{}"))
+        rows.append(("measured gain at this budget share (precomputed studies)", "measured_gain_text", "{}"))
     cells = "".join(f"<tr><td>{label}</td><td class='explorer-{key}'>{fmt.format(values[key])}</td></tr>"
                     for label, key, fmt in rows)
     warning = "<p><b>medium</b> falls inside one block of equal pass rates here.</p>" if summary["medium_degenerate"] else ""

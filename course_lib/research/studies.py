@@ -50,7 +50,7 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
     return table[table["status"] == "ok"].reset_index(drop=True), provenance
 
 
-ROW_KEYS = ("STRATEGY", "SEED", "MODEL", "TASK", "STEPS", "LEARNING_RATE", "PROMPTS_PER_STEP")  # arms and pairs
+ROW_KEYS = ("STRATEGY", "SEED", "MODEL", "TASK", "STEPS", "LEARNING_RATE", "PROMPTS_PER_STEP", "BUDGET")  # arms, pairs
 
 
 def row_disagreement(row: pd.Series, point: dict) -> str | None:
@@ -624,7 +624,8 @@ def chance_corrected(accuracy, guess: float):
 
 def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.DataFrame:
     """The table with `gain_beyond_chance.<split>`: each level's gain divided by (1 - its guess rate), averaged over
-    levels (the held-out sets hold equally many problems per level). Equals the plain gain for arith (05)."""
+    levels, each counted once (the tiny profile's held-out sets hold 60 problems per level). For arith it equals the
+    plain gain where the levels hold equally many problems (tiny), not in smoke's 16 (4, 3, 3, 3, 3) (05)."""
     from ..tasks import guess_rate
 
     after, before, levels = level_columns(table, split)
