@@ -1019,3 +1019,18 @@ def test_ids_that_differ_only_in_type_are_one_id():
     table = pd.DataFrame({"id": [1, "1", "2"], "pass_rate": [0.0, 1.0, 0.5], "level": 1})
     with pytest.raises(CourseError, match="duplicate ids"):
         select(table, "hard", 1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: equivalence_verdict([0.1, 0.2, 0.3], "0.03"),
+    lambda: paired_verdicts(pd.DataFrame({"strategy": ["hard", "random"] * 3, "seed": [0, 0, 1, 1, 2, 2],
+                                          "model": "m", "gain.test": [0.1, 0.2, 0.1, 0.25, 0.1, 0.3]}),
+                            [("hard", "random")], "0.03"),
+    lambda: rank_correlation([1, 2, 3, 4], [1, 2, 3, 4], resamples=0),
+    lambda: per_level_verdicts(pd.DataFrame({"model": "m", "strategy": "hard", "seed": [0, 1, 2],
+                                             "accuracy_before_by_level.test.1": 0.5,
+                                             "accuracy_after_by_level.test.1": 0.6}), 0.03, 60),
+])
+def test_a_margin_as_text_no_resamples_or_no_k_is_one_line(call):
+    with pytest.raises(CourseError, match=r"margin='0.03'|resamples=0|base_k or eval_k"):
+        call()

@@ -255,7 +255,8 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     """
     values = finite_values(values)
     check(len(values) >= 3, f"{len(values)} seed(s): an interval from fewer than 3 seeds says nothing; run more seeds")
-    check(margin > 0 and np.isfinite(margin), f"margin={margin} must be a positive, finite number (the difference you "
+    check(isinstance(margin, int | float) and not isinstance(margin, bool) and margin > 0 and np.isfinite(margin),
+          f"margin={margin!r} must be a positive, finite number (the difference you "
                                               "would call negligible)")
     stats = SharedBaseline(values, base_variance)
     mean = float(stats.mean)
@@ -312,6 +313,8 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     """
     values = np.asarray(list(reference_gains), dtype=float)
     check(len(values) >= 2, f"{len(values)} seed(s) of the reference arm: its gain needs an interval; run more seeds")
+    check(isinstance(margin, int | float) and not isinstance(margin, bool) and margin > 0 and np.isfinite(margin),
+          f"margin={margin!r} must be a positive, finite number (the difference you would call negligible)")
     stats = SharedBaseline(values, base_variance)
     mean, low = float(stats.mean), round(float(stats.tconfint_mean(0.05)[0]), 4)
     if all_agree(values, base_variance):
@@ -646,9 +649,11 @@ def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: i
     after, before, levels = level_columns(table, split)
     check_one_run_per_seed(table, by)
     k_column = f"base_k.{split}" if f"base_k.{split}" in table else f"eval_k.{split}"
+    require_columns(table, [k_column], "the samples per problem of the base evaluation (base_k or eval_k)")
     rows = []
     for key, group in table.groupby(list(by), sort=True):
-        k = int(group[k_column].iloc[0])
+        k = finite_values(group[k_column].iloc[:1])[0]  # a blank K is named, not a ValueError
+        k = int(k)
         for level in levels:
             start = float(group[f"{before}{level}"].iloc[0])
             bound = base_variance_bound(start, k, problems_per_level)
@@ -698,6 +703,8 @@ def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
     check(len(x) == len(y) and len(x) >= 4, f"rank_correlation needs >= 4 pairs of equal length, got {len(x)} and {len(y)}")
     check(np.isfinite(x).all() and np.isfinite(y).all(), "rank_correlation's values must be finite numbers (a NaN has "
                                                          "no rank); drop the incomplete pairs first")
+    check(isinstance(resamples, int) and resamples >= 10, f"resamples={resamples!r} must be a whole number of at "
+                                                          "least 10 (2,000 is usual) for a percentile interval")
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings():  # a resample of ties only has no rank correlation (NaN): expected, and skipped
         warnings.simplefilter("ignore", ConstantInputWarning)
