@@ -340,7 +340,8 @@ def learnability_table(group_size: int, steps: int = 101) -> pd.DataFrame:
 def learnability_chart(group_size: int) -> alt.Chart:
     """Both learnability measures against p: they rise and fall together, so they rank problems the same."""
     return alt.Chart(learnability_table(group_size)).mark_line().encode(
-        x=alt.X("p:Q", title="pass rate p"), y=alt.Y("value:Q", title="value", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("p:Q", title="pass rate p"),
+        y=alt.Y("value:Q", title="learnability score (0 to 1)", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("measure:N", legend=alt.Legend(orient="bottom")),
         tooltip=[alt.Tooltip("p:Q", format=".2f"), "measure", alt.Tooltip("value:Q", format=".3f")],
     ).properties(width=380, height=220, title="Two ways to score learnability")
