@@ -26,8 +26,8 @@ def completion_text(completion) -> str:
 
 def _column(values, n: int, name: str, default=None) -> list:
     """A per-completion list from a dataset column TRL passes as a keyword (or a default); other lengths refused."""
-    if values is None or isinstance(values, str):
-        return [values if values is not None else default] * n
+    if values is None or isinstance(values, str | int | float):  # one value for every completion (`answer=7`)
+        return [str(values) if values is not None else default] * n
     values = list(values)
     check(len(values) == n, f"{name} has {len(values)} values for {n} completions; give one per completion "
                             "(TRL repeats each prompt's column values once per generation)")

@@ -516,3 +516,8 @@ def test_a_heading_only_mark_is_not_an_answer_in_format():
 
     assert not in_format("#### Final answer", "hash") and not in_format("so 7\n#### Step two", "hash")
     assert in_format("#### 7 apples", "hash") and in_format("#### 7 or 8", "hash") and in_format("#### 8", "hash")
+
+
+def test_one_answer_for_every_completion_may_be_a_number():
+    """`correctness_reward(["#### 7"], answer=7)` raised "'int' object is not iterable"."""
+    assert correctness_reward(["#### 7", "#### 8"], answer=7, source="arith") == [1.0, 0.0]
