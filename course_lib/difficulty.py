@@ -291,6 +291,10 @@ def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
     """The table as if only the first k samples had been drawn (from its `outcomes` column)."""
     check("outcomes" in table.columns, "table has no 'outcomes' column; re-estimate it with `estimate`")
     check(2 <= k <= int(table["k"].min()), f"k={k} must be between 2 and the table's K={int(table['k'].min())}")
+    written = table["outcomes"].astype(str)
+    check(bool(written.str.fullmatch(r"[01]+").all() and (written.str.len() == table["k"]).all()),
+          "table's outcomes must be strings of K 0s and 1s (`0110`); a CSV read without `read_table` drops their "
+          "leading zeros (0001 -> 1): read it with course_lib's read_table")
     fewer = table.copy()
     fewer["outcomes"] = fewer["outcomes"].str[:k]
     fewer["k"] = k

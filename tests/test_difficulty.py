@@ -515,3 +515,18 @@ def test_the_cache_folder_is_the_argument_else_the_environment_else_home(tmp_pat
     with pytest.raises(CourseError) as refused:
         cache_folder("default")
     assert str(refused.value) == f"COURSE_CACHE_DIR={file} is a file; give a folder for the cache or unset it"
+
+
+def test_pass_rates_at_refuses_outcomes_that_lost_their_leading_zeros(tmp_path):
+    """pandas reads `0001` as the integer 1: an AttributeError, or other pass rates once the column was text."""
+    import pandas as pd
+
+    from course_lib.difficulty import pass_rates_at
+
+    table = pd.DataFrame({"id": ["a", "b"], "k": 4, "outcomes": ["0001", "1100"], "n_correct": [1, 2],
+                          "pass_rate": [0.25, 0.5]})
+    assert pass_rates_at(table, 2)["pass_rate"].tolist() == [0.0, 1.0]
+    table.to_csv(tmp_path / "t.csv", index=False)
+    for read in (pd.read_csv(tmp_path / "t.csv"), pd.read_csv(tmp_path / "t.csv").astype({"outcomes": str})):
+        with pytest.raises(CourseError, match="outcomes must be strings of K 0s and 1s"):
+            pass_rates_at(read, 2)
