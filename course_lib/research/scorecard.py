@@ -51,19 +51,19 @@ FORMAT_LIMITED = "format-limited (long answers cut off)"
 STRONG = "strong, unsaturated (solves about 4 in 5)"
 REGIMES = (SKILL_LIMITED, FORMAT_LIMITED, STRONG)
 STRUCTURES = {8: "8 prompts per step", 1: "1 prompt per step (the paper's)"}
-ADVICE = {  # the status of "hard beats random" -> what to annotate under a budget
-    "supported": "the hardest: hard beat random",
-    "contradicted": "a random sample: hard did worse",
-    "equivalent": "either: equivalent within the margin (random needs no difficulty estimate)",
-    COULD_NOT_TELL: "no rule yet: no difference shown, but random learned too little to call them equal",
-    "inconclusive": "no rule yet: the test was inconclusive",
-}  # the size family: the same data and recipe, only the shape differs
 FOUND = {  # the status of "hard beats random" -> what its test found, in words (07)
     "supported": "hard beat random",
     "contradicted": "hard did worse than random",
     "equivalent": "no difference, within the margin",
     COULD_NOT_TELL: "no difference shown, but random learned too little to call them equal",
     "inconclusive": "inconclusive",
+}
+ADVICE = {  # the status of "hard beats random" -> what to annotate under a budget
+    "supported": "the hardest: hard beat random",
+    "contradicted": "a random sample: hard did worse",
+    "equivalent": "either: equivalent within the margin (random needs no difficulty estimate)",
+    COULD_NOT_TELL: f"no rule yet: {FOUND[COULD_NOT_TELL]}",
+    "inconclusive": "no rule yet: the test was inconclusive",
 }
 HARD_WINS = "arXiv 2508.14094: hard +34 to +47 points, easy +3 to +15, over 3 models x 2 tasks (abstract; ranges, no interval)"
 CLAIMS = (
