@@ -70,7 +70,7 @@ def results_copy(tmp_path, monkeypatch):
     root = tmp_path / "data" / "results"
     for study in runpy.run_path(str(SCRIPT))["INPUTS"]:
         (root / study).mkdir(parents=True)
-        for name in ("results.csv", "provenance.json"):
+        for name in ("results.csv", "provenance.json", "grid.json"):
             shutil.copy(FOLDER.parent / study / name, root / study / name)
     shutil.copytree(FOLDER, root / "reanalysis")
     (tmp_path / "README.md").write_text(f"# Title\n{MARKERS[0]}| old |\n{MARKERS[1]}\nafter\n")
@@ -140,11 +140,11 @@ DAMAGE = {
     "a row twice, renamed": (lambda root: damage_csv(root, "regimes-hard-wins-long", renamed_duplicate),
                              "regimes-hard-wins-long/results.csv holds the same run twice (lines 2 and 34: "),
     "an arm renamed": (lambda root: damage_csv(root, "size-boundary", lambda t: t.assign(strategy=t.strategy.str.upper())),
-                       "size-boundary/results.csv holds no point of the arm 'levels-1-3', which the re-analysis compares"),
+                       "size-boundary/results.csv line 2 says strategy="),  # its point (grid.json) says otherwise
     "one model's arm removed": (lambda root: damage_csv(root, "regimes-hard-wins", lambda t: t[
-        ~((t.model == "tiny-m") & (t.strategy == "random"))]), "regimes-hard-wins/results.csv cannot be re-analysed ("),
+        ~((t.model == "tiny-m") & (t.strategy == "random"))]), "regimes-hard-wins/results.csv lacks 8 of"),
     "too few fresh seeds": (lambda root: damage_csv(root, "regimes-hard-wins-long", lambda t: t[t.seed < 4]),
-                            "regimes-hard-wins-long/results.csv cannot be re-analysed ("),
+                            "regimes-hard-wins-long/results.csv lacks"),  # rows deleted after `aggregate` wrote it
     "provenance not JSON": (lambda root: (root / "hard-wins" / "provenance.json").write_text("{"),
                             "hard-wins/provenance.json is not valid JSON (JSONDecodeError)"),
     "provenance binary": (lambda root: (root / "hard-wins" / "provenance.json").write_bytes(b"\xff\xfe\x00"),

@@ -49,8 +49,8 @@ class Point:
                                        " used 1)")
     learning_rate: float = setting(0.0, "learning rate (0: 3e-4 for the course's LoRA, or the paper's)")
     max_grad_norm: float = setting(0.0, "gradient clipping threshold (0: the training settings' value)")
-    train_settings: str = setting("", "course, shaped (cosine, warmup, decay, clipping), 2508.14094 or 2604.06298 "
-                                      "(empty: the profile's)")
+    train_settings: str = setting("", "course, shaped (cosine, warmup, decay, clipping), shaped-full (no LoRA), "
+                                      "2508.14094 or 2604.06298 (empty: the profile's)")
     model_size: str = setting("", "0.5B, 1.5B or 3B for arXiv 2604.06298's batch sizes (empty: from MODEL's name)")
     answer_format: str = setting("", "hash, boxed, tagged or option (empty: the dataset's own, or the paper's)")
     max_new_tokens: int = setting(0, "completion length limit (0: the profile's)")
