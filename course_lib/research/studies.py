@@ -224,6 +224,12 @@ def t_interval(values) -> dict:
             "excludes_zero": bool(not all_agree(values) and (low > 0 or high < 0))}  # agreeing seeds measure no noise
 
 
+def check_margin(margin) -> None:
+    """A margin is a positive, finite number (text read from a config, 0 or NaN named in one line) (05)."""
+    check(isinstance(margin, int | float) and not isinstance(margin, bool) and margin > 0 and np.isfinite(margin),
+          f"margin={margin!r} must be a positive, finite number (the difference you would call negligible)")
+
+
 def all_agree(values, base_variance: float = 0.0) -> bool:
     """Seeds that all hold the same value, with nothing shared: no spread to test with. Read on the values, not on a
     variance float rounding makes 0 for some values and 1e-17 for others (05).
@@ -255,9 +261,7 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     """
     values = finite_values(values)
     check(len(values) >= 3, f"{len(values)} seed(s): an interval from fewer than 3 seeds says nothing; run more seeds")
-    check(isinstance(margin, int | float) and not isinstance(margin, bool) and margin > 0 and np.isfinite(margin),
-          f"margin={margin!r} must be a positive, finite number (the difference you "
-                                              "would call negligible)")
+    check_margin(margin)
     stats = SharedBaseline(values, base_variance)
     mean = float(stats.mean)
     (low95, high95), (low90, high90) = stats.tconfint_mean(0.05), stats.tconfint_mean(0.10)
@@ -313,8 +317,7 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     """
     values = np.asarray(list(reference_gains), dtype=float)
     check(len(values) >= 2, f"{len(values)} seed(s) of the reference arm: its gain needs an interval; run more seeds")
-    check(isinstance(margin, int | float) and not isinstance(margin, bool) and margin > 0 and np.isfinite(margin),
-          f"margin={margin!r} must be a positive, finite number (the difference you would call negligible)")
+    check_margin(margin)
     stats = SharedBaseline(values, base_variance)
     mean, low = float(stats.mean), round(float(stats.tconfint_mean(0.05)[0]), 4)
     if all_agree(values, base_variance):
@@ -652,8 +655,7 @@ def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: i
     require_columns(table, [k_column], "the samples per problem of the base evaluation (base_k or eval_k)")
     rows = []
     for key, group in table.groupby(list(by), sort=True):
-        k = finite_values(group[k_column].iloc[:1])[0]  # a blank K is named, not a ValueError
-        k = int(k)
+        k = int(finite_values(group[k_column].iloc[:1])[0])  # a blank K is named, not a ValueError
         for level in levels:
             start = float(group[f"{before}{level}"].iloc[0])
             bound = base_variance_bound(start, k, problems_per_level)
