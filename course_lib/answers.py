@@ -90,7 +90,7 @@ def hash_answers(text) -> list[str | None]:
     if text.count("####") > MAX_MARKS:
         return [None]
     marks = [_mark_value(normalize_number(match)) for match in _HASH.findall(text)]
-    return [mark for mark in marks[:-1] if mark and not _WORD.search(mark)] + [mark or None for mark in marks[-1:]]
+    return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
 
 
 _STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?[\d][\d,]*(?:\.\d+)?)\b"
@@ -449,8 +449,14 @@ def in_format(completion, answer_format: str) -> bool:
 
 
 def _heading(mark: str) -> bool:
-    """A `####` mark of words without a number (`Final answer`, `Step one`): a Markdown heading, no answer."""
-    return bool(_WORD.search(mark)) and not re.search(r"\d", mark)
+    """A `####` mark of words with at most one number that states no answer (`Final answer`, `Step 1: add`): a
+    Markdown heading, no answer. Words around two numbers (`7 or 8`) are a hedge; a stated number (`Answer: 8`) was
+    already read as that number (`_mark_value`). The one rule for every format's reading of `####`.
+
+    >>> [_heading(m) for m in ("Final answer", "Step 1: add", "7 or 8", "8", "")]
+    [True, True, False, False, False]
+    """
+    return bool(_WORD.search(mark)) and len(re.findall(r"\d[\d,.]*", mark)) < 2
 
 
 def is_correct(completion: str, answer: str, source: str, answer_format: str | None = None) -> bool:
@@ -483,7 +489,7 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
         for found in ANSWERS[other](completion) if other != answer_format else []:
             if found is None and other != "hash":  # a box or tag left open (`<answer>8`): an answer no one can read
                 return False
-            if found is not None and not (other == "hash" and _WORD.search(found)):  # `#### Final answer`: a heading
+            if found is not None and not (other == "hash" and _heading(found)):  # `#### Final answer`: a heading
                 elsewhere.append(found)
     return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
 

@@ -193,8 +193,8 @@ def charge_estimation(
     """
     check(isinstance(budget_in_annotations, Integral) and 1 <= budget_in_annotations <= pool_size,
           f"budget_in_annotations={budget_in_annotations!r} must be an integer in [1, pool_size={pool_size}]")
-    check(isinstance(cost_of_one_completion_in_annotations, Real) and cost_of_one_completion_in_annotations >= 0,
-          f"cost_of_one_completion_in_annotations={cost_of_one_completion_in_annotations!r} must be a number >= 0")
+    check(isinstance(cost_of_one_completion_in_annotations, Real) and 0 <= cost_of_one_completion_in_annotations < math.inf,
+          f"cost_of_one_completion_in_annotations={cost_of_one_completion_in_annotations!r} must be a finite number >= 0")
     completions = estimation_cost(pool_size, k, 1)["completions"]
     cost = completions * cost_of_one_completion_in_annotations  # in annotations
     return {

@@ -521,3 +521,16 @@ def test_a_heading_only_mark_is_not_an_answer_in_format():
 def test_one_answer_for_every_completion_may_be_a_number():
     """`correctness_reward(["#### 7"], answer=7)` raised "'int' object is not iterable"."""
     assert correctness_reward(["#### 7", "#### 8"], answer=7, source="arith") == [1.0, 0.0]
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    ("#### 7 or 8\n#### 7", "7", "arith"),  # an earlier `####` of two numbers in words is a hedge, not a heading
+    ("#### 7 or 8\n#### 7", "7", "gsm8k"),
+    ("\\boxed{7}\n#### 7 or 8", "7", "math"),  # the same hedge beside a box
+    ("\\boxed{7}\n#### between 6 and 8", "7", "tinymath"),
+])
+def test_a_hedge_written_in_words_after_hashes_is_read_by_one_rule_in_every_format(completion, answer, source):
+    """`#### 7 or 8` was dropped as a heading (it has words), so the right answer beside it counted (round 11).
+    One rule (`answers._heading`) reads `####` in every format: words with at most one number are a heading."""
+    assert not is_correct(completion, answer, source)
+    heading = completion.replace("7 or 8", "Final answer").replace("between 6 and 8", "Step 2: check")
+    assert is_correct(heading, answer, source)

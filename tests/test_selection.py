@@ -249,7 +249,9 @@ def test_charge_estimation(budget, pool_size, k, cost, expected):
         ((0, 100, 8, 0.01), "budget_in_annotations=0 must be an integer in [1, pool_size=100]"),
         ((101, 100, 8, 0.01), "budget_in_annotations=101 must be an integer in [1, pool_size=100]"),
         ((10, 100, 0, 0.01), "k=0 must be a positive integer"),
-        ((10, 100, 8, -1), "cost_of_one_completion_in_annotations=-1 must be a number >= 0"),
+        ((10, 100, 8, -1), "cost_of_one_completion_in_annotations=-1 must be a finite number >= 0"),
+        ((10, 100, 8, float("inf")), "cost_of_one_completion_in_annotations=inf must be a finite number >= 0"),
+        ((10, 100, 8, float("nan")), "cost_of_one_completion_in_annotations=nan must be a finite number >= 0"),
     ],
 )
 def test_charge_estimation_rejects(args, message):
