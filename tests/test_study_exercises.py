@@ -38,7 +38,20 @@ def test_06_2_is_the_chance_a_group_of_eight_is_alive(p, alive):
 
 
 def test_06_3_plans_seeds_from_the_committed_spread_only():
-    # sd of [0.0025, 0.0317, 0.0125] is 0.01484: a paired t-test at 80% power detects 0.03 with 5 seeds
+    # sd of [0.0025, 0.0317, 0.0125] is 0.01484: a paired t-test at 80% power detects 0.03 with 5 seeds; its 90%
+    # upper bound on 2 degrees of freedom is 0.01484 x sqrt(2 / chi2(0.1, 2)), chi2(0.1, 2) = -2 ln 0.9 = 0.2107:
+    # 0.0457, which needs 21 (about ((1.96 + 0.84) x 0.0457 / 0.03)^2 = 18, plus the t-quantile's share)
     committed = [0.0025, 0.0317, 0.0125]
-    assert grade("06.3", 5, precomputed_differences=committed)[0]
-    assert not grade("06.3", 4, precomputed_differences=committed)[0]
+    assert grade("06.3", (5, 21), precomputed_differences=committed)[0]
+    assert not grade("06.3", (5, 5), precomputed_differences=committed)[0]
+    assert not grade("06.3", (4, 21), precomputed_differences=committed)[0]
+
+
+def test_05_2_is_the_pass_rate_whose_groups_are_alive_as_often_as_hards_were():
+    # at q = 0.1 a group of 8 is alive with chance 1 - 0.1^8 - 0.9^8 = 0.56953; at q = 0.2, 1 - 0.2^8 - 0.8^8 = 0.83220
+    mechanism = pd.DataFrame({"task": ["arith", "arith", "shuffle"], "strategy": ["hard", "random", "hard"],
+                              "learnable share of groups": [0.56953, 0.99, 0.83220]})
+    assert grade("05.2", {"arith": 0.1, "shuffle": 0.2}, mechanism=mechanism)[0]
+    assert not grade("05.2", {"arith": 0.1, "shuffle": 0.25}, mechanism=mechanism)[0]
+    ok, message = grade("05.2", {"arith": 0.9, "shuffle": 0.8}, mechanism=mechanism)
+    assert not ok and "below 0.5" in message  # the mirror root is named as the mistake

@@ -463,18 +463,30 @@ def _learnability_minus_hard(precomputed) -> dict:
     return {row.task: float(row.mean) for row in table.itertuples()}
 
 
-def _argmax_names(values) -> frozenset:
-    """The names with the largest value (ties: all of them)."""
-    best = max(values.values())
-    return frozenset(name for name, value in values.items() if value >= best - 1e-12)
+def _diagnose_q(answer, mechanism) -> str | None:
+    expected = _pass_rate_for_hard_share(mechanism)
+    if isinstance(answer, dict) and all(isinstance(answer.get(task), (int, float)) and answer[task] > 0.5
+                                        for task in expected):
+        return "two q give each share (q and 1 - q); take the one below 0.5: hard problems are mostly failed."
+    return None
 
 
-@exercise("05.2", nudge="which strategy's selection is predicted to waste the most groups on each task?",
-          hint='a dict {task: strategy}: the strategy whose selection has the highest "predicted dead groups" '
-               "in `mechanism` (any one of tied strategies counts).")
-def _deadest_selection(mechanism) -> dict:
-    return {task: _argmax_names(dict(zip(rows.strategy, rows["predicted dead groups"])))
-            for task, rows in mechanism.groupby("task")}
+@exercise("05.2", nudge="a group teaches unless all 8 rewards agree: find the pass rate at which that happens "
+                        "as often as hard's groups were learnable.", tolerance=2e-3, diagnose=_diagnose_q,
+          hint="a dict {task: q}: solve 1 - dead_group_probability(q, 8) = hard's \"learnable share of groups\" "
+               "in `mechanism` for q in [0, 0.5] (bisection: the left side rises with q there).")
+def _pass_rate_for_hard_share(mechanism) -> dict:
+    from ..grpo import dead_group_probability
+
+    def solve(share: float) -> float:
+        low, high = 0.0, 0.5
+        for _ in range(60):
+            middle = (low + high) / 2
+            low, high = (middle, high) if 1 - dead_group_probability(middle, 8) < share else (low, middle)
+        return (low + high) / 2
+
+    hard = mechanism[mechanism["strategy"] == "hard"]
+    return {task: solve(float(share)) for task, share in zip(hard["task"], hard["learnable share of groups"])}
 
 
 @exercise("05.3", nudge="an interval over seeds, now with the live seed among them.",
@@ -517,16 +529,18 @@ def _alive_by_level(base_by_level: dict, group_size: int) -> dict:
     return {level: 1 - dead_group_probability(p, group_size) for level, p in base_by_level.items()}
 
 
-@exercise("06.3", nudge="a power calculation needs the spread of the paired differences and the "
-                        "difference you want to detect.",
-          tolerance=0, hint="seeds_needed(sd, 0.03), with sd the standard deviation (ddof=1) of the precomputed "
-                            "seeds' differences, not of the live one.")
-def _seeds_for_margin(precomputed_differences) -> int:
+@exercise("06.3", nudge="a power calculation needs the spread of the paired differences; a spread measured "
+                        "on a few seeds is itself uncertain.",
+          tolerance=0, hint="a tuple (seeds_needed(sd, 0.03), seeds_needed(sd_upper_bound(sd, n), 0.03)), with sd "
+                            "the standard deviation (ddof=1) of the n precomputed seeds' differences, not the live one.")
+def _seeds_for_margin(precomputed_differences) -> tuple:
     import numpy as np
 
-    from ..research.studies import seeds_needed
+    from ..research.studies import sd_upper_bound, seeds_needed
 
-    return seeds_needed(float(np.std(list(precomputed_differences), ddof=1)), 0.03)
+    values = list(precomputed_differences)
+    sd = float(np.std(values, ddof=1))
+    return seeds_needed(sd, 0.03), seeds_needed(sd_upper_bound(sd, len(values)), 0.03)
 
 
 @exercise("A2.1", nudge="a group is alive unless all G rewards agree: work it out once with p the pass "
