@@ -200,6 +200,15 @@ def test_the_advice_for_an_equivalence_says_which_way_a_real_difference_went(fou
     assert advice("contradicted", found) == ADVICE["contradicted"]  # only an equivalence carries the direction
 
 
+def test_what_a_test_found_names_the_direction_of_a_difference_inside_the_margin():
+    from course_lib.research.scorecard import FOUND, what_it_found
+
+    inside = "-0.022 [-0.038, -0.006] (slightly worse (a real difference, smaller than the margin), 8 seeds)"
+    assert what_it_found("equivalent", inside) == "hard did slightly worse, by less than the margin"
+    assert what_it_found("equivalent", "-0.001 [-0.016, +0.014] (equivalent, 5 seeds)") == FOUND["equivalent"]
+    assert what_it_found("could not tell", inside) == FOUND["could not tell"]
+
+
 def test_a_claim_about_one_arms_gain_carries_the_base_evaluations_error(tmp_path):
     """A claim with no reference arm (x's own gain over the base model) left out the shared base evaluation's
     error, which no seed-to-seed spread can see: +0.05 from five close seeds read as clearly better."""
