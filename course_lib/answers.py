@@ -93,20 +93,28 @@ def hash_answers(text) -> list[str | None]:
     return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
 
 
-_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?[\d][\d,]*(?:\.\d+)?)\b"
-                            r"(?!\s*[-+*/^=])")
+_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?[\d][\d,]*(?:\.\d+)?)"
+                            r"(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # a number, then at most one word: its unit
+_STATED_LETTER = re.compile(r"(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*\(?([A-Z])\)?\.?")
+_NO_UNIT = frozenset({"thousand", "million", "billion", "trillion", "hundred", "dozen", "squared", "cubed", "percent",
+                      "times", "plus", "minus", "or", "and", "to", "is", "not"})  # words that change the number
 
 
 def _mark_value(mark: str) -> str:
-    """A `####` mark that states a number (`Answer: 8`, `The answer is 8`, `8 apples`) as that number; any other
-    mark as it is (a heading such as `Step 1: add` keeps its words, so it is no answer).
+    """A `####` mark that states one number (`Answer: 8`, `The answer is 8`, `8 apples`: at most one word after it,
+    a unit) as that number, and one that states a letter (`Answer: E`) as that letter; any other mark as it is (a
+    heading such as `Step 1: add` keeps its words, so it is no answer; `7 or eight`, `7 thousand` stay a hedge).
 
     >>> [_mark_value(m) for m in ("8", "Answer: 8", "The answer is 1,000", "8 apples", "Step 1: add", "7 or 8")]
     ['8', '8', '1000', '8', 'Step 1: add', '7 or 8']
+    >>> [_mark_value(m) for m in ("7 thousand", "7 or eight", "8km", "Answer: E")]
+    ['7 thousand', '7 or eight', '8km', 'E']
     """
-    stated = _STATED_NUMBER.match(mark)
-    one_number = len(re.findall(r"\d[\d,.]*", mark)) == 1  # `7 or 8` states two: left as it is, a hedge
-    return normalize_number(stated.group(1)) if stated and one_number and _WORD.search(mark) else mark
+    stated = _STATED_NUMBER.fullmatch(mark.strip())
+    if stated and _WORD.search(mark) and (stated.group(2) or "").lower() not in _NO_UNIT:
+        return normalize_number(stated.group(1))
+    letter = _STATED_LETTER.fullmatch(mark.strip())
+    return letter.group(1) if letter else mark
 
 
 def extract_hash_answer(text) -> str | None:
@@ -122,7 +130,7 @@ def extract_hash_answer(text) -> str | None:
     return one_answer(hash_answers(text))
 
 
-_BOX = re.compile(r"\\(?:boxed|fbox)\{")
+_BOX = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*(\{)?")  # `\boxed {6}` is a box; `\boxed 6` one unread
 _BRACE = re.compile(r"[{}]")
 
 
@@ -135,11 +143,14 @@ def boxed_answers(text) -> list[str | None]:
     """
     if not isinstance(text, str):
         return []
-    if text.count("\\boxed{") + text.count("\\fbox{") > MAX_MARKS:
+    if text.count("\\boxed") + text.count("\\fbox") > MAX_MARKS:
         return [None]
     answers, position = [], 0
     while (box := _BOX.search(text, position)) is not None:
         depth, position = 1, box.end()
+        if box.group(1) is None:  # `\boxed 6`: LaTeX boxes the next token; a box no one should guess at
+            answers.append(None)
+            continue
         for brace in _BRACE.finditer(text, box.end(), box.end() + MAX_TAGGED + 1):
             depth += 1 if brace.group() == "{" else -1
             if depth == 0:
@@ -164,7 +175,7 @@ def extract_boxed(text) -> str | None:
 
 
 _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
-    r"answer is:?[ \t]*(\(?[A-G]\)?(?![A-Za-z])"
+    r"[Aa]nswer(?:\s+is:?|:)[ \t]*(\(?[A-G]\)?(?![A-Za-z])"
     r"(?:[ \t]*(?:(?:,|/|\||&|;|\bor\b|\band\b)[ \t]*\(?[A-G]\)?|\([A-G]\))(?![A-Za-z]))*)")
 
 
@@ -188,7 +199,7 @@ def option_answers(text) -> list[str]:
         return []
     dressed = [match.group(1) or match.group(2) for match in _DRESSED_OPTION.finditer(text)]
     text = _DRESSED_OPTION.sub(lambda match: f"({match.group(1) or match.group(2)})", text)
-    if text.count("answer is") > MAX_MARKS:
+    if text.lower().count("answer") > MAX_MARKS:
         return [None]
     stated = _STATED.findall(text)
     letters = [letter for span in stated for letter in re.findall(r"[A-G]", span)] + dressed if stated else \
@@ -249,15 +260,16 @@ def extract_integer(text) -> str | None:
     or last number that is not an integer (`\\boxed{2.5}`) is returned as written: it is the answer given, and it
     equals no AIME answer (an integer), so a later integer in the text is not credited instead.
     """
+    hashes = [answer for answer in hash_answers(text) if answer is None or not _heading(answer)]
     marked = [None if answer is None else normalize_number(answer)
-              for answer in boxed_answers(text) + hash_answers(text) + tagged_answers(text)]
+              for answer in boxed_answers(text) + hashes + tagged_answers(text)]
     if marked:
         return one_answer(marked)
     numbers = _NUMBER.findall(_tail(text))
     return normalize_number(numbers[-1]) if numbers else None
 
 
-_DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b")
+_DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b|\balternatively\b|^(?!.*\\begin).*\\\\", re.S)
 
 
 def math_equal(predicted: str | None, reference: str) -> bool:
@@ -273,8 +285,10 @@ def math_equal(predicted: str | None, reference: str) -> bool:
         return False
     if _DISJUNCTION.search(predicted) and not (_DISJUNCTION.search(reference) or "," in reference):
         return False
-    if ("\\mid" in predicted and "\\mid" not in reference) or (predicted.count("|") % 2 and "|" not in reference):
-        return False  # `7 \mid 5`, `2 | 3`: math-verify reads the number on the right
+    divides = ("\\mid", "\\vert", "\u2223")
+    if any(bar in predicted and bar not in reference for bar in divides) or \
+            (predicted.count("|") % 2 and "|" not in reference):
+        return False  # `7 \mid 5`, `7 \vert 5`, `7 ∣ 5`, `2 | 3`: math-verify reads the number on the right
     if normalize_number(predicted) == normalize_number(reference):
         return True
     if len(predicted) > MAX_MATH_CHARS or len(reference) > MAX_MATH_CHARS:
@@ -448,15 +462,21 @@ def in_format(completion, answer_format: str) -> bool:
                for answer in ANSWERS[answer_format](completion))
 
 
-def _heading(mark: str) -> bool:
-    """A `####` mark of words with at most one number that states no answer (`Final answer`, `Step 1: add`): a
-    Markdown heading, no answer. Words around two numbers (`7 or 8`) are a hedge; a stated number (`Answer: 8`) was
-    already read as that number (`_mark_value`). The one rule for every format's reading of `####`.
+_HEADING_START = re.compile(r"(?i)\s*(?:step|part|case|method|approach|solution|stage|phase|section|round)\b")
 
-    >>> [_heading(m) for m in ("Final answer", "Step 1: add", "7 or 8", "8", "")]
-    [True, True, False, False, False]
+
+def _heading(mark: str) -> bool:
+    """A `####` mark that is a Markdown heading, no answer: words in lower case, and either no number
+    (`Final answer`) or a heading's first word (`Step 1: add`, `Part 2`). Any other mark with words is an answer
+    that reads as no number (`7 or 8`, `So the answer is 8`, `8km`): beside another answer, a hedge. Capital
+    letters alone (`BE`) are a letter answer. A stated number (`Answer: 8`) was already read as that number
+    (`_mark_value`). The one rule for every format's reading of `####`.
+
+    >>> [_heading(m) for m in ("Final answer", "Step 1: add", "7 or 8", "So the answer is 8", "8km", "BE", "8", "")]
+    [True, True, False, False, False, False, False, False]
     """
-    return bool(_WORD.search(mark)) and len(re.findall(r"\d[\d,.]*", mark)) < 2
+    words = bool(_WORD.search(mark)) and any(character.islower() for character in mark)
+    return words and (not re.search(r"\d", mark) or bool(_HEADING_START.match(mark)))
 
 
 def is_correct(completion: str, answer: str, source: str, answer_format: str | None = None) -> bool:
@@ -473,6 +493,8 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     >>> is_correct("(A) (B) (C) (D) (E) (F) (G)", "(G)", "bbh"), is_correct("So the answer is (G).", "(G)", "bbh")
     (False, True)
     """
+    if answer is None or (isinstance(answer, float) and math.isnan(answer)):
+        raise ValueError(f"answer={answer!r}: the reference answer is missing; give every problem its answer")
     answer = str(answer)
     if answer_format is None and source == "aime2025":  # AIME: any clear integer counts, boxed or not
         return extract_integer(completion) == normalize_number(answer)

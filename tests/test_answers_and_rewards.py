@@ -534,3 +534,55 @@ def test_a_hedge_written_in_words_after_hashes_is_read_by_one_rule_in_every_form
     assert not is_correct(completion, answer, source)
     heading = completion.replace("7 or 8", "Final answer").replace("between 6 and 8", "Step 2: check")
     assert is_correct(heading, answer, source)
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    ("#### So the answer is 8\n#### 7", "7", "gsm8k"),  # words before the number: an answer, not a heading
+    ("#### Total: 8\n#### 7", "7", "gsm8k"),
+    ("#### about 8\n#### 7", "7", "gsm8k"),
+    ("#### 8km\n#### 7", "7", "gsm8k"),  # a unit stuck to the number
+    ("\\boxed{7}\n#### So the answer is 8", "7", "math"),
+    ("\\boxed{7}\n#### 8cm", "7", "math"),
+    ("#### 7 or eight", "7", "gsm8k"),  # words after the number that change it or add another
+    ("#### 7 thousand", "7", "gsm8k"),
+    ("#### 7 squared", "7", "gsm8k"),
+    ("#### 7 is wrong", "7", "gsm8k"),
+    ("#### 7 or more", "7", "arith"),
+    ("#### BE\n#### D", "D", "shuffle"),  # capital letters are a letter answer, not a heading
+    ("#### Answer: E\n#### D", "D", "shuffle"),
+    ("\\boxed{6 \\vert 5}", "5", "math"),  # divisibility in any spelling
+    ("\\boxed{6 \u2223 5}", "5", "math"),
+    ("\\boxed{5 \\\\ 6}", "6", "math"),  # a line break between two values, outside an environment
+    ("\\boxed{5 \\text{ (alternatively } 6)}", "6", "math"),
+    ("\\boxed{5} \\boxed {6}", "5", "math"),  # a space before the brace is still a box
+    ("\\boxed{5} $\\boxed 6$", "5", "math"),  # a box without braces: unreadable, so no answer
+    ("#### 7\n\\boxed 8", "7", "gsm8k"),
+    ("The Answer is (A). the answer is (B)", "(B)", "bbh"),  # a stated option in any case
+    ("Answer: (A)\nThe answer is (B)", "(B)", "bbh"),
+])
+def test_hedges_and_changed_numbers_found_in_round_12_score_zero(completion, answer, source):
+    """Each scored 1 (round 12): a `####` mark with words before its number, or one word after it that changes it, was
+    a heading or that number; capital letters were a heading; `\\vert`, `\\\\`, "alternatively", `\\boxed {6}` and a
+    capitalised "Answer" were not read."""
+    assert not is_correct(completion, answer, source)
+    assert correctness_reward([completion], answer=[answer], source=[source]) == [0.0]
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    ("#### 8 apples", "8", "gsm8k"), ("#### The answer is 8", "8", "gsm8k"), ("#### Final answer: 8", "8", "gsm8k"),
+    ("#### Step 1: add\n3+4=7\n#### 7", "7", "gsm8k"), ("#### Part 2\n#### 7", "7", "arith"),
+    ("#### Answer: D", "D", "shuffle"), ("\\boxed {5}", "5", "math"),
+    ("#### Final answer\n\\boxed{12}", "12", "aime2025"),  # a heading above a box, as MATH reads it
+    ("Answer: (B)", "(B)", "bbh"),
+    ("\\boxed{\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}}", "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "math"),
+])
+def test_what_round_12_tightened_still_reads_a_plain_answer(completion, answer, source):
+    assert is_correct(completion, answer, source)
+
+
+@pytest.mark.parametrize("missing", [None, float("nan")])
+def test_a_missing_reference_answer_is_refused_and_never_rewarded(missing):
+    """`#### None` against None, `#### nan` against NaN were correct: the reference was compared as text."""
+    with pytest.raises(ValueError, match="the reference answer is missing"):
+        is_correct("#### None" if missing is None else "#### nan", missing, "gsm8k")
+    assert correctness_reward(["#### nan"], answer=[missing], source=["gsm8k"]) == [0.0]

@@ -1,5 +1,6 @@
 """The claims scorecard: statuses from verdicts, and the committed studies' rows pinned."""
 
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -241,3 +242,16 @@ def test_a_failed_point_is_named_not_dropped_from_a_claims_pairs(tmp_path):
     table.to_csv(path, index=False)
     with pytest.raises(CourseError, match=r"seed\(s\) \[5\] have a gain.test for only one side of 'Hard beats random"):
         claim_verdict(CLAIMS[0], root=tmp_path)
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    (lambda: status("Better", "better"), "verdict='Better'"),
+    (lambda: status("", "better"), "verdict=''"),
+    (lambda: status("better", "beats"), "expected='beats'"),
+    (lambda: family_status([]), "statuses is empty"),
+    (lambda: family_status("supported"), "statuses='supported'"),
+])
+def test_a_mistyped_verdict_direction_or_family_is_one_line(call, named):
+    """Round 12: each read as a status (contradicted, equivalent, inconclusive) for someone writing their own Claim."""
+    with pytest.raises(CourseError, match=re.escape(named)):
+        call()

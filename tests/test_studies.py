@@ -727,7 +727,7 @@ def test_sd_upper_bound_from_two_seeds_and_its_bounds():
     assert sd_upper_bound(0.01, 2) == pytest.approx(0.07958, abs=1e-4)
     assert sd_upper_bound(0.0, 3) == 0.0
     for seeds, sd in ((1, 0.01), (3, -0.01)):
-        with pytest.raises(CourseError, match=f"seeds={seeds} must be >= 2 and sd={sd} non-negative"):
+        with pytest.raises(CourseError, match=f"seeds={seeds} must be a whole number >= 2 and sd={sd} non-negative"):
             sd_upper_bound(sd, seeds)
 
 
@@ -1033,4 +1033,27 @@ def test_ids_that_differ_only_in_type_are_one_id():
 ])
 def test_a_margin_as_text_no_resamples_or_no_k_is_one_line(call):
     with pytest.raises(CourseError, match=r"margin='0.03'|resamples=0|base_k or eval_k"):
+        call()
+
+
+from course_lib.research import studies  # noqa: E402  (the module, for the calls below)
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    (lambda: studies.sd_upper_bound(0.01, 3, confidence=90), "confidence=90"),
+    (lambda: studies.sd_upper_bound(0.01, 3, confidence=0), "confidence=0"),
+    (lambda: studies.sd_upper_bound(0.01, float("inf")), "seeds=inf"),
+    (lambda: studies.seeds_needed(0.037, 0.03, power=0), "power=0"),
+    (lambda: studies.seeds_needed(0.037, 0.03, alpha=1), "alpha=1"),
+    (lambda: studies.seeds_needed(float("inf"), 0.03), "sd=inf"),
+    (lambda: studies.detectable_difference(0.037, 5, power=1.5), "power=1.5"),
+    (lambda: studies.holm_verdicts(pd.DataFrame([studies.equivalence_verdict([0.01, 0.02, 0.015], 0.03)]), alpha=5),
+     "alpha=5"),
+    (lambda: studies.equivalence_verdict([0.01, 0.0, -0.01], 0.03, sensitive="no"), "sensitive='no'"),
+])
+def test_probabilities_and_flags_are_checked_before_any_test(call, named):
+    """Round 12: a confidence of 90 gave NaN, alpha=5 made every verdict 'slightly better', power=0 planned 2 seeds."""
+    import re
+
+    with pytest.raises(CourseError, match=re.escape(named)):
         call()

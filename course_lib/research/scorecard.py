@@ -211,6 +211,10 @@ def arm_values(table: pd.DataFrame, arm: str, column: str, steps: tuple) -> pd.S
 def status(verdict: str, expected: str) -> str:
     """supported / contradicted / equivalent / could not tell / inconclusive, from a verdict and the direction the
     paper claims (a difference smaller than the margin counts as none)."""
+    known = ("better", "worse", "equivalent", "inconclusive", COULD_NOT_TELL)
+    check(isinstance(verdict, str) and (verdict in known or verdict.startswith("slightly ")),
+          f"verdict={verdict!r} is not a verdict of studies.equivalence_verdict ({', '.join(known)})")
+    check(expected in ("better", "worse", "equivalent"), f"expected={expected!r} must be better, worse or equivalent")
     if verdict in ("inconclusive", COULD_NOT_TELL):
         return verdict
     found = "equivalent" if verdict.startswith(("equivalent", "slightly")) else verdict
@@ -223,7 +227,9 @@ def family_status(statuses) -> str:
     """One status for a claim tested in several models: contradicted if any contradicts it, supported if all
     support it, equivalent if each is supported or equivalent, could not tell if the rest could not tell,
     otherwise inconclusive."""
+    check(not isinstance(statuses, str), f"statuses={statuses!r} must be a list of statuses, not one")
     statuses = set(statuses)
+    check(bool(statuses), "statuses is empty: a family needs at least one test")
     if "contradicted" in statuses:
         return "contradicted"
     if statuses == {"supported"}:

@@ -8,6 +8,7 @@ per grid point); `course_lib.research.sweep` runs the grids. Introduced in noteb
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -262,6 +263,7 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     values = finite_values(values)
     check(len(values) >= 3, f"{len(values)} seed(s): an interval from fewer than 3 seeds says nothing; run more seeds")
     check_margin(margin)
+    check(isinstance(sensitive, (bool, np.bool_)), f"sensitive={sensitive!r} must be True or False")
     stats = SharedBaseline(values, base_variance)
     mean = float(stats.mean)
     (low95, high95), (low90, high90) = stats.tconfint_mean(0.05), stats.tconfint_mean(0.10)
@@ -343,9 +345,16 @@ def holm_adjusted(p_values) -> list[float]:
     return [round(float(value), 6) for value in multipletests(values, method="holm")[1]]
 
 
+def check_probability(name: str, value) -> None:
+    """One line unless `value` is a number strictly between 0 and 1 (a confidence, a level, a power)."""
+    check(isinstance(value, (int, float, np.floating)) and not isinstance(value, bool) and 0 < value < 1,
+          f"{name}={value!r} must be a number strictly between 0 and 1 (e.g. 0.05, not 5)")
+
+
 def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """A family of `equivalence_verdict` rows with each test's p-value Holm-adjusted within the family and the
     verdict read again from the adjusted tests (a family with one row keeps its verdicts)."""
+    check_probability("alpha", alpha)
     out = rows.copy()
     out["p_difference_holm"] = holm_adjusted(rows["p_difference"])
     out["p_equivalence_holm"] = holm_adjusted(rows["p_equivalence"])
@@ -375,6 +384,7 @@ def detectable_difference(sd: float, seeds: int, power: float = 0.8, alpha: floa
     0.062
     """
     check(seeds >= 2 and sd > 0, f"seeds={seeds} must be >= 2 and sd={sd} positive")
+    check_probability("power", power), check_probability("alpha", alpha)
     effect = TTestPower().solve_power(nobs=seeds, alpha=alpha, power=power, alternative="two-sided")
     return float(effect) * sd
 
@@ -385,7 +395,8 @@ def seeds_needed(sd: float, difference: float, power: float = 0.8, alpha: float 
     >>> seeds_needed(0.037, 0.03)
     14
     """
-    check(sd > 0 and difference > 0, f"sd={sd} and difference={difference} must be positive")
+    check(0 < sd < math.inf and 0 < difference < math.inf, f"sd={sd} and difference={difference} must be positive and finite")
+    check_probability("power", power), check_probability("alpha", alpha)
     for seeds in range(2, most + 1):
         if paired_power(difference, sd, seeds, alpha) >= power:
             return seeds
@@ -401,7 +412,9 @@ def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
     """
     from scipy.stats import chi2
 
-    check(seeds >= 2 and sd >= 0, f"seeds={seeds} must be >= 2 and sd={sd} non-negative")
+    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and seeds >= 2 and sd >= 0,
+          f"seeds={seeds} must be a whole number >= 2 and sd={sd} non-negative")
+    check_probability("confidence", confidence)
     return float(sd * np.sqrt((seeds - 1) / chi2.ppf(1 - confidence, seeds - 1)))
 
 
