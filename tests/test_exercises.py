@@ -259,6 +259,10 @@ def test_the_lora_rank_check_rounds_up():
     sizes = [(10, 10), (10, 20)]
     assert grade("04.2", 20, parameters=1000, sizes=sizes)[0] and grade("04.2", 21, parameters=1001, sizes=sizes)[0]
     assert not grade("04.2", 20, parameters=1001, sizes=sizes)[0]
+    ok, message = grade("04.2", 20, parameters=1001, sizes=sizes)  # 1001 / 50 = 20.02: rounded down
+    assert not ok and "round up" in message
+    ok, message = grade("04.2", 5, parameters=1001, sizes=sizes)  # the one square matrix's break-even, 10 / 2
+    assert not ok and "one square matrix" in message
 
 
 def test_the_two_sample_prediction_labels_from_the_first_two_outcomes():

@@ -183,21 +183,24 @@ def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
     assert made_up.loc[SKILL_LIMITED, "1 prompt per step (the paper's)"] == "not tested"
     # the format-limited model with the paper's step structure: within the margin, and the cell says which way
     assert table.loc[FORMAT_LIMITED, "1 prompt per step (the paper's)"] == (
-        "either: equivalent within the margin (random needs no difficulty estimate); hard did slightly worse, by less "
-        "than the margin (format-limited-hard-wins, equivalent)")
+        "a random sample: hard did slightly worse, by less than the margin (random needs no difficulty estimate) "
+        "(format-limited-hard-wins, equivalent)")
 
 
 @pytest.mark.parametrize(("found", "said"), [
     ("-0.022 [-0.038, -0.006] (slightly worse (a real difference, smaller than the margin), 8 seeds)",
-     "; hard did slightly worse, by less than the margin"),
+     "a random sample: hard did slightly worse, by less than the margin (random needs no difficulty estimate)"),
     ("+0.022 [+0.006, +0.038] (slightly better (a real difference, smaller than the margin), 8 seeds)",
-     "; hard did slightly better, by less than the margin"),
-    ("-0.001 [-0.016, +0.014] (equivalent, 5 seeds)", ""),
+     "either: equivalent within the margin (random needs no difficulty estimate); hard did slightly better, by less "
+     "than the margin"),
+    ("-0.001 [-0.016, +0.014] (equivalent, 5 seeds)", "either: equivalent within the margin (random needs no "
+                                                       "difficulty estimate)"),
 ])
 def test_the_advice_for_an_equivalence_says_which_way_a_real_difference_went(found, said):
+    """A real difference against hard, inside the margin, is no reason to pay for difficulty labels: random."""
     from course_lib.research.scorecard import ADVICE, advice
 
-    assert advice("equivalent", found) == ADVICE["equivalent"] + said
+    assert advice("equivalent", found) == said
     assert advice("contradicted", found) == ADVICE["contradicted"]  # only an equivalence carries the direction
 
 

@@ -55,3 +55,11 @@ def test_05_2_is_the_pass_rate_whose_groups_are_alive_as_often_as_hards_were():
     assert not grade("05.2", {"arith": 0.1, "shuffle": 0.25}, mechanism=mechanism)[0]
     ok, message = grade("05.2", {"arith": 0.9, "shuffle": 0.8}, mechanism=mechanism)
     assert not ok and "below 0.5" in message  # the mirror root is named as the mistake
+
+
+def test_05_2_names_the_two_likely_mistakes():
+    mechanism = pd.DataFrame({"task": ["arith"], "strategy": ["hard"], "learnable share of groups": [0.56953]})
+    ok, message = grade("05.2", {"arith": 0.56953}, mechanism=mechanism)  # the share itself, not a pass rate
+    assert not ok and "the learnable share itself" in message
+    ok, message = grade("05.2", {"arith": 0.9}, mechanism=mechanism)  # the mirror root
+    assert not ok and "below 0.5" in message

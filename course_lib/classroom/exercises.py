@@ -419,8 +419,18 @@ def _dr_grpo_loss(logps, advantages, mask, max_completion_length: int) -> float:
     return float(loss)
 
 
+def _diagnose_rank(answer, parameters: int, sizes) -> str | None:
+    total = sum(d_in + d_out for d_in, d_out in sizes)
+    if matches(answer, parameters // total, 0) and parameters % total:
+        return "at that rank the adapters are still a little short of the model: round up."
+    square = [d_in for d_in, d_out in sizes if d_in == d_out]
+    if square and matches(answer, square[0] // 2, 0):
+        return "that is where one square matrix breaks even; count every targeted matrix's real shape."
+    return None
+
+
 @exercise("04.2", nudge="each adapted matrix adds r x (d_in + d_out) parameters; how large must r be "
-                        "before the adapters outnumber the model?",
+                        "before the adapters outnumber the model?", diagnose=_diagnose_rank,
           tolerance=0, hint="LoRA trains r x (d_in + d_out) per matrix: divide the model's parameters by "
                             "d_in + d_out summed over the matrices, and round up.")
 def _rank_as_large_as_the_model(parameters: int, sizes) -> int:
@@ -465,9 +475,13 @@ def _learnability_minus_hard(precomputed) -> dict:
 
 def _diagnose_q(answer, mechanism) -> str | None:
     expected = _pass_rate_for_hard_share(mechanism)
-    if isinstance(answer, dict) and all(isinstance(answer.get(task), (int, float)) and answer[task] > 0.5
-                                        for task in expected):
+    if not isinstance(answer, dict) or set(answer) != set(expected):
+        return None
+    if all(matches(1 - answer[task], q, 2e-3) for task, q in expected.items()):
         return "two q give each share (q and 1 - q); take the one below 0.5: hard problems are mostly failed."
+    hard = mechanism[mechanism["strategy"] == "hard"]
+    if all(matches(answer[task], share, 2e-3) for task, share in zip(hard["task"], hard["learnable share of groups"])):
+        return "that is the learnable share itself; find the pass rate q at which a group of 8 is alive that often."
     return None
 
 

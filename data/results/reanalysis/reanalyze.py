@@ -242,7 +242,8 @@ def outputs(out) -> dict:
                 "A status is read by the rules of `course_lib.research.scorecard` (an equivalence counts only where the "
                 "reference arm learned, by at least three times the margin); `was` is the status the same data had "
                 "before that rule.", "",
-                markdown(card[["claim", "paper reports", "tiny world", "status", "was", "note"]]), ""]),
+                markdown(card.assign(margin=card["margin"].map(lambda m: "" if pd.isna(m) else f"{m:g}"))[
+                    ["claim", "paper reports", "tiny world", "margin", "status", "was", "note"]]), ""]),
             out / "provenance.json": json.dumps(provenance, indent=1) + "\n"}
 
 
