@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .answers import MAX_SCAN, extract_tagged, is_correct
+from .answers import DEFAULT_FORMAT, EXTRACTORS, MAX_SCAN, extract_tagged, is_correct
 from .errors import check
 
 
@@ -45,10 +45,14 @@ def correctness_reward(completions, answer=None, source=None, answer_format=None
     n = len(completions)
     rewards = []
     columns = _column(answer, n, "answer"), _column(source, n, "source", "arith"), _column(answer_format, n, "answer_format")
+    unknown = sorted({str(kind) for kind in columns[1] if kind not in DEFAULT_FORMAT}
+                     | {str(form) for form in columns[2] if form and form not in EXTRACTORS})
+    check(not unknown, f"source/answer_format {unknown[0] if unknown else ''!r} has no answer checker (sources: "
+                       f"{', '.join(DEFAULT_FORMAT)}; formats: {', '.join(EXTRACTORS)}): every completion would score 0")
     for completion, reference, kind, form in zip(completions, *columns):
         try:
             ok = reference is not None and is_correct(completion_text(completion), reference, kind, form or None)
-        except Exception:  # an unknown source or odd input scores 0 rather than stopping training
+        except Exception:  # an odd completion or a missing answer scores 0 rather than stopping training
             ok = False
         rewards.append(1.0 if ok else 0.0)
     return rewards

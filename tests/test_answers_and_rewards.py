@@ -247,10 +247,13 @@ def test_format_reward_accepts_exactly_each_tasks_shape(completion, source, rewa
     assert format_reward([completion], source=[source]) == [reward]
 
 
-def test_rewards_score_unknown_or_missing_answers_zero():
+def test_rewards_score_missing_answers_zero_and_refuse_an_unknown_source():
+    from course_lib import CourseError
+
     assert correctness_reward(["#### 7"], answer=None) == [0.0]
-    assert correctness_reward(["#### 7"], answer=["7"], source=["klingon"]) == [0.0]
-    assert format_reward(["#### 7"], source=["klingon"]) == [0.0]
+    with pytest.raises(CourseError, match="'klingon' has no answer checker"):  # a dataset error, before training
+        correctness_reward(["#### 7"], answer=["7"], source=["klingon"])
+    assert format_reward(["#### 7"], source=["klingon"]) == [0.0]  # a source without a shape has none to match
 
 
 ADVERSARIAL = st.one_of(
@@ -586,3 +589,15 @@ def test_a_missing_reference_answer_is_refused_and_never_rewarded(missing):
     with pytest.raises(ValueError, match="the reference answer is missing"):
         is_correct("#### None" if missing is None else "#### nan", missing, "gsm8k")
     assert correctness_reward(["#### nan"], answer=[missing], source=["gsm8k"]) == [0.0]
+
+
+@pytest.mark.parametrize(("columns", "named"), [
+    ({"source": ["GSM8K"]}, "'GSM8K'"), ({"source": ["gsm8k"], "answer_format": ["hashed"]}, "'hashed'"),
+])
+def test_a_misspelled_source_or_format_stops_the_reward_in_one_line(columns, named):
+    """Round 12: every completion scored 0.0 with no message, so a dataset with one misspelled source column trained
+    on zero reward."""
+    from course_lib import CourseError
+
+    with pytest.raises(CourseError, match=f"{named} has no answer checker"):
+        correctness_reward(["#### 7"], answer=["7"], **columns)
