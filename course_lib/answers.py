@@ -458,6 +458,8 @@ def in_format(completion, answer_format: str) -> bool:
     >>> in_format("#### Final answer", "hash"), in_format("#### 7 or 8", "hash")
     (False, True)
     """
+    if answer_format not in ANSWERS:
+        raise ValueError(f"answer_format={answer_format!r} has no answer checker; formats: {', '.join(ANSWERS)}")
     return any(answer is not None and not (answer_format == "hash" and _heading(answer))
                for answer in ANSWERS[answer_format](completion))
 
@@ -498,11 +500,11 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     answer = str(answer)
     if answer_format is None and source == "aime2025":  # AIME: any clear integer counts, boxed or not
         return extract_integer(completion) == normalize_number(answer)
-    answer_format = answer_format or DEFAULT_FORMAT.get(source)
-    if answer_format not in EXTRACTORS:
-        raise ValueError(f"answer_format={answer_format!r} (source {source!r}) has no answer checker")
     if source not in DEFAULT_FORMAT:
-        raise ValueError(f"source={source!r} has no answer checker")
+        raise ValueError(f"source={source!r} has no answer checker; sources: {', '.join(DEFAULT_FORMAT)}")
+    answer_format = answer_format or DEFAULT_FORMAT[source]
+    if answer_format not in EXTRACTORS:
+        raise ValueError(f"answer_format={answer_format!r} has no answer checker; formats: {', '.join(EXTRACTORS)}")
     marked = list(dict.fromkeys(ANSWERS[answer_format](completion)))  # each different answer once, in order
     if not marked or None in marked:  # most wrong completions end here, before the other formats are scanned
         return False

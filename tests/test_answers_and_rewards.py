@@ -194,10 +194,15 @@ def test_math_verify_runs_under_the_course_timeouts(monkeypatch):
 def test_a_source_or_format_without_a_checker_is_one_whole_message():
     with pytest.raises(ValueError) as source:
         is_correct("#### 7", "7", "nope", "hash")
-    assert str(source.value) == "source='nope' has no answer checker"
+    assert str(source.value) == ("source='nope' has no answer checker; sources: arith, shuffle, tinymath, gsm8k, math, "
+                                 "bbh, aime2025, tagged")
     with pytest.raises(ValueError) as answer_format:
         is_correct("#### 7", "7", "arith", "nope")
-    assert str(answer_format.value) == "answer_format='nope' (source 'arith') has no answer checker"
+    assert str(answer_format.value) == "answer_format='nope' has no answer checker; formats: hash, boxed, tagged, option"
+    with pytest.raises(ValueError, match="source='GSM8K' has no answer checker"):  # the source named, not the format
+        is_correct("#### 7", "7", "GSM8K")
+    with pytest.raises(ValueError, match="answer_format='Hash' has no answer checker"):  # was a KeyError
+        in_format("#### 7", "Hash")
 
 
 def test_rewards_take_trl_keyword_columns():
