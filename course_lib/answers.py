@@ -265,8 +265,14 @@ def extract_integer(text) -> str | None:
               for answer in boxed_answers(text) + hashes + tagged_answers(text)]
     if marked:
         return one_answer(marked)
-    numbers = _NUMBER.findall(_tail(text))
-    return normalize_number(numbers[-1]) if numbers else None
+    tail = _tail(text)
+    numbers = list(_NUMBER.finditer(tail))
+    if not numbers:
+        return None
+    after = tail[numbers[-1].end():numbers[-1].end() + 1]
+    if after and unicodedata.category(after) == "No":  # `12½`, `12³`: not the integer 12
+        return None
+    return normalize_number(numbers[-1].group())
 
 
 _DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b|\balternatively\b|^(?!.*\\begin).*\\\\", re.S)

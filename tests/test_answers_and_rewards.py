@@ -606,3 +606,10 @@ def test_a_misspelled_source_or_format_stops_the_reward_in_one_line(columns, nam
 
     with pytest.raises(CourseError, match=f"{named} has no answer checker"):
         correctness_reward(["#### 7"], answer=["7"], **columns)
+
+
+@pytest.mark.parametrize("written", ["Answer: 12½", "Answer: 12³", "so 12\u00bc"])
+def test_aime_reads_no_integer_from_a_number_with_a_fraction_or_power_sign_after_it(written):
+    """Round 12: `12½` and `12³` were read as 12 (the unmarked fallback stopped before the sign)."""
+    assert not is_correct(written, "12", "aime2025")
+    assert is_correct(written.replace("½", "").replace("³", "").replace("\u00bc", ""), "12", "aime2025")

@@ -263,6 +263,10 @@ def test_the_lora_rank_check_rounds_up():
     assert not ok and "round up" in message
     ok, message = grade("04.2", 5, parameters=1001, sizes=sizes)  # the one square matrix's break-even, 10 / 2
     assert not ok and "one square matrix" in message
+    from course_lib import CourseError
+
+    with pytest.raises(CourseError, match="sizes holds no layer"):  # was a ZeroDivisionError
+        grade("04.2", 5, parameters=1000, sizes=[])
 
 
 def test_the_two_sample_prediction_labels_from_the_first_two_outcomes():

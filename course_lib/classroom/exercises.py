@@ -434,7 +434,9 @@ def _diagnose_rank(answer, parameters: int, sizes) -> str | None:
           tolerance=0, hint="LoRA trains r x (d_in + d_out) per matrix: divide the model's parameters by "
                             "d_in + d_out summed over the matrices, and round up.")
 def _rank_as_large_as_the_model(parameters: int, sizes) -> int:
-    return math.ceil(parameters / sum(d_in + d_out for d_in, d_out in sizes))
+    total = sum(d_in + d_out for d_in, d_out in sizes)
+    check(total > 0, "sizes holds no layer: pass [(m.in_features, m.out_features) for m in linear]")
+    return math.ceil(parameters / total)
 
 
 @exercise("04b.1", nudge="a problem's label from K samples is itself random: average the dead-group "
