@@ -7,6 +7,7 @@ rows (see `course_lib.data`). Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import numbers
 import random
@@ -58,6 +59,44 @@ def hash_split(prompt: str) -> str:
 def split_of(prompt: str, level: int) -> str:
     """Which split a procedural prompt belongs to: `ood` for the held-out levels, else `hash_split`."""
     return "ood" if level in OOD_LEVELS else hash_split(prompt)
+
+
+def in_split(prompt: str, level: int, split: str, source: str) -> bool:
+    """Whether a generated prompt belongs to `split` (00). A held-out tinymath problem also needs every reordering
+    of its operands in that split (`commuted_forms`): `12*6` in train and `6*12` in test would test a seen problem."""
+    if split_of(prompt, level) != split:
+        return False
+    if source != "tinymath" or split == "train":
+        return True
+    return all(split_of(f"M:{form}\n", level) == split for form in commuted_forms(prompt[2:].rstrip("\n")))
+
+
+def _top_level(text: str, separators: str) -> list[str]:
+    """`text` cut at each separator outside brackets and braces, separators kept: `6*7+5` -> [`6*7`, `+`, `5`]."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char in "({") - (char in ")}")
+        if depth == 0 and index > 0 and char in separators:
+            parts += [text[start:index], char]
+            start = index + 1
+    return parts + [text[start:]]
+
+
+def commuted_forms(question: str) -> set[str]:
+    """A tinymath question written every way its operands reorder without changing it: a product's factors, and a
+    sum's terms where it has no minus sign. `6*7+5` -> {`6*7+5`, `7*6+5`, `5+6*7`, `5+7*6`}; an equation as it is."""
+    if "=" in question:
+        return {question}
+    parts = _top_level(question, "+-")
+    terms, signs = parts[0::2], parts[1::2]
+    orders = [{"*".join(order) for order in itertools.permutations(_top_level(term, "*")[0::2])} for term in terms]
+    forms = set()
+    for chosen in itertools.product(*orders):
+        if all(sign == "+" for sign in signs):
+            forms |= {"+".join(order) for order in itertools.permutations(chosen)}
+        else:
+            forms.add("".join(term + sign for term, sign in zip(chosen, signs)) + chosen[-1])
+    return forms
 
 
 def _arith_step(rng: random.Random, value: int) -> tuple[str, int]:
@@ -393,7 +432,7 @@ def _generate_level(task, split, level, wanted, rng) -> list[Problem]:
         if source == "tinymath":
             subject = rng.choice(TINYMATH_SUBJECTS) if numeric else TINYMATH_SUBJECTS[len(out) % len(TINYMATH_SUBJECTS)]
         prompt, completion, answer = make_tinymath(rng, level, subject) if subject else MAKERS[task](rng, level)
-        if prompt in seen or split_of(prompt, level) != split or (numeric and not is_numeric_answer(answer)):
+        if prompt in seen or not in_split(prompt, level, split, source) or (numeric and not is_numeric_answer(answer)):
             misses_in_a_row += 1
             if misses_in_a_row > 20_000:  # the level has (almost) no unseen prompts left
                 raise CourseError(
