@@ -96,8 +96,20 @@ def hash_answers(text) -> list[str | None]:
 _STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?[\d][\d,]*(?:\.\d+)?)"
                             r"(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # a number, then at most one word: its unit
 _STATED_LETTER = re.compile(r"(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*\(?([A-Z])\)?\.?")
-_NO_UNIT = frozenset({"thousand", "million", "billion", "trillion", "hundred", "dozen", "squared", "cubed", "percent",
-                      "times", "plus", "minus", "or", "and", "to", "is", "not"})  # words that change the number
+_NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (any other word is a unit: `7 apples`)
+    "thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "trillions", "hundred",
+    "hundreds", "dozen", "dozens", "lakh", "lakhs", "crore", "crores", "grand", "squared", "cubed", "percent",
+    "percents", "times", "plus", "minus", "or", "and", "to", "is", "not", "half", "halves", "third", "thirds", "tenth",
+    "tenths", "hundredth", "hundredths", "thousandth", "thousandths", "maybe", "perhaps", "probably", "possibly",
+    "likely", "nearly", "almost", "approximately", "approx", "about", "roughly", "around", "circa", "ish", "wrong",
+    "incorrect", "no", "nor", "vs", "versus", "either", "negative", "factorial", "over", "divided", "point", "ou",
+    "oder"})
+
+
+def _changes_the_number(word: str) -> bool:
+    """Whether the one word after a `####` number changes or hedges it (`7 thousands`, `7 tenths`, `7 maybe`), so the
+    mark is no answer; any other word is its unit (`7 apples`, `5 months`, `12 points`)."""
+    return word.lower() in _NO_UNIT
 
 
 def _mark_value(mark: str) -> str:
@@ -111,7 +123,7 @@ def _mark_value(mark: str) -> str:
     ['7 thousand', '7 or eight', '8km', 'E']
     """
     stated = _STATED_NUMBER.fullmatch(mark.strip())
-    if stated and _WORD.search(mark) and (stated.group(2) or "").lower() not in _NO_UNIT:
+    if stated and _WORD.search(mark) and not _changes_the_number(stated.group(2) or ""):
         return normalize_number(stated.group(1))
     letter = _STATED_LETTER.fullmatch(mark.strip())
     return letter.group(1) if letter else mark
@@ -176,7 +188,8 @@ def extract_boxed(text) -> str | None:
 
 _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
     r"[Aa]nswer(?:\s+is:?|:)[ \t]*(\(?[A-G]\)?(?![A-Za-z])"
-    r"(?:[ \t]*(?:(?:,|/|\||&|;|\bor\b|\band\b)[ \t]*\(?[A-G]\)?|\([A-G]\))(?![A-Za-z]))*)")
+    r"(?:(?:\s*[-\u2013\u2014(]?\s*(?:,|/|\||&|;|\+|(?i:\bor\b|\band\b|\bvs\b\.?|\bversus\b|\bmaybe\b"
+    r"|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b)))+\s*\(?[A-G]\)?(?![A-Za-z])|[ \t]*\([A-G]\)(?![A-Za-z]))*)")
 
 
 _DRESSED_OPTION = re.compile(r"\\boxed\{\(?([A-G])\)?\}|\*\*\(?([A-G])\)?\*\*")  # \boxed{B}, **B**: an option
@@ -269,10 +282,34 @@ def extract_integer(text) -> str | None:
     numbers = list(_NUMBER.finditer(tail))
     if not numbers:
         return None
-    after = tail[numbers[-1].end():numbers[-1].end() + 1]
-    if after and unicodedata.category(after) == "No":  # `12½`, `12³`: not the integer 12
+    last = numbers[-1]
+    before, after = tail[:last.start()], tail[last.end():]
+    if after[:1] and unicodedata.category(after[:1]) == "No":  # `12½`, `12³`: not the integer 12
         return None
-    return normalize_number(numbers[-1].group())
+    if _INSIDE_AN_EXPRESSION.search(before) or re.search(r"\bnot\s*$", before) or \
+            re.match(r"\s*(?:[/^]|[eE]\d)|\s*(?:is\s+|was\s+)?(?:wrong|incorrect|not)\b", after):
+        return None  # part of `1/13`, `2^{13}`, `\sqrt{13}`, `13e2`; `13 is wrong`, `not 13`: not the integer stated
+    if len(numbers) > 1 and _HEDGE_BETWEEN.fullmatch(tail[numbers[-2].end():last.start()]):
+        return None  # `12 or 13`, `12, 13`, `13 (or maybe 12)`: two candidates
+    sign = "-" if before.rstrip().endswith("\u2212") else ""  # a typeset minus sign
+    return normalize_number(sign + last.group())
+
+
+_INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[dt]?frac\{[^{}]*\}\{)\s*|[A-Za-z])$")
+_HEDGE_BETWEEN = re.compile(r"(?i)\s*\(?\s*(?:,|/|or|and|vs\.?|versus)\s*(?:maybe|perhaps|possibly|probably)?\s*")
+
+
+# a relation, a correction or an approximation; `=` is read apart (`_relation`)
+_RELATION = re.compile(r"\\(?:to|implies|impliedby|iff|Rightarrow|rightarrow|Longrightarrow|Leftrightarrow|"
+                       r"Longleftrightarrow|leftrightarrow|mapsto|equiv|approx|sim|simeq|cong|ne|neq|not|cancel|bcancel|"
+                       r"xcancel|sout|le|leq|ge|geq|lt|gt)(?![A-Za-z])|[<>\u2248\u2260\u2192\u21d2\u2261\u21d4]")
+_NUMBER_SIDE = re.compile(r"\s*-?(?:\d[\d.,\s]*|\\[dt]?frac\{-?\d+\}\{\d+\})\s*")
+
+
+def _relation(text: str) -> bool:
+    """Whether a MATH answer states a relation rather than a value: a relation symbol, or `=` with a number on its
+    left (`6 = 5`); `x = 5`, `x_1 = 5`, `f(x) = 2x+1` name what they give."""
+    return bool(_RELATION.search(text)) or ("=" in text and bool(_NUMBER_SIDE.fullmatch(text.split("=", 1)[0])))
 
 
 _DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b|\balternatively\b|^(?!.*\\begin).*\\\\", re.S)
@@ -291,6 +328,8 @@ def math_equal(predicted: str | None, reference: str) -> bool:
         return False
     if _DISJUNCTION.search(predicted) and not (_DISJUNCTION.search(reference) or "," in reference):
         return False
+    if _relation(predicted) and not _relation(reference):
+        return False  # `6 = 5`, `6 \to 5`, `x \approx 5`: math-verify reads the right side; `x = 5` is read below
     divides = ("\\mid", "\\vert", "\u2223")
     if any(bar in predicted and bar not in reference for bar in divides) or \
             (predicted.count("|") % 2 and "|" not in reference):
@@ -315,8 +354,15 @@ def is_numeric_answer(answer: str) -> bool:
     return bool(_NUMERIC.fullmatch(normalize_number(answer)))
 
 
+_SPLIT_DIGITS = re.compile(r"\d[\s$]+\d")  # `1 1/2`, `5 6`, `5$6`: two numbers, never one
+_SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+")  # `1 692`: one number, its thousands set apart
+
+
 def _solved_text(answer) -> tuple[str, bool]:
-    """An answer without spaces or a leading `x=`, its number normalised, and whether it had the `x=`."""
+    """An answer without spaces or a leading `x=`, its number normalised, and whether it had the `x=`; digits that
+    whitespace separates stay apart (`1 1/2` is no `11/2`), so such an answer is no number."""
+    if _SPLIT_DIGITS.search(str(answer)) and not _SPACED_THOUSANDS.fullmatch(str(answer).strip()):
+        return str(answer), False
     text = "".join(str(answer).split())
     solved = text.startswith("x=")
     return normalize_number(text[2:] if solved else text), solved

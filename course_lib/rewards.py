@@ -61,8 +61,8 @@ def correctness_reward(completions, answer=None, source=None, answer_format=None
 _FORMATS = {
     "arith": re.compile(r"(?:\d+[+\-*]\d+=\d+\n)*#### -?\d+"),
     "shuffle": re.compile(r"(?:[A-G]{3,7}\n)*#### [A-G]"),
-    "tinymath": re.compile(r"(?:[0-9a-z+\-*=(){}\\]{1,60}\n){0,4}\\boxed\{[0-9a-z+\-*/.=(){}\\]{1,40}\}"),
-}
+    "tinymath": re.compile(r"(?:(?!.*\\boxed)[0-9a-z+\-*=(){}\\]{1,60}\n){0,4}\\boxed\{(?!.*\\boxed)[0-9a-z+\-*/.=(){}\\]{1,40}\}"),
+}  # tinymath: worked lines with no box of their own (several boxes are a hedge), then one boxed answer
 
 
 def format_reward(completions, source=None, **kwargs) -> list[float]:

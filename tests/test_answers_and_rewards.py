@@ -613,3 +613,47 @@ def test_aime_reads_no_integer_from_a_number_with_a_fraction_or_power_sign_after
     """Round 12: `12½` and `12³` were read as 12 (the unmarked fallback stopped before the sign)."""
     assert not is_correct(written, "12", "aime2025")
     assert is_correct(written.replace("½", "").replace("³", "").replace("\u00bc", ""), "12", "aime2025")
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    (r"\boxed{1 1/2}", r"\frac{11}{2}", "tinymath"), (r"\boxed{5 6}", "56", "tinymath"),
+    ("\\boxed{5\n6}", "56", "tinymath"), (r"\boxed{5$6}", "56", "tinymath"),
+    ("#### 7 thousands", "7", "gsm8k"), ("#### 7 tenths", "7", "gsm8k"), ("#### 7 maybe", "7", "gsm8k"),
+    ("#### 7 wrong", "7", "gsm8k"), ("#### 13 hundreds", "13", "aime2025"),
+    ("The answer is 12 or 13.", "13", "aime2025"), ("12, 13", "13", "aime2025"),
+    ("Answer: 13 (or maybe 12)", "12", "aime2025"), ("The answer is 1/13", "13", "aime2025"),
+    (r"$\sqrt{13}$", "13", "aime2025"), ("2^{13}", "13", "aime2025"), ("1 / 13", "13", "aime2025"),
+    ("The answer is \u221213", "13", "aime2025"), ("The answer is not 13.", "13", "aime2025"),
+    ("#### 7 likely", "7", "gsm8k"), (r"\boxed{6 \iff 5}", "5", "math"), ("So the answer is (B) OR (C)", "(B)", "bbh"),
+    ("So the answer is (B) (or (C))", "(B)", "bbh"),
+    ("The answer is 13e2", "2", "aime2025"), ("13 is wrong", "13", "aime2025"),
+    ("So the answer is (B) or maybe (C)", "(B)", "bbh"), ("So the answer is (B) and/or (C)", "(B)", "bbh"),
+    ("So the answer is (B)\nor (C)", "(B)", "bbh"), ("So the answer is (B) \u2014 or (C)", "(B)", "bbh"),
+    ("So the answer is (B) vs (C)", "(B)", "bbh"), ("So the answer is (B) + (C)", "(B)", "bbh"),
+    (r"\boxed{6 = 5}", "5", "math"), (r"\boxed{6 \to 5}", "5", "math"), (r"\boxed{x \approx 5}", "5", "math"),
+    (r"\boxed{6 \implies 5}", "5", "math"), (r"\boxed{\cancel{6} 5}", "5", "math"),
+])
+def test_hedges_and_changed_numbers_of_round_13_score_0(completion, answer, source):
+    """One marked final answer counts; a hedge, a number changed by the word after it, or a relation does not."""
+    assert not is_correct(completion, answer, source)
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    (r"\boxed{56}", "56", "tinymath"), (r"\boxed{x = 12}", "12", "tinymath"), ("#### 7 apples", "7", "gsm8k"),
+    ("#### 5 months", "5", "gsm8k"), ("The answer is 13.", "13", "aime2025"),
+    ("so x = 5, y = 7. The answer is 13", "13", "aime2025"), ("So the answer is (B). (C) was first.", "(B)", "bbh"),
+    (r"\boxed{x = 5}", "5", "math"), (r"\boxed{x \le 3}", r"x \le 3", "math"), (r"\boxed{y=2x+1}", "y=2x+1", "math"),
+    ("#### 12 points", "12", "gsm8k"), ("#### 5 notes", "5", "gsm8k"), ("#### 3 quarters", "3", "gsm8k"),
+    ("The two roots are 3 and 4, so the answer is 7.", "7", "aime2025"), (r"$\mathbf{42}$", "42", "aime2025"),
+    ("The answer is 42!", "42", "aime2025"), (r"\boxed{x_1 = 5}", "5", "math"), (r"\boxed{f(x) = 2x+1}", "2x+1", "math"),
+    (r"\boxed{P(A) = \frac{1}{2}}", r"\frac{1}{2}", "math"), ("So the answer is (B) - A man walked in first.", "(B)", "bbh"),
+    (r"\boxed{1 692}", "1692", "tinymath"),
+])
+def test_the_round_13_rules_keep_plain_right_answers(completion, answer, source):
+    assert is_correct(completion, answer, source)
+
+
+def test_a_tinymath_completion_with_several_boxes_is_out_of_format():
+    """Round 13: a hedge of boxes on separate lines earned the format reward."""
+    assert format_reward(["\\boxed{5}\n\\boxed{6}", "\\boxed{5}\\boxed{6}", "3*4=12\n\\boxed{12}"],
+                         source=["tinymath"] * 3) == [0.0, 0.0, 1.0]
