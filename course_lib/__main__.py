@@ -877,8 +877,8 @@ def _report_sweep(outcome: dict, out: Path) -> int:
     print(f"{outcome['points']} points saved, {len(outcome['failed'])} failed, {len(outcome['missing'])} missing; "
           f"results in {outcome['results']}")
     for failed in outcome["failed"]:
-        print(f"FAILED {failed['point']}: {failed['error']} (see {out}/points/{failed['point']}.ipynb)",
-              file=sys.stderr)
+        error = failed.get("error", "no error recorded")
+        print(f"FAILED {failed['point']}: {error} (see {out}/points/{failed['point']}.ipynb)", file=sys.stderr)
     for missing in outcome["missing"]:
         print(f"MISSING {point_name(missing)} (never run, or still running)", file=sys.stderr)
     return 1 if outcome["failed"] or outcome["missing"] else 0

@@ -52,7 +52,8 @@ def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, flo
     check(whole, f"n_correct={n_correct!r} and n={n!r} must be whole numbers (counts of samples)")
     check(n >= 1, f"n={n} must be >= 1")
     check(0 <= n_correct <= n, f"n_correct={n_correct} must be from 0 to n={n} (right answers among n samples)")
-    check(z > 0, f"z={z} must be positive (1.96 for a 95% interval)")
+    check(isinstance(z, int | float | np.number) and not isinstance(z, bool) and 0 < z < math.inf,
+          f"z={z!r} must be a positive, finite number (1.96 for a 95% interval)")
     return wilson_bounds(n_correct / n, n, z)
 
 

@@ -87,7 +87,9 @@ def _levels_band(table: pd.DataFrame, levels) -> tuple[pd.DataFrame, list[int]]:
     check(levels is not None, "strategy='levels' needs levels=..., e.g. levels=(1, 2, 3) as in arXiv 2604.06298")
     levels = [levels] if isinstance(levels, Integral) else list(levels)
     check(len(levels) > 0, "levels is empty; give at least one level, e.g. levels=(1, 2, 3)")
-    check(all(isinstance(level, Integral) for level in levels), f"levels={levels!r} must be integers, e.g. (1, 2, 3)")
+    check(all(isinstance(level, Integral) and not isinstance(level, (bool, np.bool_)) for level in levels),
+          f"levels={levels!r} must be integers, e.g. (1, 2, 3)")
+    check(len(set(levels)) == len(levels), f"levels={levels!r} names a level twice; give each once, e.g. (1, 2, 3)")
     band = table[table["level"].isin(levels)]
     check(len(band) > 0, f"no problem in the table has a level in {levels}; "
                          f"the table's levels are {sorted(table['level'].dropna().unique().tolist())}")
@@ -233,7 +235,13 @@ def pass_rate_counts(table: pd.DataFrame, by: str, groups=None) -> pd.DataFrame:
     ks = table["k"].unique()
     check(len(ks) == 1, f"the table mixes samples per problem (K = {sorted(ks)}); count one K at a time")
     k = int(ks[0])
-    right = table["pass_rate"].astype(float).to_numpy() * k
+    rates = table["pass_rate"].astype(float)
+    outside = table.index[~rates.between(0, 1)].tolist()
+    check(not outside, f"pass_rate must be from 0 to 1 in every row; rows {outside[:5]} are not (a damaged table: "
+                       "estimate it again)")
+    check(table[by].notna().all(), f"{by} is missing in rows {table.index[table[by].isna()].tolist()[:5]}; they would "
+                                   "drop out of the counts: fill or drop them first")
+    right = rates.to_numpy() * k
     check(np.allclose(right, right.round()), f"a pass rate is not a whole number of right answers out of K = {k}")
     counts = table.assign(right=right.round().astype(int)).groupby([by, "right"]).size()
     index = pd.MultiIndex.from_product([groups or sorted(table[by].unique()), range(k + 1)], names=[by, "right"])
@@ -243,6 +251,10 @@ def pass_rate_counts(table: pd.DataFrame, by: str, groups=None) -> pd.DataFrame:
 
 def pass_rate_histogram(table: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
     """`pass_rate_counts` of the pool split into the problems selected (`ids`) and not selected (03)."""
-    chosen = table["id"].astype(str).isin(set(map(str, ids)))
+    check(not isinstance(ids, (str, bytes)), f"ids={ids!r} must be a list of ids, not one string")
+    ids = set(map(str, ids))
+    unknown = sorted(ids - set(table["id"].astype(str)))
+    check(not unknown, f"ids {unknown[:5]} are not in the table; select them from this table")
+    chosen = table["id"].astype(str).isin(ids)
     marked = table.assign(set=np.where(chosen, "selected", "not selected"))
     return pass_rate_counts(marked, "set", ["selected", "not selected"])

@@ -55,7 +55,8 @@ def test_wilson_interval_stays_inside_0_1_and_needs_a_sample():
         wilson_interval(0, 0)
     assert str(refused.value) == "n=0 must be >= 1"
     for args, said in [((3, 2), "n_correct=3 must be from 0 to n=2"), ((-1, 2), "n_correct=-1 must be from 0 to n=2"),
-                       ((1, 2, -1), "z=-1 must be positive")]:  # a math domain error, or a lower end above the upper
+                       ((1, 2, -1), "z=-1 must be a positive"), ((1, 2, "1.96"), "z='1.96' must be a positive"),
+                       ((1, 2, float("inf")), "z=inf must be a positive")]:  # a math domain error, or a lower end above the upper
         with pytest.raises(CourseError, match=said):
             wilson_interval(*args)
 

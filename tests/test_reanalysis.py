@@ -113,7 +113,7 @@ DAMAGE = {
     "a column missing": (lambda root: damage_csv(root, "hard-wins", lambda t: t.drop(columns=["gain.test"])),
                          "hard-wins/results.csv has no column 'gain.test', which the re-analysis reads"),
     "no point column": (lambda root: damage_csv(root, "hard-wins", lambda t: t.drop(columns=["point"])),
-                        "hard-wins/results.csv has no column 'point', which the re-analysis reads"),
+                        "hard-wins/results.csv has no point column but a grid.json beside it"),
     "text in a number column": (lambda root: damage_csv(root, "hard-wins", lambda t: t.assign(
         **{"gain.test": ["oops"] + t["gain.test"].tolist()[1:]})),
         "hard-wins/results.csv: column 'gain.test' holds 'oops' (line 2) among numbers"),

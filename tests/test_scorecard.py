@@ -1,5 +1,6 @@
 """The claims scorecard: statuses from verdicts, and the committed studies' rows pinned."""
 
+import json
 import re
 from dataclasses import replace
 
@@ -7,7 +8,15 @@ import pandas as pd
 import pytest
 
 from course_lib import CourseError
-from course_lib.research.scorecard import Claim, arm_values, claim_verdict, family_status, scorecard, status
+from course_lib.research.scorecard import (
+    Claim,
+    arm_values,
+    claim_verdict,
+    decision_table,
+    family_status,
+    scorecard,
+    status,
+)
 
 
 @pytest.mark.parametrize(("verdict", "expected", "said"), [
@@ -168,49 +177,81 @@ def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
 
     table = decision_table().set_index("model's regime")
     assert table.loc[SKILL_LIMITED, "8 prompts per step"] == ("a random sample: hard did worse "
-                                                             "(regimes-hard-wins-long, contradicted)")
-    assert table.loc[STRONG, "8 prompts per step"].endswith("(strong-regime-hard-wins, could not tell)")
+                                                             "(tiny-m; regimes-hard-wins-long, contradicted)")
+    assert table.loc[STRONG, "8 prompts per step"].endswith("(tiny-l-strong; strong-regime-hard-wins, could not tell)")
     assert table.loc[FORMAT_LIMITED, "8 prompts per step"].startswith("either: equivalent within the margin")
     # a cell follows its row: a supported "hard beats random" becomes "the hardest"; a row that never ran is missing
     card = pd.DataFrame({"claim": [c.claim for c in CLAIMS], "status": "supported"})
     made_up = decision_table(card).set_index("model's regime")
-    assert made_up.loc[STRONG, "8 prompts per step"] == "the hardest: hard beat random (strong-regime-hard-wins, supported)"
+    assert made_up.loc[STRONG, "8 prompts per step"] == ("the hardest: hard beat random "
+                                                            "(tiny-l-strong; strong-regime-hard-wins, supported)")
     assert made_up.loc[STRONG, "1 prompt per step (the paper's)"] == ("the hardest: hard beat random "
-                                                                      "(one-group-hard-wins, supported)")
-    assert table.loc[STRONG, "1 prompt per step (the paper's)"] == ("no rule yet: no difference shown, but random learned too "
-                                                                   "little to call them equal "
-                                                                   "(one-group-hard-wins, could not tell)")
+                                                                      "(tiny-l-strong; one-group-hard-wins, supported)")
+    assert table.loc[STRONG, "1 prompt per step (the paper's)"] == ("no rule yet: the test could not tell (random learned "
+                                                                   "too little) "
+                                                                   "(tiny-l-strong; one-group-hard-wins, could not tell)")
     assert made_up.loc[SKILL_LIMITED, "1 prompt per step (the paper's)"] == "not tested"
     # the format-limited model with the paper's step structure: within the margin, and the cell says which way
     assert table.loc[FORMAT_LIMITED, "1 prompt per step (the paper's)"] == (
         "a random sample: hard did slightly worse, by less than the margin (random needs no difficulty estimate) "
-        "(format-limited-hard-wins, equivalent)")
+        "(tiny-l-wordy; format-limited-hard-wins, equivalent)")
 
 
-@pytest.mark.parametrize(("found", "said"), [
-    ("-0.022 [-0.038, -0.006] (slightly worse (a real difference, smaller than the margin), 8 seeds)",
-     "a random sample: hard did slightly worse, by less than the margin (random needs no difficulty estimate)"),
-    ("+0.022 [+0.006, +0.038] (slightly better (a real difference, smaller than the margin), 8 seeds)",
-     "either: equivalent within the margin (random needs no difficulty estimate); hard did slightly better, by less "
-     "than the margin"),
-    ("-0.001 [-0.016, +0.014] (equivalent, 5 seeds)", "either: equivalent within the margin (random needs no "
-                                                       "difficulty estimate)"),
+@pytest.mark.parametrize(("inside", "said"), [
+    ("worse", "a random sample: hard did slightly worse, by less than the margin (random needs no difficulty "
+              "estimate)"),
+    ("better", "either: equivalent within the margin (random needs no difficulty estimate); hard did slightly better, "
+               "by less than the margin"),
+    ("", "either: equivalent within the margin (random needs no difficulty estimate)"),
+    (float("nan"), "either: equivalent within the margin (random needs no difficulty estimate)"),  # a CSV's blank
 ])
-def test_the_advice_for_an_equivalence_says_which_way_a_real_difference_went(found, said):
+def test_the_advice_for_an_equivalence_says_which_way_a_real_difference_went(inside, said):
     """A real difference against hard, inside the margin, is no reason to pay for difficulty labels: random."""
     from course_lib.research.scorecard import ADVICE, advice
 
-    assert advice("equivalent", found) == said
-    assert advice("contradicted", found) == ADVICE["contradicted"]  # only an equivalence carries the direction
+    assert advice("equivalent", inside) == said
+    assert advice("contradicted", inside) == ADVICE["contradicted"]  # only an equivalence carries the direction
 
 
 def test_what_a_test_found_names_the_direction_of_a_difference_inside_the_margin():
     from course_lib.research.scorecard import FOUND, what_it_found
 
-    inside = "-0.022 [-0.038, -0.006] (slightly worse (a real difference, smaller than the margin), 8 seeds)"
-    assert what_it_found("equivalent", inside) == "hard did slightly worse, by less than the margin"
-    assert what_it_found("equivalent", "-0.001 [-0.016, +0.014] (equivalent, 5 seeds)") == FOUND["equivalent"]
-    assert what_it_found("could not tell", inside) == FOUND["could not tell"]
+    assert what_it_found("equivalent", "worse") == "hard did slightly worse, by less than the margin"
+    assert what_it_found("equivalent") == FOUND["equivalent"]
+    assert what_it_found("could not tell", "worse") == FOUND["could not tell"]
+
+
+@pytest.mark.parametrize(("status", "inside", "named"), [
+    ("bogus", "", "status='bogus'"), (float("nan"), "", "status=nan"), ("equivalent", "sideways", "inside='sideways'"),
+    ("equivalent", "-0.02 (slightly worse, 8 seeds)", "inside="),
+])
+def test_what_it_found_refuses_a_status_or_direction_it_does_not_know_in_one_line(status, inside, named):
+    from course_lib.research.scorecard import advice, what_it_found
+
+    for function in (what_it_found, advice):
+        with pytest.raises(ValueError, match=re.escape(named)):
+            function(status, inside)
+
+
+def test_the_scorecard_carries_the_direction_inside_the_margin_as_a_field():
+    """The direction comes from the verdicts, not from parsing the "tiny world" text."""
+    from course_lib.research.scorecard import inside_margin
+
+    assert inside_margin(["slightly worse (a real difference, smaller than the margin)"]) == "worse"
+    assert inside_margin(["slightly better", "equivalent"]) == "better"
+    assert inside_margin(["slightly better", "slightly worse"]) == ""  # models disagree: no single direction
+    assert inside_margin(["equivalent", float("nan")]) == ""
+    card = scorecard().set_index("claim")
+    assert card.loc["Hard beats random under a 10% budget (format-limited model, one group per step)",
+                    "inside margin"] == "worse"
+    assert set(card["inside margin"]) <= {"", "better", "worse"}
+    assert (card.loc[card["inside margin"] != "", "status"] == "equivalent").all()
+
+
+@pytest.mark.parametrize("card", [pd.DataFrame({"claim": ["x"]}), pd.DataFrame({"status": ["supported"]}), [1, 2]])
+def test_decision_table_refuses_a_card_without_claims_and_statuses(card):
+    with pytest.raises(ValueError, match="pass the table scorecard"):
+        decision_table(card)
 
 
 def test_a_claim_about_one_arms_gain_carries_the_base_evaluations_error(tmp_path):
@@ -241,8 +282,13 @@ def test_a_failed_point_is_named_not_dropped_from_a_claims_pairs(tmp_path):
     table = pd.read_csv(path)
     row = (table["model"] == "tiny-m") & (table["strategy"] == "hard") & (table["seed"] == 5) & (table["steps"] == 100)
     assert row.sum() == 1
-    table.loc[row, "status"] = "failed"
+    table.loc[row, "status"] = "failed"  # as `aggregate` writes a failed point: no results, named in provenance
+    table.loc[row, [c for c in table.columns if c.startswith(("accuracy_", "gain", "pass_at_k"))]] = None
     table.to_csv(path, index=False)
+    provenance_path = path.with_name("provenance.json")
+    provenance = json.loads(provenance_path.read_text())
+    provenance["failed"] = [*provenance.get("failed", []), *table.loc[row, "point"]]
+    provenance_path.write_text(json.dumps(provenance))
     with pytest.raises(CourseError, match=r"seed\(s\) \[5\] have a gain.test for only one side of 'Hard beats random"):
         claim_verdict(CLAIMS[0], root=tmp_path)
 
@@ -258,3 +304,33 @@ def test_a_mistyped_verdict_direction_or_family_is_one_line(call, named):
     """Round 12: each read as a status (contradicted, equivalent, inconclusive) for someone writing their own Claim."""
     with pytest.raises(CourseError, match=re.escape(named)):
         call()
+
+
+@pytest.mark.parametrize("statuses", [["supported", "Contradicted"], ["supported", None], ["suported"],
+                                      ["equivalent", float("nan")]])
+def test_family_status_refuses_a_status_it_does_not_know(statuses):
+    """Round 13: a misspelled status read as 'inconclusive'."""
+    with pytest.raises(ValueError, match=re.escape("not a status of `status()`")):
+        family_status(statuses)
+
+
+def test_decision_table_refuses_an_empty_card_or_a_claim_listed_twice():
+    from course_lib.research.scorecard import CLAIMS
+
+    with pytest.raises(ValueError, match="card has no rows"):
+        decision_table(pd.DataFrame({"claim": [], "status": []}))
+    twice = pd.DataFrame({"claim": [CLAIMS[0].claim] * 2, "status": ["supported", "contradicted"]})
+    with pytest.raises(ValueError, match="lists claim .* twice"):
+        decision_table(twice)
+
+
+def test_only_the_verdicts_equivalence_verdict_writes_are_read():
+    """Round 13: any text starting with 'slightly ' passed, and inside_margin(['slightly ']) was an IndexError."""
+    from course_lib.research.scorecard import inside_margin
+
+    with pytest.raises(ValueError, match="is not a verdict"):
+        status("slightly better but bogus", "worse")
+    assert status("slightly worse", "better") == "equivalent"
+    assert inside_margin(["slightly "]) == ""
+    with pytest.raises(ValueError, match="must be a list of statuses"):
+        family_status({"supported": 1})

@@ -450,3 +450,34 @@ def test_learnability_ties_p_and_one_minus_p_for_any_k():
     easy_half = {f"q{i:02d}" for i in range(20, 40)}
     assert any(pick & easy_half for pick in picks) and not all(pick <= easy_half for pick in picks)
     assert tie_at_the_cut(table, "learnability", 20) == {"key": "p(1 - p) =", "value": 0.16, "tied": 40, "picked": 20}
+
+
+def _counted_table(row=None, column=None, value=None) -> pd.DataFrame:
+    table = pd.DataFrame({"id": [f"p{i}" for i in range(8)], "level": [1, 1, 2, 2, 3, 3, 4, 4], "k": 4,
+                          "pass_rate": [0, 0.25, 0.5, 0.75, 1, 0, 0.25, 0.5]})
+    if column:
+        table.loc[row, column] = value
+    return table
+
+
+def test_counts_and_histograms_refuse_rows_they_cannot_place():
+    """Round 12: a NaN level or a pass rate of 1.5 dropped a row from the counts; ids not in the table, or one id as
+    a bare string, counted 0 selected."""
+    assert pass_rate_counts(_counted_table(), "level")["problems"].sum() == 8
+    with pytest.raises(CourseError, match=r"level is missing in rows \[0\]"):
+        pass_rate_counts(_counted_table(0, "level", float("nan")), "level")
+    with pytest.raises(CourseError, match=r"pass_rate must be from 0 to 1 in every row; rows \[2\]"):
+        pass_rate_counts(_counted_table(2, "pass_rate", 1.5), "level")
+    assert pass_rate_histogram(_counted_table(), ["p1", "p2"]).groupby("set")["problems"].sum().to_dict() == {
+        "not selected": 6, "selected": 2}
+    with pytest.raises(CourseError, match=r"ids \['yy', 'zz'\] are not in the table"):
+        pass_rate_histogram(_counted_table(), ["zz", "yy"])
+    with pytest.raises(CourseError, match="ids='p1' must be a list of ids, not one string"):
+        pass_rate_histogram(_counted_table(), "p1")
+
+
+@pytest.mark.parametrize(("levels", "said"), [(True, "must be integers"), ((1, True), "must be integers"),
+                                              ((1, 1), "names a level twice")])
+def test_a_level_given_as_a_bool_or_twice_is_refused(levels, said):
+    with pytest.raises(CourseError, match=said):
+        select(_counted_table(), "levels", 2, levels=levels)

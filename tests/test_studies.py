@@ -190,8 +190,8 @@ def test_seeds_needed_at_its_edges():
         seeds_needed(0.04, 0.03, most=exactly - 1)
     with pytest.raises(CourseError, match="more than 1000 seeds would be needed"):  # the default limit
         seeds_needed(1.0, 0.05)
-    for sd, difference in ((0.0, 0.03), (0.04, 0.0), (-0.01, 0.03)):
-        with pytest.raises(CourseError, match=f"sd={sd} and difference={difference} must be positive"):
+    for sd, difference, named in ((0.0, 0.03, "sd=0.0"), (0.04, 0.0, "difference=0.0"), (-0.01, 0.03, "sd=-0.01")):
+        with pytest.raises(CourseError, match=f"{named} must be a positive, finite number"):
             seeds_needed(sd, difference)
 
 
@@ -586,8 +586,8 @@ def test_detectable_difference_pinned_and_its_bounds():
     assert detectable_difference(0.037, 5) == pytest.approx(0.06223, abs=1e-4)
     assert detectable_difference(5.0, 5) == pytest.approx(8.40998, abs=1e-3)
     assert detectable_difference(1.0, 2) == pytest.approx(11.5499, abs=1e-3)  # two seeds are allowed
-    for seeds, sd in ((1, 0.04), (5, 0.0)):
-        with pytest.raises(CourseError, match=f"seeds={seeds} must be >= 2 and sd={sd} positive"):
+    for seeds, sd, said in ((1, 0.04, "seeds=1 must be a whole number >= 2"), (5, 0.0, "sd=0.0 must be a positive")):
+        with pytest.raises(CourseError, match=said):
             detectable_difference(sd, seeds)
 
 
@@ -699,7 +699,7 @@ def test_per_level_verdicts_add_the_base_evaluations_variance():
     # base_k (the base model's own K) wins over eval_k; without it eval_k is used (here 100: a small bound, better)
     assert per_level_verdicts(level_verdict_table(**{"eval_k.test": 4}), 0.03, 60)["ci_low"].tolist() == [-0.0479]
     assert per_level_verdicts(level_verdict_table(**{"eval_k.test": 100}), 0.03, 60)["verdict"].tolist() == ["better"]
-    with pytest.raises(CourseError, match="k=1 must be >= 2 and problems=60 >= 1"):
+    with pytest.raises(CourseError, match="k=1 must be a whole number >= 2 and problems=60 one >= 1"):
         base_variance_bound(0.5, 1, 60)
 
 
@@ -726,8 +726,9 @@ def test_sd_upper_bound_from_two_seeds_and_its_bounds():
     zero sd stays zero; fewer seeds or a negative sd are refused."""
     assert sd_upper_bound(0.01, 2) == pytest.approx(0.07958, abs=1e-4)
     assert sd_upper_bound(0.0, 3) == 0.0
-    for seeds, sd in ((1, 0.01), (3, -0.01)):
-        with pytest.raises(CourseError, match=f"seeds={seeds} must be a whole number >= 2 and sd={sd} non-negative"):
+    for seeds, sd, said in ((1, 0.01, "seeds=1 must be a whole number >= 2"), (3, -0.01, "sd=-0.01 must be a finite "
+                                                                                       "number >= 0")):
+        with pytest.raises(CourseError, match=said):
             sd_upper_bound(sd, seeds)
 
 
@@ -1057,3 +1058,133 @@ def test_probabilities_and_flags_are_checked_before_any_test(call, named):
 
     with pytest.raises(CourseError, match=re.escape(named)):
         call()
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    (lambda: studies.t_interval("0.1"), "values='0.1' must be a list"),
+    (lambda: studies.t_interval(5), "values=5 must be a list"),
+    (lambda: studies.t_interval([[0.1, 0.2], [0.3, 0.4]]), "values hold [0.1, 0.2]"),
+    (lambda: studies.t_interval([0.1, "0.2", 0.3]), "values hold '0.2'"),
+    (lambda: studies.equivalence_verdict(pd.Series([0.1, pd.NA, 0.2, 0.1], dtype="Float64"), 0.03), "1 missing"),
+    (lambda: studies.holm_verdicts(pd.DataFrame({"x": [1]})), "rows lack column(s)"),
+    (lambda: studies.sd_upper_bound("0.1", 3), "sd='0.1'"),
+    (lambda: studies.seeds_needed("0.037", 0.03), "sd='0.037'"),
+    (lambda: studies.seeds_needed(0.037, "0.03"), "difference='0.03'"),
+    (lambda: studies.detectable_difference("0.037", 5), "sd='0.037'"),
+])
+def test_text_nested_or_blank_statistics_inputs_are_one_line_naming_them(call, named):
+    """Round 12: these were TypeError, ValueError or KeyError tracebacks."""
+    import re
+
+    with pytest.raises(CourseError, match=re.escape(named)):
+        call()
+
+
+def test_numpy_scalars_are_numbers_to_the_statistics():
+    """Round 12: a numpy float32 margin (read from an array) was refused as not a number."""
+    plain = studies.equivalence_verdict([0.01, 0.0, -0.01, 0.005], 0.03)
+    for margin in (np.float32(0.03), np.float64(0.03)):
+        assert studies.equivalence_verdict([0.01, 0.0, -0.01, 0.005], margin)["verdict"] == plain["verdict"]
+    assert studies.equivalence_verdict([0.01, 0.0, -0.01], np.int64(1))["verdict"] == "equivalent"
+    with_base = studies.equivalence_verdict([0.01, 0.0, -0.01, 0.005], 0.03, base_variance=np.float32(1e-5))
+    assert with_base["ci_high"] > plain["ci_high"]
+    assert studies.seeds_needed(np.float64(0.037), np.float32(0.03)) == studies.seeds_needed(0.037, 0.03)
+
+
+# Hostile round 13: damaged study files that moved a verdict in silence
+
+
+def _study_copy(tmp_path, study="regimes-hard-wins-long"):
+    import shutil
+
+    from course_lib.research.definitions import RESULTS_DIR
+
+    shutil.copytree(RESULTS_DIR / study, tmp_path / study, ignore=shutil.ignore_patterns("points"))
+    return tmp_path / study
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (lambda t: t.assign(model=t.model.where(t.index != 3)), "line 5 has a blank model"),
+    (lambda t: t.assign(seed=t.seed.where(t.index != 3)), "line 5 has a blank seed"),
+    (lambda t: t.drop(columns="point"), "has no point column but a grid.json beside it"),
+    (lambda t: t.assign(status=t.status.where(t.index != 3, "failed")), "line 5 is marked failed but holds its results"),
+    (lambda t: t.assign(**{"gain_ci.test": t["gain_ci.test"].where(t.index != 3)}), "no readable gain_ci.test"),
+    (lambda t: t.assign(**{"pass_at_k_gain.ood": t["pass_at_k_gain.ood"].where(t.index != 3, 0.2)}),
+     "is not pass_at_k_after - pass_at_k_before"),
+    (lambda t: t.assign(**{"pass_at_k_gain.ood": 0.2, "pass_at_k_after.ood": None}), "but a blank pass_at_k_after.ood"),
+    (lambda t: t.drop(columns="gain_ci.test"), "has gain.test but no gain_ci column beside it"),
+])
+def test_a_results_table_edited_by_hand_is_refused_in_one_line(tmp_path, edit, said):
+    """Round 13: each edit passed `load_study` and flipped the skill-limited claim (contradicted -> could not tell,
+    or could not tell -> supported for pass@k)."""
+    import re
+
+    folder = _study_copy(tmp_path)
+    table = pd.read_csv(folder / "results.csv")
+    edit(table).to_csv(folder / "results.csv", index=False)
+    with pytest.raises(CourseError, match=re.escape(said)):
+        studies.load_study(folder.name, tmp_path)
+
+
+def test_a_table_aggregate_wrote_needs_its_grid(tmp_path):
+    """A table `aggregate` wrote (its provenance records a commit) is read only beside its grid.json; a hand-made
+    table without provenance is read as given (docs/bad_inputs.md)."""
+    folder = _study_copy(tmp_path)
+    (folder / "grid.json").unlink()
+    with pytest.raises(CourseError, match="no grid.json beside them"):
+        studies.load_study(folder.name, tmp_path)
+
+
+def test_holm_keeps_the_side_of_a_difference_that_rounds_to_zero():
+    """Round 13: every seed at +4e-5 rounded to a mean of 0, and the Holm verdict read it as 'slightly worse'."""
+    for values, word in (([4e-5] * 3, "better"), ([-4e-5] * 3, "worse")):
+        row = studies.equivalence_verdict(values, 0.03)
+        assert row["mean"] == 0 and row["verdict"].startswith(f"slightly {word}")
+        assert studies.holm_verdicts(pd.DataFrame([row]))["verdict_holm"][0].startswith(f"slightly {word}")
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    (lambda: studies.assay_sensitivity(pd.array([0.1, None, 0.11], dtype="Float64"), 0.01), "1 missing"),
+    (lambda: studies.assay_sensitivity(0.1, 0.01), "values=0.1 must be a list"),
+    (lambda: studies.assay_sensitivity(["0.1", "0.12", "0.11"], 0.01), "values hold '0.1'"),
+    (lambda: studies.assay_sensitivity([[0.1, 0.2], [0.1, 0.3]], 0.01), "values hold [0.1, 0.2]"),
+    (lambda: studies.equivalence_verdict({0.1: "a", 0.2: "b", 0.3: "c"}, 0.03), "not one value, a dict or a set"),
+    (lambda: studies.holm_verdicts(pd.DataFrame({"mean": ["-0.1"], "p_difference": [0.01], "p_equivalence": [0.5]})),
+     "rows' mean holds '-0.1'"),
+    (lambda: studies.holm_verdicts(pd.DataFrame({"mean": [float("nan")], "p_difference": [0.01],
+                                                 "p_equivalence": [0.5]})), "rows' mean holds nan"),
+    (lambda: studies.holm_verdicts(pd.DataFrame({"mean": [0.1], "p_difference": [0.01], "p_equivalence": [0.5],
+                                                 "sensitive": ["False"]})), "sensitive column must hold True or False"),
+    (lambda: studies.seeds_needed(0.037, 0.03, most=2.5), "most=2.5"),
+    (lambda: studies.base_variance_bound("0.4", 4, 300), "accuracy='0.4'"),
+    (lambda: studies.base_variance_bound(0.4, float("inf"), 300), "k=inf"),
+])
+def test_round_13_statistics_inputs_are_one_line(call, named):
+    """Round 13, sections B and C: tracebacks, or a NaN or a text read as a verdict."""
+    import re
+
+    with pytest.raises(CourseError, match=re.escape(named)):
+        call()
+
+
+def test_a_fraction_is_a_margin():
+    from fractions import Fraction
+
+    assert studies.equivalence_verdict([0.01, 0.02, 0.0], Fraction(3, 100))["verdict"] == \
+        studies.equivalence_verdict([0.01, 0.02, 0.0], 0.03)["verdict"]
+
+
+def test_a_failed_row_the_provenance_does_not_name_is_refused(tmp_path):
+    """Round 14: marking a point failed (its measures blanked) and deleting provenance.json's `failed` list passed."""
+    import json
+
+    folder = _study_copy(tmp_path)
+    table = pd.read_csv(folder / "results.csv")
+    table.loc[3, "status"] = "failed"
+    table.loc[3, [c for c in table.columns if c.startswith(("accuracy_", "gain", "pass_at_k"))]] = None
+    table.to_csv(folder / "results.csv", index=False)
+    provenance = json.loads((folder / "provenance.json").read_text())
+    provenance.pop("failed", None)
+    (folder / "provenance.json").write_text(json.dumps(provenance))
+    with pytest.raises(CourseError, match="does not name it among the failed points"):
+        studies.load_study(folder.name, tmp_path)

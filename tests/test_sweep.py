@@ -296,7 +296,8 @@ def saved(out, point, status="ok"):
     suffix = "json" if status == "ok" else "failed.json"
     path = out / "points" / f"{name}.{suffix}"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"point": name, "status": status, "seconds": 1.0, "error": "boom"}))
+    path.write_text(json.dumps({"point": name, **{key.lower(): value for key, value in point.items()},
+                                "status": status, "seconds": 1.0, "error": "boom"}))  # a record holds its settings
     return path
 
 
@@ -889,6 +890,7 @@ def test_each_pool_size_is_its_own_difficulty_table_in_the_first_wave():
     ({"point": "{name}", "status": "ok", "seconds": "1.0"}, "has no time in seconds (seconds='1.0')"),
     ({"point": "{name}", "status": "done", "seconds": 1.0}, "has status 'done' in a file for status 'ok'"),
     ({"point": "{name}", "status": "failed", "seconds": 1.0}, "has status 'failed' in a file for status 'ok'"),
+    ({"point": "{name}", "seed": None, "status": "ok", "seconds": 1.0}, "has no seed (its point has SEED=10)"),
 ])
 def test_a_record_that_is_not_its_points_is_set_aside_before_anything_is_written(tmp_path, demo_grid, capsys,
                                                                                  record, why):
@@ -899,7 +901,9 @@ def test_a_record_that_is_not_its_points_is_set_aside_before_anything_is_written
     saved(tmp_path, nine)
     path = tmp_path / "points" / f"{point_name(ten)}.json"
     fill = {"name": point_name(ten), "other": point_name(nine)}
-    path.write_text(json.dumps({k: v.format(**fill) if isinstance(v, str) else v for k, v in record.items()}))
+    settings = {key.lower(): value for key, value in ten.items()}  # a real record holds its point's settings
+    written = {**settings, **{k: v.format(**fill) if isinstance(v, str) else v for k, v in record.items()}}
+    path.write_text(json.dumps({k: v for k, v in written.items() if v is not None}))  # None: a key left out
     with pytest.warns(UserWarning) as warned:  # on the command line: one line `warning: ...` (see below)
         assert main(["aggregate", "demo", "--profile", "smoke", "--out", str(tmp_path)]) == 1
     assert [str(w.message) for w in warned] == [
@@ -936,7 +940,7 @@ def test_a_failed_record_under_a_success_file_name_is_run_again(tmp_path, demo_g
     """A resumed sweep skips only points whose success file holds a success: a failure there runs again."""
     point = demo_grid[0]
     path = saved(tmp_path, point)
-    path.write_text(json.dumps({"point": point_name(point), "status": "failed", "seconds": 1.0}))
+    path.write_text(json.dumps({**json.loads(path.read_text()), "status": "failed"}))
     with pytest.warns(UserWarning, match="has status 'failed' in a file for status 'ok'"):
         assert done_record(tmp_path, point) is None
 
@@ -1183,3 +1187,38 @@ def test_a_point_of_a_long_model_path_gets_a_file_name_the_disk_can_hold():
     assert names[0] != names[1] and all(len((name + ".failed.json").encode()) <= 255 for name in names)
     assert point_name({"MODEL": "tiny-m", "SEED": 0}).startswith("tiny-m_0_")  # short names as before
     assert len(point_name({"MODEL": "é" * 150}).encode()) <= 210  # bytes, not characters
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (lambda r: r.update({"pass_at_k_gain": {"test": 0.9}}), "pass_at_k_gain.test=0.9 is not pass_at_k_after"),
+    (lambda r: r.update({"base_variance": {"test": -1}}), "base_variance holds a value that is not a finite number"),
+    (lambda r: r.update({"accuracy_after_by_level": {"test": {"1": 5.0}}}), "accuracy_after_by_level holds a value"),
+    (lambda r: r.update({"base_variance": {"test": float("inf")}}), "base_variance holds a value that is not a finite"),
+    (lambda r: r.pop("gain_ci"), None),  # no interval recorded at all: an old record, read on its gain alone
+    (lambda r: r["gain_ci"].pop("test"), "has no gain_ci.test"),
+])
+def test_measures_a_record_cannot_hold_are_refused(edit, said):
+    """Round 13: aggregate wrote these records into results.csv with exit 0."""
+    from course_lib.research.sweep import check_measures
+
+    record = {"accuracy_before": {"test": 0.4}, "accuracy_after": {"test": 0.5}, "gain": {"test": 0.1},
+              "gain_ci": {"test": [0.05, 0.15]}, "pass_at_k_before": {"test": 0.5}, "pass_at_k_after": {"test": 0.6},
+              "pass_at_k_gain": {"test": 0.1}, "base_variance": {"test": 1e-5},
+              "accuracy_after_by_level": {"test": {"1": 0.5}}}
+    edit(record)
+    if said is None:
+        check_measures(record, "p")
+        return
+    with pytest.raises(CourseError, match=re.escape(said)):
+        check_measures(record, "p")
+
+
+def test_aggregate_names_a_failed_point_that_recorded_no_error(tmp_path, monkeypatch, capsys):
+    """Round 13 (B10): a failed record without its `error` key ended `aggregate` in a KeyError traceback."""
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0]}}})
+    (point,) = expand("demo", "smoke")
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": [point]}))
+    path = saved(tmp_path, point, status="failed")
+    path.write_text(json.dumps({k: v for k, v in json.loads(path.read_text()).items() if k != "error"}))
+    assert main(["aggregate", "demo", "--profile", "smoke", "--out", str(tmp_path)]) == 1
+    assert f"FAILED {point_name(point)}: no error recorded" in capsys.readouterr().err

@@ -6,6 +6,7 @@ Introduced in notebooks/07_when_hard_helps.ipynb.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -14,6 +15,7 @@ from ..errors import check
 from .studies import (
     COULD_NOT_TELL,
     RESULTS_DIR,
+    SMALLER_THAN_MARGIN,
     assay_sensitivity,
     equivalence_verdict,
     holm_verdicts,
@@ -55,14 +57,14 @@ FOUND = {  # the status of "hard beats random" -> what its test found, in words 
     "supported": "hard beat random",
     "contradicted": "hard did worse than random",
     "equivalent": "no difference, within the margin",
-    COULD_NOT_TELL: "no difference shown, but random learned too little to call them equal",
+    COULD_NOT_TELL: "could not tell (random learned too little to vouch for the margin)",
     "inconclusive": "inconclusive",
 }
 ADVICE = {  # the status of "hard beats random" -> what to annotate under a budget
     "supported": "the hardest: hard beat random",
     "contradicted": "a random sample: hard did worse",
     "equivalent": "either: equivalent within the margin (random needs no difficulty estimate)",
-    COULD_NOT_TELL: f"no rule yet: {FOUND[COULD_NOT_TELL]}",
+    COULD_NOT_TELL: "no rule yet: the test could not tell (random learned too little)",
     "inconclusive": "no rule yet: the test was inconclusive",
 }
 HARD_WINS = "arXiv 2508.14094: hard +34 to +47 points, easy +3 to +15, over 3 models x 2 tasks (abstract; ranges, no interval)"
@@ -126,7 +128,7 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     models: each one's test, Holm-corrected across them, and one status for the family. `was`: the status the same
     data had before the reference arm's effect was required."""
     if claim.study is None:
-        return {"tiny world": "not run", "status": "not testable here", "was": "not testable here"}
+        return {"tiny world": "not run", "status": "not testable here", "was": "not testable here", "inside margin": ""}
     table, _ = load_study(claim.study, root)
     table = table[table["seed"] >= claim.fresh_from]
     models = (claim.model,) if isinstance(claim.model, str) else claim.model
@@ -140,9 +142,17 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
              for row, old, c in zip(family.itertuples(), before["verdict_holm"], checks)]
     if len(models) > 1:
         parts = [f"{model} {part}" for model, part in zip(models, parts)]
-    return {"tiny world": "; ".join(parts),
-            "status": family_status([status(row.verdict_holm, claim.expected) for row in family.itertuples()]),
-            "was": family_status([status(row.verdict_holm, claim.expected) for row in before.itertuples()])}
+    found = family_status([status(row.verdict_holm, claim.expected) for row in family.itertuples()])
+    return {"tiny world": "; ".join(parts), "status": found,
+            "was": family_status([status(row.verdict_holm, claim.expected) for row in before.itertuples()]),
+            "inside margin": inside_margin(family["verdict_holm"]) if found == "equivalent" else ""}
+
+
+def inside_margin(verdicts) -> str:
+    """Which way a real difference smaller than the margin went ("better" or "worse"), where every model's verdict
+    that found one agrees; "" where none did or they disagree."""
+    directions = {v.split()[1] for v in verdicts if isinstance(v, str) and re.match(r"slightly (better|worse)\b", v)}
+    return directions.pop() if len(directions) == 1 else ""
 
 
 def single_arm_base_variance(table: pd.DataFrame, claim: Claim) -> float:
@@ -212,7 +222,8 @@ def status(verdict: str, expected: str) -> str:
     """supported / contradicted / equivalent / could not tell / inconclusive, from a verdict and the direction the
     paper claims (a difference smaller than the margin counts as none)."""
     known = ("better", "worse", "equivalent", "inconclusive", COULD_NOT_TELL)
-    check(isinstance(verdict, str) and (verdict in known or verdict.startswith("slightly ")),
+    slightly = {f"slightly {side}{tail}" for side in ("better", "worse") for tail in ("", f" {SMALLER_THAN_MARGIN}")}
+    check(isinstance(verdict, str) and (verdict in known or verdict in slightly),
           f"verdict={verdict!r} is not a verdict of studies.equivalence_verdict ({', '.join(known)})")
     check(expected in ("better", "worse", "equivalent"), f"expected={expected!r} must be better, worse or equivalent")
     if verdict in ("inconclusive", COULD_NOT_TELL):
@@ -227,7 +238,11 @@ def family_status(statuses) -> str:
     """One status for a claim tested in several models: contradicted if any contradicts it, supported if all
     support it, equivalent if each is supported or equivalent, could not tell if the rest could not tell,
     otherwise inconclusive."""
-    check(not isinstance(statuses, str), f"statuses={statuses!r} must be a list of statuses, not one")
+    check(not isinstance(statuses, (str, dict)), f"statuses={statuses!r} must be a list of statuses")
+    statuses = list(statuses)
+    known = ("supported", "contradicted", "equivalent", COULD_NOT_TELL, "inconclusive")
+    odd = [s for s in statuses if not isinstance(s, str) or s not in known]
+    check(not odd, f"statuses hold {odd[0]!r}, not a status of `status()` ({', '.join(known)})" if odd else "")
     statuses = set(statuses)
     check(bool(statuses), "statuses is empty: a family needs at least one test")
     if "contradicted" in statuses:
@@ -239,18 +254,22 @@ def family_status(statuses) -> str:
     return COULD_NOT_TELL if statuses <= {"supported", "equivalent", COULD_NOT_TELL} else "inconclusive"
 
 
-def what_it_found(status: str, found: str) -> str:
-    """What a "hard beats random" row's test found, in words, from its status and its "tiny world" text: an
+def what_it_found(status: str, inside: str = "") -> str:
+    """What a "hard beats random" row's test found, in words, from its status and its `inside margin` field: an
     equivalence that is a real difference smaller than the margin says which way it went (07)."""
-    for direction in ("better", "worse"):
-        if status == "equivalent" and f"slightly {direction}" in found:
-            return f"hard did slightly {direction}, by less than the margin"
+    check(isinstance(status, str) and status in FOUND,
+          f"status={status!r} is not a scorecard status ({', '.join(FOUND)}); read it from scorecard()")
+    inside = "" if pd.isna(inside) else inside
+    check(inside in ("", "better", "worse"), f"inside={inside!r} must be '', 'better' or 'worse' (the scorecard's "
+                                             "'inside margin' column)")
+    if status == "equivalent" and inside:
+        return f"hard did slightly {inside}, by less than the margin"
     return FOUND[status]
 
 
-def advice(status: str, found: str) -> str:
-    """What to annotate under a budget, from a "hard beats random" row's status and "tiny world" text (07)."""
-    said = what_it_found(status, found)
+def advice(status: str, inside: str = "") -> str:
+    """What to annotate under a budget, from a "hard beats random" row's status and `inside margin` field (07)."""
+    said = what_it_found(status, inside)
     if said == FOUND[status]:
         return ADVICE[status]
     if said.endswith("worse, by less than the margin"):  # a real difference against hard: no reason to pay for hard
@@ -260,12 +279,19 @@ def advice(status: str, found: str) -> str:
 
 def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
     """What to annotate under a 10% budget, by the model's regime and the step structure, each cell read from a
-    "hard beats random" row of the scorecard and naming its study; "not tested" where none ran (07)."""
+    "hard beats random" row of the scorecard and naming its model and study (a row's cells may differ in model and
+    recipe, not only in step structure); "not tested" where none ran (07)."""
     card = scorecard() if card is None else card
+    missing = [c for c in ("claim", "status") if c not in getattr(card, "columns", ())]
+    check(not missing, f"card lacks column(s) {missing}: pass the table scorecard() returns")
+    check(len(card) > 0, "card has no rows: pass the table scorecard() returns")
+    twice = card["claim"][card["claim"].duplicated()].tolist()
+    check(not twice, f"card lists claim {twice[0]!r} twice: pass the table scorecard() returns" if twice else "")
     status_of = dict(zip(card["claim"], card["status"]))
-    found_of = dict(zip(card["claim"], card["tiny world"])) if "tiny world" in card else {}
-    cells = {(c.regime, c.prompts_per_step): f"{advice(status_of[c.claim], found_of.get(c.claim, ''))} ({c.study}, "
-                                             f"{status_of[c.claim]})" for c in CLAIMS if c.regime and c.claim in status_of}
+    inside_of = dict(zip(card["claim"], card["inside margin"])) if "inside margin" in card else {}
+    cells = {(c.regime, c.prompts_per_step): f"{advice(status_of[c.claim], inside_of.get(c.claim, ''))} ({c.model}; "
+                                             f"{c.study}, {status_of[c.claim]})"
+             for c in CLAIMS if c.regime and c.claim in status_of}
     return pd.DataFrame([{"model's regime": regime, **{name: cells.get((regime, n), "not tested")
                                                         for n, name in STRUCTURES.items()}} for regime in REGIMES])
 

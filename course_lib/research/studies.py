@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,9 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
         raise CourseError(f"{path} is not a results table ({type(error).__name__}); {fix}") from None
     check_results(table, path, study, fix)
     provenance = _study_provenance(folder / "provenance.json", fix)
+    intervals = [c for c in table.columns if c.startswith("gain.") and f"gain_ci.{c[5:]}" not in table.columns]
+    check(not intervals or "commit" not in provenance,  # `aggregate` writes each gain's interval beside it
+          f"{path} has {intervals[0] if intervals else ''} but no gain_ci column beside it (removed by hand); {fix}")
     check_every_point_listed(table, folder, provenance, fix)
     return table[table["status"] == "ok"].reset_index(drop=True), provenance
 
@@ -61,8 +65,10 @@ def row_disagreement(row: pd.Series, point: dict) -> str | None:
 
     for key in ROW_KEYS:
         column = key.lower()
-        if key not in point or column not in row.index or pd.isna(row[column]):
+        if key not in point or column not in row.index:
             continue
+        if pd.isna(row[column]):  # a blank cell drops the row from every claim that filters on it
+            return f"{column}=(blank)"
         wanted = point[key]
         if key == "STEPS" and point.get("PROFILE") and get_profile(point["PROFILE"]).max_train_steps:
             wanted = min(wanted, get_profile(point["PROFILE"]).max_train_steps)
@@ -84,7 +90,10 @@ def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict
     check(grid_file.is_file() or "commit" not in provenance,  # `aggregate` writes both: one deleted is a gap
           f"{folder} has the results.csv and provenance.json `aggregate` wrote but no grid.json beside them: without "
           f"it no row can be checked against its point; {fix}")
-    if not grid_file.is_file() or "point" not in table.columns:
+    check(not grid_file.is_file() or "point" in table.columns,
+          f"{folder / 'results.csv'} has no point column but a grid.json beside it: without it no row can be checked "
+          f"against its point; {fix}")
+    if not grid_file.is_file():
         return
     try:
         points = json.loads(grid_file.read_text(encoding="utf-8"))["points"]
@@ -99,6 +108,11 @@ def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict
         moved = row_disagreement(row, by_name[row["point"]])
         check(moved is None, f"{folder / 'results.csv'} line {index + 2} says {moved}, but its point "
                              f"{row['point']} has another (a cell edited or moved between rows); {fix}")
+    failed = set(table.loc[table["status"] == "failed", "point"])
+    unnamed = sorted(failed - set(provenance.get("failed", [])))
+    check(not unnamed or "commit" not in provenance,  # `aggregate` names every failed point it writes
+          f"{folder / 'results.csv'} marks point {unnamed[0] if unnamed else ''} failed, but its provenance.json does "
+          f"not name it among the failed points (a status edited by hand drops a seed from every claim); {fix}")
     listed = set(table["point"]) | set(provenance.get("missing", []))
     absent = [name for name in names if name not in listed]
     check(not absent, f"{folder / 'results.csv'} lacks {len(absent)} of its grid's {len(names)} points (e.g. "
@@ -141,7 +155,17 @@ def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
         raise CourseError(f"{path}: status {table['status'][odd[0]]!r} (line {odd[0] + 2}) is neither 'ok' nor "
                           f"'failed'; {fix}")
     ok = table["status"] == "ok"
-    for column in [c for c in MEASURES if c in table.columns]:
+    measured = [c for c in MEASURES if c in table.columns]
+    failed_with_results = table.index[~ok & table[measured].notna().any(axis=1)] if measured else []
+    if len(failed_with_results):
+        raise CourseError(f"{path}: line {failed_with_results[0] + 2} is marked failed but holds its results "
+                          f"(`aggregate` writes none for a failed point: a status edited by hand); {fix}")
+    for column in [key.lower() for key in ROW_KEYS if key.lower() in table.columns]:
+        blank = table.index[ok & table[column].isna()]
+        if len(blank):
+            raise CourseError(f"{path}: line {blank[0] + 2} has a blank {column} (a row without it drops out of "
+                              f"every claim that reads it); {fix}")
+    for column in measured:
         blank = table.index[ok & table[column].isna()]
         if len(blank):
             raise CourseError(f"{path}: point {table['point'][blank[0]] if 'point' in table else blank[0]} succeeded "
@@ -159,7 +183,7 @@ def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
     check_gains_agree(table[ok], path, fix)
 
 
-def gain_disagreement(gain, after, before, interval) -> str | None:
+def gain_disagreement(gain, after, before, interval, names=("accuracy_after", "accuracy_before")) -> str | None:
     """Why a gain disagrees with its own accuracies (it is after - before, on the same problems: the paired mean is
     the difference of the means, to 0.001 of rounding) or its own interval; None when they agree or a number is
     missing. The one rule that point records (`sweep.check_measures_agree`) and results tables are checked by."""
@@ -167,7 +191,7 @@ def gain_disagreement(gain, after, before, interval) -> str | None:
         return isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
 
     if number(gain) and number(after) and number(before) and abs(gain - (after - before)) > 1e-3:
-        return f"is not accuracy_after - accuracy_before = {after - before:.4f}"
+        return f"is not {names[0]} - {names[1]} = {after - before:.4f}"
     if number(gain) and isinstance(interval, list | tuple) and len(interval) == 2 and all(map(number, interval)) \
             and not interval[0] - 1e-9 <= gain <= interval[1] + 1e-9:
         return f"lies outside its own interval {list(interval)}"
@@ -177,16 +201,25 @@ def gain_disagreement(gain, after, before, interval) -> str | None:
 def check_gains_agree(table: pd.DataFrame, path, fix: str) -> None:
     """Each row's gain agrees with its accuracies and interval (`gain_disagreement`), as `aggregate` checks each
     record: a hand edit of one number would otherwise flip a verdict."""
-    for column in [c for c in table.columns if c.startswith("gain.")]:
-        split = column[len("gain."):]
+    for column in [c for c in table.columns if c.startswith(("gain.", "pass_at_k_gain."))]:
+        prefix, split = column.split(".", 1)
+        after, before = ((f"accuracy_after.{split}", f"accuracy_before.{split}") if prefix == "gain" else
+                         (f"pass_at_k_after.{split}", f"pass_at_k_before.{split}"))
+        interval_column = f"gain_ci.{split}" if prefix == "gain" else None
         for index, row in table.iterrows():
-            values = [pd.to_numeric(row.get(name), errors="coerce") for name in
-                      (column, f"accuracy_after.{split}", f"accuracy_before.{split}")]
-            try:
-                interval = json.loads(row.get(f"gain_ci.{split}"))
-            except (ValueError, TypeError):
-                interval = None  # not an interval this check can read; other checks name damaged cells
-            why = gain_disagreement(*(float(v) for v in values), interval)
+            values = [pd.to_numeric(row.get(name), errors="coerce") for name in (column, after, before)]
+            check(pd.isna(values[0]) or after not in table or before not in table or not
+                  (pd.isna(values[1]) or pd.isna(values[2])),
+                  f"{path}: line {index + 2} has a {column} but a blank {after if pd.isna(values[1]) else before} "
+                  f"(a gain must be its accuracies' difference); {fix}")
+            interval = None
+            if interval_column in table.columns and not pd.isna(values[0]):
+                try:
+                    interval = json.loads(row.get(interval_column))
+                except (ValueError, TypeError):
+                    raise CourseError(f"{path}: line {index + 2} has a {column} but no readable {interval_column} "
+                                      f"(an interval removed by hand); {fix}") from None
+            why = gain_disagreement(*(float(v) for v in values), interval, (after.split(".")[0], before.split(".")[0]))
             check(why is None, f"{path}: {column} on line {index + 2} {why} (a number was edited); {fix}")
 
 
@@ -200,9 +233,26 @@ def grid_keys(study: str) -> set[str]:
     return {key for grid in grids for key in grid}
 
 
+def is_number(value) -> bool:
+    """A real number (Python's or numpy's, a Fraction), not a bool and not text: "0.03" read from a file is refused,
+    not compared."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def whole(value) -> bool:
+    """A whole number (Python's or numpy's int), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def finite_values(values) -> np.ndarray:
     """Per-seed values as floats, every one a finite number: a NaN (a blank results cell) would read as agreement."""
-    values = np.asarray(list(values), dtype=float)
+    check(not isinstance(values, (str, bytes, numbers.Number, dict, set, frozenset)) and np.iterable(values),
+          f"values={values!r} must be a list of per-seed numbers in seed order (not one value, a dict or a set)")
+    values = list(values)
+    odd = [v for v in values if not (is_number(v) or v is None or v is pd.NA)]
+    check(not odd, f"values hold {odd[0]!r}: per-seed values must be numbers (one per seed, not nested, not text)"
+          if odd else "")
+    values = np.asarray([np.nan if v is None or v is pd.NA else v for v in values], dtype=float)
     check(np.isfinite(values).all(), f"the per-seed values hold {int((~np.isfinite(values)).sum())} missing or "
                                      "infinite value(s): a seed without a result cannot count; drop it knowingly or "
                                      "rerun it")
@@ -227,7 +277,7 @@ def t_interval(values) -> dict:
 
 def check_margin(margin) -> None:
     """A margin is a positive, finite number (text read from a config, 0 or NaN named in one line) (05)."""
-    check(isinstance(margin, int | float) and not isinstance(margin, bool) and margin > 0 and np.isfinite(margin),
+    check(is_number(margin) and margin > 0 and math.isfinite(margin),
           f"margin={margin!r} must be a positive, finite number (the difference you would call negligible)")
 
 
@@ -275,7 +325,7 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     return {"mean": round(mean, 4), "ci_low": round(low95, 4), "ci_high": round(high95, 4), "tost_low": round(low90, 4),
             "tost_high": round(high90, 4), "margin": margin, "seeds": len(values), "sensitive": sensitive,
             "verdict": verdict_in_words(mean, different, inside, sensitive), "p_difference": p_difference,
-            "p_equivalence": p_equivalence}
+            "p_equivalence": p_equivalence, "direction": float(np.sign(mean))}  # the sign before rounding
 
 
 class SharedBaseline(DescrStatsW):
@@ -284,8 +334,7 @@ class SharedBaseline(DescrStatsW):
     intervals then use it (05)."""
 
     def __init__(self, values, base_variance: float = 0.0):
-        check(isinstance(base_variance, int | float) and not isinstance(base_variance, bool)
-              and np.isfinite(base_variance) and base_variance >= 0,
+        check(is_number(base_variance) and math.isfinite(base_variance) and base_variance >= 0,
               f"base_variance={base_variance!r} must be a finite variance >= 0 (the shared base evaluation's; a blank "
               "base_variance column in a results table: aggregate the study again)")
         super().__init__(np.asarray(values, dtype=float))
@@ -317,7 +366,7 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     >>> assay_sensitivity([0.035, 0.036, 0.037], margin=0.03)["why"]
     "the margin 0.03 exceeds a third of the reference arm's gain, +0.036 / 3 = +0.012"
     """
-    values = np.asarray(list(reference_gains), dtype=float)
+    values = finite_values(reference_gains)
     check(len(values) >= 2, f"{len(values)} seed(s) of the reference arm: its gain needs an interval; run more seeds")
     check_margin(margin)
     stats = SharedBaseline(values, base_variance)
@@ -347,7 +396,7 @@ def holm_adjusted(p_values) -> list[float]:
 
 def check_probability(name: str, value) -> None:
     """One line unless `value` is a number strictly between 0 and 1 (a confidence, a level, a power)."""
-    check(isinstance(value, (int, float, np.floating)) and not isinstance(value, bool) and 0 < value < 1,
+    check(is_number(value) and 0 < value < 1,
           f"{name}={value!r} must be a number strictly between 0 and 1 (e.g. 0.05, not 5)")
 
 
@@ -355,14 +404,30 @@ def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """A family of `equivalence_verdict` rows with each test's p-value Holm-adjusted within the family and the
     verdict read again from the adjusted tests (a family with one row keeps its verdicts)."""
     check_probability("alpha", alpha)
+    missing = [c for c in ("mean", "p_difference", "p_equivalence") if c not in getattr(rows, "columns", ())]
+    check(not missing, f"rows lack column(s) {missing}: pass a table of equivalence_verdict() results")
+    for column in ("mean", "p_difference", "p_equivalence"):
+        odd = [v for v in rows[column] if not is_number(v) or not math.isfinite(v)]
+        check(not odd, f"rows' {column} holds {odd[0]!r}, not a number: pass a table of equivalence_verdict() results"
+              if odd else "")
     out = rows.copy()
     out["p_difference_holm"] = holm_adjusted(rows["p_difference"])
     out["p_equivalence_holm"] = holm_adjusted(rows["p_equivalence"])
     sensitive = out["sensitive"] if "sensitive" in out else [True] * len(out)
-    out["verdict_holm"] = [verdict_in_words(row.mean or getattr(row, "ci_low", 0) + getattr(row, "ci_high", 0),  # a rounded 0 keeps its side
-                                            row.p_difference_holm < alpha, row.p_equivalence_holm < alpha, ok)
-                           for row, ok in zip(out.itertuples(), sensitive)]
+    check(all(isinstance(ok, (bool, np.bool_)) for ok in sensitive),
+          "rows' sensitive column must hold True or False (read from text, 'False' would count as True)")
+    out["verdict_holm"] = [verdict_in_words(side(row), row.p_difference_holm < alpha, row.p_equivalence_holm < alpha,
+                                            ok) for row, ok in zip(out.itertuples(), sensitive)]
     return out
+
+
+def side(row) -> float:
+    """Which side of 0 a verdict row's difference lies on: its unrounded sign (`direction`) where recorded, else its
+    rounded mean, else its interval's midpoint (a mean that rounds to 0 keeps its side)."""
+    direction = getattr(row, "direction", float("nan"))
+    if isinstance(direction, int | float) and not pd.isna(direction) and direction != 0:
+        return float(direction)
+    return row.mean or getattr(row, "ci_low", 0) + getattr(row, "ci_high", 0)
 
 
 def base_variance_bound(accuracy: float, k: int, problems: int) -> float:
@@ -372,8 +437,9 @@ def base_variance_bound(accuracy: float, k: int, problems: int) -> float:
     >>> round(base_variance_bound(0.4, 4, 300), 6)
     0.000267
     """
-    check(k >= 2 and problems >= 1, f"k={k} must be >= 2 and problems={problems} >= 1")
-    check(0 <= accuracy <= 1, f"accuracy={accuracy} must be a share from 0 to 1")
+    check(whole(k) and whole(problems) and k >= 2 and problems >= 1,
+          f"k={k!r} must be a whole number >= 2 and problems={problems!r} one >= 1")
+    check(is_number(accuracy) and 0 <= accuracy <= 1, f"accuracy={accuracy!r} must be a share from 0 to 1")
     return accuracy * (1 - accuracy) / ((k - 1) * problems)
 
 
@@ -383,7 +449,9 @@ def detectable_difference(sd: float, seeds: int, power: float = 0.8, alpha: floa
     >>> round(detectable_difference(0.037, 5), 3)  # the tiny world's hard - random spread with 5 seeds
     0.062
     """
-    check(seeds >= 2 and sd > 0, f"seeds={seeds} must be >= 2 and sd={sd} positive")
+    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and seeds >= 2,
+          f"seeds={seeds!r} must be a whole number >= 2")
+    check(is_number(sd) and 0 < sd < math.inf, f"sd={sd!r} must be a positive, finite number")
     check_probability("power", power), check_probability("alpha", alpha)
     effect = TTestPower().solve_power(nobs=seeds, alpha=alpha, power=power, alternative="two-sided")
     return float(effect) * sd
@@ -395,8 +463,12 @@ def seeds_needed(sd: float, difference: float, power: float = 0.8, alpha: float 
     >>> seeds_needed(0.037, 0.03)
     14
     """
-    check(0 < sd < math.inf and 0 < difference < math.inf, f"sd={sd} and difference={difference} must be positive and finite")
+    check(is_number(sd) and 0 < sd < math.inf, f"sd={sd!r} must be a positive, finite number (the seed-to-seed sd; a "
+                                               "pilot whose seeds agree measured no spread: run more seeds)")
+    check(is_number(difference) and 0 < difference < math.inf,
+          f"difference={difference!r} must be a positive, finite number (the effect to detect)")
     check_probability("power", power), check_probability("alpha", alpha)
+    check(whole(most) and most >= 2, f"most={most!r} must be a whole number of seeds >= 2")
     for seeds in range(2, most + 1):
         if paired_power(difference, sd, seeds, alpha) >= power:
             return seeds
@@ -412,8 +484,9 @@ def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
     """
     from scipy.stats import chi2
 
-    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and seeds >= 2 and sd >= 0,
-          f"seeds={seeds} must be a whole number >= 2 and sd={sd} non-negative")
+    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and seeds >= 2,
+          f"seeds={seeds!r} must be a whole number >= 2")
+    check(is_number(sd) and 0 <= sd < math.inf, f"sd={sd!r} must be a finite number >= 0")
     check_probability("confidence", confidence)
     return float(sd * np.sqrt((seeds - 1) / chi2.ppf(1 - confidence, seeds - 1)))
 

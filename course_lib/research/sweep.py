@@ -317,7 +317,9 @@ def record_problem(record, point: dict, status: str) -> str | None:
     if record["point"] != point_name(point):
         return f"holds the record of point {str(record['point'])[:80]!r}, not of {point_name(point)}"
     for key, value in point.items():
-        recorded = record.get(key.lower(), value)
+        if key.lower() not in record:
+            return f"has no {key.lower()} (its point has {key}={value!r})"
+        recorded = record[key.lower()]
         if isinstance(recorded, dict) and recorded:  # the notebook records some settings per split (base_k.test)
             recorded = value if all(v == value for v in recorded.values()) else recorded
         if key == "STEPS" and recorded == trained_steps(value, record.get("profile")):
@@ -525,12 +527,28 @@ def check_measures(record: dict, name: str) -> None:
 def check_measures_agree(record: dict, name: str) -> None:
     """A finished point's numbers agree with one another, per split (`studies.gain_disagreement`): a record edited by
     hand, or copied from another run, would move a verdict silently."""
-    for split, gain in record.get("gain", {}).items():
-        after, before = (record.get(key, {}).get(split) for key in ("accuracy_after", "accuracy_before"))
-        interval = record.get("gain_ci", {}).get(split) if isinstance(record.get("gain_ci"), dict) else None
-        why = gain_disagreement(gain, after, before, interval)
-        check(why is None, f"point {name}: gain.{split}={gain} {why} (the record was edited, or mixes two runs); run "
-                           "the point again (delete its record)")
+    for gain_key, after_key, before_key in (("gain", "accuracy_after", "accuracy_before"),
+                                            ("pass_at_k_gain", "pass_at_k_after", "pass_at_k_before")):
+        gains = record.get(gain_key, {})
+        for split, gain in (gains.items() if isinstance(gains, dict) else []):
+            after, before = (record.get(key, {}).get(split) for key in (after_key, before_key))
+            interval = None
+            if gain_key == "gain":  # a held-out gain is recorded with its interval
+                interval = record.get("gain_ci", {}).get(split) if isinstance(record.get("gain_ci"), dict) else None
+                check(interval is not None or "gain_ci" not in record, f"point {name}: gain.{split}={gain} has no "
+                                                                       f"gain_ci.{split} (an interval removed by hand); "
+                                                                       "run the point again (delete its record)")
+            why = gain_disagreement(gain, after, before, interval, (after_key, before_key))
+            check(why is None, f"point {name}: {gain_key}.{split}={gain} {why} (the record was edited, or mixes two "
+                               "runs); run the point again (delete its record)")
+    for key in [k for k in record if k.startswith("base_variance") or re.fullmatch(r"accuracy_\w+_by_level", k)]:
+        values = record[key].values() if isinstance(record[key], dict) else [record[key]]
+        flat = [v for value in values for v in (value.values() if isinstance(value, dict) else [value])]
+        low, high = (0, math.inf) if key.startswith("base_variance") else (0, 1)
+        check(all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and low <= v <= high
+                  for v in flat if v is not None),
+              f"point {name}: {key} holds a value that is not a finite number in [{low}, {high}] (the record was "
+              "edited); run the point again (delete its record)")
 
 
 def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str,
