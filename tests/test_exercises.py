@@ -86,6 +86,8 @@ def test_every_notebook_ends_with_a_quiz_and_its_answers_before_further_reading(
     answer_cell = next(c for c in cells if c.source.startswith("### Quiz answers"))
     assert not is_solution(quiz_cell) and is_solution(answer_cell)
     questions = re.findall(r"^(\d+)\. ", quiz_cell.source, flags=re.M)
+    if "(Question 4 is the one you answer by clicking" in quiz_cell.source:  # 00: its fourth question is the widget
+        questions.append("4")
     assert 3 <= len(questions) <= 4 and re.findall(r"^(\d+)\. ", answer_cell.source, flags=re.M) == questions
 
 
@@ -382,3 +384,32 @@ def test_every_exercise_has_a_nudge_that_names_no_call(exercise_id):
     nudge = CHECKS[exercise_id].nudge
     assert nudge and nudge != CHECKS[exercise_id].hint
     assert not re.search(r"[A-Za-z_]\w*\(", nudge), nudge  # `paired_difference(...)` is the recipe, not the idea
+
+
+@pytest.mark.parametrize("exercise_id", ["04.2", "05.2", "06.3"])
+def test_a_function_given_where_a_value_is_wanted_says_so(exercise_id):
+    """Round 12: the check called the student's function with its own keywords and reported the TypeError."""
+    ok, message = grade(exercise_id, lambda: 5)
+    assert (ok, message) == (False, f"not yet: {exercise_id} wants a value, not a function (call it and give what "
+                                    "it returns?)")
+
+
+@pytest.mark.parametrize("share", [float("nan"), None])
+def test_exercise_05_2_without_a_target_says_so_instead_of_correct(share):
+    """Round 12: a NaN share (or no hard row) made the bisection's target 2e-19, so 0.0 read "correct"."""
+    import pandas as pd
+
+    rows = [{"strategy": "hard", "task": "arith", "learnable share of groups": share}] if share is not None else \
+        [{"strategy": "easy", "task": "arith", "learnable share of groups": 0.5}]
+    with pytest.raises(ValueError, match="mechanism has no hard row with a learnable share of groups"):
+        grade("05.2", {"arith": 0.0}, mechanism=pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize(("exercise_id", "answer", "inputs"), [
+    ("02.4", (0.5, 0.0), {"group_size": 16}), ("01.4", 1.96 ** 2 / 128, {"k": 128}),
+    ("02.2", (0.005, 0.995), {"group_size": 64}), ("01.4", 1.96 ** 2 / 1000, {"k": 1000}),
+    ("02.2", (0.0054, 0.9946), {"group_size": 64}),
+])
+def test_a_small_target_is_not_passed_by_an_absolute_tolerance(exercise_id, answer, inputs):
+    """Round 13: with the parameter cell changed, these wrong answers read "correct"."""
+    assert not grade(exercise_id, answer, **inputs)[0]

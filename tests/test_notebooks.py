@@ -163,6 +163,9 @@ def check_05(numbers):
     assert numbers["precomputed_differences"] == pytest.approx([0.0267, 0.0125, -0.045, 0.0, -0.0592], abs=1e-4)
     assert numbers["gain_test"]["arith/hard"] == -0.0033 and numbers["gain_test"]["arith/learnability"] == 0.023
     assert numbers["long_random_gain"] == {"format-limited": 0.1412, "skill-limited": 0.0445}
+    # section 7's takeaway: the largest gain of any arm, and how 100 steps instead of 41 changed hard and random
+    assert numbers["decided_largest_gain"] == 0.1412
+    assert numbers["decided_growth"] == pytest.approx({"format-limited": 1.945, "skill-limited": 1.167}, abs=1e-3)
 
 
 def check_06(numbers):
@@ -242,9 +245,9 @@ def check_07(numbers):
                          "strong model, one group per step": "could not tell", "strong model": "could not tell"}
     eight, one = numbers["decision_table"]["8 prompts per step"], numbers["decision_table"]["1 prompt per step (the paper's)"]
     assert sorted(one.values()) == ["a random sample: hard did slightly worse, by less than the margin (random needs "
-                                    "no difficulty estimate) (format-limited-hard-wins, equivalent)",
-                                    "no rule yet: no difference shown, but random learned too little to call them equal "
-                                    "(one-group-hard-wins, could not tell)",
+                                    "no difficulty estimate) (tiny-l-wordy; format-limited-hard-wins, equivalent)",
+                                    "no rule yet: the test could not tell (random learned too little) "
+                                    "(tiny-l-strong; one-group-hard-wins, could not tell)",
                                     "not tested"]
     assert not any(cell.startswith("the hardest") for cell in [*eight.values(), *one.values()])
     strong = numbers["strong_hard_minus_random"]

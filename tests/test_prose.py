@@ -43,7 +43,9 @@ ALLOWED = {
     "04_grpo_training.ipynb": [
         "`learning_rate=2e-3`",  # a setting the exercise asks the reader to try
     ],
-    "04b_dead_groups_in_training.ipynb": [],
+    "04b_dead_groups_in_training.ipynb": [
+        "the middle 95% of those means",  # how a 95% bootstrap interval is read off, a setting of `compare`
+    ],
     "05_hard_examples_win.ipynb": [
         "10%",  # the paper's annotation budget, a setting of the study
         "at most 0.03",  # the equivalence margin fixed in the studies' READMEs before they ran
@@ -58,6 +60,7 @@ ALLOWED = {
     "07_when_hard_helps.ipynb": [
         "10%",  # the budget setting of the studies
         "`BUDGET` to 0.3",  # an exercise's setting
+        "one 5% false-alarm rate",  # the tests' level (alpha), fixed in every study's README
     ],
     "A1_behind_the_findings.ipynb": [
         "10% arm",  # the budget setting of the headroom pilots
@@ -66,6 +69,7 @@ ALLOWED = {
         "2.5 times as large",  # a setting of the larger-pool probe (2500 problems against 1000)
         "its 90% upper bound",  # the seed plan's settings: the sd's confidence bound and the power asked for
         "with 80% power",
+        "a 5% chance of any false alarm",  # the family's level (alpha), fixed in the study's README
     ],
     "A2_real_pretrained_model.ipynb": [
         "134.5M-parameter",  # the model's size, a fact of the checkpoint (its manifest records it)

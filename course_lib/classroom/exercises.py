@@ -24,6 +24,7 @@ class Check:
     hint: str  # the recipe, shown once the nudge has not helped (RECIPE_AFTER tries); never the expected value
     diagnose: Callable | None = None  # (answer, **inputs) -> a hint for this particular wrong answer, or None
     nudge: str = ""  # the idea to think with, shown first: it points at the notebook's idea, not at the calls
+    relative: float = 0.0  # also at most this share of each expected number (a small target needs a tight check)
 
 
 CHECKS: dict[str, Check] = {}
@@ -32,11 +33,11 @@ TRIES: dict[str, int] = {}  # "not yet"s so far per exercise in this kernel (`ch
 
 
 def exercise(exercise_id: str, tolerance: float = 1e-9, hint: str = "", diagnose: Callable | None = None,
-             nudge: str = ""):
+             nudge: str = "", relative: float = 0.0):
     """Register the function that computes an exercise's expected answer (and, optionally, one that recognises
     common wrong answers and says what each one missed), with its nudge (the idea) and hint (the recipe)."""
     def register(function):
-        CHECKS[exercise_id] = Check(function, tolerance, hint, diagnose, nudge)
+        CHECKS[exercise_id] = Check(function, tolerance, hint, diagnose, nudge, relative)
         return function
     return register
 
@@ -70,8 +71,9 @@ def _as_number(value):
         return None
 
 
-def matches(answer, expected, tolerance: float) -> bool:
-    """Whether `answer` equals `expected` up to `tolerance` on numbers, element by element in tuples, lists and dicts.
+def matches(answer, expected, tolerance: float, relative: float = 0.0) -> bool:
+    """Whether `answer` equals `expected` up to `tolerance` on numbers (and, with `relative`, up to that share of each
+    nonzero expected number, whichever is tighter), element by element in tuples, lists and dicts.
 
     A frozenset of names as `expected` accepts any one of them (ties). None is never an answer at the top level.
     """
@@ -84,16 +86,18 @@ def matches(answer, expected, tolerance: float) -> bool:
         return answer is None
     if isinstance(expected, dict):
         return isinstance(answer, dict) and set(map(str, answer)) == set(map(str, expected)) and all(
-            matches({str(k): v for k, v in answer.items()}[str(key)], value, tolerance) for key, value in expected.items())
+            matches({str(k): v for k, v in answer.items()}[str(key)], value, tolerance, relative)
+            for key, value in expected.items())
     if isinstance(expected, (tuple, list)):
         return isinstance(answer, (tuple, list)) and len(answer) == len(expected) and all(
-            matches(a, e, tolerance) for a, e in zip(answer, expected))
+            matches(a, e, tolerance, relative) for a, e in zip(answer, expected))
     if isinstance(expected, str):
         return isinstance(answer, str) and answer.strip() == expected
     number, target = _as_number(answer), _as_number(expected)
     if number is None or target is None or math.isnan(number):
         return False
-    return abs(number - target) <= tolerance + 1e-12
+    allowed = min(tolerance, relative * abs(target)) if relative and target else tolerance
+    return abs(number - target) <= allowed + 1e-12
 
 
 def grade(exercise_id: str, answer, tries: int = RECIPE_AFTER, **inputs) -> tuple[bool, str]:
@@ -104,6 +108,8 @@ def grade(exercise_id: str, answer, tries: int = RECIPE_AFTER, **inputs) -> tupl
     general = _general_hint(spec, tries)
     if answer is None:
         return False, f"not yet: {exercise_id}: write your answer in the cell above (it is still None). Hint: {general}"
+    if callable(answer) and not wants_function(spec.expected):
+        return False, f"not yet: {exercise_id} wants a value, not a function (call it and give what it returns?)"
     if callable(answer):  # an exercise whose answer is a function: the check calls it on cases of its own
         try:
             ok = spec.expected(answer=answer, **inputs)
@@ -118,7 +124,7 @@ def grade(exercise_id: str, answer, tries: int = RECIPE_AFTER, **inputs) -> tupl
     except TypeError as error:  # the check cell's inputs were edited: say which the check takes
         raise CourseError(f"check_answer({exercise_id!r}, ...) needs the inputs its cell passes ({error}); run the "
                           "check cell as it was given") from None
-    if matches(plain(answer, expected), expected, spec.tolerance):
+    if matches(plain(answer, expected), expected, spec.tolerance, spec.relative):
         return True, f"correct ({exercise_id})"
     return False, f"not yet: {exercise_id}. Hint: {_hint_for(spec, answer, inputs, tries)}"
 
@@ -227,7 +233,7 @@ def _diagnose_wilson_zero(answer, k: int) -> str | None:
 
 @exercise("01.4", nudge="at 0 right out of K, Wilson's upper bound is the largest p for which seeing 0 "
                         "right is still unsurprising; write that condition.",
-          tolerance=1e-3, diagnose=_diagnose_wilson_zero,
+          tolerance=1e-3, relative=0.001, diagnose=_diagnose_wilson_zero,
           hint="at p_hat = 0 the Wilson bound solves p = z sqrt(p (1 - p) / K) with z = 1.96: square both sides and "
                "solve for p; give it for the notebook's K.")
 def _wilson_upper_at_zero(k: int) -> float:
@@ -285,7 +291,7 @@ def _check_kl_gradient(answer, model, tokenizer, group, prompt) -> bool:
 
 @exercise("02.4", nudge="p^G + (1-p)^G does not change when p and 1-p swap: where could such a curve be "
                         "lowest?",
-          tolerance=5e-5, hint="set the derivative of p^G + (1-p)^G to zero: G p^(G-1) = G (1-p)^(G-1); give "
+          tolerance=5e-5, relative=0.1, hint="set the derivative of p^G + (1-p)^G to zero: G p^(G-1) = G (1-p)^(G-1); give "
                                "(the p where it is smallest, the smallest value) for G = GROUP_SIZE.",
           diagnose=lambda answer, group_size: (
                                "the minimum is where the derivative is zero, not at an end: at p = 0 or 1 the value is 1, the largest."
@@ -327,7 +333,7 @@ def _diagnose_alive_range(answer, group_size: int) -> str | None:
 
 @exercise("02.2", nudge="a group gives no gradient when all G rewards agree; find where that chance falls"
                         " below a half, on both sides of p = 0.5.",
-          tolerance=0.01, diagnose=_diagnose_alive_range,
+          tolerance=0.01, relative=0.2, diagnose=_diagnose_alive_range,
           hint="give (lowest p, highest p) with dead_group_probability(p, 8) < 0.5; "
                "the range is symmetric about p = 0.5; two decimals are enough.")
 def _check_alive_range(group_size: int) -> tuple[float, float]:
@@ -502,7 +508,11 @@ def _pass_rate_for_hard_share(mechanism) -> dict:
         return (low + high) / 2
 
     hard = mechanism[mechanism["strategy"] == "hard"]
-    return {task: solve(float(share)) for task, share in zip(hard["task"], hard["learnable share of groups"])}
+    shares = hard["learnable share of groups"].astype(float)
+    check(len(hard) > 0 and shares.between(0, 1).all(),
+          "mechanism has no hard row with a learnable share of groups from 0 to 1 (a NaN or missing row gives no "
+          "target); run the cell that makes `mechanism` again")
+    return {task: solve(float(share)) for task, share in zip(hard["task"], shares)}
 
 
 @exercise("05.3", nudge="an interval over seeds, now with the live seed among them.",
