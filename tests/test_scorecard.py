@@ -11,9 +11,11 @@ from course_lib import CourseError
 from course_lib.research.scorecard import (
     Claim,
     arm_values,
+    claim_margins,
     claim_verdict,
     decision_table,
     family_status,
+    margin_text,
     scorecard,
     status,
 )
@@ -47,7 +49,8 @@ def test_committed_scorecard_rows():
     assert card.loc["Easy gains less than random (format-limited model)", "status"] == "supported"
     short = card.loc["Levels 1-3 match levels 1-5 (a boundary inside the levels)"]
     assert (short["status"], short["was"]) == ("could not tell", "supported")  # levels-1-5 gained +0.024 < 3 x 0.03
-    assert card.loc["GSM8K-trained beats MATH-trained on MATH's numeric subset", "status"] == "not testable here"
+    cross = card.loc["GSM8K-trained beats MATH-trained on MATH's numeric subset"]  # tinymath-cross, under way
+    assert (cross["status"], cross["margin"]) == ("running", "0.013 (tiny-m-math), 0.006 (tiny-sm-math)")
     strong = card.loc["Hard beats random under a 10% budget (strong but unsaturated model)"]
     # the confirmatory study's six fresh seeds (200-205), none shared with its pilot (100-102)
     assert strong["tiny world"] == ("-0.001 [-0.008, +0.006] (could not tell, 6 seeds: the margin 0.03 exceeds a "
@@ -170,6 +173,46 @@ def test_a_claim_with_its_own_margin_and_a_difference_of_differences(tmp_path):
     at_125 = claim_verdict(Claim("hard beats random", "paper", "one-group", "m", "hard", "random", steps=(125, 125),
                                  margin=0.01), tmp_path)
     assert at_125["tiny world"].startswith("+0.000 [+0.000, +0.000] (equivalent, 5 seeds")
+
+
+def test_arms_named_by_task_and_a_margin_per_model(tmp_path):
+    """Hand-computed: in both models `a x` gains 0.15 and `b x` 0.20 at every seed (noise cancels in the pair); the
+    `a y` arm must not be read. Model m's margin 0.06 holds the -0.05 difference inside it (and b's +0.20 is over three
+    margins, so it counts), model n's 0.02 does not."""
+    rows = []
+    for model in ("m", "n"):
+        for seed, noise in zip(range(680, 685), (0.002, -0.002, 0.001, -0.001, 0.0)):
+            rows += [{"model": model, "seed": seed, "task": "a", "strategy": "x", "gain.test": 0.15 + noise},
+                     {"model": model, "seed": seed, "task": "b", "strategy": "x", "gain.test": 0.20 + noise},
+                     {"model": model, "seed": seed, "task": "a", "strategy": "y", "gain.test": 0.9}]
+    (tmp_path / "cross").mkdir()
+    pd.DataFrame(rows).assign(status="ok", steps=150, **{"base_variance.test": 1e-6}).to_csv(
+        tmp_path / "cross" / "results.csv", index=False)
+    claim = Claim("a beats b", "paper", "cross", ("m", "n"), "a x", "b x", fresh_from=680, margin=(0.06, 0.02))
+    verdict = claim_verdict(claim, tmp_path)
+    m, n = verdict["tiny world"].split("; ")
+    assert m.startswith("m -0.050 [-0.050, -0.050] (slightly worse") and n.startswith("n -0.050 [-0.050, -0.050] (worse")
+    assert verdict["status"] == "contradicted"  # n's difference is outside its margin, against the claim
+    assert margin_text(claim) == "0.06 (m), 0.02 (n)" and margin_text(replace(claim, margin=0.03)) == "0.03"
+    assert claim_margins(replace(claim, model="m", margin=0.03)) == (0.03,)
+    with pytest.raises(CourseError, match="several points per seed; .* or their task"):
+        claim_verdict(replace(claim, first="x", second="y"), tmp_path)  # x without its task: two rows per seed
+    for margin, said in [((0.06,), "1 margins for 2 models"), ((0.06, "0.02"), "must be a number between 0 and 1"),
+                         ((0.06, 0.0), "must be a number between 0 and 1")]:
+        with pytest.raises(CourseError, match=re.escape(said)):
+            claim_margins(replace(claim, margin=margin))
+
+
+def test_a_study_still_running_has_no_verdict_yet(tmp_path):
+    (tmp_path / "cross" / "points").mkdir(parents=True)
+    (tmp_path / "cross" / "grid.json").write_text("[]")
+    claim = Claim("a beats b", "paper", "cross", ("m", "n"), "a x", "b x", margin=(0.06, 0.02))
+    assert claim_verdict(claim, tmp_path) == {"tiny world": "cross is running; its verdict is read once every point "
+                                                            "is in", "status": "running", "was": "running",
+                                              "inside margin": ""}
+    (tmp_path / "cross" / "grid.json").unlink()  # no grid: not a study that started, one line naming the file
+    with pytest.raises(CourseError, match="no results.csv"):
+        claim_verdict(claim, tmp_path)
 
 
 def test_the_decision_table_reads_each_cell_from_its_scorecard_row():

@@ -14,7 +14,7 @@ import pandas as pd
 
 from course_lib.errors import CourseError, check
 from course_lib.provenance import atomic_write_texts, check_writable_folder, git_commit, library_versions
-from course_lib.research.scorecard import CLAIMS, claim_verdict, scorecard
+from course_lib.research.scorecard import CLAIMS, claim_verdict, is_running, scorecard
 from course_lib.research.studies import (
     RESULTS_DIR,
     base_variance_bound,
@@ -45,7 +45,7 @@ GAINS = ["hard-wins", "strategies-by-size", "capacity-boundary", "capacity-bound
          "size-boundary-pilot", "size-boundary"]
 RUN_KEYS = ["model", "strategy", "seed", "steps", "learning_rate", "accuracy_after.test"]
 INPUTS = sorted(set(PAIRED) | set(GAINS) | {s for earlier, _ in PAIRED.values() for s in earlier}
-                | {c.study for c in CLAIMS if c.study})  # every study a scorecard row reads
+                | {c.study for c in CLAIMS if c.study and not is_running(c.study)})  # every finished study a row reads
 README = RESULTS_DIR.parent.parent / "README.md"
 SCORECARD_MARKERS = ("<!-- scorecard: generated, see data/results/reanalysis/scorecard.md -->\n", "<!-- /scorecard -->")
 # column -> (lowest, highest, whole numbers only): what every input must hold (`check_inputs`)
@@ -89,7 +89,8 @@ def check_inputs() -> dict:
         arms = {arm.removesuffix(" (49 steps)") for pairs in PAIRED.get(study, ((), {}))[1].values()
                 for pair in pairs for arm in pair} | {arm for c in CLAIMS if c.study == study for arm in (c.first, c.second)
                                                       if arm}
-        absent = sorted(arms - set(table["strategy"]))
+        arms_run = set(table["strategy"]) | set(table["task"] + " " + table["strategy"])  # "TASK STRATEGY" names one
+        absent = sorted(arms - arms_run)
         check(not absent, f"{path} holds no point of the arm {absent[0] if absent else ''!r}, which the re-analysis "
                           "compares; restore it (git checkout)")
         tables[study] = table
@@ -242,8 +243,7 @@ def outputs(out) -> dict:
                 "A status is read by the rules of `course_lib.research.scorecard` (an equivalence counts only where the "
                 "reference arm learned, by at least three times the margin); `was` is the status the same data had "
                 "before that rule.", "",
-                markdown(card.assign(margin=card["margin"].map(lambda m: "" if pd.isna(m) else f"{m:g}"))[
-                    ["claim", "paper reports", "tiny world", "margin", "status", "was", "note"]]), ""]),
+                markdown(card[["claim", "paper reports", "tiny world", "margin", "status", "was", "note"]]), ""]),
             out / "provenance.json": json.dumps(provenance, indent=1) + "\n"}
 
 
