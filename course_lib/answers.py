@@ -296,7 +296,7 @@ def extract_integer(text) -> str | None:
 
 
 _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[dt]?frac\{[^{}]*\}\{)\s*|[A-Za-z])$")
-_HEDGE_BETWEEN = re.compile(r"(?i)\s*\(?\s*(?:,|/|or|and|vs\.?|versus)\s*(?:maybe|perhaps|possibly|probably)?\s*")
+_HEDGE_BETWEEN = re.compile(r"(?i)\s*\(?\s*(?:,|;|/|or|and|vs\.?|versus)\s*(?:maybe|perhaps|possibly|probably)?\s*")
 
 
 # a relation, a correction or an approximation; `=` is read apart (`_relation`)

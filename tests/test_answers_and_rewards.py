@@ -653,6 +653,22 @@ def test_the_round_13_rules_keep_plain_right_answers(completion, answer, source)
     assert is_correct(completion, answer, source)
 
 
+@pytest.mark.parametrize(("completion", "read"), [
+    ("#### 7 guess", "7"), ("#### 7 otherwise", "7"), ("#### 7 dollars", "7"),  # a word it does not list: a unit
+    ("It is about 13", "13"), ("at least 13", "13"), ("13?", "13"), ("13%", "13"),  # AIME unmarked: the last integer
+])
+def test_what_the_graders_read_by_design_as_the_common_evaluators_do(completion, read):
+    """docs/bad_inputs.md, "Read by design": a word after a `####` number is its unit unless `_NO_UNIT` lists it
+    (lm-eval's strict-match reads the number and ignores what follows); an AIME answer with no mark is the last
+    integer written, a qualifier before or after it ignored (lm-eval's flexible-extract reads the last number)."""
+    extract = extract_hash_answer if completion.startswith("####") else extract_integer
+    assert extract(completion) == read
+
+
+def test_two_candidates_split_by_a_semicolon_are_no_aime_answer():
+    assert extract_integer("It is 12; 13") is None and extract_integer("It is 12, 13") is None
+
+
 def test_a_tinymath_completion_with_several_boxes_is_out_of_format():
     """Round 13: a hedge of boxes on separate lines earned the format reward."""
     assert format_reward(["\\boxed{5}\n\\boxed{6}", "\\boxed{5}\\boxed{6}", "3*4=12\n\\boxed{12}"],
