@@ -188,8 +188,9 @@ def extract_boxed(text) -> str | None:
 
 _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
     r"[Aa]nswer(?:\s+is:?|:)[ \t]*(\(?[A-G]\)?(?![A-Za-z])"
-    r"(?:(?:\s*[-\u2013\u2014(]?\s*(?:,|/|\||&|;|\+|(?i:\bor\b|\band\b|\bvs\b\.?|\bversus\b|\bmaybe\b"
-    r"|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b)))+\s*\(?[A-G]\)?(?![A-Za-z])|[ \t]*\([A-G]\)(?![A-Za-z]))*)")
+    r"(?:(?:\s*[-\u2013\u2014(\[]?\s*(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\bor\b|\band\b|\bvs\b\.?"
+    r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
+    r"\s*\(?[A-G]\)?(?![A-Za-z])|[ \t]*\([A-G]\)(?![A-Za-z]))*)")
 
 
 _DRESSED_OPTION = re.compile(r"\\boxed\{\(?([A-G])\)?\}|\*\*\(?([A-G])\)?\*\*")  # \boxed{B}, **B**: an option
@@ -295,8 +296,12 @@ def extract_integer(text) -> str | None:
     return normalize_number(sign + last.group())
 
 
-_INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[dt]?frac\{[^{}]*\}\{)\s*|[A-Za-z])$")
-_HEDGE_BETWEEN = re.compile(r"(?i)\s*\(?\s*(?:,|;|/|or|and|vs\.?|versus)\s*(?:maybe|perhaps|possibly|probably)?\s*")
+_INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[dt]?frac\{[^{}]*\}\{)\s*|[A-Za-z]"
+                                   r"|[\d)}]\s*(?:[-+*\u00d7\u00b7\u2212|&]|\\times|\\cdot|\\pm|\\mp)\s*)$")  # `2 \times 13`
+_HEDGE_WORD = r"(?:maybe|perhaps|possibly|probably)"
+_CONNECTOR = (r"(?:,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|or(?:\s+else)?|else|and|to|vs\.?|versus|"
+              r"alternatively|\.\.\.|\u2026|but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
+_HEDGE_BETWEEN = re.compile(rf"(?i)\s*[.(\[\u2014\u2013-]?\s*(?:(?:{_CONNECTOR}\s*)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*")
 
 
 # a relation, a correction or an approximation; `=` is read apart (`_relation`)
@@ -312,7 +317,8 @@ def _relation(text: str) -> bool:
     return bool(_RELATION.search(text)) or ("=" in text and bool(_NUMBER_SIDE.fullmatch(text.split("=", 1)[0])))
 
 
-_DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b|\balternatively\b|^(?!.*\\begin).*\\\\", re.S)
+_DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b|\balternatively\b|\b(?:maybe|perhaps|possibly|probably)\b"
+                          r"|^(?!.*\\begin).*\\\\", re.S)
 
 
 def math_equal(predicted: str | None, reference: str) -> bool:
@@ -344,7 +350,18 @@ def math_equal(predicted: str | None, reference: str) -> bool:
 
 
 _NUMERIC = re.compile(r"-?\d+(\.\d+)?")
-_FRACTION = re.compile(r"-?\\[dt]?frac\{(-?\d+)\}\{(\d+)\}|(-?\d+)/(\d+)")
+_FRACTION = re.compile(r"-?\\[dt]?frac(?:\{(-?\d+)\}\{(\d+)\}|(\d)(\d))|(-?\d+)/(\d+)")  # \frac34 is 3/4
+
+
+def _fraction(text: str) -> tuple[int, int, bool] | None:
+    """A fraction's numerator, denominator and whether it is written with `\frac` (`\frac{3}{4}`, `\frac34`, `3/4`);
+    None for anything else."""
+    match = _FRACTION.fullmatch(text)
+    if not match:
+        return None
+    numerator, denominator = next(pair for pair in (match.group(1, 2), match.group(3, 4), match.group(5, 6))
+                                  if pair[0] is not None)
+    return int(numerator), int(denominator), match.group(5) is None
 _X_TERM = r"(?:[2-9]|[1-9]\d+)?x"  # 7x or x: never 0x or 1x
 _LINEAR = re.compile(rf"-?{_X_TERM}(?:[+-][1-9]\d*)?|-?[1-9]\d*[+-]{_X_TERM}")
 
@@ -382,9 +399,9 @@ def in_simplest_form(answer: str) -> bool:
     [False, False, False, False, False, False, False, False]
     """
     text, solved = _solved_text(answer)
-    fraction = _FRACTION.fullmatch(text)
+    fraction = _fraction(text)
     if fraction:
-        numerator, denominator = (int(a or b) for a, b in zip(fraction.group(1, 2), fraction.group(3, 4)))
+        numerator, denominator, _ = fraction
         return denominator > 1 and math.gcd(numerator, denominator) == 1
     return bool(_NUMERIC.fullmatch(text) or (not solved and _LINEAR.fullmatch(text)))
 
@@ -399,10 +416,10 @@ def exact_value(answer) -> Fraction | None:
     [Fraction(-3, 4), Fraction(-3, 4), Fraction(-3, 4), Fraction(-3, 4), None]
     """
     text, _ = _solved_text(answer)
-    fraction = _FRACTION.fullmatch(text)
+    fraction = _fraction(text)
     if fraction:
-        numerator, denominator = (int(a or b) for a, b in zip(fraction.group(1, 2), fraction.group(3, 4)))
-        sign = -1 if fraction.group(1) is not None and text.startswith("-") else 1  # `-\frac{3}{4}`
+        numerator, denominator, typeset = fraction
+        sign = -1 if typeset and text.startswith("-") else 1  # `-\frac{3}{4}`
         return sign * Fraction(numerator, denominator) if denominator else None
     return Fraction(text) if _NUMERIC.fullmatch(text) else None
 
@@ -533,6 +550,18 @@ def _heading(mark: str) -> bool:
     return words and (not re.search(r"\d", mark) or bool(_HEADING_START.match(mark)))
 
 
+def is_missing(answer) -> bool:
+    """Whether a reference answer is missing: None, blank text, or a missing value (NaN, `pd.NA`, `NaT`) (00)."""
+    if answer is None:
+        return True
+    if isinstance(answer, str):
+        return not answer.strip()
+    try:
+        return bool(answer != answer)  # NaN, NaT and Decimal NaN differ from themselves
+    except TypeError:  # pd.NA is neither equal nor unequal to itself
+        return True
+
+
 def is_correct(completion: str, answer: str, source: str, answer_format: str | None = None) -> bool:
     """Whether a completion's final answer matches `answer`: found by `answer_format`, compared by `source`'s rules.
 
@@ -547,7 +576,7 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     >>> is_correct("(A) (B) (C) (D) (E) (F) (G)", "(G)", "bbh"), is_correct("So the answer is (G).", "(G)", "bbh")
     (False, True)
     """
-    if answer is None or (isinstance(answer, float) and math.isnan(answer)):
+    if is_missing(answer):
         raise ValueError(f"answer={answer!r}: the reference answer is missing; give every problem its answer")
     answer = str(answer)
     if answer_format is None and source == "aime2025":  # AIME: any clear integer counts, boxed or not

@@ -9,8 +9,9 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from .answers import DEFAULT_FORMAT, EXTRACTORS, MAX_SCAN, extract_tagged, is_correct
+from .answers import DEFAULT_FORMAT, EXTRACTORS, MAX_SCAN, extract_tagged, is_correct, is_missing
 from .errors import check
 
 
@@ -26,8 +27,8 @@ def completion_text(completion) -> str:
 
 def _column(values, n: int, name: str, default=None) -> list:
     """A per-completion list from a dataset column TRL passes as a keyword (or a default); other lengths refused."""
-    if values is None or isinstance(values, str | int | float):  # one value for every completion (`answer=7`)
-        return [str(values) if values is not None else default] * n
+    if isinstance(values, str) or not isinstance(values, Iterable):  # one value for every completion (`answer=7`)
+        return [default if is_missing(values) else str(values)] * n
     values = list(values)
     check(len(values) == n, f"{name} has {len(values)} values for {n} completions; give one per completion "
                             "(TRL repeats each prompt's column values once per generation)")
@@ -72,8 +73,12 @@ def format_reward(completions, source=None, **kwargs) -> list[float]:
     [1.0, 0.0, 0.0]
     """
     n = len(completions)
+    kinds = _column(source, n, "source", "arith")
+    unknown = sorted({str(kind) for kind in kinds if kind != "tagged" and kind not in _FORMATS})
+    check(not unknown, f"source {unknown[0] if unknown else ''!r} has no format shape (format_reward knows "
+                       f"{', '.join([*_FORMATS, 'tagged'])}): every completion would score 0")
     rewards = []
-    for completion, kind in zip(completions, _column(source, n, "source", "arith")):
+    for completion, kind in zip(completions, kinds):
         text = completion_text(completion).strip()
         if kind == "tagged":
             ok = text.endswith("</answer>") and extract_tagged(text) is not None  # one tag, as correctness wants

@@ -1,5 +1,9 @@
 """Answer extraction and reward functions: hand-checked cases, and no crash or hang on any string."""
 
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -258,7 +262,50 @@ def test_rewards_score_missing_answers_zero_and_refuse_an_unknown_source():
     assert correctness_reward(["#### 7"], answer=None) == [0.0]
     with pytest.raises(CourseError, match="'klingon' has no answer checker"):  # a dataset error, before training
         correctness_reward(["#### 7"], answer=["7"], source=["klingon"])
-    assert format_reward(["#### 7"], source=["klingon"]) == [0.0]  # a source without a shape has none to match
+    for source in ("klingon", "Arith", "gsm8k"):  # a typo, or a source with no shape: one line, not zeros
+        with pytest.raises(CourseError, match=f"source '{source}' has no format shape"):
+            format_reward(["#### 7"], source=[source])
+
+
+@pytest.mark.parametrize("blank", [pd.NA, pd.NaT, np.float32("nan"), Decimal("NaN"), float("nan"), "", "  "])
+def test_a_blank_reference_answer_is_missing_and_scores_0(blank):
+    """Hostile round 15: `pd.NA` (a nullable column's blank) matched `#### <NA>`, a scalar NaN became "nan"."""
+    with pytest.raises(ValueError, match="the reference answer is missing"):
+        is_correct(f"#### {blank}", blank, "gsm8k")
+    assert correctness_reward([f"#### {blank}", r"\boxed{}"], answer=[blank, blank], source=["gsm8k", "math"]) == [0.0] * 2
+    assert correctness_reward([f"#### {blank}"], answer=blank, source="gsm8k") == [0.0]
+
+
+def test_numpy_scalars_are_one_answer_for_every_completion():
+    assert correctness_reward(["#### 7", "#### 8"], answer=np.int64(7), source="gsm8k") == [1.0, 0.0]
+    assert correctness_reward(["#### 7"], answer=np.float32(7), source="gsm8k") == [1.0]
+
+
+@pytest.mark.parametrize("completion", [
+    r"The answer is 2 \times 13.", "2 × 13", r"2 \cdot 13", "2*13", "3 · 13", "100 - 13", "12 + 13", r"12 \pm 13",
+    r"answer: 12 \text{ or } 13", r"12 \lor 13", "12 ∨ 13", "12 | 13", "12 & 13", "12 (maybe 13)", "12. Or 13.",
+    "12 — or 13", "12 or else 13", "12 to 13", "12 ... 13", "It is 12, but it could be 13."])
+def test_round_15_aime_expressions_and_hedges_score_0(completion):
+    assert not is_correct(completion, "13", "aime2025")
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    (r"The answer is (B) \text{ or } (C)", "(B)", "bbh"), (r"The answer is (B) \lor (C)", "(B)", "bbh"),
+    ("The answer is (B) ∨ (C)", "(B)", "bbh"), ("The answer is (B) [or (C)]", "(B)", "bbh"),
+    ("The answer is (B); alternatively (C)", "(B)", "bbh"), ("The answer is (B) else (C)", "(B)", "bbh"),
+    (r"\boxed{7 \text{ (maybe 8)}}", "7", "math"), (r"\boxed{\frac68}", r"\frac{3}{4}", "tinymath"),
+])
+def test_round_15_hedges_score_0(completion, answer, source):
+    assert not is_correct(completion, answer, source)
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    ("5 + 8 = 13", "13", "aime2025"), ("The answer is -13", "-13", "aime2025"), ("So we get 2 and then 13", "13", "aime2025"),
+    ("There were 12 apples.\n13", "13", "aime2025"), (r"\boxed{\frac34}", r"\frac{3}{4}", "tinymath"),
+    (r"\boxed{\dfrac34}", r"\frac{3}{4}", "tinymath"), (r"\boxed{-\frac34}", r"-\frac{3}{4}", "tinymath"),
+])
+def test_round_15_rules_keep_plain_right_answers(completion, answer, source):
+    assert is_correct(completion, answer, source)
 
 
 ADVERSARIAL = st.one_of(
@@ -272,7 +319,7 @@ ADVERSARIAL = st.one_of(
 @settings(max_examples=150, deadline=None)
 @given(text=ADVERSARIAL, answer=st.text(max_size=50), source=st.sampled_from(SOURCES))
 def test_rewards_never_raise_on_any_string(text, answer, source):
-    for reward in (correctness_reward, format_reward):
+    for reward in (correctness_reward, format_reward) if source in ("arith", "shuffle", "tinymath") else (correctness_reward,):
         scores = reward([text, [{"role": "assistant", "content": text}]], answer=[answer] * 2, source=[source] * 2)
         assert len(scores) == 2 and all(score in (0.0, 1.0) for score in scores)
 

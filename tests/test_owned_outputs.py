@@ -426,10 +426,11 @@ def test_the_library_refuses_a_second_train_into_a_locked_folder(held, problems)
 def test_two_trains_started_at_once_do_not_both_proceed(tmp_path):
     args = [sys.executable, "-m", "course_lib", "train", "--model", "tiny-s", "--task", "arith", "--n", "16",
             "--steps", "1000", "--prompts-per-step", "2", "--group-size", "2", "--quiet", "--out", str(tmp_path / "run")]
-    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    one_thread = {**os.environ, "OMP_NUM_THREADS": "1"}  # two processes beside the other test worker: no oversubscription
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=one_thread)
     while not (tmp_path / "run" / LOCK_NAME).exists() and first.poll() is None:
         time.sleep(0.05)
-    second = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    second = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=300, env=one_thread)
     assert first.poll() is None  # still training: the second met it at work
     first.send_signal(signal.SIGINT)
     first.communicate(timeout=300)

@@ -9,6 +9,7 @@ import pytest
 
 from course_lib import CourseError
 from course_lib.research.scorecard import (
+    CLAIMS,
     Claim,
     arm_values,
     claim_margins,
@@ -201,6 +202,52 @@ def test_arms_named_by_task_and_a_margin_per_model(tmp_path):
                          ((0.06, 0.0), "must be a number between 0 and 1")]:
         with pytest.raises(CourseError, match=re.escape(said)):
             claim_margins(replace(claim, margin=margin))
+
+
+def write_study(root, name, rows):
+    (root / name).mkdir()
+    pd.DataFrame(rows).assign(status="ok", steps=150).to_csv(root / name / "results.csv", index=False)
+
+
+def test_each_arm_reads_its_own_base_evaluation_whatever_the_row_order(tmp_path):
+    """Hostile round 15: the base variance came from the table's first row, so the order of rows moved a verdict."""
+    rows = [row for seed, noise in zip(range(5), (0.002, -0.002, 0.001, -0.001, 0.0)) for row in (
+        {"model": "m", "seed": seed, "task": "a", "strategy": "x", "gain.test": 0.101 + noise, "base_variance.test": 0.0},
+        {"model": "m", "seed": seed, "task": "b", "strategy": "x", "gain.test": 0.100 + noise,
+         "base_variance.test": 0.004})]
+    write_study(tmp_path, "ab", rows)
+    write_study(tmp_path, "ba", rows[1::2] + rows[0::2])
+    for study in ("ab", "ba"):
+        one = claim_verdict(Claim("b x gains", "p", study, "m", "b x"), tmp_path)
+        assert one["tiny world"].startswith("+0.100 [-0.0") and one["status"] == "inconclusive"  # b's own base error
+        with pytest.raises(CourseError, match="whose base evaluations differ"):
+            claim_verdict(Claim("a x matches b x", "p", study, "m", "a x", "b x", expected="equivalent"), tmp_path)
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    ({"model": "mm"}, "no point of model 'mm' from seed 0 on (models there: m)"),
+    ({"fresh_from": 99}, "no point of model 'm' from seed 99 on"),
+    ({"column": "gain.ood"}, "reads the column 'gain.ood', which its results lack"),
+    ({"first": "xx"}, "model 'm' has no point of the arm 'xx'"),
+    ({"first": "c x"}, "model 'm' has no point of the arm 'c x'"),
+    ({"model": ("m", "m"), "margin": (0.06, 0.02)}, "must name each model once"),
+    ({"model": ()}, "must name each model once, at least one"),
+])
+def test_what_a_claim_reads_and_its_study_lacks_is_one_line(tmp_path, edit, said):
+    rows = [{"model": "m", "seed": seed, "task": task, "strategy": "x", "gain.test": 0.1, "base_variance.test": 0.0}
+            for seed in range(5) for task in "ab"]
+    write_study(tmp_path, "ab", rows)
+    with pytest.raises(CourseError, match=re.escape(said)):
+        claim_verdict(replace(Claim("a x beats b x", "p", "ab", "m", "a x", "b x"), **edit), tmp_path)
+
+
+def test_the_decision_table_says_a_running_row_has_no_rule_yet():
+    card = scorecard()
+    regime_row = next(c.claim for c in CLAIMS if c.regime)
+    table = decision_table(card.assign(status=card["status"].where(card["claim"] != regime_row, "running")))
+    assert table.to_string().count("no rule yet: its study is running") == 1
+    with pytest.raises(CourseError, match="holds none of the scorecard's"):
+        decision_table(pd.DataFrame([{"claim": "something else", "status": "supported"}]))
 
 
 def test_a_study_still_running_has_no_verdict_yet(tmp_path):

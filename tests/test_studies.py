@@ -179,11 +179,36 @@ def test_equivalence_verdict_when_every_seed_agrees_and_its_rounding():
             equivalence_verdict([0.01, 0.02, 0.03], margin)
 
 
+def test_holm_reads_its_verdicts_from_unrounded_p_values():
+    """Hostile round 15: a p-value of 0.0499999 rounded to 0.05 and turned "slightly better" into "equivalent"."""
+    from scipy import stats
+
+    from course_lib.research.studies import holm_verdicts
+
+    base = np.array([0.01, -0.01, 0.005, -0.005, 0.0])
+    edge = base + stats.t.isf((0.05 - 1e-7) / 2, 4) * base.std(ddof=1) / 5 ** 0.5  # p_difference just under 0.05
+    verdict = equivalence_verdict(list(edge), margin=0.5)
+    assert verdict["verdict"].startswith("slightly better")
+    assert holm_verdicts(pd.DataFrame([verdict]))["verdict_holm"][0] == verdict["verdict"]  # a family of one keeps it
+
+
+def test_a_pair_refuses_a_seed_run_twice_or_a_blank_seed():
+    from course_lib.research.studies import paired_by_seed
+
+    table = pd.DataFrame({"strategy": ["a", "a", "b"], "seed": [0, 0, 0], "gain": [0.1, 0.5, 0.2]})
+    with pytest.raises(CourseError, match=r"seed\(s\) \[0\] have several points of one arm"):
+        paired_by_seed(table, "a", "b", "gain")
+    with pytest.raises(CourseError, match="has no seed"):
+        paired_by_seed(table.assign(seed=[0, np.nan, 1]), "a", "b", "gain")
+
+
 def test_seeds_needed_at_its_edges():
     from course_lib.research.studies import paired_power, seeds_needed
 
     assert paired_power(0.0, 0.02, 5) == pytest.approx(0.05)  # no difference: the test's own 5% false alarms
-    assert seeds_needed(0.001, 0.03) == 2  # a difference far above the noise: the fewest seeds a t-test can use
+    assert seeds_needed(0.001, 0.03) == 3  # a difference far above the noise: the fewest equivalence_verdict reads
+    with pytest.raises(CourseError, match="most=2 must be a whole number of seeds >= 3"):
+        seeds_needed(0.001, 0.03, most=2)
     exactly = seeds_needed(0.04, 0.03)  # 16 at 5%; a stricter alpha needs more
     assert seeds_needed(0.04, 0.03, most=exactly) == exactly < seeds_needed(0.04, 0.03, alpha=0.0125)
     with pytest.raises(CourseError, match=f"more than {exactly - 1} seeds would be needed"):

@@ -141,6 +141,7 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     table = table[table["seed"] >= claim.fresh_from]
     models = (claim.model,) if isinstance(claim.model, str) else claim.model
     each = [replace(claim, margin=margin) for margin in claim_margins(claim)]
+    check_claim_reads(table, claim, models)
     checks = [reference_check(table[table["model"] == model], one) for model, one in zip(models, each)]
     tests = [equivalence_verdict(claim_values(table[table["model"] == model], one), one.margin,
                                  base_variance=single_arm_base_variance(table[table["model"] == model], one),
@@ -157,6 +158,20 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
             "inside margin": inside_margin(family["verdict_holm"]) if found == "equivalent" else ""}
 
 
+def check_claim_reads(table: pd.DataFrame, claim: Claim, models) -> None:
+    """One line naming what a claim reads and its study lacks: a column, a model, an arm (after `fresh_from`)."""
+    where = f"{claim.study}: '{claim.claim}'"
+    wanted = [claim.column, "steps"] if claim.steps else [claim.column]
+    missing = [column for column in wanted if column not in table]
+    check(not missing, f"{where} reads the column {missing[0] if missing else ''!r}, which its results lack")
+    for model in models:
+        rows = table[table["model"] == model]
+        check(len(rows) > 0, f"{where}: no point of model {model!r} from seed {claim.fresh_from} on (models there: "
+                             f"{', '.join(sorted(map(str, table['model'].unique()))) or 'none'})")
+        for arm in filter(None, (claim.first, claim.second)):
+            check(len(arm_rows(rows, arm)) > 0, f"{where}: model {model!r} has no point of the arm {arm!r}")
+
+
 def is_running(study: str, root=RESULTS_DIR) -> bool:
     """Whether a study has started and not finished: its grid and some records committed, no results table yet."""
     folder = study_folder(study, root)
@@ -167,6 +182,8 @@ def claim_margins(claim: Claim) -> tuple:
     """A claim's margin for each model it reads, in the order of `claim.model` (one margin: the same for all)."""
     models = (claim.model,) if isinstance(claim.model, str) else tuple(claim.model)
     margins = tuple(claim.margin) if isinstance(claim.margin, (tuple, list)) else (claim.margin,) * len(models)
+    check(len(set(models)) == len(models) and len(models) > 0,
+          f"'{claim.claim}': model={claim.model!r} must name each model once, at least one")
     check(len(margins) == len(models), f"'{claim.claim}': {len(margins)} margins for {len(models)} models; give one "
                                        "margin, or one per model in the order of `model`")
     check(all(isinstance(m, (int, float)) and not isinstance(m, bool) and 0 < m < 1 for m in margins),
@@ -192,12 +209,26 @@ def inside_margin(verdicts) -> str:
 
 
 def single_arm_base_variance(table: pd.DataFrame, claim: Claim) -> float:
-    """The shared base evaluation's variance, for a claim about one arm's held-out gain over the base model (two
-    arms share the base, which cancels in their difference: 0 there)."""
-    shared = f"base_variance.{claim.column.rsplit('.', 1)[-1]}"
-    if claim.second or not claim.column.startswith("gain.") or shared not in table:
+    """The base evaluation's variance, for a claim about one arm's held-out gain over the base model; two arms must
+    share one base evaluation, which cancels in their difference (0 there)."""
+    if claim.second:
+        first, second = base_variance(table, claim.first, claim), base_variance(table, claim.second, claim)
+        check(first == second, f"{claim.study}: '{claim.claim}' compares {claim.first} and {claim.second}, whose base "
+                               f"evaluations differ (variances {first:g} and {second:g}); a paired difference needs "
+                               "one shared base evaluation")
         return 0.0
-    return float(table[shared].iloc[0])
+    return base_variance(table, claim.first, claim)
+
+
+def base_variance(table: pd.DataFrame, arm: str, claim: Claim) -> float:
+    """The variance of the base evaluation one arm's held-out gains are measured from (0 for other measures)."""
+    shared = f"base_variance.{claim.column.rsplit('.', 1)[-1]}"
+    if not claim.column.startswith("gain.") or shared not in table:
+        return 0.0
+    values = arm_rows(table, arm)[shared].unique()
+    check(len(values) == 1, f"{claim.study}: the arm {arm!r} of '{claim.claim}' has {len(values)} base evaluations "
+                            f"({', '.join(f'{v:g}' for v in values)}); its gains must share one")
+    return float(values[0])
 
 
 def why_changed(verdict: str, verdict_before: str, check: dict) -> str:
@@ -217,10 +248,7 @@ def reference_check(table: pd.DataFrame, claim: Claim) -> dict:
         return {"sensitive": True, "why": ""}
     reference = arm_values(table, claim.second, claim.column, claim.steps[1:]).dropna()
     reference = reference.loc[reference.index.isin(claim_values(table, claim).index)]  # the seeds the test reads
-    split = claim.column.rsplit(".", 1)[-1]
-    shared = f"base_variance.{split}"
-    base = float(table[shared].iloc[0]) if claim.column.startswith("gain.") and shared in table else 0.0
-    return assay_sensitivity(reference, claim.margin, base, arm=claim.second)
+    return assay_sensitivity(reference, claim.margin, base_variance(table, claim.second, claim), arm=claim.second)
 
 
 def claim_values(table: pd.DataFrame, claim: Claim) -> pd.Series:
@@ -245,14 +273,21 @@ def paired_seeds(first: pd.Series, second: pd.Series, claim: Claim) -> pd.Series
     return second
 
 
+def arm_rows(table: pd.DataFrame, arm: str) -> pd.DataFrame:
+    """An arm's rows: its strategy's, and of one task where the arm is named "TASK STRATEGY" ("arith levels-1-5")."""
+    task, _, strategy = arm.rpartition(" ")
+    rows = table[table["strategy"] == strategy]
+    if task:
+        check("task" in table, f"arm {arm!r} is named \"TASK STRATEGY\", but the study's results have no `task` "
+                               "column; name the arm by its strategy alone")
+        rows = rows[rows["task"].astype(str) == task]
+    return rows
+
+
 def arm_values(table: pd.DataFrame, arm: str, column: str, steps: tuple) -> pd.Series:
     """One arm's values by seed (`arm`: a strategy, or "TASK STRATEGY"), at one length when `steps` names it (an arm
     run at two lengths is never averaged)."""
-    task, _, strategy = arm.rpartition(" ")  # "arith levels-1-5": the arith runs of levels-1-5
-    rows = table[table["strategy"] == strategy]
-    if task:
-        check("task" in table, f"arm {arm!r} names a task, but the study's results have no `task` column")
-        rows = rows[rows["task"] == task]
+    rows = arm_rows(table, arm)
     if steps:
         rows = rows[rows["steps"] == steps[0]]
     check(not rows["seed"].duplicated().any(), f"{arm}: several points per seed; name their length in Claim.steps, "
@@ -319,6 +354,13 @@ def advice(status: str, inside: str = "") -> str:
     return f"{ADVICE[status]}; {said}"
 
 
+def cell_advice(status: str, inside: str = "") -> str:
+    """A decision-table cell's advice: `advice`, or where the row has no verdict yet, that it has none."""
+    if status in ("running", "not testable here"):
+        return f"no rule yet: {'its study is running' if status == 'running' else 'not testable here'}"
+    return advice(status, inside)
+
+
 def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
     """What to annotate under a 10% budget, by the model's regime and the step structure, each cell read from a
     "hard beats random" row of the scorecard and naming its model and study (a row's cells may differ in model and
@@ -331,9 +373,11 @@ def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
     check(not twice, f"card lists claim {twice[0]!r} twice: pass the table scorecard() returns" if twice else "")
     status_of = dict(zip(card["claim"], card["status"]))
     inside_of = dict(zip(card["claim"], card["inside margin"])) if "inside margin" in card else {}
-    cells = {(c.regime, c.prompts_per_step): f"{advice(status_of[c.claim], inside_of.get(c.claim, ''))} ({c.model}; "
-                                             f"{c.study}, {status_of[c.claim]})"
-             for c in CLAIMS if c.regime and c.claim in status_of}
+    rows = [c for c in CLAIMS if c.regime and c.claim in status_of]
+    check(len(rows) > 0, "card holds none of the scorecard's \"hard beats random\" rows: pass the table scorecard() "
+                         "returns")
+    cells = {(c.regime, c.prompts_per_step): f"{cell_advice(status_of[c.claim], inside_of.get(c.claim, ''))} "
+                                             f"({c.model}; {c.study}, {status_of[c.claim]})" for c in rows}
     return pd.DataFrame([{"model's regime": regime, **{name: cells.get((regime, n), "not tested")
                                                         for n, name in STRUCTURES.items()}} for regime in REGIMES])
 

@@ -382,16 +382,18 @@ def assay_sensitivity(reference_gains, margin: float, base_variance: float = 0.0
     return {"reference_gain": round(mean, 4), "reference_low": low, "sensitive": not why, "why": why}
 
 
-def holm_adjusted(p_values) -> list[float]:
+def holm_adjusted(p_values, digits: int | None = 6) -> list[float]:
     """Holm's step-down adjustment of a family's p-values: the k-th smallest is multiplied by (m - k + 1), and the
-    adjusted values are kept non-decreasing (a family-wise error rate of alpha when each is compared with alpha).
+    adjusted values are kept non-decreasing (a family-wise error rate of alpha when each is compared with alpha);
+    rounded to `digits` for display (None: unrounded, as verdicts compare them).
 
     >>> holm_adjusted([0.01, 0.04, 0.03])
     [0.03, 0.06, 0.06]
     """
     values = np.asarray(list(p_values), dtype=float)
     check(((values >= 0) & (values <= 1)).all(), f"p_values={list(p_values)} must be probabilities from 0 to 1")
-    return [round(float(value), 6) for value in multipletests(values, method="holm")[1]]
+    adjusted = [float(value) for value in multipletests(values, method="holm")[1]]
+    return adjusted if digits is None else [round(value, digits) for value in adjusted]
 
 
 def check_probability(name: str, value) -> None:
@@ -411,13 +413,15 @@ def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         check(not odd, f"rows' {column} holds {odd[0]!r}, not a number: pass a table of equivalence_verdict() results"
               if odd else "")
     out = rows.copy()
-    out["p_difference_holm"] = holm_adjusted(rows["p_difference"])
+    out["p_difference_holm"] = holm_adjusted(rows["p_difference"])  # rounded for display
     out["p_equivalence_holm"] = holm_adjusted(rows["p_equivalence"])
+    differs = [p < alpha for p in holm_adjusted(rows["p_difference"], digits=None)]  # verdicts read the unrounded
+    equivalent = [p < alpha for p in holm_adjusted(rows["p_equivalence"], digits=None)]
     sensitive = out["sensitive"] if "sensitive" in out else [True] * len(out)
     check(all(isinstance(ok, (bool, np.bool_)) for ok in sensitive),
           "rows' sensitive column must hold True or False (read from text, 'False' would count as True)")
-    out["verdict_holm"] = [verdict_in_words(side(row), row.p_difference_holm < alpha, row.p_equivalence_holm < alpha,
-                                            ok) for row, ok in zip(out.itertuples(), sensitive)]
+    out["verdict_holm"] = [verdict_in_words(side(row), differ, equal, ok)
+                           for row, differ, equal, ok in zip(out.itertuples(), differs, equivalent, sensitive)]
     return out
 
 
@@ -468,8 +472,8 @@ def seeds_needed(sd: float, difference: float, power: float = 0.8, alpha: float 
     check(is_number(difference) and 0 < difference < math.inf,
           f"difference={difference!r} must be a positive, finite number (the effect to detect)")
     check_probability("power", power), check_probability("alpha", alpha)
-    check(whole(most) and most >= 2, f"most={most!r} must be a whole number of seeds >= 2")
-    for seeds in range(2, most + 1):
+    check(whole(most) and most >= 3, f"most={most!r} must be a whole number of seeds >= 3")
+    for seeds in range(3, most + 1):  # `equivalence_verdict` reads 3 seeds at least
         if paired_power(difference, sd, seeds, alpha) >= power:
             return seeds
     raise CourseError(f"more than {most} seeds would be needed; find a larger effect or a less noisy measure")
@@ -526,6 +530,10 @@ def paired_by_seed(group: pd.DataFrame, first: str, second: str, column: str, ar
     if set(rows[arm]) != {first, second}:
         return pd.DataFrame(columns=[first, second])
     finite_values(rows[column])  # a missing result cannot count: named, as `gain_verdicts` names it
+    check(rows["seed"].notna().all(), f"a point of {first} or {second} has no seed; every run needs its seed")
+    twice = sorted(rows.loc[rows.duplicated(["seed", arm]), "seed"].unique().tolist())
+    check(not twice, f"seed(s) {twice} have several points of one arm ({first} or {second}), which a pair would "
+                     "average in silence; keep one run per seed and arm (`check_one_run_per_seed`)")
     wide = rows.pivot_table(index="seed", columns=arm, values=column, dropna=False)[[first, second]]
     lonely = sorted(wide.index[wide.isna().any(axis=1)].tolist())
     check(not lonely, f"seed(s) {lonely} have a {column} for only one of {first} and {second}: a paired difference "
