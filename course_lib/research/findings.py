@@ -15,8 +15,13 @@ from .studies import COULD_NOT_TELL, beats_or_loses, interval_text
 
 def finding(name: str, row, margin: float | None = None) -> str:
     """'hard - random +0.010 [-0.004, +0.024]: **equivalent** (margin ±0.03)' from a row with mean, ci_low, ci_high
-    and, when tested against a margin, a `verdict`; without one, the 95% interval's verdict against 0. A "could not
-    tell" says why, from the row's `why` (`studies.paired_verdicts`).
+    and, when tested against a margin, a `verdict` (and TOST's 90% interval beside the 95% one where the row holds
+    it); without one, the 95% interval's verdict against 0. A "could not tell" says why, from the row's `why`
+    (`studies.paired_verdicts`) (05).
+
+    >>> finding("hard - random", {"mean": 0.01, "ci_low": -0.004, "ci_high": 0.024, "tost_low": -0.001,
+    ...                           "tost_high": 0.021, "verdict": "equivalent"}, 0.03)
+    'hard - random +0.010 [-0.004, +0.024], 90% [-0.001, +0.021]: **equivalent** (margin ±0.03)'
 
     >>> finding("hard - random", {"mean": -0.02, "ci_low": -0.03, "ci_high": -0.01, "verdict": "worse"}, 0.03)
     'hard - random -0.020 [-0.030, -0.010]: **worse** (margin ±0.03)'
@@ -28,7 +33,10 @@ def finding(name: str, row, margin: float | None = None) -> str:
         return f"{name} {get('mean'):+.3f}: **not tested** ({why})"
     if said is None:
         said = {"beats": "above 0", "loses to": "below 0", "is indistinguishable from": "includes 0"}[beats_or_loses(row)]
-    text = f"{name} {interval_text(row)}: **{said}**" + (f" (margin ±{margin:g})" if margin is not None else "")
+    tost = (get("tost_low"), get("tost_high"))  # TOST's 90% interval, which an equivalence reads against the margin
+    shown = interval_text(row) + (f", 90% [{tost[0]:+.3f}, {tost[1]:+.3f}]" if None not in tost and get("verdict")
+                                  else "")
+    text = f"{name} {shown}: **{said}**" + (f" (margin ±{margin:g})" if margin is not None else "")
     why = get("why")
     return text + (f": {why}" if said == COULD_NOT_TELL and isinstance(why, str) and why else "")
 
