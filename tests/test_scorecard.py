@@ -39,8 +39,14 @@ def test_status_reads_the_verdict_against_the_papers_direction(verdict, expected
     assert status(verdict, expected) == said
 
 
-def test_committed_scorecard_rows():
-    card = scorecard().set_index("claim")
+@pytest.fixture(scope="module")
+def committed_card():
+    """The committed studies' scorecard, computed once for this file's tests (each computation reads every study)."""
+    return scorecard()
+
+
+def test_committed_scorecard_rows(committed_card):
+    card = committed_card.set_index("claim")
     skill = card.loc["Hard beats random under a 10% budget (skill-limited model)"]
     # fresh seeds 3-7 of the 100-step study (seeds 0-2 repeat earlier runs); random gained +0.041, so the 0.03 margin
     # cannot call hard's -0.012 negligible: a real difference against the claim
@@ -241,8 +247,8 @@ def test_what_a_claim_reads_and_its_study_lacks_is_one_line(tmp_path, edit, said
         claim_verdict(replace(Claim("a x beats b x", "p", "ab", "m", "a x", "b x"), **edit), tmp_path)
 
 
-def test_the_decision_table_says_a_running_row_has_no_rule_yet():
-    card = scorecard()
+def test_the_decision_table_says_a_running_row_has_no_rule_yet(committed_card):
+    card = committed_card
     regime_row = next(c.claim for c in CLAIMS if c.regime)
     table = decision_table(card.assign(status=card["status"].where(card["claim"] != regime_row, "running")))
     assert table.to_string().count("no rule yet: its study is running") == 1
@@ -262,10 +268,10 @@ def test_a_study_still_running_has_no_verdict_yet(tmp_path):
         claim_verdict(claim, tmp_path)
 
 
-def test_the_decision_table_reads_each_cell_from_its_scorecard_row():
+def test_the_decision_table_reads_each_cell_from_its_scorecard_row(committed_card):
     from course_lib.research.scorecard import CLAIMS, FORMAT_LIMITED, SKILL_LIMITED, STRONG, decision_table
 
-    table = decision_table().set_index("model's regime")
+    table = decision_table(committed_card).set_index("model's regime")
     assert table.loc[SKILL_LIMITED, "8 prompts per step"] == ("a random sample: hard did worse "
                                                              "(tiny-m; regimes-hard-wins-long, contradicted)")
     assert table.loc[STRONG, "8 prompts per step"].endswith("(tiny-l-strong; strong-regime-hard-wins, could not tell)")
@@ -323,7 +329,7 @@ def test_what_it_found_refuses_a_status_or_direction_it_does_not_know_in_one_lin
             function(status, inside)
 
 
-def test_the_scorecard_carries_the_direction_inside_the_margin_as_a_field():
+def test_the_scorecard_carries_the_direction_inside_the_margin_as_a_field(committed_card):
     """The direction comes from the verdicts, not from parsing the "tiny world" text."""
     from course_lib.research.scorecard import inside_margin
 
@@ -331,7 +337,7 @@ def test_the_scorecard_carries_the_direction_inside_the_margin_as_a_field():
     assert inside_margin(["slightly better", "equivalent"]) == "better"
     assert inside_margin(["slightly better", "slightly worse"]) == ""  # models disagree: no single direction
     assert inside_margin(["equivalent", float("nan")]) == ""
-    card = scorecard().set_index("claim")
+    card = committed_card.set_index("claim")
     assert card.loc["Hard beats random under a 10% budget (format-limited model, one group per step)",
                     "inside margin"] == "worse"
     assert set(card["inside margin"]) <= {"", "better", "worse"}

@@ -249,6 +249,8 @@ def outputs(out) -> dict:
 
 def main(out=RESULTS_DIR / "reanalysis", readme=None) -> None:
     """Write the re-analysis into `out` (and the README's scorecard when `readme` names it): all files or none."""
+    if readme is not None:  # a README without its markers is refused before the minutes of re-analysis
+        with_scorecard(Path(readme).read_text(), "", readme)
     files = outputs(out)
     if readme is not None:
         files[Path(readme)] = with_scorecard(Path(readme).read_text(), files[Path(out) / "scorecard.md"], readme)
