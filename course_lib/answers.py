@@ -50,6 +50,16 @@ def _tail(text) -> str:
     return text[-MAX_SCAN:] if isinstance(text, str) else ""
 
 
+_LATEX_SPACE = re.compile(r"\\[;:,!> ]|\\q?quad(?![A-Za-z])|~")
+_LATEX_WORD = re.compile(r"\\(?:text|textrm|textit|textbf|textnormal|mathrm|mbox|operatorname)\s*\{([^{}]*)\}")
+
+
+def _plain(text: str) -> str:
+    """Text with LaTeX spacing as spaces and words set in `\\text{...}` as plain words, so a hedge reads the same
+    however it is typeset (`12 \\; \\text{or} \\; 13` is `12 or 13`)."""
+    return _LATEX_WORD.sub(r" \1 ", _LATEX_SPACE.sub(" ", text))
+
+
 def normalize_number(text: str) -> str:
     """'1,234' -> '1234', '$5.00' -> '5', '1.50' -> '1.5', '-0' -> '0', '٤٢' -> '42'; other strings are only stripped.
 
@@ -168,6 +178,9 @@ def boxed_answers(text) -> list[str | None]:
             if depth == 0:
                 answers.append(text[box.end():brace.start()].strip())
                 position = brace.end()
+                hedge = _HEDGE_AFTER_A_BOX.match(_plain(text[position:position + 120]))
+                if hedge and normalize_number(hedge.group(1)) != normalize_number(answers[-1]):
+                    answers.append(None)  # `\boxed{7} (maybe 8)`, `\boxed{7} or 8`: a second answer beside it
                 break
         else:
             answers.append(None)
@@ -212,7 +225,7 @@ def option_answers(text) -> list[str]:
     if not isinstance(text, str):
         return []
     dressed = [match.group(1) or match.group(2) for match in _DRESSED_OPTION.finditer(text)]
-    text = _DRESSED_OPTION.sub(lambda match: f"({match.group(1) or match.group(2)})", text)
+    text = _plain(_DRESSED_OPTION.sub(lambda match: f"({match.group(1) or match.group(2)})", text))
     if text.lower().count("answer") > MAX_MARKS:
         return [None]
     stated = _STATED.findall(text)
@@ -279,7 +292,7 @@ def extract_integer(text) -> str | None:
               for answer in boxed_answers(text) + hashes + tagged_answers(text)]
     if marked:
         return one_answer(marked)
-    tail = _tail(text)
+    tail = _plain(_tail(text))
     numbers = list(_NUMBER.finditer(tail))
     if not numbers:
         return None
@@ -297,10 +310,16 @@ def extract_integer(text) -> str | None:
 
 
 _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[dt]?frac\{[^{}]*\}\{)\s*|[A-Za-z]"
-                                   r"|[\d)}]\s*(?:[-+*\u00d7\u00b7\u2212|&]|\\times|\\cdot|\\pm|\\mp)\s*)$")  # `2 \times 13`
+                                   r"|[\d)}]\s*(?:[-+*\u00d7\u00b7\u2212|&]|\\times|\\cdot|\\pm|\\mp)\s*"
+                                   r"|\d\s+(?:x|times|plus|minus|mod|over|divided\s+by)\s+|\\binom\{[^{}]*\}\{\s*"
+                                   r"|\\(?:log|ln|lg|sin|cos|tan)(?:_\{?\w+\}?)?\s*|[\d)]\s*\(\s*)$")  # `2 \times 13`
 _HEDGE_WORD = r"(?:maybe|perhaps|possibly|probably)"
 _CONNECTOR = (r"(?:,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|or(?:\s+else)?|else|and|to|vs\.?|versus|"
               r"alternatively|\.\.\.|\u2026|but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
+_AFTER_A_BOX = (r"(?:or(?:\s+else)?|else|\u2228|\\lor|\\vee|alternatively|"
+                r"but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
+_HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}\s*)+{_HEDGE_WORD}?|"
+                                rf"{_HEDGE_WORD})\s*\$*\s*(-?\d[\d,]*(?:\.\d+)?)")
 _HEDGE_BETWEEN = re.compile(rf"(?i)\s*[.(\[\u2014\u2013-]?\s*(?:(?:{_CONNECTOR}\s*)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*")
 
 

@@ -56,7 +56,7 @@ def _check_table(table: pd.DataFrame, rates_read: bool = True) -> None:
                        f"a difficulty table needs {', '.join(REQUIRED_COLUMNS)}")
     check(len(table) > 0, "table is empty; select from a pool of at least one problem")
     for row, uid in enumerate(table["id"], start=1):
-        text = "" if uid is None or (isinstance(uid, float) and math.isnan(uid)) else str(uid)
+        text = "" if uid is None or (not isinstance(uid, str) and bool(pd.isna(uid))) else str(uid)  # NaN, pd.NA
         check(text != "" and text == text.strip() and len(text.splitlines()) == 1,
               f"table row {row} has id {uid!r}: an id must be non-empty text on one line without spaces at its ends "
               "(an ids file holds one per line); fix that row")
@@ -92,7 +92,7 @@ def _levels_band(table: pd.DataFrame, levels) -> tuple[pd.DataFrame, list[int]]:
     check(len(set(levels)) == len(levels), f"levels={levels!r} names a level twice; give each once, e.g. (1, 2, 3)")
     band = table[table["level"].isin(levels)]
     check(len(band) > 0, f"no problem in the table has a level in {levels}; "
-                         f"the table's levels are {sorted(table['level'].dropna().unique().tolist())}")
+                         f"the table's levels are {sorted(table['level'].dropna().unique().tolist(), key=str)}")
     return band, levels
 
 

@@ -720,3 +720,30 @@ def test_a_tinymath_completion_with_several_boxes_is_out_of_format():
     """Round 13: a hedge of boxes on separate lines earned the format reward."""
     assert format_reward(["\\boxed{5}\n\\boxed{6}", "\\boxed{5}\\boxed{6}", "3*4=12\n\\boxed{12}"],
                          source=["tinymath"] * 3) == [0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("completion", [
+    r"$12 \; \text{or} \; 13$", r"12 \quad\text{or}\quad 13", "12~or~13", r"12\ or\ 13", r"12\,\mathrm{or}\,13",
+    r"12 \mbox{ or } 13", "12 x 13", "12 times 13", "12 plus 13", "100 mod 13", r"\binom{15}{13}", r"\log_2 13",
+    "(12)(13)", "12(13)"])
+def test_round_16_typeset_hedges_and_worded_expressions_are_no_aime_answer(completion):
+    assert not is_correct(completion, "13", "aime2025")
+
+
+@pytest.mark.parametrize("source", ["math", "tinymath", "aime2025"])
+@pytest.mark.parametrize("completion", [r"\boxed{7} (maybe 8)", r"\boxed{7} or 8", r"\boxed{7}, but it could be 8.",
+                                        r"The answer is $\boxed{7}$, or possibly 8"])
+def test_round_16_a_second_answer_just_after_a_box_is_a_hedge(completion, source):
+    assert not is_correct(completion, "7", source)
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    (r"so \boxed{7}.", "7", "math"), (r"\boxed{12}, or 12 in words", "12", "math"), ("5 + 8 = 13", "13", "aime2025"),
+    (r"$\text{The answer is } 13$", "13", "aime2025"), (r"So the answer is \text{(B)}", "(B)", "bbh"),
+])
+def test_round_16_rules_keep_plain_right_answers(completion, answer, source):
+    assert is_correct(completion, answer, source)
+
+
+def test_round_16_bbh_options_joined_by_a_typeset_space_are_a_hedge():
+    assert not is_correct("So the answer is (B)~or~(C).", "(B)", "bbh")

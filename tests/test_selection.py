@@ -481,3 +481,17 @@ def test_counts_and_histograms_refuse_rows_they_cannot_place():
 def test_a_level_given_as_a_bool_or_twice_is_refused(levels, said):
     with pytest.raises(CourseError, match=said):
         select(_counted_table(), "levels", 2, levels=levels)
+
+
+def test_round_16_a_missing_id_or_mixed_level_types_are_one_line():
+    import pandas as pd
+
+    from course_lib import CourseError
+    from course_lib.selection import select
+
+    blank = pd.DataFrame({"id": pd.array(["a", "b", None], dtype="string"), "pass_rate": [0.1, 0.2, 0.3], "level": 1})
+    with pytest.raises(CourseError, match="table row 3 has id <NA>"):
+        select(blank, "hard", 2)  # was: a float NaN among the ids returned
+    mixed = pd.DataFrame({"id": ["a", "b", "c"], "pass_rate": [0.1, 0.2, 0.3], "level": [1, "2", 3]})
+    with pytest.raises(CourseError, match=r"the table's levels are \[1, '2', 3\]"):
+        select(mixed, "levels", 2, levels=[5])  # was: a TypeError from sorting the levels for the message

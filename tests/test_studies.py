@@ -1138,6 +1138,10 @@ def _study_copy(tmp_path, study="regimes-hard-wins-long"):
      "is not pass_at_k_after - pass_at_k_before"),
     (lambda t: t.assign(**{"pass_at_k_gain.ood": 0.2, "pass_at_k_after.ood": None}), "but a blank pass_at_k_after.ood"),
     (lambda t: t.drop(columns="gain_ci.test"), "has gain.test but no gain_ci column beside it"),
+    (lambda t: t.assign(**{"pass_at_k_after.ood": t["pass_at_k_after.ood"].where(t.index != 3, 1.4)}),
+     "column 'pass_at_k_after.ood' holds 1.4 (line 5), outside [0, 1]"),  # round 16: it moved a published verdict
+    (lambda t: t.assign(**{"base_variance.test": 5.0}), "column 'base_variance.test' holds 5.0 (line 2), outside [0, 0.25]"),
+    (lambda t: t.assign(lucky_share=t.lucky_share.where(t.index != 0, -1)), "'lucky_share' holds -1.0"),
 ])
 def test_a_results_table_edited_by_hand_is_refused_in_one_line(tmp_path, edit, said):
     """Round 13: each edit passed `load_study` and flipped the skill-limited claim (contradicted -> could not tell,

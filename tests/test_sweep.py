@@ -859,6 +859,8 @@ def test_collect_aggregates_with_the_study_profile_and_command_it_was_given(tmp_
     ('{"study": "demo"}', "{grid} is not a grid `reproduce` wrote; delete it and run again"),
     ('{"study": "demo", "points": [{"SEED": 3}]}',
      "out={out} holds points that are not in demo's 'smoke' grid; give its profile or another folder"),
+    ('{"study": "demo", "points": [{"PROFILE": "smoke", "SEED": 10.0}]}',  # round 16: 1.0 == 1 let an edited grid by
+     "out={out} holds points that are not in demo's 'smoke' grid; give its profile or another folder"),
 ])
 def test_collect_refuses_a_grid_reproduce_did_not_write_in_one_whole_message(tmp_path, demo_grid, grid, message):
     (tmp_path / "grid.json").write_text(grid)
@@ -1191,9 +1193,18 @@ def test_a_point_of_a_long_model_path_gets_a_file_name_the_disk_can_hold():
 
 @pytest.mark.parametrize(("edit", "said"), [
     (lambda r: r.update({"pass_at_k_gain": {"test": 0.9}}), "pass_at_k_gain.test=0.9 is not pass_at_k_after"),
-    (lambda r: r.update({"base_variance": {"test": -1}}), "base_variance holds a value that is not a finite number"),
+    (lambda r: r.update({"base_variance": {"test": -1}}), "base_variance={'test': -1} must give each split a number"),
     (lambda r: r.update({"accuracy_after_by_level": {"test": {"1": 5.0}}}), "accuracy_after_by_level holds a value"),
-    (lambda r: r.update({"base_variance": {"test": float("inf")}}), "base_variance holds a value that is not a finite"),
+    (lambda r: r.update({"base_variance": {"test": float("inf")}}), "base_variance={'test': inf} must give each split"),
+    (lambda r: r.update({"base_variance": {"test": 5.0}}), "must give each split a number from 0 to 0.25"),  # round 16
+    (lambda r: r.update({"pass_at_k_after": {"test": 1.4}, "pass_at_k_gain": {"test": 0.9}}),
+     "pass_at_k_after={'test': 1.4} must give each split a number from 0 to 1"),  # moved a published verdict
+    (lambda r: r.update({"pass_at_k_before": {"test": -0.2}}), "pass_at_k_before={'test': -0.2} must give each split"),
+    (lambda r: r.update({"dead_step_share": 7}), "dead_step_share=7 must be a share from 0 to 1"),
+    (lambda r: r.update({"learnable_share_of_steps": -1}), "learnable_share_of_steps=-1 must be a share from 0 to 1"),
+    (lambda r: r.update({"gain_ci": {"test": [0.05, 0.1, 0.15]}}), "gain_ci.test=[0.05, 0.1, 0.15] must be [low, high]"),
+    (lambda r: r.update({"gain_ci": {"test": [0.15, 0.05]}}), "gain_ci.test=[0.15, 0.05] must be [low, high]"),
+    (lambda r: r.update({"dead_step_share": None}), None),  # not measured (a run without a ledger)
     (lambda r: r.pop("gain_ci"), None),  # no interval recorded at all: an old record, read on its gain alone
     (lambda r: r["gain_ci"].pop("test"), "has no gain_ci.test"),
 ])

@@ -133,6 +133,11 @@ def _study_provenance(path: Path, fix: str) -> dict:
 
 
 MEASURES = ("accuracy_before.test", "accuracy_after.test", "gain.test")  # every run that succeeded has them
+RANGES = {"accuracy_before": (0, 1), "accuracy_after": (0, 1), "gain": (-1, 1), "pass_at_k_before": (0, 1),
+          "pass_at_k_after": (0, 1), "pass_at_k_gain": (-1, 1),
+          "base_variance": (0, 0.25)}  # per split, the range a record's number lies in (a mean of shares varies <= 1/4)
+SHARES = ("dead_step_share", "learnable_share_of_steps", "lucky_share", "selected_share_mixed", "clipped_step_share",
+          "clipped_ratio", "predicted_dead_share", "selected_mean_pass_rate")  # one number from 0 to 1 each
 
 
 def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
@@ -180,7 +185,22 @@ def check_results(table: pd.DataFrame, path, study: str, fix: str) -> None:
         if len(infinite):
             raise CourseError(f"{path}: column {column!r} holds {numbers[infinite[0]]} (line {infinite[0] + 2}), not a "
                               f"finite number; {fix}")
+    check_ranges(table, path, fix)
     check_gains_agree(table[ok], path, fix)
+
+
+def check_ranges(table: pd.DataFrame, path, fix: str) -> None:
+    """Every measure of a results table in its range (`RANGES` per split, `SHARES`): a number edited by hand is
+    refused, not averaged into a verdict."""
+    for column in table.columns:
+        bounds = RANGES.get(column.split(".", 1)[0]) if "." in column else (0, 1) if column in SHARES else None
+        if bounds is None:
+            continue
+        numbers = pd.to_numeric(table[column], errors="coerce")
+        out = table.index[numbers.notna() & ~numbers.between(*bounds)]
+        if len(out):
+            raise CourseError(f"{path}: column {column!r} holds {numbers[out[0]]} (line {out[0] + 2}), outside "
+                              f"[{bounds[0]}, {bounds[1]}]; {fix}")
 
 
 def gain_disagreement(gain, after, before, interval, names=("accuracy_after", "accuracy_before")) -> str | None:

@@ -34,7 +34,7 @@ from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
 from ..provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
 from .definitions import point_name
 from .profiles import get_profile
-from .studies import STUDIES, gain_disagreement
+from .studies import RANGES, SHARES, STUDIES, gain_disagreement
 
 EXPERIMENT = EXPERIMENT_TEMPLATE
 
@@ -508,19 +508,26 @@ def _share_cores(workers: int) -> int:
     return use_threads(workers)
 
 
-MEASURES = {"accuracy_before": (0, 1), "accuracy_after": (0, 1), "gain": (-1, 1)}  # per split: the range it lies in
-
-
 def check_measures(record: dict, name: str) -> None:
     """A finished point's accuracies and gains: per split, a finite number in its range (a record edited or damaged
     by hand is refused, not averaged into a study)."""
-    for key, (low, high) in ((key, bounds) for key, bounds in MEASURES.items() if key in record):
+    for key, (low, high) in ((key, bounds) for key, bounds in RANGES.items() if key in record):
         values = record[key]
         check(isinstance(values, dict) and values and all(
             isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and low <= v <= high
             for v in values.values()),
             f"point {name}: {key}={values!r} must give each split a number from {low} to {high}; run the point "
             "again (delete its record)")
+    for key in [key for key in SHARES if record.get(key) is not None]:
+        value = record[key]
+        check(isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1,
+              f"point {name}: {key}={value!r} must be a share from 0 to 1; run the point again (delete its record)")
+    intervals = record.get("gain_ci", {})
+    for split, interval in (intervals.items() if isinstance(intervals, dict) else [("", intervals)]):
+        check(isinstance(interval, list | tuple) and len(interval) == 2 and all(
+            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in interval)
+            and interval[0] <= interval[1], f"point {name}: gain_ci.{split}={interval!r} must be [low, high], two "
+                                            "finite numbers; run the point again (delete its record)")
     check_measures_agree(record, name)
 
 
@@ -541,13 +548,12 @@ def check_measures_agree(record: dict, name: str) -> None:
             why = gain_disagreement(gain, after, before, interval, (after_key, before_key))
             check(why is None, f"point {name}: {gain_key}.{split}={gain} {why} (the record was edited, or mixes two "
                                "runs); run the point again (delete its record)")
-    for key in [k for k in record if k.startswith("base_variance") or re.fullmatch(r"accuracy_\w+_by_level", k)]:
+    for key in [k for k in record if re.fullmatch(r"accuracy_\w+_by_level", k)]:
         values = record[key].values() if isinstance(record[key], dict) else [record[key]]
         flat = [v for value in values for v in (value.values() if isinstance(value, dict) else [value])]
-        low, high = (0, math.inf) if key.startswith("base_variance") else (0, 1)
-        check(all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and low <= v <= high
+        check(all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= 1
                   for v in flat if v is not None),
-              f"point {name}: {key} holds a value that is not a finite number in [{low}, {high}] (the record was "
+              f"point {name}: {key} holds a value that is not a finite number in [0, 1] (the record was "
               "edited); run the point again (delete its record)")
 
 
@@ -595,9 +601,15 @@ EMITTED_ENVIRONMENT = ("COURSE_DATA_DIR", "COURSE_MODELS_DIR", "COURSE_MODEL_CAC
 def check_points_of_grid(grid: dict, study: str, profile: str, out) -> None:
     """Every point a folder's grid.json lists is a point of the study's grid in `profile` (an edited or damaged
     grid.json would train points that no table can take)."""
-    expected = expand(study, profile, overrides=grid.get("overrides"))
-    check(isinstance(grid["points"], list) and all(p in expected for p in grid["points"]),
+    expected = {typed(point) for point in expand(study, profile, overrides=grid.get("overrides"))}
+    check(isinstance(grid["points"], list) and all(isinstance(p, dict) and typed(p) in expected for p in grid["points"]),
           f"out={out} holds points that are not in {study}'s {profile!r} grid; give its profile or another folder")
+
+
+def typed(point: dict) -> str:
+    """A point as JSON, so values compare with their types: BUDGET 1 (one problem) is not BUDGET 1.0 (the whole
+    pool), SEED true is not SEED 1 (Python's `1 == 1.0 == True` would let an edited grid.json through)."""
+    return json.dumps(point, sort_keys=True)
 
 
 def grid_points(out: Path, study: str, profile: str) -> list[dict]:
