@@ -91,8 +91,11 @@ def _levels_band(table: pd.DataFrame, levels) -> tuple[pd.DataFrame, list[int]]:
           f"levels={levels!r} must be integers, e.g. (1, 2, 3)")
     check(len(set(levels)) == len(levels), f"levels={levels!r} names a level twice; give each once, e.g. (1, 2, 3)")
     band = table[table["level"].isin(levels)]
-    check(len(band) > 0, f"no problem in the table has a level in {levels}; "
-                         f"the table's levels are {sorted(table['level'].dropna().unique().tolist(), key=str)}")
+    held = sorted(table["level"].dropna().unique().tolist(), key=str)
+    check(len(band) > 0, f"no problem in the table has a level in {levels}; the table's levels are {held}")
+    absent = [level for level in levels if level not in set(band["level"])]
+    check(not absent, f"levels={levels!r}: the table has no problem of level(s) {absent} (its levels are {held}); "
+                      "drop them, or estimate a pool that holds them")
     return band, levels
 
 
