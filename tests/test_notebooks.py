@@ -231,6 +231,7 @@ def check_07(numbers):
     )
 
     card = scorecard()
+    card = card[card.status != "running"]  # 07 leaves out a study still running
     assert numbers["scorecard"] == dict(zip(card["claim"], card["status"]))
     assert numbers["scorecard_was"] == dict(zip(card["claim"], card["was"]))
     assert numbers["decision_table"] == decision_table(card).set_index("model's regime").to_dict()
