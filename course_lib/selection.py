@@ -8,6 +8,7 @@ Introduced in notebooks/03_budget_explorer.ipynb.
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -94,8 +95,9 @@ def _levels_band(table: pd.DataFrame, levels) -> tuple[pd.DataFrame, list[int]]:
     held = sorted(table["level"].dropna().unique().tolist(), key=str)
     check(len(band) > 0, f"no problem in the table has a level in {levels}; the table's levels are {held}")
     absent = [level for level in levels if level not in set(band["level"])]
-    check(not absent, f"levels={levels!r}: the table has no problem of level(s) {absent} (its levels are {held}); "
-                      "drop them, or estimate a pool that holds them")
+    if absent:  # a small pool may lack a level by chance: said, not refused
+        warnings.warn(f"levels={levels!r}: the table has no problem of level(s) {absent} (its levels are {held}); "
+                      "the selection holds the others only", stacklevel=3)
     return band, levels
 
 

@@ -407,7 +407,7 @@ def test_extract_hash_answer_with_several_numbers(text, expected):
     ("#### 25", "2.5", "gsm8k", False),
     ("#### 3.0", "3", "gsm8k", True),
     ("1+2=3\n#### 4", "3", "arith", False),  # a right number in the working is not the answer
-    ("the answer is 15, i.e. 3 times 5", "5", "aime2025", True),  # AIME: the last integer written
+    ("the answer is 15, i.e. 3 times 5", "5", "aime2025", False),  # AIME's last integer, inside `3 times 5`: none
     ("the answer is 15, i.e. 3 times 5", "15", "aime2025", False),
 ])
 def test_is_correct_reads_the_final_answer_only(completion, answer, source, correct):

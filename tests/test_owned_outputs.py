@@ -427,7 +427,10 @@ def test_two_trains_started_at_once_do_not_both_proceed(tmp_path):
     args = [sys.executable, "-m", "course_lib", "train", "--model", "tiny-s", "--task", "arith", "--n", "16",
             "--steps", "1000", "--prompts-per-step", "2", "--group-size", "2", "--quiet", "--out", str(tmp_path / "run")]
     one_thread = {**os.environ, "OMP_NUM_THREADS": "1"}  # two processes beside the other test worker: no oversubscription
-    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=one_thread)
+    # a pytest-xdist worker ignores SIGINT, and an ignored signal stays ignored across exec: give the command the
+    # terminal's default, or the Ctrl-C below would never reach it (it trained all 1000 steps instead)
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=one_thread,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     while not (tmp_path / "run" / LOCK_NAME).exists() and first.poll() is None:
         time.sleep(0.05)
     second = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=300, env=one_thread)

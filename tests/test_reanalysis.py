@@ -131,7 +131,7 @@ DAMAGE = {
         "strong-regime-pilot/results.csv: column 'gain.test' holds inf (line 2), not a finite number"),
     "out of range": (lambda root: damage_csv(root, "hard-wins", lambda t: t.assign(
         **{"accuracy_before.test": [7.0] + t["accuracy_before.test"].tolist()[1:]})),
-        "hard-wins/results.csv: gain.test on line 2 is not accuracy_after - accuracy_before"),
+        "hard-wins/results.csv: column 'accuracy_before.test' holds 7.0 (line 2), outside [0, 1]"),
     "a gain edited by hand": (lambda root: damage_csv(root, "hard-wins", lambda t: t.assign(
         **{"gain.test": [0.2] + t["gain.test"].tolist()[1:], "accuracy_after.test": [
             t["accuracy_before.test"].iloc[0] + 0.2] + t["accuracy_after.test"].tolist()[1:]})),

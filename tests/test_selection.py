@@ -497,13 +497,12 @@ def test_round_16_a_missing_id_or_mixed_level_types_are_one_line():
         select(mixed, "levels", 2, levels=[5])  # was: a TypeError from sorting the levels for the message
 
 
-def test_round_16_a_level_asked_for_that_the_table_lacks_is_refused_not_dropped():
+def test_round_16_a_level_asked_for_that_the_table_lacks_is_said_not_dropped_in_silence():
     import pandas as pd
 
-    from course_lib import CourseError
     from course_lib.selection import select
 
     table = pd.DataFrame({"id": list("abcd"), "pass_rate": [0.1, 0.2, 0.3, 0.4], "level": [1, 1, 2, 2]})
-    with pytest.raises(CourseError, match=r"levels=\[1, 9\]: the table has no problem of level\(s\) \[9\]"):
-        select(table, "levels", 2, levels=[1, 9])  # was: picked from level 1 alone
+    with pytest.warns(UserWarning, match=r"levels=\[1, 9\]: the table has no problem of level\(s\) \[9\]"):
+        assert sorted(select(table, "levels", 2, levels=[1, 9])) == ["a", "b"]  # was: level 1 alone, in silence
     assert sorted(select(table, "levels", 4, levels=[1, 2])) == list("abcd")
