@@ -166,9 +166,14 @@ def _check_same_calibration(args, folder: Path) -> None:
 
 def cmd_generate(args) -> None:
     """Print problems of a procedural task as JSON Lines."""
-    from .tasks import generate
+    from .tasks import check_task_and_levels, generate
 
-    for problem in generate(args.task, args.n, args.split, args.seed, _levels(args.levels)):
+    levels = check_task_and_levels(args.task, args.split, _levels(args.levels))
+    if args.n < len(levels):  # perhaps on purpose (a quick look): said, not refused
+        empty = ", ".join(str(level) for level in levels[args.n:])
+        print(f"warning: --n {args.n} is fewer than the {len(levels)} levels, so level(s) {empty} get no problem; "
+              f"give --n {len(levels)} or more for a problem of every level", file=sys.stderr)
+    for problem in generate(args.task, args.n, args.split, args.seed, levels):
         print(json.dumps(problem.to_dict()))
 
 
@@ -356,6 +361,9 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
     the provenance beside it) says `command` wrote it."""
     from .provenance import check_name_lengths, check_not_busy, check_replaceable, check_writable_file, is_tracked
 
+    check(not str(args.out).endswith(".provenance.json"),
+          f"out={args.out} ends in .provenance.json, the name of the record a command writes beside its output (it "
+          "would be read as one); give the output's own name, e.g. ids.txt or table.csv")
     beside = Path(str(args.out) + ".provenance.json")
     outs = (args.out, beside) if provenance else (args.out,)
     check_name_lengths(beside, "out", " with the .provenance.json written beside it")
@@ -880,7 +888,8 @@ def _report_sweep(outcome: dict, out: Path) -> int:
         error = failed.get("error", "no error recorded")
         print(f"FAILED {failed['point']}: {error} (see {out}/points/{failed['point']}.ipynb)", file=sys.stderr)
     for missing in outcome["missing"]:
-        print(f"MISSING {point_name(missing)} (never run, or still running)", file=sys.stderr)
+        print(f"MISSING {point_name(missing)} (not run yet, still running, or its record was set aside; `reproduce` "
+              "on this folder runs it)", file=sys.stderr)
     return 1 if outcome["failed"] or outcome["missing"] else 0
 
 

@@ -569,12 +569,16 @@ def _heading(mark: str) -> bool:
     return words and (not re.search(r"\d", mark) or bool(_HEADING_START.match(mark)))
 
 
+MISSING_MARKS = ("", "NA", "NaN", "nan", "N/A", "null", "None", "<NA>", "NaT")  # a missing value written as text
+
+
 def is_missing(answer) -> bool:
-    """Whether a reference answer is missing: None, blank text, or a missing value (NaN, `pd.NA`, `NaT`) (00)."""
+    """Whether a reference answer is missing: None, blank text, a missing value (NaN, `pd.NA`, `NaT`), or one written
+    as text ("nan", "None": what `str()` of a missing value gives, as a table exported carelessly holds) (00)."""
     if answer is None:
         return True
     if isinstance(answer, str):
-        return not answer.strip()
+        return answer.strip() in MISSING_MARKS
     try:
         return bool(answer != answer)  # NaN, NaT and Decimal NaN differ from themselves
     except TypeError:  # pd.NA is neither equal nor unequal to itself

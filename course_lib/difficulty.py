@@ -10,13 +10,14 @@ import json
 import math
 import time
 import warnings
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 
-from .answers import grader_fingerprint, in_format, is_correct
+from .answers import MISSING_MARKS, grader_fingerprint, in_format, is_correct
 from .errors import CourseError, check
 from .paths import what_it_is
 from .problems import problems_fingerprint
@@ -64,9 +65,12 @@ def wilson_bounds(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def check_k(k) -> None:
-    """K samples per problem must be at least 2: a pass rate from one sample cannot show variance."""
-    check(isinstance(k, int) and k >= 2, f"k={k!r} must be >= 2: a pass rate from one sample cannot show variance")
+def check_k(k) -> int:
+    """K samples per problem, a whole number of at least 2 (a pass rate from one sample cannot show variance), as a
+    Python int (numpy's integers too: a K read from an array)."""
+    check(isinstance(k, Integral) and not isinstance(k, bool), f"k={k!r} must be a whole number of samples, e.g. 8")
+    check(k >= 2, f"k={k!r} must be >= 2: a pass rate from one sample cannot show variance")
+    return int(k)
 
 
 FULL_HASH_LIMIT = 16_000_000  # models with fewer parameters have every weight hashed; larger ones are sampled
@@ -164,7 +168,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     """
     from .classroom.runtime import progress_bar
 
-    check_k(k)
+    k = check_k(k)
     check_sampling_args(k, temperature, max_new_tokens, backend)
     check(len(problems) > 0, "problems is empty; give at least one problem")
     check(len({p.id for p in problems}) == len(problems), "problems: ids must be unique")
@@ -307,9 +311,6 @@ def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
     return fewer
 
 
-MISSING_MARKS = ["", "NA", "NaN", "nan", "N/A", "null", "None"]  # what reads as missing, in every column but id
-
-
 def read_table(path) -> pd.DataFrame:
     """A difficulty table from CSV, with a clear error when a required column is missing."""
     path = Path(path)
@@ -318,7 +319,7 @@ def read_table(path) -> pd.DataFrame:
     check(path.is_file(), f"table={path} is {what_it_is(path)}; give the CSV file `estimate` wrote")
     try:
         columns = read_csv_strictly(path, nrows=0, encoding="utf-8").columns
-        missing_marks = {column: MISSING_MARKS for column in columns if column != "id"}  # an id is always text
+        missing_marks = {column: list(MISSING_MARKS) for column in columns if column != "id"}  # an id is always text
         table = read_csv_strictly(path, dtype={"id": str, "outcomes": str}, encoding="utf-8", keep_default_na=False,
                                   na_values=missing_marks)
     except pd.errors.ParserError as error:

@@ -536,7 +536,8 @@ def atomic_write_bytes(path, data: bytes) -> None:
 
 def read_csv_strictly(path, **options):
     """`pandas.read_csv` that never takes the first column as an index and refuses a row with more fields than the
-    header (pandas would shift or drop them): a ParserError naming the line."""
+    header (pandas would shift or drop them) or a header naming a column twice: a ParserError naming the line or
+    the column."""
     import warnings
 
     import pandas as pd  # here, not at the top: `import course_lib` loads this module and need not load pandas
@@ -544,9 +545,16 @@ def read_csv_strictly(path, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("error", pd.errors.ParserWarning)
         try:
-            return pd.read_csv(path, index_col=False, **options)
+            header = pd.read_csv(path, index_col=False, header=None, nrows=1, dtype=str, keep_default_na=False,
+                                 encoding=options.get("encoding"))
+            table = pd.read_csv(path, index_col=False, **options)
         except pd.errors.ParserWarning:
             raise pd.errors.ParserError("a row has more fields than the header") from None
         except pd.errors.ParserError as error:
             where = re.search(r"Expected \d+ fields in line \d+, saw \d+", str(error))
             raise pd.errors.ParserError(where.group(0) if where else "ParserError") from None
+    names = [] if header.empty else list(header.iloc[0])
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:  # pandas would rename the second `pass_rate` to `pass_rate.1` and read the first alone
+        raise pd.errors.ParserError(f"column {twice[0]!r} appears twice in the header")
+    return table

@@ -561,3 +561,78 @@ def test_calibration_targets_follow_the_model_not_the_spelling_of_its_name(tmp_p
         assert course_model_name(spelling) == "tiny-s"
         assert check_targets(course_model_name(spelling), report) == {"level 5 pass rate <= 0.05": {"value": 0.01,
                                                                                                  "met": True}}
+
+
+# ---------------------------------------------------------------------------
+# Hostile round 17: what a parser or a reader took silently
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["1_0", "+4", "\u0663", "nan", "inf", "1e400x", "0x10"])
+def test_set_numbers_are_ascii_digits_only(value):
+    """int() and float() take '1_0' (10), '+4', Arabic-Indic digits and 'nan': a pasted or mistyped value ran."""
+    from course_lib.research.sweep import parse_overrides
+
+    key = "STEPS" if value not in ("nan", "inf") else "LEARNING_RATE"
+    with pytest.raises(CourseError, match=f"--set {key}=.*: {key} takes a"):
+        parse_overrides([f"{key}={value}"])
+
+
+def test_set_numbers_in_plain_spellings_still_parse():
+    from course_lib.research.sweep import parse_overrides
+
+    assert parse_overrides(["STEPS=-3", "LEARNING_RATE=3E-4", "BUDGET=.5"]) == {
+        "STEPS": -3, "LEARNING_RATE": 3e-4, "BUDGET": 0.5}
+    assert parse_overrides(["LEARNING_RATE=2.", "BUDGET=7"]) == {"LEARNING_RATE": 2.0, "BUDGET": 7}
+
+
+def test_select_out_named_like_a_provenance_record_is_refused(capsys, tmp_path):
+    table = tmp_path / "t.csv"
+    table.write_text(TABLE)
+    out = tmp_path / "t.csv.provenance.json"
+    line = one_line_error(capsys, "select", "--table", table, "--strategy", "hard", "--budget", "1", "--out", out)
+    assert "ends in .provenance.json" in line and not out.exists()
+
+
+def test_a_table_naming_a_column_twice_is_refused_naming_it(capsys, tmp_path):
+    """pandas reads the second `pass_rate` as `pass_rate.1`, and the selection used the first without a word."""
+    table = tmp_path / "t.csv"
+    table.write_text("id,level,pass_rate,pass_rate\na,1,0.5,0.9\nb,1,0.1,0.2\n")
+    line = one_line_error(capsys, "select", "--table", table, "--strategy", "hard", "--budget", "1",
+                          "--out", tmp_path / "ids.txt")
+    assert "column 'pass_rate' appears twice in the header" in line
+
+
+def test_k_from_numpy_is_a_whole_number_and_a_fraction_is_named():
+    import numpy as np
+
+    from course_lib.difficulty import check_k
+
+    assert check_k(np.int64(8)) == 8 and type(check_k(np.int64(8))) is int
+    for bad, says in ((2.0, "must be a whole number"), (True, "must be a whole number"), (np.int64(1), ">= 2")):
+        with pytest.raises(CourseError, match=says):
+            check_k(bad)
+
+
+@pytest.mark.parametrize("answer", ["nan", "NaN", " None ", "<NA>", "null", "N/A"])
+def test_a_missing_value_written_as_text_is_not_a_reference_answer(answer):
+    from course_lib.answers import is_missing
+
+    assert is_missing(answer) and not is_missing("0") and not is_missing("none of these")
+
+
+def test_values_too_close_for_a_float_variance_are_refused():
+    """Gains of 1e-160 and 2e-160 differ, but their variance underflows to 0: the interval had no width."""
+    from course_lib.research.studies import equivalence_verdict
+
+    with pytest.raises(CourseError, match="too little for their variance to be a float"):
+        equivalence_verdict([1e-160, 2e-160, 3e-160], margin=0.03)
+    assert equivalence_verdict([1e-2, 1.1e-2, 1.2e-2], margin=0.03)["ci_low"] > 0  # a measurable spread still reads
+
+
+def test_generate_with_fewer_problems_than_levels_says_which_levels_are_empty(capsys):
+    status = main(["generate", "--task", "arith", "--n", "2", "--levels", "1,2,3"])
+    output = capsys.readouterr()
+    assert status in (0, None) and len(output.out.splitlines()) == 2
+    assert output.err.strip() == ("warning: --n 2 is fewer than the 3 levels, so level(s) 3 get no problem; give --n 3 "
+                                  "or more for a problem of every level")

@@ -588,7 +588,8 @@ def test_a_warning_on_the_command_line_is_one_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "course_lib", "aggregate", "hard-wins", "--profile", "smoke",
                            "--out", str(tmp_path)], capture_output=True, text=True, env=env)
     lines = [line for line in done.stderr.splitlines() if "damaged" in line]
-    assert lines == [f"warning: {damaged} is damaged; set aside as {damaged.name}.damaged, the point will run again"]
+    assert lines == [f"warning: {damaged} is damaged; set aside as {damaged.name}.damaged; "
+        "`reproduce` on this folder runs the point again"]
     assert "warnings.warn(" not in done.stderr  # not the file, line and source of the call
 def test_emit_slurm_refuses_a_percent_in_paths(tmp_path):
     with pytest.raises(CourseError, match=r"has a '%', which SLURM reads as a pattern"):
@@ -830,7 +831,8 @@ def test_a_point_record_without_point_and_status_is_set_aside(tmp_path, text):
     with pytest.warns(UserWarning) as warned:
         assert done_record(tmp_path, point) is None
     assert [str(w.message) for w in warned] == [
-        f"{record} is damaged; set aside as {record.name}.damaged, the point will run again"]
+        f"{record} is damaged; set aside as {record.name}.damaged; "
+        "`reproduce` on this folder runs the point again"]
     assert not record.exists() and record.with_name(record.name + ".damaged").read_text() == text
     sound = {"point": point_name(point), "seed": 0, "status": "ok", "seconds": 1.5}
     record.write_text(json.dumps(sound))
@@ -909,7 +911,8 @@ def test_a_record_that_is_not_its_points_is_set_aside_before_anything_is_written
     with pytest.warns(UserWarning) as warned:  # on the command line: one line `warning: ...` (see below)
         assert main(["aggregate", "demo", "--profile", "smoke", "--out", str(tmp_path)]) == 1
     assert [str(w.message) for w in warned] == [
-        f"{path} {why.format(**fill)}; set aside as {path.name}.damaged, the point will run again"]
+        f"{path} {why.format(**fill)}; set aside as {path.name}.damaged; "
+        "`reproduce` on this folder runs the point again"]
     assert "1 points saved, 0 failed, 2 missing" in capsys.readouterr().out
     assert pd.read_csv(tmp_path / "results.csv")["point"].tolist() == [point_name(nine)]
     assert not path.exists() and path.with_name(path.name + ".damaged").exists()

@@ -58,7 +58,7 @@ def calibrate_command(name, task, n, k, temperature, max_new_tokens, seed, data_
 def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperature: float = 1.0,
               max_new_tokens: int = 128, seed: int = 0, progress: bool = False, data_dir=None) -> dict:
     """Measure a model on `n` training problems of `task` at K samples; returns the report."""
-    check_k(k)
+    k = check_k(k)
     check_sampling_args(k, temperature, max_new_tokens)
     problems = problem_source(task, "train", n, seed, data_dir=data_dir)
     model, tokenizer = load_trained(name)  # a run folder (its trained model) or any model name

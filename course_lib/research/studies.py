@@ -357,7 +357,11 @@ class SharedBaseline(DescrStatsW):
         check(is_number(base_variance) and math.isfinite(base_variance) and base_variance >= 0,
               f"base_variance={base_variance!r} must be a finite variance >= 0 (the shared base evaluation's; a blank "
               "base_variance column in a results table: aggregate the study again)")
-        super().__init__(np.asarray(values, dtype=float))
+        values = np.asarray(values, dtype=float)
+        spread = float(np.ptp(values)) if values.size else 0.0
+        check(spread == 0 or spread >= 1e-150, f"the values differ by {spread:.3g}, too little for their variance to "
+                                               "be a float (it underflows to 0); give them in a larger unit")
+        super().__init__(values)
         self.base_variance = float(base_variance)
 
     @property

@@ -64,8 +64,21 @@ def expand(study: str, profile: str, where: dict | None = None, overrides: dict 
     return points
 
 
-POINT_TYPES = {"int": int, "float": float, "bool": lambda text: {"true": True, "false": False}[text.lower()],
-               "str": str}
+ASCII_NUMBERS = {"int": r"-?[0-9]+", "float": r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?"}
+
+
+def _ascii_number(kind: type):
+    """int or float of a number written in ASCII digits; Python's own would also take '1_0', '+4', 'nan', 'inf' and
+    other scripts' digits, which a typo or a pasted value can carry unnoticed."""
+    def parse(text: str):
+        if not re.fullmatch(ASCII_NUMBERS[kind.__name__], text.strip()):
+            raise ValueError(text)
+        return kind(text)
+    return parse
+
+
+POINT_TYPES = {"int": _ascii_number(int), "float": _ascii_number(float),
+               "bool": lambda text: {"true": True, "false": False}[text.lower()], "str": str}
 
 
 def parse_overrides(pairs, backend: str = "auto") -> dict:
@@ -305,7 +318,8 @@ def _saved(path: Path, point: dict, status: str) -> dict | None:
         number += 1
         aside = path.with_name(f"{path.name}.damaged.{number}")
     path.replace(aside)
-    warnings.warn(f"{path} {why}; set aside as {aside.name}, the point will run again", stacklevel=2)
+    warnings.warn(f"{path} {why}; set aside as {aside.name}; `reproduce` on this folder runs the point again",
+                  stacklevel=2)
     return None
 
 
