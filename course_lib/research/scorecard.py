@@ -146,7 +146,7 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     check_claim_reads(table, claim, models)
     checks = [reference_check(table[table["model"] == model], one) for model, one in zip(models, each)]
     tests = [equivalence_verdict(claim_values(table[table["model"] == model], one), one.margin,
-                                 base_variance=single_arm_base_variance(table[table["model"] == model], one),
+                                 base_variance=claim_base_variance(table[table["model"] == model], one),
                                  sensitive=c["sensitive"]) for model, one, c in zip(models, each, checks)]
     family = holm_verdicts(pd.DataFrame(tests))  # one model: as it is
     before = holm_verdicts(pd.DataFrame(tests).assign(sensitive=True))
@@ -210,9 +210,9 @@ def inside_margin(verdicts) -> str:
     return directions.pop() if len(directions) == 1 else ""
 
 
-def single_arm_base_variance(table: pd.DataFrame, claim: Claim) -> float:
-    """The base evaluation's variance, for a claim about one arm's held-out gain over the base model; two arms must
-    share one base evaluation, which cancels in their difference (0 there)."""
+def claim_base_variance(table: pd.DataFrame, claim: Claim) -> float:
+    """The base evaluation's variance a claim's verdict carries: one arm's, for its held-out gain over the base model;
+    none for two arms, which must share one base evaluation (it cancels in their difference) (07)."""
     if claim.second:
         first, second = base_variance(table, claim.first, claim), base_variance(table, claim.second, claim)
         check(first == second, f"{claim.study}: '{claim.claim}' compares {claim.first} and {claim.second}, whose base "
