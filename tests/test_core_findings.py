@@ -3,6 +3,7 @@
 bound, a levels arm that is not a random sample, dynamic sampling that never refills, a parser that takes the wrong
 number, a resume from an older checkpoint)."""
 
+import collections
 import copy
 import dataclasses
 import json
@@ -268,7 +269,7 @@ class _ScriptedGRPO:
         self.state = type("State", (), {"global_step": 0})()
         self.train_dataset = [{"prompt": f"p{i}"} for i in range(10)]
         self.processing_class = type("Tokenizer", (), {"pad_token_id": 0})()
-        self._metrics = {"train": {"dynamic/alive_groups_found": [], "dynamic/frac_dead_after_filter": []}}
+        self._metrics = {"train": collections.defaultdict(list)}  # as TRL keeps them
 
     def _generate_and_score_completions(self, inputs):
         self.calls.append(len(inputs))
@@ -294,6 +295,7 @@ def test_dynamic_sampling_refills_dead_groups_until_the_batch_is_alive():
     assert (output["advantages"].view(-1, 2).abs().sum(dim=1) > 0).all()
     metrics = trainer._metrics["train"]
     assert metrics["dynamic/frac_dead_after_filter"] == [0.0] and metrics["dynamic/alive_groups_found"] == [4.0]
+    assert metrics["dynamic/rounds"] == [2.0]
     assert output["num_items_in_batch"].item() == 8
 
 
@@ -303,11 +305,13 @@ def test_dynamic_sampling_fills_with_dead_groups_only_when_the_rounds_run_out():
     assert output["prompt_ids"][::2, 0].tolist() == [13, 31, 10, 11]  # alive first, then dead ones in order
     metrics = trainer._metrics["train"]
     assert metrics["dynamic/frac_dead_after_filter"] == [0.5] and metrics["dynamic/alive_groups_found"] == [2.0]
+    assert metrics["dynamic/rounds"] == [3.0]
 
 
 def test_dynamic_sampling_leaves_a_live_batch_and_evaluation_alone():
     trainer, output = _dynamic([[1, 1, 1, 1]])
     assert trainer.calls == [8] and trainer._metrics["train"]["dynamic/frac_dead_after_filter"] == [0.0]
+    assert trainer._metrics["train"]["dynamic/rounds"] == [1.0]
     evaluating = _dynamic_trainer_class(_ScriptedGRPO)([[0, 0, 0, 0]], 4)
     evaluating.model.training = False
     output = evaluating._generate_and_score_completions([{"prompt": "p"}] * 8)

@@ -199,6 +199,7 @@ def test_dynamic_sampling_refills_dead_groups(problems, tmp_path):
     assert metrics["dynamic/alive_groups_found"] == alive >= 2
     # the batch trained on is live, though the first round alone had dead groups
     assert metrics["dynamic/frac_dead_after_filter"] == 0.0 < first_round_dead
+    assert metrics["dynamic/rounds"] == len(ledger) / 2  # each round generated the step's two prompts' groups
     # pinned: the seeded run (the same on every run here): rounds of 1, 0 and 1 live groups
     assert [row["reward_std"] > 0 for row in ledger] == [False, True, False, False, False, True]
 

@@ -334,6 +334,7 @@ def _dynamic_trainer_class(base):
             self._metrics["train"]["dynamic/alive_groups_found"].append(float(sum(alive for _, _, alive in groups)))
             self._metrics["train"]["dynamic/frac_dead_after_filter"].append(
                 sum(not alive for _, _, alive in chosen) / wanted)
+            self._metrics["train"]["dynamic/rounds"].append(float(len(kept)))  # generations this step took
             return out
 
     return DynamicSamplingGRPOTrainer
