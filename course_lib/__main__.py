@@ -101,6 +101,7 @@ def cmd_calibrate(args) -> None:
     from .research.calibration import calibrate, check_targets, write_calibration
 
     check_greedy_k(args.k, args.temperature)
+    _check_data_dir_for(args.task, args.data_dir)
     if args.write:
         check(not (Path(args.model) / "final").is_dir(),
               f"--write stores the report in a model's manifest.json; model={args.model} is a run folder, which has "
@@ -270,13 +271,20 @@ def _levels(text: str | None):
         raise CourseError(f"levels={text!r} must be comma-separated integers, e.g. 1,2,3") from None
 
 
+def _check_data_dir_for(task: str, data_dir) -> None:
+    """--data-dir names a folder of the real datasets: refused for a task generated from its seed."""
+    from .problems import PROCEDURAL, source_of
+
+    check(not (source_of(str(task)) in PROCEDURAL and data_dir is not None),
+          f"--data-dir is for the real datasets; task={task!r} is generated from its seed: drop --data-dir")
+
+
 def _pool_spec(args, seed: int, levels: str | None) -> dict:
     """Where this command's problems come from (written into provenance so later commands rebuild them)."""
     from .problems import PROCEDURAL, pool_spec, source_of
 
     procedural = source_of(args.task) in PROCEDURAL
-    check(not (procedural and args.data_dir), f"--data-dir is for the real datasets; task={args.task!r} is generated "
-                                              "from its seed: drop --data-dir")
+    _check_data_dir_for(args.task, args.data_dir)
     n = args.n if args.n is not None else PROCEDURAL_POOL if procedural else None
     return pool_spec(args.task, args.split, n, seed, _levels(levels), args.data_dir, args.answer_format)
 
@@ -560,8 +568,7 @@ def _training_pool(args):
     recorded = _read_provenance(args.ids, "ids").get("pool") if args.ids else None
     given = {flag: getattr(args, flag) for flag in POOL_FLAGS if getattr(args, flag) is not None}
     task = recorded.get("task", "arith") if isinstance(recorded, dict) else given.get("task", "arith")
-    check(not (source_of(str(task)) in PROCEDURAL and "data_dir" in given),
-          f"--data-dir is for the real datasets; task={task!r} is generated from its seed: drop --data-dir")
+    _check_data_dir_for(task, given.get("data_dir"))
     if not isinstance(recorded, dict):
         task = given.get("task", "arith")
         n = given.get("n", PROCEDURAL_POOL if source_of(task) in PROCEDURAL else None)
@@ -1004,7 +1011,7 @@ def cmd_compare(args) -> None:
     from .provenance import atomic_write_text
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
-    check(Path(args.after).resolve() != Path(args.before).resolve(),
+    check(not os.path.samefile(args.after, args.before),  # a link (hard or symbolic) to one file too
           f"after and before are the same file ({args.after}); give the evaluations of two models")
     check_same_settings(after, before)  # K as well: the command line compares evaluations made alike
     _check_file_outputs(args, "compare")
@@ -1014,6 +1021,9 @@ def cmd_compare(args) -> None:
         print(f"note: after's model ({after.get('model')}) was trained from, or is, another base model than "
               f"before's ({before.get('model')}): the difference includes the change of model, not only training",
               file=sys.stderr)
+    if after.get("per_problem") == before.get("per_problem"):
+        print("note: after and before hold the same results for every problem (one model evaluated twice, or a copy "
+              "of one file): their gain is 0 by construction and says nothing of training", file=sys.stderr)
     result.update(after=str(args.after), before=str(args.before), same_base_model=same_base, **_provenance(args))
     atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
     print(f"gain {result['mean_difference']:+.4f} [{result['ci_low']:+.4f}, {result['ci_high']:+.4f}] "

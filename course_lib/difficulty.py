@@ -194,7 +194,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
         seconds = time.time() - chunk_start
         sampling_seconds += seconds
         if part is not None:
-            atomic_write_text(part, json.dumps({"rows": chunk_rows, "seconds": seconds,
+            atomic_write_text(part, json.dumps({"rows": chunk_rows, "seconds": seconds, "key": folder.name,
                                                 "sha256": rows_checksum(chunk_rows)}))
         rows += chunk_rows
     return _to_table(rows, k, sampling_seconds if folder else None, time.time() - start)
@@ -210,13 +210,19 @@ def rows_checksum(rows: list[dict]) -> str:
     return hashlib.sha256(json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def chunk_problem(data, problems, k) -> str | None:
-    """What is wrong with a cached chunk's parsed JSON for these problems at k samples; None when it is sound."""
+def chunk_problem(data, problems, k, key: str | None = None) -> str | None:
+    """What is wrong with a cached chunk's parsed JSON for these problems at k samples (and, given its folder's
+    cache `key`, whether it was made under that key: a chunk moved in from another model's folder is not this one's);
+    None when it is sound."""
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         return "not an object with a 'rows' list"
     rows = data["rows"]
-    if not isinstance(data.get("seconds"), int | float) or isinstance(data["seconds"], bool):
+    if not _finite_at_least_0(data.get("seconds")):
         return "no number 'seconds'"
+    if key is not None and "key" not in data:
+        return "it records no cache key (written by an older course_lib)"
+    if key is not None and data["key"] != key:
+        return f"it was made under another cache key ({data['key']!r}: another model, settings or seed), not {key!r}"
     if data.get("sha256") != rows_checksum(rows):
         return "its checksum does not match its rows (edited, or written by an older course_lib)"
     ids = [row.get("id") if isinstance(row, dict) else None for row in rows]
@@ -231,18 +237,26 @@ def chunk_problem(data, problems, k) -> str | None:
             return f"row {problem.id!r}: k={row['k']} and outcomes {outcomes!r} are not {k} samples of 0/1"
         if row["n_correct"] != outcomes.count("1") or row["pass_rate"] != row["n_correct"] / k:
             return f"row {problem.id!r}: n_correct and pass_rate disagree with outcomes {outcomes!r}"
-        if not 0 <= row["formatted"] <= k:
-            return f"row {problem.id!r}: formatted={row['formatted']!r} is not a count of 0..{k} completions"
+        for count in ("formatted", "clipped"):
+            if not 0 <= row[count] <= k:
+                return f"row {problem.id!r}: {count}={row[count]!r} is not a count of 0..{k} completions"
+        if row["tokens"] < 0 or not _finite_at_least_0(row["mean_length"]) or row["mean_length"] != row["tokens"] / k:
+            return f"row {problem.id!r}: tokens={row['tokens']!r} and mean_length={row['mean_length']!r} disagree"
         if (row["level"], row["source"]) != (problem.level, problem.source):
             return f"row {problem.id!r}: level or source differs from the problem's"
     return None
 
 
+def _finite_at_least_0(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
 def read_chunk(path: Path, problems, k) -> tuple[list[dict], float] | None:
-    """A cached chunk's (rows, seconds) when it is sound for these problems; else None, with a warning naming it."""
+    """A cached chunk's (rows, seconds) when it is sound for these problems and was made under its folder's cache key;
+    else None, with a warning naming it."""
     try:
         data = json.loads(Path(path).read_text())
-        fault = chunk_problem(data, problems, k)
+        fault = chunk_problem(data, problems, k, key=Path(path).parent.name)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         fault = f"unreadable ({type(error).__name__}: {error})"
     if fault is None:

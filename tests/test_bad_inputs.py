@@ -97,6 +97,13 @@ def test_a_data_folder_for_a_generated_task_is_refused(capsys, tmp_path, command
     assert line == "error: --data-dir is for the real datasets; task='arith' is generated from its seed: drop --data-dir"
 
 
+def test_calibrate_refuses_a_data_folder_for_a_generated_task_as_estimate_does(capsys, tmp_path):
+    """calibrate measured arith and wrote `--data-dir /no/such/dir` into its report's command."""
+    line = one_line_error(capsys, "calibrate", "--model", "tiny-s", "--task", "arith", "--n", "4", "--k", "2",
+                          "--data-dir", tmp_path / "no-such", "--quiet")
+    assert line == "error: --data-dir is for the real datasets; task='arith' is generated from its seed: drop --data-dir"
+
+
 def test_compare_out_one_of_its_evaluations_is_refused(capsys, tmp_path):
     after, before = evaluation(tmp_path / "a.json", [0.5, 1.0]), evaluation(tmp_path / "b.json", [0.25, 0.5])
     kept = after.read_text()

@@ -291,6 +291,21 @@ def test_compare_refuses_evaluations_sampled_differently_or_one_file_twice(tmp_p
     assert not (tmp_path / "gain.json").exists()
 
 
+def test_compare_refuses_a_hard_link_to_one_file_and_notes_identical_results(tmp_path):
+    """A hard link (or a copy) of one evaluation gave "gain +0.0000 [+0.0000, +0.0000]": training changed nothing."""
+    settings = {"task": "arith", "split": "test", "k": 2, "temperature": 1.0, "max_new_tokens": 16}
+    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}, {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0}]
+    (tmp_path / "after.json").write_text(json.dumps({"per_problem": rows, **settings}))
+    os.link(tmp_path / "after.json", tmp_path / "linked.json")
+    done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "linked.json",
+                              "--out", tmp_path / "gain.json")
+    assert done.returncode == 2 and "after and before are the same file" in done.stderr, done.stderr
+    (tmp_path / "copy.json").write_text((tmp_path / "after.json").read_text())
+    done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "copy.json",
+                              "--out", tmp_path / "gain.json")
+    assert done.returncode == 0 and "hold the same results for every problem" in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize(("setting", "after", "before"), [("max_new_tokens", 96, 12), ("temperature", 1.0, 0.5),
                                                       ("answer_format", "hash", "boxed")])
 def test_the_librarys_compare_refuses_what_the_command_line_refuses(setting, after, before):

@@ -92,7 +92,8 @@ def test_same_seed_same_table_and_the_cache_is_used(tiny_s, pool, tmp_path):
     # poison the cache, checksum included: a cached run must read it back instead of sampling again
     chunk = next((tmp_path / "a").rglob("chunk-00000.json"))
     data = json.loads(chunk.read_text())
-    data["rows"][0]["mean_length"] = 1234.5
+    data["rows"][0].update(mean_length=1234.5, tokens=1234.5 * SETTINGS["k"])
+    data["rows"][0]["tokens"] = int(data["rows"][0]["tokens"])  # 4938: a count that agrees with its mean
     data["sha256"] = rows_checksum(data["rows"])
     chunk.write_text(json.dumps(data))
     assert estimate(model, tokenizer, pool, cache_dir=tmp_path / "a", **SETTINGS).mean_length.iloc[0] == 1234.5
@@ -153,6 +154,16 @@ CHUNK_PROBLEMS = {  # fault -> (how the sound chunk is broken, what chunk_proble
                             ROW_0 + "n_correct and pass_rate disagree with outcomes '0100'"),
     "formatted above k": (_rows_edited(lambda rows: rows[0].update(formatted=5)),
                           ROW_0 + "formatted=5 is not a count of 0..4 completions"),
+    "clipped above k": (_rows_edited(lambda rows: rows[0].update(clipped=9)),
+                        ROW_0 + "clipped=9 is not a count of 0..4 completions"),
+    "negative tokens": (_rows_edited(lambda rows: rows[0].update(tokens=-40, mean_length=-10.0)),
+                        ROW_0 + "tokens=-40 and mean_length=-10.0 disagree"),
+    "NaN mean length": (_rows_edited(lambda rows: rows[0].update(mean_length=float("nan"))),
+                        ROW_0 + "tokens=40 and mean_length=nan disagree"),
+    "mean length not tokens / k": (_rows_edited(lambda rows: rows[0].update(mean_length=3.0)),
+                                   ROW_0 + "tokens=40 and mean_length=3.0 disagree"),
+    "negative seconds": (lambda data: {**data, "seconds": -3.0}, "no number 'seconds'"),
+    "NaN seconds": (lambda data: {**data, "seconds": float("nan")}, "no number 'seconds'"),
     "another source": (_rows_edited(lambda rows: rows[0].update(source="gsm8k")),
                        ROW_0 + "level or source differs from the problem's"),
     "level is a string": (_rows_edited(lambda rows: rows[0].update(level="1")),
@@ -184,6 +195,8 @@ CHUNK_FAULTS = {  # fault -> (how the file is broken, what the warning says); ev
     "ids out of order": (_edit_rows(lambda rows, pool: rows.reverse()), "are not this chunk's problems"),
     "no formatted count (older course_lib)": (_edit_rows(lambda rows, pool: [row.pop("formatted") for row in rows]),
                                               "'formatted' is missing"),
+    "no cache key (older course_lib)": (lambda text, pool: json.dumps(
+        {k: v for k, v in json.loads(text).items() if k != "key"}), "it records no cache key"),
 }
 
 
@@ -200,6 +213,19 @@ def test_a_bad_cached_chunk_is_recomputed_with_a_warning(tiny_s, pool, tmp_path,
     assert says in str(caught[0].message)
     assert again.equals(clean)
     assert json.loads(chunk.read_text())["sha256"] == rows_checksum(json.loads(chunk.read_text())["rows"])
+
+
+def test_a_chunk_moved_in_from_another_cache_key_is_sampled_again(tiny_s, pool, tmp_path):
+    """Every check of a chunk passed for one made with another seed (or model) and copied into this key's folder: its
+    counts were served as this model's. A chunk records the key it was made under."""
+    model, tokenizer = tiny_s
+    clean = estimate(model, tokenizer, pool, cache_dir=tmp_path / "ours", **SETTINGS)
+    estimate(model, tokenizer, pool, cache_dir=tmp_path / "theirs", **{**SETTINGS, "seed": 6})
+    ours, theirs = (next((tmp_path / name).rglob("chunk-00000.json")) for name in ("ours", "theirs"))
+    ours.write_text(theirs.read_text())
+    with pytest.warns(UserWarning, match="it was made under another cache key"):
+        again = estimate(model, tokenizer, pool, cache_dir=tmp_path / "ours", **SETTINGS)
+    assert again.equals(clean)
 
 
 def test_a_sound_cache_is_read_without_sampling_or_warning(tiny_s, pool, tmp_path, monkeypatch):
