@@ -1217,3 +1217,99 @@ def test_a_failed_row_the_provenance_does_not_name_is_refused(tmp_path):
     (folder / "provenance.json").write_text(json.dumps(provenance))
     with pytest.raises(CourseError, match="does not name it among the failed points"):
         studies.load_study(folder.name, tmp_path)
+
+
+# Mutation survivors (group 3)
+
+
+def test_base_variance_bound_of_a_level_at_no_or_full_accuracy_is_zero():
+    """A level the base model never (or always) solves has no variance to add: 0 and 1 are shares, not refused."""
+    assert studies.base_variance_bound(0.0, 4, 300) == 0.0
+    assert studies.base_variance_bound(1.0, 4, 300) == 0.0
+
+
+def test_beats_or_loses_reads_a_mean_difference_a_blank_excludes_zero_and_a_mean_rounded_to_minus_zero():
+    row = {"mean_difference": 0.02, "ci_low": 0.0, "ci_high": 0.04, "excludes_zero": True}  # a paired row, rounded
+    assert studies.beats_or_loses(row) == "beats"
+    # t-interval rows beside bootstrap rows in one table: a bootstrap row's excludes_zero is blank, its interval read
+    mixed = {"mean": 0.02, "ci_low": -0.01, "ci_high": 0.05, "excludes_zero": float("nan")}
+    assert studies.beats_or_loses(mixed) == "is indistinguishable from"
+    below = t_interval([-0.00003, -0.00004, -0.00005])  # every seed below 0; the mean rounds to -0.0
+    assert below["mean"] == 0 and below["excludes_zero"] and studies.beats_or_loses(below) == "loses to"
+
+
+def test_a_damaged_grid_json_is_named_with_how_to_restore_it(tmp_path):
+    folder = _study_copy(tmp_path)
+    (folder / "grid.json").write_text("{}")
+    with pytest.raises(CourseError, match=r"grid.json is not the grid `reproduce` wrote \(KeyError\); restore it "
+                                          r"\(git checkout\)"):
+        studies.load_study(folder.name, tmp_path)
+
+
+def test_a_failed_row_the_provenance_names_is_read_and_left_out(tmp_path):
+    import json
+
+    folder = _study_copy(tmp_path)
+    table = pd.read_csv(folder / "results.csv")
+    failed = table.loc[3, "point"]
+    table.loc[3, "status"] = "failed"
+    table.loc[3, [c for c in table.columns if c.startswith(("accuracy_", "gain", "pass_at_k"))]] = None
+    table.to_csv(folder / "results.csv", index=False)
+    provenance = json.loads((folder / "provenance.json").read_text())
+    assert "commit" in provenance  # written by `aggregate`: a failed point it did not name would be refused
+    provenance["failed"] = [*provenance.get("failed", []), failed]
+    (folder / "provenance.json").write_text(json.dumps(provenance))
+    read, _ = studies.load_study(folder.name, tmp_path)
+    assert len(read) == len(table) - 1 and failed not in set(read["point"])
+
+
+def test_power_helpers_refuse_an_infinite_spread_or_effect_and_name_a_bad_alpha():
+    with pytest.raises(CourseError, match="sd=inf must be a positive, finite number"):
+        studies.detectable_difference(float("inf"), 5)
+    with pytest.raises(CourseError, match="alpha=1.5 must be a number strictly between 0 and 1"):
+        studies.detectable_difference(0.04, 5, alpha=1.5)
+    with pytest.raises(CourseError, match="sd=inf must be a finite number >= 0"):
+        studies.sd_upper_bound(float("inf"), 3)
+    with pytest.raises(CourseError, match="difference=inf must be a positive, finite number"):
+        studies.seeds_needed(0.04, float("inf"))
+
+
+def test_seeds_needed_may_cap_at_three_seeds():
+    assert studies.seeds_needed(0.001, 0.03, most=3) == 3  # 3 is the fewest it reads, so a cap of 3 is allowed
+
+
+def test_seed_plan_reads_a_pilot_of_two_paired_seeds_and_names_a_missing_arm():
+    pilot = pd.DataFrame({"strategy": ["hard", "random"] * 2, "seed": [1, 1, 2, 2], "gain.test": [0.1, 0.2, 0.15, 0.2]})
+    plan = seed_plan(pilot)
+    sd = float(np.std([-0.1, -0.05], ddof=1))
+    assert plan["pilot seeds"] == 2 and plan["sd planned with"] == pytest.approx(sd_upper_bound(sd, 2))
+    with pytest.raises(CourseError, match="the pilot has no run of hard or of easy; pass a pilot that ran both"):
+        seed_plan(pilot, second="easy")
+
+
+def test_paired_difference_goes_on_past_a_group_that_ran_neither_arm():
+    """Groups are read in sorted order: `aaa` (only `easy` ran) comes first, and `arith` must still be compared."""
+    table = synthetic_table()
+    neither = pd.DataFrame({"task": "aaa", "model": "tiny-m", "strategy": "easy", "seed": [0, 1, 2], "status": "ok",
+                            "gain.test": [0.1, 0.2, 0.3]})
+    rows = paired_difference(pd.concat([neither, table], ignore_index=True), "hard", "random")
+    assert rows[["task", "difference"]].values.tolist() == [["arith", "hard - random"]]
+    assert rows["mean"].tolist() == [pytest.approx(0.05)]
+
+
+def test_paired_by_seed_of_an_absent_arm_is_an_empty_pair_with_both_columns():
+    wide = studies.paired_by_seed(synthetic_table(), "hard", "easy", "gain.test")
+    assert wide.empty and list(wide.columns) == ["hard", "easy"]
+    assert (wide["hard"] - wide["easy"]).empty  # a difference of nothing, not a KeyError
+
+
+def test_gain_verdicts_reads_a_column_without_a_split():
+    """A gain column of one's own (no `.test`): no base evaluation's variance is added, as for any other column."""
+    plain = gain_verdicts(synthetic_table().rename(columns={"gain.test": "gain"}), 0.03, column="gain")
+    assert plain.equals(gain_verdicts(synthetic_table(), 0.03))
+
+
+def test_rank_correlation_of_few_pairs_skips_resamples_of_ties():
+    """With 4 pairs some resamples draw one pair 4 times (no rank correlation, NaN): skipped, not an error."""
+    assert rank_correlation([1, 2, 3, 4], [1, 3, 2, 4]) == {"rho": 0.8, "ci_low": -1.0, "ci_high": 1.0, "n": 4}
+    assert rank_correlation([1, 2, 3, 4], [1, 3, 2, 4], resamples=10)["n"] == 4  # 10 resamples, the fewest allowed
