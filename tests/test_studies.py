@@ -1313,3 +1313,9 @@ def test_rank_correlation_of_few_pairs_skips_resamples_of_ties():
     """With 4 pairs some resamples draw one pair 4 times (no rank correlation, NaN): skipped, not an error."""
     assert rank_correlation([1, 2, 3, 4], [1, 3, 2, 4]) == {"rho": 0.8, "ci_low": -1.0, "ci_high": 1.0, "n": 4}
     assert rank_correlation([1, 2, 3, 4], [1, 3, 2, 4], resamples=10)["n"] == 4  # 10 resamples, the fewest allowed
+
+
+def test_per_level_verdicts_names_a_table_without_the_base_evaluations_samples_per_problem():
+    with pytest.raises(CourseError, match=r"^the samples per problem of the base evaluation \(base_k or eval_k\): "
+                                          r"'eval_k.test' is not a column of the results table"):
+        per_level_verdicts(synthetic_table(), 0.03, 60)
