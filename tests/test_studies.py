@@ -1236,6 +1236,8 @@ def test_beats_or_loses_reads_a_mean_difference_a_blank_excludes_zero_and_a_mean
     assert studies.beats_or_loses(mixed) == "is indistinguishable from"
     below = t_interval([-0.00003, -0.00004, -0.00005])  # every seed below 0; the mean rounds to -0.0
     assert below["mean"] == 0 and below["excludes_zero"] and studies.beats_or_loses(below) == "loses to"
+    above = t_interval([0.00003, 0.00004, 0.00005])  # every seed above 0: it read "loses to" off the rounded mean
+    assert above["mean"] == 0 and above["excludes_zero"] and studies.beats_or_loses(above) == "beats"
 
 
 def test_a_damaged_grid_json_is_named_with_how_to_restore_it(tmp_path):
