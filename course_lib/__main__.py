@@ -203,6 +203,17 @@ def cmd_notebooks(args) -> None:
     print(f"executed notebooks and summary.json are in {args.out}")
 
 
+def folder_path(text: str) -> Path:
+    """An argparse type: a folder's path; an empty one (a script's `--cache-dir "$CACHE"` with CACHE unset) is refused,
+    where Path('') would be the working folder."""
+    if not text.strip():
+        raise ValueError("an empty path (it would be the working folder)")
+    return Path(text)
+
+
+folder_path.__name__ = "folder"  # argparse's message: "invalid folder value: ''"
+
+
 def whole_number(text: str) -> int:
     """An argparse type: an integer written in ASCII digits ('12', '-3'); int() would also take '+12', '1_0' and
     other scripts' digits, which a typo or a pasted value can carry unnoticed."""
@@ -950,7 +961,9 @@ def check_untracked_study_files(out) -> None:
 
 
 def _read_evaluation(name: str, path: Path) -> dict:
-    """An `evaluate` JSON file, checked: it exists, parses, and has its per-problem rows."""
+    """An `evaluate` JSON file, checked: it exists, parses, and has its per-problem rows (`rows_fault`)."""
+    from .evaluation import rows_fault
+
     fix = f"write it with `python -m course_lib evaluate ... --out {path}`"
     if not path.is_file():
         raise CourseError(f"{name}={path} {f'is {what_it_is(path)}' if path.exists() else 'does not exist'}; {fix}")
@@ -962,21 +975,9 @@ def _read_evaluation(name: str, path: Path) -> dict:
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and {"id", "k", "n_correct", "pass_rate"}
                                                          <= set(r) for r in rows):
         raise CourseError(f"{name}={path} has no per_problem rows (id, k, n_correct, pass_rate); {fix}")
-    ids = [str(row["id"]) for row in rows]
-    twice = sorted(i for i, times in collections.Counter(ids).items() if times > 1)
-    if twice:
-        raise CourseError(f"{name}={path} lists problem {twice[0]!r} more than once (it would count twice); {fix}")
-    for row in rows:
-        k, n_correct = row["k"], row["n_correct"]
-        consistent = (isinstance(k, int) and isinstance(n_correct, int) and not isinstance(k, bool)
-                      and not isinstance(n_correct, bool) and 0 <= n_correct <= k and k >= 1
-                      and isinstance(row["pass_rate"], int | float) and abs(row["pass_rate"] - n_correct / k) < 1e-9)
-        if not consistent:
-            raise CourseError(f"{name}={path}: problem {row['id']!r} has pass_rate {row['pass_rate']!r} but "
-                              f"{n_correct!r} of {k!r} correct; the file was changed after `evaluate` wrote it; {fix}")
-        if "k" in result and k != result["k"]:
-            raise CourseError(f"{name}={path}: problem {row['id']!r} was sampled {k!r} times but the file says k="
-                              f"{result['k']!r}; the file was changed after `evaluate` wrote it; {fix}")
+    fault = rows_fault(result)
+    if fault:
+        raise CourseError(f"{name}={path}{fault}; {fix}")
     return result
 
 
@@ -1195,7 +1196,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     est = commands.add_parser("estimate", help="pass rate of each problem over K samples -> difficulty table (CSV)")
     _add_sampling_args(est, split="train", n=500, k=8)
-    est.add_argument("--cache-dir", type=Path, default=None,
+    est.add_argument("--cache-dir", type=folder_path, default=None,
                      help="resumable cache folder (default: $COURSE_CACHE_DIR, else ~/.cache/course_lib/difficulty)")
     est.add_argument("--allow-zero", action="store_true",
                      help="keep a table where over 95%% of 50+ problems have p = 0 (usually a prompt/format mismatch)")
@@ -1250,7 +1251,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_ = commands.add_parser("compare", help="paired bootstrap of two `evaluate` JSON files")
     cmp_.add_argument("--after", type=Path, required=True, help="evaluate JSON of the trained model")
     cmp_.add_argument("--before", type=Path, required=True, help="evaluate JSON of the base model")
-    cmp_.add_argument("--n-boot", type=whole_number, default=5000, help="bootstrap resamples")
+    cmp_.add_argument("--n-boot", type=whole_number, default=5000, help="bootstrap resamples (1,000 to 100,000)")
     cmp_.add_argument("--seed", type=SEED, default=0, help="bootstrap seed")
     cmp_.add_argument("--out", type=FILE_OUT, required=True, help="JSON file")
     cmp_.set_defaults(run=cmd_compare)
@@ -1270,7 +1271,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="memory per job (default: from the model's size; 8G on the CPU profiles)")
     rep.add_argument("--slurm-cpus", type=whole_number, default=None, help="CPUs per array task (default: 2)")
     rep.add_argument("--slurm-partition", default=None, metavar="NAME", help="partition (default: the cluster's)")
-    rep.add_argument("--cache-dir", type=Path, default=None,
+    rep.add_argument("--cache-dir", type=folder_path, default=None,
                      help="difficulty cache shared by the array tasks (default: OUT/cache)")
     rep.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                      help="run (or emit jobs for) only a slice of the grid, e.g. --where SEED=0 --where TASK=arith")

@@ -5,6 +5,8 @@ Introduced in notebooks/04_grpo_training.ipynb.
 
 from __future__ import annotations
 
+import collections
+import warnings
 from math import comb
 
 import numpy as np
@@ -67,8 +69,11 @@ def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
                                                         for r in rows.itertuples()])), 4)
         return out
 
-    by_level = {str(int(level)): block(rows) for level, rows in table.groupby("level")} if table["level"].notna().any() \
-        else {}
+    levelled = table["level"].notna()
+    by_level = {str(int(level)): block(rows) for level, rows in table[levelled].groupby("level")}
+    if levelled.any() and not levelled.all():  # MATH's `Level ?` rows, a jsonl file with some levels
+        warnings.warn(f"{int((~levelled).sum())} of {len(table)} problems have no level: the per-level accuracies "
+                      "leave them out, the overall one counts them", stacklevel=2)
     return {"overall": block(table), "by_level": by_level}
 
 
@@ -115,12 +120,15 @@ def model_for_backend(run_or_model: str, backend: str = "hf"):
 
 
 MAX_BOOT = 100_000  # bootstrap resamples at most: more changes no interval's printed digits and fills memory
+MIN_BOOT = 1_000  # at least: with a few dozen, a 2.5% tail is one or two resamples (an interval that can exclude 0,
+# and even the measured gain, by chance)
 
 
 def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidence: float = 0.95) -> dict:
     """Mean paired difference (after - before) over the same problems, with a percentile bootstrap interval."""
-    check(isinstance(n_boot, int) and not isinstance(n_boot, bool) and 1 <= n_boot <= MAX_BOOT,
-          f"n_boot={n_boot!r} must be an integer from 1 to {MAX_BOOT:,} (5000 resamples are usual)")
+    check(isinstance(n_boot, int) and not isinstance(n_boot, bool) and MIN_BOOT <= n_boot <= MAX_BOOT,
+          f"n_boot={n_boot!r} must be an integer from {MIN_BOOT:,} to {MAX_BOOT:,} (5000 resamples are usual; fewer "
+          "leave an interval's tails to a handful of resamples)")
     check(isinstance(confidence, float) and 0 < confidence < 1,
           f"confidence={confidence!r} must be a share in (0, 1), e.g. 0.95 for a 95% interval")
     if isinstance(after, pd.Series) and isinstance(before, pd.Series):  # paired by label, not by position
@@ -182,6 +190,28 @@ def check_same_settings(after: dict, before: dict, settings: tuple = COMPARED_SE
           "evaluations: a problem's text or answer may differ under the same id); evaluate both on one version")
 
 
+def rows_fault(result: dict) -> str | None:
+    """What makes an `evaluate` result's per-problem rows unsound (a problem listed twice, counts that disagree with
+    the pass rate or the file's K), worded to follow its name; None when they are sound (04)."""
+    rows = result["per_problem"]
+    ids = [str(row["id"]) for row in rows]
+    twice = sorted(i for i, times in collections.Counter(ids).items() if times > 1)
+    if twice:
+        return f" lists problem {twice[0]!r} more than once (it would count twice)"
+    changed = "the file was changed after `evaluate` wrote it"
+    for row in rows:
+        k, n_correct = row["k"], row["n_correct"]
+        consistent = (isinstance(k, int) and isinstance(n_correct, int) and not isinstance(k, bool)
+                      and not isinstance(n_correct, bool) and 0 <= n_correct <= k and k >= 1
+                      and isinstance(row["pass_rate"], int | float) and abs(row["pass_rate"] - n_correct / k) < 1e-9)
+        if not consistent:
+            return (f": problem {row['id']!r} has pass_rate {row['pass_rate']!r} but {n_correct!r} of {k!r} correct; "
+                    f"{changed}")
+        if "k" in result and k != result["k"]:
+            return f": problem {row['id']!r} was sampled {k!r} times but the file says k={result['k']!r}; {changed}"
+    return None
+
+
 def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k: int | None = None) -> dict:
     """Paired bootstrap of two `evaluate` results on the same problems (matched by id); pass@1, or pass@`pass_k`."""
     def score(row) -> float:
@@ -194,6 +224,11 @@ def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k
         check(isinstance(result, dict) and isinstance(result.get("per_problem"), list),
               f"{name} must be what `evaluate` returns (a dict with per_problem rows), not {type(result).__name__}; "
               "read a saved one with json.load (the command line's compare takes the files' paths)")
+        rows = result["per_problem"]
+        check(all(isinstance(r, dict) and {"id", "k", "n_correct", "pass_rate"} <= set(r) for r in rows),
+              f"{name}'s per_problem rows must each hold id, k, n_correct and pass_rate, as `evaluate` writes them")
+        fault = rows_fault(result)
+        check(fault is None, f"{name}{fault}; evaluate that model again")
     before_by_id = {row["id"]: score(row) for row in before["per_problem"]}
     ids = [row["id"] for row in after["per_problem"]]
     only_after, only_before = sorted(set(ids) - set(before_by_id)), sorted(set(before_by_id) - set(ids))

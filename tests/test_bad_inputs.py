@@ -204,7 +204,7 @@ def evaluation(path, pass_rates):
     return path
 
 
-@pytest.mark.parametrize("n_boot", ["0", "-5", "1000000000000"])
+@pytest.mark.parametrize("n_boot", ["0", "-5", "5", "999", "1000000000000"])
 def test_compare_refuses_a_bad_number_of_resamples(capsys, tmp_path, n_boot):
     after, before = evaluation(tmp_path / "a.json", [0.5, 1.0]), evaluation(tmp_path / "b.json", [0.25, 0.5])
     line = one_line_error(capsys, "compare", "--after", after, "--before", before, "--n-boot", n_boot,
@@ -643,3 +643,40 @@ def test_generate_with_fewer_problems_than_levels_says_which_levels_are_empty(ca
     assert status in (0, None) and len(output.out.splitlines()) == 2
     assert output.err.strip() == ("warning: --n 2 is fewer than the 3 levels, so level(s) 3 get no problem; give --n 3 "
                                   "or more for a problem of every level")
+
+
+def test_the_librarys_compare_checks_the_rows_the_command_line_checks():
+    """`course_lib.compare` counted a problem listed twice (5 problems as 6, an interval that then excluded 0) and
+    read a pass_rate that disagrees with its counts; only the command line refused them."""
+    from course_lib import compare
+
+    rows = [{"id": i, "k": 2, "n_correct": n, "pass_rate": n / 2} for i, n in zip("abcde", (0, 1, 2, 1, 0))]
+    base = [{**row, "n_correct": 0, "pass_rate": 0.0} for row in rows]
+    assert compare({"per_problem": rows}, {"per_problem": base})["problems"] == 5
+    with pytest.raises(CourseError, match="^after lists problem 'd' more than once"):
+        compare({"per_problem": rows + [rows[3]]}, {"per_problem": base})
+    with pytest.raises(CourseError, match="^before: problem 'a' has pass_rate 1.0 but 0 of 2 correct"):
+        compare({"per_problem": rows}, {"per_problem": [{**base[0], "pass_rate": 1.0}, *base[1:]]})
+
+
+@pytest.mark.parametrize("command", [["estimate", "--model", "tiny-s", "--n", "4", "--k", "2", "--out", "t.csv"],
+                                     ["reproduce", "hard-wins", "--profile", "smoke", "--out", "run"]])
+def test_an_empty_cache_dir_is_refused_not_the_working_folder(capsys, tmp_path, monkeypatch, command):
+    """`--cache-dir ''` (a script's "$CACHE" unset) cached into the working folder, as an empty COURSE_CACHE_DIR no
+    longer does."""
+    monkeypatch.chdir(tmp_path)
+    line = one_line_error(capsys, *command, "--cache-dir", "")
+    assert "argument --cache-dir: invalid folder value: ''" in line and not any(tmp_path.iterdir())
+
+
+def test_per_level_accuracy_says_when_problems_without_a_level_are_left_out():
+    """by_level silently dropped unlevelled problems (groupby drops NaN): its counts did not add up to overall's."""
+    import pandas as pd
+
+    from course_lib.evaluation import summarize_accuracy
+
+    table = pd.DataFrame({"id": list("abcd"), "level": [1, 1, None, None], "k": [4] * 4, "n_correct": [0, 0, 4, 4],
+                          "pass_rate": [0, 0, 1, 1.0]})
+    with pytest.warns(UserWarning, match="2 of 4 problems have no level: the per-level accuracies leave them out"):
+        result = summarize_accuracy(table)
+    assert result["overall"]["problems"] == 4 and result["by_level"]["1"]["problems"] == 2

@@ -314,7 +314,8 @@ def test_the_librarys_compare_refuses_what_the_command_line_refuses(setting, aft
     from course_lib import CourseError, compare
 
     rows = [{"id": i, "k": 4, "n_correct": 1, "pass_rate": 0.25, "level": 1} for i in "ab"]
-    assert compare({"per_problem": rows, "k": 4}, {"per_problem": rows, "k": 64})["mean_difference"] == 0
+    many = [{**row, "k": 64, "n_correct": 16} for row in rows]  # the same pass rate from 64 samples
+    assert compare({"per_problem": rows, "k": 4}, {"per_problem": many, "k": 64})["mean_difference"] == 0
     with pytest.raises(CourseError, match=f"evaluated with different {setting}"):
         compare({"per_problem": rows, setting: after}, {"per_problem": rows, setting: before})
     level_two = [{**row, "level": 2} for row in rows]

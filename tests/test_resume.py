@@ -111,6 +111,27 @@ def test_a_run_resumed_at_its_last_checkpoint_reports_the_seconds_it_trained(uni
     assert summary["seconds"] == read_jsonl_log(out / "metrics.jsonl")[-1]["elapsed_seconds"] > 0  # not 0.0
 
 
+@pytest.mark.parametrize(("log", "lose"), [("ledger.jsonl", "all"), ("metrics.jsonl", "all"),
+                                         ("ledger.jsonl", "step 1")])
+def test_a_resume_whose_logs_miss_steps_before_its_checkpoint_is_refused(uninterrupted, problems, tmp_path, log, lose):
+    """A run resumed after its ledger.jsonl was lost finished "trained 6 steps" with a ledger of the later steps only:
+    every share read from it counted those alone."""
+    out = tmp_path / "lost"
+    shutil.copytree(uninterrupted(3), out)
+    for name in ("checkpoint-6", "final"):
+        shutil.rmtree(out / name)
+    (out / "summary.json").unlink()
+    if lose == "all":
+        (out / log).unlink()
+    else:
+        kept = [line for line in (out / log).read_text().splitlines() if '"step": 1,' not in line]
+        (out / log).write_text("".join(line + "\n" for line in kept))
+    with pytest.raises(CourseError, match=f"{log} holds no rows for .* of the 3 steps before checkpoint-3 "
+                                          r"\(first: step 1; the log was deleted or edited\)"):
+        train_grpo("tiny-s", problems, CourseConfig(**FAST, save_steps=3), out, progress=False)
+    assert (out / "checkpoint-3").is_dir() and not (out / "final").exists()
+
+
 @pytest.mark.slow
 def test_rerun_from_a_checkpoint_at_a_boundary_equals_an_uninterrupted_run(uninterrupted, problems, tmp_path):
     out = tmp_path / "boundary"

@@ -462,7 +462,24 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
                       "or --answer-format changed)")
     check(not differ, f"out={run_dir} holds a run with a different config, model or problems ({'; '.join(differ[:3])}"
                       f"{' ...' if len(differ) > 3 else ''}); use a new folder or delete this one")
-    return (int(checkpoint.name.split("-")[1]) if checkpoint else 0), broken
+    step = int(checkpoint.name.split("-")[1]) if checkpoint else 0
+    _check_logs_reach(run_dir, step, config_json.get("logging_steps", 1))
+    return step, broken
+
+
+def _check_logs_reach(run_dir: Path, step: int, logging_steps) -> None:
+    """A run resumed from checkpoint-`step` keeps its logs up to that step: they must hold every step before it
+    (ledger.jsonl always; metrics.jsonl when it logs every step), or the finished run's shares and time would count
+    only the steps after it (04b)."""
+    names = ("ledger.jsonl", "metrics.jsonl") if logging_steps == 1 else ("ledger.jsonl",)
+    for name in names if step else ():
+        path = run_dir / name
+        logged = {row["step"] for row, _ in _log_rows(path, torn_end_ok=True)} if path.is_file() else set()
+        missing = sorted(set(range(1, step + 1)) - logged)
+        check(not missing, f"out={run_dir}: {name} holds no rows for {len(missing)} of the {step} steps before "
+                           f"checkpoint-{step} (first: step {missing[0] if missing else ''}; the log was deleted or "
+                           "edited), so a resumed run would count only the later steps; restore the log, or use a new "
+                           "folder")
 
 
 TRAIN_CONFIG_NAMES = {"group_size": "num_generations", "steps": "max_steps", "warmup_ratio": "warmup_steps"}
