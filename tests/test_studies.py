@@ -1321,3 +1321,83 @@ def test_per_level_verdicts_names_a_table_without_the_base_evaluations_samples_p
     with pytest.raises(CourseError, match=r"^the samples per problem of the base evaluation \(base_k or eval_k\): "
                                           r"'eval_k.test' is not a column of the results table"):
         per_level_verdicts(synthetic_table(), 0.03, 60)
+
+
+# Mutation survivors (group 2)
+
+
+def test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points():
+    """A smoke point of 100 steps runs 2 (the profile's cap): its row is that point's, in smoke only; a seed column
+    with a blank reads 3 as 3.0, the same seed; a text cell where a number belongs is named, not a traceback."""
+    point = {"STRATEGY": "hard", "SEED": 3, "STEPS": 100, "PROFILE": "smoke"}
+    row = pd.Series({"strategy": "hard", "seed": 3.0, "steps": 2})
+    assert studies.row_disagreement(row, point) is None
+    assert studies.row_disagreement(row, {**point, "PROFILE": "tiny"}) == "steps=2"
+    assert studies.row_disagreement(pd.Series({"seed": 4.0}), point) == "seed=4.0"
+    assert studies.row_disagreement(pd.Series({"budget": "lots"}), {"BUDGET": 0.1}) == "budget=lots"
+
+
+def test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column():
+    """A pass@k comparison is vouched for by the reference arm's pass@k gain, not by its accuracy gain (flat here);
+    the arms may sit in another column than strategy (arm=), the gain in a column without a split, and a model that
+    ran neither arm of the pair (one extra run) is left out."""
+    rows = [{"model": "m", "variant": arm, "seed": seed, "gain.test": gain - 0.1, "pass_at_k_gain.test": gain,
+             "base_variance.test": 0.0}
+            for seed, random_gain, hard_gain in ((0, 0.09, 0.095), (1, 0.10, 0.10), (2, 0.11, 0.105))
+            for arm, gain in (("random", random_gain), ("hard", hard_gain))]
+    table = pd.DataFrame([*rows, {**rows[0], "model": "m2", "variant": "easy"}])
+    keys = ["model", "difference", "verdict", "reference_gain", "why"]
+    learned = [["m", "hard - random", "equivalent", 0.1, ""]]
+    pairs = [("hard", "random")]
+    assert paired_verdicts(table, pairs, 0.03, column="pass_at_k_gain.test", arm="variant")[keys].values.tolist() == \
+        learned
+    no_split = table.drop(columns="gain.test").rename(columns={"pass_at_k_gain.test": "gain"})
+    assert paired_verdicts(no_split, pairs, 0.03, column="gain", arm="variant")[keys].values.tolist() == learned
+    flat = paired_verdicts(table, pairs, 0.03, arm="variant")
+    assert flat[["model", "verdict"]].values.tolist() == [["m", "could not tell"]]
+    assert flat["why"][0].startswith("random did not clearly learn")
+
+
+def test_a_mistyped_column_or_arm_and_a_table_without_seeds_are_named_by_their_parameter():
+    table = pd.DataFrame({"model": "m", "strategy": ["hard", "random"] * 3, "seed": [0, 0, 1, 1, 2, 2],
+                          "gain.test": [0.1, 0.2, 0.1, 0.25, 0.1, 0.3]})
+    with pytest.raises(CourseError, match="column: 'gain.tset' is not a column of the results table"):
+        paired_verdicts(table, [("hard", "random")], 0.03, column="gain.tset")
+    with pytest.raises(CourseError, match="arm: 'variant' is not a column of the results table"):
+        paired_verdicts(table, [("hard", "random")], 0.03, arm="variant")
+    with pytest.raises(CourseError, match="rows of several settings would count as seeds\\): 'seed' is not a column"):
+        paired_verdicts(table.drop(columns="seed"), [("hard", "random")], 0.03)
+
+
+def test_one_run_per_seed_is_checked_on_a_table_of_its_keys_only():
+    with pytest.raises(CourseError, match="several runs of one seed and arm within by=\\('model',\\)"):
+        studies.check_one_run_per_seed(pd.DataFrame({"model": "m", "strategy": "hard", "seed": [0, 0]}), ("model",))
+
+
+def test_a_gain_is_checked_against_its_interval_and_only_against_accuracies_it_has():
+    """A gain outside its own interval is refused even with no accuracy columns; a gain beside only one of its
+    accuracies, or a blank ood gain beside a blank ood accuracy, has nothing to disagree with."""
+    with pytest.raises(CourseError, match=r"r.csv: gain.test on line 2 lies outside its own interval \[0.01, 0.04\]"):
+        studies.check_gains_agree(pd.DataFrame({"gain.test": [0.05], "gain_ci.test": ["[0.01, 0.04]"]}), "r.csv", "fix")
+    studies.check_gains_agree(pd.DataFrame({"gain.test": [0.05], "accuracy_after.test": [0.6]}), "r.csv", "fix")
+    studies.check_gains_agree(pd.DataFrame({"gain.ood": [np.nan], "accuracy_after.ood": [np.nan],
+                                            "accuracy_before.ood": [0.5]}), "r.csv", "fix")
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (lambda t: t.assign(status=t.status.where(t.index != 1, "done")),
+     ": status 'done' (line 3) is neither 'ok' nor 'failed'"),
+    (lambda t: t.assign(lucky_share=t.lucky_share.where(t.index != 0, 1.5)),
+     ": column 'lucky_share' holds 1.5 (line 2), outside [0, 1]"),
+    (lambda t: t.assign(**{"gain.test": t["gain.test"].where(t.index != 3, t["gain.test"] + 0.01)}),
+     ": gain.test on line 5 is not accuracy_after - accuracy_before = "),
+])
+def test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix(tmp_path, edit, said):
+    folder = _study_copy(tmp_path)
+    table = pd.read_csv(folder / "results.csv")
+    edit(table).to_csv(folder / "results.csv", index=False)
+    fix = f"restore it (git checkout) or remake it with `python -m course_lib aggregate {folder.name} --out DIR`"
+    with pytest.raises(CourseError) as raised:
+        studies.load_study(folder.name, tmp_path)
+    message = str(raised.value)
+    assert message.startswith(f"{folder / 'results.csv'}{said}") and message.endswith(f"; {fix}")
