@@ -1401,3 +1401,16 @@ def test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix(
         studies.load_study(folder.name, tmp_path)
     message = str(raised.value)
     assert message.startswith(f"{folder / 'results.csv'}{said}") and message.endswith(f"; {fix}")
+
+
+def test_paired_verdicts_refuses_a_pair_whose_reference_arm_is_blank_in_one_group():
+    """A model whose random arm had no value in the column lost its row (pivot_table drops an all-blank arm): the Holm
+    family shrank and nothing said so. Both arms blank (nothing measured there) still leaves the group out."""
+    rows = [{"model": model, "strategy": strategy, "seed": seed,
+             "gain.test": float("nan") if (model, strategy) == ("b", "random") else 0.01 * seed}
+            for model in "ab" for strategy in ("hard", "random") for seed in range(3)]
+    with pytest.raises(CourseError, match="missing or infinite value"):
+        studies.paired_verdicts(pd.DataFrame(rows), [("hard", "random")], 0.03)
+    neither = pd.DataFrame([{**row, "gain.test": float("nan") if row["model"] == "b" else row["gain.test"]}
+                            for row in rows])
+    assert list(studies.paired_verdicts(neither, [("hard", "random")], 0.03).model) == ["a"]

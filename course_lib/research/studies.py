@@ -652,7 +652,8 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
         base = float(group[shared].iloc[0]) if shared in group and gain_column.startswith("gain.") else 0.0
         for first, second in pairs:
             check_both_arms_or_neither(group, first, second, dict(zip(by, key)), arm)
-            if {first, second} <= set(wide.columns):
+            measured = {first, second} & set(wide.columns)  # an arm whose values are all blank has no column
+            if {first, second} <= set(group[arm]) and measured:  # one blank arm: paired_by_seed names its seeds
                 both = paired_by_seed(group, first, second, column, arm)
                 gains = paired_by_seed(group, first, second, gain_column, arm)  # a blank gain is named, not NaN
                 reference = assay_sensitivity(gains.loc[both.index, second], margin, base, arm=second)
