@@ -680,3 +680,11 @@ def test_per_level_accuracy_says_when_problems_without_a_level_are_left_out():
     with pytest.warns(UserWarning, match="2 of 4 problems have no level: the per-level accuracies leave them out"):
         result = summarize_accuracy(table)
     assert result["overall"]["problems"] == 4 and result["by_level"]["1"]["problems"] == 2
+
+
+def test_pretrain_refuses_a_wordy_share_without_arith(capsys, tmp_path):
+    """`--wordy-share 0.5 --tasks shuffle` recorded a setting that changed nothing (only arith has long solutions)."""
+    line = one_line_error(capsys, "pretrain", "--size", "tiny-s", "--steps", "1", "--wordy-share", "0.5", "--tasks", "shuffle",
+                          "--out", tmp_path / "m")
+    assert "wordy_share=0.5 writes arith solutions the long way, and tasks=['shuffle'] has no arith" in line
+    assert not (tmp_path / "m").exists()

@@ -320,3 +320,22 @@ def test_a_student_folder_that_holds_an_instructor_copy_says_so(tmp_path):
     assert f"{two[0].name} holds solutions (an instructor's copy): delete or rename it" in said
     fresh = make_copies(tmp_path / "clean", "student", two)
     assert fresh["with_solutions"] == [] and "without solutions or quiz answers" in report(tmp_path, "student", fresh)
+
+
+@pytest.mark.parametrize("metadata", [{"tags": ["Solution"]}, {"tags": ["solution "]}, {"tags": ["solutions"]},
+                                      {"tags": "solution"}, {"jupyter": {"tags": ["solution"]}}])
+def test_a_solution_cell_tagged_with_a_near_miss_spelling_stays_out_of_a_student_copy(tmp_path, metadata):
+    """A tag `Solution`, `solution `, `solutions` or one under metadata.jupyter.tags kept the answer in the student's
+    copy, and `holds_solutions` missed it too."""
+    from course_lib.classroom.copies import classroom_copy, holds_solutions
+
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None},
+                          {"cell_type": "code", "metadata": metadata, "source": "answer = 42", "outputs": [],
+                           "execution_count": None}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "n.ipynb").write_text(json.dumps(notebook))
+    assert holds_solutions(tmp_path / "n.ipynb")
+    student = json.loads(classroom_copy(json.dumps(notebook), "student", "n.ipynb"))
+    assert [cell["source"] for cell in student["cells"]] == ["x = 1"]
+    not_a_tag = {**notebook, "cells": [{**notebook["cells"][1], "metadata": {"tags": "resolutions"}}]}
+    assert len(json.loads(classroom_copy(json.dumps(not_a_tag), "student", "n.ipynb"))["cells"]) == 1

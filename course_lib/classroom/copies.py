@@ -31,6 +31,17 @@ def lessons() -> list[Path]:
     return numbered_notebooks() + appendix_notebooks()
 
 
+def is_solution_cell(cell) -> bool:
+    """Whether a cell is tagged `solution`, however the tag was typed: any case, spaces around it, `solutions`, or
+    under metadata.jupyter.tags (a string tag is one tag, not a list of letters)."""
+    metadata = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+    jupyter = metadata.get("jupyter", {}) if isinstance(metadata.get("jupyter"), dict) else {}
+    tags = []
+    for found in (metadata.get("tags", []), jupyter.get("tags", [])):
+        tags += [found] if isinstance(found, str) else list(found) if isinstance(found, list) else []
+    return any(isinstance(tag, str) and tag.strip().lower() in (SOLUTION_TAG, SOLUTION_TAG + "s") for tag in tags)
+
+
 def is_quiz_cell(cell) -> bool:
     """A code cell that draws a self-checking quiz question (`quiz`, or `quiz_packed` in a student's copy)."""
     source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
@@ -77,7 +88,7 @@ def classroom_copy(text: str, kind: str, source_name: str = "", root_link: str =
     check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
     notebook = json.loads(text)
     if kind == "student":
-        notebook["cells"] = [c for c in notebook["cells"] if SOLUTION_TAG not in c.get("metadata", {}).get("tags", [])]
+        notebook["cells"] = [c for c in notebook["cells"] if not is_solution_cell(c)]
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] == "code":
             cell.update(outputs=[], execution_count=None)
@@ -127,7 +138,7 @@ def holds_solutions(path: Path) -> bool:
 
     try:
         cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-        return any(SOLUTION_TAG in cell.get("metadata", {}).get("tags", []) for cell in cells)
+        return any(is_solution_cell(cell) for cell in cells)
     except (ValueError, OSError, AttributeError):
         return False
 

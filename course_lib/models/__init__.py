@@ -390,6 +390,8 @@ class PretrainConfig:
             check(level in TRAIN_LEVELS, f"levels: {level} is not a training level; use any of {TRAIN_LEVELS}")
         for task in self.tasks:
             check(task in TASKS, f"tasks: {task!r} is unknown; use any of {', '.join(TASKS)}")
+        check(not self.wordy_share or "arith" in self.tasks, f"wordy_share={self.wordy_share} writes arith solutions "
+              f"the long way, and tasks={list(self.tasks)} has no arith; add arith or leave wordy_share out")
 
 
 def _batches(config: PretrainConfig, tokenizer):
