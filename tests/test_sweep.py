@@ -1236,3 +1236,164 @@ def test_aggregate_names_a_failed_point_that_recorded_no_error(tmp_path, monkeyp
     path.write_text(json.dumps({k: v for k, v in json.loads(path.read_text()).items() if k != "error"}))
     assert main(["aggregate", "demo", "--profile", "smoke", "--out", str(tmp_path)]) == 1
     assert f"FAILED {point_name(point)}: no error recorded" in capsys.readouterr().err
+
+
+# Mutation survivors (group 4)
+def test_aggregate_refuses_a_record_that_is_not_an_object_in_one_line(tmp_path):
+    with pytest.raises(CourseError, match="point None is not a record's name, or is recorded twice"):
+        aggregate("demo", "smoke", tmp_path, [["point", "a"]], "")
+
+
+def test_a_point_that_never_answers_right_has_a_zero_gain_in_a_zero_width_interval():
+    from course_lib.research.sweep import check_measures
+
+    check_measures({"accuracy_before": {"test": 0.0}, "accuracy_after": {"test": 0.0}, "gain": {"test": 0.0},
+                    "gain_ci": {"test": [0.0, 0.0]}, "dead_step_share": 1.0}, "p")
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    ({"dead_step_share": 1.5}, "dead_step_share=1.5 must be a share from 0 to 1"),
+    ({"gain_ci": [0.15, 0.05]}, "gain_ci.=[0.15, 0.05] must be [low, high]"),  # one interval, not one per split
+    ({"gain_ci": [0.05, 0.15]}, "gain.test=0.1 has no gain_ci.test"),
+    ({"gain_ci": {"test": [False, True]}}, "gain_ci.test=[False, True] must be [low, high]"),
+    ({"gain_ci": {"test": [0.05, float("inf")]}}, "gain_ci.test=[0.05, inf] must be [low, high]"),
+    ({"accuracy_after_by_level": 1.5}, "accuracy_after_by_level holds a value that is not a finite number in [0, 1]"),
+    ({"accuracy_after_by_level": {"1": 1.5}}, "accuracy_after_by_level holds a value that is not a finite number"),
+])
+def test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused(edit, said):
+    from course_lib.research.sweep import check_measures
+
+    record = {"accuracy_before": {"test": 0.4}, "accuracy_after": {"test": 0.5}, "gain": {"test": 0.1},
+              "gain_ci": {"test": [0.05, 0.15]}, **edit}
+    with pytest.raises(CourseError, match=re.escape(said)):
+        check_measures(record, "p")
+
+
+def test_collect_in_a_folder_without_a_grid_says_what_to_give(tmp_path):
+    with pytest.raises(CourseError, match=r"holds no grid.json; give the folder of a `reproduce` run"):
+        collect("hard-wins", "smoke", tmp_path)
+
+
+def test_a_planned_model_not_found_here_is_skipped_and_the_next_one_still_checked(tmp_path):
+    from course_lib.research.sweep import check_same_models
+
+    check_same_models(tmp_path, {"no-such-model-here": {"model.safetensors": "0" * 64}})
+    planned = {"no-such-model-here": {"model.safetensors": "0" * 64}, "tiny-m": {"model.safetensors": "0" * 64}}
+    with pytest.raises(CourseError, match="was planned with other weights under the name 'tiny-m'"):
+        check_same_models(tmp_path, planned)
+
+
+def test_grid_points_names_the_folder_whose_grid_it_refuses(tmp_path, monkeypatch):
+    data = tmp_path / "mine.jsonl"
+    data.write_text('{"question": "1+1=?", "answer": "2"}\n')
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"TASK": [f"jsonl:{data}"], "SEED": [0]}}})
+    points = expand("demo", "smoke")
+    grid_file = tmp_path / "grid.json"
+    for grid, said in [({"models": {"tiny-m": {"model.safetensors": "0" * 64}}}, "was planned with other weights"),
+                       ({"files": {str(data): "0" * 64}}, "was planned with another version of"),
+                       ({"points": [{"SEED": 3}]}, "holds points that are not in demo's 'smoke' grid")]:
+        grid_file.write_text(json.dumps({"study": "demo", "points": points, **grid}))
+        with pytest.raises(CourseError, match=re.escape(f"out={tmp_path} {said}")):
+            grid_points(tmp_path, "demo", "smoke")
+
+
+def test_only_a_folder_of_nothing_but_point_records_may_take_a_new_grid(tmp_path):
+    from course_lib.research.sweep import holds_only_point_records
+
+    out = tmp_path / "out"
+    assert not holds_only_point_records(out)  # not there
+    out.mkdir()
+    assert not holds_only_point_records(out)  # empty
+    (out / "points").mkdir()
+    (out / "points" / "a.json").write_text("{}")
+    assert holds_only_point_records(out)
+    (out / "points" / "notes.txt").write_text("")
+    assert not holds_only_point_records(out)
+    (out / "points" / "notes.txt").unlink()
+    (out / "grid.json").write_text("{}")
+    assert not holds_only_point_records(out)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "points").mkdir(parents=True)
+    (elsewhere / "points" / "a.json").write_text("{}")
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "points").symlink_to(elsewhere / "points")
+    assert not holds_only_point_records(tmp_path / "linked")
+
+
+def test_set_task_to_a_relative_jsonl_file_is_made_absolute_and_model_to_a_nested_folder(tmp_path, monkeypatch):
+    (tmp_path / "models" / "mine").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert parse_overrides(["TASK=jsonl:mine.jsonl"])["TASK"] == f"jsonl:{tmp_path / 'mine.jsonl'}"
+    assert parse_overrides(["MODEL=models/mine"])["MODEL"] == str(tmp_path / "models" / "mine")
+    monkeypatch.chdir(tmp_path / "models" / "mine")
+    assert parse_overrides(["MODEL=."])["MODEL"] == str(tmp_path / "models" / "mine")  # the folder one is in
+
+
+def test_a_key_given_twice_is_refused_whatever_its_values():
+    for pairs in (["SEED=0", "SEED=1"], ["TASK=jsonl:a=b.jsonl", "TASK=arith"]):
+        key = pairs[0].split("=")[0]
+        with pytest.raises(CourseError, match=f"^where: {key} is given twice .*give each key once"):
+            parse_where(pairs)
+
+
+def test_a_record_is_its_points_only_when_every_setting_and_every_split_agrees():
+    from course_lib.research.sweep import record_problem
+
+    assert record_problem({"point": point_name({"SEED": 0}), "status": "ok"}, {"SEED": 0}, "ok") == \
+        "has no seed (its point has SEED=0)"
+    point = {"STEPS": 4, "BASE_K": 8, "SEED": 410}
+    record = {"point": point_name(point), "status": "ok", "seconds": 3.0, "profile": "smoke", "steps": 2, "base_k": 8,
+              "seed": 410}
+    assert record_problem(record, point, "ok") is None
+    assert record_problem({**record, "seed": 411}, point, "ok") == "records seed=411, but its point has SEED=410"
+    assert record_problem({**record, "base_k": {"test": 8, "train": 4}}, point, "ok") == \
+        "records base_k={'test': 8, 'train': 4}, but its point has BASE_K=8"
+
+
+def test_a_record_of_two_data_files_names_both_when_one_changed(tmp_path):
+    from course_lib.research.sweep import inputs_sha256, record_problem
+
+    train, test = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (train, test):
+        path.write_text('{"question": "1+1=?", "answer": "2"}\n')
+    point = {"TASK": f"jsonl:{train}", "TEST_TASK": f"jsonl:{test}", "SEED": 0}
+    record = {"point": point_name(point), "status": "ok", "seconds": 1.0, **{k.lower(): v for k, v in point.items()},
+              **inputs_sha256(point)}
+    test.write_text('{"question": "1+1=?", "answer": "3"}\n')
+    assert record_problem(record, point, "ok") == f"was made with another version of {train}, {test} (its data_sha256 differs)"
+
+
+def test_only_a_profile_that_caps_training_caps_a_points_steps():
+    from course_lib.research.sweep import trained_steps
+
+    assert trained_steps(4, "smoke") == 2
+    assert [trained_steps(4, profile) for profile in ("tiny", None, "no-such-profile")] == [4, 4, 4]
+
+
+def test_a_grid_file_with_its_points_keys_in_another_order_is_still_this_grid(tmp_path, monkeypatch):
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"}, "grid": {"smoke": {"SEED": [0, 1]}}})
+    points = expand("demo", "smoke")
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": points}, sort_keys=True))  # e.g. jq -S
+    assert grid_points(tmp_path, "demo", "smoke") == points
+
+
+def test_a_models_fingerprint_covers_every_weight_file_and_its_settings_by_name(tmp_path):
+    import hashlib
+
+    from course_lib.research.sweep import inputs_sha256
+
+    model = tmp_path / "mine"
+    model.mkdir()
+    for name, text in (("config.json", "{}"), ("vocab.json", '{"a": 0}'), ("merges.txt", "#"),
+                       ("pytorch_model.bin", "weights")):
+        (model / name).write_text(text)
+    found = inputs_sha256({"MODEL": str(model)})
+    settings = {name: file_sha256(model / name) for name in ("config.json", "merges.txt", "vocab.json")}
+    assert found == {"model_sha256": file_sha256(model / "pytorch_model.bin"),  # the records' format: names in order
+                     "model_settings_sha256": hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()}
+    (model / "pytorch_model.bin").unlink()
+    for shard in ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"):
+        (model / shard).write_text("shard")
+    before = inputs_sha256({"MODEL": str(model)})["model_sha256"]
+    (model / "model-00002-of-00002.safetensors").write_text("another shard")
+    assert inputs_sha256({"MODEL": str(model)})["model_sha256"] != before
