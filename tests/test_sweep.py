@@ -1360,7 +1360,8 @@ def test_a_record_of_two_data_files_names_both_when_one_changed(tmp_path):
     record = {"point": point_name(point), "status": "ok", "seconds": 1.0, **{k.lower(): v for k, v in point.items()},
               **inputs_sha256(point)}
     test.write_text('{"question": "1+1=?", "answer": "3"}\n')
-    assert record_problem(record, point, "ok") == f"was made with another version of {train}, {test} (its data_sha256 differs)"
+    assert record_problem(record, point, "ok") == \
+        f"was made with another version of {train}, {test} (its data_sha256 differs)"
 
 
 def test_only_a_profile_that_caps_training_caps_a_points_steps():
