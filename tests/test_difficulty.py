@@ -343,6 +343,26 @@ def test_read_table_says_what_is_wrong_and_how_to_make_one(tmp_path, content, me
         read_table(tmp_path)
 
 
+@pytest.mark.parametrize(("row", "said"), [
+    ("b,2,2,1,abc", "pass_rate abc, not a number from 0 to 1"),
+    ("b,2,2,1,", "pass_rate missing, not a number from 0 to 1"),
+    ("b,2,2,1,1.7", "pass_rate 1.7, not a number from 0 to 1"),
+    ("b,2,2,1,-0.5", "pass_rate -0.5, not a number from 0 to 1"),
+    ("b,2,2,0,0.9", "pass_rate 0.9 but 0 of 2 right; the table was changed after `estimate` wrote it"),
+    ("b,2,-2,-1,0.5", "pass_rate 0.5 but -1 of -2 right; the table was changed after `estimate` wrote it"),
+    ("b,2,x,1,0.5", "pass_rate 0.5 but 1 of x right; the table was changed after `estimate` wrote it"),
+    ("b,2,2,y,0.5", "pass_rate 0.5 but y of 2 right; the table was changed after `estimate` wrote it"),
+    ("b,abc,2,1,0.5", "level 'abc', not a whole number"),
+    ("b,1.5,2,1,0.5", "level 1.5, not a whole number"),
+])
+def test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one(tmp_path, row, said):
+    path = tmp_path / "t.csv"
+    path.write_text(f"id,level,k,n_correct,pass_rate\na,1,2,1,0.5\n{row}\nc,,2,2,1.0\n", encoding="utf-8")
+    fix = f"make one with `python -m course_lib estimate ... --out {path}`"
+    with pytest.raises(CourseError, match=re.escape(f"table={path}: problem 'b' has {said}; {fix}")):
+        read_table(path)
+
+
 def outcomes_table(outcomes):
     """A difficulty table with these outcome strings (K = their length), as `estimate` writes it."""
     k = len(outcomes[0])
