@@ -459,3 +459,13 @@ def test_cache_key_changes_with_the_models_config_and_stop_tokens_not_its_path(t
     (folder / "generation_config.json").write_text(text.replace('"eos_token_id": 1', '"eos_token_id": [1, 23]'))
     assert '"eos_token_id": [1, 23]' in (folder / "generation_config.json").read_text()
     assert cache_key(str(folder), pool, _key_settings()) != by_folder
+
+
+def test_cache_key_of_a_model_folder_changes_with_its_config_json(pool, tmp_path):
+    """vLLM reads a folder's config.json (its architecture, its rope and norm settings): an edited one samples
+    differently, so a table cached for the folder as it was is not served."""
+    (tmp_path / "config.json").write_text('{"rms_norm_eps": 1e-06}')
+    key = cache_key(str(tmp_path), pool, _key_settings())
+    assert cache_key(str(tmp_path), pool, _key_settings()) == key
+    (tmp_path / "config.json").write_text('{"rms_norm_eps": 1e-05}')
+    assert cache_key(str(tmp_path), pool, _key_settings()) != key
