@@ -403,6 +403,12 @@ def test_pass_rate_counts_refuses_rates_that_are_not_j_over_k(table, says):
         pass_rate_counts(table, "level")
 
 
+def test_pass_rate_counts_refuses_a_grouping_column_the_table_lacks_naming_those_it_has():
+    table = pd.DataFrame({"level": [1], "k": [4], "pass_rate": [0.25]})
+    with pytest.raises(CourseError, match=r"^by='source' is not a column of the table; use one of level, k, pass_rate$"):
+        pass_rate_counts(table, "source")
+
+
 def test_select_seeds_with_0_by_default_and_reads_pass_rates_given_as_text():
     """The default seed is 0 (what a table's provenance records when none was given); pass rates read as text
     (a CSV read without types) select exactly as the numbers do, for every strategy that reads them."""
@@ -434,7 +440,8 @@ def test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_str
     assert tie_at_the_cut(table, "medium", 10) == {"key": "pass rate", "value": 0.0, "tied": 60, "picked": 10}
     assert tie_at_the_cut(table, "easy", 10) == {"key": "pass rate", "value": 1.0, "tied": 38, "picked": 10}
     assert tie_at_the_cut(table, "learnability", 10) == {"key": "p(1 - p) =", "value": 0.0, "tied": 98, "picked": 8}
-    assert tie_at_the_cut(table, "random", 10) is None
+    assert tie_at_the_cut(table, "random", 10) is None and tie_at_the_cut(table, "levels", 10) is None
+    assert tie_at_the_cut(table.iloc[:0], "hard", 10) is None  # an empty table: nothing to cut
     assert tie_at_the_cut(table, "hard", 62) is None  # the whole blocks at 0 and 0.5: nothing cut
     inner = table.assign(pass_rate=[0.0] * 2 + [0.125] * 60 + [1.0] * 38)  # a block cut away from the extreme
     assert tie_at_the_cut(inner, "hard", 10) == {"key": "pass rate", "value": 0.125, "tied": 60, "picked": 8}
@@ -503,6 +510,7 @@ def test_round_16_a_level_asked_for_that_the_table_lacks_is_said_not_dropped_in_
     from course_lib.selection import select
 
     table = pd.DataFrame({"id": list("abcd"), "pass_rate": [0.1, 0.2, 0.3, 0.4], "level": [1, 1, 2, 2]})
-    with pytest.warns(UserWarning, match=r"levels=\[1, 9\]: the table has no problem of level\(s\) \[9\]"):
+    with pytest.warns(UserWarning, match=r"levels=\[1, 9\]: the table has no problem of level\(s\) \[9\]") as said:
         assert sorted(select(table, "levels", 2, levels=[1, 9])) == ["a", "b"]  # was: level 1 alone, in silence
+    assert str(said[0].message).endswith("(its levels are [1, 2]); the selection holds the others only")
     assert sorted(select(table, "levels", 4, levels=[1, 2])) == list("abcd")
