@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_lib.answers import (
+    exact_value,
     extract_boxed,
     extract_hash_answer,
     extract_integer,
@@ -74,7 +75,8 @@ def test_extract_option(text, expected):
     ("text", "expected"),
     [(r"\boxed{070}", "70"), ("the answer is 588", "588"), ("<answer> 16 </answer>", "16"), ("none", None),
      ("#### 42\nchecking: 7", "42"), ("<answer>42</answer> (not 7)", "42"),  # the marked answer, not the last number
-     ("12, then \\boxed{3", None), ("12\n#### ", None), ("12 <answer>3", None)],  # a mark that cannot be read: none
+     ("12, then \\boxed{3", None), ("12\n#### ", None), ("12 <answer>3", None),  # a mark that cannot be read: none
+     ("The answer is \u221213", "-13"), ("The answer is \u2212 13", "-13")],  # a typeset minus, spaced or not
 )
 def test_extract_integer(text, expected):
     assert extract_integer(text) == expected
@@ -124,6 +126,7 @@ def test_extract_tagged_reads_from_its_tag_to_the_first_close_within_the_limit()
         ("7 \\mid 5", "5", False),  # math-verify read the number on the right of a divisibility bar
         ("2 | 3", "3", False),
         ("|-3|", "3", True),  # an absolute value's bars come in pairs
+        (r"\{x | x > 0\}", r"\{x | x > 0\}", True),  # a set-builder bar the reference has too
     ],
 )
 def test_math_equal_uses_math_verify(predicted, reference, equal):
@@ -527,6 +530,10 @@ def test_tinymath_counts_simplest_forms_and_compares_numbers_exactly(predicted, 
     assert is_correct(f"\\boxed{{{predicted}}}", reference, "tinymath") is right
 
 
+def test_exact_value_of_a_fraction_over_0_is_none():
+    assert exact_value("3/0") is None and exact_value(r"\frac{3}{0}") is None
+
+
 def test_a_unicode_minus_after_the_mark_is_a_minus():
     """`#### \u22125` (typeset text's minus) is -5 under the `####` rules, as `\\boxed{\u22125}` is under math-verify."""
     assert is_correct("#### \u22125", "-5", "arith") and is_correct("#### \u22125", "-5", "gsm8k")
@@ -679,6 +686,7 @@ def test_aime_reads_no_integer_from_a_number_with_a_fraction_or_power_sign_after
     ("So the answer is (B) vs (C)", "(B)", "bbh"), ("So the answer is (B) + (C)", "(B)", "bbh"),
     (r"\boxed{6 = 5}", "5", "math"), (r"\boxed{6 \to 5}", "5", "math"), (r"\boxed{x \approx 5}", "5", "math"),
     (r"\boxed{6 \implies 5}", "5", "math"), (r"\boxed{\cancel{6} 5}", "5", "math"),
+    (r"\boxed{6=5}", "5", "math"), (r"\boxed{6 = 5 = 5}", "5", "math"),
 ])
 def test_hedges_and_changed_numbers_of_round_13_score_0(completion, answer, source):
     """One marked final answer counts; a hedge, a number changed by the word after it, or a relation does not."""
