@@ -18,6 +18,7 @@ from course_lib.training import (
     micro_batches,
     read_jsonl_log,
     run_args,
+    same_folder,
     train_grpo,
 )
 
@@ -1046,3 +1047,12 @@ def test_epochs_that_max_steps_would_override_are_refused():
     with pytest.raises(CourseError, match=r"num_train_epochs=1 would be ignored: max_steps=100 sets the run's length"):
         CourseConfig(num_train_epochs=1)
     assert CourseConfig(max_steps=12).max_steps == 12
+
+
+def test_same_folder_is_one_existing_folder_however_its_path_is_written(tmp_path, monkeypatch):
+    """A run's recorded base (relative, in older runs) matches the base given now only where both are one folder."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert same_folder("base", str(tmp_path / "base")) and same_folder(str(tmp_path / "base"), "./base/")
+    assert not same_folder("base", "other") and not same_folder("gone", "gone")  # a missing folder matches nothing
