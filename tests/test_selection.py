@@ -440,6 +440,8 @@ def test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_str
     assert tie_at_the_cut(table, "medium", 10) == {"key": "pass rate", "value": 0.0, "tied": 60, "picked": 10}
     assert tie_at_the_cut(table, "easy", 10) == {"key": "pass rate", "value": 1.0, "tied": 38, "picked": 10}
     assert tie_at_the_cut(table, "learnability", 10) == {"key": "p(1 - p) =", "value": 0.0, "tied": 98, "picked": 8}
+    as_text = table.assign(pass_rate=table["pass_rate"].astype(str))  # a CSV read without types
+    assert tie_at_the_cut(as_text, "learnability", 10) == {"key": "p(1 - p) =", "value": 0.0, "tied": 98, "picked": 8}
     assert tie_at_the_cut(table, "random", 10) is None and tie_at_the_cut(table, "levels", 10) is None
     assert tie_at_the_cut(table.iloc[:0], "hard", 10) is None  # an empty table: nothing to cut
     assert tie_at_the_cut(table, "hard", 62) is None  # the whole blocks at 0 and 0.5: nothing cut
