@@ -115,10 +115,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "accepted", "Spearman's rho reads ranks: integers and the same numbers as floats rank alike; only a list of "
                     "numeric strings would differ, which no caller passes", change)
        for n, change in ((5, "list(x), dtype=None"), (7, "list(x), )"), (10, "list(y), dtype=None"), (12, "list(y), )"))},
-    **{f"course_lib.research.studies.x_rank_correlation__mutmut_{n}": (
-        "accepted", "ignoring every warning inside the bootstrap, not only the constant-input one: spearmanr on finite "
-                    "numbers warns of nothing else", change)
-       for n, change in ((25, '"ignore", None)'), (27, '"ignore", )'))},
     "course_lib.answers.x_extract_tagged__mutmut_11": (
         "equivalent", "the text holds exactly one <answer> (checked first): its first and last are the same", "rindex("),
     **{f"course_lib.answers.x_extract_tagged__mutmut_{n}": (
@@ -398,9 +394,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                       "a dot, its part after the first dot and part +1 are the same split name", change)
        for n, change in ((25, "rsplit('.', )[-1]"), (26, "split('.', 1)[-1]"), (28, "rsplit('.', 2)[-1]"),
                          (29, "rsplit('.', 1)[+1]"))},
-    "course_lib.research.studies.x_detectable_difference__mutmut_20": (
-        "equivalent", "statsmodels' TTestPower.solve_power defaults to alternative='two-sided', the value given",
-        "power=power, )"),
     "course_lib.research.studies.x_paired_power__mutmut_10": (
         "equivalent", "statsmodels' TTestPower.power defaults to alternative='two-sided', the value given", "alpha=alpha, ))"),
     **{f"course_lib.research.sweep.x_parse_overrides__mutmut_{n}": (
@@ -417,6 +410,254 @@ TRIAGE: dict[str, tuple[str, ...]] = {
         "accepted", "the run's wall time is kept for reading, to a tenth of a second; hundredths change no finding",
         "start, 2)"),
 }
+
+# Survivors of the run resumed at bc71b28 (6 Dec 2026): triaged function by function, each checked with `mutmut show`
+# (its text in the mutant's added line); the same format as above
+STUDIES = "course_lib.research.studies"
+SWEEP = "course_lib.research.sweep"
+# group 1
+_TRIAGED_CORE: dict[str, tuple[str, ...]] = {
+    **{f"course_lib.difficulty.x__check_rows__mutmut_{n}": (
+        "equivalent", "how many offending rows head() keeps does not matter: the loop raises on the first one",
+        change) for n, change in ((10, "].head(None)"), (17, "].head(2)"), (61, "[~consistent].head(None)"),
+                                  (63, "[~consistent].head(2)"), (74, "].head(None)"), (80, "].head(2)"))},
+    "course_lib.difficulty.x__check_rows__mutmut_29": (
+        "equivalent", "read_table checks first that the table has id, level and pass_rate, so {k, n_correct} is a "
+                      "proper subset of its columns whenever it is a subset", '"n_correct"} < set('),
+    "course_lib.difficulty.x__check_rows__mutmut_59": (
+        "accepted", "only a pass rate exactly 1e-6 from n_correct / k (no value estimate writes; the tolerance only "
+                    "absorbs CSV rounding) is read instead of refused", "abs() <= 1e-6"),
+    **{f"course_lib.difficulty.x__check_rows__mutmut_{n}": (
+        "accepted", "only a table sampled once per problem (k=1) is refused instead of read, and no such table is "
+                    "written: estimate and pass_rates_at require k >= 2", change)
+       for n, change in ((52, "(k > 1)"), (53, "(k >= 2)"))},
+    # the stale entries for _files_fingerprint 42 and 43, again under their new names
+    **{f"course_lib.difficulty.x__files_fingerprint__mutmut_{n}": (
+        "equivalent", "a larger cap on the safetensors header read (32 MiB instead of 16): real headers are far "
+                      "smaller, so the same bytes are read", change) for n, change in ((52, "2 << 24"), (53, "1 << 25"))},
+    "course_lib.difficulty.x__files_fingerprint__mutmut_15": (
+        "accepted", "only the placeholder hashed for a missing config file changes: the fingerprint still changes "
+                    "when a config file appears, disappears or is edited, and is only compared with fingerprints "
+                    "made by the same code (a cache entry made before would miss once)", 'b"XX-XX"'),
+    **{f"course_lib.answers.x__fraction__mutmut_{n}": (
+        "equivalent", "_FRACTION's groups match in pairs (1-2, 3-4, 5-6): a pair's second group is None exactly when "
+                      "its first is", change) for n, change in ((24, "if pair[1] is not None"),
+                                                                 (29, "match.group(6) is None"))},
+    **{f"course_lib.answers.x__relation__mutmut_{n}": (
+        "equivalent", "the first piece of split('=') is the same whatever the maxsplit", change)
+       for n, change in ((12, 'split("=", )[0]'), (15, 'split("=", 2)[0]'))},
+    "course_lib.answers.x__solved_text__mutmut_7": (
+        "equivalent", "a text with whitespace between digits matches none of _FRACTION, _NUMERIC or _LINEAR (none "
+                      "allows whitespace), nor does 'None': in_simplest_form and exact_value give False / None either "
+                      "way", "return str(None), False"),
+    "course_lib.answers.x__solved_text__mutmut_8": (
+        "equivalent", "the flag only stops in_simplest_form trying _LINEAR, which a text with whitespace between "
+                      "digits never matches; exact_value ignores it", "return str(answer), True"),
+    "course_lib.answers.x_extract_integer__mutmut_29": (
+        "equivalent", "after[:2] is empty exactly when after[:1] is", "if after[:2] and"),
+    # the stale entries for charge_estimation 23 and 44 and pass_rate_counts 16 and 30, again under their new names
+    "course_lib.selection.x_charge_estimation__mutmut_24": (
+        "equivalent", "tokens per completion (1 or 2) does not enter the count of completions that is read",
+        "estimation_cost(pool_size, k, 2)"),
+    "course_lib.selection.x_charge_estimation__mutmut_45": (
+        "accepted", "rounding to 10 rather than 9 decimals before the floor: both absorb floating-point error "
+                    "(about 1e-15 here), and no budget or cost has a real 10th decimal", "cost, 10)"),
+    **{f"course_lib.selection.x_pass_rate_counts__mutmut_{n}": (
+        "equivalent", why, change) for n, why, change in (
+        (26, "pandas reads astype(None) as float64, as astype(float): the same numbers", 'pass_rate"].astype(None)'),
+        (65, "the right-answer counts as floats (2.0) label the same groups: reindexing by the whole numbers 0..K "
+             "matches them, and the labels are made from that index", "round().astype(None)"))},
+    "course_lib.selection.x_learnability_key__mutmut_8": (
+        "accepted", "rounding p(1 - p) to 13 rather than 12 decimals: both absorb floating-point error (about 1e-17), "
+                    "and distinct values j(K - j)/K^2 differ by at least 1/K^2, far above either", "(1 - p), 13)"),
+    **{f"course_lib.selection.x__levels_band__mutmut_{n}": (
+        "accepted", "only the stack frame the absent-levels warning is attributed to changes; its category and text "
+                    "stay (and under mutmut the trampoline's extra frame shifts it anyway, so no test can pin it)",
+        change) for n, change in ((58, 'others only", )'), (61, "stacklevel=4"))},
+    "course_lib.answers.x_extract_integer__mutmut_50": (
+        "equivalent", "no digit follows the last number _NUMBER finds (its \\d is re's \\d), so `[eE]\\d` never matches "
+                      "the text after it; `13e2` is refused because its last number, 2, follows a letter",
+        r"[ee]\d"),
+}
+
+# group 2
+_TRIAGED_STUDIES_A: dict[str, tuple[str, ...]] = {
+    **{f"{STUDIES}.x_paired_verdicts__mutmut_{n}": (
+        "equivalent", "the part after the last dot is the same whether rsplit splits once, twice or at every dot",
+        change) for n, change in ((44, 'rsplit(".", )[-1]'), (47, 'rsplit(".", 2)[-1]'))},
+    f"{STUDIES}.x_paired_verdicts__mutmut_45": (
+        "accepted", "differs only for a column with two dots (a per-level column, accuracy_after_by_level.test.1), "
+                    "where either split reads a reference gain no results table holds ('gain.1' or 'gain.test.1') "
+                    "and is refused in one line; every one-dot column has the same split", 'column.split(".", 1)[-1]'),
+    f"{STUDIES}.x_paired_verdicts__mutmut_70": (
+        "equivalent", "groupby sorts by default: dropping `sort=True` (or passing sort=None) leaves the groups sorted",
+        "groupby(list(by), )"),
+    **{f"{STUDIES}.x_paired_verdicts__mutmut_{n}": (
+        "equivalent", "wide is read only for which arms it has: an arm holding any value in the group is a column with "
+                      "or without the seed index (pivot_table drops an arm of blanks either way)", change)
+       for n, change in ((74, "pivot_table(index=None, "), (77, "pivot_table(columns=arm"))},
+    **{f"{STUDIES}.x_check_gains_agree__mutmut_{n}": (
+        "accepted", "only a gain column with a second dot (gain.test.1) splits differently: `aggregate` writes "
+                    "gain.<split> and pass_at_k_gain.<split> only, the splits being test and ood", change)
+       for n, change in ((10, 'column.split(".", )'), (11, 'column.rsplit(".", 1)'), (13, 'column.split(".", 2)'))},
+    f"{STUDIES}.x_check_gains_agree__mutmut_30": (
+        "accepted", "text reaches it only in a measure column wholly of text (check_results refuses text among numbers "
+                    "first): the original leaves that column unchecked, the mutant stops with a ValueError, and the "
+                    "verdicts refuse text either way", "row.get(name), )"),
+    f"{STUDIES}.x_check_gains_agree__mutmut_57": (
+        "equivalent", "gain_disagreement reads an interval only when it is a list or tuple of two: '' and None both "
+                      "mean none", 'interval = ""'),
+    f"{STUDIES}.x_check_one_run_per_seed__mutmut_57": (
+        "equivalent", "require_columns has just refused a table without the seed or any key column: both conditions "
+                      "hold whenever this line runs", '"seed" in table.columns or set(keys)'),
+    f"{STUDIES}.x_check_one_run_per_seed__mutmut_68": (
+        "equivalent", "the rows are empty exactly when no row repeats its keys, and a repeated row's keys are those of "
+                      "its first: the example dict is the same", "duplicated(keys, )"),
+    **{f"{STUDIES}.x_check_ranges__mutmut_{n}": (
+        "equivalent", "the part before the first dot is the same however many times the name is split", change)
+       for n, change in ((8, 'column.split(".", )[0]'), (11, 'column.split(".", 2)[0]'))},
+    f"{STUDIES}.x_check_ranges__mutmut_9": (
+        "accepted", "only a column with a second dot whose first part is a RANGES measure (accuracy_after.test.1) "
+                    "would lose its check: results tables hold none (per-level columns are "
+                    "accuracy_after_by_level.<split>.<level>, which has no range either way)",
+        'column.rsplit(".", 1)[0]'),
+    f"{STUDIES}.x_check_ranges__mutmut_26": (
+        "accepted", "text reaches it only in a column wholly of text (check_results refuses text among numbers "
+                    "first): the original leaves that column unchecked, the mutant stops with a ValueError, and the "
+                    "verdicts refuse text either way", "to_numeric(table[column], )"),
+    f"{STUDIES}.x_check_results__mutmut_87": (
+        "equivalent", "with no measure column, table[[]].notna().any(axis=1) is False on every row: no line is named "
+                      "either way", "(measured) or True"),
+    f"{STUDIES}.x_check_results__mutmut_137": (
+        "equivalent", "pandas reads astype(None) as float64, as astype(float): pd.to_numeric's numbers, the same",
+        "numbers.astype(None)"),
+    f"{STUDIES}.x_row_disagreement__mutmut_46": (
+        "accepted", "a cell exactly 1e-12 (relative) from its point's number is the only case this changes: the "
+                    "tolerance absorbs float round-off, and a hand edit is far larger", ") < 1e-12"),
+    f"{STUDIES}.x_row_disagreement__mutmut_47": (
+        "accepted", "the tolerance shrinks only for numbers above 1, which are whole (steps, seed, prompts per step) "
+                    "and read exactly from the CSV", "1e-12 / max("),
+    f"{STUDIES}.x_row_disagreement__mutmut_53": (
+        "accepted", "the tolerance doubles (to 2e-12) only for numbers below 2: float round-off stays inside either, a "
+                    "hand edit outside", "max(2.0, "),
+}
+
+# group 3
+_TRIAGED_STUDIES_B: dict[str, tuple[str, ...]] = {
+    f"{STUDIES}.x_check_every_point_listed__mutmut_28": (
+        "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI",
+        "encoding=None"),
+    f"{STUDIES}.x_check_every_point_listed__mutmut_30": (
+        "equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"'),
+    f"{STUDIES}.x_detectable_difference__mutmut_41": (  # the entry named _20 was written for this change: _20 is now another
+        "equivalent", "statsmodels' TTestPower.solve_power defaults to alternative='two-sided', the value given",
+        "power=power, )"),
+    **{name: ("equivalent", "groupby sorts by default: dropping `sort=True` leaves the groups sorted",
+              "groupby(list(by), )")
+       for name in (f"{STUDIES}.x_gain_by_strategy__mutmut_25", f"{STUDIES}.x_gain_verdicts__mutmut_29",
+                    f"{STUDIES}.x_mechanism_table__mutmut_35", f"{STUDIES}.x_paired_difference__mutmut_29",
+                    f"{STUDIES}.x_per_level_change__mutmut_16", f"{STUDIES}.x_per_level_verdicts__mutmut_28")},
+    **{f"{STUDIES}.x_gain_verdicts__mutmut_{n}": (
+        "equivalent", "the last part after a dot is the same however many splits rsplit makes", change)
+       for n, change in ((19, ", )[-1]"), (22, ", 2)[-1]"))},
+    f"{STUDIES}.x_gain_verdicts__mutmut_20": (
+        "accepted", "the shared variance is read only for a gain.<split> column, and results tables' gains have one dot "
+                    "(gain.test, gain.ood): the part after the first dot is the part after the last; only a made-up "
+                    "gain.a.b column would differ", "column.split("),
+    **{f"{STUDIES}.x_paired_by_seed__mutmut_{n}": (
+        "equivalent", "the values are checked finite, the seeds present and the arms filtered to the two named before "
+                      "the pivot, so no row or column of it is all NaN (a seed of one arm keeps one value): dropna has "
+                      "nothing to drop and the one-arm seed is still named", change)
+       for n, change in ((33, "dropna=None"), (37, "values=column, )"), (40, "dropna=True"))},
+    f"{STUDIES}.x_per_level_verdicts__mutmut_34": (
+        "accepted", "a group's rows share one base evaluation and so one K, read from the first row either way; the "
+                    "change only adds a refusal where the second row's K is blank", "iloc[:2]"),
+    f"{STUDIES}.x_rank_correlation__mutmut_48": (  # was _27
+        "accepted", "ignoring every warning inside the bootstrap, not only the constant-input one: spearmanr on finite "
+                    "numbers warns of nothing else", '"ignore", )'),
+    f"{STUDIES}.x_seed_plan__mutmut_65": (
+        "accepted", "a pilot's sd exactly equal to 1e-12 (a float) is the only case this changes; a spread of identical "
+                    "differences is 0 or float noise far below it, and a real one far above", "sd >= 1e-12"),
+    f"{STUDIES}.x_seeds_needed__mutmut_59": (  # was _28
+        "accepted", "power exactly equal to the target (a continuous function of sd and difference) is the only case "
+                    "this changes", ") > power"),
+    **{f"{STUDIES}.x_t_interval__mutmut_{n}": (  # were _30 and _35
+        "equivalent", "float('NAN') is NaN, as float('nan') is", 'float("NAN")') for n in (26, 31)},
+    **{f"{STUDIES}.x_t_interval__mutmut_{n}": (
+        "accepted", "an unrounded 95% bound exactly equal to 0 (mean minus t times the standard error, a float) is the "
+                    "only case this changes; no seeds' values land there", change)
+       for n, change in ((73, "low >= 0"), (75, "high <= 0"))},
+}
+
+# group 4
+_TRIAGED_SWEEP: dict[str, tuple[str, ...]] = {
+    # re-entered stale entries (same change, same reason, new numbers)
+    f"{SWEEP}.x__saved__mutmut_6": (
+        "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI",
+        "encoding=None"),
+    f"{SWEEP}.x__saved__mutmut_8": ("equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"'),
+    f"{SWEEP}.x_aggregate__mutmut_75": (
+        "equivalent", "pandas reads to_csv(index=None) as no index, as index=False (the table's exact text is tested)",
+        "to_csv(index=None)"),
+    **{f"{SWEEP}.x_parse_overrides__mutmut_{n}": (
+        "equivalent", "every experiment parameter is an int, float, bool or str, and str() never fails: the fallback "
+                      "word for another type is never used", change) for n, change in ((66, "types[key], None)"),
+                                                                                     (67, ".get(types[key])"),
+                                                                                     (68, ".get(types[key], )"))},
+    **{f"{SWEEP}.x_run_point__mutmut_{n}": (
+        "accepted", "how much of a failed point's traceback is kept, and how its JSON record is indented: what a "
+                    "reader sees, not what is read back (the last line, which the tests check, is kept)", change)
+       for n, change in ((96, "indent=None"), (99, "dumps(record, default=str)"), (101, "indent=2"))},
+    **{f"{SWEEP}.x_run_point__mutmut_{n}": (
+        "accepted", "default=str is a safety net: every value of a point record comes from JSON (the grid, --set "
+                    "values, the notebook's records read back from its JSON output) or is a string or number the "
+                    "sweep makes, so no input reaches it", change)
+       for n, change in ((97, "default=None)"), (100, "indent=1, )"))},
+    # new
+    **{f"{SWEEP}.x_check_nothing_dropped__mutmut_{n}": (
+        "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI", change)
+       for n, change in ((6, "encoding=None"), (8, 'table.open(newline="")'))},
+    f"{SWEEP}.x_check_nothing_dropped__mutmut_11": ("equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"'),
+    **{f"{SWEEP}.x_check_nothing_dropped__mutmut_{n}": (
+        "accepted", "without newline='' the csv module reads the same rows; only a line break inside a quoted field "
+                    "would read as '\\n', and only the point column is read: a point's name (its values joined) holds "
+                    "no line break", change) for n, change in ((7, "newline=None"), (9, 'encoding="utf-8", )'))},
+    **{f"{SWEEP}.x_check_measures_agree__mutmut_{n}": (
+        "equivalent", "a record without the gain key reads as None rather than {}: neither gives a split to check",
+        change) for n, change in ((15, "record.get(gain_key, None)"), (17, "record.get(gain_key, )"))},
+    f"{SWEEP}.x_check_measures_agree__mutmut_19": (
+        "equivalent", "check_measures, the only caller, has already refused a gain or pass_at_k_gain that is not a "
+                      "dict (both are in RANGES), so gains is always a dict here", "(isinstance(gains, dict)) or True"),
+    f"{SWEEP}.x_check_measures_agree__mutmut_26": (
+        "equivalent", "for a pass@k gain the interval goes only to gain_disagreement, which reads it only when it is "
+                      "a list or tuple: '' and None both mean no interval", 'interval = ""'),
+    **{f"{SWEEP}.x_check_measures_agree__mutmut_{n}": (
+        "equivalent", "the default of record.get('gain_ci', ...) is never used: the isinstance test beside it has "
+                      "already chosen None when gain_ci is absent", change)
+       for n, change in ((35, 'get("gain_ci", None).get(split)'), (37, 'get("gain_ci", ).get(split)'))},
+    **{f"{SWEEP}.x_check_same_files__mutmut_{n}": (
+        "equivalent", "file_fingerprints reads every value that starts with 'jsonl:', whatever its key", change)
+       for n, change in ((4, '"XXTASKXX"'), (5, '{"task"'))},
+    **{f"{SWEEP}.x_holds_only_point_records__mutmut_{n}": (
+        "equivalent", "a grid.json in the folder is an entry beside points/ (no lock file), so the names are not "
+                      "['points'] and the answer is False all the same", change)
+       for n, change in ((4, "XXgrid.jsonXX"), (5, "GRID.JSON"))},
+    **{f"{SWEEP}.x_parse_where__mutmut_{n}": (
+        "equivalent", "only the part before the first separator is kept ([0]): splitting once, twice or at every "
+                      "separator gives the same first part", change)
+       for n, change in ((19, "split(separator, )[0]"), (21, "split(separator, 2)[0]"))},
+    f"{SWEEP}.x_trained_steps__mutmut_3": (
+        "equivalent", "get_profile(None) raises CourseError (None names no profile), which is caught: cap 0, as "
+                      "without a profile", "(profile) or True"),
+    f"{SWEEP}.x_trained_steps__mutmut_6": (
+        "equivalent", "a cap of None and a cap of 0 are both false: nothing is capped", "cap = None"),
+    f"{SWEEP}.x_trained_steps__mutmut_16": (
+        "equivalent", "STEPS=0 capped is min(0, cap) = 0 for any positive cap, the same as uncapped", "steps >= 0"),
+    f"{SWEEP}.x_trained_steps__mutmut_17": (
+        "equivalent", "STEPS=1 capped is min(1, cap) = 1 for any cap of at least one step, the same as uncapped",
+        "steps > 1"),
+}
+TRIAGE.update({**_TRIAGED_CORE, **_TRIAGED_STUDIES_A, **_TRIAGED_STUDIES_B, **_TRIAGED_SWEEP})
 
 # Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes
 # no finding (a progress bar, OS and helper-process plumbing, SLURM script text) or runs only on a GPU. Counted here.
