@@ -100,7 +100,8 @@ TIME_MUTMUT := $(if $(wildcard /usr/bin/time),/usr/bin/time -a -o mutants/time.l
 mutation: env
 	test -e shared || ln -s ../shared shared
 	@test -d shared/data || { echo "make mutation: the tests need the real data in ../shared/data (see README)" >&2; exit 1; }
-	mkdir -p mutants && echo "$$(git rev-parse --short HEAD) $$(date -u +%Y-%m-%dT%H:%MZ) $(or $(MUTANTS),unchecked)" >> mutants/runs.log
+	mkdir -p mutants && $(PY) benchmarks/mutation.py --restore
+	echo "$$(git rev-parse --short HEAD) $$(date -u +%Y-%m-%dT%H:%MZ) $(or $(MUTANTS),unchecked)" >> mutants/runs.log
 	status=0; env -u PYTHONPATH OMP_NUM_THREADS=1 nice -n 10 $(TIME_MUTMUT) \
 	  $(PY) -m mutmut run --max-children 2 $(MUTANTS) || status=$$?; \
 	$(PY) benchmarks/mutation.py && exit $$status

@@ -742,9 +742,331 @@ def _message_start(line: str) -> int | None:
 
 
 # Survivors of a run that began before the test that kills them was written (mutant name -> that test, as
-# tests/FILE.py::NAME): each mutant was applied by hand to a copy of course_lib and fails that test. They still
-# count as survivors until `make mutation MUTANTS="NAMES"` confirms it. None now: every earlier one was confirmed.
-KILLED_BY_A_NEWER_TEST: dict[str, str] = {}
+# tests/FILE.py::NAME): each mutant, switched on in a copy of mutants/ (MUTANT_UNDER_TEST=NAME), fails that test,
+# which passes without it (6 Dec 2026, the run resumed at bc71b28). They still count as survivors until
+# `make mutation MUTANTS="NAMES"` confirms it.
+KILLED_BY_A_NEWER_TEST: dict[str, str] = {
+    "course_lib.answers.x__relation__mutmut_13":
+        "tests/test_answers_and_rewards.py::test_hedges_and_changed_numbers_of_round_13_score_0",
+    "course_lib.answers.x__relation__mutmut_9":
+        "tests/test_answers_and_rewards.py::test_hedges_and_changed_numbers_of_round_13_score_0",
+    "course_lib.answers.x_exact_value__mutmut_16":
+        "tests/test_answers_and_rewards.py::test_exact_value_of_a_fraction_over_0_is_none",
+    "course_lib.answers.x_extract_integer__mutmut_61":
+        "tests/test_answers_and_rewards.py::test_extract_integer",
+    "course_lib.answers.x_extract_integer__mutmut_63":
+        "tests/test_answers_and_rewards.py::test_extract_integer",
+    "course_lib.answers.x_math_equal__mutmut_32":
+        "tests/test_answers_and_rewards.py::test_math_equal_uses_math_verify",
+    "course_lib.difficulty.x__check_rows__mutmut_11":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_16":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_18":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_19":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_20":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_21":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_22":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_23":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_25":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_26":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_27":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_28":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_35":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_43":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_49":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_5":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_50":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_51":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_60":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_64":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_69":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_78":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__check_rows__mutmut_81":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x__files_fingerprint__mutmut_7":
+        "tests/test_core_findings.py::test_cache_key_of_a_model_folder_changes_with_its_config_json",
+    "course_lib.difficulty.x__files_fingerprint__mutmut_8":
+        "tests/test_core_findings.py::test_cache_key_of_a_model_folder_changes_with_its_config_json",
+    "course_lib.difficulty.x_read_table__mutmut_70":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.difficulty.x_read_table__mutmut_71":
+        "tests/test_difficulty.py::test_read_table_refuses_an_edited_row_naming_it_and_how_to_make_one",
+    "course_lib.research.studies.x_base_variance_bound__mutmut_21":
+        "tests/test_studies.py::test_base_variance_bound_of_a_level_at_no_or_full_accuracy_is_zero",
+    "course_lib.research.studies.x_base_variance_bound__mutmut_22":
+        "tests/test_studies.py::test_base_variance_bound_of_a_level_at_no_or_full_accuracy_is_zero",
+    "course_lib.research.studies.x_beats_or_loses__mutmut_43":
+        "tests/test_studies.py::test_beats_or_loses_reads_a_mean_difference_a_blank_excludes_zero_and_a_mean_rounded_to_minus_zero",
+    "course_lib.research.studies.x_beats_or_loses__mutmut_51":
+        "tests/test_studies.py::test_beats_or_loses_reads_a_mean_difference_a_blank_excludes_zero_and_a_mean_rounded_to_minus_zero",
+    "course_lib.research.studies.x_beats_or_loses__mutmut_52":
+        "tests/test_studies.py::test_beats_or_loses_reads_a_mean_difference_a_blank_excludes_zero_and_a_mean_rounded_to_minus_zero",
+    "course_lib.research.studies.x_beats_or_loses__mutmut_53":
+        "tests/test_studies.py::test_beats_or_loses_reads_a_mean_difference_a_blank_excludes_zero_and_a_mean_rounded_to_minus_zero",
+    "course_lib.research.studies.x_beats_or_loses__mutmut_55":
+        "tests/test_studies.py::test_beats_or_loses_reads_a_mean_difference_a_blank_excludes_zero_and_a_mean_rounded_to_minus_zero",
+    "course_lib.research.studies.x_beats_or_loses__mutmut_66":
+        "tests/test_studies.py::test_beats_or_loses_reads_a_mean_difference_a_blank_excludes_zero_and_a_mean_rounded_to_minus_zero",
+    "course_lib.research.studies.x_check_every_point_listed__mutmut_35":
+        "tests/test_studies.py::test_a_damaged_grid_json_is_named_with_how_to_restore_it",
+    "course_lib.research.studies.x_check_every_point_listed__mutmut_94":
+        "tests/test_studies.py::test_a_failed_row_the_provenance_names_is_read_and_left_out",
+    "course_lib.research.studies.x_check_every_point_listed__mutmut_98":
+        "tests/test_studies.py::test_a_failed_row_the_provenance_names_is_read_and_left_out",
+    "course_lib.research.studies.x_check_every_point_listed__mutmut_99":
+        "tests/test_studies.py::test_a_failed_row_the_provenance_names_is_read_and_left_out",
+    "course_lib.research.studies.x_check_gains_agree__mutmut_39":
+        "tests/test_studies.py::test_a_gain_is_checked_against_its_interval_and_only_against_accuracies_it_has",
+    "course_lib.research.studies.x_check_gains_agree__mutmut_40":
+        "tests/test_studies.py::test_a_gain_is_checked_against_its_interval_and_only_against_accuracies_it_has",
+    "course_lib.research.studies.x_check_gains_agree__mutmut_62":
+        "tests/test_studies.py::test_a_gain_is_checked_against_its_interval_and_only_against_accuracies_it_has",
+    "course_lib.research.studies.x_check_gains_agree__mutmut_70":
+        "tests/test_studies.py::test_a_gain_is_checked_against_its_interval_and_only_against_accuracies_it_has",
+    "course_lib.research.studies.x_check_gains_agree__mutmut_79":
+        "tests/test_studies.py::test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix",
+    "course_lib.research.studies.x_check_gains_agree__mutmut_80":
+        "tests/test_studies.py::test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix",
+    "course_lib.research.studies.x_check_one_run_per_seed__mutmut_14":
+        "tests/test_studies.py::test_a_mistyped_column_or_arm_and_a_table_without_seeds_are_named_by_their_parameter",
+    "course_lib.research.studies.x_check_one_run_per_seed__mutmut_17":
+        "tests/test_studies.py::test_a_mistyped_column_or_arm_and_a_table_without_seeds_are_named_by_their_parameter",
+    "course_lib.research.studies.x_check_one_run_per_seed__mutmut_18":
+        "tests/test_studies.py::test_a_mistyped_column_or_arm_and_a_table_without_seeds_are_named_by_their_parameter",
+    "course_lib.research.studies.x_check_one_run_per_seed__mutmut_27":
+        "tests/test_studies.py::test_a_mistyped_column_or_arm_and_a_table_without_seeds_are_named_by_their_parameter",
+    "course_lib.research.studies.x_check_one_run_per_seed__mutmut_62":
+        "tests/test_studies.py::test_one_run_per_seed_is_checked_on_a_table_of_its_keys_only",
+    "course_lib.research.studies.x_check_ranges__mutmut_18":
+        "tests/test_studies.py::test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix",
+    "course_lib.research.studies.x_check_results__mutmut_144":
+        "tests/test_studies.py::test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix",
+    "course_lib.research.studies.x_check_results__mutmut_145":
+        "tests/test_studies.py::test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix",
+    "course_lib.research.studies.x_check_results__mutmut_150":
+        "tests/test_studies.py::test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix",
+    "course_lib.research.studies.x_check_results__mutmut_151":
+        "tests/test_studies.py::test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix",
+    "course_lib.research.studies.x_check_results__mutmut_70":
+        "tests/test_studies.py::test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix",
+    "course_lib.research.studies.x_detectable_difference__mutmut_20":
+        "tests/test_studies.py::test_power_helpers_refuse_an_infinite_spread_or_effect_and_name_a_bad_alpha",
+    "course_lib.research.studies.x_detectable_difference__mutmut_27":
+        "tests/test_studies.py::test_power_helpers_refuse_an_infinite_spread_or_effect_and_name_a_bad_alpha",
+    "course_lib.research.studies.x_detectable_difference__mutmut_31":
+        "tests/test_studies.py::test_power_helpers_refuse_an_infinite_spread_or_effect_and_name_a_bad_alpha",
+    "course_lib.research.studies.x_detectable_difference__mutmut_32":
+        "tests/test_studies.py::test_power_helpers_refuse_an_infinite_spread_or_effect_and_name_a_bad_alpha",
+    "course_lib.research.studies.x_gain_verdicts__mutmut_23":
+        "tests/test_studies.py::test_gain_verdicts_reads_a_column_without_a_split",
+    "course_lib.research.studies.x_load_study__mutmut_62":
+        "tests/test_studies.py::test_a_damaged_grid_json_is_named_with_how_to_restore_it",
+    "course_lib.research.studies.x_paired_by_seed__mutmut_7":
+        "tests/test_studies.py::test_paired_by_seed_of_an_absent_arm_is_an_empty_pair_with_both_columns",
+    "course_lib.research.studies.x_paired_difference__mutmut_54":
+        "tests/test_studies.py::test_paired_difference_goes_on_past_a_group_that_ran_neither_arm",
+    "course_lib.research.studies.x_paired_difference__mutmut_61":
+        "tests/test_studies.py::test_paired_difference_goes_on_past_a_group_that_ran_neither_arm",
+    "course_lib.research.studies.x_paired_difference__mutmut_62":
+        "tests/test_studies.py::test_paired_difference_goes_on_past_a_group_that_ran_neither_arm",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_103":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_11":
+        "tests/test_studies.py::test_a_mistyped_column_or_arm_and_a_table_without_seeds_are_named_by_their_parameter",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_12":
+        "tests/test_studies.py::test_a_mistyped_column_or_arm_and_a_table_without_seeds_are_named_by_their_parameter",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_121":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_132":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_18":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_48":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_51":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_54":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_55":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_56":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_57":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_58":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_7":
+        "tests/test_studies.py::test_a_mistyped_column_or_arm_and_a_table_without_seeds_are_named_by_their_parameter",
+    "course_lib.research.studies.x_paired_verdicts__mutmut_87":
+        "tests/test_studies.py::test_paired_verdicts_judge_the_reference_by_the_compared_gain_in_any_arm_column",
+    "course_lib.research.studies.x_per_level_verdicts__mutmut_22":
+        "tests/test_studies.py::test_per_level_verdicts_names_a_table_without_the_base_evaluations_samples_per_problem",
+    "course_lib.research.studies.x_rank_correlation__mutmut_39":
+        "tests/test_studies.py::test_rank_correlation_of_few_pairs_skips_resamples_of_ties",
+    "course_lib.research.studies.x_rank_correlation__mutmut_40":
+        "tests/test_studies.py::test_rank_correlation_of_few_pairs_skips_resamples_of_ties",
+    "course_lib.research.studies.x_rank_correlation__mutmut_46":
+        "tests/test_studies.py::test_rank_correlation_of_few_pairs_skips_resamples_of_ties",
+    "course_lib.research.studies.x_row_disagreement__mutmut_11":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_12":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_13":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_14":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_15":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_16":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_20":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_21":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_22":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_23":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_24":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_25":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_26":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_27":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_30":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_row_disagreement__mutmut_35":
+        "tests/test_studies.py::test_a_smoke_rows_capped_steps_and_a_seed_read_as_a_float_are_its_points",
+    "course_lib.research.studies.x_sd_upper_bound__mutmut_19":
+        "tests/test_studies.py::test_power_helpers_refuse_an_infinite_spread_or_effect_and_name_a_bad_alpha",
+    "course_lib.research.studies.x_seed_plan__mutmut_43":
+        "tests/test_studies.py::test_seed_plan_reads_a_pilot_of_two_paired_seeds_and_names_a_missing_arm",
+    "course_lib.research.studies.x_seed_plan__mutmut_51":
+        "tests/test_studies.py::test_seed_plan_reads_a_pilot_of_two_paired_seeds_and_names_a_missing_arm",
+    "course_lib.research.studies.x_seed_plan__mutmut_52":
+        "tests/test_studies.py::test_seed_plan_reads_a_pilot_of_two_paired_seeds_and_names_a_missing_arm",
+    "course_lib.research.studies.x_seeds_needed__mutmut_23":
+        "tests/test_studies.py::test_power_helpers_refuse_an_infinite_spread_or_effect_and_name_a_bad_alpha",
+    "course_lib.research.studies.x_seeds_needed__mutmut_42":
+        "tests/test_studies.py::test_seeds_needed_may_cap_at_three_seeds",
+    "course_lib.research.studies.x_seeds_needed__mutmut_43":
+        "tests/test_studies.py::test_seeds_needed_may_cap_at_three_seeds",
+    "course_lib.research.sweep.x_aggregate__mutmut_4":
+        "tests/test_sweep.py::test_aggregate_refuses_a_record_that_is_not_an_object_in_one_line",
+    "course_lib.research.sweep.x_check_measures__mutmut_15":
+        "tests/test_sweep.py::test_a_point_that_never_answers_right_has_a_zero_gain_in_a_zero_width_interval",
+    "course_lib.research.sweep.x_check_measures__mutmut_32":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_measures__mutmut_41":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_measures__mutmut_42":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_measures__mutmut_53":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_measures__mutmut_54":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_measures__mutmut_58":
+        "tests/test_sweep.py::test_a_point_that_never_answers_right_has_a_zero_gain_in_a_zero_width_interval",
+    "course_lib.research.sweep.x_check_measures_agree__mutmut_32":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_measures_agree__mutmut_77":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_measures_agree__mutmut_80":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_measures_agree__mutmut_94":
+        "tests/test_sweep.py::test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_refused",
+    "course_lib.research.sweep.x_check_same_models__mutmut_11":
+        "tests/test_sweep.py::test_a_planned_model_not_found_here_is_skipped_and_the_next_one_still_checked",
+    "course_lib.research.sweep.x_check_same_models__mutmut_8":
+        "tests/test_sweep.py::test_a_planned_model_not_found_here_is_skipped_and_the_next_one_still_checked",
+    "course_lib.research.sweep.x_collect__mutmut_9":
+        "tests/test_sweep.py::test_collect_in_a_folder_without_a_grid_says_what_to_give",
+    "course_lib.research.sweep.x_grid_points__mutmut_27":
+        "tests/test_sweep.py::test_grid_points_names_the_folder_whose_grid_it_refuses",
+    "course_lib.research.sweep.x_holds_only_point_records__mutmut_1":
+        "tests/test_sweep.py::test_only_a_folder_of_nothing_but_point_records_may_take_a_new_grid",
+    "course_lib.research.sweep.x_holds_only_point_records__mutmut_11":
+        "tests/test_sweep.py::test_only_a_folder_of_nothing_but_point_records_may_take_a_new_grid",
+    "course_lib.research.sweep.x_holds_only_point_records__mutmut_20":
+        "tests/test_sweep.py::test_only_a_folder_of_nothing_but_point_records_may_take_a_new_grid",
+    "course_lib.research.sweep.x_inputs_sha256__mutmut_24":
+        "tests/test_sweep.py::test_a_models_fingerprint_covers_every_weight_file_and_its_settings_by_name",
+    "course_lib.research.sweep.x_inputs_sha256__mutmut_3":
+        "tests/test_sweep.py::test_a_models_fingerprint_covers_every_weight_file_and_its_settings_by_name",
+    "course_lib.research.sweep.x_inputs_sha256__mutmut_30":
+        "tests/test_sweep.py::test_a_models_fingerprint_covers_every_weight_file_and_its_settings_by_name",
+    "course_lib.research.sweep.x_parse_overrides__mutmut_46":
+        "tests/test_sweep.py::test_set_task_to_a_relative_jsonl_file_is_made_absolute_and_model_to_a_nested_folder",
+    "course_lib.research.sweep.x_parse_overrides__mutmut_55":
+        "tests/test_sweep.py::test_set_task_to_a_relative_jsonl_file_is_made_absolute_and_model_to_a_nested_folder",
+    "course_lib.research.sweep.x_parse_overrides__mutmut_59":
+        "tests/test_sweep.py::test_set_task_to_a_relative_jsonl_file_is_made_absolute_and_model_to_a_nested_folder",
+    "course_lib.research.sweep.x_parse_where__mutmut_16":
+        "tests/test_sweep.py::test_a_key_given_twice_is_refused_whatever_its_values",
+    "course_lib.research.sweep.x_parse_where__mutmut_20":
+        "tests/test_sweep.py::test_a_key_given_twice_is_refused_whatever_its_values",
+    "course_lib.research.sweep.x_record_problem__mutmut_29":
+        "tests/test_sweep.py::test_a_record_is_its_points_only_when_every_setting_and_every_split_agrees",
+    "course_lib.research.sweep.x_record_problem__mutmut_44":
+        "tests/test_sweep.py::test_a_record_is_its_points_only_when_every_setting_and_every_split_agrees",
+    "course_lib.research.sweep.x_record_problem__mutmut_79":
+        "tests/test_sweep.py::test_a_record_of_two_data_files_names_both_when_one_changed",
+    "course_lib.research.sweep.x_record_problem__mutmut_8":
+        "tests/test_sweep.py::test_a_record_is_its_points_only_when_every_setting_and_every_split_agrees",
+    "course_lib.research.sweep.x_trained_steps__mutmut_5":
+        "tests/test_sweep.py::test_only_a_profile_that_caps_training_caps_a_points_steps",
+    "course_lib.research.sweep.x_trained_steps__mutmut_7":
+        "tests/test_sweep.py::test_only_a_profile_that_caps_training_caps_a_points_steps",
+    "course_lib.research.sweep.x_typed__mutmut_2":
+        "tests/test_sweep.py::test_a_grid_file_with_its_points_keys_in_another_order_is_still_this_grid",
+    "course_lib.selection.x__levels_band__mutmut_59":
+        "tests/test_selection.py::test_round_16_a_level_asked_for_that_the_table_lacks_is_said_not_dropped_in_silence",
+    "course_lib.selection.x__levels_band__mutmut_60":
+        "tests/test_selection.py::test_round_16_a_level_asked_for_that_the_table_lacks_is_said_not_dropped_in_silence",
+    "course_lib.selection.x_pass_rate_counts__mutmut_2":
+        "tests/test_selection.py::test_pass_rate_counts_refuses_a_grouping_column_the_table_lacks_naming_those_it_has",
+    "course_lib.selection.x_tie_at_the_cut__mutmut_15":
+        "tests/test_selection.py::test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_strategy",
+    "course_lib.selection.x_tie_at_the_cut__mutmut_5":
+        "tests/test_selection.py::test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_strategy",
+    "course_lib.selection.x_tie_at_the_cut__mutmut_6":
+        "tests/test_selection.py::test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_strategy",
+    "course_lib.selection.x_tie_at_the_cut__mutmut_8":
+        "tests/test_selection.py::test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_strategy",
+    "course_lib.training.x_same_folder__mutmut_3":
+        "tests/test_training.py::test_same_folder_is_one_existing_folder_however_its_path_is_written",
+    "course_lib.training.x_same_folder__mutmut_5":
+        "tests/test_training.py::test_same_folder_is_one_existing_folder_however_its_path_is_written",
+    "course_lib.training.x_same_folder__mutmut_6":
+        "tests/test_training.py::test_same_folder_is_one_existing_folder_however_its_path_is_written",
+    "course_lib.training.x_same_folder__mutmut_7":
+        "tests/test_training.py::test_same_folder_is_one_existing_folder_however_its_path_is_written",
+    "course_lib.training.x_same_folder__mutmut_8":
+        "tests/test_training.py::test_same_folder_is_one_existing_folder_however_its_path_is_written",
+}
 
 
 def kind_of(name: str, diff: str) -> tuple[str, str]:
@@ -991,9 +1313,45 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     atomic_write_text(OUT / "mutation.md", "\n".join(lines) + "\n")
 
 
+VERDICTS_FILE = OUT / "mutation-verdicts.json"  # each mutant's verdict and each function's hash, committed: a run
+# resumes on a fresh checkout (mutants/ is not in git), and mutmut tests again only the functions changed since
+
+
+def save_verdicts() -> None:
+    """mutmut's verdicts under mutants/ (its .meta files, without the timings) and its runs.log into VERDICTS_FILE."""
+    from course_lib.provenance import atomic_write_text
+
+    runs = Path("mutants") / "runs.log"
+    record = {"runs.log": runs.read_text().splitlines() if runs.exists() else []}
+    for meta in sorted(Path("mutants").rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        record[str(meta.relative_to("mutants"))] = {key: data[key] for key in ("exit_code_by_key",
+                                                                              "hash_by_function_name")}
+    atomic_write_text(VERDICTS_FILE, json.dumps(record, indent=0, sort_keys=True) + "\n")
+
+
+def restore_verdicts() -> int:
+    """VERDICTS_FILE's verdicts as mutmut's .meta files in a mutants/ that has none; the number restored."""
+    if not VERDICTS_FILE.exists() or any(Path("mutants").rglob("*.py.meta")):
+        return 0
+    record = json.loads(VERDICTS_FILE.read_text())
+    Path("mutants").mkdir(exist_ok=True)
+    (Path("mutants") / "runs.log").write_text("".join(line + "\n" for line in record.pop("runs.log", [])))
+    for name, data in record.items():
+        meta = Path("mutants") / name
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        meta.write_text(json.dumps({**data, "type_check_error_by_key": {}, "durations_by_key": {},
+                                    "estimated_durations_by_key": {}}, indent=4))
+    return sum(len(data["exit_code_by_key"]) for data in record.values())
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--restore"]:  # before `mutmut run` on a fresh checkout (make mutation)
+        print(f"restored {restore_verdicts()} mutants' verdicts from {VERDICTS_FILE.relative_to(ROOT)}")
+        sys.exit(0)
     if not (Path("mutants").is_dir() and Path("pyproject.toml").exists()):
         sys.exit("run from the repository root after `mutmut run` (make mutation)")
+    save_verdicts()
     loaded = _load_results()
     if not any(loaded.values()):
         sys.exit("mutants/ holds no mutants yet (mutmut stopped before making them?); run `make mutation`")
