@@ -1017,6 +1017,11 @@ def cmd_compare(args) -> None:
     check_same_settings(after, before)  # K as well: the command line compares evaluations made alike
     _check_file_outputs(args, "compare")
     result = compare(after, before, n_boot=args.n_boot, seed=args.seed)
+    trained = [isinstance(r.get("model"), str) and (Path(r["model"]) / "run_config.json").is_file()
+               for r in (after, before)]
+    if trained == [False, True]:  # before is a run folder (a trained model), after is not
+        print(f"note: before's model ({before.get('model')}) is a trained run and after's ({after.get('model')}) is "
+              "not: are --after and --before the other way round? The gain's sign would be flipped", file=sys.stderr)
     same_base = same_base_model(after, before)
     if same_base is False:
         print(f"note: after's model ({after.get('model')}) was trained from, or is, another base model than "

@@ -306,6 +306,23 @@ def test_compare_refuses_a_hard_link_to_one_file_and_notes_identical_results(tmp
     assert done.returncode == 0 and "hold the same results for every problem" in done.stderr, done.stderr
 
 
+def test_compare_notes_when_after_and_before_look_swapped(tmp_path):
+    """A trained run given as --before and its base model as --after: the gain came out with its sign flipped, and
+    nothing said so."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "run_config.json").write_text("{}")
+    settings = {"task": "arith", "split": "test", "k": 2, "temperature": 1.0, "max_new_tokens": 16}
+    for name, model, n in (("base.json", "tiny-s", 0), ("trained.json", str(tmp_path / "run"), 2)):
+        rows = [{"id": i, "k": 2, "n_correct": n, "pass_rate": n / 2} for i in "ab"]
+        (tmp_path / name).write_text(json.dumps({"per_problem": rows, "model": model, **settings}))
+    done = run_cli_in_process("compare", "--after", tmp_path / "base.json", "--before", tmp_path / "trained.json",
+                              "--out", tmp_path / "gain.json")
+    assert done.returncode == 0 and "the other way round" in done.stderr, done.stderr
+    done = run_cli_in_process("compare", "--after", tmp_path / "trained.json", "--before", tmp_path / "base.json",
+                              "--out", tmp_path / "gain2.json")
+    assert done.returncode == 0 and "the other way round" not in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize(("setting", "after", "before"), [("max_new_tokens", 96, 12), ("temperature", 1.0, 0.5),
                                                       ("answer_format", "hash", "boxed")])
 def test_the_librarys_compare_refuses_what_the_command_line_refuses(setting, after, before):
