@@ -210,6 +210,9 @@ def rows_checksum(rows: list[dict]) -> str:
     return hashlib.sha256(json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+NO_KEY = "it records no cache key (written by an older course_lib)"  # sampled again without a warning: not a fault
+
+
 def chunk_problem(data, problems, k, key: str | None = None) -> str | None:
     """What is wrong with a cached chunk's parsed JSON for these problems at k samples (and, given its folder's
     cache `key`, whether it was made under that key: a chunk moved in from another model's folder is not this one's);
@@ -220,7 +223,7 @@ def chunk_problem(data, problems, k, key: str | None = None) -> str | None:
     if not _finite_at_least_0(data.get("seconds")):
         return "no number 'seconds'"
     if key is not None and "key" not in data:
-        return "it records no cache key (written by an older course_lib)"
+        return NO_KEY
     if key is not None and data["key"] != key:
         return f"it was made under another cache key ({data['key']!r}: another model, settings or seed), not {key!r}"
     if data.get("sha256") != rows_checksum(rows):
@@ -261,6 +264,8 @@ def read_chunk(path: Path, problems, k) -> tuple[list[dict], float] | None:
         fault = f"unreadable ({type(error).__name__}: {error})"
     if fault is None:
         return data["rows"], float(data["seconds"])
+    if fault == NO_KEY:  # a cache from before chunks recorded their key: sampled again once, nothing is wrong
+        return None
     warnings.warn(f"cached chunk {path} is not valid ({fault}); sampling it again", stacklevel=3)
     return None
 
