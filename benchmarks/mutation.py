@@ -1213,8 +1213,9 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
         done = [m for m, c in summary["modules"].items() if c.get("not checked", 0) == 0]
         lines += [f"**Partial**: {total.get('not checked', 0)} of {total['mutants']} mutants are not checked yet; "
                   f"complete modules: {', '.join(done) or 'none'}. Resume with `make mutation` (verdicts already "
-                  "reached are kept in mutants/). The shares below are over the mutants checked so far: they say "
-                  "nothing yet about the modules with few or no checked mutants.", ""]
+                  "reached are kept in mutants/ and in mutation-verdicts.json, which a fresh checkout's run starts "
+                  "from). The shares below are over the mutants checked so far: they say nothing yet about the modules "
+                  "with few or no checked mutants.", ""]
     kinds = ("equivalent", "accepted", "message", "newer test", "unexplained")
     lines += ["| module | mutants | killed | survived | " + " | ".join(f"of which {k}" for k in kinds)
               + " | timeout or crash | no tests | not checked |", "| --- " * 12 + "|"]
