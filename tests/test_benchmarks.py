@@ -3,6 +3,7 @@ when asked (--write): a test run leaves the committed benchmarks/results/ untouc
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -195,3 +196,33 @@ def test_mutation_runs_whose_tests_did_not_run_are_no_verdict(mutation):
     summary = mutation["summarise"](results, {})
     assert summary["modules"]["answers"]["tested"] == 1 and summary["complete"] is False
     assert mutation["summarise"]({"answers": {"a.x_f__mutmut_1": "killed"}}, {})["complete"] is True
+
+
+def test_mutation_verdicts_saved_with_a_report_are_restored_into_a_fresh_mutants_folder(mutation, tmp_path,
+                                                                                        monkeypatch):
+    """mutants/ is not in git, so a run stopped at a session's end was lost with its machine; its verdicts now travel
+    in benchmarks/results/mutation-verdicts.json, and mutmut reads them back as its own .meta files."""
+    save, restore = mutation["save_verdicts"], mutation["restore_verdicts"]
+    monkeypatch.setitem(save.__globals__, "VERDICTS_FILE", tmp_path / "verdicts.json")
+    monkeypatch.chdir(tmp_path)
+    meta = tmp_path / "mutants" / "course_lib" / "grpo.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {"course_lib.grpo.x_f__mutmut_1": 1, "course_lib.grpo.x_f__mutmut_2": 0},
+                                "hash_by_function_name": {"f": "abc"}, "type_check_error_by_key": {},
+                                "durations_by_key": {"course_lib.grpo.x_f__mutmut_1": 1.5},
+                                "estimated_durations_by_key": {}}))
+    (tmp_path / "mutants" / "runs.log").write_text("abc1234 2026-12-01T23:01Z unchecked\n")
+    save()
+    assert restore() == 0  # a mutants/ that has verdicts of its own keeps them
+    shutil.rmtree(tmp_path / "mutants")
+    assert restore() == 2
+    restored = json.loads(meta.read_text())
+    assert restored["exit_code_by_key"] == {"course_lib.grpo.x_f__mutmut_1": 1, "course_lib.grpo.x_f__mutmut_2": 0}
+    assert restored["hash_by_function_name"] == {"f": "abc"} and restored["durations_by_key"] == {}
+    assert (tmp_path / "mutants" / "runs.log").read_text() == "abc1234 2026-12-01T23:01Z unchecked\n"
+
+    from mutmut.mutation.data import SourceFileMutationData  # mutmut reads it as its own
+
+    data = SourceFileMutationData(path=Path("course_lib") / "grpo.py")
+    data.load()
+    assert data.exit_code_by_key["course_lib.grpo.x_f__mutmut_2"] == 0
