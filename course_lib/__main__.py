@@ -971,10 +971,6 @@ def _read_evaluation(name: str, path: Path) -> dict:
         result = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark (an editor's) is no JSON
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise CourseError(f"{name}={path} is not valid JSON ({type(error).__name__}); {fix}") from None
-    rows = result.get("per_problem") if isinstance(result, dict) else None
-    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and {"id", "k", "n_correct", "pass_rate"}
-                                                         <= set(r) for r in rows):
-        raise CourseError(f"{name}={path} has no per_problem rows (id, k, n_correct, pass_rate); {fix}")
     fault = rows_fault(result)
     if fault:
         raise CourseError(f"{name}={path}{fault}; {fix}")

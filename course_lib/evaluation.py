@@ -193,7 +193,10 @@ def check_same_settings(after: dict, before: dict, settings: tuple = COMPARED_SE
 def rows_fault(result: dict) -> str | None:
     """What makes an `evaluate` result's per-problem rows unsound (a problem listed twice, counts that disagree with
     the pass rate or the file's K), worded to follow its name; None when they are sound (04)."""
-    rows = result["per_problem"]
+    rows = result.get("per_problem") if isinstance(result, dict) else None
+    if not isinstance(rows, list) or not rows or not all(
+            isinstance(r, dict) and {"id", "k", "n_correct", "pass_rate"} <= set(r) for r in rows):
+        return " has no per_problem rows (id, k, n_correct, pass_rate)"
     ids = [str(row["id"]) for row in rows]
     twice = sorted(i for i, times in collections.Counter(ids).items() if times > 1)
     if twice:
@@ -224,9 +227,6 @@ def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k
         check(isinstance(result, dict) and isinstance(result.get("per_problem"), list),
               f"{name} must be what `evaluate` returns (a dict with per_problem rows), not {type(result).__name__}; "
               "read a saved one with json.load (the command line's compare takes the files' paths)")
-        rows = result["per_problem"]
-        check(all(isinstance(r, dict) and {"id", "k", "n_correct", "pass_rate"} <= set(r) for r in rows),
-              f"{name}'s per_problem rows must each hold id, k, n_correct and pass_rate, as `evaluate` writes them")
         fault = rows_fault(result)
         check(fault is None, f"{name}{fault}; evaluate that model again")
     before_by_id = {row["id"]: score(row) for row in before["per_problem"]}

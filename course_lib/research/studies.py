@@ -690,9 +690,9 @@ def beats_or_loses(row) -> str:
     if excludes is not None and not pd.isna(excludes) and middle is not None:
         if middle == 0 and bool(excludes):  # a mean of 4e-5 rounded to 0: the rounded bounds still show its side
             middle = (get("ci_high") > 0) - (get("ci_low") < 0)
-        if middle == 0:
+        if middle == 0 or not bool(excludes):
             return "is indistinguishable from"
-        return ("beats" if middle > 0 else "loses to") if bool(excludes) else "is indistinguishable from"
+        return "beats" if middle > 0 else "loses to"
     return "beats" if get("ci_low") > 0 else "loses to" if get("ci_high") < 0 else "is indistinguishable from"
 
 
