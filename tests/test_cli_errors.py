@@ -578,6 +578,48 @@ def test_a_scheduler_stopping_a_command_gets_one_line_and_the_signals_status(tmp
     assert not out.exists()
 
 
+@pytest.mark.slow
+def test_a_stopped_sweep_does_not_wait_for_its_running_points(tmp_path):
+    """SIGTERM to `reproduce --workers 2` waited for every running point to end (minutes on a tiny-profile point)
+    before it stopped: the workers are killed at once, the running point leaves no record (it runs again on
+    resume), and no notebook kernel outlives the sweep."""
+    out = tmp_path / "sweep"
+    process = subprocess.Popen([sys.executable, "-m", "course_lib", "reproduce", "hard-wins", "--profile", "smoke",
+                                "--out", str(out), "--workers", "2"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    deadline = time.monotonic() + 300
+    while len(list(out.glob("points/*.ipynb"))) < 2 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # the second point's notebook has started (the first finished: it warms the cache)
+    assert process.poll() is None, f"the sweep ended before its second point started:\n{process.communicate()}"
+    while len(family := descendants(process.pid)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the two workers and the running point's kernel
+    assert process.poll() is None and len(family) >= 3, family
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 128 + signal.SIGTERM and "Traceback" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1].startswith("stopped by SIGTERM; run the same command again to resume")
+    assert len(list(out.glob("points/*.json"))) == 1  # the running point was stopped, not waited for
+    time.sleep(3)  # a kernel notices its worker is gone within a second (ipykernel's parent poller)
+    left = [pid for pid in family if Path(f"/proc/{pid}").exists()]
+    assert not left, f"processes of the stopped sweep still run: {left}"
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below `pid` (Linux /proc)."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (ValueError, OSError, IndexError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
 def test_questions_a_tiny_tokenizer_cannot_read_are_warned_about(tmp_path):
     """A tiny model reads only its tasks' symbols: an English question reaches it as another question ('What is
     3 + 3?' without its lower-case letters), and `<eos>` in a question would end it. Both are said, once, before the estimate."""

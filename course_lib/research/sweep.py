@@ -385,21 +385,29 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     workers = worker_count(workers, len(todo))
     start = time.time()
     bar = progress_bar(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
-    waves = warm_up_waves(todo)  # first one point per difficulty table, so the rest hit the cache
+    with bar:  # closed before a stop's message is printed
+        run_points(warm_up_waves(todo), out, notebook, workers, bar)
+    return collect(study, profile, out, command,
+                   {"workers": workers, "points_run": len(todo), "wall_seconds": round(time.time() - start, 1)})
+
+
+def run_points(waves: list[list[dict]], out: Path, notebook: Path, workers: int, bar) -> None:
+    """Run the points wave by wave (`warm_up_waves`), in this process or in `workers` processes."""
     if workers == 1:  # in this process: a forked worker (a copy of a notebook's kernel, torch loaded) would only
         for point in (p for wave in waves for p in wave):  # wait for the point's kernel, and count against 2 GB
             run_point(point, out, notebook, log=out / "logs" / f"{point_name(point)}.log")
             bar.update()
-    else:
-        with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
-                                 initargs=(workers, out / "logs", os.getpid())) as pool:
+        return
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
+                             initargs=(workers, out / "logs", os.getpid())) as pool:
+        try:
             for wave in waves:
                 for future in as_completed([pool.submit(run_point, p, out, notebook) for p in wave]):
                     future.result()
                     bar.update()
-    bar.close()
-    return collect(study, profile, out, command,
-                   {"workers": workers, "points_run": len(todo), "wall_seconds": round(time.time() - start, 1)})
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: stop now, not when the running points end
+            stop_workers(pool)
+            raise
 
 
 def saved_records(out: Path, points: list[dict]) -> tuple[list[dict], list[dict]]:
@@ -485,6 +493,15 @@ def worker_count(workers: int, points_left: int) -> int:
         warnings.warn(f"workers={workers} capped at {usable}: {points_left} point(s) left to run on "
                       f"{available_cores()} core(s)", stacklevel=3)
     return usable
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:  # pragma: no mutate block (OS process plumbing)
+    """Kill a sweep's workers and drop the points not started: a stopped sweep does not wait for its running points
+    (each writes its record whole when it ends, so a killed point is simply run again on resume); their notebook
+    kernels exit with them. Python 3.14's `pool.kill_workers()` does this."""
+    for process in list((pool._processes or {}).values()):
+        process.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def die_with_parent(parent_pid: int, signal_number: int = signal.SIGTERM) -> None:  # pragma: no mutate block (OS process plumbing)
