@@ -170,7 +170,7 @@ def test_strategies_side_by_side_and_the_title_says_share_and_count():
     dead = table.set_index("strategy").predicted_dead_share
     assert dead["learnability"] == dead.min() == pytest.approx(2 * 0.5**4)  # the two p = .5 problems (medium ties)
     summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.3)
-    assert explorer_title(summary) == "hard at budget 30% of the pool (3 of 10 problems)"
+    assert explorer_title(summary) == "m: hard at budget 30% of the pool (3 of 10 problems)"
 
 
 def test_each_widget_carries_a_static_picture_of_its_default_state():
@@ -205,6 +205,23 @@ def test_show_adds_the_picture_only_in_a_static_copy(monkeypatch):
     monkeypatch.setenv(CHARTS_VARIABLE, "svg")
     show(box)
     assert shown[1:] == [box, box.picture]
+
+
+def test_a_static_copy_of_the_explorer_shows_its_tables_at_their_default_state(monkeypatch):
+    from course_lib.classroom.runtime import CHARTS_VARIABLE
+    from course_lib.classroom.widgets import show
+
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    monkeypatch.setenv(CHARTS_VARIABLE, "svg")
+    box = budget_explorer({"m": hand_table()})
+    shown.clear()  # what its first redraw displayed inside the widget
+    show(box)
+    assert shown[:2] == [box, box.picture] and len(shown) == 3
+    numbers, side_by_side = shown[2].data.split("<p>Every strategy")
+    assert "hard" in box.picture.to_dict()["title"]["text"]  # the picture, the numbers and the table: one state
+    assert "10% of 10 = 1 problems" in numbers and "predicted dead groups" in numbers
+    assert side_by_side.count("<tr") == 6 and '<tr style="font-weight:bold"><td>hard</td>' in side_by_side
 
 
 QUESTION = {"it stops": (False, "the loss value is about 0 by construction."),

@@ -129,7 +129,7 @@ def count_marks(svg: str) -> int:
 def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None) -> alt.LayerChart:
     """Mean pass rate per level, one line per model; `table` has columns model, level, pass_rate, and optionally
     source (e.g. live vs committed), drawn as solid vs dashed lines on the same axes, each shown in the legend."""
-    x = alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0))
+    x = alt.X("level:O", title="level", axis=alt.Axis(labelAngle=0))
     y = alt.Y("pass_rate:Q", title="mean pass rate", scale=alt.Scale(domain=[0, 1]))
     colour = alt.Color("model:N", title="model", scale=color_scale(table["model"]), legend=line_legend("model", None))
     overlay = {}
@@ -458,7 +458,7 @@ def before_after_chart(before: dict, after: dict, model: str, title: str) -> alt
     """Held-out accuracy per level before (dashed) and after (solid) training, in the model's colour, with 95%
     intervals over problems as vertical bars (00)."""
     table = before_after_table(before, after, model)
-    x = alt.X("level:O", title="level (number of steps)", axis=alt.Axis(labelAngle=0))
+    x = alt.X("level:O", title="level", axis=alt.Axis(labelAngle=0))
     y = alt.Y("accuracy:Q", title="held-out accuracy", scale=alt.Scale(domain=[0, 1]))
     colour = alt.Color("model:N", scale=color_scale([model]), legend=None)
     dash = alt.StrokeDash("when:N", sort=["before", "after"], legend=line_legend(""),

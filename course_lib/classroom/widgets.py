@@ -1,7 +1,8 @@
 """ipywidgets explorers; every number they show comes from a pure, tested function.
 
-Each widget also carries a static picture of its default state (`.picture`, an Altair chart): `show` displays it
-under the widget in executed copies of a notebook, where no widget manager draws the widget itself.
+Each widget also carries a static picture of its default state (`.picture`, an Altair chart) and, where it shows
+tables, their default state (`.tables`): `show` displays them under the widget in executed copies of a notebook,
+where no widget manager draws the widget itself.
 Introduced in notebooks/02_zero_variance_groups.ipynb and notebooks/03_budget_explorer.ipynb.
 """
 
@@ -20,8 +21,8 @@ FEWEST_SEEDS_FOR_AN_INTERVAL = 3  # with fewer, the explorer shows each seed's g
 
 
 def show(widget) -> None:
-    """Display a widget; in a static copy (charts rendered as SVG, e.g. an executed notebook) also the picture of
-    its default state, since no widget manager draws the widget there."""
+    """Display a widget; in a static copy (charts rendered as SVG, e.g. an executed notebook) also the picture and
+    tables of its default state, since no widget manager draws the widget there."""
     import os
 
     from IPython.display import display
@@ -31,6 +32,8 @@ def show(widget) -> None:
     display(widget)
     if os.environ.get(CHARTS_VARIABLE) == "svg" and getattr(widget, "picture", None) is not None:
         display(widget.picture)
+        for table in getattr(widget, "tables", ()):
+            display(table)
 
 
 # ---------------------------------------------------------------------------
@@ -169,22 +172,22 @@ def strategies_side_by_side(tables: dict, model: str, k: int, budget: float, gro
 
 
 def explorer_title(summary: dict) -> str:
-    """The explorer chart's title: the strategy and the budget as a share and a count of the pool."""
-    return (f"{summary['strategy']} at budget {summary['budget_share']:.0%} of the pool "
+    """The explorer chart's title: the model, the strategy and the budget as a share and a count of the pool."""
+    return (f"{summary['model']}: {summary['strategy']} at budget {summary['budget_share']:.0%} of the pool "
             f"({summary['n_selected']} of {summary['pool']} problems)")
 
 
 def explorer_picture(tables: dict, model: str, k: int, strategy: str, budget: float, seed: int = 0):
     """The explorer's histogram for one setting (its default state is the static picture of executed copies)."""
     summary, histogram = explorer_view(tables, model, k, strategy, budget, seed=seed)
-    return selection_histogram_chart(histogram, explorer_title(summary), subtitle=f"{model}, labels from K = {k}")
+    return selection_histogram_chart(histogram, explorer_title(summary), subtitle=f"labels from K = {k}")
 
 
 def budget_explorer(tables: dict, seed: int = 0, gains: pd.DataFrame | None = None):
     """Budget slider (a share of the pool, shown with its count), strategy, K and model controls over real difficulty
     tables; the chosen strategy's numbers, every strategy side by side, and the selection's histogram."""
     import ipywidgets as w
-    from IPython.display import display
+    from IPython.display import HTML, display
 
     first = next(iter(tables))
     k_max = int(tables[first]["k"].min())
@@ -204,7 +207,7 @@ def budget_explorer(tables: dict, seed: int = 0, gains: pd.DataFrame | None = No
         out.clear_output(wait=True)
         with out:
             display(selection_histogram_chart(histogram, explorer_title(summary),
-                                              subtitle=f"{model.value}, labels from K = {k.value}"))
+                                              subtitle=f"labels from K = {k.value}"))
 
     def model_changed(*_):  # each model's table has its own K: the slider follows it before anything is drawn
         with k.hold_trait_notifications():
@@ -218,6 +221,7 @@ def budget_explorer(tables: dict, seed: int = 0, gains: pd.DataFrame | None = No
     redraw()
     box = w.VBox([w.HBox([model, strategy]), w.HBox([budget, k]), numbers, out, side_by_side])
     box.picture = explorer_picture(tables, first, k_max, "hard", 0.1, seed)
+    box.tables = (HTML(numbers.value + side_by_side.value),)  # the default state's, as redraw() left them
     return box
 
 
