@@ -311,15 +311,20 @@ def difficulty_tables(profile, seed: int = 0, device=None, progress: bool = True
     return tables
 
 
+ALL_SAMPLES_COLUMNS = ("mean_length", "clipped", "format_share")  # over every sample: no first-k value in the table
+
+
 def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
-    """The table as if only the first k samples had been drawn (from its `outcomes` column)."""
+    """The table as if only the first k samples had been drawn (from its `outcomes` column); the columns measured
+    over all K samples (lengths, truncations, format) are left out, since the table cannot give their first-k
+    values (01, 03)."""
     check("outcomes" in table.columns, "table has no 'outcomes' column; re-estimate it with `estimate`")
     check(2 <= k <= int(table["k"].min()), f"k={k} must be between 2 and the table's K={int(table['k'].min())}")
     written = table["outcomes"].astype(str)
     check(bool(written.str.fullmatch(r"[01]+").all() and (written.str.len() == table["k"]).all()),
           "table's outcomes must be strings of K 0s and 1s (`0110`); a CSV read without `read_table` drops their "
           "leading zeros (0001 -> 1): read it with course_lib's read_table")
-    fewer = table.copy()
+    fewer = table.drop(columns=[c for c in ALL_SAMPLES_COLUMNS if c in table.columns])
     fewer["outcomes"] = fewer["outcomes"].str[:k]
     fewer["k"] = k
     fewer["n_correct"] = fewer["outcomes"].str.count("1")
@@ -352,6 +357,27 @@ def read_table(path) -> pd.DataFrame:
     return table
 
 
+def _check_samples(table: pd.DataFrame, k: pd.Series, right: pd.Series, path: Path, fix: str) -> None:
+    """Each row's per-sample columns agree with its K and n_correct: `outcomes` holds K grades of which n_correct are
+    1, at most K samples were cut off, and the format share is a share (what `pass_rates_at` and 01's charts read)."""
+    checks = []
+    if "outcomes" in table.columns:
+        written = table["outcomes"].astype(str)
+        checks.append(("outcomes", (written.str.len() == k) & (written.str.count("1") == right),
+                       "K grades of which n_correct are 1"))
+    if "clipped" in table.columns:
+        clipped = pd.to_numeric(table["clipped"], errors="coerce")
+        checks.append(("clipped", (clipped >= 0) & (clipped <= k), "a count of samples from 0 to K"))
+    if "format_share" in table.columns:
+        share = pd.to_numeric(table["format_share"], errors="coerce")
+        checks.append(("format_share", (share >= 0) & (share <= 1), "a share from 0 to 1"))
+    for column, agrees, wanted in checks:
+        for row in table[~agrees].head(1).itertuples():
+            raise CourseError(f"table={path}: problem {row.id!r} has {column} {getattr(row, column)!r} with "
+                              f"{row.n_correct} of {row.k} right, not {wanted}; the table was changed after "
+                              f"`estimate` wrote it; {fix}")
+
+
 def _check_rows(table: pd.DataFrame, path: Path, fix: str) -> None:
     """Every row's pass rate a number in [0, 1] (and n_correct / k where the table has them) and its level a whole
     number or blank, whichever strategy reads it: an edited row is named, not read differently by each."""
@@ -365,6 +391,7 @@ def _check_rows(table: pd.DataFrame, path: Path, fix: str) -> None:
         for row in table[~consistent].head(1).itertuples():
             raise CourseError(f"table={path}: problem {row.id!r} has pass_rate {rates[row.Index]} but {row.n_correct} "
                               f"of {row.k} right; the table was changed after `estimate` wrote it; {fix}")
+        _check_samples(table, k, right, path, fix)
     levels = pd.to_numeric(table["level"], errors="coerce")
     for row in table[table["level"].notna() & (levels.isna() | (levels != levels.round()))].head(1).itertuples():
         raise CourseError(f"table={path}: problem {row.id!r} has level {row.level!r}, not a whole number; {fix}")

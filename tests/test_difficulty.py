@@ -590,3 +590,33 @@ def test_pass_rates_at_refuses_outcomes_that_lost_their_leading_zeros(tmp_path):
     for read in (pd.read_csv(tmp_path / "t.csv"), pd.read_csv(tmp_path / "t.csv").astype({"outcomes": str})):
         with pytest.raises(CourseError, match="outcomes must be strings of K 0s and 1s"):
             pass_rates_at(read, 2)
+
+
+def test_pass_rates_at_leaves_out_what_it_cannot_restrict_to_the_first_k_samples():
+    """`clipped`, `mean_length` and `format_share` count all K samples: kept beside k = 2 they made a truncated share
+    of 2.67 (8 cut off of 2 samples)."""
+    from course_lib import summarize_accuracy
+
+    table = pd.DataFrame({"id": ["a", "b"], "level": [1, 2], "source": "arith", "k": 8, "n_correct": [2, 8],
+                          "pass_rate": [0.25, 1.0], "ci_low": 0.0, "ci_high": 1.0, "mean_length": [96.0, 20.0],
+                          "clipped": [8, 0], "outcomes": ["00000011", "11111111"], "format_share": [0.0, 1.0]})
+    few = pass_rates_at(table, 2)
+    assert few["n_correct"].tolist() == [0, 2] and few["k"].tolist() == [2, 2]
+    assert not {"clipped", "mean_length", "format_share"} & set(few.columns)
+    assert "truncated_share" not in summarize_accuracy(few)["overall"]
+
+
+@pytest.mark.parametrize(("column", "value", "said"), [
+    ("outcomes", "1111", "has outcomes '1111' with 0 of 4 right, not K grades of which n_correct are 1"),
+    ("clipped", "9", "has clipped 9 with 0 of 4 right, not a count of samples from 0 to K"),
+    ("format_share", "7.5", "has format_share 7.5 with 0 of 4 right, not a share from 0 to 1"),
+])
+def test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused(tmp_path, column, value, said):
+    """`outcomes` of 1111 beside 0 of 4 right was read in silence: `pass_rates_at(t, 2)` then gave pass rate 1."""
+    row = {"id": "a", "level": "1", "source": "arith", "k": "4", "n_correct": "0", "pass_rate": "0.0",
+           "ci_low": "0", "ci_high": "0.49", "mean_length": "10", "clipped": "0", "outcomes": "0000",
+           "format_share": "1.0", column: value}
+    path = tmp_path / "t.csv"
+    path.write_text(",".join(row) + "\n" + ",".join(row.values()) + "\n")
+    with pytest.raises(CourseError, match=re.escape(f"problem 'a' {said}")):
+        read_table(path)

@@ -402,6 +402,57 @@ def test_a_blank_or_negative_base_variance_is_refused_not_read_as_a_real_differe
             equivalence_verdict([0.0, 0.01, -0.005], 0.03, base_variance=bad)
 
 
+def test_gains_from_different_base_evaluations_are_refused_whatever_the_row_order():
+    """The base variance was read from a group's first row: two arms measured from different base evaluations were
+    paired in silence, and reversing the rows turned "equivalent" into "could not tell"; a blank value on a later row
+    was never seen."""
+    rows = [{"model": "tiny-m", "strategy": arm, "seed": seed, "gain.test": 0.1 + 0.005 * seed, "base_variance.test": bv}
+            for arm, bv in (("hard", 1e-5), ("random", 2e-3)) for seed in range(5)]
+    table = pd.DataFrame(rows)
+    for ordered in (table, table.iloc[::-1]):
+        with pytest.raises(CourseError, match=r"hard - random \(tiny-m\): its gains are measured from 2 base "
+                                              r"evaluations .*must share one"):
+            paired_verdicts(ordered, [("hard", "random")], 0.03)
+    one_arm = table[table.strategy == "hard"].copy()
+    one_arm.loc[one_arm.seed == 3, "base_variance.test"] = 4e-4
+    with pytest.raises(CourseError, match=r"tiny-m, hard: its gains are measured from 2 base evaluations"):
+        gain_verdicts(one_arm, 0.03)
+    one_arm.loc[one_arm.seed == 3, "base_variance.test"] = float("nan")
+    with pytest.raises(CourseError, match=r"must share one, a number >= 0"):
+        gain_verdicts(one_arm.iloc[::-1], 0.03)
+    shared = table.assign(**{"base_variance.test": 1e-5})  # one base evaluation: read, in either order
+    assert paired_verdicts(shared, [("hard", "random")], 0.03).equals(
+        paired_verdicts(shared.iloc[::-1], [("hard", "random")], 0.03))
+
+
+def test_per_level_verdicts_refuse_runs_that_disagree_on_their_shared_base_evaluation():
+    """K and each level's base accuracy were read from a group's first row: a row edited to K = 100,000 or another
+    base accuracy on a later row went unseen (and on the first row moved 22 of 30 verdicts)."""
+    from course_lib.research.studies import per_level_verdicts
+
+    table = level_verdict_table(**{"eval_k.test": 4})
+    table.loc[2, "eval_k.test"] = 100_000
+    with pytest.raises(CourseError, match=r"eval_k.test holds 4, 100000 in the rows of \('tiny-m', 'hard'\)"):
+        per_level_verdicts(table, 0.03, problems_per_level=60)
+    table = level_verdict_table(**{"eval_k.test": 4})
+    table.loc[1, "accuracy_before_by_level.test.1"] = float("nan")
+    with pytest.raises(CourseError, match=r"accuracy_before_by_level.test.1 holds 0.5, nan .*runs that share a base"):
+        per_level_verdicts(table.iloc[::-1], 0.03, problems_per_level=60)
+
+
+def test_mechanism_table_refuses_a_seed_left_blank_beside_the_others():
+    """A blank gain.test on one seed was averaged away: the arm's mean came from the other seeds, in silence."""
+    rows = [{"model": "m", "strategy": arm, "seed": seed, "steps": 10, "gain.test": gain + 0.01 * seed}
+            for arm, gain in (("hard", 0.05), ("random", 0.10)) for seed in range(3)]
+    table = pd.DataFrame(rows)
+    assert mechanism_table(table).set_index("strategy")["gain (test)"].to_dict() == {"hard": 0.06, "random": 0.11}
+    table.loc[2, "gain.test"] = float("nan")
+    with pytest.raises(CourseError, match=r"gain.test is blank for 1 seed\(s\) of \('m', 'hard'\) and not for the "
+                                          "others"):
+        mechanism_table(table)
+    assert mechanism_table(table.assign(**{"gain.test": float("nan")}))["gain (test)"].isna().all()  # none: no mean
+
+
 def test_selected_pass_rates_read_the_fresh_table_for_the_labels_choice():
     """hard picks by the labels (the two at 0 of 8); the fresh samples say those two sit at 0.25 and 0.5."""
     ids = [f"p{i}" for i in range(20)]

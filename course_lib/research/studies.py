@@ -648,12 +648,14 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
     rows = []
     for key, group in table.groupby(list(by), sort=True):
         wide = group.pivot_table(index="seed", columns=arm, values=column)
-        shared = f"base_variance.{split}"  # the base evaluation's accuracy variance: for accuracy gains only
-        base = float(group[shared].iloc[0]) if shared in group and gain_column.startswith("gain.") else 0.0
         for first, second in pairs:
             check_both_arms_or_neither(group, first, second, dict(zip(by, key)), arm)
             measured = {first, second} & set(wide.columns)  # an arm whose values are all blank has no column
             if {first, second} <= set(group[arm]) and measured:  # one blank arm: paired_by_seed names its seeds
+                # the reference arm's gain carries its base evaluation's error; the difference, none: both arms
+                # must be measured from that one evaluation, whatever the rows' order
+                base = shared_base_variance(group[group[arm].isin([first, second])], gain_column,
+                                            f"{first} - {second} ({', '.join(map(str, key))})")
                 both = paired_by_seed(group, first, second, column, arm)
                 gains = paired_by_seed(group, first, second, gain_column, arm)  # a blank gain is named, not NaN
                 reference = assay_sensitivity(gains.loc[both.index, second], margin, base, arm=second)
@@ -668,13 +670,25 @@ def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test",
     every seed, `base_variance.test`) is added, since the seed-to-seed spread cannot see it (05, 06)."""
     require_columns(table, [column], "column")
     check_one_run_per_seed(table, by)
-    split = column.rsplit(".", 1)[-1]  # gain.ood carries the ood base evaluation's variance, not the test one's
     rows = []
     for key, group in table.groupby(list(by), sort=True):
-        shared = (float(group[f"base_variance.{split}"].iloc[0])  # an accuracy gain's shared base: no other column's
-                  if f"base_variance.{split}" in group and column.startswith("gain.") else 0.0)
+        shared = shared_base_variance(group, column, ", ".join(map(str, key)))  # gain.ood: the ood evaluation's
         rows.append({**dict(zip(by, key)), **equivalence_verdict(group[column], margin, base_variance=shared)})
     return pd.DataFrame(rows)
+
+
+def shared_base_variance(rows: pd.DataFrame, column: str, what: str) -> float:
+    """The variance of the one base evaluation the held-out gains in `column` (gain.test, gain.ood) of `rows` are
+    measured from; 0 for another measure. Rows measured from different base evaluations, or from none recorded,
+    are refused: the first row's value would have decided the verdict, whatever the others held (05, 06)."""
+    shared = f"base_variance.{column.rsplit('.', 1)[-1]}"
+    if shared not in rows or not column.startswith("gain."):
+        return 0.0
+    values = pd.to_numeric(rows[shared], errors="coerce").unique()
+    check(len(values) == 1 and np.isfinite(values[0]) and values[0] >= 0,
+          f"{what}: its gains are measured from {len(values)} base evaluations (the {shared} column holds "
+          f"{', '.join(f'{v:g}' for v in values)}); gains compared or tested together must share one, a number >= 0")
+    return float(values[0])
 
 
 def beats_or_loses(row) -> str:
@@ -778,13 +792,23 @@ def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: i
     require_columns(table, [k_column], "the samples per problem of the base evaluation (base_k or eval_k)")
     rows = []
     for key, group in table.groupby(list(by), sort=True):
-        k = int(finite_values(group[k_column].iloc[:1])[0])  # a blank K is named, not a ValueError
+        k = int(one_value(group[k_column], k_column, key))  # a blank K is named, not a ValueError
         for level in levels:
-            start = float(group[f"{before}{level}"].iloc[0])
+            start = one_value(group[f"{before}{level}"], f"{before}{level}", key)
             bound = base_variance_bound(start, k, problems_per_level)
             rows.append({**dict(zip(by, key)), "level": level, "before": round(start, 4),
                          **equivalence_verdict(group[f"{after}{level}"] - group[f"{before}{level}"], margin, bound)})
     return pd.DataFrame(rows)
+
+
+def one_value(values: pd.Series, column: str, group) -> float:
+    """The one finite value all rows of a group hold (the K or an accuracy of their shared base evaluation): rows that
+    disagree are refused, not read from the first row, whose value would decide the verdict (06)."""
+    distinct = pd.to_numeric(values, errors="coerce").unique()
+    check(len(distinct) == 1 and np.isfinite(distinct[0]),
+          f"{column} holds {', '.join(f'{v:g}' for v in distinct)} in the rows of {group}: runs that share a base "
+          "evaluation hold one value (a blank or a differing row was edited or comes from another study)")
+    return float(distinct[0])
 
 
 def selected_pass_rates(labels: pd.DataFrame, fresh: pd.DataFrame, strategies, budget: float, seeds) -> pd.DataFrame:
@@ -811,7 +835,13 @@ def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFra
                "learnable_share_of_steps": "learnable share of groups", "steps": "steps", "gain.test": "gain (test)"}
     check_one_run_per_seed(table, by)  # runs of two lengths or settings would be averaged into one row
     present = {c: name for c, name in columns.items() if c in table.columns and c not in by}
-    return table.groupby(list(by), sort=True)[list(present)].mean().round(4).rename(columns=present).reset_index()
+    groups = table.groupby(list(by), sort=True)[list(present)]
+    blanks = groups.agg(lambda values: values.isna().sum() * values.notna().any()).stack()  # blanks beside values
+    where = blanks.index[blanks.to_numpy() > 0]
+    check(where.empty, f"{where[0][-1]} is blank for {blanks[where[0]]} seed(s) of {where[0][:-1]} and not for the "
+                       "others: their mean would leave those seeds out in silence; fill them in (or drop those runs)"
+          if len(where) else "")
+    return groups.mean().round(4).rename(columns=present).reset_index()
 
 
 def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
