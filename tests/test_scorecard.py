@@ -273,24 +273,24 @@ def test_the_decision_table_reads_each_cell_from_its_scorecard_row(committed_car
 
     table = decision_table(committed_card).set_index("model's regime")
     assert table.loc[SKILL_LIMITED, "8 prompts per step"] == ("a random sample: hard did worse "
-                                                             "(tiny-m; regimes-hard-wins-long, contradicted)")
-    assert table.loc[STRONG, "8 prompts per step"].endswith("(tiny-l-strong; strong-regime-hard-wins, could not tell)")
+                                                             "(tiny-m, contradicted)")
+    assert table.loc[STRONG, "8 prompts per step"].endswith("(tiny-l-strong, could not tell)")
     assert table.loc[FORMAT_LIMITED, "8 prompts per step"].startswith("either: equivalent within the margin")
     # a cell follows its row: a supported "hard beats random" becomes "the hardest"; a row that never ran is missing
     card = pd.DataFrame({"claim": [c.claim for c in CLAIMS], "status": "supported"})
     made_up = decision_table(card).set_index("model's regime")
     assert made_up.loc[STRONG, "8 prompts per step"] == ("the hardest: hard beat random "
-                                                            "(tiny-l-strong; strong-regime-hard-wins, supported)")
+                                                            "(tiny-l-strong, supported)")
     assert made_up.loc[STRONG, "1 prompt per step (the paper's)"] == ("the hardest: hard beat random "
-                                                                      "(tiny-l-strong; one-group-hard-wins, supported)")
+                                                                      "(tiny-l-strong, supported)")
     assert table.loc[STRONG, "1 prompt per step (the paper's)"] == ("no rule yet: the test could not tell (random learned "
                                                                    "too little) "
-                                                                   "(tiny-l-strong; one-group-hard-wins, could not tell)")
+                                                                   "(tiny-l-strong, could not tell)")
     assert made_up.loc[SKILL_LIMITED, "1 prompt per step (the paper's)"] == "not tested"
     # the format-limited model with the paper's step structure: within the margin, and the cell says which way
     assert table.loc[FORMAT_LIMITED, "1 prompt per step (the paper's)"] == (
         "a random sample: hard did slightly worse, by less than the margin (random needs no difficulty estimate) "
-        "(tiny-l-wordy; format-limited-hard-wins, equivalent)")
+        "(tiny-l-wordy, equivalent)")
 
 
 @pytest.mark.parametrize(("inside", "said"), [

@@ -153,6 +153,17 @@ def test_measured_gain_only_at_the_budget_studied_and_without_an_interval_from_t
     assert "measured_gain" not in at_30  # no study ran at 30%: nothing on screen
 
 
+def test_the_side_by_side_table_shows_each_seed_where_two_cannot_give_a_mean_to_rank_by():
+    from course_lib.classroom.widgets import _side_by_side_html, strategies_side_by_side
+
+    gains = pd.DataFrame({"model": "m", "strategy": ["hard", "hard", "random", "random", "random"],
+                          "budget": 0.1, "seed": [0, 1, 0, 1, 2], "gain.test": [0.002, -0.013, 0.1, 0.2, 0.3]})
+    shown = _side_by_side_html(strategies_side_by_side({"m": hand_table()}, "m", 4, 0.1, gains=gains), "hard")
+    rows = {row.split("</td>")[0].rsplit(">", 1)[1]: row for row in shown.split("<tr")[2:]}
+    assert "each seed: +0.002, -0.013 (too few for a mean)" in rows["hard"] and "-0.005" not in rows["hard"]
+    assert "+0.200 (3 seeds)" in rows["random"] and "seed" not in rows["easy"]  # no study of easy: blank
+
+
 def test_measured_gain_has_its_interval_from_three_seeds_on():
     gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "gain.test": [0.1, 0.2, 0.3]})
     summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)

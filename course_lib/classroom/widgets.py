@@ -163,7 +163,7 @@ def strategies_side_by_side(tables: dict, model: str, k: int, budget: float, gro
                             gains: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every strategy's explorer numbers at one setting, one row each, to compare them side by side."""
     keys = ("strategy", "mean_pass_rate", "share_mixed", "predicted_dead_share", "predicted_dead_share_full_k",
-            "measured_gain", "measured_gain_seeds")
+            "measured_gain", "measured_gain_seeds", "measured_gain_per_seed")
     rows = []
     for strategy in EXPLORER_STRATEGIES:
         summary, _ = explorer_view(tables, model, k, strategy, budget, group_size, seed, gains)
@@ -244,9 +244,13 @@ def _summary_html(summary: dict) -> str:
     return f"<table>{cells}</table>{warning}"
 
 
-def _seeds_text(mean, seeds) -> str:
-    """'+0.020 (5 seeds)', or '' where no study ran."""
-    return "" if mean is None or mean != mean else f"{mean:+.3f} ({int(seeds)} seeds)"
+def _seeds_text(mean, seeds, per_seed=None) -> str:
+    """'+0.020 (5 seeds)'; with fewer seeds than an interval needs, each seed's gain; '' where no study ran."""
+    if mean is None or mean != mean:
+        return ""
+    if seeds < FEWEST_SEEDS_FOR_AN_INTERVAL and per_seed:
+        return "each seed: " + ", ".join(f"{g:+.3f}" for g in per_seed) + " (too few for a mean)"
+    return f"{mean:+.3f} ({int(seeds)} seeds)"
 
 
 def _side_by_side_html(table: pd.DataFrame, current: str) -> str:
@@ -255,13 +259,14 @@ def _side_by_side_html(table: pd.DataFrame, current: str) -> str:
         return "" if value is None or value != value else format(value, spec)
 
     head = ("<tr><th>strategy</th><th>mean p</th><th>0 &lt; p &lt; 1</th><th>dead (labels)</th><th>dead (all K)</th>"
-            "<th>measured gain (mean over seeds)</th></tr>")
+            "<th>measured gain</th></tr>")
     bold = ' style="font-weight:bold"'
     body = "".join(
         f"<tr{bold if r.strategy == current else ''}><td>{r.strategy}</td>"
         f"<td>{fmt(r.mean_pass_rate, '.3f')}</td><td>{fmt(r.share_mixed, '.3f')}</td>"
         f"<td>{fmt(r.predicted_dead_share, '.3f')}</td><td>{fmt(r.predicted_dead_share_full_k, '.3f')}</td>"
-        f"<td>{_seeds_text(r.measured_gain, r.measured_gain_seeds)}</td></tr>" for r in table.itertuples())
+        f"<td>{_seeds_text(r.measured_gain, r.measured_gain_seeds, r.measured_gain_per_seed)}</td></tr>"
+        for r in table.itertuples())
     return f"<p>Every strategy at this budget and K:</p><table class='explorer-side-by-side'>{head}{body}</table>"
 
 

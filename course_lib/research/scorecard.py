@@ -365,8 +365,8 @@ def cell_advice(status: str, inside: str = "") -> str:
 
 def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
     """What to annotate under a 10% budget, by the model's regime and the step structure, each cell read from a
-    "hard beats random" row of the scorecard and naming its model and study (a row's cells may differ in model and
-    recipe, not only in step structure); "not tested" where none ran (07)."""
+    "hard beats random" row of the scorecard and naming its model and that row's status (a row's cells may differ in
+    model and recipe, not only in step structure); "not tested" where none ran (07)."""
     card = scorecard() if card is None else card
     missing = [c for c in ("claim", "status") if c not in getattr(card, "columns", ())]
     check(not missing, f"card lacks column(s) {missing}: pass the table scorecard() returns")
@@ -379,7 +379,7 @@ def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
     check(len(rows) > 0, "card holds none of the scorecard's \"hard beats random\" rows: pass the table scorecard() "
                          "returns")
     cells = {(c.regime, c.prompts_per_step): f"{cell_advice(status_of[c.claim], inside_of.get(c.claim, ''))} "
-                                             f"({c.model}; {c.study}, {status_of[c.claim]})" for c in rows}
+                                             f"({c.model}, {status_of[c.claim]})" for c in rows}
     return pd.DataFrame([{"model's regime": regime, **{name: cells.get((regime, n), "not tested")
                                                         for n, name in STRUCTURES.items()}} for regime in REGIMES])
 
