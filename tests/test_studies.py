@@ -1193,6 +1193,11 @@ def _study_copy(tmp_path, study="regimes-hard-wins-long"):
      "column 'pass_at_k_after.ood' holds 1.4 (line 5), outside [0, 1]"),  # round 16: it moved a published verdict
     (lambda t: t.assign(**{"base_variance.test": 5.0}), "column 'base_variance.test' holds 5.0 (line 2), outside [0, 0.25]"),
     (lambda t: t.assign(lucky_share=t.lucky_share.where(t.index != 0, -1)), "'lucky_share' holds -1.0"),
+    # round 18: an impossible per-level accuracy, a K edited up (it shrinks the base error), a negative selection
+    (lambda t: t.assign(**{"accuracy_after_by_level.test.3": 1.7}),
+     "column 'accuracy_after_by_level.test.3' holds 1.7 (line 2), outside [0, 1]"),
+    (lambda t: t.assign(**{"eval_k.test": 100_000}), "column 'eval_k.test' holds 100000 (line 2), outside [1, 10000]"),
+    (lambda t: t.assign(n_selected=t.n_selected.where(t.index != 1, -5)), "column 'n_selected' holds -5 (line 3)"),
 ])
 def test_a_results_table_edited_by_hand_is_refused_in_one_line(tmp_path, edit, said):
     """Round 13: each edit passed `load_study` and flipped the skill-limited claim (contradicted -> could not tell,

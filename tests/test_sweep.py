@@ -1210,6 +1210,10 @@ def test_a_point_of_a_long_model_path_gets_a_file_name_the_disk_can_hold():
     (lambda r: r.update({"dead_step_share": None}), None),  # not measured (a run without a ledger)
     (lambda r: r.pop("gain_ci"), None),  # no interval recorded at all: an old record, read on its gain alone
     (lambda r: r["gain_ci"].pop("test"), "has no gain_ci.test"),
+    (lambda r: r.update({"eval_k": {"test": 100_000}}), "eval_k={'test': 100000} must give each split a number from 1 "
+                                                        "to 10000"),  # round 18: it shrank the base error in silence
+    (lambda r: r.update({"n_selected": -5}), "n_selected=-5 must be a whole number >= 1"),
+    (lambda r: r.update({"steps": 2.5}), "steps=2.5 must be a whole number >= 1"),
 ])
 def test_measures_a_record_cannot_hold_are_refused(edit, said):
     """Round 13: aggregate wrote these records into results.csv with exit 0."""

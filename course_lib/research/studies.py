@@ -135,7 +135,10 @@ def _study_provenance(path: Path, fix: str) -> dict:
 MEASURES = ("accuracy_before.test", "accuracy_after.test", "gain.test")  # every run that succeeded has them
 RANGES = {"accuracy_before": (0, 1), "accuracy_after": (0, 1), "gain": (-1, 1), "pass_at_k_before": (0, 1),
           "pass_at_k_after": (0, 1), "pass_at_k_gain": (-1, 1),
-          "base_variance": (0, 0.25)}  # per split, the range a record's number lies in (a mean of shares varies <= 1/4)
+          "base_variance": (0, 0.25),  # per split, the range a record's number lies in (a mean of shares varies <= 1/4)
+          "eval_k": (1, 10_000), "base_k": (1, 10_000)}  # samples per problem: experiment.VALUE_RANGES' highest
+BY_LEVEL_RANGES = {"accuracy_before_by_level": (0, 1), "accuracy_after_by_level": (0, 1)}  # a table's per-level columns
+COUNTS = ("n_selected", "steps")  # whole numbers >= 1 in a results table: the problems a run selected, its steps
 SHARES = ("dead_step_share", "learnable_share_of_steps", "lucky_share", "selected_share_mixed", "clipped_step_share",
           "clipped_ratio", "predicted_dead_share", "selected_mean_pass_rate")  # one number from 0 to 1 each
 
@@ -193,7 +196,9 @@ def check_ranges(table: pd.DataFrame, path, fix: str) -> None:
     """Every measure of a results table in its range (`RANGES` per split, `SHARES`): a number edited by hand is
     refused, not averaged into a verdict."""
     for column in table.columns:
-        bounds = RANGES.get(column.split(".", 1)[0]) if "." in column else (0, 1) if column in SHARES else None
+        prefix = column.split(".", 1)[0]
+        bounds = ((RANGES | BY_LEVEL_RANGES).get(prefix) if "." in column else (0, 1) if column in SHARES
+                  else (1, math.inf) if column in COUNTS else None)
         if bounds is None:
             continue
         numbers = pd.to_numeric(table[column], errors="coerce")

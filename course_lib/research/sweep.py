@@ -34,7 +34,7 @@ from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
 from ..provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
 from .definitions import point_name
 from .profiles import get_profile
-from .studies import RANGES, SHARES, STUDIES, gain_disagreement
+from .studies import COUNTS, RANGES, SHARES, STUDIES, gain_disagreement
 
 EXPERIMENT = EXPERIMENT_TEMPLATE
 
@@ -553,6 +553,10 @@ def check_measures(record: dict, name: str) -> None:
         value = record[key]
         check(isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1,
               f"point {name}: {key}={value!r} must be a share from 0 to 1; run the point again (delete its record)")
+    for key in [key for key in COUNTS if record.get(key) is not None]:
+        value = record[key]
+        check(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+              f"point {name}: {key}={value!r} must be a whole number >= 1; run the point again (delete its record)")
     intervals = record.get("gain_ci", {})
     for split, interval in (intervals.items() if isinstance(intervals, dict) else [("", intervals)]):
         check(isinstance(interval, list | tuple) and len(interval) == 2 and all(
