@@ -126,13 +126,13 @@ MIN_BOOT = 1_000  # at least: with a few dozen, a 2.5% tail is one or two resamp
 
 def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidence: float = 0.95) -> dict:
     """Mean paired difference (after - before) over the same problems, with a percentile bootstrap interval."""
-    check(isinstance(n_boot, int) and not isinstance(n_boot, bool) and MIN_BOOT <= n_boot <= MAX_BOOT,
+    check(isinstance(n_boot, int | np.integer) and not isinstance(n_boot, bool) and MIN_BOOT <= n_boot <= MAX_BOOT,
           f"n_boot={n_boot!r} must be an integer from {MIN_BOOT:,} to {MAX_BOOT:,} (5000 resamples are usual; fewer "
           "leave an interval's tails to a handful of resamples)")
     check(isinstance(confidence, float) and 0 < confidence < 1,
           f"confidence={confidence!r} must be a share in (0, 1), e.g. 0.95 for a 95% interval")
     if isinstance(after, pd.Series) and isinstance(before, pd.Series):  # paired by label, not by position
-        check(set(after.index) == set(before.index) and after.index.is_unique,
+        check(set(after.index) == set(before.index) and after.index.is_unique and before.index.is_unique,
               "after and before are Series over different problems; give both over the same index (problem ids)")
         before = before.reindex(after.index)
     after, before = np.asarray(after, dtype=float), np.asarray(before, dtype=float)
@@ -217,11 +217,18 @@ def rows_fault(result: dict) -> str | None:
 
 def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k: int | None = None) -> dict:
     """Paired bootstrap of two `evaluate` results on the same problems (matched by id); pass@1, or pass@`pass_k`."""
+    check(pass_k is None or (isinstance(pass_k, int | np.integer) and not isinstance(pass_k, bool) and pass_k >= 1),
+          f"pass_k={pass_k!r} must be a whole number of samples >= 1 (or None: pass@1)")
+
     def score(row) -> float:
         rate = row["pass_rate"]
         check(isinstance(rate, int | float) and not isinstance(rate, bool) and 0 <= rate <= 1,
               f"problem {row['id']!r} has pass_rate={rate!r}, not a number in [0, 1]; evaluate that model again")
-        return rate if pass_k is None else pass_at_k(int(row["k"]), int(row["n_correct"]), pass_k)
+        if pass_k is None:
+            return rate
+        check(pass_k <= int(row["k"]), f"pass_k={pass_k} needs at least {pass_k} samples per problem; problem "
+                                       f"{row['id']!r} has {row['k']}: evaluate with more, or ask for a smaller pass_k")
+        return pass_at_k(int(row["k"]), int(row["n_correct"]), pass_k)
 
     for name, result in (("after", after), ("before", before)):
         check(isinstance(result, dict) and isinstance(result.get("per_problem"), list),

@@ -32,6 +32,8 @@ def _check_rewards(rewards: torch.Tensor) -> torch.Tensor:
     check(rewards.shape[0] >= 1, "rewards has no groups (B=0); give at least one group")
     rewards = rewards if rewards.is_floating_point() else rewards.float()
     check(not torch.isnan(rewards).any(), "rewards contain NaN; score every completion (TRL drops unscorable ones)")
+    check(torch.isfinite(rewards).all(), "rewards contain an infinite value, which makes its group's advantages NaN; "
+                                         "give every completion a finite reward")
     return rewards
 
 
@@ -45,7 +47,8 @@ def group_advantages(rewards: torch.Tensor, scale: str | bool = "group", eps: fl
     if isinstance(scale, bool):  # TRL's older spelling: True means "group", False "none"
         scale = "group" if scale else "none"
     check(scale in SCALES, f"scale={scale!r} is unknown; use one of {', '.join(SCALES)} (or True/False as in TRL)")
-    check(isinstance(eps, (int, float)) and eps >= 0, f"eps={eps!r} must be a number >= 0 (TRL uses 1e-4)")
+    check(isinstance(eps, (int, float)) and 0 <= eps < float("inf"), f"eps={eps!r} must be a finite number >= 0 "
+                                                                       "(TRL uses 1e-4)")
     advantages = rewards - rewards.mean(dim=1, keepdim=True)  # (B, G)
     if scale == "none":  # Dr. GRPO: no division
         return advantages
@@ -79,6 +82,8 @@ def dead_group_probability(p, G: int):
 
 def informative_share(pass_rates, G: int) -> float:
     """Expected share of groups with non-zero reward std when training on problems with these pass rates."""
+    check(not isinstance(pass_rates, dict | set | frozenset | str),
+          f"pass_rates must be a list of pass rates, one per problem, not a {type(pass_rates).__name__}")
     rates = np.asarray(pass_rates, dtype=float).ravel()
     check(rates.size > 0, "pass_rates is empty; give the pass rate of at least one problem")
     return float(np.mean(1 - dead_group_probability(rates, G)))

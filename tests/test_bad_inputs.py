@@ -659,6 +659,32 @@ def test_the_librarys_compare_checks_the_rows_the_command_line_checks():
         compare({"per_problem": rows}, {"per_problem": [{**base[0], "pass_rate": 1.0}, *base[1:]]})
 
 
+def test_compare_and_the_statistics_take_their_numbers_as_a_student_passes_them():
+    """Round 18: pass_k=True was read as pass@1, 2.5 raised a TypeError, 8 on K=4 named `k`; a numpy n_boot was
+    refused as "not an integer"; a repeated label in before's index crashed; a dict of pass rates raised TypeError."""
+    import numpy as np
+    import pandas as pd
+
+    from course_lib import compare, informative_share, paired_bootstrap
+
+    rows = [{"id": i, "k": 4, "n_correct": n, "pass_rate": n / 4} for i, n in zip("abcd", (0, 1, 4, 2))]
+    base = [{**row, "n_correct": 0, "pass_rate": 0.0} for row in rows]
+    for bad in (True, 2.5, 0):
+        with pytest.raises(CourseError, match=f"pass_k={bad!r} must be a whole number of samples >= 1"):
+            compare({"per_problem": rows}, {"per_problem": base}, pass_k=bad)
+    with pytest.raises(CourseError, match="pass_k=8 needs at least 8 samples per problem; problem 'a' has 4"):
+        compare({"per_problem": rows}, {"per_problem": base}, pass_k=8)
+    assert compare({"per_problem": rows}, {"per_problem": base}, pass_k=np.int64(2))["problems"] == 4
+    assert paired_bootstrap([1.0, 0.0, 1.0], [0.0, 0.0, 1.0], n_boot=np.int64(1000))["problems"] == 3
+    after, before = pd.Series([1.0, 0.0, 1.0], index=list("abc")), pd.Series([0.0, 0.0, 1.0], index=list("abb"))
+    with pytest.raises(CourseError, match="give both over the same index"):
+        paired_bootstrap(after, before)
+    for bad in ({"a": 0.5}, {0.5, 0.2}):
+        with pytest.raises(CourseError, match=f"pass_rates must be a list of pass rates, one per problem, not a "
+                                              f"{type(bad).__name__}"):
+            informative_share(bad, 8)
+
+
 @pytest.mark.parametrize("command", [["estimate", "--model", "tiny-s", "--n", "4", "--k", "2", "--out", "t.csv"],
                                      ["reproduce", "hard-wins", "--profile", "smoke", "--out", "run"]])
 def test_an_empty_cache_dir_is_refused_not_the_working_folder(capsys, tmp_path, monkeypatch, command):

@@ -76,3 +76,15 @@ def test_the_ood_split_is_asked_in_the_format_the_point_trains(answer_format):
     sets, (pool, _) = evaluation_sets(point), training_pool(point)
     assert {pool_answer_format(pool), pool_answer_format(sets["test"]), pool_answer_format(sets["ood"])} == {
         answer_format}
+
+
+def test_a_budget_a_level_arm_would_ignore_is_refused_before_any_work():
+    """`--set STRATEGY=levels-1-3 --set BUDGET=0.1` trained on all of levels 1-3 and recorded budget 0.1."""
+    from course_lib import CourseError
+
+    for strategy in ("levels-1-3", "random-matched", "levels-2-2"):
+        with pytest.raises(CourseError, match=f"BUDGET=0.1 would be ignored: strategy='{strategy}' trains on a whole "
+                                              "level band"):
+            resolve(Point(profile="smoke", strategy=strategy, budget=0.1))
+        assert resolve(Point(profile="smoke", strategy=strategy, budget=1.0)).budget == 1.0
+    assert resolve(Point(profile="smoke", strategy="random", budget=0.1)).budget == 0.1  # a selection by budget

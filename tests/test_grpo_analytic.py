@@ -113,7 +113,9 @@ def test_installed_trl_still_computes_advantages_this_way():
         (torch.ones(2, 4), {"scale": "mean"}, "scale='mean' is unknown; use one of group, batch, none"),
         (torch.tensor([[1.0, float("nan")]]), {}, "rewards contain NaN"),
         ([[1.0, 0.0]], {}, "rewards must be a torch tensor of shape (B, G), not list"),
-        (torch.ones(2, 4), {"eps": -1.0}, "eps=-1.0 must be a number >= 0"),
+        (torch.ones(2, 4), {"eps": -1.0}, "eps=-1.0 must be a finite number >= 0"),
+        (torch.ones(2, 4), {"eps": float("inf")}, "eps=inf must be a finite number >= 0"),  # every advantage 0
+        (torch.tensor([[1.0, float("inf")], [0.0, 1.0]]), {}, "rewards contain an infinite value"),  # NaN advantages
         (torch.ones(0, 4), {}, "rewards has no groups (B=0); give at least one group"),
     ],
 )

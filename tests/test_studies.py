@@ -1013,6 +1013,10 @@ def test_beats_or_loses_reads_the_unrounded_interval():
     assert beats_or_loses(t_interval([-0.00005, -0.0001, -0.00015, -0.0001])) == "loses to"
     assert beats_or_loses(t_interval([-0.1, 0.1, 0.05])) == "is indistinguishable from"
     assert beats_or_loses({"ci_low": 0.01, "ci_high": 0.02}) == "beats"  # a row without `excludes_zero`
+    # seeds 1e-5 apart: the rounded bounds collapse to one value, yet the seeds differ: not "all seeds agree"
+    close = t_interval([0.10000, 0.10001, 0.10002])
+    assert close["ci_low"] == close["ci_high"] and beats_or_loses(close) == "beats"
+    assert beats_or_loses(t_interval([0.1, 0.1, 0.1])) == "is not tested against"  # they do agree: no spread
 
 
 def test_a_study_whose_grid_json_was_deleted_is_refused(tmp_path):

@@ -155,6 +155,9 @@ def resolve(point: Point) -> Point:
     arm = parse_arm(point.strategy)
     check(point.estimate_pool or not needs_pass_rates(arm),
           f"strategy={point.strategy!r} selects by pass rate; set ESTIMATE_POOL=True")
+    check(arm["kind"] not in ("levels", "random-matched") or point.budget == 1.0,
+          f"BUDGET={point.budget!r} would be ignored: strategy={point.strategy!r} trains on a whole level band (or as "
+          "many problems as levels 1-3 hold), and the record would show a budget it never used; set BUDGET=1.0")
     return dataclasses.replace(
         point, model=point.model or profile.model, task=point.task or profile.task, train_settings=settings,
         ood_task=point.ood_task or profile.ood_task, pool_size=point.pool_size or profile.experiment_pool,

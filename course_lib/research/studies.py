@@ -702,10 +702,11 @@ def beats_or_loses(row) -> str:
     A row without `seeds` (e.g. a bootstrap over problems) is read by its interval alone; one with `excludes_zero`
     (`t_interval`'s, read before rounding) by that, so a bound rounded to 0.0 still counts on its side."""
     get = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))  # a dict, a Series, a namedtuple
-    seeds = get("seeds")
-    if seeds is not None and not pd.isna(seeds) and (int(seeds) < 3 or get("ci_low") == get("ci_high")):
+    seeds, excludes = get("seeds"), get("excludes_zero")
+    spread = excludes is not None and not pd.isna(excludes) and bool(excludes)  # seeds that differ, read unrounded
+    if seeds is not None and not pd.isna(seeds) and (int(seeds) < 3 or (get("ci_low") == get("ci_high") and not spread)):
         return "is not tested against"
-    excludes, middle = get("excludes_zero"), get("mean") if get("mean") is not None else get("mean_difference")
+    middle = get("mean") if get("mean") is not None else get("mean_difference")
     if excludes is not None and not pd.isna(excludes) and middle is not None:
         if middle == 0 and bool(excludes):  # a mean of 4e-5 rounded to 0: the rounded bounds still show its side
             middle = (get("ci_high") > 0) - (get("ci_low") < 0)
