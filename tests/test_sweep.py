@@ -1402,3 +1402,82 @@ def test_a_models_fingerprint_covers_every_weight_file_and_its_settings_by_name(
     before = inputs_sha256({"MODEL": str(model)})["model_sha256"]
     (model / "model-00002-of-00002.safetensors").write_text("another shard")
     assert inputs_sha256({"MODEL": str(model)})["model_sha256"] != before
+
+
+class _Bar:
+    """A stand-in progress bar: counts its updates."""
+
+    n = 0
+
+    def update(self, n=1):
+        self.n += n
+
+
+def _point_in_a_worker(point, out, notebook, log=None):
+    """A stand-in for run_point, picklable to a forked worker: sleeps SLEEP seconds, writes a line to its stderr and
+    notes its point, notebook, process and times in out/ran/<point>.json."""
+    import time
+
+    start = time.time()
+    time.sleep(point.get("SLEEP", 0))
+    os.write(2, f"point {point_name(point)} ran\n".encode())
+    (out / "ran").mkdir(exist_ok=True)
+    (out / "ran" / f"{point_name(point)}.json").write_text(json.dumps(
+        {"point": point, "notebook": str(notebook), "log": log, "pid": os.getpid(), "start": start, "end": time.time()}))
+    return {"status": "ok"}
+
+
+def test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log(tmp_path, monkeypatch):
+    """workers=1 runs each point here, wave after wave, its kernel's stderr going to logs/<point>.log, and moves the
+    progress bar once per point as it ends."""
+    import course_lib.research.sweep as sweep
+
+    bar, calls = _Bar(), []
+    monkeypatch.setattr(sweep, "run_point", lambda *args, **kwargs: calls.append((args, kwargs, bar.n)))
+    waves = [[{"SEED": 0}], [{"SEED": 1}, {"SEED": 2}]]
+    sweep.run_points(waves, tmp_path, tmp_path / "experiment.ipynb", 1, bar)
+    assert calls == [((point, tmp_path, tmp_path / "experiment.ipynb"),
+                      {"log": tmp_path / "logs" / f"{point_name(point)}.log"}, done)
+                     for done, point in enumerate([{"SEED": 0}, {"SEED": 1}, {"SEED": 2}])]
+    assert bar.n == 3
+
+
+def test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs(tmp_path, monkeypatch):
+    """workers=2 runs the points in two processes (not one per core), each wave's points ending before the next
+    wave's start, the progress bar moving once per point; what a worker writes to stderr lands in logs/worker-*.log."""
+    import course_lib.research.sweep as sweep
+
+    monkeypatch.setattr(sweep, "run_point", _point_in_a_worker)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    waves = [[{"SEED": 0, "SLEEP": 0.5}, {"SEED": 1}], [{"SEED": 2}, {"SEED": 3}, {"SEED": 4}]]
+    bar = _Bar()
+    sweep.run_points(waves, tmp_path, tmp_path / "experiment.ipynb", 2, bar)
+    ran = [[json.loads((tmp_path / "ran" / f"{point_name(p)}.json").read_text()) for p in wave] for wave in waves]
+    assert [[r["point"] for r in wave] for wave in ran] == waves and bar.n == 5
+    assert all(r["notebook"] == str(tmp_path / "experiment.ipynb") and r["log"] is None for r in ran[0] + ran[1])
+    assert max(r["end"] for r in ran[0]) <= min(r["start"] for r in ran[1])
+    assert os.getpid() not in {r["pid"] for r in ran[0] + ran[1]}
+    logs = list((tmp_path / "logs").glob("worker-*.log"))
+    assert 1 <= len(logs) <= 2
+    stderr = "".join(log.read_text() for log in logs)
+    assert all(f"point {point_name(p)} ran" in stderr for wave in waves for p in wave)
+
+
+def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_points(tmp_path, monkeypatch):
+    """Ctrl-C (KeyboardInterrupt) while two workers run kills them: the sweep stops at once, not when the running
+    point ends (a killed point simply runs again on resume)."""
+    import time
+
+    import course_lib.research.sweep as sweep
+
+    class Interrupted(_Bar):
+        def update(self, n=1):
+            raise KeyboardInterrupt  # Ctrl-C as the first point ends
+
+    monkeypatch.setattr(sweep, "run_point", _point_in_a_worker)
+    start = time.time()
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run_points([[{"SEED": 0}, {"SEED": 1, "SLEEP": 20}]], tmp_path, tmp_path / "experiment.ipynb", 2,
+                         Interrupted())
+    assert time.time() - start < 10
+    assert not (tmp_path / "ran" / f"{point_name({'SEED': 1, 'SLEEP': 20})}.json").exists()

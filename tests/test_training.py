@@ -1056,3 +1056,31 @@ def test_same_folder_is_one_existing_folder_however_its_path_is_written(tmp_path
     monkeypatch.chdir(tmp_path)
     assert same_folder("base", str(tmp_path / "base")) and same_folder(str(tmp_path / "base"), "./base/")
     assert not same_folder("base", "other") and not same_folder("gone", "gone")  # a missing folder matches nothing
+
+
+def _step_log(path, steps, torn=""):
+    path.write_text("".join(json.dumps({"step": step}) + "\n" for step in steps) + torn)
+
+
+def test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint(tmp_path):
+    """A run resumed from checkpoint-N keeps its logs up to N: if the ledger (always) or metrics.jsonl (when it logs
+    every step) lacks a step before N, the finished run would count only the later steps, so the resume is refused
+    with one line naming the log, the steps it lacks and what to do."""
+    check_logs_reach = training._check_logs_reach
+    _step_log(tmp_path / "ledger.jsonl", [1, 1, 2, 2, 3, 3, 4, 4], torn='{"step": 5, "pro')  # a kill mid-append
+    _step_log(tmp_path / "metrics.jsonl", [1, 2, 3, 4, 5])
+    check_logs_reach(tmp_path, 4, 1)  # every step up to checkpoint-4 logged: resumable
+    _step_log(tmp_path / "metrics.jsonl", [1, 2, 3])  # the checkpoint's own step is missing
+    with pytest.raises(CourseError, match=r"metrics\.jsonl holds no rows for 1 of the 4 steps before checkpoint-4 "
+                                          r"\(first: step 4; .*restore the log, or use a new folder$"):
+        check_logs_reach(tmp_path, 4, 1)
+    check_logs_reach(tmp_path, 4, 2)  # metrics logged every 2 steps: only the ledger must hold every step
+    _step_log(tmp_path / "ledger.jsonl", [2, 2, 4])
+    with pytest.raises(CourseError, match=r"ledger\.jsonl holds no rows for 2 of the 4 steps before checkpoint-4 "
+                                          r"\(first: step 1;"):
+        check_logs_reach(tmp_path, 4, 2)
+    (tmp_path / "ledger.jsonl").unlink()
+    with pytest.raises(CourseError, match=r"ledger\.jsonl holds no rows for 2 of the 2 steps before checkpoint-2 "):
+        check_logs_reach(tmp_path, 2, 1)
+    (tmp_path / "ledger.jsonl").write_text("not a log row\n")
+    check_logs_reach(tmp_path, 0, 1)  # no checkpoint: the run starts over, its logs are not read
