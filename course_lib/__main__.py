@@ -1210,7 +1210,9 @@ def build_parser() -> argparse.ArgumentParser:
     sel = commands.add_parser("select", help="choose problem ids from a difficulty table under a budget")
     sel.add_argument("--table", type=Path, required=True, help="CSV written by `estimate`")
     sel.add_argument("--strategy", required=True, help="easy, medium, hard, random, learnability or levels")
-    sel.add_argument("--budget", required=True, help="a fraction like 0.1, or a count like 50")
+    sel.add_argument("--budget", required=True, help="a fraction like 0.1 (any number written with a point or an "
+                     "exponent, so 1.0 and 1e0 are the whole pool), or a count like 50; with --strategy levels, of "
+                     "the problems at those levels")
     sel.add_argument("--levels", default=None, help="for --strategy levels: e.g. 1,2,3")
     sel.add_argument("--seed", type=SEED, default=0, help="seed for random choices and ties")
     sel.add_argument("--out", type=FILE_OUT, required=True, help="file of ids, one per line")

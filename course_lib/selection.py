@@ -38,7 +38,13 @@ def budget_count(budget: float | int, pool_size: int) -> int:
     if is_fraction:
         check(budget <= 1, f"budget={budget!r} as a fraction must be in (0, 1]; give a count as an integer")
         # floor, as Pikus et al.'s code does (int(len(pool) * size)); the epsilon keeps 0.29 * 100 at 29
-        return max(1, int(budget * pool_size + 1e-9))
+        count = int(budget * pool_size + 1e-9)
+        if count == 0:  # the paper's code would select nothing: one problem, said
+            import warnings
+
+            warnings.warn(f"budget={budget!r} of {pool_size} problems is less than one problem; selecting 1",
+                          stacklevel=3)
+        return max(1, count)
     check(budget <= pool_size, f"budget={budget} is larger than the pool ({pool_size} problems)")
     return int(budget)
 

@@ -714,3 +714,13 @@ def test_pretrain_refuses_a_wordy_share_without_arith(capsys, tmp_path):
                           "--out", tmp_path / "m")
     assert "wordy_share=0.5 writes arith solutions the long way, and tasks=['shuffle'] has no arith" in line
     assert not (tmp_path / "m").exists()
+
+
+def test_a_fraction_budget_below_one_problem_says_it_selects_one(tmp_path):
+    """`select --budget 0.0000001` on 8 problems wrote one id in silence (the paper's floor would give none)."""
+    table = tmp_path / "t.csv"
+    table.write_text("id,level,pass_rate\n" + "".join(f"p{i},1,{i / 8}\n" for i in range(8)))
+    with pytest.warns(UserWarning, match=r"budget=1e-07 of 8 problems is less than one problem; selecting 1"):
+        status = main(["select", "--table", str(table), "--strategy", "hard", "--budget", "0.0000001",
+                       "--out", str(tmp_path / "ids.txt")])
+    assert status in (0, None) and (tmp_path / "ids.txt").read_text().split() == ["p0"]
