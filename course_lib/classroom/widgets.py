@@ -228,7 +228,7 @@ def budget_explorer(tables: dict, seed: int = 0, gains: pd.DataFrame | None = No
 def _summary_html(summary: dict) -> str:
     """The explorer's numbers as a small HTML table (each value has a class the browser test reads)."""
     rows = [("budget", "budget_text", "{}"), ("selected", "n_selected", "{}"),
-            ("mean pass rate", "mean_pass_rate", "{:.3f}"), ("share with 0 < p < 1", "share_mixed", "{:.3f}"),
+            ("mean pass rate", "mean_pass_rate", "{:.3f}"), ("share with 0 &lt; p &lt; 1", "share_mixed", "{:.3f}"),
             (f"predicted dead groups, from the K = {summary['k']} labels that chose them", "predicted_dead_share",
              "{:.3f}"),
             (f"predicted dead groups, the same problems at all K = {summary['k_max']} samples",
