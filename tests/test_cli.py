@@ -109,7 +109,7 @@ def test_a_table_or_ids_file_changed_after_it_was_written_is_refused(tmp_path):
     ids_before = ids.read_bytes()
     header, first, *rest = table.read_text().splitlines(keepends=True)  # one problem's count edited by hand
     fields = dict(zip(header.strip().split(","), first.rstrip("\n").split(",")))
-    fields.update(n_correct=fields["k"], pass_rate="1.0")
+    fields.update(n_correct=fields["k"], pass_rate="1.0", outcomes="1" * int(fields["k"]))
     table.write_text(header + ",".join(fields.values()) + "\n" + "".join(rest))
     result = run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "2", "--out", ids)
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
