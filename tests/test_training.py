@@ -545,6 +545,110 @@ def test_a_run_folder_that_is_a_file_or_has_no_checkpoint_yet(finished_run, prob
     assert _check_run_dir(started, {**config, "learning_rate": 1e-5}, "tiny-s", ids) == (None, [])  # even changed
 
 
+def _saved_run(run, record, model="tiny-s", ids=("a", "b"), checkpoint=2, logs=("ledger.jsonl", "metrics.jsonl"),
+               **written):
+    """A run folder as a killed run leaves it: run_config.json, checkpoint-`checkpoint` (whole) and the logs of the
+    steps before it."""
+    from course_lib.training.checkpoints import MARKER, folder_sha256
+
+    run.mkdir(parents=True)
+    (run / "run_config.json").write_text(json.dumps({"model": model, "config": record, "problem_ids": list(ids),
+                                                     **written}))
+    if checkpoint:
+        folder = run / f"checkpoint-{checkpoint}"
+        folder.mkdir()
+        (folder / "trainer_state.json").write_text(json.dumps({"global_step": checkpoint}))
+        (folder / MARKER).write_text(json.dumps({"sha256": folder_sha256(folder)}))
+    for log in logs:
+        (run / log).write_text("".join(json.dumps({"step": step}) + "\n" for step in range(1, checkpoint + 1)))
+    return run
+
+
+def _record(peft_config="course", **settings) -> dict:
+    from course_lib.training import run_record
+
+    return run_record(CourseConfig(**settings), course_lora() if peft_config == "course" else peft_config)
+
+
+@pytest.mark.parametrize("done", ["summary.json", "final"])
+def test_a_finished_run_without_checkpoints_is_protected_and_resumes_at_its_end(tmp_path, done):
+    """save_total_limit may leave no checkpoint: a run with its summary or final weights is still a run, not a
+    failed start; another config is refused, the same one returns step 0 (the summary is read from there)."""
+    from course_lib.training import _check_run_dir
+
+    run = _saved_run(tmp_path / "run", _record(learning_rate=0.5), checkpoint=0, logs=())
+    if done == "final":
+        (run / done).mkdir()
+    else:
+        (run / done).write_text("{}")
+    with pytest.raises(CourseError, match=r"learning_rate=0\.0003 \(the run's: 0\.5\)"):
+        _check_run_dir(run, _record(), "tiny-s", ["a", "b"])
+    assert _check_run_dir(run, _record(learning_rate=0.5), "tiny-s", ["a", "b"]) == (0, [])
+
+
+def test_a_resume_is_refused_where_a_log_misses_steps_it_was_written_at(tmp_path):
+    """Before resuming from checkpoint-2 the ledger must hold steps 1 and 2, and metrics.jsonl too where it logs
+    every step; with logging_steps=2 it need not."""
+    from course_lib.training import _check_run_dir
+
+    run = _saved_run(tmp_path / "every", _record(), logs=("ledger.jsonl",))
+    with pytest.raises(CourseError, match=r"metrics.jsonl holds no rows for 2 of the 2 steps before checkpoint-2"):
+        _check_run_dir(run, _record(), "tiny-s", ["a", "b"])
+    run = _saved_run(tmp_path / "no-ledger", _record(), logs=("metrics.jsonl",))
+    with pytest.raises(CourseError, match=r"ledger.jsonl holds no rows for 2 of the 2 steps before checkpoint-2"):
+        _check_run_dir(run, _record(), "tiny-s", ["a", "b"])
+    run = _saved_run(tmp_path / "every-other", _record(logging_steps=2), logs=("ledger.jsonl",))
+    assert _check_run_dir(run, _record(logging_steps=2), "tiny-s", ["a", "b"]) == (2, [])
+
+
+@pytest.mark.parametrize(("loss_type", "refused"), [("bnpo", True), ("dapo", False)])
+def test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch(tmp_path, loss_type,
+                                                                                         refused):
+    from course_lib.training import _check_run_dir
+
+    run = _saved_run(tmp_path / "run", _record(prompts_per_step=2, loss_type=loss_type))
+    other = _record(prompts_per_step=2, loss_type=loss_type, micro_batch_prompts=1)
+    if refused:
+        with pytest.raises(CourseError, match=r"micro_batch_prompts=1 \(the run's: 0\)"):
+            _check_run_dir(run, other, "tiny-s", ["a", "b"])
+    else:
+        assert _check_run_dir(run, other, "tiny-s", ["a", "b"]) == (2, [])
+
+
+def test_a_run_resumes_only_with_the_lora_it_recorded_or_none(tmp_path):
+    from course_lib.training import _check_run_dir
+
+    for name, peft in [("rank-8", course_lora(lora_r=8)), ("full", None)]:
+        run = _saved_run(tmp_path / name, _record(peft))
+        assert _check_run_dir(run, _record(peft), "tiny-s", ["a", "b"]) == (2, [])
+        with pytest.raises(CourseError, match=r"different config, model or problems \(peft_config="):
+            _check_run_dir(run, _record(), "tiny-s", ["a", "b"])
+
+
+def test_a_run_recorded_with_a_setting_this_version_lacks_is_refused_naming_it(tmp_path):
+    from course_lib.training import _check_run_dir
+
+    run = _saved_run(tmp_path / "run", {**_record(), "retired_setting": 3})
+    with pytest.raises(CourseError, match=r"\(retired_setting=None \(the run's: 3\)\)"):
+        _check_run_dir(run, _record(), "tiny-s", ["a", "b"])
+
+
+def test_a_resume_names_another_model_first_then_settings_then_problems(tmp_path, monkeypatch):
+    """The base may be written as another path to the same folder (older runs recorded it relative)."""
+    from course_lib.training import _check_run_dir
+
+    (tmp_path / "base").mkdir()
+    monkeypatch.chdir(tmp_path)
+    run = _saved_run(tmp_path / "run", _record(), model="base", problems_sha256="sha-then")
+    assert _check_run_dir(run, _record(), str(tmp_path / "base"), ["a", "b"], ("sha-now", "sha-then")) == (2, [])
+    with pytest.raises(CourseError, match=r"problems \(model='tiny-m' \(the run's: 'base'\); learning_rate=0\.5 "
+                                          r"\(the run's: 0\.0003\); 1 problems \(the run's: 2, not the same ids\)\)"):
+        _check_run_dir(run, _record(learning_rate=0.5), "tiny-m", ["a"])
+    with pytest.raises(CourseError, match=r"problems \(the same ids with another question, answer, answer format, "
+                                          r"source or level \(the problem file or --answer-format changed\)\); use"):
+        _check_run_dir(run, _record(), "base", ["a", "b"], ("sha-now",))
+
+
 def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
     import json
 
