@@ -144,6 +144,13 @@ def test_math_verify_sees_answers_of_up_to_300_characters_on_either_side():
     assert not math_equal(over, "0.5") and not math_equal("0.5", over)
 
 
+def test_an_empty_hash_mark_after_the_asked_answer_is_no_answer_and_no_hedge():
+    """A `####` with nothing after it marks no answer (unlike a box or tag left open, which hides one)."""
+    assert is_correct("The answer is \\boxed{7}.\n####", "7", "math")
+    assert is_correct("<answer>7</answer>\n####", "7", "arith", "tagged")
+    assert not is_correct("The answer is \\boxed{7}.\n<answer>8", "7", "math")
+
+
 @pytest.mark.parametrize(
     ("completion", "answer", "source", "correct"),
     [

@@ -179,6 +179,12 @@ def test_each_fault_of_a_cached_chunk_is_named(pool, fault):
     assert chunk_problem(break_it(_sound_chunk(pool[:4])), pool[:4], 4) == expected
 
 
+def test_a_chunk_of_empty_completions_sampled_in_no_time_is_sound(pool):
+    """A model that ends every completion at once: 0 tokens, mean length 0, and a chunk timed at 0 seconds."""
+    chunk = _rows_edited(lambda rows: rows[0].update(tokens=0, mean_length=0.0))(_sound_chunk(pool[:4]))
+    assert chunk_problem({**chunk, "seconds": 0.0}, pool[:4], 4) is None
+
+
 def _edit_rows(edit):
     """`_rows_edited` on a chunk file's text: `edit` also gets the pool (the checksum is rewritten)."""
     def fault(text, pool):

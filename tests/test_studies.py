@@ -164,6 +164,27 @@ def test_seeds_needed_and_detectable_difference_agree():
     assert detectable_difference(0.04, seeds) <= 0.03 < detectable_difference(0.04, seeds - 1)
 
 
+def test_a_gain_agrees_with_its_accuracies_to_0_001_and_with_its_interval_bounds_included():
+    """The rule point records and results tables are checked by: a gain off by exactly 0.001 (rounding) agrees, a
+    gain on its interval's bound lies inside it (a zero-width interval when every seed gained the same)."""
+    from course_lib.research.studies import gain_disagreement
+
+    assert gain_disagreement(0.001, 0.5, 0.5, None) is None
+    assert gain_disagreement(0.0011, 0.5, 0.5, None) == "is not accuracy_after - accuracy_before = 0.0000"
+    assert gain_disagreement(0.2, 0.5, 0.3, [0.2, 0.2]) is None
+    assert gain_disagreement(0.15, None, None, [0.2, 0.3]) == "lies outside its own interval [0.2, 0.3]"
+
+
+def test_seeds_that_agree_over_a_shared_baseline_are_still_tested_with_its_variance():
+    """Every seed gained 0.02, but the baseline they share has variance 1e-4: the t-tests read it (t = 2, 2 df)."""
+    from course_lib.research.studies import equivalence_verdict
+
+    shared = equivalence_verdict([0.02, 0.02, 0.02], 0.03, base_variance=1e-4)
+    assert shared["verdict"] == "inconclusive"
+    assert (shared["p_difference"], shared["p_equivalence"]) == (pytest.approx(0.1835, abs=1e-4),
+                                                               pytest.approx(0.2113, abs=1e-4))
+
+
 def test_equivalence_verdict_when_every_seed_agrees_and_its_rounding():
     from course_lib.research.studies import equivalence_verdict
 

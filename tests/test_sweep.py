@@ -1079,7 +1079,8 @@ def test_a_folder_planned_with_one_models_weights_refuses_another_under_the_same
     monkeypatch.setenv("COURSE_MODELS_DIR", str(mine))
     monkeypatch.setattr("course_lib.models.MODELS_DIR", mine)
     for call in (lambda: _check_out_dir(tmp_path / "out", "demo", points), lambda: grid_points(tmp_path / "out", "demo", "smoke")):
-        with pytest.raises(CourseError, match="was planned with other weights under the name 'tiny-m'"):
+        with pytest.raises(CourseError, match=re.escape(f"out={tmp_path / 'out'} was planned with other weights under "
+                                                        "the name 'tiny-m'")):
             call()
 
 
@@ -1156,7 +1157,8 @@ def test_a_folder_planned_on_a_jsonl_file_refuses_it_edited(tmp_path, monkeypatc
     data.write_text('{"question": "1+1=?", "answer": "3"}\n')
     for call in (lambda: _check_out_dir(tmp_path / "out", "demo", points),
                  lambda: grid_points(tmp_path / "out", "demo", "smoke")):
-        with pytest.raises(CourseError, match=f"was planned with another version of {data}"):
+        with pytest.raises(CourseError, match=re.escape(f"out={tmp_path / 'out'} was planned with another version of "
+                                                        f"{data}")):
             call()
 
 
@@ -1276,6 +1278,13 @@ def test_a_record_with_a_share_interval_or_level_accuracy_out_of_its_range_is_re
 def test_collect_in_a_folder_without_a_grid_says_what_to_give(tmp_path):
     with pytest.raises(CourseError, match=r"holds no grid.json; give the folder of a `reproduce` run"):
         collect("hard-wins", "smoke", tmp_path)
+
+
+def test_a_point_that_took_no_time_has_a_run_time_and_an_endless_one_has_none():
+    from course_lib.research.sweep import is_seconds
+
+    assert is_seconds(0) and is_seconds(0.0) and is_seconds(12.5)
+    assert not is_seconds(float("inf")) and not is_seconds(-1) and not is_seconds(True) and not is_seconds("3")
 
 
 def test_a_planned_model_not_found_here_is_skipped_and_the_next_one_still_checked(tmp_path):

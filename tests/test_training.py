@@ -252,6 +252,7 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
     ({"vllm_gpu_memory_utilization": 1.5}, "vllm_gpu_memory_utilization=1.5 must be in (0, 1]"),
     ({"dynamic_max_rounds": 0}, "dynamic_max_rounds=0 must be from 1 to 1,000 (4 is usual)"),
     ({"micro_batch_prompts": -1}, "micro_batch_prompts=-1 must be >= 0 (0: the whole step at once)"),
+    ({"activation_checkpointing": "yes"}, "activation_checkpointing='yes' must be True, False or None"),
     ({"prompts_per_step": 4, "micro_batch_prompts": 3},
      "prompts_per_step=4 does not split into micro-batches of micro_batch_prompts=3; use a divisor of prompts_per_step"),
     ({"eval_strategy": "steps", "per_device_eval_batch_size": 3}, "The global eval batch size (3 * 1) must be "
@@ -314,6 +315,18 @@ def test_each_bound_itself_is_accepted():
                           learning_rate=1, seed=2**32 - 1, max_steps=1_000_000, num_generations=1024,
                           warmup_steps=1_000_000, temperature=0.001)  # an int where a float belongs is a number too
     assert (config.max_completion_length, config.dynamic_max_rounds, config.learning_rate) == (1, 1, 1)
+    assert CourseConfig(prompts_per_step=1024, num_generations=1024).completions_per_step == 2**20  # the most
+
+
+def test_settings_given_as_the_command_line_reads_them_or_left_unset_are_kept(monkeypatch):
+    """save_steps arrives as a float (GRPOConfig's type) and is read as the whole number it is; an optional setting
+    in range is kept; bf16 follows the GPU only when it is not given."""
+    import torch
+
+    config = CourseConfig(save_steps=5.0, min_p=0.5, epsilon_high=0.28)
+    assert (config.save_steps, type(config.save_steps), config.min_p, config.epsilon_high) == (5, int, 0.5, 0.28)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert (CourseConfig().bf16, CourseConfig(bf16=True).bf16) == (False, True)
 
 
 def test_every_training_setting_reaches_trl(tmp_path):
@@ -401,6 +414,65 @@ def test_each_refusal_before_training_is_one_whole_message(tmp_path, monkeypatch
     monkeypatch.setattr(GRPOConfig, "world_size", property(lambda self: 2))  # started by a launcher we did not see
     assert _refusal(lambda: run_args(config, tmp_path)) == (
         "accelerate runs 2 processes but the launcher said 1; launch with accelerate launch or torchrun")
+
+
+def test_train_grpo_refuses_a_config_lora_or_out_it_cannot_use_before_training(tmp_path, monkeypatch, problems):
+    monkeypatch.setattr(training, "_train_grpo", lambda *args: "trained")
+    config = CourseConfig(**FAST)
+    assert _refusal(lambda: train_grpo("tiny-s", problems, {"max_steps": 2}, tmp_path / "a")) == (
+        "config=dict must be a course_lib CourseConfig (a trl.GRPOConfig with the course's settings)")
+    assert _refusal(lambda: train_grpo("tiny-s", problems, config, tmp_path / "b", peft_config="lora")) == (
+        "peft_config=str must be a peft.LoraConfig, or None to train every weight")
+    (tmp_path / "c").write_text("")
+    assert _refusal(lambda: train_grpo("tiny-s", problems, config, tmp_path / "c")) == (
+        f"out={tmp_path / 'c'} is a file; give a folder for the run")
+    assert train_grpo("tiny-s", problems, config, tmp_path / "d", peft_config=None) == "trained"
+
+
+def test_the_main_process_alone_locks_the_run_folder_while_it_trains(tmp_path, monkeypatch, problems):
+    """Under accelerate launch every process runs train_grpo; the one of RANK 0 (or the only one) holds the
+    folder's lock, so a second train command on the same folder is refused, and the other processes do not wait."""
+    import fcntl
+    import os
+
+    from course_lib.provenance import LOCK_NAME
+
+    def locked(out) -> bool:
+        if not (out / LOCK_NAME).exists():
+            return False
+        handle = os.open(out / LOCK_NAME, os.O_RDWR)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return False
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(handle)
+
+    seen = []
+    monkeypatch.setattr(training, "_train_grpo", lambda model, problems, config, out, *rest: seen.append(locked(out)))
+    config = CourseConfig(**FAST)
+    for rank in (None, "0", "1"):
+        if rank is None:
+            monkeypatch.delenv("RANK", raising=False)
+        else:
+            monkeypatch.setenv("RANK", rank)
+        train_grpo("tiny-s", problems, config, tmp_path / f"rank-{rank}")
+    assert seen == [True, True, False]
+
+
+def test_each_metrics_row_holds_the_training_seconds_so_far_to_a_tenth(tmp_path, monkeypatch):
+    """elapsed_seconds: the seconds of the processes before a resume, plus this one's since training began."""
+    from types import SimpleNamespace
+
+    now = [100.0]
+    monkeypatch.setattr(training.time, "time", lambda: now[0])
+    callback = training._trainer_callback(None, tmp_path, seconds_before=10.0)
+    state = SimpleNamespace(global_step=3, is_world_process_zero=True)
+    callback.on_train_begin(None, state, None)
+    now[0] = 102.34
+    callback.on_log(None, state, None, logs={"loss": 0.5})
+    assert read_jsonl_log(tmp_path / "metrics.jsonl") == [{"step": 3, "loss": 0.5, "elapsed_seconds": 12.3}]
 
 
 def test_a_step_is_whole_groups_of_completions(tmp_path):
