@@ -26,7 +26,7 @@ from course_lib import CourseError
 from course_lib.models import MODELS_DIR, file_sha256, weights_sha256
 from course_lib.provenance import LOCK_NAME, folder_lock
 from course_lib.tasks import generate
-from course_lib.training import CourseConfig, _check_run_dir, check_base, read_jsonl_log, train_grpo
+from course_lib.training import CourseConfig, _check_run_dir, read_jsonl_log, train_grpo
 from course_lib.training.checkpoints import MARKER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -458,36 +458,6 @@ def test_a_course_models_fingerprint_is_its_manifests_sha256_and_a_folders_its_f
     (folder / "manifest.json").unlink()
     assert weights_sha256(folder) == {"model.safetensors": file_sha256(folder / "model.safetensors")} | settings
     assert weights_sha256("someone/not-in-the-cache") is None
-
-
-@pytest.mark.parametrize("damaged", ["zz", {}, {"model.safetensors": "short"}, [1, 2]])
-def test_a_damaged_base_fingerprint_is_refused_not_skipped(tmp_path, damaged):
-    with pytest.raises(CourseError, match=r"run_config.json is damaged \(its base_sha256 is not a file -> sha256 map\)"):
-        check_base(tmp_path, {"base_sha256": damaged}, "tiny-s", {"model.safetensors": "a" * 64})
-    check_base(tmp_path, {"base_sha256": None}, "tiny-s", {"model.safetensors": "a" * 64})  # nothing recorded
-
-
-def test_a_changed_config_or_tokenizer_of_the_base_is_caught_and_old_runs_check_their_weights_only(tmp_path):
-    recorded = {"model.safetensors": "a" * 64, "config.json": "c" * 64}
-    with pytest.raises(CourseError, match="its config.json has sha256 dddddddddddd"):
-        check_base(tmp_path, {"base_sha256": recorded}, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
-    old_run = {"base_sha256": {"model.safetensors": "a" * 64}}  # before settings files were fingerprinted
-    check_base(tmp_path, old_run, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
-
-
-def test_check_base_refuses_names_the_file_or_warns_for_a_full_fine_tune(tmp_path):
-    run = {"base_sha256": {"model.safetensors": "a" * 64}}
-    check_base(tmp_path, run, "tiny-s", {"model.safetensors": "a" * 64})  # the same base: nothing to say
-    check_base(tmp_path, {}, "tiny-s", {"model.safetensors": "b" * 64})  # a run from before fingerprints
-    with pytest.raises(CourseError) as error:
-        check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64})
-    assert str(error.value) == (f"the base model tiny-s that {tmp_path} was trained on has changed since: its "
-                                f"model.safetensors has sha256 bbbbbbbbbbbb... but {tmp_path}/run_config.json recorded "
-                                "aaaaaaaaaaaa...; "
-                                "restore that model (`git checkout data/models/tiny-s`), or train the run again into "
-                                "a new folder")
-    with pytest.warns(UserWarning, match="this full fine-tune takes only the tokenizer from it"):
-        check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64}, refuse=False)
 
 
 @pytest.mark.slow

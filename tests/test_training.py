@@ -13,6 +13,7 @@ import course_lib.training as training
 from course_lib import CourseError
 from course_lib.training import (
     CourseConfig,
+    check_base,
     course_lora,
     load_trained,
     micro_batches,
@@ -1260,3 +1261,41 @@ def test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint(tmp_
         check_logs_reach(tmp_path, 2, 1)
     (tmp_path / "ledger.jsonl").write_text("not a log row\n")
     check_logs_reach(tmp_path, 0, 1)  # no checkpoint: the run starts over, its logs are not read
+
+
+# check_base: a run's base model against the fingerprint its run_config.json recorded
+@pytest.mark.parametrize("damaged", ["zz", {}, {"model.safetensors": "short"}, [1, 2]])
+def test_a_damaged_base_fingerprint_is_refused_not_skipped(tmp_path, damaged):
+    with pytest.raises(CourseError, match=r"run_config.json is damaged \(its base_sha256 is not a file -> sha256 map\)"):
+        check_base(tmp_path, {"base_sha256": damaged}, "tiny-s", {"model.safetensors": "a" * 64})
+    check_base(tmp_path, {"base_sha256": None}, "tiny-s", {"model.safetensors": "a" * 64})  # nothing recorded
+
+
+def test_a_changed_config_or_tokenizer_of_the_base_is_caught_and_old_runs_check_their_weights_only(tmp_path):
+    recorded = {"model.safetensors": "a" * 64, "config.json": "c" * 64}
+    with pytest.raises(CourseError, match="its config.json has sha256 dddddddddddd"):
+        check_base(tmp_path, {"base_sha256": recorded}, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
+    with pytest.raises(CourseError, match=r"its config.json has sha256 \(no such"):  # a settings file gone
+        check_base(tmp_path, {"base_sha256": recorded}, "tiny-s", {"model.safetensors": "a" * 64})
+    with pytest.raises(CourseError, match="its model.safetensors has sha256 bbbbbbbbbbbb"):  # both: weights named first
+        check_base(tmp_path, {"base_sha256": recorded}, "tiny-s", {"model.safetensors": "b" * 64, "config.json": "d" * 64})
+    old_run = {"base_sha256": {"model.safetensors": "a" * 64}}  # before settings files were fingerprinted
+    check_base(tmp_path, old_run, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
+
+
+def test_check_base_refuses_names_the_file_or_warns_for_a_full_fine_tune(tmp_path):
+    run = {"base_sha256": {"model.safetensors": "a" * 64}}
+    check_base(tmp_path, run, "tiny-s", {"model.safetensors": "a" * 64})  # the same base: nothing to say
+    check_base(tmp_path, {}, "tiny-s", {"model.safetensors": "b" * 64})  # a run from before fingerprints
+    check_base(tmp_path, run, "tiny-s", None)  # a base whose weights cannot be read here: nothing to check
+    with pytest.raises(CourseError) as error:
+        check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64})
+    assert str(error.value) == (f"the base model tiny-s that {tmp_path} was trained on has changed since: its "
+                                f"model.safetensors has sha256 bbbbbbbbbbbb... but {tmp_path}/run_config.json recorded "
+                                "aaaaaaaaaaaa...; "
+                                "restore that model (`git checkout data/models/tiny-s`), or train the run again into "
+                                "a new folder")
+    with pytest.raises(CourseError, match=r"recorded aaaaaaaaaaaa\.\.\.; restore that model, or train the run again"):
+        check_base(tmp_path, run, "someone/hub-model", {"model.safetensors": "b" * 64})  # no git checkout to suggest
+    with pytest.warns(UserWarning, match="this full fine-tune takes only the tokenizer from it"):
+        check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64}, refuse=False)
