@@ -147,6 +147,24 @@ def test_the_same_weights_held_in_another_dtype_are_another_cache_entry():
     assert model_fingerprint(layer) == model_fingerprint(_weights_with({1: 1.0, 3: 0.5}))
 
 
+def test_a_model_fingerprint_reads_its_settings_whatever_their_order_or_type():
+    """The config enters the key as sorted JSON: the same settings listed in another order share a cache entry, and
+    a value JSON has no type for (a torch dtype) is written as its text, not refused."""
+    from transformers import PretrainedConfig
+
+    def configured(**settings):
+        layer = _weights_with({1: 1.0})
+        layer.config = PretrainedConfig(**settings)
+        return layer
+
+    assert model_fingerprint(configured(rope_theta=1e4, sliding_window=64)) == \
+        model_fingerprint(configured(sliding_window=64, rope_theta=1e4))
+    assert model_fingerprint(configured(rope_theta=1e4, sliding_window=64)) != \
+        model_fingerprint(configured(rope_theta=1e4, sliding_window=32))
+    assert model_fingerprint(configured(head_dtype=torch.bfloat16)) != \
+        model_fingerprint(configured(head_dtype=torch.float32))
+
+
 def test_a_large_model_fingerprint_sums_its_weights_in_float64(monkeypatch):
     """A sampled model is told apart by exact sums: 2**-24 beside 8,191 ones, at a place the sample skips, is lost
     in a float32 sum but not in a float64 one."""
