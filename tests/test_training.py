@@ -1168,10 +1168,15 @@ def test_a_log_line_torn_by_a_kill_is_dropped_on_resume_and_other_damage_is_name
     _truncate_after(log, 1)
     assert log.read_text() == '{"step": 1, "problem_id": "a"}\n'
     for damaged, number in [('{"step": 1}\n{"step": 2, "x\n{"step": 3}\n', 2), ('{"step": 1}\n{"problem_id": "a"}\n', 2),
-                            ("[1, 2]\n", 1), ('{"step": true}\n', 1)]:
+                            ("[1, 2]\n", 1), ('{"step": true}\n', 1),
+                            ('{"step": 1}\n{"step": 2, "x\n{"step": 3}', 2),  # torn, but not the last line
+                            ('{"step": 1}\n{"step": 2, "x\n', 2)]:  # the last line, but ended: not torn by a kill
         log.write_text(damaged)
         with pytest.raises(CourseError, match=rf"ledger.jsonl:{number} is not a log row"):
             _truncate_after(log, 5)
+    log.write_bytes(b'{"step": 1}\n\xff\xfe\n')  # bytes that are not UTF-8: the same one line, not a decode error
+    with pytest.raises(CourseError, match=r"ledger.jsonl:2 is not a log row"):
+        read_jsonl_log(log)
     with pytest.raises(CourseError, match="is a folder; give a run's metrics.jsonl or ledger.jsonl"):
         read_jsonl_log(tmp_path)
 
