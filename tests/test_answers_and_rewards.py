@@ -89,6 +89,40 @@ def test_more_stated_options_than_max_marks_give_none():
     assert option_answers("the answer is (A). " * (MAX_MARKS + 1)) == [None]
 
 
+def test_more_hash_marks_than_max_marks_give_none():
+    from course_lib.answers import MAX_MARKS, hash_answers
+
+    assert hash_answers("#### 4\n" * MAX_MARKS) == ["4"] * MAX_MARKS
+    assert hash_answers("#### 4\n" * (MAX_MARKS + 1)) == [None]
+
+
+def test_the_grader_fingerprint_changes_with_the_grading_packages(monkeypatch):
+    """A cached grade is kept only while the same grader grades: another version of math-verify, of its LaTeX parser
+    or of sympy (which does its comparison), or one of them missing, is another fingerprint."""
+    import importlib.metadata
+    import re
+
+    import course_lib.answers as answers
+
+    installed = importlib.metadata.version
+
+    def fingerprint(changed=None, missing=None):
+        def version(name):
+            name = re.sub(r"[-_.]+", "-", name).lower()  # how importlib.metadata finds a distribution
+            if name == missing:
+                raise importlib.metadata.PackageNotFoundError(name)
+            return installed(name) + (".post1" if name == changed else "")
+
+        monkeypatch.setattr(importlib.metadata, "version", version)
+        monkeypatch.setattr(answers, "_GRADER", None)
+        return answers.grader_fingerprint()
+
+    same = fingerprint()
+    assert fingerprint() == same
+    others = [fingerprint(changed=name) for name in ("math-verify", "latex2sympy2-extended", "sympy")]
+    assert len({same, *others, fingerprint(missing="sympy")}) == 5
+
+
 def test_extract_tagged_takes_the_one_tag_and_refuses_several():
     assert extract_tagged("so <answer> 2 </answer>") == "2"
     assert extract_tagged("<answer>1</answer> <answer> 2 </answer>") is None  # several guesses score 0

@@ -26,6 +26,13 @@ def test_user_message_is_the_stripped_question_then_a_blank_line_then_the_instru
     assert user_message(problem("  What is 2+3?\n", source, answer_format)) == f"What is 2+3?\n\n{instruction}"
 
 
+def test_a_pools_answer_format_names_each_format_once_in_order():
+    from course_lib.prompts import pool_answer_format
+
+    assert pool_answer_format([problem("a", "gsm8k"), problem("b", "arith")]) == "hash"
+    assert pool_answer_format([problem("a", "gsm8k"), problem("b", "math"), problem("c", "gsm8k")]) == "boxed, hash"
+
+
 @pytest.fixture(scope="module")
 def tiny_tokenizer():
     return load_tokenizer("tiny-s")  # character-level: one token per character of CHARS, else <unk>
