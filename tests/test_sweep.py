@@ -221,6 +221,27 @@ def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_p
     assert summary["points"] == 2 and not summary["failed"]
 
 
+def test_a_records_model_fingerprint_covers_every_weight_file_listed_in_any_order(monkeypatch):
+    """A sharded (or .bin) model's record holds one sha256 over all its weight files, another over its settings
+    files: a changed shard is other weights, the same files listed in another order are not."""
+    from course_lib.research.sweep import inputs_sha256
+
+    def recorded(files):
+        monkeypatch.setattr("course_lib.research.sweep.model_fingerprints", lambda points: {"big": files})
+        return inputs_sha256({"MODEL": "big", "SEED": 0})
+
+    shards = {"model-1.safetensors": "a" * 64, "model-2.safetensors": "b" * 64, "config.json": "c" * 64,
+              "tokenizer.json": "d" * 64}
+    found = recorded(shards)
+    assert found.keys() == {"model_sha256", "model_settings_sha256"} and found["model_sha256"] not in ("a" * 64, "b" * 64)
+    assert recorded(dict(reversed(shards.items()))) == found
+    assert recorded({**shards, "model-2.safetensors": "e" * 64})["model_sha256"] != found["model_sha256"]
+    settings_changed = recorded({**shards, "config.json": "e" * 64})
+    assert settings_changed["model_sha256"] == found["model_sha256"]
+    assert settings_changed["model_settings_sha256"] != found["model_settings_sha256"]
+    assert recorded({"pytorch_model.bin": "a" * 64, "config.json": "c" * 64})["model_sha256"] == "a" * 64
+
+
 def test_a_record_made_with_other_weights_under_a_models_name_is_not_resumed(tmp_path):
     """Records copied from a folder whose shell resolved tiny-m to other weights (COURSE_MODELS_DIR) were resumed as
     tiny-m's: each record now carries its weights' sha256, and one that differs is set aside and run again."""
@@ -368,6 +389,8 @@ def test_grid_points_reads_the_grid_a_job_array_was_written_with(tmp_path, monke
         assert str(refused.value) == f"{grid} is not a grid of study 'demo'; give that study's folder"
     grid.write_text(json.dumps({"study": "demo", "points": points}))
     assert grid_points(tmp_path, "demo", "smoke") == points
+    grid.write_text(json.dumps({"study": "demo", "points": [dict(reversed(point.items())) for point in points]}))
+    assert grid_points(tmp_path, "demo", "smoke") == points  # JSON's keys in another order: the same points
     for edited in ([{}], [1, 2], [{**points[0], "SEED": 7}]):  # a job would train a point no table can take
         grid.write_text(json.dumps({"study": "demo", "points": edited}))
         with pytest.raises(CourseError, match="holds points that are not in demo's 'smoke' grid"):
@@ -446,6 +469,15 @@ def test_parse_where_reads_pairs_and_names_a_malformed_one():
     assert parse_where("MODEL:tiny-s,SEED:0".split(","), ":") == {"MODEL": "tiny-s", "SEED": "0"}
     with pytest.raises(CourseError, match="^where: 'SEED0' must look like KEY=VALUE, e.g. SEED=0$"):  # the option named
         parse_where(["SEED0"])
+
+
+def test_parse_where_refuses_a_key_given_twice_and_takes_equal_values():
+    assert parse_where(["SEED=0", "BUDGET=0"]) == {"SEED": "0", "BUDGET": "0"}
+    with pytest.raises(CourseError, match=r"^where: SEED is given twice \(the second would replace the first\); give "
+                                          r"each key once \(one slice per run\)$"):
+        parse_where(["SEED=0", "TASK=arith", "SEED=1"])
+    with pytest.raises(CourseError, match="^--set: SEED is given twice"):  # the same value twice too
+        parse_overrides(["SEED=0", "SEED=0"])
 
 
 def test_parse_where_splits_at_the_first_separator_only():
