@@ -46,6 +46,13 @@ def test_wilson_interval_by_hand(n_correct, n, low, high):
     assert got == pytest.approx((low, high), abs=1e-4)
 
 
+def test_wilson_interval_takes_any_positive_z_and_refuses_zero():
+    """z = 1 (a 68% interval) by hand at 4 of 8: centre 0.5, half-width sqrt(0.25/8 + 1/256) / (1 + 1/8) = 1/6."""
+    assert wilson_interval(4, 8, z=1.0) == pytest.approx((1 / 3, 2 / 3))
+    with pytest.raises(CourseError, match=r"z=0 must be a positive, finite number \(1.96 for a 95% interval\)"):
+        wilson_interval(4, 8, z=0)
+
+
 def test_wilson_interval_stays_inside_0_1_and_needs_a_sample():
     """At 5 of 5 the formula's upper end is 1.0000000000000002 in floating point, and at 0 of 5 its lower end is
     just below 0: both are clipped. One sample is enough; none is refused."""
