@@ -1271,19 +1271,20 @@ def test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint(tmp_
 # check_base: a run's base model against the fingerprint its run_config.json recorded
 @pytest.mark.parametrize("damaged", ["zz", {}, {"model.safetensors": "short"}, [1, 2]])
 def test_a_damaged_base_fingerprint_is_refused_not_skipped(tmp_path, damaged):
-    with pytest.raises(CourseError, match=r"run_config.json is damaged \(its base_sha256 is not a file -> sha256 map\)"):
+    with pytest.raises(CourseError, match=r"run_config.json is damaged \(its base_sha256 is not a file -> sha256 "
+                                          r"map\)"):
         check_base(tmp_path, {"base_sha256": damaged}, "tiny-s", {"model.safetensors": "a" * 64})
     check_base(tmp_path, {"base_sha256": None}, "tiny-s", {"model.safetensors": "a" * 64})  # nothing recorded
 
 
 def test_a_changed_config_or_tokenizer_of_the_base_is_caught_and_old_runs_check_their_weights_only(tmp_path):
-    recorded = {"model.safetensors": "a" * 64, "config.json": "c" * 64}
+    recorded = {"base_sha256": {"model.safetensors": "a" * 64, "config.json": "c" * 64}}
     with pytest.raises(CourseError, match="its config.json has sha256 dddddddddddd"):
-        check_base(tmp_path, {"base_sha256": recorded}, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
+        check_base(tmp_path, recorded, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
     with pytest.raises(CourseError, match=r"its config.json has sha256 \(no such"):  # a settings file gone
-        check_base(tmp_path, {"base_sha256": recorded}, "tiny-s", {"model.safetensors": "a" * 64})
+        check_base(tmp_path, recorded, "tiny-s", {"model.safetensors": "a" * 64})
     with pytest.raises(CourseError, match="its model.safetensors has sha256 bbbbbbbbbbbb"):  # both: weights named first
-        check_base(tmp_path, {"base_sha256": recorded}, "tiny-s", {"model.safetensors": "b" * 64, "config.json": "d" * 64})
+        check_base(tmp_path, recorded, "tiny-s", {"model.safetensors": "b" * 64, "config.json": "d" * 64})
     old_run = {"base_sha256": {"model.safetensors": "a" * 64}}  # before settings files were fingerprinted
     check_base(tmp_path, old_run, "tiny-s", {"model.safetensors": "a" * 64, "config.json": "d" * 64})
 
@@ -1304,3 +1305,17 @@ def test_check_base_refuses_names_the_file_or_warns_for_a_full_fine_tune(tmp_pat
         check_base(tmp_path, run, "someone/hub-model", {"model.safetensors": "b" * 64})  # no git checkout to suggest
     with pytest.warns(UserWarning, match="this full fine-tune takes only the tokenizer from it"):
         check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64}, refuse=False)
+
+
+def test_lora_targets_are_checked_against_the_models_linear_modules():
+    import torch
+
+    from course_lib.training import check_lora_targets
+
+    model = torch.nn.ModuleDict({"attn": torch.nn.ModuleDict({"q_proj": torch.nn.Linear(2, 2)}),
+                                 "norm": torch.nn.LayerNorm(2)})
+    for targets in ("q_proj", ["q_proj"], {"q_proj"}, "all-linear"):  # one name, a list, PEFT's set, PEFT's shorthand
+        check_lora_targets(model, targets)
+    with pytest.raises(CourseError, match=r"^lora_target_modules \['norm', 'v_proj'\] are not in the model; its linear "
+                                          r"modules are \['q_proj'\]$"):
+        check_lora_targets(model, {"v_proj", "q_proj", "norm"})
