@@ -1038,6 +1038,8 @@ def test_beats_or_loses_reads_the_unrounded_interval():
     close = t_interval([0.10000, 0.10001, 0.10002])
     assert close["ci_low"] == close["ci_high"] and beats_or_loses(close) == "beats"
     assert beats_or_loses(t_interval([0.1, 0.1, 0.1])) == "is not tested against"  # they do agree: no spread
+    # a mean kept to more digits than its bounds, which both round to 0.0: the mean's side decides, not the bounds'
+    assert beats_or_loses({"mean": 4e-5, "ci_low": 0.0, "ci_high": 0.0, "excludes_zero": True}) == "beats"
 
 
 def test_a_study_whose_grid_json_was_deleted_is_refused(tmp_path):
