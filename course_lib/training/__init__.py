@@ -524,10 +524,11 @@ def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse
     if not changed:  # the files the run fingerprinted are unchanged (a run from before settings files: weights only)
         return
     name = changed[0]
-    now, then = (str(hashes.get(name) or "(no such file)")[:12] for hashes in (current, recorded))
+    now, then = (f"sha256 {str(hashes[name])[:12]}..." if hashes.get(name) else "no such file"
+                 for hashes in (current, recorded))
     restore = f" (`git checkout data/models/{model_name}`)" if model_name in TINY_NAMES else ""
-    message = (f"the base model {model_name} that {run_dir} was trained on has changed since: its {name} has sha256 "
-               f"{now}... but {Path(run_dir) / 'run_config.json'} recorded {then}...")
+    message = (f"the base model {model_name} that {run_dir} was trained on has changed since: its {name} has {now} "
+               f"but {Path(run_dir) / 'run_config.json'} recorded {then}")
     if refuse:
         raise CourseError(f"{message}; restore that model{restore}, or train the run again into a new folder")
     warnings.warn(f"{message}; this full fine-tune takes only the tokenizer from it", stacklevel=3)
