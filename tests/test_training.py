@@ -1298,10 +1298,10 @@ def test_check_base_refuses_names_the_file_or_warns_for_a_full_fine_tune(tmp_pat
         check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64})
     assert str(error.value) == (f"the base model tiny-s that {tmp_path} was trained on has changed since: its "
                                 f"model.safetensors has sha256 bbbbbbbbbbbb... but {tmp_path}/run_config.json recorded "
-                                "aaaaaaaaaaaa...; "
+                                "sha256 aaaaaaaaaaaa...; "
                                 "restore that model (`git checkout data/models/tiny-s`), or train the run again into "
                                 "a new folder")
-    with pytest.raises(CourseError, match=r"recorded aaaaaaaaaaaa\.\.\.; restore that model, or train the run again"):
+    with pytest.raises(CourseError, match=r"recorded sha256 aaaaaaaaaaaa\.\.\.; restore that model, or train the run again"):
         check_base(tmp_path, run, "someone/hub-model", {"model.safetensors": "b" * 64})  # no git checkout to suggest
     with pytest.warns(UserWarning, match="this full fine-tune takes only the tokenizer from it"):
         check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64}, refuse=False)
