@@ -11,6 +11,7 @@ from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
 
 import course_lib.training as training
 from course_lib import CourseError
+from course_lib.models import MODELS_DIR, weights_sha256
 from course_lib.training import (
     CourseConfig,
     check_base,
@@ -1055,6 +1056,63 @@ def test_a_run_from_before_final_hashes_loads_and_its_damage_is_still_one_line(f
         load_trained(str(out))
 
 
+@pytest.mark.parametrize("value", ["", "  ", None, 3])
+def test_load_trained_refuses_what_names_no_run_or_model(value):
+    with pytest.raises(CourseError, match=r"^run_or_model=.* must name a run folder, a tiny model \(e\.g\. 'tiny-m'\) or"):
+        load_trained(value)
+
+
+def _changed_base(out, file="model.safetensors"):
+    """run_config.json recording another sha256 for one of its base's files: the base has changed since it trained."""
+    run = json.loads((out / "run_config.json").read_text())
+    run["base_sha256"][file] = "0" * 64
+    (out / "run_config.json").write_text(json.dumps(run))
+    return (f"the base model tiny-s that {out} was trained on has changed since: its {file} has sha256 "
+            f"{weights_sha256('tiny-s')[file][:12]}... but {out / 'run_config.json'} recorded 000000000000...")
+
+
+def _loads(monkeypatch, hub=False):
+    """The models load_model is asked for; with `hub`, weights_sha256 answers None until it has loaded once (a hub
+    model that was not in the cache)."""
+    import course_lib.models
+
+    asked, load_model, fingerprint = [], course_lib.models.load_model, course_lib.models.weights_sha256
+    monkeypatch.setattr(course_lib.models, "load_model",
+                        lambda name, device=None: asked.append(name) or load_model(name, device=device))
+    if hub:
+        monkeypatch.setattr(course_lib.models, "weights_sha256", lambda name: fingerprint(name) if asked else None)
+    return asked
+
+
+@pytest.mark.parametrize("hub", [False, True], ids=["local base", "hub base not cached"])
+def test_a_lora_run_whose_base_changed_is_refused(finished_run, tmp_path, monkeypatch, hub):
+    """Refused before its base loads where the base's fingerprint is at hand, else right after loading it."""
+    out = _copy(finished_run, tmp_path)
+    said = _changed_base(out)
+    asked = _loads(monkeypatch, hub)
+    with pytest.raises(CourseError) as error:
+        load_trained(str(out), device="cpu")
+    assert str(error.value) == (f"{said}; restore that model (`git checkout data/models/tiny-s`), or train the run "
+                                "again into a new folder")
+    assert asked == (["tiny-s"] if hub else [])
+
+
+@pytest.mark.parametrize("hub", [False, True], ids=["local base", "hub base not cached"])
+def test_a_full_fine_tune_whose_base_changed_loads_with_a_warning(finished_run, tmp_path, monkeypatch, hub):
+    """A full fine-tune takes only the tokenizer from its base: a changed base is said, not refused."""
+    out = _copy(finished_run, tmp_path)
+    shutil.rmtree(out / "final")
+    (out / "final").mkdir()
+    for name in ("model.safetensors", "config.json"):  # full weights, as a full fine-tune saves them
+        shutil.copy(MODELS_DIR / "tiny-s" / name, out / "final" / name)
+    rehash_final(out)
+    said = _changed_base(out, "config.json")
+    _loads(monkeypatch, hub)
+    with pytest.warns(UserWarning, match=re.escape(f"{said}; this full fine-tune takes only the tokenizer from it")):
+        model, _ = load_trained(str(out), device="cpu")
+    assert type(model).__name__ == "Qwen2ForCausalLM"
+
+
 @pytest.mark.parametrize(("summary", "why"), [
     ('{"final_sha256": {}}', "is damaged (its final_sha256 is not {file: sha256})"),
     ('{"final_sha256": "abc"}', "is damaged (its final_sha256 is not {file: sha256})"),
@@ -1135,6 +1193,20 @@ def test_a_run_folder_written_by_train_config_resumes_under_its_new_names(finish
             _check_run_dir(folder, record, "tiny-s", written["problem_ids"])
     model, _ = load_trained(str(folder), device="cpu")  # its model loads either way
     assert type(model).__name__ == "Qwen2ForCausalLM"
+
+
+def test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint(tmp_path):
+    """metrics.jsonl's elapsed_seconds at the checkpoint's step (a last line torn by a kill left out); a run from
+    before that field: the sum of TRL's step_time to there, to 0.1 s; a fresh run, or one without metrics: 0."""
+    seconds = training._seconds_before
+    assert seconds(tmp_path, None) == seconds(tmp_path, 2) == 0.0
+    metrics = tmp_path / "metrics.jsonl"
+    metrics.write_text('{"step": 1, "elapsed_seconds": 10.0}\n{"step": 2, "elapsed_seconds": 20.5}\n'
+                       '{"step": 3, "elapsed_seconds": 31}\n{"step": 4, "elaps')
+    assert seconds(tmp_path, None) == 0.0 and seconds(tmp_path, 2) == 20.5 and seconds(tmp_path, 3) == 31.0
+    metrics.write_text('{"step": 1, "step_time": 1.04}\n{"step": 2}\n{"step": 2, "step_time": 2.03}\n'
+                       '{"step": 3, "step_time": 5.0}\n')
+    assert seconds(tmp_path, 2) == 3.1
 
 
 def test_read_run_config_returns_what_train_grpo_wrote(tmp_path):
