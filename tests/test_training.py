@@ -1195,6 +1195,17 @@ def test_a_run_folder_written_by_train_config_resumes_under_its_new_names(finish
     assert type(model).__name__ == "Qwen2ForCausalLM"
 
 
+def test_a_train_config_record_without_lora_settings_trained_with_the_course_lora():
+    """TrainConfig left out the LoRA settings it did not change: the course's defaults; those it wrote are kept."""
+    from course_lib.training import _from_train_config, run_record
+
+    defaults = run_record(CourseConfig(**FAST), course_lora())
+    bare = {key: value for key, value in TRAIN_CONFIG_RECORD.items() if not key.startswith("lora_")}
+    lora = _from_train_config(bare, defaults)["peft_config"]
+    assert (lora["r"], lora["lora_alpha"], lora["target_modules"]) == (16, 32, sorted(training.LORA_TARGETS))
+    assert _from_train_config({**bare, "lora_alpha": 64}, defaults)["peft_config"]["lora_alpha"] == 64
+
+
 def test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint(tmp_path):
     """metrics.jsonl's elapsed_seconds at the checkpoint's step (a last line torn by a kill left out); a run from
     before that field: the sum of TRL's step_time to there, to 0.1 s; a fresh run, or one without metrics: 0."""
