@@ -796,3 +796,28 @@ def test_round_16_rules_keep_plain_right_answers(completion, answer, source):
 
 def test_round_16_bbh_options_joined_by_a_typeset_space_are_a_hedge():
     assert not is_correct("So the answer is (B)~or~(C).", "(B)", "bbh")
+
+
+def test_a_shuffle_reference_in_parentheses_is_its_letter():
+    """A user's file graded by the shuffle rule may write its answers `(B)`: the letter, with or without them."""
+    assert is_correct("#### B", "(B)", "shuffle") and is_correct("#### (B)", " (B) ", "shuffle")
+    assert not is_correct("#### B", "(C)", "shuffle")
+
+
+@pytest.mark.parametrize(("text", "answers"), [
+    ("\\boxed{1} " * 16, ["1"] * 16), ("\\boxed{1} " * 17, [None]), ("\\fbox{1} " * 17, [None]),
+    ("\\boxed{1} " * 9 + "\\fbox{1} " * 8, [None]),
+], ids=["16 boxes", "17 boxes", "17 fboxes", "9 boxes and 8 fboxes"])
+def test_more_boxes_than_max_marks_give_no_answer(text, answers):
+    from course_lib.answers import MAX_MARKS, boxed_answers
+
+    assert MAX_MARKS == 16 and boxed_answers(text) == answers
+
+
+def test_a_box_holds_at_most_max_tagged_characters_and_an_unbraced_box_is_no_answer():
+    from course_lib.answers import MAX_TAGGED, boxed_answers
+
+    assert MAX_TAGGED == 1000
+    assert boxed_answers("\\boxed{" + "1" * 1000 + "}") == ["1" * 1000]
+    assert boxed_answers("\\boxed{" + "1" * 1001 + "}") == boxed_answers("\\boxed{" + "1" * 1200 + "}") == [None]
+    assert boxed_answers("\\boxed 6 and then \\boxed{7}") == [None, "7"]  # the next box is still read
