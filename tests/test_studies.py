@@ -559,6 +559,21 @@ def test_holm_turns_a_lone_difference_inconclusive_in_a_family_of_three():
     assert holm_verdicts(family)["verdict_holm"].tolist() == ["inconclusive"] * 3  # ... not in a family of three
 
 
+def test_holm_verdicts_read_the_unrounded_p_values():
+    """An equivalence p-value of 0.04999996 is below alpha, though it shows as 0.05 rounded to six places."""
+    from course_lib.research.studies import holm_verdicts
+
+    row = holm_verdicts(pd.DataFrame({"mean": [0.0], "p_difference": [0.9], "p_equivalence": [0.04999996]}))
+    assert row["p_equivalence_holm"][0] == 0.05 and row["verdict_holm"][0] == "equivalent"
+
+
+def test_per_seed_values_are_floats():
+    from course_lib.research.studies import finite_values
+
+    values = finite_values([1, 2, 3])
+    assert values.dtype == np.float64 and values.tolist() == [1.0, 2.0, 3.0]
+
+
 def test_holm_keeps_clear_verdicts_and_rounds_to_six_places():
     """Tests far past alpha keep their verdicts after the adjustment (x3 at most); adjusted p-values have 6 places."""
     from course_lib.research.studies import equivalence_verdict, holm_adjusted, holm_verdicts, verdict_in_words
@@ -1170,6 +1185,7 @@ def test_probabilities_and_flags_are_checked_before_any_test(call, named):
     (lambda: studies.t_interval([0.1, "0.2", 0.3]), "values hold '0.2'"),
     (lambda: studies.equivalence_verdict(pd.Series([0.1, pd.NA, 0.2, 0.1], dtype="Float64"), 0.03), "1 missing"),
     (lambda: studies.holm_verdicts(pd.DataFrame({"x": [1]})), "rows lack column(s)"),
+    (lambda: studies.holm_verdicts([0.1, 0.2]), "rows lack column(s)"),
     (lambda: studies.sd_upper_bound("0.1", 3), "sd='0.1'"),
     (lambda: studies.seeds_needed("0.037", 0.03), "sd='0.037'"),
     (lambda: studies.seeds_needed(0.037, "0.03"), "difference='0.03'"),

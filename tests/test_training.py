@@ -257,6 +257,12 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
     ({"activation_checkpointing": "yes"}, "activation_checkpointing='yes' must be True, False or None"),
     ({"prompts_per_step": 4, "micro_batch_prompts": 3},
      "prompts_per_step=4 does not split into micro-batches of micro_batch_prompts=3; use a divisor of prompts_per_step"),
+    ({"save_only_model": True}, "save_only_model=True saves checkpoints without the optimizer state a killed run "
+     "resumes from; leave it out (fewer checkpoints: raise save_steps or set save_total_limit)"),
+    ({"ignore_data_skip": True}, "ignore_data_skip=True would resume a killed run on the prompts it already trained "
+     "on, not on those an uninterrupted run sees next; leave it out"),
+    ({"resume_from_checkpoint": "run/checkpoint-1"}, "resume_from_checkpoint='run/checkpoint-1': a run resumes from "
+     "the newest checkpoint in its own folder when the same train command runs again; leave it out"),
     ({"eval_strategy": "steps", "per_device_eval_batch_size": 3}, "The global eval batch size (3 * 1) must be "
      "divisible by the number of generations used for evaluation (8). (trl.GRPOConfig)"),  # TRL's own check, one line
 ], ids=lambda value: "+".join(value) if isinstance(value, dict) else "")  # field names: no quotes in an id
