@@ -683,6 +683,20 @@ def test_a_notebook_point_with_a_number_nothing_trains_with_is_refused_before_an
     assert resolve(Point(profile="smoke", epochs=0.5, steps=0, group_size=2)).epochs == 0.5
 
 
+def test_set_names_a_users_task_file_and_model_folder_by_absolute_path(tmp_path, monkeypatch):
+    """The kernel runs each point from another folder: a jsonl: task and a model folder given relative are made
+    absolute; a name that is no path (a hub id, a tiny model) stays as it is."""
+    from course_lib.research.sweep import parse_overrides
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "models" / "m").mkdir(parents=True)
+    (tmp_path / "tiny-s").mkdir()
+    overrides = parse_overrides(["TASK=jsonl:mine.jsonl", "OOD_TASK=jsonl:ood.jsonl", "MODEL=models/m"])
+    assert overrides == {"TASK": f"jsonl:{tmp_path / 'mine.jsonl'}", "OOD_TASK": f"jsonl:{tmp_path / 'ood.jsonl'}",
+                         "MODEL": str(tmp_path / "models" / "m")}
+    assert parse_overrides(["MODEL=tiny-s", "TASK=arith"]) == {"MODEL": "tiny-s", "TASK": "arith"}
+
+
 def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
     from course_lib.research.sweep import parse_overrides
 
