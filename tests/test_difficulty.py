@@ -192,6 +192,12 @@ def test_a_chunk_of_empty_completions_sampled_in_no_time_is_sound(pool):
     assert chunk_problem({**chunk, "seconds": 0.0}, pool[:4], 4) is None
 
 
+def test_a_chunk_of_empty_completions_is_sound(pool):
+    """A model that ends every completion at once (0 tokens, mean length 0) wrote a sound chunk: read, not resampled."""
+    rows = _rows_for(pool[:4], 4, mean_length=0.0, tokens=0, outcomes="0000", n_correct=0, pass_rate=0.0, formatted=0)
+    assert chunk_problem({"rows": rows, "seconds": 0.5, "sha256": rows_checksum(rows)}, pool[:4], 4) is None
+
+
 def _edit_rows(edit):
     """`_rows_edited` on a chunk file's text: `edit` also gets the pool (the checksum is rewritten)."""
     def fault(text, pool):
