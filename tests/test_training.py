@@ -139,6 +139,11 @@ def test_dynamic_sampling_is_refused_over_several_processes(problems, tmp_path, 
         train_grpo("tiny-s", problems, config, tmp_path / "run", progress=False)  # accepted: it runs on to where the stand-in stops
 
 
+def test_a_name_the_training_module_lacks_is_named():
+    with pytest.raises(AttributeError, match="^module 'course_lib.training' has no attribute 'train_grop'$"):
+        training.train_grop  # noqa: B018 (a typo of train_grpo)
+
+
 def test_a_run_and_a_model_name_load_on_the_device_asked_for(finished_run, monkeypatch):
     import course_lib.models
 
