@@ -1079,7 +1079,7 @@ def _changed_base(out, file="model.safetensors"):
     run["base_sha256"][file] = "0" * 64
     (out / "run_config.json").write_text(json.dumps(run))
     return (f"the base model tiny-s that {out} was trained on has changed since: its {file} has sha256 "
-            f"{weights_sha256('tiny-s')[file][:12]}... but {out / 'run_config.json'} recorded 000000000000...")
+            f"{weights_sha256('tiny-s')[file][:12]}... but {out / 'run_config.json'} recorded sha256 000000000000...")
 
 
 def _loads(monkeypatch, hub=False):
