@@ -635,6 +635,7 @@ def test_values_too_close_for_a_float_variance_are_refused():
     with pytest.raises(CourseError, match="too little for their variance to be a float"):
         equivalence_verdict([1e-160, 2e-160, 3e-160], margin=0.03)
     assert equivalence_verdict([1e-2, 1.1e-2, 1.2e-2], margin=0.03)["ci_low"] > 0  # a measurable spread still reads
+    assert equivalence_verdict([0.0, 1e-150, 0.0], margin=0.03)["mean"] == 0.0  # a spread of 1e-150 still reads
 
 
 def test_generate_with_fewer_problems_than_levels_says_which_levels_are_empty(capsys):

@@ -1186,6 +1186,7 @@ def test_probabilities_and_flags_are_checked_before_any_test(call, named):
     (lambda: studies.equivalence_verdict(pd.Series([0.1, pd.NA, 0.2, 0.1], dtype="Float64"), 0.03), "1 missing"),
     (lambda: studies.holm_verdicts(pd.DataFrame({"x": [1]})), "rows lack column(s)"),
     (lambda: studies.holm_verdicts([0.1, 0.2]), "rows lack column(s)"),
+    (lambda: studies.holm_adjusted([0.01, None]), "p_values=[0.01, None] must be probabilities from 0 to 1"),
     (lambda: studies.sd_upper_bound("0.1", 3), "sd='0.1'"),
     (lambda: studies.seeds_needed("0.037", 0.03), "sd='0.037'"),
     (lambda: studies.seeds_needed(0.037, "0.03"), "difference='0.03'"),
@@ -1261,6 +1262,17 @@ def test_a_table_aggregate_wrote_needs_its_grid(tmp_path):
     (folder / "grid.json").unlink()
     with pytest.raises(CourseError, match="no grid.json beside them"):
         studies.load_study(folder.name, tmp_path)
+
+
+def test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint():
+    from types import SimpleNamespace as Row
+
+    assert studies.side(Row(direction=-1.0, mean=0.0, ci_low=-0.01, ci_high=0.03)) == -1.0  # the unrounded sign
+    for unrecorded in (float("nan"), 0, 0.0):  # no sign recorded: the rounded mean
+        assert studies.side(Row(direction=unrecorded, mean=0.02, ci_low=-0.01, ci_high=0.05)) == 0.02
+    assert studies.side(Row(mean=0.02, ci_low=-0.01, ci_high=0.05)) == 0.02  # a row from before `direction`
+    assert studies.side(Row(mean=0.0, ci_low=-0.01, ci_high=0.03)) == pytest.approx(0.02)  # a mean rounded to 0
+    assert studies.side(Row(mean=0.0)) == 0  # nothing else recorded
 
 
 def test_holm_keeps_the_side_of_a_difference_that_rounds_to_zero():

@@ -870,6 +870,25 @@ def test_the_grid_file_is_written_one_key_per_line_with_overrides_only_when_give
         '{\n "study": "demo",\n "points": [],\n "overrides": {\n  "BACKEND": "hf"\n }\n}\n'
 
 
+def test_a_point_record_that_cannot_be_read_is_one_line_naming_it(tmp_path):
+    point = {"SEED": 0}
+    record = tmp_path / "points" / f"{point_name(point)}.json"
+    record.parent.mkdir()
+    record.symlink_to(record.name)  # a link to itself: no read ever reaches a file
+    with pytest.raises(CourseError, match=f"^{re.escape(str(record))} cannot be read \\(Too many levels of symbolic "
+                                          r"links\); make it readable or delete it$"):
+        done_record(tmp_path, point)
+
+
+def test_each_jsonl_file_the_points_read_is_fingerprinted_and_a_missing_one_is_none(tmp_path):
+    from course_lib.research.sweep import file_fingerprints
+
+    data, gone = tmp_path / "train.jsonl", tmp_path / "gone.jsonl"
+    data.write_text('{"question": "1+1=?", "answer": "2"}\n')
+    points = [{"TASK": f"jsonl:{data}", "SEED": 0}, {"TASK": f"jsonl:{data}", "TEST_TASK": f"jsonl:{gone}"}]
+    assert file_fingerprints(points) == {str(data): file_sha256(data), str(gone): None}
+
+
 @pytest.mark.parametrize("text", ['{"point": ', "[]", '["point", "status"]', '{"status": "ok"}', '{"point": "p"}', "\"x\""])
 def test_a_point_record_without_point_and_status_is_set_aside(tmp_path, text):
     point = {"SEED": 0}

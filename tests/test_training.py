@@ -125,6 +125,63 @@ def test_the_trainer_is_built_from_the_config(standin_model, problems, tmp_path,
     assert arguments["processing_class"].padding_side == "left"
 
 
+def test_the_run_records_its_base_once_loaded_and_its_answer_format(problems, tmp_path, monkeypatch):
+    """run_config.json, written before the first step: the base's fingerprint (a hub model's once loading it has put
+    it in the cache) and the pool's answer format, which evaluate reads back."""
+    import course_lib.models as models
+
+    real, asked = models.weights_sha256, []
+
+    def hub_model(name):  # not in the cache until load_model fetches it
+        asked.append(name)
+        return real(name) if len(asked) > 1 else None
+
+    monkeypatch.setattr(models, "weights_sha256", hub_model)
+    monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
+    with pytest.raises(Stopped):
+        train_grpo("tiny-s", problems, CourseConfig(**FAST), tmp_path / "run", progress=False)
+    run = json.loads((tmp_path / "run" / "run_config.json").read_text())
+    assert asked == ["tiny-s", "tiny-s"] and run["base_sha256"] == real("tiny-s")
+    assert run["answer_format"] == "hash"
+
+
+def test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress(problems, tmp_path, monkeypatch):
+    """A colocated vLLM engine holds the longest prompt and a completion, not the model's whole context; without vLLM
+    nothing is sized. progress=False turns the bars off."""
+    from course_lib.training import longest_prompt
+
+    monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
+    built = {}
+    for use_vllm, progress in ((True, True), (False, False)):
+        with pytest.raises(Stopped) as stopped:
+            train_grpo("tiny-s", problems, CourseConfig(**{**FAST, "use_vllm": use_vllm}), tmp_path / str(use_vllm),
+                       progress=progress)
+        args = stopped.value.args[0].arguments["args"]
+        built[use_vllm] = (args.vllm_max_model_length, args.disable_tqdm)
+    assert built == {True: (longest_prompt(problems, "tiny-s") + 48, False), False: (None, True)}
+
+
+def test_a_run_whose_probabilities_become_nan_stops_with_one_line(problems, tmp_path, monkeypatch):
+    import types
+
+    class Diverging(RecordingTrainer):
+        state = types.SimpleNamespace(global_step=2)  # two steps done: the third diverged
+        error = "probability tensor contains either `inf`, `nan` or element < 0"
+
+        def train(self, resume_from_checkpoint=None):
+            raise RuntimeError(self.error)
+
+    monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(Diverging, dynamic))
+    config = CourseConfig(**{**FAST, "learning_rate": 0.9})
+    with pytest.raises(CourseError, match=r"^training diverged at step 3: its policy's probabilities became NaN or inf "
+                                          r"\(learning_rate=0\.9\); lower the learning rate and train into a new "
+                                          rf"folder, or delete {re.escape(str(tmp_path / 'a'))}$"):
+        train_grpo("tiny-s", problems, config, tmp_path / "a", progress=False)
+    monkeypatch.setattr(Diverging, "error", "CUDA error: an illegal memory access was encountered")
+    with pytest.raises(RuntimeError, match="^CUDA error: an illegal memory access"):  # any other error as it was
+        train_grpo("tiny-s", problems, config, tmp_path / "b", progress=False)
+
+
 @pytest.mark.parametrize(("processes", "dynamic_sampling", "refused"), [(2, True, True), (2, False, False),
                                                                       (1, True, False)])
 def test_dynamic_sampling_is_refused_over_several_processes(problems, tmp_path, monkeypatch, processes,
@@ -166,10 +223,32 @@ def test_resume_after_a_kill_continues_from_the_last_checkpoint(finished_run, pr
     shutil.copytree(finished_run[0], out)
     shutil.rmtree(out / "checkpoint-2")  # killed after the checkpoint of step 1 ...
     shutil.rmtree(out / "final")  # ... before the end; metrics.jsonl still holds step 2's line
+    rows = (out / "metrics.jsonl").read_text().splitlines()
+    (out / "metrics.jsonl").write_text("\n".join([json.dumps({**json.loads(rows[0]), "elapsed_seconds": 1000.0}),
+                                                  *rows[1:]]) + "\n")  # step 1 took 1000 s before the kill
     with pytest.warns(UserWarning, match="is missing; finishing the run again from its last complete checkpoint"):
         summary = train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
     assert summary["resumed_from"] == 1 and summary["steps"] == 2
-    assert [m["step"] for m in read_jsonl_log(out / "metrics.jsonl")] == [1, 2]
+    metrics = read_jsonl_log(out / "metrics.jsonl")
+    assert [m["step"] for m in metrics] == [1, 2]
+    # the run's training time goes on from the checkpoint's: its earlier process's seconds are counted
+    assert metrics[0]["elapsed_seconds"] == 1000.0 < metrics[1]["elapsed_seconds"] < 1000 + 3600
+    assert 1000 < summary["seconds"] < 1000 + 3600
+
+
+def test_a_run_is_not_resumed_on_a_base_that_changed_since(finished_run, problems, tmp_path, monkeypatch):
+    import course_lib.models as models
+
+    out = tmp_path / "resumed"
+    shutil.copytree(finished_run[0], out)
+    shutil.rmtree(out / "final")  # killed before the end: a rerun resumes from its last checkpoint
+    (out / "summary.json").unlink()
+    real = models.weights_sha256
+    monkeypatch.setattr(models, "weights_sha256", lambda name: {**real(name), "model.safetensors": "b" * 64})
+    monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
+    with pytest.raises(CourseError, match=f"^the base model tiny-s that {re.escape(str(out))} was trained on has "
+                                          r"changed since: its model\.safetensors has sha256 bbbbbbbbbbbb\.\.\. "):
+        train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
 
 
 @pytest.mark.parametrize("change", ["config", "model", "problems", "problem order"])
@@ -615,6 +694,18 @@ def test_a_run_record_is_plain_json_with_its_lora_targets():
     assert run_record(CourseConfig(), None)["peft_config"] is None  # every weight trained
 
 
+def test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text():
+    import enum
+    from pathlib import PurePosixPath
+
+    class Kind(enum.Enum):
+        LORA = "lora"
+
+    record = json.loads(json.dumps({"targets": {"v_proj", 2, "q_proj"}, "kind": Kind.LORA,
+                                    "folder": PurePosixPath("adapters/a")}, default=training._plain))
+    assert record == {"targets": [2, "q_proj", "v_proj"], "kind": "lora", "folder": "adapters/a"}
+
+
 def test_a_run_folder_that_is_a_file_or_has_no_checkpoint_yet(finished_run, problems, tmp_path):
     from course_lib.training import _check_run_dir, run_record
 
@@ -772,6 +863,22 @@ def test_preparing_a_run_folder_fresh_or_resumed(tmp_path):
     with pytest.warns(UserWarning, match="resuming from the start"):
         _prepare_run_dir(run, None, [(run / "checkpoint-1", "checkpoint-1 is damaged")], "tiny-s",
                          record(max_steps=3), ["p1"])
+
+
+def test_preparing_a_run_folder_removes_a_staging_link_or_file_and_never_what_a_link_points_to(tmp_path):
+    from course_lib.training import STAGING, _prepare_run_dir, run_record
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine")
+    for name, make in (("linked", lambda staging: staging.symlink_to(elsewhere)),
+                       ("file", lambda staging: staging.write_text("left by hand"))):
+        run = tmp_path / name
+        run.mkdir()
+        make(run / STAGING)
+        _prepare_run_dir(run, None, [], "tiny-s", run_record(CourseConfig(), course_lora()), ["p1"])
+        assert not (run / STAGING).exists() and not (run / STAGING).is_symlink(), name
+    assert (elsewhere / "keep.txt").read_text() == "mine"  # a save would have gone through the link
 
 
 def test_longest_prompt_counts_the_tokens_every_stage_shows():
