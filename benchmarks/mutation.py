@@ -659,6 +659,551 @@ _TRIAGED_SWEEP: dict[str, tuple[str, ...]] = {
 }
 TRIAGE.update({**_TRIAGED_CORE, **_TRIAGED_STUDIES_A, **_TRIAGED_STUDIES_B, **_TRIAGED_SWEEP})
 
+# Survivors of the complete run at 7a96066 (6 Dec 2026): triaged function by function by five helpers, each
+# checked with `mutmut show` (its text in the mutant's added line); an entry here replaces an older one of the
+# same name (mutmut renumbers a changed function's mutants)
+_TRIAGED_AT_7A96066: dict[str, tuple[str, ...]] = {
+    'course_lib.answers.x__mark_value__mutmut_11': (
+        'equivalent',
+        "a number without a unit is checked as 'XXXX' instead of '': neither is a word in _NO_UNIT, so "
+        'the number is read the same',
+        '"XXXX")'),
+    'course_lib.answers.x__matches__mutmut_34': (
+        'accepted',
+        "BBH's references are options (A)..(G): only a reference starting or ending with X would differ",
+        'strip("XX()XX")'),
+    'course_lib.answers.x_boxed_answers__mutmut_49': (
+        'accepted',
+        'the hedge after a box is looked for in the next 120 characters, a heuristic bound: 121 differs '
+        'only for a hedge whose number starts at the 121st character, as far-fetched either way',
+        'position + 121'),
+    'course_lib.answers.x_grader_fingerprint__mutmut_23': (
+        'accepted',
+        'the grader fingerprint only feeds the cache key (hashed again there): the joiner between the '
+        "package versions and its length change the cache folder's name, while equal graders still share "
+        'a folder and different ones do not',
+        "'XX, XX'.join"),
+    'course_lib.answers.x_grader_fingerprint__mutmut_24': (
+        'accepted',
+        'the grader fingerprint only feeds the cache key (hashed again there): the joiner between the '
+        "package versions and its length change the cache folder's name, while equal graders still share "
+        'a folder and different ones do not',
+        'hexdigest()[:17]'),
+    'course_lib.answers.x_grader_fingerprint__mutmut_6': (
+        'equivalent',
+        "importlib.metadata finds a distribution by its normalised name (case, '-', '_' and '.' alike): "
+        'the upper-cased name reads the same version',
+        '"LATEX2SYMPY2_EXTENDED"'),
+    'course_lib.answers.x_grader_fingerprint__mutmut_8': (
+        'equivalent',
+        "importlib.metadata finds a distribution by its normalised name (case, '-', '_' and '.' alike): "
+        'the upper-cased name reads the same version',
+        '"SYMPY"'),
+    'course_lib.answers.x_is_correct__mutmut_33': (
+        'equivalent',
+        'scanning the asked format again finds the answers already in `marked` (which holds no None, '
+        'checked first): the set of answers compared is the same',
+        'or True else []'),
+    'course_lib.answers.x_normalize_number__mutmut_52': (
+        'equivalent',
+        "the whole and fraction parts are digits (the pattern's \\d matched them): no X to strip",
+        'whole.lstrip("XX0XX")'),
+    'course_lib.answers.x_normalize_number__mutmut_60': (
+        'equivalent',
+        "the whole and fraction parts are digits (the pattern's \\d matched them): no X to strip",
+        'fraction.rstrip("XX0XX")'),
+    'course_lib.answers.x_normalize_number__mutmut_62': (
+        'equivalent',
+        "a digit string is emptied by lstrip('0') exactly when rstrip('0') empties it (all zeros): the "
+        'condition is the same',
+        '"").lstrip("0")'),
+    'course_lib.answers.x_normalize_number__mutmut_65': (
+        'equivalent',
+        "the whole and fraction parts are digits (the pattern's \\d matched them): no X to strip",
+        '"").rstrip("XX0XX")'),
+    'course_lib.difficulty.x_chunk_problem__mutmut_88': (
+        'equivalent',
+        'tokens is an int (checked above), so a row passing mean_length == tokens / k has a finite '
+        'mean_length of the sign of tokens: a negative tokens is still caught by `not _finite_at_least_0`',
+        'row["tokens"] < 0 and not _finite_at_least_0'),
+    'course_lib.difficulty.x_estimate__mutmut_44': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"XXkXX"'),
+    'course_lib.difficulty.x_estimate__mutmut_45': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"K"'),
+    'course_lib.difficulty.x_estimate__mutmut_46': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"XXtemperatureXX"'),
+    'course_lib.difficulty.x_estimate__mutmut_47': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"TEMPERATURE"'),
+    'course_lib.difficulty.x_estimate__mutmut_48': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"XXmax_new_tokensXX"'),
+    'course_lib.difficulty.x_estimate__mutmut_49': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"MAX_NEW_TOKENS"'),
+    'course_lib.difficulty.x_estimate__mutmut_50': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"XXseedXX"'),
+    'course_lib.difficulty.x_estimate__mutmut_51': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"SEED"'),
+    'course_lib.difficulty.x_estimate__mutmut_52': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"XXchunk_sizeXX"'),
+    'course_lib.difficulty.x_estimate__mutmut_53': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"CHUNK_SIZE"'),
+    'course_lib.difficulty.x_estimate__mutmut_54': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"XXbackendXX"'),
+    'course_lib.difficulty.x_estimate__mutmut_55': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"BACKEND"'),
+    'course_lib.difficulty.x_estimate__mutmut_56': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"XXpromptsXX"'),
+    'course_lib.difficulty.x_estimate__mutmut_57': (
+        'accepted',
+        "a sampling setting's name only feeds the cache key: renamed, equal settings still share a folder "
+        "and different ones do not (only the folder's name changes)",
+        '"PROMPTS"'),
+    'course_lib.difficulty.x_model_fingerprint__mutmut_25': (
+        'accepted',
+        "the density of a large model's weight sample (a cost knob): its exact float64 sums still see any "
+        'changed weight',
+        'max(2, '),
+    'course_lib.difficulty.x_model_fingerprint__mutmut_27': (
+        'accepted',
+        "the density of a large model's weight sample (a cost knob): its exact float64 sums still see any "
+        'changed weight',
+        '// 4097'),
+    'course_lib.difficulty.x_model_fingerprint__mutmut_29': (
+        'accepted',
+        'reachable only on a GPU: the copy stays on the GPU and numpy() refuses it; on the CPU the copy '
+        'is the same',
+        'flat.to(None, torch.float32)'),
+    'course_lib.difficulty.x_model_fingerprint__mutmut_31': (
+        'accepted',
+        'reachable only on a GPU: the copy stays on the GPU and numpy() refuses it; on the CPU the copy '
+        'is the same',
+        'flat.to(torch.float32)'),
+    'course_lib.difficulty.x_read_chunk__mutmut_26': (
+        'accepted',
+        "which caller's line the bad-chunk warning names (its text is tested; under mutmut a trampoline "
+        'sits between the frames, so no test can check the line there)',
+        'sampling it again", )'),
+    'course_lib.difficulty.x_read_chunk__mutmut_27': (
+        'accepted',
+        "which caller's line the bad-chunk warning names (its text is tested; under mutmut a trampoline "
+        'sits between the frames, so no test can check the line there)',
+        'stacklevel=4'),
+    'course_lib.difficulty.x_read_table__mutmut_31': (
+        'equivalent',
+        'pandas reads UTF-8 when no encoding is given (`encoding or "utf-8"` in pandas.io.common), '
+        'whatever the locale',
+        'encoding=None'),
+    'course_lib.difficulty.x_read_table__mutmut_36': (
+        'equivalent',
+        'pandas reads UTF-8 when no encoding is given (`encoding or "utf-8"` in pandas.io.common), '
+        'whatever the locale',
+        'str}, keep_default_na'),
+    'course_lib.difficulty.x_read_table__mutmut_44': (
+        'equivalent',
+        "'UTF-8' and 'utf-8' name the same codec",
+        '"UTF-8"'),
+    'course_lib.research.studies.x_all_agree__mutmut_6': (
+        'accepted',
+        "the library calls it on finite_values' float arrays; a user's list of ints has zero spread "
+        'exactly when the same values as floats do (short of integers beyond 2**53)',
+        'dtype=None)) == 0'),
+    'course_lib.research.studies.x_all_agree__mutmut_8': (
+        'accepted',
+        "the library calls it on finite_values' float arrays; a user's list of ints has zero spread "
+        'exactly when the same values as floats do (short of integers beyond 2**53)',
+        'list(values), )) == 0'),
+    'course_lib.research.studies.x_beats_or_loses__mutmut_87': (
+        'equivalent',
+        "a middle of exactly 0 has returned 'is indistinguishable from' on the line before, so > 0 and >= "
+        '0 agree (NaN fails both)',
+        'middle >= 0'),
+    'course_lib.research.studies.x_equivalence_verdict__mutmut_31': (
+        'accepted',
+        "a 90% bound exactly on the margin (a float equal to it) is the only case this changes; no test's "
+        "numbers land there and no study's will",
+        '-margin <= low90'),
+    'course_lib.research.studies.x_equivalence_verdict__mutmut_32': (
+        'accepted',
+        "a 90% bound exactly on the margin (a float equal to it) is the only case this changes; no test's "
+        "numbers land there and no study's will",
+        'high90 <= margin'),
+    'course_lib.research.studies.x_finite_values__mutmut_25': (
+        'equivalent',
+        'the message after `if odd else` is used only when the list of odd values is empty, when the '
+        'check passes and no message is shown',
+        'if odd else "XXXX")'),
+    'course_lib.research.studies.x_gain_disagreement__mutmut_35': (
+        'accepted',
+        "only a gain exactly 1e-9 beyond its interval's bound (a float equal to the bound -/+ 1e-9) is "
+        'read differently; the slack absorbs rounding and no real gain lands exactly on it',
+        '- 1e-9 < gain'),
+    'course_lib.research.studies.x_gain_disagreement__mutmut_36': (
+        'accepted',
+        "only a gain exactly 1e-9 beyond its interval's bound (a float equal to the bound -/+ 1e-9) is "
+        'read differently; the slack absorbs rounding and no real gain lands exactly on it',
+        'gain < interval[1]'),
+    'course_lib.research.studies.x_holm_adjusted__mutmut_25': (
+        'equivalent',
+        "statsmodels' multipletests reads the method's name lower-cased: 'HOLM' is 'holm'",
+        'method="HOLM"'),
+    'course_lib.research.studies.x_holm_verdicts__mutmut_49': (
+        'equivalent',
+        'the message after `if odd else` is used only when the list of odd values is empty, when the '
+        'check passes and no message is shown',
+        'if odd else "XXXX")'),
+    'course_lib.research.studies.x_side__mutmut_12': (
+        'equivalent',
+        'a row without `direction` falls through to the mean either way: None is not a number, and NaN is '
+        "refused by pd.isna; float() reads 'NAN' as 'nan'",
+        'float("NAN")'),
+    'course_lib.research.studies.x_side__mutmut_4': (
+        'equivalent',
+        'a row without `direction` falls through to the mean either way: None is not a number, and NaN is '
+        "refused by pd.isna; float() reads 'NAN' as 'nan'",
+        '"direction", None)'),
+    'course_lib.research.studies.xǁSharedBaselineǁ__init____mutmut_16': (
+        'equivalent',
+        "the values are numbers, and DescrStatsW's mean and variance are float64 for integers too",
+        'dtype=None'),
+    'course_lib.research.studies.xǁSharedBaselineǁ__init____mutmut_18': (
+        'equivalent',
+        "the values are numbers, and DescrStatsW's mean and variance are float64 for integers too",
+        'asarray(values, )'),
+    'course_lib.research.studies.xǁSharedBaselineǁ__init____mutmut_21': (
+        'accepted',
+        'np.ptp of no values raises; every caller (t_interval, equivalence_verdict, assay_sensitivity) '
+        'has handled fewer than two values before it builds a SharedBaseline, so only a direct '
+        'SharedBaseline([]) (no mean to give) would differ',
+        '(values.size) or True'),
+    'course_lib.research.studies.xǁSharedBaselineǁ__init____mutmut_24': (
+        'equivalent',
+        'the spread of no values only feeds the check below, which 0.0 and 1.0 both pass; it is not kept',
+        'else 1.0'),
+    'course_lib.research.sweep.x__ascii_number__mutmut_1': (
+        'accepted',
+        "_ascii_number runs only as sweep.py is imported (POINT_TYPES): mutmut's fork server has imported "
+        'it before a mutant is switched on, so no test session can see the change. Outside mutmut the '
+        'tests read what it makes: test_bad_inputs refuses --set STEPS=1_0, +4, Arabic-Indic digits, nan '
+        'and inf, and the sweep tests parse ASCII numbers',
+        'if re.fullmatch('),
+    'course_lib.research.sweep.x__ascii_number__mutmut_2': (
+        'accepted',
+        "_ascii_number runs only as sweep.py is imported (POINT_TYPES): mutmut's fork server has imported "
+        'it before a mutant is switched on, so no test session can see the change. Outside mutmut the '
+        'tests read what it makes: test_bad_inputs refuses --set STEPS=1_0, +4, Arabic-Indic digits, nan '
+        'and inf, and the sweep tests parse ASCII numbers',
+        're.fullmatch(None'),
+    'course_lib.research.sweep.x__ascii_number__mutmut_3': (
+        'accepted',
+        "_ascii_number runs only as sweep.py is imported (POINT_TYPES): mutmut's fork server has imported "
+        'it before a mutant is switched on, so no test session can see the change. Outside mutmut the '
+        'tests read what it makes: test_bad_inputs refuses --set STEPS=1_0, +4, Arabic-Indic digits, nan '
+        'and inf, and the sweep tests parse ASCII numbers',
+        '__name__], None)'),
+    'course_lib.research.sweep.x__ascii_number__mutmut_4': (
+        'accepted',
+        "_ascii_number runs only as sweep.py is imported (POINT_TYPES): mutmut's fork server has imported "
+        'it before a mutant is switched on, so no test session can see the change. Outside mutmut the '
+        'tests read what it makes: test_bad_inputs refuses --set STEPS=1_0, +4, Arabic-Indic digits, nan '
+        'and inf, and the sweep tests parse ASCII numbers',
+        're.fullmatch(text.strip())'),
+    'course_lib.research.sweep.x__ascii_number__mutmut_5': (
+        'accepted',
+        "_ascii_number runs only as sweep.py is imported (POINT_TYPES): mutmut's fork server has imported "
+        'it before a mutant is switched on, so no test session can see the change. Outside mutmut the '
+        'tests read what it makes: test_bad_inputs refuses --set STEPS=1_0, +4, Arabic-Indic digits, nan '
+        'and inf, and the sweep tests parse ASCII numbers',
+        '__name__], )'),
+    'course_lib.research.sweep.x__ascii_number__mutmut_6': (
+        'accepted',
+        "_ascii_number runs only as sweep.py is imported (POINT_TYPES): mutmut's fork server has imported "
+        'it before a mutant is switched on, so no test session can see the change. Outside mutmut the '
+        'tests read what it makes: test_bad_inputs refuses --set STEPS=1_0, +4, Arabic-Indic digits, nan '
+        'and inf, and the sweep tests parse ASCII numbers',
+        'ValueError(None)'),
+    'course_lib.research.sweep.x__ascii_number__mutmut_7': (
+        'accepted',
+        "_ascii_number runs only as sweep.py is imported (POINT_TYPES): mutmut's fork server has imported "
+        'it before a mutant is switched on, so no test session can see the change. Outside mutmut the '
+        'tests read what it makes: test_bad_inputs refuses --set STEPS=1_0, +4, Arabic-Indic digits, nan '
+        'and inf, and the sweep tests parse ASCII numbers',
+        'kind(None)'),
+    'course_lib.research.sweep.x__saved__mutmut_38': (
+        'accepted',
+        'where the warning points (its stacklevel) is not what the run does',
+        ')'),
+    'course_lib.research.sweep.x__saved__mutmut_39': (
+        'accepted',
+        'where the warning points (its stacklevel) is not what the run does',
+        'stacklevel=3'),
+    'course_lib.research.sweep.x_is_seconds__mutmut_9': (
+        'equivalent',
+        "float() reads 'INF' as 'inf' (case-insensitively)",
+        'float("INF")'),
+    'course_lib.research.sweep.x_run__mutmut_91': (
+        'accepted',
+        "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
+        'result',
+        'start, None)'),
+    'course_lib.research.sweep.x_run__mutmut_93': (
+        'accepted',
+        "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
+        'result',
+        'start, )'),
+    'course_lib.research.sweep.x_run__mutmut_95': (
+        'accepted',
+        "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
+        'result',
+        'start, 2)'),
+    'course_lib.rewards.x_correctness_reward__mutmut_71': (
+        'equivalent',
+        'a completion whose check raised is scored `1.0 if ok else 0.0`: None scores 0.0 as False does',
+        'ok = None'),
+    'course_lib.selection.x__check_table__mutmut_51': (
+        'accepted',
+        "an empty id is refused all the same (''.splitlines() is [], not one line); only an id spelled "
+        "'XXXX' would now be refused, which no pool holds",
+        'text != "XXXX"'),
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_105': (
+        'equivalent',
+        'max_steps is checked to be from 1 up just before (RANGES), so it is never 0 or below: `max_steps '
+        '<= 0` and `max_steps < 0` are both False',
+        'self.max_steps < 0'),
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_49': (
+        'equivalent',
+        "lr_scheduler_type is a string (no .value) or transformers' SchedulerType, a str enum equal to "
+        'its own value: read as itself it is in scheduler_names() exactly when its value is (and no '
+        'invalid SchedulerType can be made), so the same settings pass',
+        'getattr(None, "value"'),
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_55': (
+        'equivalent',
+        "lr_scheduler_type is a string (no .value) or transformers' SchedulerType, a str enum equal to "
+        'its own value: read as itself it is in scheduler_names() exactly when its value is (and no '
+        'invalid SchedulerType can be made), so the same settings pass',
+        '"XXvalueXX"'),
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_56': (
+        'equivalent',
+        "lr_scheduler_type is a string (no .value) or transformers' SchedulerType, a str enum equal to "
+        'its own value: read as itself it is in scheduler_names() exactly when its value is (and no '
+        'invalid SchedulerType can be made), so the same settings pass',
+        '"VALUE"'),
+    'course_lib.training.x__check_logs_reach__mutmut_45': (
+        'equivalent',
+        'the text used when no step is missing is never shown (the check passes and its message is '
+        'discarded)',
+        "missing else 'XXXX'"),
+    'course_lib.training.x__check_run_dir__mutmut_131': (
+        'equivalent',
+        "config_json is always run_record's (train_grpo's one call), which holds logging_steps (a "
+        'CourseConfig field): the default of .get is never used',
+        '"logging_steps", None)'),
+    'course_lib.training.x__check_run_dir__mutmut_133': (
+        'equivalent',
+        "config_json is always run_record's (train_grpo's one call), which holds logging_steps (a "
+        'CourseConfig field): the default of .get is never used',
+        '"logging_steps", )'),
+    'course_lib.training.x__check_run_dir__mutmut_136': (
+        'equivalent',
+        "config_json is always run_record's (train_grpo's one call), which holds logging_steps (a "
+        'CourseConfig field): the default of .get is never used',
+        '"logging_steps", 2)'),
+    'course_lib.training.x__check_run_dir__mutmut_52': (
+        'equivalent',
+        'the previous config is the defaults updated with the saved one, so every memory-only field is '
+        'there to pop',
+        'pop(name, )'),
+    'course_lib.training.x__from_train_config__mutmut_3': (
+        'equivalent',
+        "TrainConfig's only dict-valued setting was `extra` (its other fields are numbers, strings, bools "
+        'and the list lora_target_modules), so `or isinstance(value, dict)` selects the same keys',
+        'if key == "extra" or isinstance(value, dict):'),
+    'course_lib.training.x__log_rows__mutmut_1': (
+        'equivalent',
+        "every caller (read_jsonl_log, _truncate_after, the resume's metrics and ledger reads) passes "
+        'torn_end_ok=True, so the default is never used',
+        'torn_end_ok: bool = True'),
+    'course_lib.training.x__log_rows__mutmut_29': (
+        'equivalent',
+        "a line that does not parse is refused by the check below for not being a dict: '' fails it as "
+        'None does',
+        'row = ""'),
+    'course_lib.training.x__log_rows__mutmut_3': (
+        'accepted',
+        "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI",
+        'encoding=None'),
+    'course_lib.training.x__log_rows__mutmut_5': (
+        'accepted',
+        "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI",
+        'read_text(errors="replace")'),
+    'course_lib.training.x__log_rows__mutmut_8': (
+        'equivalent',
+        "'UTF-8' and 'utf-8' name the same codec",
+        '"UTF-8"'),
+    'course_lib.training.x__prepare_run_dir__mutmut_22': (
+        'accepted',
+        'the stack level only chooses which line a warning names as its source',
+        '\'the start\'}", )'),
+    'course_lib.training.x__prepare_run_dir__mutmut_27': (
+        'accepted',
+        'the stack level only chooses which line a warning names as its source',
+        'stacklevel=4'),
+    'course_lib.training.x__seconds_before__mutmut_32': (
+        'equivalent',
+        "the default of row.get('step_time', ...) is never used: only rows whose step_time is a number "
+        'are summed',
+        'row.get("step_time", None) for row'),
+    'course_lib.training.x__seconds_before__mutmut_34': (
+        'equivalent',
+        "the default of row.get('step_time', ...) is never used: only rows whose step_time is a number "
+        'are summed',
+        'row.get("step_time", ) for row'),
+    'course_lib.training.x__seconds_before__mutmut_37': (
+        'equivalent',
+        "the default of row.get('step_time', ...) is never used: only rows whose step_time is a number "
+        'are summed',
+        'row.get("step_time", 1.0) for row'),
+    'course_lib.training.x__train_grpo__mutmut_114': (
+        'accepted',
+        'main_process_first waits for the main process when there are several; with one it only runs the '
+        'block (`local` matters across nodes, `desc` is a log label)',
+        'local=None'),
+    'course_lib.training.x__train_grpo__mutmut_115': (
+        'accepted',
+        'main_process_first waits for the main process when there are several; with one it only runs the '
+        'block (`local` matters across nodes, `desc` is a log label)',
+        'desc=None'),
+    'course_lib.training.x__train_grpo__mutmut_116': (
+        'accepted',
+        'main_process_first waits for the main process when there are several; with one it only runs the '
+        'block (`local` matters across nodes, `desc` is a log label)',
+        'main_process_first(desc='),
+    'course_lib.training.x__train_grpo__mutmut_117': (
+        'accepted',
+        'main_process_first waits for the main process when there are several; with one it only runs the '
+        'block (`local` matters across nodes, `desc` is a log label)',
+        'local=False, )'),
+    'course_lib.training.x__train_grpo__mutmut_118': (
+        'accepted',
+        'main_process_first waits for the main process when there are several; with one it only runs the '
+        'block (`local` matters across nodes, `desc` is a log label)',
+        'local=True'),
+    'course_lib.training.x__train_grpo__mutmut_119': (
+        'accepted',
+        'main_process_first waits for the main process when there are several; with one it only runs the '
+        'block (`local` matters across nodes, `desc` is a log label)',
+        'XXpreparing'),
+    'course_lib.training.x__train_grpo__mutmut_120': (
+        'accepted',
+        'main_process_first waits for the main process when there are several; with one it only runs the '
+        'block (`local` matters across nodes, `desc` is a log label)',
+        'PREPARING'),
+    'course_lib.training.x__train_grpo__mutmut_202': (
+        'accepted',
+        "PEFT sets attributes on the LoraConfig it is given, which a shallow copy keeps from the caller's "
+        'as a deep one does; it changes none of its containers in place (checked with peft 0.21.2: '
+        "course_lora()'s fields are unchanged after get_peft_model on a copy.copy of it)",
+        'copy.copy(peft_config)'),
+    'course_lib.training.x__train_grpo__mutmut_91': (
+        'accepted',
+        'whether load_model places the model on the device: on a CPU it is there either way; on a GPU the '
+        'Trainer moves it',
+        'place=None'),
+    'course_lib.training.x__train_grpo__mutmut_93': (
+        'accepted',
+        'whether load_model places the model on the device: on a CPU it is there either way; on a GPU the '
+        'Trainer moves it',
+        'load_model(model_name, )'),
+    'course_lib.training.x__train_grpo__mutmut_94': (
+        'accepted',
+        'whether load_model places the model on the device: on a CPU it is there either way; on a GPU the '
+        'Trainer moves it',
+        'place=True'),
+    'course_lib.training.x__trainer_callback__mutmut_1': (
+        'equivalent',
+        'its one caller (_train_grpo) always passes seconds_before, so the default is never used',
+        'seconds_before: float = 1.0'),
+    'course_lib.training.x__trainer_callback__mutmut_2': (
+        'equivalent',
+        'the Trainer calls on_train_begin, which sets self.started, before any on_log: the class '
+        "attribute's value is never read",
+        'started = None'),
+    'course_lib.training.x_check_base__mutmut_65': (
+        'accepted',
+        "which caller's line the changed-base warning names (its text is tested; under mutmut a "
+        'trampoline sits between the frames, so no test can check the line there)',
+        'tokenizer from it", )'),
+    'course_lib.training.x_check_base__mutmut_66': (
+        'accepted',
+        "which caller's line the changed-base warning names (its text is tested; under mutmut a "
+        'trampoline sits between the frames, so no test can check the line there)',
+        'stacklevel=4'),
+    'course_lib.training.x_sort_target_modules__mutmut_13': (
+        'accepted',
+        'PEFT writes adapter_config.json with sort_keys=True (peft/config.py), so the keys read back are '
+        'already sorted and are written in that order with or without sort_keys; only a hand-written file '
+        'with unsorted keys would differ, in key order alone',
+        'sort_keys=None'),
+    'course_lib.training.x_sort_target_modules__mutmut_16': (
+        'accepted',
+        'PEFT writes adapter_config.json with sort_keys=True (peft/config.py), so the keys read back are '
+        'already sorted and are written in that order with or without sort_keys; only a hand-written file '
+        'with unsorted keys would differ, in key order alone',
+        'indent=2, ))'),
+    'course_lib.training.x_sort_target_modules__mutmut_18': (
+        'accepted',
+        'PEFT writes adapter_config.json with sort_keys=True (peft/config.py), so the keys read back are '
+        'already sorted and are written in that order with or without sort_keys; only a hand-written file '
+        'with unsorted keys would differ, in key order alone',
+        'sort_keys=False'),
+    'course_lib.training.x_train_grpo__mutmut_61': (
+        'accepted',
+        'the stack level only chooses which line a warning names as its source',
+        '                          )'),
+    'course_lib.training.x_train_grpo__mutmut_62': (
+        'accepted',
+        'the stack level only chooses which line a warning names as its source',
+        'stacklevel=3'),
+}
+TRIAGE.update(_TRIAGED_AT_7A96066)
+
 # Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes
 # no finding (a progress bar, OS and helper-process plumbing, SLURM script text) or runs only on a GPU. Counted here.
 PRAGMA = re.compile(r"#\s*pragma: no mutate block \(([^)]*)\)")
@@ -743,9 +1288,744 @@ def _message_start(line: str) -> int | None:
 
 # Survivors of a run that began before the test that kills them was written (mutant name -> that test, as
 # tests/FILE.py::NAME), each checked with the mutant switched on in a copy of mutants/; they count as survivors
-# until `make mutation MUTANTS="NAMES"` confirms the kill. (Empty: the 137 of 6 Dec 2026 were confirmed by the
-# run at fa452dc.)
-KILLED_BY_A_NEWER_TEST: dict[str, str] = {}
+# until `make mutation MUTANTS="NAMES"` confirms the kill. (The 137 of the run resumed at bc71b28 were confirmed at
+# fa452dc; these are the survivors of the complete run at 7a96066, killed by the five helpers' tests.)
+KILLED_BY_A_NEWER_TEST: dict[str, str] = {
+    'course_lib.answers.x__matches__mutmut_46':
+        'tests/test_answers_and_rewards.py::test_a_shuffle_reference_in_parentheses_is_its_letter',
+    'course_lib.answers.x__matches__mutmut_48':
+        'tests/test_answers_and_rewards.py::test_a_shuffle_reference_in_parentheses_is_its_letter',
+    'course_lib.answers.x__matches__mutmut_49':
+        'tests/test_answers_and_rewards.py::test_a_shuffle_reference_in_parentheses_is_its_letter',
+    'course_lib.answers.x__matches__mutmut_50':
+        'tests/test_answers_and_rewards.py::test_a_shuffle_reference_in_parentheses_is_its_letter',
+    'course_lib.answers.x_boxed_answers__mutmut_2':
+        'tests/test_answers_and_rewards.py::test_more_boxes_than_max_marks_give_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_22':
+        'tests/test_answers_and_rewards.py::test_a_box_holds_at_most_max_tagged_characters_and_an_unbraced_box_is_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_28':
+        'tests/test_answers_and_rewards.py::test_a_box_holds_at_most_max_tagged_characters_and_an_unbraced_box_is_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_29':
+        'tests/test_answers_and_rewards.py::test_a_box_holds_at_most_max_tagged_characters_and_an_unbraced_box_is_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_31':
+        'tests/test_answers_and_rewards.py::test_a_box_holds_at_most_max_tagged_characters_and_an_unbraced_box_is_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_4':
+        'tests/test_answers_and_rewards.py::test_more_boxes_than_max_marks_give_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_5':
+        'tests/test_answers_and_rewards.py::test_more_boxes_than_max_marks_give_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_7':
+        'tests/test_answers_and_rewards.py::test_more_boxes_than_max_marks_give_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_8':
+        'tests/test_answers_and_rewards.py::test_more_boxes_than_max_marks_give_no_answer',
+    'course_lib.answers.x_boxed_answers__mutmut_9':
+        'tests/test_answers_and_rewards.py::test_more_boxes_than_max_marks_give_no_answer',
+    'course_lib.answers.x_grader_fingerprint__mutmut_11':
+        'tests/test_answers_and_rewards.py::test_the_grader_fingerprint_changes_with_the_grading_packages',
+    'course_lib.answers.x_grader_fingerprint__mutmut_5':
+        'tests/test_answers_and_rewards.py::test_the_grader_fingerprint_changes_with_the_grading_packages',
+    'course_lib.answers.x_grader_fingerprint__mutmut_7':
+        'tests/test_answers_and_rewards.py::test_the_grader_fingerprint_changes_with_the_grading_packages',
+    'course_lib.answers.x_hash_answers__mutmut_3':
+        'tests/test_answers_and_rewards.py::test_more_hash_marks_than_max_marks_give_none',
+    'course_lib.answers.x_hash_answers__mutmut_4':
+        'tests/test_answers_and_rewards.py::test_more_hash_marks_than_max_marks_give_none',
+    'course_lib.answers.x_is_correct__mutmut_39':
+        'tests/test_answers_and_rewards.py::test_an_empty_hash_mark_after_the_asked_answer_is_no_answer_and_no_hedge',
+    'course_lib.answers.x_is_correct__mutmut_40':
+        'tests/test_answers_and_rewards.py::test_an_empty_hash_mark_after_the_asked_answer_is_no_answer_and_no_hedge',
+    'course_lib.difficulty.x__finite_at_least_0__mutmut_6':
+        'tests/test_difficulty.py::test_a_chunk_of_empty_completions_sampled_in_no_time_is_sound',
+    'course_lib.difficulty.x__settings_text__mutmut_23':
+        'tests/test_problems.py::test_a_model_fingerprint_reads_its_settings_whatever_their_order_or_type',
+    'course_lib.difficulty.x__settings_text__mutmut_24':
+        'tests/test_problems.py::test_a_model_fingerprint_reads_its_settings_whatever_their_order_or_type',
+    'course_lib.difficulty.x__settings_text__mutmut_26':
+        'tests/test_problems.py::test_a_model_fingerprint_reads_its_settings_whatever_their_order_or_type',
+    'course_lib.difficulty.x__settings_text__mutmut_27':
+        'tests/test_problems.py::test_a_model_fingerprint_reads_its_settings_whatever_their_order_or_type',
+    'course_lib.difficulty.x__settings_text__mutmut_28':
+        'tests/test_problems.py::test_a_model_fingerprint_reads_its_settings_whatever_their_order_or_type',
+    'course_lib.difficulty.x_chunk_problem__mutmut_91':
+        'tests/test_difficulty.py::test_a_chunk_of_empty_completions_is_sound',
+    'course_lib.difficulty.x_chunk_problem__mutmut_92':
+        'tests/test_difficulty.py::test_a_chunk_of_empty_completions_is_sound',
+    'course_lib.difficulty.x_wilson_interval__mutmut_32':
+        'tests/test_difficulty.py::test_wilson_interval_takes_any_positive_z_and_refuses_zero',
+    'course_lib.difficulty.x_wilson_interval__mutmut_33':
+        'tests/test_difficulty.py::test_wilson_interval_takes_any_positive_z_and_refuses_zero',
+    'course_lib.difficulty.x_wilson_interval__mutmut_40':
+        'tests/test_difficulty.py::test_wilson_interval_takes_any_positive_z_and_refuses_zero',
+    'course_lib.prompts.x_pool_answer_format__mutmut_2':
+        'tests/test_prompts.py::test_a_pools_answer_format_names_each_format_once_in_order',
+    'course_lib.research.studies.x_beats_or_loses__mutmut_60':
+        'tests/test_studies.py::test_beats_or_loses_reads_the_unrounded_interval',
+    'course_lib.research.studies.x_equivalence_verdict__mutmut_42':
+        'tests/test_studies.py::test_seeds_that_agree_over_a_shared_baseline_are_still_tested_with_its_variance',
+    'course_lib.research.studies.x_finite_values__mutmut_28':
+        'tests/test_studies.py::test_per_seed_values_are_floats',
+    'course_lib.research.studies.x_finite_values__mutmut_30':
+        'tests/test_studies.py::test_per_seed_values_are_floats',
+    'course_lib.research.studies.x_gain_disagreement__mutmut_14':
+        'tests/test_studies.py::test_a_gain_agrees_with_its_accuracies_to_0_001_and_with_its_interval_bounds_included',
+    'course_lib.research.studies.x_gain_disagreement__mutmut_32':
+        'tests/test_studies.py::test_a_gain_agrees_with_its_accuracies_to_0_001_and_with_its_interval_bounds_included',
+    'course_lib.research.studies.x_gain_disagreement__mutmut_34':
+        'tests/test_studies.py::test_a_gain_agrees_with_its_accuracies_to_0_001_and_with_its_interval_bounds_included',
+    'course_lib.research.studies.x_gain_disagreement__mutmut_37':
+        'tests/test_studies.py::test_a_gain_agrees_with_its_accuracies_to_0_001_and_with_its_interval_bounds_included',
+    'course_lib.research.studies.x_holm_adjusted__mutmut_4':
+        'tests/test_studies.py::test_text_nested_or_blank_statistics_inputs_are_one_line_naming_them',
+    'course_lib.research.studies.x_holm_adjusted__mutmut_6':
+        'tests/test_studies.py::test_text_nested_or_blank_statistics_inputs_are_one_line_naming_them',
+    'course_lib.research.studies.x_holm_verdicts__mutmut_18':
+        'tests/test_studies.py::test_text_nested_or_blank_statistics_inputs_are_one_line_naming_them',
+    'course_lib.research.studies.x_holm_verdicts__mutmut_21':
+        'tests/test_studies.py::test_text_nested_or_blank_statistics_inputs_are_one_line_naming_them',
+    'course_lib.research.studies.x_holm_verdicts__mutmut_74':
+        'tests/test_studies.py::test_holm_verdicts_read_the_unrounded_p_values',
+    'course_lib.research.studies.x_side__mutmut_13':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_14':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_20':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_21':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_22':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_28':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_29':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_30':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_31':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_37':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_38':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.x_side__mutmut_39':
+        'tests/test_studies.py::test_side_reads_the_recorded_sign_else_the_mean_else_the_intervals_midpoint',
+    'course_lib.research.studies.xǁSharedBaselineǁ__init____mutmut_32':
+        'tests/test_bad_inputs.py::test_values_too_close_for_a_float_variance_are_refused',
+    'course_lib.research.sweep.x__check_out_dir__mutmut_60':
+        'tests/test_sweep.py::test_a_folder_planned_with_one_models_weights_refuses_another_under_the_same_name',
+    'course_lib.research.sweep.x__check_out_dir__mutmut_67':
+        'tests/test_sweep.py::test_a_folder_planned_on_a_jsonl_file_refuses_it_edited',
+    'course_lib.research.sweep.x__saved__mutmut_19':
+        'tests/test_sweep.py::test_a_point_record_that_cannot_be_read_is_one_line_naming_it',
+    'course_lib.research.sweep.x_file_fingerprints__mutmut_9':
+        'tests/test_sweep.py::test_each_jsonl_file_the_points_read_is_fingerprinted_and_a_missing_one_is_none',
+    'course_lib.research.sweep.x_grid_points__mutmut_35':
+        'tests/test_sweep.py::test_a_folder_planned_on_a_jsonl_file_refuses_it_edited',
+    'course_lib.research.sweep.x_grid_points__mutmut_46':
+        'tests/test_sweep.py::test_grid_points_reads_the_grid_a_job_array_was_written_with',
+    'course_lib.research.sweep.x_holds_only_point_records__mutmut_10':
+        'tests/test_sweep.py::test_only_a_folder_of_nothing_but_point_records_may_take_a_new_grid',
+    'course_lib.research.sweep.x_holds_only_point_records__mutmut_12':
+        'tests/test_sweep.py::test_only_a_folder_of_nothing_but_point_records_may_take_a_new_grid',
+    'course_lib.research.sweep.x_holds_only_point_records__mutmut_6':
+        'tests/test_sweep.py::test_only_a_folder_of_nothing_but_point_records_may_take_a_new_grid',
+    'course_lib.research.sweep.x_inputs_sha256__mutmut_25':
+        'tests/test_sweep.py::test_a_records_model_fingerprint_covers_every_weight_file_listed_in_any_order',
+    'course_lib.research.sweep.x_inputs_sha256__mutmut_35':
+        'tests/test_sweep.py::test_a_records_model_fingerprint_covers_every_weight_file_listed_in_any_order',
+    'course_lib.research.sweep.x_inputs_sha256__mutmut_5':
+        'tests/test_sweep.py::test_a_records_model_fingerprint_covers_every_weight_file_listed_in_any_order',
+    'course_lib.research.sweep.x_inputs_sha256__mutmut_6':
+        'tests/test_sweep.py::test_a_records_model_fingerprint_covers_every_weight_file_listed_in_any_order',
+    'course_lib.research.sweep.x_is_seconds__mutmut_5':
+        'tests/test_sweep.py::test_a_point_that_took_no_time_has_a_run_time_and_an_endless_one_has_none',
+    'course_lib.research.sweep.x_is_seconds__mutmut_6':
+        'tests/test_sweep.py::test_a_point_that_took_no_time_has_a_run_time_and_an_endless_one_has_none',
+    'course_lib.research.sweep.x_parse_overrides__mutmut_47':
+        'tests/test_sweep.py::test_set_names_a_users_task_file_and_model_folder_by_absolute_path',
+    'course_lib.research.sweep.x_parse_overrides__mutmut_48':
+        'tests/test_sweep.py::test_set_names_a_users_task_file_and_model_folder_by_absolute_path',
+    'course_lib.research.sweep.x_parse_overrides__mutmut_49':
+        'tests/test_sweep.py::test_set_names_a_users_task_file_and_model_folder_by_absolute_path',
+    'course_lib.research.sweep.x_parse_overrides__mutmut_56':
+        'tests/test_sweep.py::test_set_names_a_users_task_file_and_model_folder_by_absolute_path',
+    'course_lib.research.sweep.x_parse_overrides__mutmut_57':
+        'tests/test_sweep.py::test_set_names_a_users_task_file_and_model_folder_by_absolute_path',
+    'course_lib.research.sweep.x_parse_where__mutmut_22':
+        'tests/test_sweep.py::test_parse_where_refuses_a_key_given_twice_and_takes_equal_values',
+    'course_lib.research.sweep.x_parse_where__mutmut_23':
+        'tests/test_sweep.py::test_parse_where_refuses_a_key_given_twice_and_takes_equal_values',
+    'course_lib.research.sweep.x_parse_where__mutmut_25':
+        'tests/test_sweep.py::test_parse_where_refuses_a_key_given_twice_and_takes_equal_values',
+    'course_lib.research.sweep.x_parse_where__mutmut_27':
+        'tests/test_sweep.py::test_parse_where_refuses_a_key_given_twice_and_takes_equal_values',
+    'course_lib.research.sweep.x_parse_where__mutmut_29':
+        'tests/test_sweep.py::test_parse_where_refuses_a_key_given_twice_and_takes_equal_values',
+    'course_lib.research.sweep.x_run_points__mutmut_1':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_10':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_11':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_12':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_13':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_14':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_15':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_16':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_17':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_18':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_19':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_2':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_20':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_21':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_22':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_23':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_24':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_25':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_26':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_27':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_28':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_29':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_3':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_30':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_31':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_32':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_33':
+        'tests/test_sweep.py::test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs',
+    'course_lib.research.sweep.x_run_points__mutmut_34':
+        'tests/test_sweep.py::test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_points',
+    'course_lib.research.sweep.x_run_points__mutmut_4':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_5':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_6':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_7':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_8':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_run_points__mutmut_9':
+        'tests/test_sweep.py::test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log',
+    'course_lib.research.sweep.x_trained_steps__mutmut_14':
+        'tests/test_sweep.py::test_only_a_profile_that_caps_training_caps_a_points_steps',
+    'course_lib.research.sweep.x_trained_steps__mutmut_15':
+        'tests/test_sweep.py::test_only_a_profile_that_caps_training_caps_a_points_steps',
+    'course_lib.research.sweep.x_trained_steps__mutmut_9':
+        'tests/test_sweep.py::test_only_a_profile_that_caps_training_caps_a_points_steps',
+    'course_lib.research.sweep.x_typed__mutmut_4':
+        'tests/test_sweep.py::test_grid_points_reads_the_grid_a_job_array_was_written_with',
+    'course_lib.research.sweep.x_typed__mutmut_5':
+        'tests/test_sweep.py::test_grid_points_reads_the_grid_a_job_array_was_written_with',
+    'course_lib.training.config.x_check_exact_resume__mutmut_14':
+        'tests/test_training.py::test_each_bad_setting_is_one_whole_message',
+    'course_lib.training.config.x_check_exact_resume__mutmut_2':
+        'tests/test_training.py::test_each_bad_setting_is_one_whole_message',
+    'course_lib.training.config.x_check_exact_resume__mutmut_24':
+        'tests/test_training.py::test_each_bad_setting_is_one_whole_message',
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_124':
+        'tests/test_training.py::test_settings_given_as_the_command_line_reads_them_or_left_unset_are_kept',
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_2':
+        'tests/test_training.py::test_settings_given_as_the_command_line_reads_them_or_left_unset_are_kept',
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_20':
+        'tests/test_training.py::test_settings_given_as_the_command_line_reads_them_or_left_unset_are_kept',
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_27':
+        'tests/test_training.py::test_settings_given_as_the_command_line_reads_them_or_left_unset_are_kept',
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_3':
+        'tests/test_training.py::test_settings_given_as_the_command_line_reads_them_or_left_unset_are_kept',
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_37':
+        'tests/test_training.py::test_each_bad_setting_is_one_whole_message[activation_checkpointing]',
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_43':
+        'tests/test_training.py::test_each_bad_setting_is_one_whole_message[activation_checkpointing]',
+    'course_lib.training.config.xǁCourseConfigǁ__post_init____mutmut_68':
+        'tests/test_training.py::test_each_bound_itself_is_accepted',
+    'course_lib.training.x___getattr____mutmut_6':
+        'tests/test_training.py::test_a_name_the_training_module_lacks_is_named',
+    'course_lib.training.x__check_logs_reach__mutmut_1':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_10':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_11':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_12':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_13':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_14':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_15':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_16':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_17':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_18':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_19':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_2':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_20':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_21':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_22':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_23':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_24':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_25':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_26':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_27':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_28':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_29':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_3':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_30':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_31':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_32':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_33':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_34':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_35':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_36':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_37':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_38':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_39':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_4':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_40':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_41':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_42':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_43':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_44':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_46':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_47':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_48':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_49':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_5':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_6':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_7':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_8':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_logs_reach__mutmut_9':
+        'tests/test_training.py::test_a_resume_is_refused_when_a_log_misses_a_step_before_its_checkpoint',
+    'course_lib.training.x__check_run_dir__mutmut_118':
+        'tests/test_training.py::test_a_finished_run_without_checkpoints_is_protected_and_resumes_at_its_end',
+    'course_lib.training.x__check_run_dir__mutmut_123':
+        'tests/test_training.py::test_a_finished_run_without_checkpoints_is_protected_and_resumes_at_its_end',
+    'course_lib.training.x__check_run_dir__mutmut_125':
+        'tests/test_training.py::test_a_resume_is_refused_where_a_log_misses_steps_it_was_written_at',
+    'course_lib.training.x__check_run_dir__mutmut_126':
+        'tests/test_training.py::test_a_resume_is_refused_where_a_log_misses_steps_it_was_written_at',
+    'course_lib.training.x__check_run_dir__mutmut_130':
+        'tests/test_training.py::test_a_resume_is_refused_where_a_log_misses_steps_it_was_written_at',
+    'course_lib.training.x__check_run_dir__mutmut_132':
+        'tests/test_training.py::test_a_resume_is_refused_where_a_log_misses_steps_it_was_written_at',
+    'course_lib.training.x__check_run_dir__mutmut_134':
+        'tests/test_training.py::test_a_resume_is_refused_where_a_log_misses_steps_it_was_written_at',
+    'course_lib.training.x__check_run_dir__mutmut_135':
+        'tests/test_training.py::test_a_resume_is_refused_where_a_log_misses_steps_it_was_written_at',
+    'course_lib.training.x__check_run_dir__mutmut_20':
+        'tests/test_training.py::test_a_finished_run_without_checkpoints_is_protected_and_resumes_at_its_end',
+    'course_lib.training.x__check_run_dir__mutmut_21':
+        'tests/test_training.py::test_a_finished_run_without_checkpoints_is_protected_and_resumes_at_its_end',
+    'course_lib.training.x__check_run_dir__mutmut_24':
+        'tests/test_training.py::test_a_finished_run_without_checkpoints_is_protected_and_resumes_at_its_end',
+    'course_lib.training.x__check_run_dir__mutmut_25':
+        'tests/test_training.py::test_a_finished_run_without_checkpoints_is_protected_and_resumes_at_its_end',
+    'course_lib.training.x__check_run_dir__mutmut_36':
+        'tests/test_training.py::test_a_run_resumes_only_with_the_lora_it_recorded_or_none',
+    'course_lib.training.x__check_run_dir__mutmut_38':
+        'tests/test_training.py::test_a_run_resumes_only_with_the_lora_it_recorded_or_none',
+    'course_lib.training.x__check_run_dir__mutmut_39':
+        'tests/test_training.py::test_a_run_resumes_only_with_the_lora_it_recorded_or_none',
+    'course_lib.training.x__check_run_dir__mutmut_46':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x__check_run_dir__mutmut_47':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x__check_run_dir__mutmut_48':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x__check_run_dir__mutmut_49':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x__check_run_dir__mutmut_59':
+        'tests/test_training.py::test_a_run_recorded_with_a_setting_this_version_lacks_is_refused_naming_it',
+    'course_lib.training.x__check_run_dir__mutmut_70':
+        'tests/test_training.py::test_a_resume_names_another_model_first_then_settings_then_problems',
+    'course_lib.training.x__check_run_dir__mutmut_71':
+        'tests/test_training.py::test_a_resume_names_another_model_first_then_settings_then_problems',
+    'course_lib.training.x__check_run_dir__mutmut_80':
+        'tests/test_training.py::test_a_resume_names_another_model_first_then_settings_then_problems',
+    'course_lib.training.x__check_run_dir__mutmut_98':
+        'tests/test_training.py::test_a_resume_names_another_model_first_then_settings_then_problems',
+    'course_lib.training.x__from_train_config__mutmut_33':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__from_train_config__mutmut_35':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__from_train_config__mutmut_42':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__from_train_config__mutmut_43':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__from_train_config__mutmut_45':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__from_train_config__mutmut_46':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__from_train_config__mutmut_47':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__from_train_config__mutmut_54':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__from_train_config__mutmut_56':
+        'tests/test_training.py::test_a_train_config_record_without_lora_settings_trained_with_the_course_lora',
+    'course_lib.training.x__log_rows__mutmut_10':
+        'tests/test_training.py::test_a_log_line_torn_by_a_kill_is_dropped_on_resume_and_other_damage_is_named',
+    'course_lib.training.x__log_rows__mutmut_22':
+        'tests/test_training.py::test_a_log_line_torn_by_a_kill_is_dropped_on_resume_and_other_damage_is_named',
+    'course_lib.training.x__log_rows__mutmut_27':
+        'tests/test_training.py::test_a_log_line_torn_by_a_kill_is_dropped_on_resume_and_other_damage_is_named',
+    'course_lib.training.x__log_rows__mutmut_4':
+        'tests/test_training.py::test_a_log_line_torn_by_a_kill_is_dropped_on_resume_and_other_damage_is_named',
+    'course_lib.training.x__log_rows__mutmut_6':
+        'tests/test_training.py::test_a_log_line_torn_by_a_kill_is_dropped_on_resume_and_other_damage_is_named',
+    'course_lib.training.x__log_rows__mutmut_9':
+        'tests/test_training.py::test_a_log_line_torn_by_a_kill_is_dropped_on_resume_and_other_damage_is_named',
+    'course_lib.training.x__plain__mutmut_10':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_11':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_12':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_13':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_2':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_4':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_5':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_6':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_7':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_8':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__plain__mutmut_9':
+        'tests/test_training.py::test_a_run_record_writes_a_set_sorted_an_enum_as_its_value_and_any_other_object_as_text',
+    'course_lib.training.x__prepare_run_dir__mutmut_10':
+        'tests/test_training.py::test_preparing_a_run_folder_removes_a_staging_link_or_file_and_never_what_a_link_points_to',
+    'course_lib.training.x__prepare_run_dir__mutmut_7':
+        'tests/test_training.py::test_preparing_a_run_folder_removes_a_staging_link_or_file_and_never_what_a_link_points_to',
+    'course_lib.training.x__seconds_before__mutmut_1':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_10':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_12':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_16':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_19':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_20':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_26':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_27':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_28':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_29':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_30':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_31':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_33':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_35':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_36':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_38':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__seconds_before__mutmut_7':
+        'tests/test_training.py::test_a_resumed_run_counts_the_seconds_its_earlier_processes_trained_to_its_checkpoint',
+    'course_lib.training.x__train_grpo__mutmut_127':
+        'tests/test_training.py::test_the_run_records_its_base_once_loaded_and_its_answer_format',
+    'course_lib.training.x__train_grpo__mutmut_139':
+        'tests/test_training.py::test_the_run_records_its_base_once_loaded_and_its_answer_format',
+    'course_lib.training.x__train_grpo__mutmut_140':
+        'tests/test_training.py::test_the_run_records_its_base_once_loaded_and_its_answer_format',
+    'course_lib.training.x__train_grpo__mutmut_208':
+        'tests/test_training.py::test_resume_after_a_kill_continues_from_the_last_checkpoint',
+    'course_lib.training.x__train_grpo__mutmut_220':
+        'tests/test_training.py::test_a_run_whose_probabilities_become_nan_stops_with_one_line',
+    'course_lib.training.x__train_grpo__mutmut_221':
+        'tests/test_training.py::test_a_run_whose_probabilities_become_nan_stops_with_one_line',
+    'course_lib.training.x__train_grpo__mutmut_222':
+        'tests/test_training.py::test_a_run_whose_probabilities_become_nan_stops_with_one_line',
+    'course_lib.training.x__train_grpo__mutmut_223':
+        'tests/test_training.py::test_a_run_whose_probabilities_become_nan_stops_with_one_line',
+    'course_lib.training.x__train_grpo__mutmut_224':
+        'tests/test_training.py::test_a_run_whose_probabilities_become_nan_stops_with_one_line',
+    'course_lib.training.x__train_grpo__mutmut_225':
+        'tests/test_training.py::test_a_run_whose_probabilities_become_nan_stops_with_one_line',
+    'course_lib.training.x__train_grpo__mutmut_47':
+        'tests/test_training.py::test_the_run_records_its_base_once_loaded_and_its_answer_format',
+    'course_lib.training.x__train_grpo__mutmut_52':
+        'tests/test_training.py::test_a_run_is_not_resumed_on_a_base_that_changed_since',
+    'course_lib.training.x__train_grpo__mutmut_53':
+        'tests/test_training.py::test_a_run_is_not_resumed_on_a_base_that_changed_since',
+    'course_lib.training.x__train_grpo__mutmut_62':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_63':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_66':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_67':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_68':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_69':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_70':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_71':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_72':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_73':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_74':
+        'tests/test_training.py::test_the_vllm_engine_is_sized_by_the_longest_prompt_and_the_bars_follow_progress',
+    'course_lib.training.x__train_grpo__mutmut_95':
+        'tests/test_training.py::test_the_run_records_its_base_once_loaded_and_its_answer_format',
+    'course_lib.training.x__train_grpo__mutmut_96':
+        'tests/test_training.py::test_the_run_records_its_base_once_loaded_and_its_answer_format',
+    'course_lib.training.x__train_grpo__mutmut_97':
+        'tests/test_training.py::test_the_run_records_its_base_once_loaded_and_its_answer_format',
+    'course_lib.training.x__trainer_callback__mutmut_24':
+        'tests/test_training.py::test_each_metrics_row_holds_the_training_seconds_so_far_to_a_tenth',
+    'course_lib.training.x__trainer_callback__mutmut_25':
+        'tests/test_training.py::test_each_metrics_row_holds_the_training_seconds_so_far_to_a_tenth',
+    'course_lib.training.x__trainer_callback__mutmut_26':
+        'tests/test_training.py::test_each_metrics_row_holds_the_training_seconds_so_far_to_a_tenth',
+    'course_lib.training.x__trainer_callback__mutmut_27':
+        'tests/test_training.py::test_each_metrics_row_holds_the_training_seconds_so_far_to_a_tenth',
+    'course_lib.training.x__trainer_callback__mutmut_28':
+        'tests/test_training.py::test_each_metrics_row_holds_the_training_seconds_so_far_to_a_tenth',
+    'course_lib.training.x__trainer_callback__mutmut_29':
+        'tests/test_training.py::test_each_metrics_row_holds_the_training_seconds_so_far_to_a_tenth',
+    'course_lib.training.x_check_base__mutmut_1':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_11':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_12':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_14':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_15':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_2':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_28':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_3':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_30':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_32':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_35':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_36':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_38':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_4':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_42':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_43':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_44':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_45':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_46':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_47':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_48':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_49':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_5':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_50':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_51':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_52':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_53':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_54':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_55':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_56':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_61':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_62':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_63':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_64':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_base__mutmut_8':
+        'tests/test_training.py (check_base\'s unit tests, moved there)',
+    'course_lib.training.x_check_lora_targets__mutmut_13':
+        'tests/test_training.py::test_lora_targets_are_checked_against_the_models_linear_modules',
+    'course_lib.training.x_check_lora_targets__mutmut_20':
+        'tests/test_training.py::test_lora_targets_are_checked_against_the_models_linear_modules',
+    'course_lib.training.x_check_lora_targets__mutmut_21':
+        'tests/test_training.py::test_lora_targets_are_checked_against_the_models_linear_modules',
+    'course_lib.training.x_load_trained__mutmut_2':
+        'tests/test_training.py::test_load_trained_refuses_what_names_no_run_or_model',
+    'course_lib.training.x_load_trained__mutmut_35':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_41':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_42':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_43':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_48':
+        'tests/test_training.py::test_a_full_fine_tune_whose_base_changed_loads_with_a_warning',
+    'course_lib.training.x_load_trained__mutmut_5':
+        'tests/test_training.py::test_load_trained_refuses_what_names_no_run_or_model',
+    'course_lib.training.x_load_trained__mutmut_58':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_59':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_6':
+        'tests/test_training.py::test_load_trained_refuses_what_names_no_run_or_model',
+    'course_lib.training.x_load_trained__mutmut_60':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_61':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_62':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_63':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_64':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_65':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_66':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_67':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_68':
+        'tests/test_training.py::test_a_full_fine_tune_whose_base_changed_loads_with_a_warning',
+    'course_lib.training.x_load_trained__mutmut_69':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_70':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_71':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_72':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_load_trained__mutmut_73':
+        'tests/test_training.py::test_a_lora_run_whose_base_changed_is_refused',
+    'course_lib.training.x_memory_only_fields__mutmut_5':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x_memory_only_fields__mutmut_6':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x_memory_only_fields__mutmut_7':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x_memory_only_fields__mutmut_8':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x_memory_only_fields__mutmut_9':
+        'tests/test_training.py::test_another_micro_batch_resumes_only_where_the_loss_does_not_average_per_micro_batch',
+    'course_lib.training.x_train_grpo__mutmut_15':
+        'tests/test_training.py::test_train_grpo_refuses_a_config_lora_or_out_it_cannot_use_before_training',
+    'course_lib.training.x_train_grpo__mutmut_19':
+        'tests/test_training.py::test_train_grpo_refuses_a_config_lora_or_out_it_cannot_use_before_training',
+    'course_lib.training.x_train_grpo__mutmut_21':
+        'tests/test_training.py::test_train_grpo_refuses_a_config_lora_or_out_it_cannot_use_before_training',
+    'course_lib.training.x_train_grpo__mutmut_28':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_30':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_31':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_32':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_33':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_34':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_35':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_36':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_37':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_38':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_39':
+        'tests/test_training.py::test_the_main_process_alone_locks_the_run_folder_while_it_trains',
+    'course_lib.training.x_train_grpo__mutmut_5':
+        'tests/test_training.py::test_train_grpo_refuses_a_config_lora_or_out_it_cannot_use_before_training',
+}
 
 
 def kind_of(name: str, diff: str) -> tuple[str, str]:
