@@ -40,8 +40,6 @@ def budget_count(budget: float | int, pool_size: int) -> int:
         # floor, as Pikus et al.'s code does (int(len(pool) * size)); the epsilon keeps 0.29 * 100 at 29
         count = int(budget * pool_size + 1e-9)
         if count == 0:  # the paper's code would select nothing: one problem, said
-            import warnings
-
             warnings.warn(f"budget={budget!r} of {pool_size} problems is less than one problem; selecting 1",
                           stacklevel=3)
         return max(1, count)

@@ -22,6 +22,7 @@ from ..errors import CourseError, check
 from ..paths import course_path
 from ..provenance import read_csv_strictly
 from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, point_name, read_studies  # noqa: F401 (read from here too)
+from .experiment import VALUE_RANGES
 
 
 def study_folder(study: str, root=RESULTS_DIR) -> Path:
@@ -136,8 +137,9 @@ MEASURES = ("accuracy_before.test", "accuracy_after.test", "gain.test")  # every
 RANGES = {"accuracy_before": (0, 1), "accuracy_after": (0, 1), "gain": (-1, 1), "pass_at_k_before": (0, 1),
           "pass_at_k_after": (0, 1), "pass_at_k_gain": (-1, 1),
           "base_variance": (0, 0.25),  # per split, the range a record's number lies in (a mean of shares varies <= 1/4)
-          "eval_k": (1, 10_000), "base_k": (1, 10_000)}  # samples per problem: experiment.VALUE_RANGES' highest
+          **{name: (1, VALUE_RANGES[name][2]) for name in ("eval_k", "base_k")}}  # samples per problem
 BY_LEVEL_RANGES = {"accuracy_before_by_level": (0, 1), "accuracy_after_by_level": (0, 1)}  # a table's per-level columns
+COLUMN_RANGES = RANGES | BY_LEVEL_RANGES  # a results table's columns named PREFIX.SPLIT[.LEVEL]
 COUNTS = ("n_selected", "steps")  # whole numbers >= 1 in a results table: the problems a run selected, its steps
 SHARES = ("dead_step_share", "learnable_share_of_steps", "lucky_share", "selected_share_mixed", "clipped_step_share",
           "clipped_ratio", "predicted_dead_share", "selected_mean_pass_rate")  # one number from 0 to 1 each
@@ -196,8 +198,7 @@ def check_ranges(table: pd.DataFrame, path, fix: str) -> None:
     """Every measure of a results table in its range (`RANGES` per split, `SHARES`): a number edited by hand is
     refused, not averaged into a verdict."""
     for column in table.columns:
-        prefix = column.split(".", 1)[0]
-        bounds = ((RANGES | BY_LEVEL_RANGES).get(prefix) if "." in column else (0, 1) if column in SHARES
+        bounds = (COLUMN_RANGES.get(column.split(".", 1)[0]) if "." in column else (0, 1) if column in SHARES
                   else (1, math.inf) if column in COUNTS else None)
         if bounds is None:
             continue
@@ -843,10 +844,9 @@ def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFra
     present = {c: name for c, name in columns.items() if c in table.columns and c not in by}
     groups = table.groupby(list(by), sort=True)[list(present)]
     blanks = groups.agg(lambda values: values.isna().sum() * values.notna().any()).stack()  # blanks beside values
-    where = blanks.index[blanks.to_numpy() > 0]
-    check(where.empty, f"{where[0][-1]} is blank for {blanks[where[0]]} seed(s) of {where[0][:-1]} and not for the "
-                       "others: their mean would leave those seeds out in silence; fill them in (or drop those runs)"
-          if len(where) else "")
+    for (*key, column), count in blanks[blanks > 0].head(1).items():
+        raise CourseError(f"{column} is blank for {count} seed(s) of {tuple(key)} and not for the others: their mean "
+                          "would leave those seeds out in silence; fill them in (or drop those runs)")
     return groups.mean().round(4).rename(columns=present).reset_index()
 
 
