@@ -59,6 +59,9 @@ class OneLineParser(argparse.ArgumentParser):
         return super().format_usage()
 
     def error(self, message):
+        option = re.fullmatch(r"argument (--[\w-]+)(?:/-\w)?: expected one argument", message)
+        if option:  # argparse reads a value that starts with '-' (e.g. --levels -1,1) as the next option
+            message += f"; a value that starts with '-' is written {option[1]}=VALUE"
         self.exit(2, f"error: {message} (see `python -m {self.prog} --help`)\n")
 
 
@@ -167,13 +170,17 @@ def _check_same_calibration(args, folder: Path) -> None:
 
 def cmd_generate(args) -> None:
     """Print problems of a procedural task as JSON Lines."""
-    from .tasks import check_task_and_levels, generate
+    from .tasks import TINYMATH_SUBJECTS, check_task_and_levels, generate
 
     levels = check_task_and_levels(args.task, args.split, _levels(args.levels))
     if args.n < len(levels):  # perhaps on purpose (a quick look): said, not refused
         empty = ", ".join(str(level) for level in levels[args.n:])
         print(f"warning: --n {args.n} is fewer than the {len(levels)} levels, so level(s) {empty} get no problem; "
               f"give --n {len(levels)} or more for a problem of every level", file=sys.stderr)
+    elif args.task == "tinymath" and args.n < len(levels) * len(TINYMATH_SUBJECTS):  # its subjects take turns
+        print(f"warning: --n {args.n} gives some levels fewer than tinymath's {len(TINYMATH_SUBJECTS)} subjects, so "
+              f"they hold only the first ones ({', '.join(TINYMATH_SUBJECTS)}); give --n "
+              f"{len(levels) * len(TINYMATH_SUBJECTS)} or more for every subject at every level", file=sys.stderr)
     for problem in generate(args.task, args.n, args.split, args.seed, levels):
         print(json.dumps(problem.to_dict()))
 

@@ -48,10 +48,10 @@ def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, flo
     >>> [round(x, 3) for x in wilson_interval(4, 8)]
     [0.215, 0.785]
     """
-    whole = all(isinstance(x, int | float | np.number) and not isinstance(x, bool) and float(x).is_integer()
-                for x in (n_correct, n))
+    whole = all(isinstance(x, int | float | np.number) and not isinstance(x, bool)
+                and (isinstance(x, Integral) or math.isfinite(x) and float(x).is_integer()) for x in (n_correct, n))
     check(whole, f"n_correct={n_correct!r} and n={n!r} must be whole numbers (counts of samples)")
-    check(n >= 1, f"n={n} must be >= 1")
+    check(1 <= n <= 10**15, f"n={n} must be from 1 to 10**15 samples")
     check(0 <= n_correct <= n, f"n_correct={n_correct} must be from 0 to n={n} (right answers among n samples)")
     check(isinstance(z, int | float | np.number) and not isinstance(z, bool) and 0 < z < math.inf,
           f"z={z!r} must be a positive, finite number (1.96 for a 95% interval)")

@@ -96,7 +96,8 @@ def _levels_band(table: pd.DataFrame, levels) -> tuple[pd.DataFrame, list[int]]:
           f"levels={levels!r} must be integers, e.g. (1, 2, 3)")
     check(len(set(levels)) == len(levels), f"levels={levels!r} names a level twice; give each once, e.g. (1, 2, 3)")
     band = table[table["level"].isin(levels)]
-    held = sorted(table["level"].dropna().unique().tolist(), key=str)
+    held = sorted((int(level) if isinstance(level, Real) and float(level).is_integer() else level
+                   for level in table["level"].dropna().unique()), key=str)
     check(len(band) > 0, f"no problem in the table has a level in {levels}; the table's levels are {held}")
     absent = [level for level in levels if level not in set(band["level"])]
     if absent:  # a small pool may lack a level by chance: said, not refused
@@ -243,7 +244,10 @@ def pass_rate_counts(table: pd.DataFrame, by: str, groups=None) -> pd.DataFrame:
     check(by in table.columns, f"by={by!r} is not a column of the table; use one of {', '.join(map(str, table.columns))}")
     ks = table["k"].unique()
     check(len(ks) == 1, f"the table mixes samples per problem (K = {sorted(ks)}); count one K at a time")
-    k = int(ks[0])
+    k = ks[0]
+    whole = isinstance(k, Real) and not isinstance(k, (bool, np.bool_)) and math.isfinite(k) and float(k).is_integer()
+    check(whole and k >= 1, f"k={k} must be a whole number of samples per problem >= 1")
+    k = int(k)
     rates = table["pass_rate"].astype(float)
     outside = table.index[~rates.between(0, 1)].tolist()
     check(not outside, f"pass_rate must be from 0 to 1 in every row; rows {outside[:5]} are not (a damaged table: "
@@ -253,6 +257,9 @@ def pass_rate_counts(table: pd.DataFrame, by: str, groups=None) -> pd.DataFrame:
     right = rates.to_numpy() * k
     check(np.allclose(right, right.round()), f"a pass rate is not a whole number of right answers out of K = {k}")
     counts = table.assign(right=right.round().astype(int)).groupby([by, "right"]).size()
+    left_out = sorted(set(table[by]) - set(groups), key=str) if groups is not None else []
+    check(not left_out, f"groups={groups!r} leaves out {by} {left_out[:5]} of the table, whose problems would drop out "
+                        "of the counts; give every value, or filter the table first")
     index = pd.MultiIndex.from_product([groups or sorted(table[by].unique()), range(k + 1)], names=[by, "right"])
     counts = counts.reindex(index, fill_value=0).reset_index(name="problems")
     return counts.assign(pass_rate=counts["right"] / k, label=[f"{j}/{k}" for j in counts["right"]])

@@ -646,6 +646,27 @@ def test_generate_with_fewer_problems_than_levels_says_which_levels_are_empty(ca
                                   "or more for a problem of every level")
 
 
+def test_a_small_tinymath_pool_warns_that_some_subjects_are_missing(capsys):
+    """tinymath's four subjects take turns per level: --n 5 over 5 levels gives arithmetic only."""
+    assert main(["generate", "--task", "tinymath", "--n", "5"]) in (0, None)
+    output = capsys.readouterr()
+    assert {json.loads(line)["subject"] for line in output.out.splitlines()} == {"arithmetic"}
+    assert output.err.strip() == ("warning: --n 5 gives some levels fewer than tinymath's 4 subjects, so they hold "
+                                  "only the first ones (arithmetic, fractions, expressions, equations); give --n 20 "
+                                  "or more for every subject at every level")
+    assert main(["generate", "--task", "tinymath", "--n", "20"]) in (0, None)
+    assert capsys.readouterr().err == ""
+
+
+def test_an_option_value_that_starts_with_a_minus_says_to_write_it_with_an_equals_sign(capsys):
+    """argparse reads `--levels -1,1` as two options and says only 'expected one argument'."""
+    with pytest.raises(SystemExit) as stop:
+        main(["select", "--table", "t.csv", "--strategy", "levels", "--levels", "-1,1", "--budget", "1", "--out", "o"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == ("error: argument --levels: expected one argument; a value that starts with '-' "
+                                       "is written --levels=VALUE (see `python -m course_lib select --help`)\n")
+
+
 def test_the_librarys_compare_checks_the_rows_the_command_line_checks():
     """`course_lib.compare` counted a problem listed twice (5 problems as 6, an interval that then excluded 0) and
     read a pass_rate that disagrees with its counts; only the command line refused them."""

@@ -60,8 +60,11 @@ def test_wilson_interval_stays_inside_0_1_and_needs_a_sample():
     assert wilson_interval(1, 1) == pytest.approx((0.2065, 1.0), abs=1e-4)
     with pytest.raises(CourseError) as refused:
         wilson_interval(0, 0)
-    assert str(refused.value) == "n=0 must be >= 1"
+    assert str(refused.value) == "n=0 must be from 1 to 10**15 samples"
+    assert wilson_interval(10**15, 10**15) == pytest.approx((1.0, 1.0))
     for args, said in [((3, 2), "n_correct=3 must be from 0 to n=2"), ((-1, 2), "n_correct=-1 must be from 0 to n=2"),
+                       ((10**400, 10**400), "must be from 1 to 10\\*\\*15 samples"),  # was an OverflowError
+                       ((3, float("inf")), "n_correct=3 and n=inf must be whole numbers"),
                        ((1, 2, -1), "z=-1 must be a positive"), ((1, 2, "1.96"), "z='1.96' must be a positive"),
                        ((1, 2, float("inf")), "z=inf must be a positive")]:  # a math domain error, or a lower end above the upper
         with pytest.raises(CourseError, match=said):

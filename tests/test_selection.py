@@ -403,6 +403,17 @@ def test_pass_rate_counts_refuses_rates_that_are_not_j_over_k(table, says):
         pass_rate_counts(table, "level")
 
 
+def test_pass_rate_counts_refuses_groups_that_leave_problems_out_and_a_k_that_is_not_a_count():
+    """groups=[1, 2] on a table with levels 1-4 counted 2 of its 4 problems; K = 2.5 was counted as K = 2."""
+    table = pd.DataFrame({"level": [1, 2, 3, 4], "k": 8, "pass_rate": [0.0, 0.5, 1.0, 0.125]})
+    assert pass_rate_counts(table, "level", groups=[4, 3, 2, 1])["problems"].sum() == 4
+    with pytest.raises(CourseError, match=r"^groups=\[1, 2\] leaves out level \[3, 4\] of the table"):
+        pass_rate_counts(table, "level", groups=[1, 2])
+    for k in (2.5, 0, float("nan")):
+        with pytest.raises(CourseError, match=rf"^k={k} must be a whole number of samples per problem >= 1$"):
+            pass_rate_counts(table.assign(k=k, pass_rate=0.0), "level")
+
+
 def test_pass_rate_counts_refuses_a_grouping_column_the_table_lacks_naming_those_it_has():
     table = pd.DataFrame({"level": [1], "k": [4], "pass_rate": [0.25]})
     with pytest.raises(CourseError, match=r"^by='source' is not a column of the table; use one of level, k, pass_rate$"):
@@ -504,6 +515,9 @@ def test_round_16_a_missing_id_or_mixed_level_types_are_one_line():
     mixed = pd.DataFrame({"id": ["a", "b", "c"], "pass_rate": [0.1, 0.2, 0.3], "level": [1, "2", 3]})
     with pytest.raises(CourseError, match=r"the table's levels are \[1, '2', 3\]"):
         select(mixed, "levels", 2, levels=[5])  # was: a TypeError from sorting the levels for the message
+    blank_level = pd.DataFrame({"id": ["a", "b", "c"], "pass_rate": [0.1, 0.2, 0.3], "level": [1, 2, None]})
+    with pytest.raises(CourseError, match=r"the table's levels are \[1, 2\]$"):
+        select(blank_level, "levels", 2, levels=[0])  # was: [1.0, 2.0], levels the table does not write
 
 
 def test_round_16_a_level_asked_for_that_the_table_lacks_is_said_not_dropped_in_silence():

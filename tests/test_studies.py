@@ -838,8 +838,10 @@ def test_sd_upper_bound_from_two_seeds_and_its_bounds():
     zero sd stays zero; fewer seeds or a negative sd are refused."""
     assert sd_upper_bound(0.01, 2) == pytest.approx(0.07958, abs=1e-4)
     assert sd_upper_bound(0.0, 3) == 0.0
-    for seeds, sd, said in ((1, 0.01, "seeds=1 must be a whole number >= 2"), (3, -0.01, "sd=-0.01 must be a finite "
-                                                                                       "number >= 0")):
+    assert sd_upper_bound(0.01, 1_000_000) == pytest.approx(0.01, rel=1e-3)  # many seeds: the bound meets the sd
+    for seeds, sd, said in ((1, 0.01, "seeds=1 must be a whole number from 2 to 1,000,000"),
+                            (10**20, 0.01, "seeds=100000000000000000000 must be a whole number from 2 to 1,000,000"),
+                            (3, -0.01, "sd=-0.01 must be a finite number >= 0")):
         with pytest.raises(CourseError, match=said):
             sd_upper_bound(sd, seeds)
 

@@ -483,8 +483,8 @@ def detectable_difference(sd: float, seeds: int, power: float = 0.8, alpha: floa
     >>> round(detectable_difference(0.037, 5), 3)  # the tiny world's hard - random spread with 5 seeds
     0.062
     """
-    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and seeds >= 2,
-          f"seeds={seeds!r} must be a whole number >= 2")
+    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and 2 <= seeds <= 1_000_000,
+          f"seeds={seeds!r} must be a whole number from 2 to 1,000,000")
     check(is_number(sd) and 0 < sd < math.inf, f"sd={sd!r} must be a positive, finite number")
     check_probability("power", power), check_probability("alpha", alpha)
     effect = TTestPower().solve_power(nobs=seeds, alpha=alpha, power=power, alternative="two-sided")
@@ -518,11 +518,11 @@ def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
     """
     from scipy.stats import chi2
 
-    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and seeds >= 2,
-          f"seeds={seeds!r} must be a whole number >= 2")
+    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and 2 <= seeds <= 1_000_000,
+          f"seeds={seeds!r} must be a whole number from 2 to 1,000,000")
     check(is_number(sd) and 0 <= sd < math.inf, f"sd={sd!r} must be a finite number >= 0")
     check_probability("confidence", confidence)
-    return float(sd * np.sqrt((seeds - 1) / chi2.ppf(1 - confidence, seeds - 1)))
+    return float(sd * np.sqrt((seeds - 1) / chi2.ppf(1 - confidence, float(seeds - 1))))
 
 
 def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", target: float | None = None) -> dict:
