@@ -1,5 +1,6 @@
-"""The tinymath size pilots' outcome tables (markdown) from a study's results.csv, as its README's "What the pilot
-decides" reads them.
+"""The tinymath size studies' outcome tables (markdown) from a study's results.csv: for a pilot, as its README's "What
+the pilot decides" reads them; for the confirmatory study, the tables its README describes (its primary test is the
+scorecard's claim, computed by `course_lib.research.scorecard`).
 
 Run from the project root: python data/results/tinymath_outcome.py STUDY > data/results/STUDY/outcome.md (its
 make.sh does). Descriptive only: a pilot decides the confirmatory study's setting, margin and seeds, nothing else.
@@ -15,7 +16,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from course_lib.research.studies import (  # noqa: E402 (the project root first, for a run from a clean clone)
+from course_lib.research.definitions import STUDIES  # noqa: E402 (the project root first, for a clean clone)
+from course_lib.research.studies import (  # noqa: E402
     SharedBaseline,
     load_study,
     paired_difference,
@@ -151,6 +153,18 @@ def pooled_sd(table: pd.DataFrame) -> tuple[float, int]:
     return (squares / df) ** 0.5, df
 
 
+def secondary_table(table: pd.DataFrame) -> list[str]:
+    """levels-1-3 - random-matched per size, paired by seed over the seeds that ran random-matched (the confirmatory
+    study's secondary comparison: the same number of problems, from levels 1-3 or from all levels)."""
+    lines = ["| model | seeds | levels-1-3 - random-matched (paired) |", "|---|---|---|"]
+    for model, group in table.groupby("model", sort=False):
+        seeds = set(group[group.strategy == "random-matched"]["seed"])
+        both = group[group["seed"].isin(seeds) & group["strategy"].isin(["levels-1-3", "random-matched"])]
+        difference = paired_difference(both, "levels-1-3", "random-matched", by=("model",)).iloc[0]
+        lines.append(f"| {model} | {len(seeds)} | {with_interval(difference)} |")
+    return lines
+
+
 def main(study: str) -> None:
     table, _ = load_study(study)
     table = table[table.status == "ok"]
@@ -164,8 +178,12 @@ def main(study: str) -> None:
     print("\n".join(level_table(table)) + "\n")
     print("## Mechanism (K=8 labels of each seed's pool; means over seeds)\n")
     print("\n".join(mechanism_table(table)) + "\n")
-    print("## What the pilot decides (the README's rules)\n")
-    print("\n".join(decision(table)))
+    if STUDIES[study]["kind"] == "pilot":
+        print("## What the pilot decides (the README's rules)\n")
+        print("\n".join(decision(table)))
+    else:
+        print("## Secondary: levels 1-3 against as many problems from all levels (95% t-interval over seeds)\n")
+        print("\n".join(secondary_table(table)))
 
 
 if __name__ == "__main__":
