@@ -632,6 +632,9 @@ def test_pass_rates_at_leaves_out_what_it_cannot_restrict_to_the_first_k_samples
     ("outcomes", "1111", "has outcomes '1111' with 0 of 4 right, not K grades of which n_correct are 1"),
     ("clipped", "9", "has clipped 9 with 0 of 4 right, not a count of samples from 0 to K"),
     ("format_share", "7.5", "has format_share 7.5 with 0 of 4 right, not a share from 0 to 1"),
+    ("format_share", "1.5", "has format_share 1.5 with 0 of 4 right, not a share from 0 to 1"),
+    ("clipped", "x", "has clipped 'x' with 0 of 4 right, not a count of samples from 0 to K"),
+    ("format_share", "most", "has format_share 'most' with 0 of 4 right, not a share from 0 to 1"),
 ])
 def test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused(tmp_path, column, value, said):
     """`outcomes` of 1111 beside 0 of 4 right was read in silence: `pass_rates_at(t, 2)` then gave pass rate 1."""
@@ -642,3 +645,11 @@ def test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused(tmp_p
     path.write_text(",".join(row) + "\n" + ",".join(row.values()) + "\n")
     with pytest.raises(CourseError, match=re.escape(f"problem 'a' {said}")):
         read_table(path)
+
+
+def test_a_table_with_every_sample_clipped_or_a_format_share_of_0_or_1_is_read(tmp_path):
+    """The ends of each range are values `estimate` writes: all K samples cut off, none or all formatted."""
+    path = tmp_path / "t.csv"
+    path.write_text("id,level,k,n_correct,pass_rate,clipped,outcomes,format_share\n"
+                    "a,1,4,0,0.0,4,0000,0.0\nb,1,4,1,0.25,0,0100,1.0\nc,1,4,2,0.5,2,0110,0.5\n")
+    assert read_table(path)["clipped"].tolist() == [4, 0, 2]

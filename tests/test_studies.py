@@ -461,6 +461,18 @@ def test_per_level_verdicts_refuse_runs_that_disagree_on_their_shared_base_evalu
         per_level_verdicts(table.iloc[::-1], 0.03, problems_per_level=60)
 
 
+def test_per_level_verdicts_name_a_k_or_base_accuracy_written_as_text():
+    """Text in every row of K or a level's base accuracy passes check_results (no numbers beside it): it is named in
+    one line, as a blank is, not a ValueError."""
+    from course_lib.research.studies import per_level_verdicts
+
+    with pytest.raises(CourseError, match=r"eval_k.test holds nan in the rows of \('tiny-m', 'hard'\): runs that share"):
+        per_level_verdicts(level_verdict_table(**{"eval_k.test": "four"}), 0.03, problems_per_level=60)
+    with pytest.raises(CourseError, match=r"accuracy_before_by_level.test.1 holds nan in the rows of"):
+        per_level_verdicts(level_verdict_table(**{"eval_k.test": 4, "accuracy_before_by_level.test.1": "half"}), 0.03,
+                           problems_per_level=60)
+
+
 def test_mechanism_table_refuses_a_seed_left_blank_beside_the_others():
     """A blank gain.test on one seed was averaged away: the arm's mean came from the other seeds, in silence."""
     rows = [{"model": "m", "strategy": arm, "seed": seed, "steps": 10, "gain.test": gain + 0.01 * seed}
@@ -1255,6 +1267,13 @@ def test_a_results_table_edited_by_hand_is_refused_in_one_line(tmp_path, edit, s
     edit(table).to_csv(folder / "results.csv", index=False)
     with pytest.raises(CourseError, match=re.escape(said)):
         studies.load_study(folder.name, tmp_path)
+
+
+def test_a_run_that_selected_one_problem_or_trained_one_step_is_in_range_and_none_is_not():
+    studies.check_ranges(pd.DataFrame({"n_selected": [1, 250], "steps": [1, 100]}), "r.csv", "fix")
+    for column in ("n_selected", "steps"):
+        with pytest.raises(CourseError, match=rf"r.csv: column '{column}' holds 0 \(line 3\), outside \[1, inf\]; fix"):
+            studies.check_ranges(pd.DataFrame({column: [1, 0]}), "r.csv", "fix")
 
 
 def test_a_table_aggregate_wrote_needs_its_grid(tmp_path):
