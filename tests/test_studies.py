@@ -466,7 +466,7 @@ def test_per_level_verdicts_name_a_k_or_base_accuracy_written_as_text():
     one line, as a blank is, not a ValueError."""
     from course_lib.research.studies import per_level_verdicts
 
-    with pytest.raises(CourseError, match=r"eval_k.test holds nan in the rows of \('tiny-m', 'hard'\): runs that share"):
+    with pytest.raises(CourseError, match=r"eval_k.test holds nan in the rows of \('tiny-m', 'hard'\): runs that"):
         per_level_verdicts(level_verdict_table(**{"eval_k.test": "four"}), 0.03, problems_per_level=60)
     with pytest.raises(CourseError, match=r"accuracy_before_by_level.test.1 holds nan in the rows of"):
         per_level_verdicts(level_verdict_table(**{"eval_k.test": 4, "accuracy_before_by_level.test.1": "half"}), 0.03,
@@ -1256,6 +1256,7 @@ def _study_copy(tmp_path, study="regimes-hard-wins-long"):
      "column 'accuracy_after_by_level.test.3' holds 1.7 (line 2), outside [0, 1]"),
     (lambda t: t.assign(**{"eval_k.test": 100_000}), "column 'eval_k.test' holds 100000 (line 2), outside [1, 10000]"),
     (lambda t: t.assign(n_selected=t.n_selected.where(t.index != 1, -5)), "column 'n_selected' holds -5 (line 3)"),
+    (lambda t: t.assign(steps="many"), "line 2 says steps=many, but its point"),  # text in every row, none beside
 ])
 def test_a_results_table_edited_by_hand_is_refused_in_one_line(tmp_path, edit, said):
     """Round 13: each edit passed `load_study` and flipped the skill-limited claim (contradicted -> could not tell,
