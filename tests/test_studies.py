@@ -710,7 +710,9 @@ def test_detectable_difference_pinned_and_its_bounds():
     assert detectable_difference(0.037, 5) == pytest.approx(0.06223, abs=1e-4)
     assert detectable_difference(5.0, 5) == pytest.approx(8.40998, abs=1e-3)
     assert detectable_difference(1.0, 2) == pytest.approx(11.5499, abs=1e-3)  # two seeds are allowed
-    for seeds, sd, said in ((1, 0.04, "seeds=1 must be a whole number >= 2"), (5, 0.0, "sd=0.0 must be a positive")):
+    for seeds, sd, said in ((1, 0.04, "seeds=1 must be a whole number from 2 to 1,000,000"),
+                            (10**20, 0.04, "seeds=100000000000000000000 must be a whole number from 2"),
+                            (5, 0.0, "sd=0.0 must be a positive")):
         with pytest.raises(CourseError, match=said):
             detectable_difference(sd, seeds)
 
@@ -1256,7 +1258,11 @@ def _study_copy(tmp_path, study="regimes-hard-wins-long"):
      "column 'accuracy_after_by_level.test.3' holds 1.7 (line 2), outside [0, 1]"),
     (lambda t: t.assign(**{"eval_k.test": 100_000}), "column 'eval_k.test' holds 100000 (line 2), outside [1, 10000]"),
     (lambda t: t.assign(n_selected=t.n_selected.where(t.index != 1, -5)), "column 'n_selected' holds -5 (line 3)"),
-    (lambda t: t.assign(steps="many"), "line 2 says steps=many, but its point"),  # text in every row, none beside
+    # a measure written as text in every row (no number beside it to show the column numeric) was read as blank
+    (lambda t: t.assign(lucky_share="abc"), "column 'lucky_share' holds 'abc' (line 2), not a number"),
+    (lambda t: t.assign(**{"eval_k.test": "many"}), "column 'eval_k.test' holds 'many' (line 2), not a number"),
+    (lambda t: t.assign(**{"gain.test": "abc"}), "column 'gain.test' holds 'abc' (line 2), not a number"),
+    (lambda t: t.assign(steps="many"), "column 'steps' holds 'many' (line 2), not a number"),  # text in every row, none beside
 ])
 def test_a_results_table_edited_by_hand_is_refused_in_one_line(tmp_path, edit, said):
     """Round 13: each edit passed `load_study` and flipped the skill-limited claim (contradicted -> could not tell,

@@ -203,6 +203,10 @@ def check_ranges(table: pd.DataFrame, path, fix: str) -> None:
         if bounds is None:
             continue
         numbers = pd.to_numeric(table[column], errors="coerce")
+        text = table.index[table[column].notna() & numbers.isna()]  # a measure written as text in every row
+        if len(text):
+            raise CourseError(f"{path}: column {column!r} holds {table[column][text[0]]!r} (line {text[0] + 2}), not "
+                              f"a number; {fix}")
         out = table.index[numbers.notna() & ~numbers.between(*bounds)]
         if len(out):
             raise CourseError(f"{path}: column {column!r} holds {numbers[out[0]]} (line {out[0] + 2}), outside "
