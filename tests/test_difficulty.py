@@ -643,7 +643,9 @@ def test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused(tmp_p
            "format_share": "1.0", column: value}
     path = tmp_path / "t.csv"
     path.write_text(",".join(row) + "\n" + ",".join(row.values()) + "\n")
-    with pytest.raises(CourseError, match=re.escape(f"problem 'a' {said}")):
+    fix = ("the table was changed after `estimate` wrote it; "
+           f"make one with `python -m course_lib estimate ... --out {path}`")
+    with pytest.raises(CourseError, match=re.escape(f"table={path}: problem 'a' {said}; {fix}")):
         read_table(path)
 
 
