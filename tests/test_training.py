@@ -1226,9 +1226,13 @@ def test_a_full_fine_tune_whose_base_changed_loads_with_a_warning(finished_run, 
     rehash_final(out)
     said = _changed_base(out, "config.json")
     _loads(monkeypatch, hub)
-    with pytest.warns(UserWarning, match=re.escape(f"{said}; this full fine-tune takes only the tokenizer from it")):
+    warned = f"{said}; this full fine-tune takes only the tokenizer from it"
+    with pytest.warns(UserWarning, match=re.escape(warned)) as got:
         model, _ = load_trained(str(out), device="cpu")
     assert type(model).__name__ == "Qwen2ForCausalLM"
+    # it names the line that called load_trained, not a line inside the library
+    named = [w.filename for w in got if warned in str(w.message)]
+    assert named and training.__file__ not in named
 
 
 @pytest.mark.parametrize(("summary", "why"), [
