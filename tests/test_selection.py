@@ -1,6 +1,7 @@
 """Selection strategies over a difficulty table: hand-computed picks, seeded ties, budgets, bad input."""
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -530,3 +531,11 @@ def test_round_16_a_level_asked_for_that_the_table_lacks_is_said_not_dropped_in_
         assert sorted(select(table, "levels", 2, levels=[1, 9])) == ["a", "b"]  # was: level 1 alone, in silence
     assert str(said[0].message).endswith("(its levels are [1, 2]); the selection holds the others only")
     assert sorted(select(table, "levels", 4, levels=[1, 2])) == list("abcd")
+
+
+# Mutation survivors (group n2)
+def test_a_budget_below_one_problem_is_said_at_the_line_that_called_select():
+    """The warning points at the caller's code, where the budget was written, not at a line inside course_lib."""
+    with pytest.warns(UserWarning, match=r"budget=0.01 of 10 problems is less than one problem; selecting 1") as said:
+        assert select(HAND, "hard", 0.01) == ["p2"]
+    assert "course_lib" not in Path(said[0].filename).parts

@@ -457,7 +457,8 @@ def test_per_level_verdicts_refuse_runs_that_disagree_on_their_shared_base_evalu
         per_level_verdicts(table, 0.03, problems_per_level=60)
     table = level_verdict_table(**{"eval_k.test": 4})
     table.loc[1, "accuracy_before_by_level.test.1"] = float("nan")
-    with pytest.raises(CourseError, match=r"accuracy_before_by_level.test.1 holds 0.5, nan .*runs that share a base"):
+    with pytest.raises(CourseError, match=r"accuracy_before_by_level.test.1 holds 0.5, nan in the rows of "
+                                          r"\('tiny-m', 'hard'\): runs that share a base"):
         per_level_verdicts(table.iloc[::-1], 0.03, problems_per_level=60)
 
 
@@ -1553,3 +1554,14 @@ def test_paired_verdicts_refuses_a_pair_whose_reference_arm_is_blank_in_one_grou
     neither = pd.DataFrame([{**row, "gain.test": float("nan") if row["model"] == "b" else row["gain.test"]}
                             for row in rows])
     assert list(studies.paired_verdicts(neither, [("hard", "random")], 0.03).model) == ["a"]
+
+
+# Mutation survivors (group n2)
+def test_a_base_variance_written_as_text_is_refused_in_one_line():
+    """A results table edited by hand with a word where a base variance was: the group's one-line refusal, naming the
+    column, not pandas' 'Unable to parse string'."""
+    rows = pd.DataFrame([{"model": "tiny-m", "strategy": "hard", "seed": seed, "gain.test": 0.1 + 0.005 * seed,
+                          "base_variance.test": "unknown" if seed == 2 else 1e-5} for seed in range(4)])
+    with pytest.raises(CourseError, match=r"tiny-m, hard: its gains are measured from 2 base evaluations \(the "
+                                          r"base_variance.test column holds 1e-05, nan\)"):
+        gain_verdicts(rows, 0.03)

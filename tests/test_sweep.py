@@ -1324,6 +1324,13 @@ def test_a_point_that_never_answers_right_has_a_zero_gain_in_a_zero_width_interv
                     "gain_ci": {"test": [0.0, 0.0]}, "dead_step_share": 1.0}, "p")
 
 
+def test_a_point_that_selected_one_problem_for_one_step_is_a_sound_record():
+    from course_lib.research.sweep import check_measures
+
+    check_measures({"accuracy_before": {"test": 0.4}, "accuracy_after": {"test": 0.5}, "gain": {"test": 0.1},
+                    "gain_ci": {"test": [0.05, 0.15]}, "n_selected": 1, "steps": 1}, "p")
+
+
 @pytest.mark.parametrize(("edit", "said"), [
     ({"dead_step_share": 1.5}, "dead_step_share=1.5 must be a share from 0 to 1"),
     ({"gain_ci": [0.15, 0.05]}, "gain_ci.=[0.15, 0.05] must be [low, high]"),  # one interval, not one per split
