@@ -1165,16 +1165,6 @@ _TRIAGED_AT_7A96066: dict[str, tuple[str, ...]] = {
         'the Trainer calls on_train_begin, which sets self.started, before any on_log: the class '
         "attribute's value is never read",
         'started = None'),
-    'course_lib.training.x_check_base__mutmut_65': (
-        'accepted',
-        "which caller's line the changed-base warning names (its text is tested; under mutmut a "
-        'trampoline sits between the frames, so no test can check the line there)',
-        'tokenizer from it", )'),
-    'course_lib.training.x_check_base__mutmut_66': (
-        'accepted',
-        "which caller's line the changed-base warning names (its text is tested; under mutmut a "
-        'trampoline sits between the frames, so no test can check the line there)',
-        'stacklevel=4'),
     'course_lib.training.x_sort_target_modules__mutmut_13': (
         'accepted',
         'PEFT writes adapter_config.json with sort_keys=True (peft/config.py), so the keys read back are '
@@ -1203,6 +1193,91 @@ _TRIAGED_AT_7A96066: dict[str, tuple[str, ...]] = {
         'stacklevel=3'),
 }
 TRIAGE.update(_TRIAGED_AT_7A96066)
+
+# Survivors of the run resumed at 1cf188c (the 1,136 mutants of functions changed after 36ee9f5), triaged by helpers
+# function by function; the same change under a stale entry's old name was written again under its new one.
+_TRIAGED_AT_1CF188C: dict[str, tuple[str, ...]] = {
+    'course_lib.difficulty.x__check_rows__mutmut_84': (
+        'equivalent',
+        'how many offending rows head() keeps does not matter: the loop raises on the first one',
+        '].head(None)'),
+    'course_lib.difficulty.x__check_rows__mutmut_90': (
+        'equivalent',
+        'how many offending rows head() keeps does not matter: the loop raises on the first one',
+        '].head(2)'),
+    'course_lib.difficulty.x__check_samples__mutmut_64': (
+        'equivalent',
+        'how many offending rows head() keeps does not matter: the loop raises on the first one',
+        '[~agrees].head(None)'),
+    'course_lib.difficulty.x__check_samples__mutmut_66': (
+        'equivalent',
+        'how many offending rows head() keeps does not matter: the loop raises on the first one',
+        '[~agrees].head(2)'),
+    'course_lib.grpo.x_group_advantages__mutmut_30': (
+        'equivalent',
+        "float() reads 'INF' as 'inf' (case-insensitively)",
+        'float("INF")'),
+    'course_lib.grpo.x_informative_share__mutmut_11': (
+        'accepted',
+        'dead_group_probability converts the rates with dtype=float itself, so numbers, numeric strings '
+        'and nullable columns give the same share and the same refusals; only the repr of a refused input '
+        'in the message differs ([0.5, None] is shown as an object array, not [0.5, nan])',
+        'pass_rates, )'),
+    'course_lib.grpo.x_informative_share__mutmut_9': (
+        'accepted',
+        'dead_group_probability converts the rates with dtype=float itself, so numbers, numeric strings '
+        'and nullable columns give the same share and the same refusals; only the repr of a refused input '
+        'in the message differs ([0.5, None] is shown as an object array, not [0.5, nan])',
+        'dtype=None'),
+    'course_lib.research.studies.x_beats_or_loses__mutmut_96': (
+        'equivalent',
+        "a middle of exactly 0 has returned 'is indistinguishable from' on the line before, so > 0 and >= "
+        '0 agree (NaN fails both)',
+        'middle >= 0'),
+    'course_lib.research.studies.x_gain_verdicts__mutmut_19': (
+        'equivalent',
+        'groupby sorts by default: dropping `sort=True` leaves the groups sorted',
+        'groupby(list(by), )'),
+    'course_lib.research.studies.x_mechanism_table__mutmut_34': (
+        'equivalent',
+        'groupby sorts by default: dropping `sort=True` leaves the groups sorted',
+        'groupby(list(by), )'),
+    'course_lib.research.studies.x_mechanism_table__mutmut_42': (
+        'equivalent',
+        'how many blank-beside-values cells head() keeps does not matter: the loop raises on the first '
+        'one, the same first one in every case',
+        '].head(None)'),
+    'course_lib.research.studies.x_mechanism_table__mutmut_45': (
+        'equivalent',
+        'how many blank-beside-values cells head() keeps does not matter: the loop raises on the first '
+        'one, the same first one in every case',
+        '].head(2)'),
+    'course_lib.research.studies.x_shared_base_variance__mutmut_5': (
+        'equivalent',
+        'the part after the last dot is the same whether rsplit splits once or at every dot',
+        "rsplit('.', )[-1]"),
+    'course_lib.research.studies.x_shared_base_variance__mutmut_6': (
+        'accepted',
+        'the part after the first dot differs from the part after the last only for a column with two '
+        'dots; a gain.a.b column is in no results table (aggregate writes gain.<split> and '
+        'pass_at_k_gain.<split>), and even then only a base_variance.a.b or base_variance.b column would '
+        'be read',
+        "column.split('.', 1)[-1]"),
+    'course_lib.research.studies.x_shared_base_variance__mutmut_8': (
+        'equivalent',
+        'the part after the last dot is the same whether rsplit splits once or twice',
+        "rsplit('.', 2)[-1]"),
+    'course_lib.training.x_load_trained__mutmut_94': (
+        'accepted',
+        "`.to(None)` leaves a full fine-tune where it loaded, the CPU, which is also the base model's "
+        "device without a GPU (the tests' and the mutation run's case); on a GPU it would stay on the CPU "
+        'beside a cuda base, which only a test on a GPU can see',
+        '.to(None)'),
+    **{f"course_lib.research.sweep.x_record_problem__mutmut_{n}": (
+        "accepted", "only how many characters of a foreign record's value the refusal quotes (a cut for long text)",
+        cut) for n, cut in ((19, "[:81]"), (55, "[:41]"))},
+}
+TRIAGE.update(_TRIAGED_AT_1CF188C)
 
 # Functions left out of the run by `# pragma: no mutate block (reason)` on their `def` line: plumbing that computes
 # no finding (a progress bar, OS and helper-process plumbing, SLURM script text) or runs only on a GPU. Counted here.
@@ -1288,9 +1363,58 @@ def _message_start(line: str) -> int | None:
 
 # Survivors of a run that began before the test that kills them was written (mutant name -> that test, as
 # tests/FILE.py::NAME), each checked with the mutant switched on in a copy of mutants/; they count as survivors
-# until `make mutation MUTANTS="NAMES"` confirms the kill. (Empty: the 137 of the run resumed at bc71b28 were
-# confirmed at fa452dc, the 367 of the complete run at 7a96066 at 36ee9f5.)
-KILLED_BY_A_NEWER_TEST: dict[str, str] = {}
+# until `make mutation MUTANTS="NAMES"` confirms the kill. (The 137 of the run resumed at bc71b28 were confirmed at
+# fa452dc, the 367 of the complete run at 7a96066 at 36ee9f5; these, of the run resumed at 1cf188c, not yet.)
+KILLED_BY_A_NEWER_TEST: dict[str, str] = {
+    'course_lib.difficulty.x__check_rows__mutmut_68':
+        'tests/test_difficulty.py::test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused',
+    'course_lib.difficulty.x__check_rows__mutmut_69':
+        'tests/test_difficulty.py::test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused',
+    'course_lib.difficulty.x__check_samples__mutmut_27':
+        'tests/test_difficulty.py::test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused[clipped-x]',
+    'course_lib.difficulty.x__check_samples__mutmut_38':
+        'tests/test_difficulty.py::test_a_table_with_every_sample_clipped_or_a_format_share_of_0_or_1_is_read',
+    'course_lib.difficulty.x__check_samples__mutmut_49':
+        'tests/test_difficulty.py::test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused[format_share-most]',
+    'course_lib.difficulty.x__check_samples__mutmut_58':
+        'tests/test_difficulty.py::test_a_table_with_every_sample_clipped_or_a_format_share_of_0_or_1_is_read',
+    'course_lib.difficulty.x__check_samples__mutmut_59':
+        'tests/test_difficulty.py::test_a_table_with_every_sample_clipped_or_a_format_share_of_0_or_1_is_read',
+    'course_lib.difficulty.x__check_samples__mutmut_60':
+        'tests/test_difficulty.py::test_a_table_with_every_sample_clipped_or_a_format_share_of_0_or_1_is_read',
+    'course_lib.difficulty.x__check_samples__mutmut_61':
+        'tests/test_difficulty.py::test_a_table_whose_per_sample_columns_contradict_its_counts_is_refused[format_share-1.5]',
+    'course_lib.research.studies.x_check_ranges__mutmut_22':
+        'tests/test_studies.py::test_a_run_that_selected_one_problem_or_trained_one_step_is_in_range_and_none_is_not',
+    'course_lib.research.studies.x_check_ranges__mutmut_30':
+        'tests/test_studies.py::test_a_results_table_edited_by_hand_is_refused_in_one_line[steps="many"',
+    'course_lib.research.studies.x_one_value__mutmut_5':
+        'tests/test_studies.py::test_per_level_verdicts_name_a_k_or_base_accuracy_written_as_text',
+    'course_lib.research.studies.x_per_level_verdicts__mutmut_42':
+        'tests/test_per_level_verdicts_refuse_runs_that_disagree_on_their_shared_base_evaluation',
+    'course_lib.research.studies.x_shared_base_variance__mutmut_11':
+        'tests/existing',
+    'course_lib.research.studies.x_shared_base_variance__mutmut_17':
+        'tests/existing',
+    'course_lib.research.studies.x_shared_base_variance__mutmut_22':
+        'tests/test_a_base_variance_written_as_text_is_refused_in_one_line',
+    'course_lib.research.studies.x_shared_base_variance__mutmut_36':
+        'tests/existing',
+    'course_lib.research.studies.x_shared_base_variance__mutmut_9':
+        'tests/existing',
+    'course_lib.research.sweep.x_check_measures__mutmut_43':
+        'tests/test_a_point_that_selected_one_problem_for_one_step_is_a_sound_record',
+    'course_lib.research.sweep.x_check_measures__mutmut_44':
+        'tests/test_a_point_that_selected_one_problem_for_one_step_is_a_sound_record',
+    'course_lib.selection.x_budget_count__mutmut_45':
+        'tests/test_a_budget_below_one_problem_is_said_at_the_line_that_called_select',
+    'course_lib.selection.x_budget_count__mutmut_46':
+        'tests/test_a_budget_below_one_problem_is_said_at_the_line_that_called_select',
+    'course_lib.training.x_check_base__mutmut_66':
+        'tests/test_training.py::test_a_full_fine_tune_whose_base_changed_loads_with_a_warning',
+    'course_lib.training.x_check_base__mutmut_67':
+        'tests/test_training.py::test_a_full_fine_tune_whose_base_changed_loads_with_a_warning',
+}
 
 
 def kind_of(name: str, diff: str) -> tuple[str, str]:

@@ -3,6 +3,12 @@
 Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
 
+import sys
+import warnings
+from pathlib import Path
+
+LIBRARY = str(Path(__file__).resolve().parent)
+
 MAX_SEED = 2**32 - 1  # numpy's and torch's seed range: a larger seed fails deep inside a library
 
 
@@ -20,3 +26,12 @@ def check_seed(seed, name: str = "seed") -> None:
     """A seed is an integer from 0 to MAX_SEED (what numpy and torch accept); one line naming it otherwise."""
     check(isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED,
           f"{name}={seed!r} must be an integer from 0 to {MAX_SEED:,} (numpy's seed range)")
+
+
+def warn(message: str) -> None:
+    """A warning shown at the first line outside the library (the student's call), however deep inside the library
+    it was raised: a fixed stacklevel points into the library when another library function is the caller (03)."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(LIBRARY):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)

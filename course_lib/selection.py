@@ -8,13 +8,12 @@ Introduced in notebooks/03_budget_explorer.ipynb.
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
-from .errors import check
+from .errors import check, warn
 
 STRATEGIES = ("easy", "medium", "hard", "random", "learnability", "levels")
 REQUIRED_COLUMNS = ("id", "level", "pass_rate")
@@ -40,8 +39,7 @@ def budget_count(budget: float | int, pool_size: int) -> int:
         # floor, as Pikus et al.'s code does (int(len(pool) * size)); the epsilon keeps 0.29 * 100 at 29
         count = int(budget * pool_size + 1e-9)
         if count == 0:  # the paper's code would select nothing: one problem, said
-            warnings.warn(f"budget={budget!r} of {pool_size} problems is less than one problem; selecting 1",
-                          stacklevel=3)
+            warn(f"budget={budget!r} of {pool_size} problems is less than one problem; selecting 1")
         return max(1, count)
     check(budget <= pool_size, f"budget={budget} is larger than the pool ({pool_size} problems)")
     return int(budget)
@@ -101,8 +99,8 @@ def _levels_band(table: pd.DataFrame, levels) -> tuple[pd.DataFrame, list[int]]:
     check(len(band) > 0, f"no problem in the table has a level in {levels}; the table's levels are {held}")
     absent = [level for level in levels if level not in set(band["level"])]
     if absent:  # a small pool may lack a level by chance: said, not refused
-        warnings.warn(f"levels={levels!r}: the table has no problem of level(s) {absent} (its levels are {held}); "
-                      "the selection holds the others only", stacklevel=3)
+        warn(f"levels={levels!r}: the table has no problem of level(s) {absent} (its levels are {held}); the "
+             "selection holds the others only")
     return band, levels
 
 

@@ -539,3 +539,13 @@ def test_a_budget_below_one_problem_is_said_at_the_line_that_called_select():
     with pytest.warns(UserWarning, match=r"budget=0.01 of 10 problems is less than one problem; selecting 1") as said:
         assert select(HAND, "hard", 0.01) == ["p2"]
     assert "course_lib" not in Path(said[0].filename).parts
+
+
+def test_the_selections_warnings_point_at_the_callers_line_whatever_the_strategy():
+    """With strategy="levels" both warnings came one frame deeper and were shown at a line of selection.py."""
+    table = _counted_table()
+    for call in (lambda: select(table, "levels", 0.01, levels=[1]), lambda: select(table, "levels", 2, levels=[1, 9]),
+                 lambda: select(table, "medium", 0.01)):
+        with pytest.warns(UserWarning) as said:
+            call()
+        assert [Path(w.filename).name for w in said] == [Path(__file__).name] * len(said), [str(w.message) for w in said]
