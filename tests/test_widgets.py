@@ -147,7 +147,7 @@ def test_measured_gain_only_at_the_budget_studied_and_without_an_interval_from_t
     assert at_10["measured_gain"] == pytest.approx(0.2) and at_10["measured_gain_seeds"] == 2
     # two seeds: each seed's gain, no t-interval (t(0.975, 1 df) = 12.706 would make it [-1.071, +1.471])
     assert "measured_gain_low" not in at_10 and at_10["measured_gain_per_seed"] == [0.1, 0.3]
-    assert at_10["measured_gain_text"] == "+0.200 (each seed: +0.100, +0.300): too few seeds for an interval"
+    assert at_10["measured_gain_text"] == "each seed: +0.100, +0.300 (too few for a mean)"
     shown = _summary_html(at_10)
     assert "+0.100, +0.300" in shown and "[" not in shown and "95%" not in shown
     assert "measured_gain" not in at_30  # no study ran at 30%: nothing on screen
@@ -311,4 +311,4 @@ def test_a_measured_gain_says_how_many_problems_its_runs_trained_on():
     gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "n_selected": 100,
                           "gain.test": [0.1, 0.2, 0.3]})
     gain = measured_gain(gains, "m", "hard", 0.1, 500)
-    assert gain["problems"] == 100 and "runs of 100 problems" in gain_text(gain)
+    assert gain["problems"] == 100 and "those runs selected 100 problems at this share" in gain_text(gain)

@@ -121,14 +121,14 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
 
 
 def gain_text(gain: dict) -> str:
-    """A measured gain as the explorer shows it: its 95% interval from 3 seeds on, else each seed's gain (03)."""
+    """A measured gain as the explorer shows it: its 95% interval from 3 seeds on, else each seed's gain, no mean (03)."""
     from ..research.studies import interval_text
 
-    trained = f", runs of {gain['problems']} problems" if gain.get("problems") else ""
+    trained = f"; those runs selected {gain['problems']} problems at this share" if gain.get("problems") else ""
     if gain["seeds"] >= FEWEST_SEEDS_FOR_AN_INTERVAL:
         return f"{interval_text(gain)} (95% interval over {gain['seeds']} seeds{trained})"
     each = ", ".join(f"{g:+.3f}" for g in gain["per_seed"])
-    return f"{gain['mean']:+.3f} (each seed: {each}{trained}): too few seeds for an interval"
+    return f"each seed: {each} (too few for a mean{trained})"
 
 
 def explorer_view(tables: dict, model: str, k: int, strategy: str, budget: float, group_size: int = 8,
