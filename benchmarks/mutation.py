@@ -1393,15 +1393,15 @@ KILLED_BY_A_NEWER_TEST: dict[str, str] = {
     'course_lib.research.studies.x_per_level_verdicts__mutmut_42':
         'tests/test_per_level_verdicts_refuse_runs_that_disagree_on_their_shared_base_evaluation',
     'course_lib.research.studies.x_shared_base_variance__mutmut_11':
-        'tests/existing',
+        'tests/test_studies.py::test_shared_base_variance_reads_the_one_value_of_a_gain_columns_split',
     'course_lib.research.studies.x_shared_base_variance__mutmut_17':
-        'tests/existing',
+        'tests/test_studies.py::test_shared_base_variance_reads_the_one_value_of_a_gain_columns_split',
     'course_lib.research.studies.x_shared_base_variance__mutmut_22':
         'tests/test_a_base_variance_written_as_text_is_refused_in_one_line',
     'course_lib.research.studies.x_shared_base_variance__mutmut_36':
-        'tests/existing',
+        'tests/test_studies.py::test_shared_base_variance_reads_the_one_value_of_a_gain_columns_split',
     'course_lib.research.studies.x_shared_base_variance__mutmut_9':
-        'tests/existing',
+        'tests/test_studies.py::test_shared_base_variance_reads_the_one_value_of_a_gain_columns_split',
     'course_lib.research.sweep.x_check_measures__mutmut_43':
         'tests/test_a_point_that_selected_one_problem_for_one_step_is_a_sound_record',
     'course_lib.research.sweep.x_check_measures__mutmut_44':

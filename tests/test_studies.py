@@ -1565,3 +1565,17 @@ def test_a_base_variance_written_as_text_is_refused_in_one_line():
     with pytest.raises(CourseError, match=r"tiny-m, hard: its gains are measured from 2 base evaluations \(the "
                                           r"base_variance.test column holds 1e-05, nan\)"):
         gain_verdicts(rows, 0.03)
+
+
+def test_shared_base_variance_reads_the_one_value_of_a_gain_columns_split():
+    """The split after the last dot names the base evaluation (gain.test -> base_variance.test); a measure that is
+    not a gain, or a table without that column, has none (0.0); a variance of exactly 0 (a base evaluated without
+    error) is a value, not a refusal."""
+    rows = pd.DataFrame({"gain.test": [0.1, 0.2], "base_variance.test": [4e-5, 4e-5], "base_variance.ood": [0.0, 0.0],
+                         "lucky_share": [0.1, 0.2]})
+    assert studies.shared_base_variance(rows, "gain.test", "arm") == 4e-5
+    assert studies.shared_base_variance(rows, "gain.ood", "arm") == 0.0  # recorded as exactly 0
+    assert studies.shared_base_variance(rows, "lucky_share", "arm") == 0.0  # not a gain: no base evaluation
+    assert studies.shared_base_variance(rows.drop(columns="base_variance.test"), "gain.test", "arm") == 0.0
+    assert studies.shared_base_variance(rows.rename(columns={"base_variance.test": "base_variance.x"}),
+                                        "accuracy_after.x", "arm") == 0.0  # a column named like one, not a gain
