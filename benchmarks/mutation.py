@@ -1276,6 +1276,11 @@ _TRIAGED_AT_1CF188C: dict[str, tuple[str, ...]] = {
     **{f"course_lib.research.sweep.x_record_problem__mutmut_{n}": (
         "accepted", "only how many characters of a foreign record's value the refusal quotes (a cut for long text)",
         cut) for n, cut in ((19, "[:81]"), (55, "[:41]"))},
+    "course_lib.research.studies.x_detectable_difference__mutmut_43": (
+        "equivalent", "statsmodels' TTestPower.solve_power defaults to alternative='two-sided'", "power=power, )"),
+    "course_lib.selection.x_pass_rate_counts__mutmut_80": (
+        "equivalent", "the counts keyed by 0.0, 1.0, ... (floats) match the whole numbers of the full index when "
+        "reindexed (equal hashes), and the output's `right` column comes from that index", "round().astype(None)"),
 }
 TRIAGE.update(_TRIAGED_AT_1CF188C)
 

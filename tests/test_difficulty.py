@@ -62,6 +62,8 @@ def test_wilson_interval_stays_inside_0_1_and_needs_a_sample():
         wilson_interval(0, 0)
     assert str(refused.value) == "n=0 must be from 1 to 10**15 samples"
     assert wilson_interval(10**15, 10**15) == pytest.approx((1.0, 1.0))
+    with pytest.raises(CourseError, match=r"^n=1000000000000001 must be from 1 to 10\*\*15 samples$"):
+        wilson_interval(0, 10**15 + 1)
     for args, said in [((3, 2), "n_correct=3 must be from 0 to n=2"), ((-1, 2), "n_correct=-1 must be from 0 to n=2"),
                        ((10**400, 10**400), "must be from 1 to 10\\*\\*15 samples"),  # was an OverflowError
                        ((3, float("inf")), "n_correct=3 and n=inf must be whole numbers"),

@@ -415,6 +415,18 @@ def test_pass_rate_counts_refuses_groups_that_leave_problems_out_and_a_k_that_is
             pass_rate_counts(table.assign(k=k, pass_rate=0.0), "level")
 
 
+def test_pass_rate_counts_takes_one_sample_per_problem_text_rates_and_names_mixed_left_out_groups():
+    """K = 1 is a count (two bars: 0/1 and 1/1); pass rates read as text count as numbers; groups of mixed types
+    that are left out are named, not a TypeError from sorting them."""
+    one = pass_rate_counts(pd.DataFrame({"level": [1, 1, 2], "k": 1, "pass_rate": [0.0, 1.0, 1.0]}), "level")
+    assert one["label"].tolist() == ["0/1", "1/1"] * 2 and one["problems"].tolist() == [1, 1, 0, 1]
+    text = pd.DataFrame({"level": [1, 2], "k": 4, "pass_rate": ["0.25", "1.0"]})
+    assert pass_rate_counts(text, "level")["problems"].tolist() == [0, 1, 0, 0, 0] + [0, 0, 0, 0, 1]
+    mixed = pd.DataFrame({"level": [1, 2, "a"], "k": 4, "pass_rate": [0.0, 0.5, 1.0]})
+    with pytest.raises(CourseError, match=r"^groups=\[1\] leaves out level \[2, 'a'\] of the table"):
+        pass_rate_counts(mixed, "level", groups=[1])
+
+
 def test_pass_rate_counts_refuses_a_grouping_column_the_table_lacks_naming_those_it_has():
     table = pd.DataFrame({"level": [1], "k": [4], "pass_rate": [0.25]})
     with pytest.raises(CourseError, match=r"^by='source' is not a column of the table; use one of level, k, pass_rate$"):
