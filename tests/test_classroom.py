@@ -260,6 +260,31 @@ def test_the_lab_leaves_a_note_beside_copies_that_need_a_look_and_removes_it_whe
     assert main(["student", str(folder)]) == 0 and not (folder / NOTICE).exists()
 
 
+def test_a_students_own_file_named_like_the_note_is_never_removed_or_written_over(tmp_path):
+    """Hostile round 19: a student's notes kept in 00_course_changed.md were deleted by the next `make lab`."""
+    import json
+
+    from course_lib.classroom.copies import NOTICE, main
+
+    folder = tmp_path / "student"
+    folder.mkdir()
+    (folder / NOTICE).write_text("my notes on notebook 02\n")
+    assert main(["student", str(folder)]) == 0  # nothing needs a look: the note would have been removed
+    assert (folder / NOTICE).read_text() == "my notes on notebook 02\n"
+    copy = folder / lessons()[0].name
+    data = json.loads(copy.read_text())
+    data["metadata"][COPY_KEY]["sha256"] = "0" * 64
+    copy.write_text(json.dumps(data))
+    assert main(["student", str(folder)]) == 0  # a copy needs a look: the note would have been written over
+    assert (folder / NOTICE).read_text() == "my notes on notebook 02\n"
+    (folder / NOTICE).unlink()  # without the student's file, the lab writes its note
+    assert main(["student", str(folder)]) == 0 and "has changed since" in (folder / NOTICE).read_text()
+    edited = (folder / NOTICE).read_text() + "and a line of my own\n"
+    (folder / NOTICE).write_text(edited)  # the lab's note, written in by the student: theirs now
+    copy.unlink()
+    assert main(["student", str(folder)]) == 0 and (folder / NOTICE).read_text() == edited
+
+
 def test_a_damaged_copy_is_kept_and_named_with_how_to_get_a_fresh_one(tmp_path):
     folder, first = tmp_path / "student", lessons()[:1]
     make_copies(folder, "student", first)

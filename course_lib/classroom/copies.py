@@ -193,20 +193,35 @@ def report(folder, kind: str, done: dict[str, list[str]]) -> str:
 
 
 NOTICE = "00_course_changed.md"  # beside the copies, first in the file browser: the lab's log scrolls past a print
+NOTICE_HEAD = "# Some of your copies need a look\n\n"
+NOTICE_TAIL = ("\n\nYour copies are never overwritten. This note goes away once none needs a look (the next "
+               "`make lab` checks again).\n")
+
+
+def is_our_notice(path: Path) -> bool:
+    """Whether the file at `path` is a notice `write_notice` wrote, unchanged in its frame: a student's own file of
+    that name is never removed or written over."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    middle = text[len(NOTICE_HEAD):-len(NOTICE_TAIL)].splitlines()
+    return text.startswith(NOTICE_HEAD) and text.endswith(NOTICE_TAIL) and all(line.startswith("- ") for line in middle)
 
 
 def write_notice(folder, kind: str, done: dict[str, list[str]]) -> Path | None:
     """A note in the copies' folder naming the copies that need a look (the course changed since, damaged, or
-    holding solutions) and what to do; removed when none does. Returns its path, or None."""
+    holding solutions) and what to do; removed when none does. A file of that name the lab did not write is left
+    as it is. Returns the note's path, or None."""
     notice = Path(folder) / NOTICE
+    if notice.exists() and not is_our_notice(notice):
+        return None  # someone's own file: `report` still says what needs a look, on the lab's log
     lines = [line for line in report(folder, kind, done).splitlines()[1:]
              if "has changed since" in line or "not a notebook" in line or "holds solutions" in line]
     if not lines:
         notice.unlink(missing_ok=True)
         return None
-    atomic_write_text(notice, "# Some of your copies need a look\n\n" + "\n".join(f"- {line.strip()}" for line in lines)
-                      + "\n\nYour copies are never overwritten. This note goes away once none needs a look (the next "
-                      "`make lab` checks again).\n")
+    atomic_write_text(notice, NOTICE_HEAD + "\n".join(f"- {line.strip()}" for line in lines) + NOTICE_TAIL)
     return notice
 
 
