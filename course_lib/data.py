@@ -220,7 +220,9 @@ def _written_out(where: str, number: WrittenNumber) -> str:
 
 
 # the answers a source's grader can match at all (a pattern over the normalised answer, and what it says)
-UNREACHABLE = {"bbh": (r"\(?[A-G]\)?", "an option (A) to (G)"), "aime2025": (r"\d{1,3}", "an integer 0-999")}
+NUMBER = (r"-?\d+(\.\d+)?(/\d+)?", "one number as `####` marks it: no unit, no second number")
+UNREACHABLE = {"bbh": (r"\(?[A-G]\)?", "an option (A) to (G)"), "aime2025": (r"\d{1,3}", "an integer 0-999"),
+               "gsm8k": NUMBER, "arith": NUMBER}
 
 
 def load_jsonl_problems(path) -> list[Problem]:
@@ -249,14 +251,19 @@ def load_jsonl_problems(path) -> list[Problem]:
               f"put it in quotes (\"{json.dumps(answer)}\") if that is the answer")
         answer = _written_out(where, answer) if isinstance(answer, WrittenNumber) else str(answer).strip()
         check(answer, f"{where}: field 'answer' is empty")
+        solution = row.get("solution") if isinstance(row.get("solution"), str) else None
+        if source in ("gsm8k", "arith") and "####" in answer:  # GSM8K's own field: the worked solution, #### N
+            read = extract_hash_answer(answer)
+            check(read is not None, f"{where}: field 'answer' {answer[-40:]!r} marks no one number after '####'")
+            worked = str(row["answer"]).rsplit("####", 1)[0].strip()
+            answer, solution = read, solution or (str(row["answer"]) if worked else None)
         rule = UNREACHABLE.get(source)
         check(rule is None or re.fullmatch(rule[0], normalize_number(answer)) is not None,
               f"{where}: field 'answer' {answer!r} can never be graded right under source {source!r} "
               f"({rule[1] if rule else ''}); fix the answer or give the row another source")
         question = _field(where, row, "question", "prompt", "problem")
         check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
-        problems.append(Problem(uid, question, answer, level, source,
-                                solution=row.get("solution") if isinstance(row.get("solution"), str) else None))
+        problems.append(Problem(uid, question, answer, level, source, solution=solution))
     return problems
 
 

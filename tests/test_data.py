@@ -158,7 +158,9 @@ def test_an_answer_with_a_huge_exponent_is_refused_with_the_fix(tmp_path):
 
 
 @pytest.mark.parametrize(("source", "answer", "rule"), [("bbh", "(H)", "an option"), ("bbh", "yes", "an option"),
-                                                      ("bbh", "4", "an option"), ("aime2025", "1/2", "an integer 0-999")])
+                                                      ("bbh", "4", "an option"), ("aime2025", "1/2", "an integer 0-999"),
+                                                      ("gsm8k", "72 clips", "one number"), ("gsm8k", "7 or 8", "one number"),
+                                                      ("arith", "about 70", "one number")])
 def test_an_answer_its_sources_grader_can_never_match_is_refused(tmp_path, source, answer, rule):
     """Every completion would score 0 on such a row, and `hard` would pick it first."""
     path = tmp_path / "mine.jsonl"
@@ -168,3 +170,22 @@ def test_an_answer_its_sources_grader_can_never_match_is_refused(tmp_path, sourc
         load_jsonl_problems(path)
     path.write_text(json.dumps({"question": "q", "answer": "(C)" if source == "bbh" else 70, "source": source}) + "\n")
     assert load_jsonl_problems(path)[0].answer in ("(C)", "70")
+
+
+def test_gsm8ks_own_answer_field_in_a_file_is_read_as_the_number_after_its_mark(tmp_path):
+    """Hostile round 19: `"answer": "... #### 72"` under source gsm8k was kept whole, so no completion could score:
+    every such row had pass rate 0 and `hard` picked exactly those rows."""
+    from course_lib.answers import is_correct
+
+    path = tmp_path / "mine.jsonl"
+    rows = [{"question": "q", "answer": "Natalia sold 48 in April.\n48 + 24 = 72\n#### 72", "source": "gsm8k"},
+            {"question": "q", "answer": "#### 1,200", "source": "arith"},
+            {"question": "q", "answer": "#### 3\n#### 4", "source": "gsm8k"}]
+    path.write_text("\n".join(json.dumps(row) for row in rows[:2]) + "\n")
+    first, second = load_jsonl_problems(path)
+    assert (first.answer, second.answer) == ("72", "1200") and is_correct("#### 72", first.answer, "gsm8k")
+    assert first.solution.endswith("#### 72") and second.solution is None  # nothing worked out before the mark
+    path.write_text(json.dumps(rows[2]) + "\n")
+    with pytest.raises(CourseError, match=r"mine.jsonl:1: field 'answer' .* marks no one number after '####'"):
+        load_jsonl_problems(path)
+
