@@ -84,18 +84,21 @@ def _top_level(text: str, separators: str) -> list[str]:
 
 def commuted_forms(question: str) -> set[str]:
     """A tinymath question written every way its operands reorder without changing it: a product's factors, and a
-    sum's terms where it has no minus sign. `6*7+5` -> {`6*7+5`, `7*6+5`, `5+6*7`, `5+7*6`}; an equation as it is."""
+    sum's terms among the positions of one sign. `6*7+5` -> {`6*7+5`, `7*6+5`, `5+6*7`, `5+7*6`}; `9x+8-3x+7` ->
+    its six orders of `9x`, `8`, `7` around `-3x` (`9x+7-3x+8` among them); an equation as it is."""
     if "=" in question:
         return {question}
     parts = _top_level(question, "+-")
-    terms, signs = parts[0::2], parts[1::2]
-    orders = [{"*".join(order) for order in itertools.permutations(_top_level(term, "*")[0::2])} for term in terms]
+    terms, signs = parts[0::2], ["+", *parts[1::2]]
+    factor_orders = [sorted({"*".join(order) for order in itertools.permutations(_top_level(term, "*")[0::2])})
+                     for term in terms]
+    slots = {sign: [i for i, s in enumerate(signs) if s == sign] for sign in dict.fromkeys(signs)}
     forms = set()
-    for chosen in itertools.product(*orders):
-        if all(sign == "+" for sign in signs):
-            forms |= {"+".join(order) for order in itertools.permutations(chosen)}
-        else:
-            forms.add("".join(term + sign for term, sign in zip(chosen, signs)) + chosen[-1])
+    for chosen in itertools.product(*factor_orders):
+        for arrangement in itertools.product(*(itertools.permutations([chosen[i] for i in where])
+                                               for where in slots.values())):
+            placed = dict(pair for where, arranged in zip(slots.values(), arrangement) for pair in zip(where, arranged))
+            forms.add(placed[0] + "".join(sign + placed[i] for i, sign in enumerate(signs) if i > 0))
     return forms
 
 

@@ -67,7 +67,7 @@ def test_same_seed_same_problems_and_a_pinned_draw():
     # tinymath-size-probes: expressions' levels 4-5 multiply out a two-digit coefficient (it was 9(9x+6)+8(8x+3))
 
 
-@pytest.mark.parametrize(("task", "n"), [("tinymath", 500), ("tinymath-numeric", 300)])
+@pytest.mark.parametrize(("task", "n"), [("tinymath", 300), ("tinymath-numeric", 300)])  # the studies' test sets
 def test_splits_never_share_a_prompt(task, n):
     train, test = (generate(task, n, split, seed=0) for split in ("train", "test"))
     assert len({p.prompt for p in train}) == n and len({p.prompt for p in test}) == n
@@ -76,12 +76,16 @@ def test_splits_never_share_a_prompt(task, n):
     assert all(split_of(p.prompt, p.level) == "test" for p in test)
 
 
-def test_commuted_forms_reorder_products_and_sums_without_a_minus():
+def test_commuted_forms_reorder_products_and_the_terms_of_one_sign():
     from course_lib.tasks import commuted_forms
 
     assert commuted_forms("47*6") == {"47*6", "6*47"}
     assert commuted_forms("6*7+5") == {"6*7+5", "7*6+5", "5+6*7", "5+7*6"}
-    assert commuted_forms("6*7-3*8") == {"6*7-3*8", "7*6-3*8", "6*7-8*3", "7*6-8*3"}  # a minus keeps the order
+    assert commuted_forms("6*7-3*8") == {"6*7-3*8", "7*6-3*8", "6*7-8*3", "7*6-8*3"}  # one term of each sign
+    # round 19: terms of one sign trade places around a minus (2x+14+8x-3 was held out, 8x+14+2x-3 in train)
+    assert commuted_forms("2x+14+8x-3") == {"2x+14+8x-3", "2x+8x+14-3", "14+2x+8x-3", "14+8x+2x-3", "8x+2x+14-3",
+                                            "8x+14+2x-3"}
+    assert "9x+7-3x+8" in commuted_forms("9x+8-3x+7") and "3x+8-9x+7" not in commuted_forms("9x+8-3x+7")
     assert commuted_forms("3x+4x") == {"3x+4x", "4x+3x"}
     assert commuted_forms("\\frac{2}{3}*\\frac{7}{5}") == {"\\frac{2}{3}*\\frac{7}{5}", "\\frac{7}{5}*\\frac{2}{3}"}
     assert commuted_forms("3(47x+5)-2(x+3)") == {"3(47x+5)-2(x+3)"}  # brackets are one term
