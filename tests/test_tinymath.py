@@ -421,3 +421,13 @@ def test_the_second_probe_sets_outcome_is_remade_from_its_table_byte_for_byte(tm
     shutil.copy(folder / "probes.csv", tmp_path / "probes.csv")
     _probe_code().write_outcome(tmp_path, "tinymath size probes, second set", ("tiny-sm", "tiny-m", "tiny-s", "tiny-l"))
     assert (tmp_path / "outcome.md").read_bytes() == (folder / "outcome.md").read_bytes()
+
+
+def test_the_test_set_tinymath_cross_evaluates_on_is_unchanged():
+    """tinymath-cross's points run across commits: its 300 tinymath-numeric test problems (seed 0) must stay the
+    ones its first points were evaluated on (the held-out split's change on 6 Dec 2026 left them as they were)."""
+    import hashlib
+
+    prompts = "".join(p.prompt for p in generate("tinymath-numeric", 300, "test", seed=0))
+    assert hashlib.sha256(prompts.encode()).hexdigest() == (
+        "1e9bd8cffe5f86c9956625b7280a92831189d3f9727a6ee2917943ece3cae5a5")
