@@ -1366,6 +1366,9 @@ def main(argv=None) -> int:
     except ModuleNotFoundError as error:
         print(f"error: {missing_environment(error)}", file=sys.stderr)
         return 2
+    except CourseError as error:  # e.g. a study.json being written that is not valid yet: the study list reads it
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # Ctrl-C in the first seconds, while the libraries load: nothing started yet
         print("interrupted before the command started", file=sys.stderr)
         return 130

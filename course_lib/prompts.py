@@ -65,7 +65,7 @@ def model_input(problem, tokenizer):
 
 
 def prompt_ids(problem, tokenizer) -> list[int]:
-    """The token ids the model sees for a problem, exactly as TRL's GRPOTrainer tokenizes its dataset row."""
+    """The token ids the model sees for a problem, exactly as TRL's GRPOTrainer tokenizes its dataset row (A2)."""
     shown = model_input(problem, tokenizer)
     if isinstance(shown, list):  # TRL: apply_chat_template(..., add_generation_prompt=True, tokenize=True)
         encoded = tokenizer.apply_chat_template(shown, add_generation_prompt=True, tokenize=True, return_dict=True,

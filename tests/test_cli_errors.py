@@ -75,6 +75,11 @@ CASES = [  # (arguments, expected message); FILES stands for the fixture's folde
      "ignore_data_skip=True would resume a killed run on the prompts it already trained on"),
     (["train", "--model", "tiny-s", "--resume-from-checkpoint", "FILES/run/checkpoint-4", "--out", "FILES/run"],
      "a run resumes from the newest checkpoint in its own folder when the same train command runs again"),
+    # round 19 (a maintainer's trial): shown by train --help, then an 89- and a 29-line traceback mid-run
+    (["train", "--model", "tiny-s", "--push_to_hub", "true", "--out", "FILES/run"],
+     "push_to_hub=True: the course trains offline"),
+    (["train", "--model", "tiny-s", "--eval_strategy", "steps", "--out", "FILES/run"],
+     "eval_strategy='steps': train_grpo has no evaluation set during training"),
     (["reproduce", "hard-wins", "--profile", "smoke", "--out", "FILES/a-file"], "out=FILES/a-file is a file"),
     (["reproduce", "hard-wins", "--profile", "smoke", "--out", "FILES/sweep"], "FILES/sweep/grid.json"),
 ]
@@ -863,3 +868,16 @@ def test_figures_and_notebooks_do_not_write_among_the_courses_own_files(command)
     done = run_cli_in_process(*command[:2], root / command[2], *command[3:])
     assert done.returncode == 2 and "is inside the repository, among files git tracks" in done.stderr, done.stderr
     assert not any((root / command[2] / name).exists() for name in ("hard_wins.png", "summary.json", ".lock"))
+
+
+def test_a_bad_study_definition_read_while_the_parser_is_built_is_one_line(monkeypatch, capsys):
+    """`--help` lists the studies, so a study.json being written broke every command with a traceback."""
+    import course_lib.__main__ as cli
+    from course_lib import CourseError
+
+    def broken():
+        raise CourseError("data/results/x/study.json is not valid JSON (...); fix it")
+
+    monkeypatch.setattr(cli, "build_parser", broken)
+    assert cli.main(["--help"]) == 2
+    assert capsys.readouterr().err == "error: data/results/x/study.json is not valid JSON (...); fix it\n"

@@ -1564,3 +1564,20 @@ def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_points(tmp_path, m
                          Interrupted())
     assert time.time() - start < 7
     assert not (tmp_path / "ran" / f"{point_name({'SEED': 1, 'SLEEP': 10})}.json").exists()
+
+
+def test_a_study_json_being_written_is_one_line_naming_it(tmp_path):
+    """Round 19 (a maintainer's trial): a grid value given as a string ran a point per letter ('h', 'a', ...); a
+    file with a syntax error made every command, --help included, end in a traceback."""
+    from course_lib.research.definitions import read_studies
+
+    folder = tmp_path / "my-study"
+    folder.mkdir()
+    (folder / "study.json").write_text('{"kind": "study", "fixed": {}, "grid": {"tiny": {"STRATEGY": "hard"}}}')
+    with pytest.raises(CourseError, match=r"my-study/study.json: the tiny grid must map each parameter to a list"):
+        read_studies(tmp_path)
+    (folder / "study.json").write_text('{"kind": "study", "fixed": {}')
+    with pytest.raises(CourseError, match=r"my-study/study.json is not valid JSON \(Expecting .*\); fix it"):
+        read_studies(tmp_path)
+    (folder / "study.json").write_text('{"kind": "study", "fixed": {}, "grid": {"tiny": {"STRATEGY": ["hard"]}}}')
+    assert read_studies(tmp_path)["my-study"]["grid"] == {"tiny": {"STRATEGY": ["hard"]}}

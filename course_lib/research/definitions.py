@@ -29,11 +29,17 @@ def read_studies(root=RESULTS_DIR) -> dict:
         try:
             definition = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError) as error:
-            raise CourseError(f"{path} is not valid JSON ({type(error).__name__}); restore it (git checkout)") from None
+            raise CourseError(f"{path} is not valid JSON ({error}); fix it, or restore a committed one with git "
+                              "checkout") from None
         check(isinstance(definition, dict) and isinstance(definition.get("fixed"), dict)
               and isinstance(definition.get("grid"), dict) and definition["grid"] and definition.get("kind") in KINDS,
               f"{path} must hold an object with `fixed` parameters, a `grid` per profile and a `kind` ("
-              f"{', '.join(KINDS)}); restore it (git checkout)")
+              f"{', '.join(KINDS)}); fix it (docs/design.md, 'Adding a study'), or restore a committed one")
+        for profile, grids in [*definition["grid"].items(), *definition.get("also", {}).items()]:
+            for grid in grids if isinstance(grids, list) else [grids]:
+                check(isinstance(grid, dict) and all(isinstance(values, list) and values for values in grid.values()),
+                      f"{path}: the {profile} grid must map each parameter to a list of its values (e.g. "
+                      f"\"STRATEGY\": [\"hard\"]), not {json.dumps(grid)[:80]}")
         studies[path.parent.name] = {key: definition[key] for key in ("kind", "fixed", "grid", "also")
                                      if key in definition}
     return studies

@@ -2,6 +2,9 @@
 defaults and the few settings TRL lacks; LoRA is a `peft.LoraConfig`, built from TRL's `ModelConfig` fields.
 
 A student who leaves the course writes the same calls: `GRPOTrainer(args=CourseConfig(...), peft_config=...)`.
+The fields TRL lacks act only through `train_grpo`: `format_weight` is paid by the course's reward, and
+`dynamic_sampling`/`dynamic_max_rounds` by its trainer; a plain `GRPOTrainer` ignores them (give it a format reward
+of your own among `reward_funcs`, with TRL's `reward_weights`).
 Every course setting is checked once, when the config is made, with an error naming the field and the fix.
 The command line's `train` flags are these fields (`course_lib.__main__.add_train_settings`, HfArgumentParser).
 (No `from __future__ import annotations` here: `transformers.HfArgumentParser` reads the field types.)
@@ -234,6 +237,7 @@ class CourseConfig(GRPOConfig):
               f"num_train_epochs={self.num_train_epochs:g} would be ignored: max_steps={self.max_steps} sets the run's "
               "length (transformers uses max_steps whenever it is above 0); give max_steps instead, for E passes "
               "over N problems at P prompts per step ceil(E x N / P)")
+        check_supported(self)
         check_exact_resume(self)
         self.per_device_train_batch_size, self.gradient_accumulation_steps = micro_batches(self, launched_processes())
         self.steps_per_generation, self.generation_batch_size = self.gradient_accumulation_steps, None
@@ -252,6 +256,15 @@ class CourseConfig(GRPOConfig):
     def completions_per_step(self) -> int:
         """Completions per optimizer step, over all processes and micro-batches."""
         return self.prompts_per_step * self.num_generations
+
+
+def check_supported(config) -> None:
+    """TrainingArguments the course's runs cannot honour, refused in one line (they would fail mid-run) (04)."""
+    check(not config.push_to_hub, "push_to_hub=True: the course trains offline and keeps a run in its own folder; "
+                                  "leave it out (upload the finished run yourself)")
+    strategy = getattr(config.eval_strategy, "value", config.eval_strategy)
+    check(strategy == "no", f"eval_strategy={strategy!r}: train_grpo has no evaluation set during training; leave it "
+                            "out and evaluate the finished run (`evaluate`, or `course_lib.evaluate`)")
 
 
 def check_exact_resume(config) -> None:
