@@ -232,7 +232,7 @@ def load_jsonl_problems(path) -> list[Problem]:
     default `math`, i.e. a `\\boxed{}` answer compared by math-verify) and `solution`.
     """
     path = Path(path).expanduser()
-    problems, seen = [], set()
+    problems, seen, asked = [], set(), {}  # ids; question -> (its row, its answer)
     for index, (where, row) in enumerate(read_jsonl(path, numbers_as_written=True)):
         source = _field(where, row, "source") if row.get("source") is not None else "math"
         check(source in GRADED_SOURCES, f"{where}: field 'source' {source!r} is not one of {', '.join(GRADED_SOURCES)}")
@@ -263,6 +263,13 @@ def load_jsonl_problems(path) -> list[Problem]:
               f"({rule[1] if rule else ''}); fix the answer or give the row another source")
         question = _field(where, row, "question", "prompt", "problem")
         check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
+        if question.strip() in asked:  # a row pasted twice would count twice; two answers, one never right
+            line, first_answer = asked[question.strip()]
+            check(first_answer == answer, f"{where}: the question of line {line} again, with answer {answer!r} "
+                                          f"where line {line} has {first_answer!r}; keep the right one")
+            check(row.get("id") is not None, f"{where}: the question of line {line} again (a row pasted twice "
+                                              "counts twice); delete one, or give each row its own id")
+        asked.setdefault(question.strip(), (where.rsplit(":", 1)[-1], answer))
         problems.append(Problem(uid, question, answer, level, source, solution=solution))
     return problems
 

@@ -251,3 +251,16 @@ def test_weights_the_config_does_not_use_are_one_warning_line(tmp_path):
     (folder / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 1, "layer_types": ["full_attention"]}))
     with pytest.warns(UserWarning, match=r"12 weights in its files are not in config\.json's model and were not loaded"):
         load_model(str(folder), device="cpu")
+
+
+def test_a_second_damaged_copy_of_a_checkpoint_keeps_the_first(tmp_path):
+    """Round 19: setting aside checkpoint-2 again replaced the earlier checkpoint-2.damaged."""
+    from course_lib.training.checkpoints import set_aside
+
+    for n in range(3):
+        (tmp_path / "checkpoint-2").mkdir()
+        (tmp_path / "checkpoint-2" / "note").write_text(f"copy {n}")
+        set_aside(tmp_path / "checkpoint-2")
+    kept = {p.name: (p / "note").read_text() for p in tmp_path.iterdir()}
+    assert kept == {"checkpoint-2.damaged": "copy 0", "checkpoint-2.damaged.2": "copy 1",
+                    "checkpoint-2.damaged.3": "copy 2"}

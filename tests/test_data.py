@@ -131,9 +131,9 @@ def test_a_numeric_answer_is_kept_as_the_file_writes_it(tmp_path):
     """A float would turn 1e16 into '1e+16' and drop digits of 12345678901234567890.0; the answer is the text, with
     an exponent written out in digits (what a model writes and a grader compares)."""
     path = tmp_path / "mine.jsonl"
-    path.write_text("\n".join(json.dumps({"question": "q", "answer": "X"}).replace('"X"', number)
-                              for number in ("1e16", "12345678901234567890.0", "0.50", "12345678901234567890",
-                                             "2.5E-1", "-1.50e1")))
+    path.write_text("\n".join(json.dumps({"question": f"q{n}", "answer": "X"}).replace('"X"', number)
+                              for n, number in enumerate(("1e16", "12345678901234567890.0", "0.50",
+                                                          "12345678901234567890", "2.5E-1", "-1.50e1"))))
     assert [p.answer for p in load_jsonl_problems(path)] == ["10000000000000000", "12345678901234567890.0", "0.50",
                                                             "12345678901234567890", "0.25", "-15.0"]
 
@@ -178,9 +178,9 @@ def test_gsm8ks_own_answer_field_in_a_file_is_read_as_the_number_after_its_mark(
     from course_lib.answers import is_correct
 
     path = tmp_path / "mine.jsonl"
-    rows = [{"question": "q", "answer": "Natalia sold 48 in April.\n48 + 24 = 72\n#### 72", "source": "gsm8k"},
-            {"question": "q", "answer": "#### 1,200", "source": "arith"},
-            {"question": "q", "answer": "#### 3\n#### 4", "source": "gsm8k"}]
+    rows = [{"question": "q1", "answer": "Natalia sold 48 in April.\n48 + 24 = 72\n#### 72", "source": "gsm8k"},
+            {"question": "q2", "answer": "#### 1,200", "source": "arith"},
+            {"question": "q3", "answer": "#### 3\n#### 4", "source": "gsm8k"}]
     path.write_text("\n".join(json.dumps(row) for row in rows[:2]) + "\n")
     first, second = load_jsonl_problems(path)
     assert (first.answer, second.answer) == ("72", "1200") and is_correct("#### 72", first.answer, "gsm8k")
@@ -189,3 +189,20 @@ def test_gsm8ks_own_answer_field_in_a_file_is_read_as_the_number_after_its_mark(
     with pytest.raises(CourseError, match=r"mine.jsonl:1: field 'answer' .* marks no one number after '####'"):
         load_jsonl_problems(path)
 
+
+
+def test_a_question_given_twice_in_a_file_is_refused_unless_its_rows_have_ids(tmp_path):
+    """Round 19: a row pasted twice (no ids) became two problems, counted twice by estimate and evaluate; the same
+    question with two answers loaded too (one of them can never be right)."""
+    path = tmp_path / "mine.jsonl"
+    row = {"question": "What is 2+3?", "answer": "5", "source": "gsm8k"}
+    other = {"question": "What is 2+4?", "answer": "6", "source": "gsm8k"}
+    path.write_text("\n".join(json.dumps(r) for r in (row, other, row)) + "\n")
+    with pytest.raises(CourseError, match=r"mine.jsonl:3: the question of line 1 again \(a row pasted twice"):
+        load_jsonl_problems(path)
+    path.write_text("\n".join(json.dumps(r) for r in (row, {**row, "answer": "6"})) + "\n")
+    with pytest.raises(CourseError, match=r"mine.jsonl:2: the question of line 1 again, with answer '6' where line 1 "
+                                          r"has '5'"):
+        load_jsonl_problems(path)
+    path.write_text("\n".join(json.dumps({**row, "id": n}) for n in ("a", "b")) + "\n")
+    assert [p.id for p in load_jsonl_problems(path)] == ["a", "b"]  # two problems that share a question, on purpose

@@ -87,4 +87,6 @@ def test_a_budget_a_level_arm_would_ignore_is_refused_before_any_work():
                                               "level band"):
             resolve(Point(profile="smoke", strategy=strategy, budget=0.1))
         assert resolve(Point(profile="smoke", strategy=strategy, budget=1.0)).budget == 1.0
+        with pytest.raises(CourseError, match="BUDGET=1 would be ignored"):  # round 19: 1 is a count, one problem
+            resolve(Point(profile="smoke", strategy=strategy, budget=1))
     assert resolve(Point(profile="smoke", strategy="random", budget=0.1)).budget == 0.1  # a selection by budget

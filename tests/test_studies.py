@@ -1589,3 +1589,12 @@ def test_detectable_difference_takes_up_to_a_million_seeds():
     assert detectable_difference(0.01, 1_000_000) == pytest.approx(0.01 * 2.8 / 1000, rel=0.01)  # the top of the range
     with pytest.raises(CourseError, match="seeds=1000001 must be a whole number from 2 to 1,000,000"):
         detectable_difference(0.01, 1_000_001)
+
+
+def test_rank_correlation_refuses_a_constant_variable_and_warns_when_ties_thin_the_bootstrap():
+    """Round 19: five of six pairs sharing their x left 659 of 2,000 resamples without a correlation, silently, and
+    the interval's lower end was the estimate itself; a constant x gave `nan [nan, nan]` and numpy's warning."""
+    with pytest.raises(CourseError, match="one of the two variables holds a single value"):
+        rank_correlation([1, 1, 1, 1], [1, 2, 3, 4])
+    with pytest.warns(UserWarning, match=r"rank_correlation: \d+ of 2000 resamples held a single value"):
+        rank_correlation([0, 0, 0, 0, 0, 1], [1, 2, 3, 4, 5, 6])

@@ -155,7 +155,8 @@ def resolve(point: Point) -> Point:
     arm = parse_arm(point.strategy)
     check(point.estimate_pool or not needs_pass_rates(arm),
           f"strategy={point.strategy!r} selects by pass rate; set ESTIMATE_POOL=True")
-    check(arm["kind"] not in ("levels", "random-matched") or point.budget == 1.0,
+    whole = isinstance(point.budget, float) and point.budget == 1.0  # BUDGET=1 is a count: one problem
+    check(arm["kind"] not in ("levels", "random-matched") or whole,
           f"BUDGET={point.budget!r} would be ignored: strategy={point.strategy!r} trains on a whole level band (or as "
           "many problems as levels 1-3 hold), and the record would show a budget it never used; set BUDGET=1.0")
     return dataclasses.replace(

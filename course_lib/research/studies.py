@@ -870,10 +870,16 @@ def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
                                                          "no rank); drop the incomplete pairs first")
     check(isinstance(resamples, int) and resamples >= 10, f"resamples={resamples!r} must be a whole number of at "
                                                           "least 10 (2,000 is usual) for a percentile interval")
+    check(len(set(x)) > 1 and len(set(y)) > 1, "rank_correlation: one of the two variables holds a single value, "
+                                               "which has no ranks to correlate")
     rng = np.random.default_rng(seed)
-    with warnings.catch_warnings():  # a resample of ties only has no rank correlation (NaN): expected, and skipped
+    with warnings.catch_warnings():  # a resample of ties only has no rank correlation (NaN): counted below
         warnings.simplefilter("ignore", ConstantInputWarning)
         draws = [spearmanr(x[i], y[i]).statistic for i in (rng.integers(0, len(x), len(x)) for _ in range(resamples))]
+    tied = int(np.isnan(draws).sum())
+    if tied > resamples // 20:  # the interval would be read from the resamples that happen to hold distinct values
+        warnings.warn(f"rank_correlation: {tied} of {resamples} resamples held a single value of x or y (no "
+                      "correlation) and are left out of the interval; with so many ties it is unreliable", stacklevel=2)
     low, high = np.nanpercentile(draws, [2.5, 97.5])
     return {"rho": round(float(spearmanr(x, y).statistic), 4), "ci_low": round(float(low), 4),
             "ci_high": round(float(high), 4), "n": len(x)}

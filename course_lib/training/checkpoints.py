@@ -86,9 +86,11 @@ def newest_complete(run_dir) -> tuple[Path | None, list[tuple[Path, str]]]:
 
 
 def set_aside(folder: Path) -> Path:
-    """Rename a damaged checkpoint to `<name>.damaged` (replacing an older one of that name): kept, never resumed."""
-    target = folder.with_name(folder.name + ".damaged")
-    shutil.rmtree(target, ignore_errors=True)
+    """Rename a damaged checkpoint to `<name>.damaged` (`.damaged.2`, ... beside an older one): kept, never resumed."""
+    target, n = folder.with_name(folder.name + ".damaged"), 1
+    while target.exists():  # an earlier damaged copy of the same step: each may be what someone needs to look at
+        n += 1
+        target = folder.with_name(f"{folder.name}.damaged.{n}")
     folder.rename(target)
     return target
 
