@@ -496,6 +496,8 @@ def test_selected_pass_rates_read_the_fresh_table_for_the_labels_choice():
     assert rows[["label p", "fresh p", "fresh share 0<p<1"]].values.tolist() == [[0.0, 0.375, 1.0]]
     with pytest.raises(CourseError, match="same problems"):
         selected_pass_rates(labels, fresh.iloc[1:], ["hard"], 0.1, [0])
+    with pytest.raises(CourseError, match=r"fresh lists problem\(s\) \['p0'\] more than once"):  # round 19: averaged twice
+        selected_pass_rates(labels, pd.concat([fresh, fresh.iloc[:1].assign(pass_rate=0.6)]), ["hard"], 0.1, [0])
 
 
 def test_seed_plan_plans_with_the_upper_bound_and_the_issues_rule():

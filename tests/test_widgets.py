@@ -164,6 +164,16 @@ def test_the_side_by_side_table_shows_each_seed_where_two_cannot_give_a_mean_to_
     assert "+0.200 (3 seeds)" in rows["random"] and "seed" not in rows["easy"]  # no study of easy: blank
 
 
+def test_measured_gain_reads_a_recorded_count_budget_as_a_count():
+    """Round 19: a study run with --set BUDGET=50 made the explorer fail on 'budget=50.0 as a fraction'."""
+    from course_lib.classroom.widgets import measured_gain
+
+    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": [50, 50, 50, 900], "seed": [0, 1, 2, 3],
+                          "gain.test": [0.1, 0.2, 0.3, 0.9]})
+    assert measured_gain(gains, "m", "hard", 0.1, 500)["per_seed"] == [0.1, 0.2, 0.3]  # 10% of 500 is 50 problems
+    assert measured_gain(gains, "m", "hard", 0.2, 500) is None  # 100 problems: no run; 900 exceeds the pool
+
+
 def test_measured_gain_has_its_interval_from_three_seeds_on():
     gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "gain.test": [0.1, 0.2, 0.3]})
     summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)

@@ -112,12 +112,21 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
     # study given twice would be counted as more seeds
     if "budget" in rows.columns:
         n = budget_count(budget, pool)
-        rows = rows[[budget_count(float(b), pool) == n for b in rows["budget"]]]
+        rows = rows[[recorded_count(b, pool) == n for b in rows["budget"]]]
     if not len(rows):
         return None
     return {**t_interval(rows["gain.test"]), "per_seed": [round(float(g), 4) for g in rows["gain.test"]],
             "budget": float(rows["budget"].iloc[0]) if "budget" in rows else None,
             "problems": int(rows["n_selected"].iloc[0]) if "n_selected" in rows else None}
+
+
+def recorded_count(budget, pool: int) -> int | None:
+    """The problems a recorded budget selects from `pool`: a share up to 1.0, a count above it (`--set BUDGET=50`);
+    None for a count the pool cannot hold (03)."""
+    budget = float(budget)
+    if budget > 1:
+        return int(budget) if budget.is_integer() and budget <= pool else None
+    return budget_count(budget, pool)
 
 
 def gain_text(gain: dict) -> str:

@@ -828,6 +828,9 @@ def selected_pass_rates(labels: pd.DataFrame, fresh: pd.DataFrame, strategies, b
     from ..selection import select
 
     check(set(labels["id"]) == set(fresh["id"]), "labels and fresh must be difficulty tables of the same problems")
+    twice = sorted(set(fresh["id"][fresh["id"].duplicated()].astype(str)))
+    check(not twice, f"fresh lists problem(s) {twice[:5]} more than once (two estimates joined?): each would count "
+                     "once per row; keep one row per problem")
     true_p = fresh.set_index("id")["pass_rate"]
     label_p = labels.set_index("id")["pass_rate"]
     rows = []
