@@ -347,8 +347,14 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
      "on, not on those an uninterrupted run sees next; leave it out"),
     ({"resume_from_checkpoint": "run/checkpoint-1"}, "resume_from_checkpoint='run/checkpoint-1': a run resumes from "
      "the newest checkpoint in its own folder when the same train command runs again; leave it out"),
-    ({"eval_strategy": "steps", "per_device_eval_batch_size": 3}, "The global eval batch size (3 * 1) must be "
-     "divisible by the number of generations used for evaluation (8). (trl.GRPOConfig)"),  # TRL's own check, one line
+    ({"auto_find_batch_size": True}, "auto_find_batch_size is not supported by GRPO, because the generation batch "
+     "must contain full prompt groups of num_generations completions, and reducing the batch size on out-of-memory "
+     "breaks this invariant. Set auto_find_batch_size=False and lower per_device_train_batch_size instead. "
+     "(trl.GRPOConfig)"),  # TRL's own check, one line
+    ({"eval_strategy": "steps"}, "eval_strategy='steps': train_grpo has no evaluation set during training; leave it "
+     "out and evaluate the finished run (`evaluate`, or `course_lib.evaluate`)"),
+    ({"push_to_hub": True}, "push_to_hub=True: the course trains offline and keeps a run in its own folder; leave it "
+     "out (upload the finished run yourself)"),
 ], ids=lambda value: "+".join(value) if isinstance(value, dict) else "")  # field names: no quotes in an id
 def test_each_bad_setting_is_one_whole_message(override, message):
     """The whole message, not only its key phrase: a check whose message is lost or whose bound moves is caught."""
