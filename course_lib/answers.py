@@ -140,7 +140,7 @@ def _mark_value(mark: str) -> str:
 
 
 def extract_hash_answer(text) -> str | None:
-    """The one answer after `####` (tiny tasks, GSM8K), normalised; None if absent, or if several differ.
+    """The one answer after `####` (tiny tasks, GSM8K), normalised; None if absent, or if several differ (00).
 
     >>> extract_hash_answer("3+4=7\\n#### 7")
     '7'

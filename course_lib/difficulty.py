@@ -43,7 +43,7 @@ def cache_folder(cache_dir) -> Path | None:
 
 
 def wilson_interval(n_correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (95% by default).
+    """Wilson score interval for a binomial proportion, 95% by default (01).
 
     >>> [round(x, 3) for x in wilson_interval(4, 8)]
     [0.215, 0.785]
@@ -160,7 +160,7 @@ def _score_chunk(model, tokenizer, problems, id_lists, k, temperature, max_new_t
 def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, max_new_tokens: int = 128,
              seed: int = 0, chunk_size: int = 32, cache_dir=DEFAULT_CACHE, progress: bool = True,
              backend: str = "hf", description: str | None = None) -> pd.DataFrame:
-    """Pass rate of every problem over k samples; cached by content, resumable chunk by chunk.
+    """Pass rate of every problem over k samples; cached by content, resumable chunk by chunk (01).
 
     The returned table's `attrs["cost"]` holds generated tokens, completions, clipped completions and wall seconds.
     A cached chunk that fails `read_chunk`'s checks (JSON, rows, ids, k, outcomes, checksum) is sampled again.
@@ -297,7 +297,7 @@ def _to_table(rows, k, chunk_seconds, seconds) -> pd.DataFrame:
 
 
 def difficulty_tables(profile, seed: int = 0, device=None, progress: bool = True) -> dict:
-    """model name -> difficulty table of the profile's pool, for each of the profile's models (03 and the explorer app)."""
+    """model name -> difficulty table of the profile's pool, for each of the profile's models (03, the explorer app)."""
     from .models import load_model
     from .problems import problems
 
@@ -315,9 +315,10 @@ ALL_SAMPLES_COLUMNS = ("mean_length", "clipped", "format_share")  # over every s
 
 
 def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
-    """The table as if only the first k samples had been drawn (from its `outcomes` column); the columns measured
-    over all K samples (lengths, truncations, format) are left out, since the table cannot give their first-k
-    values (01, 03)."""
+    """The table as if only the first k samples had been drawn, from its `outcomes` column (01, 03).
+
+    The columns measured over all K samples (lengths, truncations, format) are left out, since the table cannot give
+    their first-k values."""
     check("outcomes" in table.columns, "table has no 'outcomes' column; re-estimate it with `estimate`")
     check(2 <= k <= int(table["k"].min()), f"k={k} must be between 2 and the table's K={int(table['k'].min())}")
     written = table["outcomes"].astype(str)

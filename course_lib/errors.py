@@ -13,7 +13,7 @@ MAX_SEED = 2**32 - 1  # numpy's and torch's seed range: a larger seed fails deep
 
 
 class CourseError(ValueError):
-    """Bad input to a course function: the message names the parameter and the fix."""
+    """Bad input to a course function: the message names the parameter and the fix (every notebook)."""
 
 
 def check(condition: bool, message: str) -> None:

@@ -52,7 +52,7 @@ def interval_over_problems(hits, samples) -> tuple[float, float]:
 
 
 def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
-    """Overall and per-level accuracy (mean pass rate) with 95% intervals over problems, and pass@k (04)."""
+    """Overall and per-level accuracy (mean pass rate) with 95% intervals over problems, and pass@k (A2)."""
     def block(rows: pd.DataFrame) -> dict:
         n, correct = int(rows["k"].sum()), int(rows["n_correct"].sum())
         low, high = interval_over_problems(rows["n_correct"], rows["k"])
@@ -89,7 +89,7 @@ def completion_shape(rows: pd.DataFrame) -> dict:
 def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, max_new_tokens: int = 128,
              seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=DEFAULT_CACHE,
              backend: str = "hf") -> dict:
-    """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table."""
+    """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table (00)."""
     from .problems import problem_fingerprint
     from .prompts import pool_answer_format
 
@@ -125,7 +125,7 @@ MIN_BOOT = 1_000  # at least: with a few dozen, a 2.5% tail is one or two resamp
 
 
 def paired_bootstrap(after, before, n_boot: int = 5000, seed: int = 0, confidence: float = 0.95) -> dict:
-    """Mean paired difference (after - before) over the same problems, with a percentile bootstrap interval."""
+    """Mean paired difference (after - before) over the same problems, with a percentile bootstrap interval (A2)."""
     check(isinstance(n_boot, int | np.integer) and not isinstance(n_boot, bool) and MIN_BOOT <= n_boot <= MAX_BOOT,
           f"n_boot={n_boot!r} must be an integer from {MIN_BOOT:,} to {MAX_BOOT:,} (5000 resamples are usual; fewer "
           "leave an interval's tails to a handful of resamples)")
@@ -216,7 +216,7 @@ def rows_fault(result: dict) -> str | None:
 
 
 def compare(after: dict, before: dict, n_boot: int = 5000, seed: int = 0, pass_k: int | None = None) -> dict:
-    """Paired bootstrap of two `evaluate` results on the same problems (matched by id); pass@1, or pass@`pass_k`."""
+    """Paired bootstrap of two `evaluate` results (matched by id); pass@1, or pass@`pass_k` (00)."""
     check(pass_k is None or (isinstance(pass_k, int | np.integer) and not isinstance(pass_k, bool) and pass_k >= 1),
           f"pass_k={pass_k!r} must be a whole number of samples >= 1 (or None: pass@1)")
 

@@ -38,7 +38,7 @@ def _check_rewards(rewards: torch.Tensor) -> torch.Tensor:
 
 
 def group_advantages(rewards: torch.Tensor, scale: str | bool = "group", eps: float = 1e-4) -> torch.Tensor:
-    """Each completion's advantage: its reward minus its group's mean, divided by a std unless scale="none".
+    """Each completion's advantage: its reward minus its group's mean, divided by a std unless scale="none" (02).
 
     As TRL 1.16 does: the std is the *unbiased* one (divides by G - 1), eps is added to the std (not inside the
     root), scale="batch" still subtracts the group mean but divides by the std of all B x G rewards.
@@ -72,7 +72,7 @@ def _check_group_size(G) -> None:
 
 
 def dead_group_probability(p, G: int):
-    """Chance that G samples of a prompt with pass rate p are all right or all wrong: p**G + (1-p)**G."""
+    """Chance that G samples of a prompt with pass rate p are all right or all wrong: p**G + (1-p)**G (02)."""
     _check_group_size(G)
     p_array = np.asarray(p, dtype=float)
     check(bool(np.all((p_array >= 0) & (p_array <= 1))), f"p must be a pass rate in [0, 1]; got {p!r}")
@@ -81,7 +81,7 @@ def dead_group_probability(p, G: int):
 
 
 def informative_share(pass_rates, G: int) -> float:
-    """Expected share of groups with non-zero reward std when training on problems with these pass rates."""
+    """Expected share of groups with non-zero reward std when training on problems with these pass rates (02)."""
     check(not isinstance(pass_rates, dict | set | frozenset | str),
           f"pass_rates must be a list of pass rates, one per problem, not a {type(pass_rates).__name__}")
     rates = np.asarray(pass_rates, dtype=float).ravel()
@@ -101,7 +101,7 @@ def is_dead_group(rewards: torch.Tensor) -> torch.Tensor:
 
 
 def completion_logprobs(model, tokenizer, prompts: list[str], completions: list[str]):
-    """Per-token log-probabilities of each completion given its prompt: (logps, mask), both (N, T).
+    """Per-token log-probabilities of each completion given its prompt: (logps, mask), both (N, T) (02).
 
     The completion ends with the eos token, as when it was sampled; padding positions have mask 0.
     """
@@ -140,12 +140,11 @@ LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")  # TRL's clipped-ratio losses; 
 
 def grpo_loss(logps, old_logps, ref_logps, advantages, mask, epsilon=0.2, epsilon_high=None, beta=0.0,
               loss_type="dapo", max_completion_length=None, num_items_in_batch=None, kl_bias_correction=True):
-    """TRL 1.16's GRPO loss (token-level ratios) on N = B*G completions; returns (loss, {"clip_fraction", "kl"}).
+    """TRL 1.16's GRPO loss (token-level ratios) on N = B*G completions; returns (loss, {"clip_fraction", "kl"}) (04).
 
     As on one process without gradient accumulation (TRL also divides by those). `num_items_in_batch` ("dapo"):
     completion tokens in the whole generation batch, by default this batch's. `ref_logps` may be None if beta=0.
     On-policy, pass `old_logps=logps.detach()`: the ratio is then 1 and its gradient the policy gradient.
-    Introduced in notebooks/04_grpo_training.ipynb.
     """
     _check_loss_inputs(logps, old_logps, ref_logps, advantages, mask, beta, loss_type, max_completion_length)
     epsilon_high = epsilon if epsilon_high is None else epsilon_high

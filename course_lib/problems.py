@@ -47,7 +47,7 @@ def source_of(task: str) -> str:
 
 def problems(task: str, split: str = "train", n: int | None = None, seed: int = 0, levels=None,
              data_dir=None, answer_format: str | None = None) -> list[Problem]:
-    """`n` problems of `task` from `split` (all of them when n is None), chosen by `seed`, in a stable order.
+    """`n` problems of `task` from `split` (all of them when n is None), chosen by `seed`, in a stable order (00).
 
     `levels` keeps only those levels (arith/shuffle/GSM8K steps, tinymath and MATH levels, BBH objects);
     `answer_format` overrides the source's default final-answer format (see `course_lib.prompts`).

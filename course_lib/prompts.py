@@ -75,5 +75,5 @@ def prompt_ids(problem, tokenizer) -> list[int]:
 
 
 def prompt_text(problem, tokenizer) -> str:
-    """The prompt as text, special tokens included (for reading, not for the model)."""
+    """The prompt as text, special tokens included, for reading, not for the model (01)."""
     return tokenizer.decode(prompt_ids(problem, tokenizer), skip_special_tokens=False)

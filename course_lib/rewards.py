@@ -36,7 +36,7 @@ def _column(values, n: int, name: str, default=None) -> list:
 
 
 def correctness_reward(completions, answer=None, source=None, answer_format=None, **kwargs) -> list[float]:
-    """1.0 when the completion's final answer (in `answer_format`) matches `answer` by its `source`'s rules, else 0.0.
+    """1.0 when the final answer (in `answer_format`) matches `answer` by its `source`'s rules, else 0.0 (00).
 
     >>> correctness_reward(["3+4=7\\n#### 7", "3+4=8\\n#### 8", "no answer"], answer=["7"] * 3, source=["arith"] * 3)
     [1.0, 0.0, 0.0]
@@ -67,7 +67,7 @@ _FORMATS = {
 
 
 def format_reward(completions, source=None, **kwargs) -> list[float]:
-    """1.0 when the whole completion has its task's shape (worked lines, then `#### answer`), else 0.0.
+    """1.0 when the whole completion has its task's shape (worked lines, then `#### answer`), else 0.0 (00).
 
     >>> format_reward(["3+4=7\\n#### 7", "7", "#### 7 and more"], source=["arith"] * 3)
     [1.0, 0.0, 0.0]

@@ -117,7 +117,7 @@ def sample(
     batch_size: int = 64,
     progress: bool = False,
 ) -> list[list[str]]:
-    """`k` completions for each prompt (a list of k strings per prompt); same seed, same completions."""
+    """`k` completions for each prompt (a list of k strings per prompt); same seed, same completions (00)."""
     check_sampling_args(k, temperature, max_new_tokens, backend)
     check(batch_size >= 1, f"batch_size={batch_size} must be >= 1 (prompts per generate call)")
     check_no_empty_prompt(prompts)

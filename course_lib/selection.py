@@ -15,7 +15,7 @@ import pandas as pd
 
 from .errors import check, warn
 
-STRATEGIES = ("easy", "medium", "hard", "random", "learnability", "levels")
+STRATEGIES = ("easy", "medium", "hard", "random", "learnability", "levels")  # what `select` picks by (03)
 REQUIRED_COLUMNS = ("id", "level", "pass_rate")
 
 
@@ -105,7 +105,7 @@ def _levels_band(table: pd.DataFrame, levels) -> tuple[pd.DataFrame, list[int]]:
 
 
 def select(table: pd.DataFrame, strategy: str, budget: float | int, seed: int = 0, levels=None) -> list[str]:
-    """The ids of the problems `strategy` picks for `budget`, in the order of selection (e.g. hardest first)."""
+    """The ids of the problems `strategy` picks for `budget`, in the order of selection, e.g. hardest first (03)."""
     check(strategy in STRATEGIES, f"strategy={strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
     check(strategy == "levels" or levels is None,
           f"levels={levels!r} only applies to strategy='levels'; drop it for strategy={strategy!r}")
@@ -194,7 +194,7 @@ def estimation_cost(pool_size: int, k: int, tokens_per_completion: float) -> dic
 def charge_estimation(
     budget_in_annotations: int, pool_size: int, k: int, cost_of_one_completion_in_annotations: float
 ) -> dict:
-    """Annotate more, or estimate first? Both options for one budget, counted in annotations.
+    """Annotate more, or estimate first? Both options for one budget, counted in annotations (03).
 
     - "annotate more": spend the whole budget annotating random problems.
     - "estimate first": sample k completions for each of the pool's problems (paid from the same budget),
@@ -221,7 +221,7 @@ def charge_estimation(
 
 def selection_summary(table: pd.DataFrame, strategy: str, budget: float | int, group_size: int = 8,
                       seed: int = 0, levels=None) -> dict:
-    """The selected subset's size, pass rates, share with 0 < p < 1 and predicted share of dead groups."""
+    """The selected subset's size, pass rates, share with 0 < p < 1 and predicted share of dead groups (03)."""
     from .grpo import informative_share
 
     ids = select(table, strategy, budget, seed, levels=levels)

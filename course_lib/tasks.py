@@ -27,13 +27,13 @@ TRAIN_LEVELS = (1, 2, 3, 4, 5)  # levels of the train and test splits
 OOD_LEVELS = (6, 7)  # longer than any training level: the AIME stand-in
 TEST_SHARE = 20  # percent of all possible prompts that belong to the test split
 
-# shuffle: level -> (number of objects, number of swaps)
+# shuffle: level -> (number of objects, number of swaps) (05)
 SHUFFLE_LEVELS = {1: (3, 1), 2: (3, 3), 3: (5, 3), 4: (5, 5), 5: (7, 5), 6: (7, 8), 7: (7, 10)}
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem of any source: the model sees `prompt`, is graded against `answer`."""
+    """One problem of any source: the model sees `prompt`, is graded against `answer`; `problems` gives them (00)."""
 
     id: str  # unique within its source, stable across runs
     prompt: str  # exactly what the model is given
@@ -408,7 +408,7 @@ def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
 
 
 def generate(task: str, n: int, split: str = "train", seed: int = 0, levels=None) -> list[Problem]:
-    """`n` distinct problems of `task` from `split`, spread evenly over `levels`, deterministic from `seed`."""
+    """`n` distinct problems of `task` from `split`, spread evenly over `levels`, deterministic from `seed` (00)."""
     levels = check_task_and_levels(task, split, levels)
     check(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n={n!r} must be a positive integer")
     check_seed(seed)  # 1.5, -1 or 'a' would quietly give another pool than the command line's refusal

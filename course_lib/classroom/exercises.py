@@ -147,8 +147,9 @@ def plain(answer, expected):
 
 
 def check_answer(exercise_id: str, answer, **inputs) -> None:
-    """Print "correct" or "not yet" and a hint for the student's answer (the idea first; the recipe from the
-    RECIPE_AFTER-th "not yet" on); never prints the expected value."""
+    """Print "correct" or "not yet" and a hint for the student's answer; never prints the expected value (00).
+
+    The hint gives the idea first, the recipe from the RECIPE_AFTER-th "not yet" on."""
     tries = TRIES.get(exercise_id, 0) + 1
     ok, message = grade(exercise_id, answer, tries=tries, **inputs)
     if not ok:

@@ -14,15 +14,16 @@ from .runtime import setup
 
 
 def start(profile_name: str, seed: int = 0):
-    """A notebook's first call: check its parameters, seed everything (`setup`), draw charts without a CDN; return
-    (device, the profile's settings)."""
+    """A notebook's first call: checks its parameters, seeds everything, returns (device, the profile's settings) (00).
+
+    It seeds through `setup` and draws charts without a CDN."""
     device = setup(seed=seed)
     use_offline_renderer()
     return device, get_profile(profile_name)
 
 
 def fresh_folder(parent, name: str) -> Path:
-    """PARENT/NAME with nothing in it (what an earlier run left there is removed): a notebook's live run starts afresh.
+    """PARENT/NAME emptied of what an earlier run left there: a notebook's live run starts afresh (04).
 
     Only a folder this function handed out before (a mark `PARENT/.NAME.fresh` beside it), an empty one, or one in
     the course's own build/ (not a study's sweep) is removed: anything else is refused in one line."""

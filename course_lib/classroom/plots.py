@@ -77,9 +77,10 @@ def rolling_mean(values, window: int) -> list[float]:
 
 def smoothed_curve_chart(table: pd.DataFrame, y: str, window: int, title: str, color: str | None = None,
                          y_title: str | None = None, dash: str | None = None) -> alt.LayerChart:
-    """A per-step curve (faint) under its rolling mean over `window` steps (bold); `table` has step, `y` and
-    optionally a `color` column (model names: one line each, in the course's palette) and a `dash` column (e.g.
-    the run: one line style each, shown in the legend)."""
+    """A per-step curve (faint) under its rolling mean over `window` steps (bold) (00).
+
+    `table` has step, `y` and optionally a `color` column (model names: one line each, in the course's palette) and a
+    `dash` column (e.g. the run: one line style each, shown in the legend)."""
     keys = [c for c in (color, dash) if c is not None]
     groups = [table] if not keys else [rows for _, rows in table.groupby(keys, sort=False)]
     data = pd.concat([rows.assign(**{"rolling mean": rolling_mean(rows[y], window)})
@@ -107,8 +108,9 @@ def smoothed_curve_chart(table: pd.DataFrame, y: str, window: int, title: str, c
 
 
 def use_offline_renderer(kind: str | None = None) -> None:
-    """Render charts without a CDN: "live" draws interactive charts (with an SVG copy), "svg" static SVG only
-    (executed notebooks, CI, the README). Without `kind`, `COURSE_CHARTS` decides, else "live"."""
+    """Render charts without a CDN: "live" interactive ones (with an SVG copy), "svg" static SVG only (A2).
+
+    "svg" is for executed notebooks, CI and the README. Without `kind`, `COURSE_CHARTS` decides, else "live"."""
     import os
 
     from ..errors import check
@@ -127,8 +129,10 @@ def count_marks(svg: str) -> int:
 
 
 def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None) -> alt.LayerChart:
-    """Mean pass rate per level, one line per model; `table` has columns model, level, pass_rate, and optionally
-    source (e.g. live vs committed), drawn as solid vs dashed lines on the same axes, each shown in the legend."""
+    """Mean pass rate per level, one line per model (00).
+
+    `table` has columns model, level, pass_rate, and optionally source (e.g. live vs committed), drawn as solid vs
+    dashed lines on the same axes, each shown in the legend."""
     x = alt.X("level:O", title="level", axis=alt.Axis(labelAngle=0))
     y = alt.Y("pass_rate:Q", title="mean pass rate", scale=alt.Scale(domain=[0, 1]))
     colour = alt.Color("model:N", title="model", scale=color_scale(table["model"]), legend=line_legend("model", None))
@@ -176,7 +180,7 @@ def made_by_figures(path) -> bool:
 
 
 def dead_group_chart(group_sizes, highlight=None) -> alt.Chart:
-    """P(dead group) = p^G + (1-p)^G against p, one line per G; optionally mark one point."""
+    """P(dead group) = p^G + (1-p)^G against p, one line per G; optionally mark one point (02)."""
     from ..grpo import dead_group_probability
 
     grid = [i / 50 for i in range(51)]
@@ -212,7 +216,9 @@ def selection_histogram_chart(histogram: pd.DataFrame, title: str, subtitle: str
 
 
 def strategy_gain_chart(gains: pd.DataFrame, title: str, strategies=None, note: str | None = None) -> alt.FacetChart:
-    """Mean gain per strategy with its 95% interval, one panel per task (columns task, strategy, mean, ci_low, ci_high)."""
+    """Mean gain per strategy with its 95% interval, one panel per task (05).
+
+    `gains` has columns task, strategy, mean, ci_low, ci_high."""
     order = list(strategies) if strategies else sorted(gains["strategy"].unique())
     base = alt.Chart().encode(y=alt.Y("strategy:N", sort=order, title=None))
     bars = base.mark_bar(opacity=0.7).encode(x=alt.X("mean:Q", title="gain over base"),
@@ -225,7 +231,7 @@ def strategy_gain_chart(gains: pd.DataFrame, title: str, strategies=None, note: 
 
 def level_change_chart(changes: pd.DataFrame, title: str, models=None, strategies=None,
                        note: str | None = None) -> alt.FacetChart:
-    """Accuracy change per level with 95% intervals, one line per strategy, one panel per model."""
+    """Accuracy change per level with 95% intervals, one line per strategy, one panel per model (06)."""
     order = list(strategies) if strategies else sorted(changes["strategy"].unique())
     color = alt.Color("strategy:N", sort=order, scale=color_scale(order))
     lines = alt.Chart().mark_line(point=True).encode(x=alt.X("level:O", axis=alt.Axis(labelAngle=0)),
@@ -239,8 +245,9 @@ def level_change_chart(changes: pd.DataFrame, title: str, models=None, strategie
 
 
 def advantage_table(group_size: int) -> pd.DataFrame:
-    """The advantage a right and a wrong completion get, by the number of right ones in a group of G (TRL's
-    unbiased group std); introduced in notebooks/02_zero_variance_groups.ipynb."""
+    """The advantage a right and a wrong completion get, by the number of right ones in a group of G (02).
+
+    The std is TRL's unbiased group std."""
     import torch
 
     from ..grpo import group_advantages
@@ -257,7 +264,7 @@ def advantage_table(group_size: int) -> pd.DataFrame:
 
 
 def advantage_chart(group_size: int) -> alt.Chart:
-    """Bars of `advantage_table`: a lone success stands out, a group all right or all wrong gives 0."""
+    """Bars of `advantage_table`: a lone success stands out, a group all right or all wrong gives 0 (02)."""
     table = advantage_table(group_size)
     return alt.Chart(table).mark_bar().encode(
         x=alt.X("right in group:O", title=f"right completions in a group of G = {group_size}",
@@ -269,7 +276,7 @@ def advantage_chart(group_size: int) -> alt.Chart:
 
 
 def interval_width_table(ks=(2, 4, 8, 16, 32, 64, 128), pass_rates=(0.0, 0.5)) -> pd.DataFrame:
-    """Width of the 95% Wald and Wilson intervals for an observed pass rate, by K (notebook 01)."""
+    """Width of the 95% Wald and Wilson intervals for an observed pass rate, by K (01)."""
     import math
 
     from ..difficulty import wilson_interval
@@ -325,7 +332,7 @@ def doubling_text(curve: pd.DataFrame) -> str:
 
 
 def learnability_table(group_size: int, steps: int = 101) -> pd.DataFrame:
-    """p(1-p) and the chance a group is alive, 1 - p^G - (1-p)^G, over p (notebook 03): both peak at p = 1/2."""
+    """p(1-p) and the chance a group is alive, 1 - p^G - (1-p)^G, over p: both peak at p = 1/2 (03)."""
     from ..grpo import dead_group_probability
 
     rows = []
@@ -338,7 +345,7 @@ def learnability_table(group_size: int, steps: int = 101) -> pd.DataFrame:
 
 
 def learnability_chart(group_size: int) -> alt.Chart:
-    """Both learnability measures against p: they rise and fall together, so they rank problems the same."""
+    """Both learnability measures against p: they rise and fall together, so they rank problems the same (03)."""
     return alt.Chart(learnability_table(group_size)).mark_line().encode(
         x=alt.X("p:Q", title="pass rate p"),
         y=alt.Y("value:Q", title="learnability score (0 to 1)", scale=alt.Scale(domain=[0, 1])),
@@ -349,9 +356,10 @@ def learnability_chart(group_size: int) -> alt.Chart:
 
 def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "",
                        axis_title: str = "accuracy gain over the base model (1.0 = 100 points)") -> alt.Chart:
-    """Gains (or paired differences) of each arm on one axis, the papers' next to ours: a rule from low to high (a
-    paper's quoted range or a 95% interval) and a point at the mean where there is one. `table` has source, row, low,
-    high and mean (05, 06)."""
+    """Gains (or paired differences) of each arm on one axis, the papers' next to ours (05, 06).
+
+    A rule from low to high (a paper's quoted range or a 95% interval) and a point at the mean where there is one.
+    `table` has source, row, low, high and mean."""
     rows = alt.Y("row:N", title=None, sort=list(dict.fromkeys(table["row"])), axis=alt.Axis(labelLimit=320))
     base = alt.Chart(table)
     scale = alt.Scale(zero=True, nice=True)
@@ -367,10 +375,11 @@ def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "",
 
 
 def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame], scale: float = 1.0) -> pd.DataFrame:
-    """The rows of `effect_sizes_chart`: the papers' quoted ranges, then, per source (e.g. "tiny world, 41 steps"),
-    our arms' means with their 95% intervals (each table as `course_lib.research.studies.gain_verdicts` returns it, with a
-    `label` column naming each row), multiplied by `scale` (100: fractions to points, the unit of the papers' rows)
-    (05)."""
+    """The rows of `effect_sizes_chart`: the papers' quoted ranges, then our arms' means with 95% intervals (05).
+
+    Ours come per source (e.g. "tiny world, 41 steps"), each table as `course_lib.research.studies.gain_verdicts`
+    returns it, with a `label` column naming each row, multiplied by `scale` (100: fractions to points, the unit of the
+    papers' rows)."""
     theirs = pd.DataFrame(paper_rows, columns=["source", "row", "low", "high"]).assign(mean=float("nan"))
     mine = [table.assign(source=source, row=table["label"], low=scale * table["ci_low"], high=scale * table["ci_high"],
                          mean=scale * table["mean"])[theirs.columns] for source, table in ours.items()]
@@ -379,10 +388,11 @@ def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame], sc
 
 def learnable_vs_gain_chart(table: pd.DataFrame, color: str, shape: str, title: str, color_sort=None,
                             shape_sort=None) -> alt.LayerChart:
-    """Each arm's mean gain against its learnable share of groups (groups whose rewards differ), with the gain's 95%
-    interval across seeds as a vertical bar; `table` has "learnable share of groups" (that share), "gain (test)",
-    ci_low and ci_high, and optionally seeds: an arm of fewer than 3 seeds has no interval, so it is drawn hollow,
-    without a bar, and leaves the gain axis to the arms that have one (05, 07)."""
+    """Each arm's mean gain against its learnable share of groups (groups whose rewards differ) (05, 07).
+
+    The gain's 95% interval across seeds is a vertical bar; `table` has "learnable share of groups" (that share),
+    "gain (test)", ci_low and ci_high, and optionally seeds: an arm of fewer than 3 seeds has no interval, so it is
+    drawn hollow, without a bar, and leaves the gain axis to the arms that have one."""
     few = table["seeds"] < 3 if "seeds" in table else pd.Series(False, index=table.index)
     tested = table[~few]
     x = alt.X("learnable share of groups:Q", title="learnable share of groups",  # a share of groups (records: learnable_share_of_steps)
@@ -415,8 +425,9 @@ def advantage_bars_table(rewards, advantages) -> pd.DataFrame:
 
 
 def advantage_bars_chart(rewards, advantages, title: str) -> alt.LayerChart:
-    """Bars of `advantage_bars_table`, one per completion, coloured by prompt; a dead group (all bars 0) is labelled
-    with the reward all its completions got, instead of leaving a gap."""
+    """Bars of `advantage_bars_table`, one per completion, coloured by prompt (04).
+
+    A dead group (all bars 0) is labelled with the reward all its completions got, instead of leaving a gap."""
     table = advantage_bars_table(rewards, advantages)
     x = alt.X("completion:O", axis=alt.Axis(labels=False, ticks=False), title="completion (G per prompt)")
     bars = alt.Chart(table).mark_bar().encode(
@@ -433,8 +444,10 @@ def advantage_bars_chart(rewards, advantages, title: str) -> alt.LayerChart:
 
 
 def learnable_share_chart(table: pd.DataFrame, title: str) -> alt.LayerChart:
-    """Learnable share of groups per difficulty band (columns difficulty, groups, learnable_share), each bar labelled
-    with its value and group count, so a band with no learnable group reads 0, not a missing bar (04b)."""
+    """Learnable share of groups per difficulty band, each bar labelled with its value and group count (04b).
+
+    `table` has columns difficulty, groups, learnable_share; a band with no learnable group reads 0, not a missing
+    bar."""
     x = alt.X("difficulty:N", sort=None, title="base pass rate band", axis=alt.Axis(labelAngle=0))
     y = alt.Y("learnable_share:Q", scale=alt.Scale(domain=[0, 1]), title="learnable share of groups")
     bars = alt.Chart(table).mark_bar(color="#4E79A7").encode(x=x, y=y, tooltip=["difficulty", "groups", "learnable_share"])
@@ -455,8 +468,9 @@ def before_after_table(before: dict, after: dict, model: str) -> pd.DataFrame:
 
 
 def before_after_chart(before: dict, after: dict, model: str, title: str) -> alt.LayerChart:
-    """Held-out accuracy per level before (dashed) and after (solid) training, in the model's colour, with 95%
-    intervals over problems as vertical bars (00)."""
+    """Held-out accuracy per level before (dashed) and after (solid) training, in the model's colour (00).
+
+    The 95% intervals over problems are vertical bars."""
     table = before_after_table(before, after, model)
     x = alt.X("level:O", title="level", axis=alt.Axis(labelAngle=0))
     y = alt.Y("accuracy:Q", title="held-out accuracy", scale=alt.Scale(domain=[0, 1]))
@@ -473,8 +487,10 @@ def before_after_chart(before: dict, after: dict, model: str, title: str) -> alt
 
 
 def seed_spread_chart(table: pd.DataFrame, title: str, axis_title: str, note: str = "") -> alt.LayerChart:
-    """One dot per seed of a paired difference, one row per source (columns seed, difference, source, e.g. the
-    committed seeds and a live one), beside a dashed 0: where a fresh seed falls among the others (05, 06)."""
+    """One dot per seed of a paired difference, one row per source, beside a dashed 0 (05, 06).
+
+    `table` has columns seed, difference, source (e.g. the committed seeds and a live one): it shows where a fresh seed
+    falls among the others."""
     sources = list(dict.fromkeys(table["source"]))
     y = alt.Y("source:N", sort=sources, title=None, axis=alt.Axis(labelLimit=200))
     x = alt.X("difference:Q", title=axis_title, scale=alt.Scale(nice=True))
@@ -488,8 +504,9 @@ def seed_spread_chart(table: pd.DataFrame, title: str, axis_title: str, note: st
 
 
 def dead_share_grid_chart(table: pd.DataFrame, models, strategies, title: str) -> alt.LayerChart:
-    """A model x strategy grid of each selection's predicted dead share (column "predicted dead groups"), each cell
-    labelled with its value (07)."""
+    """A model x strategy grid of each selection's predicted dead share, each cell labelled with its value (07).
+
+    The share is `table`'s column "predicted dead groups"."""
     cells = alt.Chart(table).encode(x=alt.X("model:N", sort=list(models), title=None, axis=alt.Axis(labelAngle=0)),
                                     y=alt.Y("strategy:N", sort=list(strategies), title=None))
     shade = alt.Color("predicted dead groups:Q", scale=alt.Scale(domain=[0, 1], scheme="reds"))
@@ -500,8 +517,9 @@ def dead_share_grid_chart(table: pd.DataFrame, models, strategies, title: str) -
 
 
 def runs_gain_chart(runs: pd.DataFrame, models, title: str) -> alt.LayerChart:
-    """Every run's held-out gain (with its own bootstrap interval, column gain_ci.test) against its learnable share
-    of steps, coloured and shaped by model (07)."""
+    """Every run's held-out gain against its learnable share of steps, coloured and shaped by model (07).
+
+    Each gain has its own bootstrap interval (column gain_ci.test)."""
     import json
 
     bounds = runs["gain_ci.test"].map(json.loads)

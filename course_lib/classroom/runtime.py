@@ -136,7 +136,7 @@ def check_parameters() -> None:
 
 
 def setup(seed: int = 0) -> str:
-    """Check the notebook's parameters; pick torch's threads; seed python, numpy and torch; return the device."""
+    """Check the notebook's parameters; pick torch's threads; seed python, numpy and torch; return the device (A1)."""
     import numpy as np
     import torch
     from transformers.utils import logging as transformers_logging
@@ -158,7 +158,7 @@ RECORD_MIME = "application/vnd.course-record+json"  # no frontend renders it: st
 
 
 def record(**numbers) -> None:
-    """Record a notebook's key numbers for tests and sweeps (in the output's data, not shown to a reader)."""
+    """Record a notebook's key numbers for tests and sweeps, in the output's data, not shown to a reader (00)."""
     from IPython.display import display
 
     clean = json.loads(json.dumps(numbers, default=float))

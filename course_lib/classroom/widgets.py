@@ -21,8 +21,9 @@ FEWEST_SEEDS_FOR_AN_INTERVAL = 3  # with fewer, the explorer shows each seed's g
 
 
 def show(widget) -> None:
-    """Display a widget; in a static copy (charts rendered as SVG, e.g. an executed notebook) also the picture and
-    tables of its default state, since no widget manager draws the widget there."""
+    """Display a widget; in a static copy also the picture and tables of its default state (00).
+
+    A static copy (charts rendered as SVG, e.g. an executed notebook) has no widget manager to draw the widget."""
     import os
 
     from IPython.display import display
@@ -70,7 +71,7 @@ def _dead_group_html(view: dict) -> str:
 
 
 def dead_group_widget():
-    """Sliders for p and G; shows P(dead group) = p^G + (1-p)^G and its curve next to G = 8, and what G costs.
+    """Sliders for p and G; shows P(dead group) = p^G + (1-p)^G, its curve next to G = 8, and what G costs (02).
 
     The numbers and the chart are HTML widgets updated in place (an Output widget redrawn inside a cell that is
     executing could leave a headless run waiting).
@@ -142,7 +143,7 @@ def gain_text(gain: dict) -> str:
 
 def explorer_view(tables: dict, model: str, k: int, strategy: str, budget: float, group_size: int = 8,
                   seed: int = 0, gains: pd.DataFrame | None = None) -> tuple[dict, pd.DataFrame]:
-    """The budget explorer's numbers and its histogram (a bar per possible pass rate) for one setting of its controls.
+    """The budget explorer's numbers and histogram (a bar per possible pass rate) for one setting of its controls (03).
 
     The selection ranks by the labels from the first `k` samples; its dead-group prediction is given twice: from
     those labels ("predicted_dead_share") and from all the table's samples of the same problems
@@ -181,7 +182,7 @@ def strategies_side_by_side(tables: dict, model: str, k: int, budget: float, gro
 
 
 def explorer_title(summary: dict) -> str:
-    """The explorer chart's title: the model, the strategy and the budget as a share and a count of the pool."""
+    """The explorer chart's title: the model, the strategy and the budget as a share and a count of the pool (03)."""
     return (f"{summary['model']}: {summary['strategy']} at budget {summary['budget_share']:.0%} of the pool "
             f"({summary['n_selected']} of {summary['pool']} problems)")
 
@@ -193,8 +194,10 @@ def explorer_picture(tables: dict, model: str, k: int, strategy: str, budget: fl
 
 
 def budget_explorer(tables: dict, seed: int = 0, gains: pd.DataFrame | None = None):
-    """Budget slider (a share of the pool, shown with its count), strategy, K and model controls over real difficulty
-    tables; the chosen strategy's numbers, every strategy side by side, and the selection's histogram."""
+    """Budget, strategy, K and model controls over real difficulty tables (03).
+
+    The budget slider is a share of the pool, shown with its count; the widget shows the chosen strategy's numbers,
+    every strategy side by side, and the selection's histogram."""
     import ipywidgets as w
     from IPython.display import HTML, display
 
@@ -309,7 +312,7 @@ def pack_quiz(question: str, options: dict) -> str:
 
 
 def quiz_packed(packed: str):
-    """The quiz `pack_quiz` packed (a student's copy calls this; the instructor's copy calls `quiz` itself)."""
+    """The quiz `pack_quiz` packed; the instructor's copy calls `quiz` itself (students' copies of 00-04b)."""
     import base64
     import binascii
     import json
@@ -330,7 +333,8 @@ def quiz_packed(packed: str):
 
 
 def quiz(question: str, options: dict):
-    """A multiple-choice question: pick an option and read why it is right or wrong (an explanation per option).
+    """A multiple-choice question: pick an option and read why it is right or wrong, an explanation per option (00).
+
     Its picture (executed copies) shows the question and options, not the answer."""
     import ipywidgets as w
     from IPython.display import Markdown

@@ -292,7 +292,7 @@ def load_tokenizer(name_or_path: str):
 
 
 def load_model(name_or_path: str, device: str | None = None, dtype=None, place: bool = True):
-    """(model, tokenizer) for a tiny name, a local folder or a hub id, all through `from_pretrained`."""
+    """(model, tokenizer) for a tiny name, a local folder or a hub id, all through `from_pretrained` (00)."""
     # place=False leaves the model where from_pretrained put it (the CPU) for the Trainer / accelerate to move
     # to each process's own device: placing it here would put every process of a multi-GPU run on cuda:0
     from transformers import AutoModelForCausalLM
@@ -488,7 +488,7 @@ def save_checkpoint(model, tokenizer, out: Path, config: PretrainConfig, losses,
 
 
 def read_manifest(name_or_path: str) -> dict:
-    """The manifest of a tiny model (name or folder)."""
+    """The manifest of a tiny model, by name or folder (00)."""
     path = resolve_model_path(name_or_path)
     check(path is not None and (path / "manifest.json").exists(), f"model={name_or_path!r} has no manifest.json")
     return json.loads((path / "manifest.json").read_text())

@@ -19,14 +19,14 @@ CALIBRATION_CHUNK = 64  # prompts per generate call; the committed calibrations 
 
 
 def pass_rates(model, tokenizer, problems, k, temperature, max_new_tokens, seed, progress=False) -> list[float]:
-    """Each problem's share of correct completions among k samples (prompts as in every other stage)."""
+    """Each problem's share of correct completions among k samples (prompts as in every other stage) (00)."""
     table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, chunk_size=CALIBRATION_CHUNK,
                      cache_dir=None, progress=progress)
     return [float(rate) for rate in table["pass_rate"]]
 
 
 def summarize(problems, rates, k) -> dict:
-    """Mean pass rate per level and the shares of problems with p = 0, 0 < p < 1 and p = 1."""
+    """Mean pass rate per level and the shares of problems with p = 0, 0 < p < 1 and p = 1 (00)."""
     levels = sorted({p.level for p in problems}, key=lambda level: (level is None, level))
     by_level = {
         str(level): round(sum(r for p, r in zip(problems, rates) if p.level == level)

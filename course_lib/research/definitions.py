@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import CourseError, check
 from ..paths import REPOSITORY
 
-RESULTS_DIR = REPOSITORY / "data" / "results"
+RESULTS_DIR = REPOSITORY / "data" / "results"  # one folder per study: its study.json, README and results (04b)
 
 STUDY_FILE = "study.json"  # in each study's folder: what it runs, beside its README, grid.json, make.sh and results
 KINDS = ("study", "probe", "pilot")  # a study tests what its README fixed; a probe looks; a pilot sizes a study

@@ -14,10 +14,11 @@ from .studies import COULD_NOT_TELL, beats_or_loses, interval_text
 
 
 def finding(name: str, row, margin: float | None = None) -> str:
-    """'hard - random +0.010 [-0.004, +0.024]: **equivalent** (margin ±0.03)' from a row with mean, ci_low, ci_high
-    and, when tested against a margin, a `verdict` (and TOST's 90% interval beside the 95% one where the row holds
-    it); without one, the 95% interval's verdict against 0. A "could not tell" says why, from the row's `why`
-    (`studies.paired_verdicts`) (05).
+    """'hard - random +0.010 [-0.004, +0.024]: **equivalent** (margin ±0.03)' from a row with mean and interval (00).
+
+    The row has mean, ci_low, ci_high and, when tested against a margin, a `verdict` (and TOST's 90% interval beside the
+    95% one where the row holds it); without one, the 95% interval's verdict against 0. A "could not tell" says why,
+    from the row's `why` (`studies.paired_verdicts`).
 
     >>> finding("hard - random", {"mean": 0.01, "ci_low": -0.004, "ci_high": 0.024, "tost_low": -0.001,
     ...                           "tost_high": 0.021, "verdict": "equivalent"}, 0.03)
@@ -42,7 +43,7 @@ def finding(name: str, row, margin: float | None = None) -> str:
 
 
 def findings(table, name: str, margin: float | None = None) -> str:
-    """`finding` for every row of `table`, joined by "; ", each named by `name` formatted with the row's columns.
+    """`finding` for every row of `table`, joined by "; ", each named by `name` formatted with the row's columns (05).
 
     >>> import pandas as pd
     >>> findings(pd.DataFrame([{"task": "arith", "mean": 0.03, "ci_low": 0.01, "ci_high": 0.05}]), "{task}")
@@ -52,7 +53,7 @@ def findings(table, name: str, margin: float | None = None) -> str:
 
 
 def in_points(row, digits: int = 1) -> str:
-    """A gain (mean and 95% interval, as fractions of problems) in points of accuracy, 100 points = every problem.
+    """A gain (mean and 95% interval, as fractions of problems) in points of accuracy, 100 = every problem (05).
 
     >>> in_points({"mean": -0.0033, "ci_low": -0.0477, "ci_high": 0.0411})
     '-0.3 [-4.8, +4.1]'
@@ -62,7 +63,7 @@ def in_points(row, digits: int = 1) -> str:
 
 
 def correlation(result: dict, unit: str = "runs") -> str:
-    """'+0.60 [+0.23, +0.81] over 19 runs' from `studies.rank_correlation`'s result.
+    """'+0.60 [+0.23, +0.81] over 19 runs' from `studies.rank_correlation`'s result (05).
 
     >>> correlation({"rho": 0.6018, "ci_low": 0.2267, "ci_high": 0.8123, "n": 19})
     '+0.60 [+0.23, +0.81] over 19 runs'
@@ -72,10 +73,10 @@ def correlation(result: dict, unit: str = "runs") -> str:
 
 
 def takeaway(text: str) -> Markdown:
-    """The one bold line under a chart that says what to read from it (bold inside it, e.g. a `finding`, is dropped)."""
+    """The one bold line under a chart that says what to read; bold inside it (a `finding`'s) is dropped (00)."""
     return Markdown(f"**{text.replace('**', '').strip()}**")
 
 
 def bullets(lines, intro: str = "") -> Markdown:
-    """`lines` as a Markdown list, after an optional sentence."""
+    """`lines` as a Markdown list, after an optional sentence (05)."""
     return Markdown((intro + "\n\n" if intro else "") + "\n".join(f"- {line}" for line in lines))

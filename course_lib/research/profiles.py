@@ -69,7 +69,7 @@ PROFILES = {
 
 
 def get_profile(name: str) -> Profile:
-    """The profile called `name`, with an error listing the valid names."""
+    """The profile called `name`, with an error listing the valid names (05)."""
     check(name in PROFILES, f"PROFILE={name!r} is unknown; use one of {', '.join(PROFILES)}")
     return PROFILES[name]
 

@@ -24,7 +24,7 @@ from .studies import (
     study_folder,
 )
 
-MARGIN = 0.03  # held-out accuracy: the difference every study calls negligible
+MARGIN = 0.03  # held-out accuracy: the difference every study calls negligible (07)
 
 
 @dataclass(frozen=True)
@@ -334,8 +334,9 @@ def family_status(statuses) -> str:
 
 
 def what_it_found(status: str, inside: str = "") -> str:
-    """What a "hard beats random" row's test found, in words, from its status and its `inside margin` field: an
-    equivalence that is a real difference smaller than the margin says which way it went (07)."""
+    """What a "hard beats random" row's test found, in words, from its status and its `inside margin` field (07).
+
+    An equivalence that is a real difference smaller than the margin says which way it went."""
     check(isinstance(status, str) and status in FOUND,
           f"status={status!r} is not a scorecard status ({', '.join(FOUND)}); read it from scorecard()")
     inside = "" if pd.isna(inside) else inside
@@ -364,9 +365,10 @@ def cell_advice(status: str, inside: str = "") -> str:
 
 
 def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
-    """What to annotate under a 10% budget, by the model's regime and the step structure, each cell read from a
-    "hard beats random" row of the scorecard and naming its model and that row's status (a row's cells may differ in
-    model and recipe, not only in step structure); "not tested" where none ran (07)."""
+    """What to annotate under a 10% budget, by the model's regime and the step structure (07).
+
+    Each cell is read from a "hard beats random" row of the scorecard and names its model and that row's status (a row's
+    cells may differ in model and recipe, not only in step structure); "not tested" where none ran."""
     card = scorecard() if card is None else card
     missing = [c for c in ("claim", "status") if c not in getattr(card, "columns", ())]
     check(not missing, f"card lacks column(s) {missing}: pass the table scorecard() returns")
@@ -385,8 +387,9 @@ def decision_table(card: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def scorecard(root=RESULTS_DIR) -> pd.DataFrame:
-    """Every claim with the paper's report, the tiny world's verdict, its status, the status before the reference
-    arm's effect was required, and the margin its study fixed before it ran (07, README)."""
+    """Every claim with the paper's report, the tiny world's verdict and its status (07, README).
+
+    Also the status before the reference arm's effect was required, and the margin its study fixed before it ran."""
     rows = [{"claim": c.claim, "paper reports": c.paper, **claim_verdict(c, root), "note": c.note,
              "margin": margin_text(c) if c.study else ""} for c in CLAIMS]
     return pd.DataFrame(rows)

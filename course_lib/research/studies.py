@@ -26,16 +26,17 @@ from .experiment import VALUE_RANGES
 
 
 def study_folder(study: str, root=RESULTS_DIR) -> Path:
-    """A study's results folder under `root`, read from the repository when `root` is a notebook's relative path
-    and the notebook runs elsewhere (a student copy: `course_lib.paths.course_path`).
+    """A study's results folder under `root` (A1).
 
-    Introduced in notebooks/A1_behind_the_findings.ipynb."""
+    Read from the repository when `root` is a notebook's relative path and the notebook runs elsewhere (a student copy:
+    `course_lib.paths.course_path`)."""
     return course_path(root) / study
 
 
 def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
-    """The committed results table of a study (points that succeeded) and its provenance; a damaged file is one
-    line naming it (`check_results`)."""
+    """The committed results table of a study (points that succeeded) and its provenance (03).
+
+    A damaged file is one line naming it (`check_results`)."""
     folder = study_folder(study, root)
     path = folder / "results.csv"
     check(path.exists(), f"study={study!r}: no results.csv in {folder}; run `python -m course_lib reproduce {study} "
@@ -290,7 +291,7 @@ def finite_values(values) -> np.ndarray:
 
 
 def t_interval(values) -> dict:
-    """Mean of per-seed values with a 95% Student-t interval (seeds are the unit of replication).
+    """Mean of per-seed values with a 95% Student-t interval; seeds are the unit of replication (05).
 
     >>> t_interval([0.1, 0.2, 0.3])["ci_low"]
     -0.0484
@@ -326,7 +327,7 @@ COULD_NOT_TELL = "could not tell"  # an equivalence whose margin the study canno
 
 
 def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensitive: bool = True) -> dict:
-    """Better, worse, equivalent within +-margin (TOST), could not tell, or inconclusive, from per-seed differences.
+    """Better, worse, equivalent within +-margin (TOST), could not tell or inconclusive, from per-seed differences (06).
 
     `base_variance` is the variance of a baseline shared by every seed (e.g. one base-model evaluation), which
     seed-to-seed spread cannot see; it is added to the variance of the mean. A 95% interval that excludes 0 says
@@ -437,8 +438,9 @@ def check_probability(name: str, value) -> None:
 
 
 def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """A family of `equivalence_verdict` rows with each test's p-value Holm-adjusted within the family and the
-    verdict read again from the adjusted tests (a family with one row keeps its verdicts)."""
+    """A family of `equivalence_verdict` rows with each test's p-value Holm-adjusted within the family (A1).
+
+    The verdicts are read again from the adjusted tests (a family with one row keeps its verdicts)."""
     check_probability("alpha", alpha)
     missing = [c for c in ("mean", "p_difference", "p_equivalence") if c not in getattr(rows, "columns", ())]
     check(not missing, f"rows lack column(s) {missing}: pass a table of equivalence_verdict() results")
@@ -496,7 +498,7 @@ def detectable_difference(sd: float, seeds: int, power: float = 0.8, alpha: floa
 
 
 def seeds_needed(sd: float, difference: float, power: float = 0.8, alpha: float = 0.05, most: int = 1000) -> int:
-    """Seeds a paired two-sided t-test needs to detect `difference` with this power, given the seed-to-seed sd.
+    """Seeds a paired two-sided t-test needs to detect `difference` with this power, given the seed-to-seed sd (06).
 
     >>> seeds_needed(0.037, 0.03)
     14
@@ -514,8 +516,9 @@ def seeds_needed(sd: float, difference: float, power: float = 0.8, alpha: float 
 
 
 def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
-    """The one-sided upper confidence bound of a standard deviation measured on `seeds` values (chi-square): what
-    a pilot's power calculation should plan with, since a sd from 3 seeds is itself uncertain (05).
+    """The one-sided upper confidence bound (chi-square) of a standard deviation measured on `seeds` values (06).
+
+    What a pilot's power calculation should plan with, since a sd from 3 seeds is itself uncertain.
 
     >>> round(sd_upper_bound(0.008, 3), 4)
     0.0246
@@ -530,9 +533,10 @@ def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
 
 
 def seed_plan(pilot: pd.DataFrame, first: str = "hard", second: str = "random", target: float | None = None) -> dict:
-    """A pilot's power calculation for the paired test first - second (05): its spread across seeds, planned with
-    the 90% upper bound, and the seeds needed to detect `target` (default: the pre-registered rule, the larger of 0.03
-    and a third of the reference arm `second`'s gain) with 80% power."""
+    """A pilot's power calculation for the paired test first - second (A1).
+
+    Its spread across seeds, planned with the 90% upper bound, and the seeds needed to detect `target` (default: the
+    pre-registered rule, the larger of 0.03 and a third of the reference arm `second`'s gain) with 80% power."""
     check(not pilot.duplicated(["seed", "strategy"]).any(),
           "seed_plan: the pilot has several rows per seed and arm (several models or lengths?); pass one of them")
     check("model" not in pilot or pilot["model"].nunique() <= 1,
@@ -611,7 +615,7 @@ def check_both_arms_or_neither(group: pd.DataFrame, first: str, second: str, whe
 
 
 def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task", "strategy")) -> pd.DataFrame:
-    """Mean of `column` per group across seeds, with 95% t-intervals (05 and 06)."""
+    """Mean of `column` per group across seeds, with 95% t-intervals (05, 06)."""
     require_columns(table, [column], "column")
     check_one_run_per_seed(table, by)
     rows = [{**dict(zip(by, key)), **t_interval(group[column])}
@@ -621,7 +625,7 @@ def gain_by_strategy(table: pd.DataFrame, column: str = "gain.test", by=("task",
 
 def paired_difference(table: pd.DataFrame, first: str, second: str, column: str = "gain.test",
                       by=("task",)) -> pd.DataFrame:
-    """`first` minus `second` strategy, paired by seed within each group, with 95% t-intervals across seeds."""
+    """`first` minus `second` strategy, paired by seed within each group, with 95% t-intervals across seeds (05)."""
     require_columns(table, ["strategy", column], "column")
     for strategy in (first, second):
         check(strategy in set(table["strategy"]), f"strategy {strategy!r} is not in the results table")
@@ -639,11 +643,12 @@ def paired_difference(table: pd.DataFrame, first: str, second: str, column: str 
 
 def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "gain.test", by=("model",),
                     arm: str = "strategy") -> pd.DataFrame:
-    """For each (first, second) arm pair within each group: the paired-by-seed difference's TOST verdict
-    (`equivalence_verdict`), an equivalence counted only where the second (reference) arm's own gain shows an
-    effect the margin is at most a third of (`assay_sensitivity`, its base evaluation's error included for held-out
-    gains). Arms trained from one base model share its evaluation, so the difference carries none of its error (05,
-    06)."""
+    """For each (first, second) arm pair within each group, the paired-by-seed difference's TOST verdict (05, 06).
+
+    The verdict is `equivalence_verdict`'s; an equivalence is counted only where the second (reference) arm's own gain
+    shows an effect the margin is at most a third of (`assay_sensitivity`, its base evaluation's error included for
+    held-out gains). Arms trained from one base model share its evaluation, so the difference carries none of its
+    error."""
     require_columns(table, [column], "column")
     check_one_run_per_seed(table, by, arm)
     named = sorted({name for pair in pairs for name in pair} - set(table[arm]))
@@ -676,8 +681,10 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
 
 
 def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test", by=("model", "strategy")) -> pd.DataFrame:
-    """Each arm's gain over the base model with its TOST verdict; the base evaluation's own variance (shared by
-    every seed, `base_variance.test`) is added, since the seed-to-seed spread cannot see it (05, 06)."""
+    """Each arm's gain over the base model with its TOST verdict (05, 07).
+
+    The base evaluation's own variance (shared by every seed, `base_variance.test`) is added, since the seed-to-seed
+    spread cannot see it."""
     require_columns(table, [column], "column")
     check_one_run_per_seed(table, by)
     rows = []
@@ -702,10 +709,12 @@ def shared_base_variance(rows: pd.DataFrame, column: str, what: str) -> float:
 
 
 def beats_or_loses(row) -> str:
-    """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (05, 07). With fewer than
-    3 seeds, or seeds that all agree (a zero-width t-interval measures no noise at all): 'is not tested against'.
-    A row without `seeds` (e.g. a bootstrap over problems) is read by its interval alone; one with `excludes_zero`
-    (`t_interval`'s, read before rounding) by that, so a bound rounded to 0.0 still counts on its side."""
+    """'beats', 'loses to' or 'is indistinguishable from', from a row with a 95% interval (06).
+
+    With fewer than 3 seeds, or seeds that all agree (a zero-width t-interval measures no noise at all): 'is not tested
+    against'. A row without `seeds` (e.g. a bootstrap over problems) is read by its interval alone; one with
+    `excludes_zero` (`t_interval`'s, read before rounding) by that, so a bound rounded to 0.0 still counts on its
+    side."""
     get = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))  # a dict, a Series, a namedtuple
     seeds, excludes = get("seeds"), get("excludes_zero")
     spread = excludes is not None and not pd.isna(excludes) and bool(excludes)  # seeds that differ, read unrounded
@@ -722,7 +731,9 @@ def beats_or_loses(row) -> str:
 
 
 def interval_text(row, digits: int = 3) -> str:
-    """'+0.023 [+0.009, +0.037]' from a row with mean (or mean_difference), ci_low and ci_high, rounded as pandas tables show (04, 05).
+    """'+0.023 [+0.009, +0.037]' from a row with mean (or mean_difference), ci_low and ci_high (04b, A2).
+
+    Rounded as pandas tables show.
 
     >>> interval_text({"mean": 0.0195, "ci_low": 0.0025, "ci_high": 0.0365})
     '+0.020 [+0.002, +0.036]'
@@ -777,9 +788,11 @@ def chance_corrected(accuracy, guess: float):
 
 
 def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.DataFrame:
-    """The table with `gain_beyond_chance.<split>`: each level's gain divided by (1 - its guess rate), averaged over
-    levels, each counted once (the tiny profile's held-out sets hold 60 problems per level). For arith it equals the
-    plain gain where the levels hold equally many problems (tiny), not in smoke's 16 (4, 3, 3, 3, 3) (05)."""
+    """The table with `gain_beyond_chance.<split>`: the mean over levels of gain / (1 - guess rate) (A1).
+
+    Each level's gain is divided by (1 - its guess rate) and levels are averaged, each counted once (the tiny profile's
+    held-out sets hold 60 problems per level). For arith it equals the plain gain where the levels hold equally many
+    problems (tiny), not in smoke's 16 (4, 3, 3, 3, 3)."""
     from ..tasks import guess_rate
 
     after, before, levels = level_columns(table, split)
@@ -794,9 +807,10 @@ def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.Data
 
 def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: int, split: str = "test",
                        by=("model", "strategy")) -> pd.DataFrame:
-    """Each level's change (after - before) per group with its TOST verdict. The shared base evaluation's variance
-    at a level with accuracy a, from K samples of each of n problems, is at most a(1-a)/((K-1)n): that bound is added
-    (06)."""
+    """Each level's change (after - before) per group with its TOST verdict (06).
+
+    The shared base evaluation's variance at a level with accuracy a, from K samples of each of n problems, is at most
+    a(1-a)/((K-1)n): that bound is added."""
     after, before, levels = level_columns(table, split)
     check_one_run_per_seed(table, by)
     k_column = f"base_k.{split}" if f"base_k.{split}" in table else f"eval_k.{split}"
@@ -823,8 +837,10 @@ def one_value(values: pd.Series, column: str, group) -> float:
 
 
 def selected_pass_rates(labels: pd.DataFrame, fresh: pd.DataFrame, strategies, budget: float, seeds) -> pd.DataFrame:
-    """For each arm and seed: the selected set's mean pass rate by the labels it was chosen by (`labels`, e.g. K=8)
-    and by fresh samples of the same problems (`fresh`, e.g. K=64): how far the labels regress to the mean (05)."""
+    """For each arm and seed, the selected set's mean pass rate by its labels and by fresh samples (A1).
+
+    `labels`: the pass rates it was chosen by (e.g. K=8); `fresh`: fresh samples of the same problems (e.g. K=64). The
+    gap is how far the labels regress to the mean."""
     from ..selection import select
 
     check(set(labels["id"]) == set(fresh["id"]), "labels and fresh must be difficulty tables of the same problems")
@@ -844,7 +860,7 @@ def selected_pass_rates(labels: pd.DataFrame, fresh: pd.DataFrame, strategies, b
 
 
 def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFrame:
-    """Per group: share of selected examples with 0 < p < 1, learnable share of groups, steps, and gain (07)."""
+    """Per group: share of selected examples with 0 < p < 1, learnable share of groups, steps, and gain (05, 07)."""
     columns = {"selected_share_mixed": "selected share 0<p<1", "predicted_dead_share": "predicted dead groups",
                "learnable_share_of_steps": "learnable share of groups", "steps": "steps", "gain.test": "gain (test)"}
     check_one_run_per_seed(table, by)  # runs of two lengths or settings would be averaged into one row
@@ -858,7 +874,7 @@ def mechanism_table(table: pd.DataFrame, by=("model", "strategy")) -> pd.DataFra
 
 
 def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
-    """Spearman's rank correlation of paired values with a 95% percentile-bootstrap interval over the pairs (07).
+    """Spearman's rank correlation of paired values with a 95% percentile-bootstrap interval over the pairs (05, 07).
 
     >>> rank_correlation([1, 2, 3, 4, 5], [2, 4, 6, 8, 10])["rho"]
     1.0

@@ -1,4 +1,4 @@
-"""Batch reproduction: run the experiment notebook once per grid point with papermill, resumably.
+"""Batch reproduction: run the experiment notebook once per grid point with papermill, resumably (05).
 
 `python -m course_lib reproduce STUDY --profile P --workers N --out DIR` expands a named grid,
 executes the template `course_lib/templates/experiment.ipynb` per point (in worker processes), keeps every executed

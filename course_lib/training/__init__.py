@@ -583,8 +583,9 @@ def memory_only_fields(loss_type) -> tuple:
 
 def train_grpo(model_name: str, problems, config, out, peft_config="course", progress: bool = True,
                callbacks=()) -> dict:
-    """Train with GRPO on `problems` with `config` (a CourseConfig: TRL's GRPOConfig with the course's settings);
-    writes the run folder `out` and returns its summary.
+    """Train with GRPO on `problems` under `config`; writes the run folder `out` and returns its summary (00).
+
+    `config` is a CourseConfig: TRL's GRPOConfig with the course's settings.
 
     `peft_config`, as GRPOTrainer's: a `peft.LoraConfig`, None to train every weight, or "course" (the default:
     `course_lora()`, rank 16, alpha 32, every linear layer).
@@ -772,7 +773,7 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
 
 
 def load_trained(run_or_model: str, device: str | None = None):
-    """(model, tokenizer) from a run folder (merging a LoRA adapter into its base) or any model name."""
+    """(model, tokenizer) from a run folder (merging a LoRA adapter into its base) or any model name (00)."""
     from ..models import check_finite, load_model
 
     check(isinstance(run_or_model, str | os.PathLike) and str(run_or_model).strip(),
@@ -845,7 +846,7 @@ def merged_folder(run_dir) -> Path:
 
 
 def read_jsonl_log(path) -> list[dict]:
-    """The rows of a run's metrics.jsonl or ledger.jsonl."""
+    """The rows of a run's metrics.jsonl or ledger.jsonl (00)."""
     path = Path(path)
     if not path.exists():
         raise CourseError(f"{path} does not exist; is this a run folder written by train_grpo?")
@@ -855,15 +856,16 @@ def read_jsonl_log(path) -> list[dict]:
 
 def trl_loss_on_fixed_batch(model, tokenizer, prompts, completions, rewards, group_size: int, out, old_logps=None,
                             **grpo_config):
-    """TRL's own GRPO loss and gradients for given completions and rewards, without sampling; returns
-    (loss, {parameter name: gradient}, the trainer, its inputs). `model` gets the gradients.
+    """TRL's own GRPO loss and gradients for given completions and rewards, without sampling (04).
+
+    Returns (loss, {parameter name: gradient}, the trainer, its inputs). `model` gets the gradients.
 
     TRL runs its own code from completions to loss: its `rollout_func` hook hands it these completions instead of
     sampling, a reward function hands back these rewards, `_generate_and_score_completions` (which GRPOTrainer
     calls once per generation batch) computes advantages, reference log-probs and the token count, then the public
     `compute_loss`, and `backward`. A TRL reference model (beta > 0) is loaded from `model`'s config name_or_path.
-    `old_logps`: as if the completions were sampled a few optimizer steps ago. Introduced in
-    notebooks/04_grpo_training.ipynb, which checks its hand-written step against it.
+    `old_logps`: as if the completions were sampled a few optimizer steps ago. Notebook 04
+    checks its hand-written step against it.
     """
     import os
 

@@ -143,8 +143,10 @@ def launched_processes() -> int:
 
 @dataclass
 class CourseConfig(GRPOConfig):
-    """TRL's `GRPOConfig` with the course's defaults, plus what TRL lacks: prompts per step (which set the batch),
-    micro-batches, a format reward weight and DAPO's dynamic sampling. Checked when made, naming the field.
+    """TRL's `GRPOConfig` with the course's defaults, plus a few fields TRL lacks (00).
+
+    Those fields: prompts per step (which set the batch), micro-batches, a format reward weight and DAPO's dynamic
+    sampling. Checked when made, naming the field.
 
     The batch fields (per_device_train_batch_size, gradient_accumulation_steps, steps_per_generation,
     generation_batch_size) follow from prompts_per_step, micro_batch_prompts and the launcher's process count;
@@ -301,8 +303,9 @@ LORA_FLAGS = ("use_peft", "lora_r", "lora_alpha", "lora_dropout", "lora_target_m
 
 
 def course_lora(**settings):
-    """The `peft.LoraConfig` of CourseModelConfig(**settings) (the course's LoRA unless told), or None when
-    use_peft=False (full fine-tuning)."""
+    """The `peft.LoraConfig` of CourseModelConfig(**settings), or None when use_peft=False (full fine-tuning) (04b).
+
+    The course's LoRA unless `settings` say otherwise."""
     from trl import get_peft_config
 
     return get_peft_config(CourseModelConfig(**settings))
