@@ -2,6 +2,8 @@
 course and the explorer app (collapsed cells, `source_hidden`, too: a student who opens one reads it)."""
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -179,3 +181,76 @@ def test_every_public_name_loads_from_the_module_the_table_names():
     assert course_lib.problems.__module__ == "course_lib.problems" and callable(course_lib.problems)
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         course_lib.no_such_name  # noqa: B018
+
+
+# ---------------------------------------------------------------------------
+# Every public name says which notebook introduces it: the end of its docstring's first line
+# ---------------------------------------------------------------------------
+
+ORDER = ("00", "01", "02", "03", "04", "04b", "05", "06", "07", "A1", "A2")  # the notebooks, in reading order
+ELSEWHERE = ("every notebook", "students' copies")  # where a name no notebook imports is used (CourseError...)
+TAG = re.compile(r"\((0[0-7]b?|A[12]|" + "|".join(map(re.escape, ELSEWHERE)) + r")(, [^()]+| of [^(),]+)?\)\.?$")
+
+
+def first_line(name: str) -> str:
+    """A public name's one-line summary: its docstring's first line; a constant's comment (on its line, or above)."""
+    import importlib
+    import inspect
+
+    import course_lib
+
+    value = getattr(course_lib, name)
+    if inspect.ismodule(value) or inspect.isclass(value) or callable(value):
+        return inspect.getdoc(value).splitlines()[0]
+    home = Path(importlib.import_module(f"course_lib.{course_lib.HOME[name]}").__file__)
+    for path in (home, *sorted(home.parent.glob("*.py"))):  # its module, or one beside it that it imports it from
+        lines = path.read_text().splitlines()
+        at = next((i for i, line in enumerate(lines) if re.match(rf"{name}\s*[:=]", line)), None)
+        if at is not None:
+            break
+    comment = lines[at].partition("  # ")[2] or lines[at - 1].lstrip("# ")
+    return comment.strip()
+
+
+def notebooks_importing(name: str) -> list[str]:
+    """The notebooks (as "00", "04b", "A1") whose code imports `name` from course_lib, in reading order."""
+    import ast
+
+    found = []
+    for path in sorted(NOTEBOOKS_DIR.glob("*.ipynb")):
+        for cell in (c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"):
+            code = "\n".join(line for line in "".join(cell["source"]).splitlines()
+                             if not line.lstrip().startswith(("%", "!")))
+            if any(isinstance(node, ast.ImportFrom) and node.module == "course_lib"
+                   and name in (alias.name for alias in node.names) for node in ast.walk(ast.parse(code))):
+                found.append(path.name.split("_")[0])
+                break
+    return sorted(found, key=ORDER.index)
+
+
+def test_the_tag_is_a_notebook_or_its_named_stand_in_at_the_end_of_the_line():
+    for good in ("Draw it (00).", "Draw it (04b, A2).", "Draw it (07, README).", "Draw it (03, the explorer app).",
+                 "what `select` picks by (03)", "Fail (every notebook).", "Pack it (students' copies of 00-04b)."):
+        assert TAG.search(good), good
+    for bad in ("Draw it (notebook 01).", "Draw it (05 and 06).", "Draw it (05): more after it.", "Draw it (08).",
+                "Draw it.", "Draw it (somewhere)."):
+        assert not TAG.search(bad), bad
+
+
+def test_every_public_name_says_which_notebook_introduces_it_in_its_first_line():
+    import course_lib
+
+    missing = [f"{name}: {first_line(name)}" for name in course_lib.__all__ if not TAG.search(first_line(name))]
+    assert not missing, "end the first docstring line with the notebook that introduces it, e.g. (03):\n" + \
+        "\n".join(missing)
+
+
+def test_the_notebook_a_name_names_first_is_the_first_that_imports_it():
+    import course_lib
+
+    wrong = []
+    for name in course_lib.__all__:
+        tag, importing = TAG.search(first_line(name)), notebooks_importing(name)
+        if tag and importing and tag.group(1) != importing[0]:  # one no notebook imports: its tag says where
+            wrong.append(f"{name}: says ({tag.group(1)}), first imported in {importing[0]}")
+    assert not wrong, "\n".join(wrong)
