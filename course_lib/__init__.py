@@ -2,6 +2,7 @@
 
 A notebook imports what it uses in one statement, `from course_lib import load_model, problems, sample`; each name
 below is loaded from its module when first used, so `import course_lib` stays light (docs/design.md: where things are).
+Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
 
 from importlib import import_module

@@ -1,6 +1,6 @@
 """Evaluation: accuracy per level with intervals over problems, pass@k, and paired bootstrap comparisons.
 
-Introduced in notebooks/04_grpo_training.ipynb.
+Introduced in notebooks/00_tiny_world_tour.ipynb (`evaluate`, `compare`); used again in 04 and 04b.
 """
 
 from __future__ import annotations

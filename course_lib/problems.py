@@ -4,7 +4,7 @@
 call. Real datasets come from a local folder laid out like `../shared/data` (`gsm8k/train.jsonl`,
 `math/test.jsonl`, `bbh/tracking_shuffled_objects_*.jsonl`, `aime2025/test.jsonl`), named by
 `data_dir=` or the environment variable `COURSE_DATA_DIR`, or else from their hub ids.
-Introduced in notebooks/01_difficulty_estimation.ipynb.
+Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 A difficulty table is a pandas DataFrame with one row per problem and at least the columns
 `id` (str), `level` (int or None) and `pass_rate` (the base model's share of correct samples, in [0, 1]).
-Introduced in notebooks/03_budget_explorer.ipynb.
+Introduced in notebooks/01_difficulty_estimation.ipynb (`pass_rate_counts`); the strategies in
+notebooks/03_budget_explorer.ipynb.
 """
 
 from __future__ import annotations

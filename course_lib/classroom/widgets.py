@@ -3,7 +3,7 @@
 Each widget also carries a static picture of its default state (`.picture`, an Altair chart) and, where it shows
 tables, their default state (`.tables`): `show` displays them under the widget in executed copies of a notebook,
 where no widget manager draws the widget itself.
-Introduced in notebooks/02_zero_variance_groups.ipynb and notebooks/03_budget_explorer.ipynb.
+Introduced in notebooks/00_tiny_world_tour.ipynb (`quiz`, `show`); the explorers in notebooks 02 and 03.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ same for every row of a table (`findings`), a gain in points of accuracy (`in_po
 interval (`correlation`), a bold takeaway under a chart (`takeaway`), a list of such lines (`bullets`).
 
 Pure functions returning text or `IPython.display.Markdown`; the notebook displays them. Introduced in
-notebooks/05_hard_examples_win.ipynb; used again in 06, 07 and the appendix A1.
+notebooks/00_tiny_world_tour.ipynb (`finding`, `takeaway`); the rest in 05, used again in 06, 07 and A1.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 (gains across seeds, paired differences, per-level tables).
 
 Pure definitions and functions over the results table that `python -m course_lib reproduce` writes (one row
-per grid point); `course_lib.research.sweep` runs the grids. Introduced in notebooks/05_hard_examples_win.ipynb; used again in 06 and 07.
+per grid point); `course_lib.research.sweep` runs the grids. Introduced in notebooks/03_budget_explorer.ipynb
+(`load_study`); the verdicts in notebook 05, used again in 06, 07 and A1.
 """
 
 from __future__ import annotations

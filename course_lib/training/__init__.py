@@ -8,7 +8,7 @@ A run folder holds: `run_config.json`, TRL checkpoints (each whole or absent: `c
 `metrics.jsonl` (one line per step), `ledger.jsonl` (one line per prompt group: step, problem id, group reward
 mean and std), `final/` (the trained weights or LoRA adapter) and, written last, `summary.json` (with the sha256
 of every file in `final/`, checked whenever the run is loaded).
-Introduced in notebooks/04_grpo_training.ipynb.
+Introduced in notebooks/00_tiny_world_tour.ipynb (`train_grpo`); taught in notebooks/04_grpo_training.ipynb.
 """
 
 from __future__ import annotations
