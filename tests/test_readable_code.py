@@ -1,6 +1,7 @@
 """Code a student reads fits on a screen: no line of a code cell is over 100 characters in the notebooks of the
 course and the explorer app (collapsed cells, `source_hidden`, too: a student who opens one reads it)."""
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -131,6 +132,12 @@ def test_the_design_page_names_every_module_where_it_is():
         row = next(line for line in text.splitlines() if line.startswith(f"| `{package.name}/`"))
         for path in (p for p in package.glob("*.py") if p.name != "__init__.py" or len(p.read_text().splitlines()) > 1):
             assert f"`{path.stem}`" in row, f"{package.name}/{path.name} is not in docs/design.md"
+    # which notebook introduces a module is said once, in its docstring ("Introduced in ..."), not in a column here
+    assert not [line for line in text.splitlines() if line.startswith("|") and "introduced in" in line.lower()]
+    for path in (p for p in LIBRARY.rglob("*.py") if len(p.read_text().splitlines()) > 1):
+        where = re.search(r"Introduced in\s+([\w/.-]+?)[.;,]?(\s|$)", ast.get_docstring(ast.parse(path.read_text())))
+        assert where, f"{path.relative_to(LIBRARY.parent)}: its docstring does not say where it is introduced"
+        assert (LIBRARY.parent / where.group(1)).exists(), f"{path.name}: Introduced in {where.group(1)}, not a file"
 
 
 # ---------------------------------------------------------------------------
@@ -214,8 +221,6 @@ def first_line(name: str) -> str:
 
 def notebooks_importing(name: str) -> list[str]:
     """The notebooks (as "00", "04b", "A1") whose code imports `name` from course_lib, in reading order."""
-    import ast
-
     found = []
     for path in sorted(NOTEBOOKS_DIR.glob("*.ipynb")):
         for cell in (c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"):
@@ -254,3 +259,21 @@ def test_the_notebook_a_name_names_first_is_the_first_that_imports_it():
         if tag and importing and tag.group(1) != importing[0]:  # one no notebook imports: its tag says where
             wrong.append(f"{name}: says ({tag.group(1)}), first imported in {importing[0]}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_a_module_is_introduced_no_later_than_the_first_of_its_public_names():
+    """A module's "Introduced in notebooks/NN..." names the notebook of its earliest public name, or an earlier one."""
+    import importlib
+
+    import course_lib
+
+    for module, names in course_lib.PUBLIC.items():
+        path = Path(importlib.import_module(f"course_lib.{module}").__file__)
+        where = re.search(r"Introduced in\s+notebooks/([0-9A]\w*?)_", ast.get_docstring(ast.parse(path.read_text())))
+        if where is None:  # a one-line package (`research`: its public name `sweep` is a module with its own docstring)
+            continue
+        tags = [TAG.search(first_line(name)).group(1) for name in names]
+        first = min((tag for tag in tags if tag in ORDER), key=ORDER.index)
+        assert ORDER.index(where.group(1)) <= ORDER.index(first), \
+            f"{module}: introduced in {where.group(1)}, but {names[tags.index(first)]} already in {first}"
+
