@@ -16,7 +16,7 @@ filter_library_deprecations()
 
 PUBLIC = {  # module -> the names the notebooks use from it (the lesson's modules first, then the plumbing)
     "tasks": ("generate", "SHUFFLE_LEVELS"),
-    "prompts": ("prompt_ids", "prompt_text"),
+    "prompts": ("model_input", "prompt_ids", "prompt_text"),
     "answers": ("extract_hash_answer",),
     "rewards": ("correctness_reward", "format_reward"),
     "models": ("load_model", "read_manifest"),

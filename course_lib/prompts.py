@@ -56,7 +56,7 @@ def uses_chat_template(tokenizer) -> bool:
 
 
 def model_input(problem, tokenizer):
-    """What TRL's dataset holds for a problem: a conversation for chat models, else plain text."""
+    """What TRL's dataset holds for a problem: a conversation for chat models, else plain text (04)."""
     if uses_chat_template(tokenizer):
         return [{"role": "user", "content": user_message(problem)}]
     if problem.source in PROCEDURAL and problem.answer_format in (None, DEFAULT_FORMAT[problem.source]):
