@@ -1596,7 +1596,11 @@ def test_detectable_difference_takes_up_to_a_million_seeds():
 def test_rank_correlation_refuses_a_constant_variable_and_warns_when_ties_thin_the_bootstrap():
     """Round 19: five of six pairs sharing their x left 659 of 2,000 resamples without a correlation, silently, and
     the interval's lower end was the estimate itself; a constant x gave `nan [nan, nan]` and numpy's warning."""
-    with pytest.raises(CourseError, match="one of the two variables holds a single value"):
-        rank_correlation([1, 1, 1, 1], [1, 2, 3, 4])
-    with pytest.warns(UserWarning, match=r"rank_correlation: \d+ of 2000 resamples held a single value"):
+    for x, y in (([1, 1, 1, 1], [1, 2, 3, 4]), ([1, 2, 3, 4], [5, 5, 5, 5])):
+        with pytest.raises(CourseError, match="one of the two variables holds a single value"):
+            rank_correlation(x, y)
+    assert rank_correlation([1, 2, 3, 4, 5, 6, 7, 8], [0, 0, 0, 0, 1, 1, 1, 1])["rho"] > 0.8  # two values are ranks
+    with pytest.warns(UserWarning, match=r"rank_correlation: \d+ of 2000 resamples held a single value of x or y \(no "
+                                         r"correlation\) and are left out of the interval; with so many ties") as said:
         rank_correlation([0, 0, 0, 0, 0, 1], [1, 2, 3, 4, 5, 6])
+    assert "course_lib" not in said[0].filename.split("/")  # the caller's line

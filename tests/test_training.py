@@ -1439,7 +1439,17 @@ def test_epochs_that_max_steps_would_override_are_refused():
     """`train --num_train_epochs 1` was recorded and ignored: transformers trains max_steps (100) whenever it is set."""
     with pytest.raises(CourseError, match=r"num_train_epochs=1 would be ignored: max_steps=100 sets the run's length"):
         CourseConfig(num_train_epochs=1)
+    with pytest.raises(CourseError, match=r"num_train_epochs=2 would be ignored: max_steps=1 sets"):  # one step too
+        CourseConfig(num_train_epochs=2, max_steps=1)
     assert CourseConfig(max_steps=12).max_steps == 12
+
+
+def test_eval_strategy_given_as_transformers_enum_is_refused_by_its_name():
+    from transformers.trainer_utils import IntervalStrategy
+
+    with pytest.raises(CourseError, match=r"^eval_strategy='steps': train_grpo has no evaluation set"):
+        CourseConfig(eval_strategy=IntervalStrategy.STEPS)
+    assert CourseConfig(eval_strategy=IntervalStrategy.NO).max_steps == 100
 
 
 def test_same_folder_is_one_existing_folder_however_its_path_is_written(tmp_path, monkeypatch):
