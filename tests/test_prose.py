@@ -48,6 +48,7 @@ ALLOWED = {
     ],
     "05_hard_examples_win.ipynb": [
         "10%",  # the paper's annotation budget, a setting of the study
+        "scores 0.019 on GSM8K under a 250-token limit",  # Qwen3-4B in the authors' own files, not a course measurement
     ],
     "06_capacity_boundary.ipynb": [
         "~45% training steps",  # quoted from the paper's abstract
