@@ -86,7 +86,7 @@ def test_every_notebook_ends_with_a_quiz_and_its_answers_before_further_reading(
     answer_cell = next(c for c in cells if c.source.startswith("### Quiz answers"))
     assert not is_solution(quiz_cell) and is_solution(answer_cell)
     questions = re.findall(r"^(\d+)\. ", quiz_cell.source, flags=re.M)
-    if "(Question 4 is the one you answer by clicking" in quiz_cell.source:  # 00: its fourth question is the widget
+    if "(Question 4 is clickable" in quiz_cell.source:  # 00: its fourth question is the widget
         questions.append("4")
     assert 3 <= len(questions) <= 4 and re.findall(r"^(\d+)\. ", answer_cell.source, flags=re.M) == questions
 
