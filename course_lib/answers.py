@@ -105,6 +105,7 @@ def hash_answers(text) -> list[str | None]:
 
 _STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?[\d][\d,]*(?:\.\d+)?)"
                             r"(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # a number, then at most one word: its unit
+_BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _STATED_LETTER = re.compile(r"(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*\(?([A-Z])\)?\.?")
 _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (any other word is a unit: `7 apples`)
     "thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "trillions", "hundred",
@@ -129,14 +130,15 @@ def _mark_value(mark: str) -> str:
 
     >>> [_mark_value(m) for m in ("8", "Answer: 8", "The answer is 1,000", "8 apples", "Step 1: add", "7 or 8")]
     ['8', '8', '1000', '8', 'Step 1: add', '7 or 8']
-    >>> [_mark_value(m) for m in ("7 thousand", "7 or eight", "8km", "Answer: E")]
-    ['7 thousand', '7 or eight', '8km', 'E']
+    >>> [_mark_value(m) for m in ("7 thousand", "7 or eight", "8km", "Answer: E", "**24**", "24,", "24!")]
+    ['7 thousand', '7 or eight', '8km', 'E', '24', '24', '24!']
     """
-    stated = _STATED_NUMBER.fullmatch(mark.strip())
-    if stated and _WORD.search(mark) and not _changes_the_number(stated.group(2) or ""):
+    plain = _BOLD.sub(r"\1", mark).strip().rstrip(",;").rstrip()  # `**24**` and `24,` as lm-eval reads them
+    stated = _STATED_NUMBER.fullmatch(plain)
+    if stated and (_WORD.search(plain) or plain != mark) and not _changes_the_number(stated.group(2) or ""):
         return normalize_number(stated.group(1))
-    letter = _STATED_LETTER.fullmatch(mark.strip())
-    return letter.group(1) if letter else mark
+    letter = _STATED_LETTER.fullmatch(plain)
+    return letter.group(1) if letter else _BOLD.sub(r"\1", mark)
 
 
 def extract_hash_answer(text) -> str | None:

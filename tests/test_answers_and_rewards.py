@@ -821,3 +821,12 @@ def test_a_box_holds_at_most_max_tagged_characters_and_an_unbraced_box_is_no_ans
     assert boxed_answers("\\boxed{" + "1" * 1000 + "}") == ["1" * 1000]
     assert boxed_answers("\\boxed{" + "1" * 1001 + "}") == boxed_answers("\\boxed{" + "1" * 1200 + "}") == [None]
     assert boxed_answers("\\boxed 6 and then \\boxed{7}") == [None, "7"]  # the next box is still read
+
+
+@pytest.mark.parametrize(("completion", "read"), [
+    ("#### **24**", "24"), ("#### 24,", "24"), ("#### 24;", "24"), ("#### **1,200**.", "1200"), ("#### **E**", "E"),
+    ("#### 24!", "24!"), ("#### **7 or 8**", "7 or 8"), ("#### 1,2,", "1,2")])
+def test_round_19_a_bold_mark_and_a_closing_comma_are_read_as_lm_eval_reads_them(completion, read):
+    """`#### **24**` and `#### 24,` were graded wrong; `24!` stays unread (a factorial, or an exclamation)."""
+    assert extract_hash_answer(completion) == read
+    assert is_correct(completion, "24", "gsm8k") == (read == "24")
