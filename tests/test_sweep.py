@@ -1581,3 +1581,20 @@ def test_a_study_json_being_written_is_one_line_naming_it(tmp_path):
         read_studies(tmp_path)
     (folder / "study.json").write_text('{"kind": "study", "fixed": {}, "grid": {"tiny": {"STRATEGY": ["hard"]}}}')
     assert read_studies(tmp_path)["my-study"]["grid"] == {"tiny": {"STRATEGY": ["hard"]}}
+
+
+@pytest.mark.parametrize(("key", "value", "ran"), [("steps", 3, 2), ("n_selected", 3, 2)])
+def test_aggregate_refuses_a_record_whose_counts_differ_from_its_run_folder(tmp_path, key, value, ran):
+    """Hostile round 19: a record's steps or n_selected edited (or another point's) was written into results.csv
+    although `runs/NAME` beside it said otherwise. Committed records, whose runs stay behind, are taken as they are."""
+    good = {"point": "a", "status": "ok", "seconds": 1.0, "steps": 2, "n_selected": 2}
+    run = tmp_path / "runs" / "a"
+    run.mkdir(parents=True)
+    (run / "summary.json").write_text(json.dumps({"steps": 2}))
+    (run / "run_config.json").write_text(json.dumps({"problem_ids": ["p1", "p2"]}))
+    aggregate("demo", "smoke", tmp_path, [good], "")  # counts that agree
+    with pytest.raises(CourseError) as refused:
+        aggregate("demo", "smoke", tmp_path, [{**good, key: value}], "")
+    assert str(refused.value) == (f"point a: {key}={value}, but its run folder {run} records {ran} (the record was "
+                                  "edited, or is another point's); run the point again (delete its record)")
+    aggregate("demo", "smoke", tmp_path / "elsewhere", [{**good, key: value}], "")  # no run folder beside it

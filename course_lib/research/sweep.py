@@ -592,6 +592,21 @@ def check_measures_agree(record: dict, name: str) -> None:
               "edited); run the point again (delete its record)")
 
 
+def _check_counts_match_run(record: dict, name: str, run: Path) -> None:
+    """A finished point's steps and selected count are those its run folder records, where the folder is beside it
+    (a study's committed records travel without their runs): a record edited, or another point's, is refused."""
+    if not (run / "summary.json").is_file() or not (run / "run_config.json").is_file():
+        return
+    summary = _read_json(run / "summary.json", "the run's summary")
+    config = _read_json(run / "run_config.json", "the run's settings")
+    ids = config.get("problem_ids") if isinstance(config, dict) else None
+    for key, ran in (("steps", summary.get("steps") if isinstance(summary, dict) else None),
+                     ("n_selected", len(ids) if isinstance(ids, list) else None)):
+        check(ran is None or record.get(key) in (None, ran),
+              f"point {name}: {key}={record.get(key)!r}, but its run folder {run} records {ran} (the record was "
+              "edited, or is another point's); run the point again (delete its record)")
+
+
 def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str,
               this_run: dict | None = None, missing: list[str] = ()) -> dict:
     """One results table (flat columns) and a provenance file for the whole sweep (`this_run`: its wall time);
@@ -608,6 +623,7 @@ def aggregate(study: str, profile: str, out: Path, records: list[dict], command:
               f"point {name}: seconds={record.get('seconds')!r} must be the point's run time in seconds")
         if record["status"] == "ok":
             check_measures(record, name)
+            _check_counts_match_run(record, name, out / "runs" / name)
     table = pd.json_normalize([{k: v for k, v in r.items() if k != "traceback"} for r in records])
     table = table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])
     atomic_write_text(out / "results.csv", table.to_csv(index=False))
