@@ -19,7 +19,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.weightstats import DescrStatsW
 
-from ..errors import CourseError, check
+from ..errors import CourseError, check, warn
 from ..paths import course_path
 from ..provenance import read_csv_strictly
 from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, point_name, read_studies  # noqa: F401 (read from here too)
@@ -484,14 +484,19 @@ def base_variance_bound(accuracy: float, k: int, problems: int) -> float:
     return accuracy * (1 - accuracy) / ((k - 1) * problems)
 
 
+def _check_seed_count(seeds) -> None:
+    """A number of seeds a spread is measured over: a whole number from 2 (one seed has no spread)."""
+    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and 2 <= seeds <= 1_000_000,
+          f"seeds={seeds!r} must be a whole number from 2 to 1,000,000")
+
+
 def detectable_difference(sd: float, seeds: int, power: float = 0.8, alpha: float = 0.05) -> float:
     """The smallest true paired difference a two-sided t-test over `seeds` detects with this power.
 
     >>> round(detectable_difference(0.037, 5), 3)  # the tiny world's hard - random spread with 5 seeds
     0.062
     """
-    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and 2 <= seeds <= 1_000_000,
-          f"seeds={seeds!r} must be a whole number from 2 to 1,000,000")
+    _check_seed_count(seeds)
     check(is_number(sd) and 0 < sd < math.inf, f"sd={sd!r} must be a positive, finite number")
     check_probability("power", power), check_probability("alpha", alpha)
     effect = TTestPower().solve_power(nobs=seeds, alpha=alpha, power=power, alternative="two-sided")
@@ -526,8 +531,7 @@ def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
     """
     from scipy.stats import chi2
 
-    check(isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and 2 <= seeds <= 1_000_000,
-          f"seeds={seeds!r} must be a whole number from 2 to 1,000,000")
+    _check_seed_count(seeds)
     check(is_number(sd) and 0 <= sd < math.inf, f"sd={sd!r} must be a finite number >= 0")
     check_probability("confidence", confidence)
     return float(sd * np.sqrt((seeds - 1) / chi2.ppf(1 - confidence, float(seeds - 1))))
@@ -898,8 +902,8 @@ def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
         draws = [spearmanr(x[i], y[i]).statistic for i in (rng.integers(0, len(x), len(x)) for _ in range(resamples))]
     tied = int(np.isnan(draws).sum())
     if tied > resamples // 20:  # the interval would be read from the resamples that happen to hold distinct values
-        warnings.warn(f"rank_correlation: {tied} of {resamples} resamples held a single value of x or y (no "
-                      "correlation) and are left out of the interval; with so many ties it is unreliable", stacklevel=2)
+        warn(f"rank_correlation: {tied} of {resamples} resamples held a single value of x or y (no "
+             "correlation) and are left out of the interval; with so many ties it is unreliable")
     low, high = np.nanpercentile(draws, [2.5, 97.5])
     return {"rho": round(float(spearmanr(x, y).statistic), 4), "ci_low": round(float(low), 4),
             "ci_high": round(float(high), 4), "n": len(x)}
