@@ -9,7 +9,6 @@ import hashlib
 import json
 import math
 import time
-import warnings
 from numbers import Integral
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pandas as pd
 import torch
 
 from .answers import MISSING_MARKS, grader_fingerprint, in_format, is_correct
-from .errors import CourseError, check
+from .errors import CourseError, check, warn
 from .paths import what_it_is
 from .problems import problems_fingerprint
 from .prompts import answer_format_of
@@ -266,7 +265,7 @@ def read_chunk(path: Path, problems, k) -> tuple[list[dict], float] | None:
         return data["rows"], float(data["seconds"])
     if fault == NO_KEY:  # a cache from before chunks recorded their key: sampled again once, nothing is wrong
         return None
-    warnings.warn(f"cached chunk {path} is not valid ({fault}); sampling it again", stacklevel=3)
+    warn(f"cached chunk {path} is not valid ({fault}); sampling it again")
     return None
 
 

@@ -6,7 +6,6 @@ Introduced in notebooks/00_tiny_world_tour.ipynb (`evaluate`, `compare`); used a
 from __future__ import annotations
 
 import collections
-import warnings
 from math import comb
 
 import numpy as np
@@ -14,7 +13,7 @@ import pandas as pd
 from scipy.stats import t as student_t
 
 from .difficulty import DEFAULT_CACHE, estimate, wilson_bounds, wilson_interval
-from .errors import check
+from .errors import check, warn
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -72,8 +71,8 @@ def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
     levelled = table["level"].notna()
     by_level = {str(int(level)): block(rows) for level, rows in table[levelled].groupby("level")}
     if levelled.any() and not levelled.all():  # MATH's `Level ?` rows, a jsonl file with some levels
-        warnings.warn(f"{int((~levelled).sum())} of {len(table)} problems have no level: the per-level accuracies "
-                      "leave them out, the overall one counts them", stacklevel=2)
+        warn(f"{int((~levelled).sum())} of {len(table)} problems have no level: the per-level accuracies "
+             "leave them out, the overall one counts them")
     return {"overall": block(table), "by_level": by_level}
 
 

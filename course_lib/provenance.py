@@ -20,6 +20,7 @@ import warnings
 from importlib import metadata
 from pathlib import Path
 
+from .errors import CourseError, check, warn
 from .paths import REPOSITORY, env_folder  # noqa: F401 (env_folder: also read from here)
 
 TRACKED_LIBRARIES = ("torch", "transformers", "trl", "peft", "datasets", "accelerate", "tokenizers", "math-verify")
@@ -67,8 +68,6 @@ def is_model_folder(path) -> bool:
 
 def resolved(path, parameter: str = "out") -> Path:
     """`path` with links and `~` resolved; a loop of symbolic links is one line naming the parameter."""
-    from .errors import CourseError
-
     try:
         return Path(path).expanduser().resolve()
     except (RuntimeError, OSError) as error:  # Python 3.11-3.12: RuntimeError; 3.13: OSError (ELOOP)
@@ -82,8 +81,6 @@ def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str =
     `inputs` maps each input's parameter name to its path, `data_folders` each read-only folder's name to its path;
     `folder` says `out` is a folder (else a file): then no folder above it may be a model folder either.
     """
-    from .errors import check
-
     target = resolved(out, parameter)
     for name, path in inputs.items():
         check(target != resolved(path, name),
@@ -134,8 +131,6 @@ def check_not_in_owned(out, parameter: str = "out", include_self: bool = True,
                        fix: str = "give a folder outside it") -> None:
     """A folder output (a cache, figures, a study) may not be, or be inside, a folder another command owns: a run
     folder, or a study's points/, runs/ or logs/."""
-    from .errors import check
-
     target = resolved(out, parameter)
     for receiver in ([target] if include_self else []) + list(target.parents):
         owner = owned_folder(receiver)
@@ -148,7 +143,6 @@ def check_ignored_in_repository(folder, parameter: str) -> None:
     sit among the course's own as untracked clutter (notebooks/, course_lib/, data/results/STUDY/)."""
     import subprocess
 
-    from .errors import check
     from .paths import REPOSITORY
 
     folder = Path(folder).expanduser().resolve()
@@ -162,8 +156,6 @@ def check_ignored_in_repository(folder, parameter: str) -> None:
 
 def check_not_busy(out, parameter: str = "out") -> None:
     """An output may not go into a folder another command is writing right now (it holds that folder's lock)."""
-    from .errors import CourseError
-
     for folder in resolved(out, parameter).parents:
         lock = folder / LOCK_NAME
         if folder in _held or not lock.is_file():
@@ -220,8 +212,6 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
     So `estimate --out RUN/final/adapter_model.safetensors`, `--out run_config.json` or `--out course_lib/x.py`
     are refused, and a command run again over its own output replaces it.
     """
-    from .errors import CourseError, check
-
     path = Path(path).expanduser()
     if path.is_symlink() and not path.exists():
         raise CourseError(f"{parameter}={path} is a link that leads nowhere (to {os.readlink(path)}); give a new "
@@ -273,8 +263,6 @@ def check_own_folder(folder, command: str, marker: str, is_own=None, parameter: 
 
     A folder holding other files is refused: the command would mix its files with theirs or replace them.
     """
-    from .errors import check
-
     folder = Path(folder).expanduser()
     if not folder.is_dir():
         return
@@ -358,8 +346,6 @@ def _locked(folder: Path, key: Path, lock_name: str, parameter: str, shown: Path
 
 def _acquire(path: Path, folder: Path, parameter: str) -> int | None:
     """The locked lock file's descriptor, with this process written into it; None on a file system without locks."""
-    from .errors import CourseError
-
     while True:
         try:
             handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)  # never through a link: rewritten
@@ -377,8 +363,8 @@ def _acquire(path: Path, folder: Path, parameter: str) -> int | None:
                               "or give another folder") from None
         except OSError as error:  # a file system without locks (some network mounts): go on, but say so
             os.close(handle)
-            warnings.warn(f"could not lock {path} ({error.strerror or error}); make sure no other command writes "
-                          f"into {folder} at the same time", stacklevel=4)
+            warn(f"could not lock {path} ({error.strerror or error}); make sure no other command writes "
+                 f"into {folder} at the same time")
             return None
         try:
             current = os.stat(path).st_ino
@@ -411,8 +397,6 @@ def _lock_holder(handle: int) -> str:
 
 def check_writable_file(path, parameter: str = "out") -> Path:
     """An output file path that can be written, checked before any long work; a clear error otherwise."""
-    from .errors import check
-
     check(str(path).strip() not in ("", "."), f"{parameter} is empty or '.', the current folder; give a file path, "
                                               "e.g. results.csv")
     path = Path(path).expanduser()
@@ -425,8 +409,6 @@ def check_writable_file(path, parameter: str = "out") -> Path:
 
 def check_writable_folder(path, parameter: str = "out") -> Path:
     """An output folder that exists or can be made, and can be written into; a clear error otherwise."""
-    from .errors import check
-
     check(str(path).strip() not in ("",), f"{parameter}='' is empty; give a folder path, e.g. runs/first")
     path = Path(path).expanduser()
     check(not path.exists() or path.is_dir(), f"{parameter}={path} is a file; give a folder (a new one, or the "
@@ -438,8 +420,6 @@ def check_writable_folder(path, parameter: str = "out") -> Path:
 def check_name_lengths(path: Path, parameter: str, note: str = "") -> None:
     """Each name in `path` fits the file system (255 bytes on most), so a long one fails now, named (a file
     system says only 'File name too long', and Path.exists raises it)."""
-    from .errors import CourseError
-
     longest = 255  # NAME_MAX of ext4, xfs, btrfs, tmpfs; a file system allowing fewer says so below
     for folder in path.parents:
         with contextlib.suppress(OSError, ValueError):
@@ -454,8 +434,6 @@ def check_name_lengths(path: Path, parameter: str, note: str = "") -> None:
 def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
     """Write a scratch file into `folder` (made for the test, then removed again), so a read-only or odd path
     fails now and a command refused later leaves no empty folder behind."""
-    from .errors import CourseError
-
     check_name_lengths(shown, parameter)
     blocking = next((path for path in [folder, *folder.parents] if path.exists() and not path.is_dir()), None)
     if blocking is not None:
@@ -539,7 +517,6 @@ def read_csv_strictly(path, **options):
     """`pandas.read_csv` that never takes the first column as an index and refuses a row with more fields than the
     header (pandas would shift or drop them) or a header naming a column twice: a ParserError naming the line or
     the column."""
-    import warnings
 
     import pandas as pd  # here, not at the top: `import course_lib` loads this module and need not load pandas
 

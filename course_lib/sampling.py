@@ -9,7 +9,7 @@ import hashlib
 
 import torch
 
-from .errors import CourseError, check
+from .errors import CourseError, check, warn
 
 BACKENDS = ("hf", "vllm")
 MAX_K = 10_000  # completions per prompt at most: pass@1000 needs 1000; more only fills memory
@@ -77,7 +77,6 @@ def warn_unreadable(tokenizer, problems, id_lists) -> None:
     """Warn, once per call, when questions hold what the tokenizer cannot read as written: characters it knows only
     as <unk> (a tiny model reads its tasks' symbols alone) or the text of one of its special tokens (`<eos>` in a
     question would end it). The model would be asked another question, and silently score 0."""
-    import warnings
 
     unk = tokenizer.unk_token_id
     unknown = sorted({c for p, ids in zip(problems, id_lists) if unk is not None and unk in ids
@@ -85,13 +84,12 @@ def warn_unreadable(tokenizer, problems, id_lists) -> None:
     specials = sorted({s for p in problems for s in tokenizer.all_special_tokens if s and s in p.prompt})
     if unknown:
         shown = ", ".join(repr(c) for c in unknown[:8]) + (" ..." if len(unknown) > 8 else "")
-        warnings.warn(f"{sum(unk in ids for ids in id_lists)} of {len(problems)} questions hold characters this "
-                      f"model's tokenizer reads as <unk> ({shown}): the model sees another question; a tiny model "
-                      "reads only the tasks it was pretrained on, a real one (e.g. smollm2-135m) reads your own",
-                      stacklevel=3)
+        warn(f"{sum(unk in ids for ids in id_lists)} of {len(problems)} questions hold characters this "
+             f"model's tokenizer reads as <unk> ({shown}): the model sees another question; a tiny model "
+             "reads only the tasks it was pretrained on, a real one (e.g. smollm2-135m) reads your own")
     if specials:
-        warnings.warn(f"questions hold the text of the tokenizer's special token(s) {specials}, which the model reads "
-                      "as the token itself (an end of text, a padding); reword those questions", stacklevel=3)
+        warn(f"questions hold the text of the tokenizer's special token(s) {specials}, which the model reads "
+             "as the token itself (an end of text, a padding); reword those questions")
 
 
 def _too_long(problem_id: str, size: str, limit: int) -> str:

@@ -13,14 +13,13 @@ import random
 import re
 import socket
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from ..classroom.quiet import no_weight_bars
-from ..errors import CourseError, check, check_seed
+from ..errors import CourseError, check, check_seed, warn
 from ..paths import MODELS_DIR
 from ..provenance import atomic_write_text, git_commit, library_versions
 from ..tasks import TASKS, TRAIN_LEVELS, stream
@@ -314,8 +313,8 @@ def load_model(name_or_path: str, device: str | None = None, dtype=None, place: 
                                        f"{len(missing)} weights it describes are not there (e.g. {missing[:1]}); "
                                        "save the model again with save_pretrained")
     if path is not None and unused:
-        warnings.warn(f"{path}: {len(unused)} weights in its files are not in config.json's model and were not "
-                      f"loaded (e.g. {unused[:1]})", stacklevel=2)
+        warn(f"{path}: {len(unused)} weights in its files are not in config.json's model and were not "
+             f"loaded (e.g. {unused[:1]})")
     check_finite(model, path or name_or_path)
     if place:
         model.to(device or default_device())

@@ -10,10 +10,9 @@ import hashlib
 import json
 import os
 import shutil
-import warnings
 from pathlib import Path
 
-from ..errors import check
+from ..errors import check, warn
 from ..paths import MODELS_DIR, env_folder
 from ..provenance import STAGING_NAME, STAGING_STAMP, atomic_write_text, file_sha256, is_own_staging
 
@@ -85,8 +84,7 @@ def verify_model_folder(path) -> None:
         try:
             atomic_write_text(verified_models_file(), json.dumps(verified, indent=1) + "\n")
         except OSError as error:  # a read-only cache only costs a re-hash next time
-            warnings.warn(f"could not remember verified model hashes in {verified_models_file()} ({error})",
-                          stacklevel=2)
+            warn(f"could not remember verified model hashes in {verified_models_file()} ({error})")
 
 
 def remembered_sha256(file: Path) -> str:

@@ -22,11 +22,10 @@ import signal
 import socket
 import threading
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CourseError, check
+from ..errors import CourseError, check, warn
 from ..provenance import atomic_write_text, git_commit, library_versions
 from .folders import file_sha256, n_parameters, verify_model_folder
 
@@ -95,9 +94,9 @@ def converted_folder(name: str) -> Path:
             check_every_byte(folder)
             if _manifest_matches(folder, gguf):
                 return folder
-            warnings.warn(f"{folder} was converted from another GGUF file; converting again", stacklevel=2)
+            warn(f"{folder} was converted from another GGUF file; converting again")
         except CourseError as error:
-            warnings.warn(f"{error}; converting again", stacklevel=2)
+            warn(f"{error}; converting again")
     try:
         convert(name, folder)
     except OSError as error:  # an unwritable cache, or a full disk (safetensors' own error included)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import CourseError, check
+from ..errors import CourseError, check, warn
 from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
 from ..provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
 from .definitions import point_name
@@ -299,7 +299,6 @@ def done_record(out: Path, point: dict) -> dict | None:
 
 def _saved(path: Path, point: dict, status: str) -> dict | None:
     """A point record from disk, or None when it is absent or unsound (then renamed `.damaged` and warned about)."""
-    import warnings
 
     if not path.exists() and not path.is_symlink():
         return None
@@ -318,8 +317,7 @@ def _saved(path: Path, point: dict, status: str) -> dict | None:
         number += 1
         aside = path.with_name(f"{path.name}.damaged.{number}")
     path.replace(aside)
-    warnings.warn(f"{path} {why}; set aside as {aside.name}; `reproduce` on this folder runs the point again",
-                  stacklevel=2)
+    warn(f"{path} {why}; set aside as {aside.name}; `reproduce` on this folder runs the point again")
     return None
 
 
@@ -488,10 +486,9 @@ def worker_count(workers: int, points_left: int) -> int:
 
     usable = max(1, min(workers, points_left, available_cores()))
     if usable < workers and points_left:
-        import warnings
 
-        warnings.warn(f"workers={workers} capped at {usable}: {points_left} point(s) left to run on "
-                      f"{available_cores()} core(s)", stacklevel=3)
+        warn(f"workers={workers} capped at {usable}: {points_left} point(s) left to run on "
+             f"{available_cores()} core(s)")
     return usable
 
 
@@ -730,11 +727,10 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
             try:
                 default = slurm_limits(job_points, profile, backend, with_tables)
             except CourseError as error:  # the cost model needs the datasets' and the models' sizes
-                import warnings
 
                 default = dict(UNCOSTED_LIMITS)
-                warnings.warn(f"no cost estimate ({error}); the jobs ask for {default['time']} and {default['mem']}: "
-                              "give --slurm-time and --slurm-mem, or the data (COURSE_DATA_DIR)", stacklevel=2)
+                warn(f"no cost estimate ({error}); the jobs ask for {default['time']} and {default['mem']}: "
+                     "give --slurm-time and --slurm-mem, or the data (COURSE_DATA_DIR)")
         chosen = {"time": time_limit or default.get("time"), "mem": mem or default.get("mem"), "partition": partition}
         return [f"#SBATCH --{key}={value}" for key, value in chosen.items() if value is not None]
 

@@ -22,14 +22,13 @@ import random
 import re
 import shutil
 import time
-import warnings
 from dataclasses import replace
 from pathlib import Path
 
 import torch
 
 from ..classroom.quiet import no_weight_bars
-from ..errors import CourseError, check
+from ..errors import CourseError, check, warn
 from ..paths import what_it_is
 from ..problems import legacy_problems_fingerprint, problems_fingerprint
 from ..prompts import pool_answer_format
@@ -531,7 +530,7 @@ def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse
                f"but {Path(run_dir) / 'run_config.json'} recorded {then}")
     if refuse:
         raise CourseError(f"{message}; restore that model{restore}, or train the run again into a new folder")
-    warnings.warn(f"{message}; this full fine-tune takes only the tokenizer from it", stacklevel=3)
+    warn(f"{message}; this full fine-tune takes only the tokenizer from it")
 
 
 def _finished_summary(run_dir: Path, steps: int) -> dict | None:
@@ -547,7 +546,7 @@ def _finished_summary(run_dir: Path, steps: int) -> dict | None:
         return None
     problem = final_problem(run_dir, summary)
     if problem:
-        warnings.warn(f"{problem}; finishing the run again from its last complete checkpoint", stacklevel=3)
+        warn(f"{problem}; finishing the run again from its last complete checkpoint")
     return None if problem else summary
 
 
@@ -610,8 +609,7 @@ def train_grpo(model_name: str, problems, config, out, peft_config="course", pro
             except torch.OutOfMemoryError:
                 pass  # leave the except block first: its traceback holds the failed trainer, model and optimizer
             config = _smaller_micro_batches(config)  # frees what the failed attempt held, then halves the micro-batch
-            warnings.warn(f"out of memory; resuming with micro_batch_prompts={config.micro_batch_prompts}",
-                          stacklevel=2)
+            warn(f"out of memory; resuming with micro_batch_prompts={config.micro_batch_prompts}")
 
 
 def _smaller_micro_batches(config):  # pragma: no mutate block (GPU out-of-memory path)
@@ -758,8 +756,8 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
     shutil.rmtree(run_dir / STAGING, ignore_errors=True)  # what a killed save left half-written
     for checkpoint, why in broken:
         kept = set_aside(checkpoint)
-        warnings.warn(f"{why}; set aside as {kept.name}, resuming from "
-                      f"{f'checkpoint-{resume_step}' if resume_step else 'the start'}", stacklevel=3)
+        warn(f"{why}; set aside as {kept.name}, resuming from "
+             f"{f'checkpoint-{resume_step}' if resume_step else 'the start'}")
     if resume_step is None:
         for name in ("metrics.jsonl", "ledger.jsonl"):
             (run_dir / name).unlink(missing_ok=True)
