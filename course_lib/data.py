@@ -225,6 +225,28 @@ UNREACHABLE = {"bbh": (r"\(?[A-G]\)?", "an option (A) to (G)"), "aime2025": (r"\
                "gsm8k": NUMBER, "arith": NUMBER}
 
 
+def _jsonl_answer(where: str, row: dict, source: str) -> tuple[str, str | None]:
+    """A `jsonl:` row's answer as its source's grader reads it, and its worked solution (GSM8K's own `... #### N`
+    field gives both); an answer the grader could never match is refused, naming FILE:LINE."""
+    answer = _field(where, row, "answer", kind=(str, int, float))
+    check(not isinstance(answer, bool) and (not isinstance(answer, float) or math.isfinite(answer)),
+          f"{where}: field 'answer' {json.dumps(answer)} is not an answer JSON keeps as written; "
+          f"put it in quotes (\"{json.dumps(answer)}\") if that is the answer")
+    answer = _written_out(where, answer) if isinstance(answer, WrittenNumber) else str(answer).strip()
+    check(answer, f"{where}: field 'answer' is empty")
+    solution = row.get("solution") if isinstance(row.get("solution"), str) else None
+    if source in ("gsm8k", "arith") and "####" in answer:  # GSM8K's own field: the worked solution, #### N
+        read = extract_hash_answer(answer)
+        check(read is not None, f"{where}: field 'answer' {answer[-40:]!r} marks no one number after '####'")
+        worked = str(row["answer"]).rsplit("####", 1)[0].strip()
+        answer, solution = read, solution or (str(row["answer"]) if worked else None)
+    rule = UNREACHABLE.get(source)
+    check(rule is None or re.fullmatch(rule[0], normalize_number(answer)) is not None,
+          f"{where}: field 'answer' {answer!r} can never be graded right under source {source!r} "
+          f"({rule[1] if rule else ''}); fix the answer or give the row another source")
+    return answer, solution
+
+
 def load_jsonl_problems(path) -> list[Problem]:
     """Your own questions: a JSON Lines file with `question` (or `prompt`/`problem`) and `answer` per row.
 
@@ -245,22 +267,7 @@ def load_jsonl_problems(path) -> list[Problem]:
         uid = str(uid)
         check(uid not in seen, f"{where}: id {uid!r} appears twice; ids must be unique")
         seen.add(uid)
-        answer = _field(where, row, "answer", kind=(str, int, float))
-        check(not isinstance(answer, bool) and (not isinstance(answer, float) or math.isfinite(answer)),
-              f"{where}: field 'answer' {json.dumps(answer)} is not an answer JSON keeps as written; "
-              f"put it in quotes (\"{json.dumps(answer)}\") if that is the answer")
-        answer = _written_out(where, answer) if isinstance(answer, WrittenNumber) else str(answer).strip()
-        check(answer, f"{where}: field 'answer' is empty")
-        solution = row.get("solution") if isinstance(row.get("solution"), str) else None
-        if source in ("gsm8k", "arith") and "####" in answer:  # GSM8K's own field: the worked solution, #### N
-            read = extract_hash_answer(answer)
-            check(read is not None, f"{where}: field 'answer' {answer[-40:]!r} marks no one number after '####'")
-            worked = str(row["answer"]).rsplit("####", 1)[0].strip()
-            answer, solution = read, solution or (str(row["answer"]) if worked else None)
-        rule = UNREACHABLE.get(source)
-        check(rule is None or re.fullmatch(rule[0], normalize_number(answer)) is not None,
-              f"{where}: field 'answer' {answer!r} can never be graded right under source {source!r} "
-              f"({rule[1] if rule else ''}); fix the answer or give the row another source")
+        answer, solution = _jsonl_answer(where, row, source)
         question = _field(where, row, "question", "prompt", "problem")
         check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
         if question.strip() in asked:  # a row pasted twice would count twice; two answers, one never right
