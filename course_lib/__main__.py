@@ -15,7 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .errors import MAX_SEED, CourseError, check
+from .errors import MAX_SEED, CourseError, check, warn
 from .paths import REPOSITORY, what_it_is
 
 
@@ -49,6 +49,14 @@ class OneLineParser(argparse.ArgumentParser):
     def parse_known_args(self, args=None, namespace=None):
         self._add_more()
         return super().parse_known_args(args, namespace)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:  # argparse would name the top-level help; the command's own lists the options it takes
+            command = getattr(parsed, "command", None)
+            self.exit(2, f"error: unrecognized arguments: {' '.join(extras)} "
+                         f"(see `python -m {self.prog}{' ' + command if command else ''} --help`)\n")
+        return parsed
 
     def format_help(self):
         self._add_more()
@@ -485,11 +493,10 @@ def cmd_select(args) -> None:
     levels = _levels(args.levels)
     warn_if_picked_among_ties(table[table["level"].isin(levels)] if levels else table, ids, args.strategy)
     if args.strategy in ("easy", "medium", "hard", "learnability") and table["pass_rate"].nunique() == 1:
-        import warnings
 
-        warnings.warn(f"every problem in table={args.table} has pass rate {table['pass_rate'].iloc[0]:.2f}: "
-                      f"'{args.strategy}' picks among ties, no better than random; estimate a task the model "
-                      "sometimes solves, or with more samples (--k)", stacklevel=1)
+        warn(f"every problem in table={args.table} has pass rate {table['pass_rate'].iloc[0]:.2f}: "
+             f"'{args.strategy}' picks among ties, no better than random; estimate a task the model "
+             "sometimes solves, or with more samples (--k)")
     text = "\n".join(ids) + "\n"
     atomic_write_texts({args.out: text, Path(str(args.out) + ".provenance.json"): json.dumps(
         {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),
@@ -669,7 +676,6 @@ def warn_if_picked_among_ties(table, ids: list, strategy: str) -> None:
     """A strategy whose budget cuts through a block of problems with one selection key (`hard` on a pool mostly at
     p = 0, `medium` inside a block, `learnability` among p(1 - p) = 0) picks among them by the seed alone, as
     `random` does. Said, with the sizes (`selection.tie_at_the_cut`)."""
-    import warnings
 
     from .selection import tie_at_the_cut
 
@@ -677,23 +683,21 @@ def warn_if_picked_among_ties(table, ids: list, strategy: str) -> None:
         return
     tie = tie_at_the_cut(table, strategy, len(ids))
     if tie is not None:
-        warnings.warn(f"'{strategy}' picked {tie['picked']} of {tie['tied']} problems tied at {tie['key']} "
-                      f"{tie['value']:.2f}: among them the choice is the seed's, as random's is; more samples (--k) "
-                      "tell them apart", stacklevel=2)
+        warn(f"'{strategy}' picked {tie['picked']} of {tie['tied']} problems tied at {tie['key']} "
+             f"{tie['value']:.2f}: among them the choice is the seed's, as random's is; more samples (--k) "
+             "tell them apart")
 
 
 def warn_if_chosen_for_another_model(ids, model: str) -> None:
     """Ids selected from another model's difficulty table train this one with a warning: "hard" was that model's
     hard (a transfer can be the point, so it is not refused)."""
-    import warnings
 
     from .training import same_folder
 
     chosen_for = _read_provenance(ids, "ids").get("model")
     if chosen_for and str(chosen_for) != str(model) and not same_folder(chosen_for, model):
-        warnings.warn(f"ids={ids} were selected from a difficulty table of {chosen_for}, and this run trains {model}: "
-                      f"their difficulty is {chosen_for}'s; estimate {model}'s own table to select for it",
-                      stacklevel=2)
+        warn(f"ids={ids} were selected from a difficulty table of {chosen_for}, and this run trains {model}: "
+             f"their difficulty is {chosen_for}'s; estimate {model}'s own table to select for it")
 
 
 def cmd_train(args) -> None:
@@ -768,7 +772,6 @@ def cmd_evaluate(args) -> None:
 def warn_if_not_held_out(model: str, problems) -> None:
     """A run evaluated on problems it trained on, or asked in another answer format than it learned: one warning
     each (its held-out accuracy would read too high, or too low)."""
-    import warnings
 
     from .prompts import pool_answer_format
     from .training import read_run_config
@@ -779,14 +782,14 @@ def warn_if_not_held_out(model: str, problems) -> None:
     trained = set(run["problem_ids"])
     seen = [p.id for p in problems if p.id in trained]
     if seen:
-        warnings.warn(f"{len(seen)} of the {len(problems)} problems evaluated were trained on by {model} (e.g. "
-                      f"{seen[0]}): its accuracy on them is not held-out; evaluate on problems it did not train on "
-                      "(another --split, or a file without them)", stacklevel=2)
+        warn(f"{len(seen)} of the {len(problems)} problems evaluated were trained on by {model} (e.g. "
+             f"{seen[0]}): its accuracy on them is not held-out; evaluate on problems it did not train on "
+             "(another --split, or a file without them)")
     asked = pool_answer_format(problems)
     if run.get("answer_format") and run["answer_format"] != asked:
-        warnings.warn(f"{model} was trained to answer in the {run['answer_format']!r} format, and these problems "
-                      f"ask for {asked!r}; give --answer-format {run['answer_format']} to evaluate it as it was "
-                      "trained", stacklevel=2)
+        warn(f"{model} was trained to answer in the {run['answer_format']!r} format, and these problems "
+             f"ask for {asked!r}; give --answer-format {run['answer_format']} to evaluate it as it was "
+             "trained")
 
 
 def cmd_reproduce(args) -> int:

@@ -881,3 +881,13 @@ def test_a_bad_study_definition_read_while_the_parser_is_built_is_one_line(monke
     monkeypatch.setattr(cli, "build_parser", broken)
     assert cli.main(["--help"]) == 2
     assert capsys.readouterr().err == "error: data/results/x/study.json is not valid JSON (...); fix it\n"
+
+
+@pytest.mark.parametrize("args", [["train", "--model", "tiny-s"], ["estimate", "--model", "tiny-s"],
+                                  ["select", "--table", "t.csv", "--strategy", "hard", "--budget", "0.1"]])
+def test_an_option_a_command_does_not_take_points_at_that_commands_help(args, tmp_path):
+    """An unknown option named the top-level help, which lists commands, not the options this one takes."""
+    done = run_cli_in_process(*args, "--out", str(tmp_path / "x"), "--no-such-option")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: unrecognized arguments: --no-such-option (see `python -m course_lib {args[0]} --help`)"]
