@@ -1,7 +1,9 @@
 """Shared fixtures: the real data in ../shared/data and the committed tiny models."""
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -10,6 +12,7 @@ import pytest
 
 # hermetic tests: difficulty caches (also those of notebook kernels, which inherit this) go to a fresh folder
 os.environ["COURSE_CACHE_DIR"] = tempfile.mkdtemp(prefix="course-cache-")
+atexit.register(shutil.rmtree, os.environ["COURSE_CACHE_DIR"], ignore_errors=True)  # one per pytest run (mutmut: thousands)
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # `make test` runs two workers on the cores: one torch thread each, for them and for the Python processes and

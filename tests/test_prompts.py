@@ -95,3 +95,12 @@ def prompts_problem(source):
     from course_lib.tasks import Problem
 
     return Problem(id="x", prompt="Q", answer="12", level=1, source=source)
+
+
+def test_every_answer_format_has_both_an_instruction_and_a_checker():
+    """The formats a prompt can ask for are the formats the rewards can read: a new one needs both halves."""
+    from course_lib.answers import DEFAULT_FORMAT, EXTRACTORS
+    from course_lib.prompts import INSTRUCTIONS
+
+    assert set(INSTRUCTIONS) == set(EXTRACTORS)
+    assert set(DEFAULT_FORMAT.values()) <= set(EXTRACTORS)
