@@ -337,3 +337,17 @@ def test_a_hub_dataset_fails_at_once_from_the_cache_when_the_hub_is_unreachable(
         _hub_rows("course-lib-tests/no-such-data", "main", "test")
     assert seen == [True]  # read in offline mode: no minute of retries
     assert datasets.config.HF_HUB_OFFLINE is False and huggingface_hub.constants.HF_HUB_OFFLINE is False  # restored
+
+
+def test_a_course_lib_installed_without_its_models_says_how_to_install_it(monkeypatch, tmp_path):
+    """A `pip install .` (not editable) puts course_lib in site-packages, where no data/models lies beside it: the
+    message said to pretrain the model into site-packages."""
+    import course_lib.models as models
+
+    monkeypatch.delenv("COURSE_MODELS_DIR", raising=False)
+    monkeypatch.setattr(models, "MODELS_DIR", tmp_path / "site-packages" / "data" / "models")
+    with pytest.raises(CourseError) as refused:
+        models.resolve_model_path("tiny-m")
+    assert str(refused.value).startswith("model='tiny-m': this course_lib (")
+    assert str(refused.value).endswith("has no data/models beside it (installed without `-e`?); run `pip install -e .` "
+                                       "in the course's clone, or set COURSE_MODELS_DIR to its data/models")

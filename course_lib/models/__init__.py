@@ -138,6 +138,9 @@ def resolve_model_path(name_or_path: str) -> Path | None:
         check(MODELS_DIR.exists() or "COURSE_MODELS_DIR" not in os.environ,
               f"model={name_or_path!r}: COURSE_MODELS_DIR={MODELS_DIR} does not exist; give the folder that holds "
               "the tiny models, or unset it (the course's own are in data/models)")
+        check(MODELS_DIR.exists(), f"model={name_or_path!r}: this course_lib ({Path(__file__).parent.parent}) has "
+                                   "no data/models beside it (installed without `-e`?); run `pip install -e .` in "
+                                   "the course's clone, or set COURSE_MODELS_DIR to its data/models")
         check(
             (path / "config.json").exists(),
             f"model={name_or_path!r}: no checkpoint in {path}; build it with "
