@@ -285,6 +285,33 @@ def test_a_students_own_file_named_like_the_note_is_never_removed_or_written_ove
     assert main(["student", str(folder)]) == 0 and (folder / NOTICE).read_text() == edited
 
 
+@pytest.mark.parametrize("where", ["bullet", "first line", "heading"])
+def test_the_labs_note_with_a_students_line_anywhere_is_theirs(tmp_path, where):
+    """Hostile round 20: a line added to the lab's note as a Markdown bullet (`- my own note`) was deleted by the
+    next `make lab`; only the note exactly as the lab wrote it is the lab's to remove or rewrite."""
+    import json
+
+    from course_lib.classroom.copies import NOTICE, main
+
+    folder = tmp_path / "student"
+    folder.mkdir()
+    copy = folder / lessons()[0].name
+    assert main(["student", str(folder)]) == 0
+    data = json.loads(copy.read_text())
+    data["metadata"][COPY_KEY]["sha256"] = "0" * 64
+    copy.write_text(json.dumps(data))
+    assert main(["student", str(folder)]) == 0
+    note = (folder / NOTICE).read_text()
+    assert main(["student", str(folder)]) == 0 and (folder / NOTICE).read_text() == note  # its own: rewritten as is
+    lines = note.splitlines(keepends=True)
+    at = {"bullet": 3, "first line": 0, "heading": 1}[where]
+    edited = "".join(lines[:at] + ["- my own note: ask about p^G in class\n"] + lines[at:])
+    (folder / NOTICE).write_text(edited)
+    assert main(["student", str(folder)]) == 0 and (folder / NOTICE).read_text() == edited  # still needs a look
+    copy.unlink()
+    assert main(["student", str(folder)]) == 0 and (folder / NOTICE).read_text() == edited  # none does
+
+
 def test_a_damaged_copy_is_kept_and_named_with_how_to_get_a_fresh_one(tmp_path):
     folder, first = tmp_path / "student", lessons()[:1]
     make_copies(folder, "student", first)

@@ -198,15 +198,21 @@ NOTICE_TAIL = ("\n\nYour copies are never overwritten. This note goes away once 
                "`make lab` checks again).\n")
 
 
+def _signed(text: str) -> str:
+    """The note's text with a hidden mark of exactly what the lab wrote (an HTML comment Markdown does not show)."""
+    return f"{text}<!-- written by make lab: {hashlib.sha256(text.encode()).hexdigest()[:16]} -->\n"
+
+
 def is_our_notice(path: Path) -> bool:
-    """Whether the file at `path` is a notice `write_notice` wrote, unchanged in its frame: a student's own file of
-    that name is never removed or written over."""
+    """Whether the file at `path` is a note `write_notice` wrote, unchanged (its hidden mark matches its text): a
+    student's own file of that name, or the note with a line of theirs added anywhere, is never removed or written
+    over."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    middle = text[len(NOTICE_HEAD):-len(NOTICE_TAIL)].splitlines()
-    return text.startswith(NOTICE_HEAD) and text.endswith(NOTICE_TAIL) and all(line.startswith("- ") for line in middle)
+    body = text.rpartition("<!-- written by make lab: ")[0]
+    return text.startswith(NOTICE_HEAD) and body.endswith(NOTICE_TAIL) and _signed(body) == text
 
 
 def write_notice(folder, kind: str, done: dict[str, list[str]]) -> Path | None:
@@ -221,7 +227,7 @@ def write_notice(folder, kind: str, done: dict[str, list[str]]) -> Path | None:
     if not lines:
         notice.unlink(missing_ok=True)
         return None
-    atomic_write_text(notice, NOTICE_HEAD + "\n".join(f"- {line.strip()}" for line in lines) + NOTICE_TAIL)
+    atomic_write_text(notice, _signed(NOTICE_HEAD + "\n".join(f"- {line.strip()}" for line in lines) + NOTICE_TAIL))
     return notice
 
 
