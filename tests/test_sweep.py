@@ -622,8 +622,8 @@ def test_a_warning_on_the_command_line_is_one_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "course_lib", "aggregate", "hard-wins", "--profile", "smoke",
                            "--out", str(tmp_path)], capture_output=True, text=True, env=env)
     lines = [line for line in done.stderr.splitlines() if "damaged" in line]
-    assert lines == [f"warning: {damaged} is damaged; set aside as {damaged.name}.damaged; "
-        "`reproduce` on this folder runs the point again"]
+    assert lines == [f"warning: {damaged} is damaged; left as it is, and not aggregated; `reproduce` on this "
+                     "folder sets it aside and runs the point again"]
     assert "warnings.warn(" not in done.stderr  # not the file, line and source of the call
 def test_emit_slurm_refuses_a_percent_in_paths(tmp_path):
     with pytest.raises(CourseError, match=r"has a '%', which SLURM reads as a pattern"):
@@ -963,10 +963,11 @@ def test_each_pool_size_is_its_own_difficulty_table_in_the_first_wave():
     ({"point": "{name}", "status": "failed", "seconds": 1.0}, "has status 'failed' in a file for status 'ok'"),
     ({"point": "{name}", "seed": None, "status": "ok", "seconds": 1.0}, "has no seed (its point has SEED=10)"),
 ])
-def test_a_record_that_is_not_its_points_is_set_aside_before_anything_is_written(tmp_path, demo_grid, capsys,
-                                                                                 record, why):
+def test_a_record_that_is_not_its_points_is_left_out_by_aggregate_and_set_aside_by_reproduce(tmp_path, demo_grid,
+                                                                                            capsys, record, why):
     """A record copied over another point's file, edited, or without its status or time is not trusted: one warning
-    line naming the file, the point counts as missing (and runs again), and results.csv holds each point once."""
+    line naming the file, the point counts as missing, and results.csv holds each point once. `aggregate` only
+    reads (hostile round 20: it had renamed every record of a study); a resumed sweep sets it aside and runs it."""
     ten, nine, _ = demo_grid
     (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": demo_grid}))
     saved(tmp_path, nine)
@@ -975,14 +976,18 @@ def test_a_record_that_is_not_its_points_is_set_aside_before_anything_is_written
     settings = {key.lower(): value for key, value in ten.items()}  # a real record holds its point's settings
     written = {**settings, **{k: v.format(**fill) if isinstance(v, str) else v for k, v in record.items()}}
     path.write_text(json.dumps({k: v for k, v in written.items() if v is not None}))  # None: a key left out
+    before = path.read_bytes()
     with pytest.warns(UserWarning) as warned:  # on the command line: one line `warning: ...` (see below)
         assert main(["aggregate", "demo", "--profile", "smoke", "--out", str(tmp_path)]) == 1
     assert [str(w.message) for w in warned] == [
-        f"{path} {why.format(**fill)}; set aside as {path.name}.damaged; "
-        "`reproduce` on this folder runs the point again"]
+        f"{path} {why.format(**fill)}; left as it is, and not aggregated; `reproduce` on this folder sets it aside "
+        "and runs the point again"]
     assert "1 points saved, 0 failed, 2 missing" in capsys.readouterr().out
     assert pd.read_csv(tmp_path / "results.csv")["point"].tolist() == [point_name(nine)]
-    assert not path.exists() and path.with_name(path.name + ".damaged").exists()
+    assert path.read_bytes() == before and not path.with_name(path.name + ".damaged").exists()
+    with pytest.warns(UserWarning, match=f"set aside as {re.escape(path.name)}.damaged"):
+        assert done_record(tmp_path, ten) is None
+    assert not path.exists() and path.with_name(path.name + ".damaged").read_bytes() == before
 
 
 def test_aggregate_checks_every_record_before_writing_either_file(tmp_path):
@@ -1207,6 +1212,29 @@ def test_a_folder_planned_with_a_models_stop_tokens_refuses_them_edited(tmp_path
     shutil.copytree(ROOT / "data" / "models" / "tiny-s", model)  # other weights in the folder
     with pytest.raises(CourseError, match="the sha256 of its model.safetensors differs"):
         _check_out_dir(tmp_path / "out", "demo", points)
+
+
+def test_aggregate_in_a_shell_where_a_model_name_means_other_weights_refuses_and_moves_nothing(tmp_path,
+                                                                                                monkeypatch):
+    """Hostile round 20: with COURSE_MODELS_DIR naming a rebuilt model, `aggregate` set every record aside as
+    `.damaged` (each read as another model's), then asked the user to restore them. It now refuses in one line,
+    as `reproduce` does, before reading a record."""
+    import shutil
+
+    from course_lib.research.sweep import _check_out_dir
+
+    model = tmp_path / "mmm"
+    shutil.copytree(ROOT / "data" / "models" / "tiny-m", model)
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": str(model)}, "grid": {"smoke": {"SEED": [10, 9]}}})
+    points = expand("demo", "smoke")
+    out = tmp_path / "out"
+    _check_out_dir(out, "demo", points)  # the grid records the model's fingerprint, as `reproduce` writes it
+    records = [saved(out, point) for point in points]
+    settings = model / "generation_config.json"
+    settings.write_text(settings.read_text().replace('"eos_token_id": 1,', '"eos_token_id": [1, 16],'))
+    with pytest.raises(CourseError, match="was planned with other weights under the name"):
+        collect("demo", "smoke", out)
+    assert all(path.exists() for path in records) and not list((out / "points").glob("*.damaged*"))
 
 
 def test_a_folder_planned_on_a_jsonl_file_refuses_it_edited(tmp_path, monkeypatch):

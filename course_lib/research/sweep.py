@@ -291,14 +291,16 @@ def holds_only_point_records(out: Path) -> bool:
             and all(p.is_file() and p.suffix == ".json" for p in entries[0].iterdir()))
 
 
-def done_record(out: Path, point: dict) -> dict | None:
+def done_record(out: Path, point: dict, set_aside: bool = True) -> dict | None:
     """The saved record of a point that already succeeded (so a resumed sweep skips it); a damaged one, or one that
-    is not this point's, is set aside as `.damaged` with a warning, and the point runs again."""
-    return _saved(out / "points" / f"{point_name(point)}.json", point, "ok")
+    is not this point's, is set aside as `.damaged` with a warning, and the point runs again (`set_aside=False`:
+    `aggregate`, which only reads, leaves it where it is and says so)."""
+    return _saved(out / "points" / f"{point_name(point)}.json", point, "ok", set_aside)
 
 
-def _saved(path: Path, point: dict, status: str) -> dict | None:
-    """A point record from disk, or None when it is absent or unsound (then renamed `.damaged` and warned about)."""
+def _saved(path: Path, point: dict, status: str, set_aside: bool = True) -> dict | None:
+    """A point record from disk, or None when it is absent or unsound (then renamed `.damaged`, unless `set_aside`
+    is False, and warned about)."""
 
     if not path.exists() and not path.is_symlink():
         return None
@@ -311,6 +313,10 @@ def _saved(path: Path, point: dict, status: str) -> dict | None:
         raise CourseError(f"{path} cannot be read ({error.strerror or error}); make it readable or delete it") from None
     if why is None:
         return record
+    if not set_aside:
+        warn(f"{path} {why}; left as it is, and not aggregated; `reproduce` on this folder sets it aside and runs "
+             "the point again")
+        return None
     aside = path.with_name(path.name + ".damaged")
     number = 1
     while aside.exists():  # an earlier damaged copy is kept too: each may be what someone needs to look at
@@ -409,11 +415,12 @@ def run_points(waves: list[list[dict]], out: Path, notebook: Path, workers: int,
 
 
 def saved_records(out: Path, points: list[dict]) -> tuple[list[dict], list[dict]]:
-    """The saved record of each point (its success, else its failure) and the points that have neither."""
+    """The saved record of each point (its success, else its failure) and the points that have neither; a record
+    that is not sound is warned about and left where it is (reading never moves a file)."""
     records, missing = [], []
     for point in points:
         failed = out / "points" / f"{point_name(point)}.failed.json"
-        record = done_record(out, point) or _saved(failed, point, "failed")
+        record = done_record(out, point, set_aside=False) or _saved(failed, point, "failed", set_aside=False)
         if record:
             records.append(record)
         else:
@@ -432,6 +439,8 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
     check(grid["study"] == study, f"out={out} holds a grid of study {grid['study']!r}, not {study!r}; "
                                   "give that study or another folder")
     check_points_of_grid(grid, study, profile, out)
+    check_same_models(out, grid.get("models"))  # a shell whose names mean other models or files: refused here,
+    check_same_files(out, grid.get("files"))  # before every record would read as another model's
     check(grid["points"], f"{grid_file} lists no points (an empty results table would replace the old one); delete "
                           "it and run `reproduce` again")
     names = [point_name(p) for p in grid["points"]]
