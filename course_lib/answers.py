@@ -19,6 +19,7 @@ import math
 import os
 import re
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -34,7 +35,9 @@ DEFAULT_FORMAT = {"arith": "hash", "shuffle": "hash", "tinymath": "boxed", "gsm8
 MAX_SCAN = 4000  # the last number written (AIME) and a task's whole shape are read from this many characters
 MAX_MARKS = 16  # a completion marking more answers than this (`####`, boxes, "answer is") gives none
 MAX_MATH_CHARS = 300  # longer candidate answers are not handed to math-verify
-MATH_TIMEOUT = 2  # seconds math-verify may spend on each parse and on the comparison
+MATH_TIMEOUT = 2  # seconds of CPU time math-verify may spend on each parse and on the comparison (not of wall-clock
+# time: on a busy machine a right answer would time out and be graded wrong)
+MATH_BACKSTOP = 60  # wall-clock seconds: math-verify's own alarm, for a hang the CPU-time limit cannot stop
 
 _HASH = re.compile(r"####[ \t]*([^\n]{0,100})")
 _OPTION = re.compile(r"\(([A-G])\)")
@@ -445,18 +448,44 @@ def exact_value(answer) -> Fraction | None:
     return Fraction(text) if _NUMERIC.fullmatch(text) else None
 
 
+class _OutOfTime(BaseException):  # noqa: N818
+    """A check ran past its CPU time (a BaseException, as math-verify's own timeout is, so that no `except
+    Exception` in sympy or math-verify swallows it and runs on without a limit)."""
+
+
+def _stop(signum, frame):
+    raise _OutOfTime
+
+
 def _math_verify(predicted: str, reference: str) -> bool:
-    """math-verify's equivalence under its own timeouts (signal.alarm: the main thread only)."""
+    """math-verify's equivalence, each step limited to MATH_TIMEOUT seconds of CPU time (SIGVTALRM: the main thread
+    only); math-verify's first call imports what it parses with, so it is made once before any limit."""
+    from math_verify import parse, verify
+
+    global _WARM
+    if not _WARM:
+        _WARM = bool(parse("$1$", parsing_timeout=MATH_BACKSTOP))
+    previous = signal.signal(signal.SIGVTALRM, _stop)
     try:
-        from math_verify import parse, verify
-
-        gold = parse(f"${reference}$", parsing_timeout=MATH_TIMEOUT)
-        guess = parse(f"${predicted}$", parsing_timeout=MATH_TIMEOUT)
-        return bool(gold and guess and verify(gold, guess, timeout_seconds=MATH_TIMEOUT))
-    except Exception:  # math-verify can fail on odd LaTeX; an unparsable answer is wrong
+        gold, guess = (_limited(parse, f"${text}$", parsing_timeout=MATH_BACKSTOP) for text in (reference, predicted))
+        return bool(gold and guess and _limited(verify, gold, guess, timeout_seconds=MATH_BACKSTOP))
+    except (Exception, _OutOfTime):  # math-verify can fail on odd LaTeX; an unparsable answer is wrong
         return False
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
 
 
+def _limited(step, *args, **kwargs):
+    """`step(*args, **kwargs)`, stopped by _OutOfTime after MATH_TIMEOUT seconds of this process's CPU time."""
+    signal.setitimer(signal.ITIMER_VIRTUAL, MATH_TIMEOUT)
+    try:
+        return step(*args, **kwargs)
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+
+
+_WARM = False  # whether math-verify has parsed once in this process (its imports are done)
 _WORKER: list = []  # the one helper process that checks MATH answers for threads other than the main one
 _WORKER_LOCK = threading.Lock()
 
@@ -481,7 +510,7 @@ def _math_verify_in_worker(predicted: str, reference: str) -> bool:  # pragma: n
             process.stdin.flush()
         except OSError:
             return _stop_worker()
-        answer = _read_line(process, 4 * MATH_TIMEOUT)  # two parses and a comparison, each bounded in the worker
+        answer = _read_line(process, MATH_BACKSTOP)  # the worker limits each step's CPU time; this, a hang's
         return answer == "1" if answer else _stop_worker()
 
 
@@ -502,8 +531,7 @@ def _stop_worker() -> bool:  # pragma: no mutate block (helper-process plumbing)
 
 def serve() -> None:  # pragma: no mutate block (helper-process plumbing)
     """The worker's loop: a JSON [predicted, reference] per line in, '1' or '0' per line out."""
-    import math_verify  # noqa: F401  (imported before "ready", so the first answer is not slowed by it)
-
+    _math_verify("1", "2")  # math-verify's imports, done before "ready" so that no answer waits for them
     print("ready", flush=True)
     for line in sys.stdin:
         predicted, reference = json.loads(line)

@@ -225,18 +225,46 @@ def test_an_explicit_format_is_graded_by_the_source_rules():
                                                                                       "bbh", "tagged")
 
 
-def test_math_verify_runs_under_the_course_timeouts(monkeypatch):
-    """Each parse and the comparison are bounded (2 s): without a timeout math-verify can hang on a short input."""
+def test_each_math_verify_step_runs_under_a_cpu_time_limit_and_a_wall_clock_backstop(monkeypatch):
+    """Each parse and the comparison are bounded (2 s of CPU time): without a limit math-verify can hang on a short
+    input. Its own alarm (wall-clock time) is only the backstop."""
+    import signal
+
+    import math_verify
+
+    from course_lib import answers
+
+    calls = []
+
+    def seen(what, limits):
+        calls.append((what, limits, 0 < signal.getitimer(signal.ITIMER_VIRTUAL)[0] <= answers.MATH_TIMEOUT + 0.1))
+
+    monkeypatch.setattr(answers, "_WARM", True)
+    monkeypatch.setattr(math_verify, "parse", lambda text, **limits: seen(text, limits) or [text])
+    monkeypatch.setattr(math_verify, "verify", lambda gold, guess, **limits: seen(gold + guess, limits))
+    answers._math_verify("1/2", "0.5")
+    assert calls == [("$0.5$", {"parsing_timeout": 60}, True), ("$1/2$", {"parsing_timeout": 60}, True),
+                     (["$0.5$", "$1/2$"], {"timeout_seconds": 60}, True)]
+    assert signal.getitimer(signal.ITIMER_VIRTUAL)[0] == 0  # no timer left running
+
+
+def test_a_right_math_answer_is_graded_right_however_long_a_busy_machine_keeps_it_waiting(monkeypatch):
+    """Hostile round 20: at load 8 on 2 cores, math-verify's 2 s wall-clock alarm graded right answers wrong (and
+    the wrong grades were cached). Waiting for a core costs no CPU time, so it no longer counts."""
+    import time
+
     import math_verify
 
     from course_lib.answers import _math_verify
 
-    calls = []
-    monkeypatch.setattr(math_verify, "parse", lambda text, **limits: calls.append((text, limits)) or [text])
-    monkeypatch.setattr(math_verify, "verify", lambda gold, guess, **limits: calls.append((gold + guess, limits)))
-    _math_verify("1/2", "0.5")
-    assert calls == [("$0.5$", {"parsing_timeout": 2}), ("$1/2$", {"parsing_timeout": 2}),
-                     (["$0.5$", "$1/2$"], {"timeout_seconds": 2})]
+    verify = math_verify.verify
+
+    def slow(gold, guess, **limits):
+        time.sleep(2.5)  # wall-clock time a process spends waiting, as it does for a core on a busy machine
+        return verify(gold, guess, **limits)
+
+    monkeypatch.setattr(math_verify, "verify", slow)
+    assert _math_verify(r"\frac{2}{4}", "0.5") is True
 
 
 def test_a_source_or_format_without_a_checker_is_one_whole_message():
