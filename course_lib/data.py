@@ -240,6 +240,8 @@ def _jsonl_answer(where: str, row: dict, source: str) -> tuple[str, str | None]:
         check(read is not None, f"{where}: field 'answer' {answer[-40:]!r} marks no one number after '####'")
         worked = str(row["answer"]).rsplit("####", 1)[0].strip()
         answer, solution = read, solution or (str(row["answer"]) if worked else None)
+    check("####" not in answer, f"{where}: field 'answer' {answer[-40:]!r} is GSM8K's worked answer (`... #### N`), "
+                                f"which source {source!r} never grades right; give the row \"source\": \"gsm8k\"")
     rule = UNREACHABLE.get(source)
     check(rule is None or re.fullmatch(rule[0], normalize_number(answer)) is not None,
           f"{where}: field 'answer' {answer!r} can never be graded right under source {source!r} "

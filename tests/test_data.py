@@ -191,6 +191,20 @@ def test_gsm8ks_own_answer_field_in_a_file_is_read_as_the_number_after_its_mark(
 
 
 
+@pytest.mark.parametrize("source", [None, "math", "aime2025", "bbh"])
+def test_gsm8ks_worked_answer_under_a_source_that_boxes_is_refused(tmp_path, source):
+    """Hostile round 20: GSM8K's own rows saved without `source` (MATH's rules, the default) kept the worked answer
+    whole as the reference: no completion could match it, and `hard` picked those rows."""
+    path = tmp_path / "mine.jsonl"
+    row = {"question": "q1", "answer": "48 + 24 = 72\n#### 72", **({"source": source} if source else {})}
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(CourseError) as refused:
+        load_jsonl_problems(path)
+    assert str(refused.value) == (f"{path}:1: field 'answer' '48 + 24 = 72\\n#### 72' is GSM8K's worked answer "
+                                  f"(`... #### N`), which source {source or 'math'!r} never grades right; give the "
+                                  "row \"source\": \"gsm8k\"")
+
+
 def test_a_question_given_twice_in_a_file_is_refused_unless_its_rows_have_ids(tmp_path):
     """Round 19: a row pasted twice (no ids) became two problems, counted twice by estimate and evaluate; the same
     question with two answers loaded too (one of them can never be right)."""
