@@ -268,6 +268,25 @@ def test_a_study_still_running_has_no_verdict_yet(tmp_path):
         claim_verdict(claim, tmp_path)
 
 
+def test_a_study_aggregated_with_points_missing_is_still_running(tmp_path):
+    """Hostile round 20: `aggregate` on a study half done wrote a results table, and the scorecard read a verdict
+    from the seeds done so far; a table whose provenance lists missing points is a study still running."""
+    import shutil
+
+    from course_lib.research.scorecard import CLAIMS
+    from course_lib.research.studies import RESULTS_DIR
+
+    claim = next(c for c in CLAIMS if c.study == "strong-regime-hard-wins")
+    folder = tmp_path / claim.study
+    shutil.copytree(RESULTS_DIR / claim.study, folder)
+    assert claim_verdict(claim, tmp_path)["status"] != "running"  # every point in
+    provenance = json.loads((folder / "provenance.json").read_text())
+    (folder / "provenance.json").write_text(json.dumps({**provenance, "missing": ["a", "b"]}))
+    assert claim_verdict(claim, tmp_path) == {
+        "tiny world": f"{claim.study} is running (2 points missing); its verdict is read once every point is in",
+        "status": "running", "was": "running", "inside margin": ""}
+
+
 def test_the_decision_table_reads_each_cell_from_its_scorecard_row(committed_card):
     from course_lib.research.scorecard import CLAIMS, FORMAT_LIMITED, SKILL_LIMITED, STRONG, decision_table
 

@@ -16,6 +16,7 @@ from .studies import (
     COULD_NOT_TELL,
     RESULTS_DIR,
     SMALLER_THAN_MARGIN,
+    _study_provenance,
     assay_sensitivity,
     equivalence_verdict,
     holm_verdicts,
@@ -137,7 +138,9 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     if claim.study is None:
         return {"tiny world": "not run", "status": "not testable here", "was": "not testable here", "inside margin": ""}
     if is_running(claim.study, root):
-        return {"tiny world": f"{claim.study} is running; its verdict is read once every point is in",
+        missing = len(_provenance(study_folder(claim.study, root)).get("missing") or [])
+        return {"tiny world": f"{claim.study} is running{f' ({missing} points missing)' if missing else ''}; its "
+                              "verdict is read once every point is in",
                 "status": "running", "was": "running", "inside margin": ""}
     table, _ = load_study(claim.study, root)
     table = table[table["seed"] >= claim.fresh_from]
@@ -175,9 +178,17 @@ def check_claim_reads(table: pd.DataFrame, claim: Claim, models) -> None:
 
 
 def is_running(study: str, root=RESULTS_DIR) -> bool:
-    """Whether a study has started and not finished: its grid and some records committed, no results table yet."""
+    """Whether a study has started and not finished: its grid and some records committed, and no results table yet,
+    or a table aggregated while points were missing (its provenance.json lists them)."""
     folder = study_folder(study, root)
-    return (folder / "grid.json").exists() and (folder / "points").is_dir() and not (folder / "results.csv").exists()
+    if not ((folder / "grid.json").exists() and (folder / "points").is_dir()):
+        return False
+    return not (folder / "results.csv").exists() or bool(_provenance(folder).get("missing"))
+
+
+def _provenance(folder) -> dict:
+    """A study folder's provenance.json ({} when it has none)."""
+    return _study_provenance(folder / "provenance.json", "restore it (git checkout) or make the study's table again")
 
 
 def claim_margins(claim: Claim) -> tuple:
