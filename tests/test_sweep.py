@@ -1626,3 +1626,18 @@ def test_aggregate_refuses_a_record_whose_counts_differ_from_its_run_folder(tmp_
     assert str(refused.value) == (f"point a: {key}={value}, but its run folder {run} records {ran} (the record was "
                                   "edited, or is another point's); run the point again (delete its record)")
     aggregate("demo", "smoke", tmp_path / "elsewhere", [{**good, key: value}], "")  # no run folder beside it
+
+
+@pytest.mark.parametrize("grids", [{"grid": {"smoke": {"SEED": [0, 0]}}},
+                                   {"grid": {"smoke": {"SEED": [0, 1]}}, "also": {"smoke": {"SEED": [1]}}}])
+def test_a_grid_that_gives_a_point_twice_is_refused_before_anything_is_planned(tmp_path, monkeypatch, grids):
+    """Hostile round 20: `"SEED": [0, 0]` was run (two kernels training into one run folder) and refused only by
+    `aggregate` at the end, with a fix that planned the same grid again."""
+    monkeypatch.setitem(STUDIES, "twice", {"fixed": {}, **grids})
+    with pytest.raises(CourseError) as refused:
+        expand("twice", "smoke")
+    assert str(refused.value).startswith("twice's 'smoke' grid gives point ")
+    assert str(refused.value).endswith(" twice (a value listed twice, or a point both its grid and `also` make); "
+                                       "list each once in data/results/twice/study.json")
+    assert main(["reproduce", "twice", "--profile", "smoke", "--out", str(tmp_path / "out")]) == 2
+    assert not (tmp_path / "out" / "grid.json").exists()

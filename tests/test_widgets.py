@@ -174,6 +174,19 @@ def test_measured_gain_reads_a_recorded_count_budget_as_a_count():
     assert measured_gain(gains, "m", "hard", 0.2, 500) is None  # 100 problems: no run; 900 exceeds the pool
 
 
+def test_measured_gain_reads_a_budget_of_one_problem_as_one_problem():
+    """Hostile round 20: a study run with --set BUDGET=1 (one problem; a results table writes 1 as 1.0) was shown at
+    the slider's 100%, and not at one problem."""
+    from course_lib.classroom.widgets import measured_gain
+
+    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 1.0, "n_selected": 1, "seed": [0, 1, 2],
+                          "gain.test": [0.1, 0.2, 0.3]})
+    assert measured_gain(gains, "m", "hard", 1.0, 500) is None
+    assert measured_gain(gains, "m", "hard", 1 / 500, 500)["per_seed"] == [0.1, 0.2, 0.3]
+    whole = gains.assign(n_selected=500)  # the share 1.0: every problem of its pool
+    assert measured_gain(whole, "m", "hard", 1.0, 500)["per_seed"] == [0.1, 0.2, 0.3]
+
+
 def test_measured_gain_has_its_interval_from_three_seeds_on():
     gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "gain.test": [0.1, 0.2, 0.3]})
     summary, _ = explorer_view({"m": hand_table()}, "m", 4, "hard", 0.1, gains=gains)

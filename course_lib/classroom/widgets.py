@@ -113,7 +113,8 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
     # study given twice would be counted as more seeds
     if "budget" in rows.columns:
         n = budget_count(budget, pool)
-        rows = rows[[recorded_count(b, pool) == n for b in rows["budget"]]]
+        selected = rows["n_selected"] if "n_selected" in rows else [None] * len(rows)
+        rows = rows[[recorded_count(b, pool, s) == n for b, s in zip(rows["budget"], selected)]]
     if not len(rows):
         return None
     return {**t_interval(rows["gain.test"]), "per_seed": [round(float(g), 4) for g in rows["gain.test"]],
@@ -121,11 +122,12 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
             "problems": int(rows["n_selected"].iloc[0]) if "n_selected" in rows else None}
 
 
-def recorded_count(budget, pool: int) -> int | None:
-    """The problems a recorded budget selects from `pool`: a share up to 1.0, a count above it (`--set BUDGET=50`);
-    None for a count the pool cannot hold (03)."""
+def recorded_count(budget, pool: int, selected=None) -> int | None:
+    """The problems a recorded budget selects from `pool`: a share up to 1.0, a count above it (`--set BUDGET=50`),
+    and 1 a count where its runs `selected` one problem (a results table writes 1 and 1.0 alike); None for a count
+    the pool cannot hold (03)."""
     budget = float(budget)
-    if budget > 1:
+    if budget > 1 or (budget == 1 and selected == 1):
         return int(budget) if budget.is_integer() and budget <= pool else None
     return budget_count(budget, pool)
 

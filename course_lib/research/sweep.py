@@ -52,6 +52,9 @@ def expand(study: str, profile: str, where: dict | None = None, overrides: dict 
     check(profile in grids, f"profile={profile!r} has no grid for {study}; use one of {', '.join(grids)}")
     parts = _as_list(grids[profile]) + _as_list(STUDIES[study].get("also", {}).get(profile))
     points = [point for grid in parts for point in _product(STUDIES[study]["fixed"], grid, profile)]
+    twice = [point_name(p) for i, p in enumerate(points) if p in points[:i]]
+    check(not twice, f"{study}'s {profile!r} grid gives point {twice[0] if twice else ''} twice (a value listed twice, "
+                     f"or a point both its grid and `also` make); list each once in data/results/{study}/study.json")
     keys = sorted({key for grid in parts for key in grid})
     for key, value in (where or {}).items():
         check(key in keys, f"where: {key!r} is not a grid key of {study}; use one of {', '.join(keys)}")
