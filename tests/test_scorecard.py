@@ -449,3 +449,16 @@ def test_only_the_verdicts_equivalence_verdict_writes_are_read():
     assert inside_margin(["slightly "]) == ""
     with pytest.raises(ValueError, match="must be a list of statuses"):
         family_status({"supported": 1})
+
+
+def test_the_skill_limited_rows_note_says_what_the_reanalysis_found():
+    """The scorecard reads the skill-limited row alone (contradicted); its note names the Holm-corrected verdict of
+    the study's family of two, which the re-analysis computes: the note must say what that table says."""
+    from course_lib.research.scorecard import CLAIMS
+    from course_lib.research.studies import RESULTS_DIR
+
+    claim = next(c for c in CLAIMS if c.claim == "Hard beats random under a 10% budget (skill-limited model)")
+    table = pd.read_csv(RESULTS_DIR / "reanalysis" / "paired_verdicts.csv")
+    row = table[(table.study == claim.study) & (table.model == claim.model) & (table["seeds used"] == "fresh only")
+                & (table.difference == "hard - random")]
+    assert len(row) == 1 and claim.note.endswith(f": {row['verdict_holm'].iloc[0]}")
