@@ -858,3 +858,10 @@ def test_round_19_a_bold_mark_and_a_closing_comma_are_read_as_lm_eval_reads_them
     """`#### **24**` and `#### 24,` were graded wrong; `24!` stays unread (a factorial, or an exclamation)."""
     assert extract_hash_answer(completion) == read
     assert is_correct(completion, "24", "gsm8k") == (read == "24")
+
+
+@pytest.mark.parametrize("completion", ["#### 7X", "#### 7;X", "#### **7**X"])
+def test_only_a_comma_or_semicolon_closing_a_mark_is_dropped(completion):
+    """A mark's closing comma or semicolon is dropped (lm-eval reads `#### 7,` as 7); any other trailing letters keep
+    the mark unread."""
+    assert extract_hash_answer(completion) != "7"

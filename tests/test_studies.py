@@ -1604,3 +1604,14 @@ def test_rank_correlation_refuses_a_constant_variable_and_warns_when_ties_thin_t
                                          r"correlation\) and are left out of the interval; with so many ties") as said:
         rank_correlation([0, 0, 0, 0, 0, 1], [1, 2, 3, 4, 5, 6])
     assert "course_lib" not in said[0].filename.split("/")  # the caller's line
+
+
+@pytest.mark.parametrize("seeds", [1, 0, 1_000_001, 2.0, True, "5"])
+def test_a_spread_needs_a_whole_number_of_seeds_from_two(seeds):
+    """One check for every function that plans with a spread across seeds (sd_upper_bound, detectable_difference)."""
+    from course_lib.research.studies import _check_seed_count
+
+    with pytest.raises(CourseError) as refused:
+        _check_seed_count(seeds)
+    assert str(refused.value) == f"seeds={seeds!r} must be a whole number from 2 to 1,000,000"
+    _check_seed_count(2), _check_seed_count(1_000_000)

@@ -1641,3 +1641,50 @@ def test_a_grid_that_gives_a_point_twice_is_refused_before_anything_is_planned(t
                                        "list each once in data/results/twice/study.json")
     assert main(["reproduce", "twice", "--profile", "smoke", "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out" / "grid.json").exists()
+
+
+def test_aggregate_in_a_shell_where_a_jsonl_file_changed_refuses_and_moves_nothing(tmp_path, monkeypatch):
+    """Hostile round 20, the `jsonl:` half: records of points that read another version of the file were set aside
+    one by one; `aggregate` refuses in one line, naming the file, as `reproduce` does."""
+    from course_lib.research.sweep import _check_out_dir
+
+    data = tmp_path / "mine.jsonl"
+    data.write_text('{"question": "1+1=?", "answer": "2"}\n')
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"TASK": [f"jsonl:{data}"], "SEED": [0]}}})
+    points = expand("demo", "smoke")
+    out = tmp_path / "out"
+    _check_out_dir(out, "demo", points)
+    records = [saved(out, point) for point in points]
+    data.write_text('{"question": "1+1=?", "answer": "3"}\n')
+    with pytest.raises(CourseError, match=f"^out={re.escape(str(out))} was planned with another version of "
+                                          f"{re.escape(str(data))}"):
+        collect("demo", "smoke", out)
+    assert all(path.exists() for path in records) and not list((out / "points").glob("*.damaged*"))
+
+
+@pytest.mark.parametrize("files", [{"run_config.json": '{"problem_ids": ["a"]}'},  # started, never finished
+                                   {"summary.json": '{"steps": 9}'},
+                                   {"summary.json": "[]", "run_config.json": "[]"},  # damaged: not objects
+                                   {"summary.json": '{"steps": 2}', "run_config.json": '{"problem_ids": "a"}'}])
+def test_a_run_folder_that_records_no_counts_leaves_its_point_record_as_it_is(tmp_path, files):
+    """The counts are compared only where the run folder records them; a run folder that says nothing of a count
+    neither stops the table nor fails with a traceback."""
+    good = {"point": "a", "status": "ok", "seconds": 1.0, "steps": 2, "n_selected": 2}
+    run = tmp_path / "runs" / "a"
+    run.mkdir(parents=True)
+    for name, text in files.items():
+        (run / name).write_text(text)
+    aggregate("demo", "smoke", tmp_path, [good], "")
+    assert pd.read_csv(tmp_path / "results.csv")["steps"].tolist() == [2]
+
+
+def test_aggregate_leaves_a_failure_record_it_cannot_use_where_it_is(tmp_path, demo_grid):
+    """`aggregate` only reads: a failure record of another point (copied over) is warned about and left in place."""
+    ten, nine, _ = demo_grid
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": demo_grid}))
+    saved(tmp_path, nine)
+    path = tmp_path / "points" / f"{point_name(ten)}.failed.json"
+    path.write_text(json.dumps({"point": point_name(nine), "status": "failed", "seconds": 1.0}))
+    with pytest.warns(UserWarning, match="left as it is, and not aggregated"):
+        collect("demo", "smoke", tmp_path)
+    assert path.exists() and not path.with_name(path.name + ".damaged").exists()

@@ -301,7 +301,7 @@ def done_record(out: Path, point: dict, set_aside: bool = True) -> dict | None:
     return _saved(out / "points" / f"{point_name(point)}.json", point, "ok", set_aside)
 
 
-def _saved(path: Path, point: dict, status: str, set_aside: bool = True) -> dict | None:
+def _saved(path: Path, point: dict, status: str, set_aside: bool) -> dict | None:
     """A point record from disk, or None when it is absent or unsound (then renamed `.damaged`, unless `set_aside`
     is False, and warned about)."""
 
