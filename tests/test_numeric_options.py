@@ -36,7 +36,7 @@ COMMANDS = {
     "train": (["--model", "tiny-s", "--task", "arith", "--n", "20", "--out", "OUT"], {
         "--n": (), "--pool-seed": ("0",), "--group-size": (), "--prompts-per-step": (), "--steps": (), "--lr": (),
         "--beta": ("0",), "--epsilon": (), "--max-completion-length": (), "--temperature": (), "--lora-rank": (),
-        "--lora-alpha": (), "--weight-decay": ("0",), "--adam-beta2": ("0",), "--warmup-ratio": ("0",),
+        "--lora-alpha": (), "--lora-dropout": ("0",), "--weight-decay": ("0",), "--adam-beta2": ("0",), "--warmup-ratio": ("0",),
         "--max-grad-norm": ("0", str(2**64)),  # 0: no clipping; a threshold of 2**64: none either
         "--save-steps": (), "--micro-batch-prompts": ("0",), "--seed": ("0",), "--format-weight": ("0",),
         "--dynamic-max-rounds": (), "--vllm-gpu-memory-utilization": ()}),
@@ -107,3 +107,20 @@ def test_every_numeric_option_refuses_a_bad_value_before_any_work(files, no_work
     field = FIELDS.get((command.split()[0], option), option[2:].replace("-", "_").removeprefix("slurm_"))
     assert option in lines[0] or f"{field}=" in lines[0] or f"{field.upper()}" in lines[0], lines[0]
     assert not out.exists()  # refused before anything was written
+
+
+def test_every_number_among_the_training_settings_refuses_nan_and_inf():
+    """Hostile round 20: about 20 of GRPOConfig's own float settings (top_entropy_quantile, entropy_coef, ...) took
+    NaN, recorded it and trained on; read from the dataclass, so a setting a new TRL adds is covered too."""
+    from dataclasses import fields
+
+    from course_lib import CourseError
+    from course_lib.training.config import CourseConfig
+
+    numbers = [f.name for f in fields(CourseConfig) if f.init and isinstance(getattr(CourseConfig, f.name, None), float)]
+    assert len(numbers) > 20 and "top_entropy_quantile" in numbers
+    for name in numbers:
+        for value in (float("nan"), float("inf")):
+            with pytest.raises(CourseError, match=f"^{name}=(nan|inf) "):  # named first, whichever check
+                CourseConfig(output_dir="unused", **{name: value})
+

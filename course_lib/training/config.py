@@ -73,6 +73,8 @@ OPTIONAL_RANGES = {  # fields that may be None (off): checked only when set
 LORA_RANGES = {  # ModelConfig's LoRA fields (LoraConfig's r and lora_alpha)
     "lora_r": (lambda v: 1 <= v <= 4096, "must be from 1 to 4,096 (16 is usual)"),
     "lora_alpha": (lambda v: 1 <= v <= 65_536, "must be from 1 to 65,536 (twice lora_r is usual)"),
+    "lora_dropout": (lambda v: 0 <= v < 1, "must be in [0, 1) (0.0: off; 1 would zero the adapter's input, so it "
+                                           "never trains)"),
 }
 INTEGERS = ("num_generations", "prompts_per_step", "max_steps", "max_completion_length", "dynamic_max_rounds",
             "micro_batch_prompts", "seed", "lora_r", "lora_alpha", "top_k", "num_iterations")
@@ -239,6 +241,7 @@ class CourseConfig(GRPOConfig):
               f"num_train_epochs={self.num_train_epochs:g} would be ignored: max_steps={self.max_steps} sets the run's "
               "length (transformers uses max_steps whenever it is above 0); give max_steps instead, for E passes "
               "over N problems at P prompts per step ceil(E x N / P)")
+        check_finite(self)
         check_supported(self)
         check_exact_resume(self)
         self.per_device_train_batch_size, self.gradient_accumulation_steps = micro_batches(self, launched_processes())
@@ -258,6 +261,16 @@ class CourseConfig(GRPOConfig):
     def completions_per_step(self) -> int:
         """Completions per optimizer step, over all processes and micro-batches."""
         return self.prompts_per_step * self.num_generations
+
+
+def check_finite(config) -> None:
+    """Every number among the settings, TRL's own included, is finite: NaN passes TRL's own comparisons and is
+    written into the run's records; inf fails deep inside training (04)."""
+    for item in fields(config):
+        value = getattr(config, item.name, None)
+        numbers = value if isinstance(value, list | tuple) else [value]
+        bad = [v for v in numbers if isinstance(v, float) and not math.isfinite(v)]
+        check(not bad, f"{item.name}={value!r} must be {'finite numbers' if value is numbers else 'a finite number'}")
 
 
 def check_supported(config) -> None:
@@ -318,10 +331,11 @@ def check_peft_config(peft_config) -> None:
     check(peft_config is None or isinstance(peft_config, LoraConfig),
           f"peft_config={type(peft_config).__name__} must be a peft.LoraConfig, or None to train every weight")
     if peft_config is not None:
-        for name, key in (("lora_r", "r"), ("lora_alpha", "lora_alpha")):
+        for name, key in (("lora_r", "r"), ("lora_alpha", "lora_alpha"), ("lora_dropout", "lora_dropout")):
             allowed, fix = LORA_RANGES[name]
             value = getattr(peft_config, key)
-            check(isinstance(value, int) and not isinstance(value, bool) and allowed(value),
+            kind = int if name in INTEGERS else int | float
+            check(isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value) and allowed(value),
                   f"peft_config.{key}={value!r} {fix}")
 
 
