@@ -70,3 +70,17 @@ def test_correlation_reads_a_rank_correlation_with_its_interval_and_count():
     result = {"rho": 0.1406, "ci_low": -0.0921, "ci_high": 0.3812, "n": 69}
     assert correlation(result) == "+0.14 [-0.09, +0.38] over 69 runs"
     assert correlation({**result, "n": 12}, "arms") == "+0.14 [-0.09, +0.38] over 12 arms"
+
+
+def test_a_row_without_a_verdict_in_a_table_where_others_have_one_reads_as_its_interval():
+    """Hostile round 20: a table joining a tested row and an untested one gave the untested `**nan**` and
+    `90% [+nan, +nan]` (a DataFrame holds NaN where a value is missing, not None)."""
+    import pandas as pd
+
+    from course_lib.research.findings import finding
+
+    table = pd.DataFrame([{"mean": 0.01, "ci_low": -0.004, "ci_high": 0.024, "tost_low": -0.001, "tost_high": 0.021,
+                           "verdict": "equivalent"}, {"mean": 0.03, "ci_low": 0.01, "ci_high": 0.05}])
+    untested = table.iloc[1]
+    assert finding("easy - random", untested, 0.03) == "easy - random +0.030 [+0.010, +0.050]: **above 0** (margin ±0.03)"
+    assert finding("easy - random", next(table.iloc[1:].itertuples()), 0.03) == finding("easy - random", untested, 0.03)

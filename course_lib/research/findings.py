@@ -8,6 +8,8 @@ notebooks/00_tiny_world_tour.ipynb (`finding`, `takeaway`); the rest in 05, used
 
 from __future__ import annotations
 
+import math
+
 from IPython.display import Markdown
 
 from .studies import COULD_NOT_TELL, beats_or_loses, interval_text
@@ -27,7 +29,12 @@ def finding(name: str, row, margin: float | None = None) -> str:
     >>> finding("hard - random", {"mean": -0.02, "ci_low": -0.03, "ci_high": -0.01, "verdict": "worse"}, 0.03)
     'hard - random -0.020 [-0.030, -0.010]: **worse** (margin ±0.03)'
     """
-    get = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))  # a dict, a Series, a namedtuple
+    read = row.get if hasattr(row, "get") else (lambda key: getattr(row, key, None))  # a dict, a Series, a namedtuple
+
+    def get(key):  # a table's row holds NaN where a value is missing (a row of another table joined to it)
+        value = read(key)
+        return None if isinstance(value, float) and math.isnan(value) else value
+
     said, seeds = get("verdict"), get("seeds")
     if said is None and beats_or_loses(row) == "is not tested against":  # 2 seeds, or seeds that all agree: no interval
         why = f"{int(seeds)} seeds" if seeds is not None and int(seeds) < 3 else "no spread across seeds"
