@@ -1416,19 +1416,8 @@ def _message_start(line: str) -> int | None:
 # tests/FILE.py::NAME), each checked with the mutant switched on in a copy of mutants/; they count as survivors
 # until `make mutation MUTANTS="NAMES"` confirms the kill. (The 137 of the run resumed at bc71b28 were confirmed at
 # fa452dc, the 367 of the complete run at 7a96066 at 36ee9f5, the 28 of the run resumed at 1cf188c at 7543864 and
-# 6328189.)
-KILLED_BY_A_NEWER_TEST: dict[str, str] = {
-    "course_lib.answers.x__mark_value__mutmut_10":
-        "tests/test_answers_and_rewards.py::test_only_a_comma_or_semicolon_closing_a_mark_is_dropped",
-    **{f"course_lib.research.sweep.x__check_counts_match_run__mutmut_{n}":
-       "tests/test_sweep.py::test_a_run_folder_that_records_no_counts_leaves_its_point_record_as_it_is"
-       for n in (1, 32, 39, 46)},
-    **{f"course_lib.research.sweep.x_collect__mutmut_{n}":
-       "tests/test_sweep.py::test_aggregate_in_a_shell_where_a_jsonl_file_changed_refuses_and_moves_nothing"
-       for n in (57, 60, 61, 62)},
-    **{f"course_lib.research.sweep.x_saved_records__mutmut_{n}":
-       "tests/test_sweep.py::test_aggregate_leaves_a_failure_record_it_cannot_use_where_it_is" for n in (24, 27)},
-}
+# 6328189, the 11 of the run resumed at 867292e with _check_seed_count's 11 at this commit's parent.)
+KILLED_BY_A_NEWER_TEST: dict[str, str] = {}
 
 
 def kind_of(name: str, diff: str) -> tuple[str, str]:
