@@ -39,7 +39,7 @@ MATH_TIMEOUT = 2  # seconds of CPU time math-verify may spend on each parse and 
 # time: on a busy machine a right answer would time out and be graded wrong)
 MATH_BACKSTOP = 60  # wall-clock seconds: math-verify's own alarm, for a hang the CPU-time limit cannot stop
 
-_HASH = re.compile(r"####[ \t]*([^\n]{0,100})")
+_HASH = re.compile(r"(?<!#)####(?!#)[ \t]*([^\n]{0,100})")  # four marks: five or six open a Markdown heading
 _OPTION = re.compile(r"\(([A-G])\)")
 _LATEX_SEPARATOR = re.compile(r"\\,|\{,\}|\\ | |\u2009|\u202f")  # `1\,000`, `1{,}000`, `1\ 000`, `1 000`
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,234,567.5: the only commas removed
@@ -106,8 +106,8 @@ def hash_answers(text) -> list[str | None]:
     return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
 
 
-_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?[\d][\d,]*(?:\.\d+)?)"
-                            r"(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # a number, then at most one word: its unit
+_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"
+                            r"[,;]?(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # a number, then at most one word: its unit
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _STATED_LETTER = re.compile(r"(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*\(?([A-Z])\)?\.?")
 _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (any other word is a unit: `7 apples`)
@@ -136,12 +136,12 @@ def _mark_value(mark: str) -> str:
     >>> [_mark_value(m) for m in ("7 thousand", "7 or eight", "8km", "Answer: E", "**24**", "24,", "24!")]
     ['7 thousand', '7 or eight', '8km', 'E', '24', '24', '24!']
     """
-    plain = _BOLD.sub(r"\1", mark).strip().rstrip(",;").rstrip()  # `**24**` and `24,` as lm-eval reads them
-    stated = _STATED_NUMBER.fullmatch(plain)
+    plain = normalize_number(_BOLD.sub(r"\1", mark).strip().rstrip(",;").rstrip())  # `**24**`, `24,`, `1 234,`
+    stated = _STATED_NUMBER.fullmatch(plain)  # (as lm-eval's strict-match reads them)
     if stated and (_WORD.search(plain) or plain != mark) and not _changes_the_number(stated.group(2) or ""):
         return normalize_number(stated.group(1))
     letter = _STATED_LETTER.fullmatch(plain)
-    return letter.group(1) if letter else _BOLD.sub(r"\1", mark)
+    return letter.group(1) if letter else plain
 
 
 def extract_hash_answer(text) -> str | None:

@@ -865,3 +865,19 @@ def test_only_a_comma_or_semicolon_closing_a_mark_is_dropped(completion):
     """A mark's closing comma or semicolon is dropped (lm-eval reads `#### 7,` as 7); any other trailing letters keep
     the mark unread."""
     assert extract_hash_answer(completion) != "7"
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), [
+    ("#### 24, apples", "24", "gsm8k"), ("#### 1 234,", "1234", "gsm8k"), ("#### E,", "E", "shuffle"),
+    ("#### **E**,", "E", "shuffle"), ("##### Step 1: add\n3+4=7\n#### 7", "7", "gsm8k"),
+    ("###### 3 apples\n#### 7", "7", "arith")])
+def test_round_20_a_closing_comma_before_a_unit_or_after_a_letter_and_deeper_headings_are_read(completion, answer,
+                                                                                                  source):
+    """Hostile round 20: these right answers were graded wrong (a comma between a number and its unit, after an
+    SI-spaced number or a letter; a level-5 or 6 Markdown heading with a number read as a second `####` answer)."""
+    assert is_correct(completion, answer, source)
+
+
+@pytest.mark.parametrize("completion", ["#### 7, or 8", "#### 7; maybe 8", "##### 7\n#### 7 or 8"])
+def test_round_20_a_hedge_after_a_comma_is_still_a_hedge(completion):
+    assert not is_correct(completion, "7", "gsm8k")
