@@ -749,7 +749,7 @@ def cmd_evaluate(args) -> None:
     from .evaluation import evaluate, model_for_backend
     from .problems import fingerprinted
     from .prompts import pool_answer_format
-    from .provenance import atomic_write_text
+    from .provenance import atomic_write_text, sealed_json
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "evaluate")
@@ -762,7 +762,7 @@ def cmd_evaluate(args) -> None:
     result.update(model=args.model, base_sha256=base_fingerprint(args.model), task=args.task, split=args.split,
                   max_new_tokens=args.max_new_tokens, answer_format=pool_answer_format(problems),
                   pool=fingerprinted(_pool_spec(args, args.seed, args.levels), problems), **_provenance(args))
-    atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
+    atomic_write_text(args.out, sealed_json(result))
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
           f"{result['overall']['ci_high']:.3f}] (95%, over these {len(problems):,} problems x {args.k} samples), "
           f"format share {result['overall'].get('format_share', float('nan')):.3f} on {len(problems)} problems; "
@@ -1015,7 +1015,7 @@ def same_base_model(after: dict, before: dict) -> bool | None:
 def cmd_compare(args) -> None:
     """Paired bootstrap of two `evaluate` results on the same problems."""
     from .evaluation import check_same_settings, compare
-    from .provenance import atomic_write_text
+    from .provenance import atomic_write_text, sealed_json
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
     check(not os.path.samefile(args.after, args.before),  # a link (hard or symbolic) to one file too
@@ -1037,7 +1037,7 @@ def cmd_compare(args) -> None:
         print("note: after and before hold the same results for every problem (one model evaluated twice, or a copy "
               "of one file): their gain is 0 by construction and says nothing of training", file=sys.stderr)
     result.update(after=str(args.after), before=str(args.before), same_base_model=same_base, **_provenance(args))
-    atomic_write_text(args.out, json.dumps(result, indent=1) + "\n")
+    atomic_write_text(args.out, sealed_json(result))
     print(f"gain {result['mean_difference']:+.4f} [{result['ci_low']:+.4f}, {result['ci_high']:+.4f}] "
           f"over {result['problems']} problems; wrote {args.out}")
 

@@ -205,6 +205,32 @@ def written_by(path) -> str | None:
     return match.group(1) if match else None
 
 
+SEAL = "content_sha256"  # a JSON output's sha256 of its own other fields, so that an edit by hand shows
+
+
+def sealed_json(record: dict) -> str:
+    """A JSON output's text, with SEAL over its other fields: `evaluate` and `compare`, whose output is its own
+    record, then replace it only as they wrote it (`check_replaceable`)."""
+    body = {key: value for key, value in record.items() if key != SEAL}
+    return json.dumps({**body, SEAL: _fields_sha256(body)}, indent=1) + "\n"
+
+
+def _fields_sha256(body: dict) -> str:
+    return hashlib.sha256(json.dumps(body, indent=1).encode()).hexdigest()
+
+
+def seal_broken(path) -> bool:
+    """Whether a JSON output holds SEAL and its other fields no longer match it (an output from before the seal, or
+    one unreadable here, is not called edited)."""
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(record, dict) or not isinstance(record.get(SEAL), str):
+        return False
+    return record[SEAL] != _fields_sha256({key: value for key, value in record.items() if key != SEAL})
+
+
 def check_replaceable(path, command: str, record=None, parameter: str = "out") -> None:
     """An existing output file is replaced only when it is recognisably `command`'s own: `record` (the file itself,
     or the provenance file the command writes beside it) names `python -m course_lib COMMAND`.
@@ -224,6 +250,9 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
            "it is not a record course_lib writes")
     check(by == command, f"{parameter}={path} already exists and is not an output of `{command}` ({why}); give a new "
                          "path, or delete the file first if it is yours to replace")
+    check(record != path or not seal_broken(path),
+          f"{parameter}={path} was changed after `{command}` wrote it (its fields no longer match its {SEAL}): an "
+          "edit of yours would be lost; give a new path, or delete the file first if it is yours to replace")
     if record != path and path.is_file():  # a table or ids file: replaced only as the command left it
         try:
             recorded = json.loads(record.read_text(encoding="utf-8")).get("sha256")

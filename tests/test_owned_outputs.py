@@ -679,3 +679,26 @@ def test_another_process_s_passing_probe_or_temporary_file_is_no_folder_content(
     (run / "notes.txt").write_text("mine")
     with pytest.raises(CourseError, match=r"already holds files \(notes.txt\) and no run_config.json"):
         check_own_folder(run, "train", "run_config.json")
+
+
+def test_evaluate_and_compare_replace_their_output_only_as_they_wrote_it(tmp_path):
+    """Hostile round 20: `compare --out` (and `evaluate --out`) wrote over a result edited by hand, where `estimate`
+    and `select` refuse; their JSON output now carries a sha256 of its own fields."""
+    from course_lib.provenance import SEAL, seal_broken
+
+    evaluation = {"per_problem": [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5},
+                                  {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0.0}]}
+    after, before, out = tmp_path / "after.json", tmp_path / "before.json", tmp_path / "gain.json"
+    after.write_text(json.dumps(evaluation))
+    before.write_text(json.dumps({"per_problem": [{**row, "n_correct": 0, "pass_rate": 0.0}
+                                                  for row in evaluation["per_problem"]]}))
+    for _ in range(2):  # written, then replaced as it was written
+        done = run_cli_in_process("compare", "--after", after, "--before", before, "--out", out)
+        assert done.returncode == 0, done.stderr
+    written = json.loads(out.read_text())
+    assert isinstance(written[SEAL], str) and not seal_broken(out)
+    out.write_text(json.dumps({**written, "my_note": "checked by hand"}, indent=1))
+    assert seal_broken(out)
+    line = refused("compare", "--after", after, "--before", before, "--out", out)
+    assert f"out={out} was changed after `compare` wrote it (its fields no longer match its {SEAL})" in line
+    assert "my_note" in out.read_text()
