@@ -1540,3 +1540,30 @@ def test_lora_targets_are_checked_against_the_models_linear_modules():
     with pytest.raises(CourseError, match=r"^lora_target_modules \['norm', 'v_proj'\] are not in the model; its linear "
                                           r"modules are \['q_proj'\]$"):
         check_lora_targets(model, {"v_proj", "q_proj", "norm"})
+
+
+@pytest.mark.parametrize(("setting", "value"), [("entropy_coef", float("nan")), ("top_entropy_quantile", float("inf")),
+                                                ("reward_weights", [1.0, float("nan")])])
+def test_a_training_setting_that_is_not_a_finite_number_is_refused_by_name(setting, value):
+    """Hostile round 20: TRL's own number settings took NaN and inf (recorded, then used or failing mid-run)."""
+    from course_lib.training.config import CourseConfig
+
+    with pytest.raises(CourseError) as refused:
+        CourseConfig(output_dir="unused", **{setting: value})
+    kind = "finite numbers" if isinstance(value, list) else "a finite number"
+    assert str(refused.value) == f"{setting}={value!r} must be {kind}"
+    CourseConfig(output_dir="unused", reward_weights=[1.0, 0.5])  # finite numbers pass
+
+
+@pytest.mark.parametrize(("settings", "said"), [({"r": 8.5}, "peft_config.r=8.5 must be from 1"),
+                                                ({"lora_dropout": 1.0}, "peft_config.lora_dropout=1.0 must be in [0, 1)"),
+                                                ({"lora_dropout": float("nan")}, "peft_config.lora_dropout=nan")])
+def test_a_lora_config_out_of_range_is_refused_by_train_grpo(settings, said):
+    """A LoraConfig made by hand: a fractional rank, a dropout of 1 (the adapter never trains) or NaN."""
+    from peft import LoraConfig
+
+    from course_lib.training.config import check_peft_config
+
+    with pytest.raises(CourseError, match=re.escape(said)):
+        check_peft_config(LoraConfig(**settings))
+    check_peft_config(LoraConfig(r=8, lora_dropout=0.1))
