@@ -138,7 +138,7 @@ def _mark_value(mark: str) -> str:
     """
     plain = normalize_number(_BOLD.sub(r"\1", mark).strip().rstrip(",;").rstrip())  # `**24**`, `24,`, `1 234,`
     stated = _STATED_NUMBER.fullmatch(plain)  # (as lm-eval's strict-match reads them)
-    if stated and (_WORD.search(plain) or plain != mark) and not _changes_the_number(stated.group(2) or ""):
+    if stated and not _changes_the_number(stated.group(2) or ""):
         return normalize_number(stated.group(1))
     letter = _STATED_LETTER.fullmatch(plain)
     return letter.group(1) if letter else plain
