@@ -1302,10 +1302,10 @@ TRIAGE.update(_TRIAGED_AT_1CF188C)
 # Survivors of the run resumed at 867292e (the code changed on 6 Dec 2026, evening), triaged by hand
 _SWEEP_COUNTS = "course_lib.research.sweep.x__check_counts_match_run__mutmut_"
 _TRIAGED_AT_867292E: dict[str, tuple[str, ...]] = {
-    "course_lib.answers.x__mark_value__mutmut_2": (
+    "course_lib.answers.x__mark_value__mutmut_3": (
         "equivalent", "the number pattern allows spaces after the number, so stripping them on the left instead of "
         "the right reads the same mark", ".lstrip()"),
-    "course_lib.answers.x__mark_value__mutmut_23": (
+    "course_lib.answers.x__mark_value__mutmut_20": (
         "equivalent", "`_changes_the_number` of an empty word and of 'XXXX' are both False (neither is listed)",
         '"XXXX"'),
     "course_lib.research.studies.x_detectable_difference__mutmut_33": (
@@ -1338,6 +1338,9 @@ _TRIAGED_AT_2D8B21A: dict[str, tuple[str, ...]] = {  # the run resumed at 2d8b21
         "backstop, or warming up again on every call change no grade", change)
        for n, change in ((2, "_WARM = None"), (3, "bool(None)"), (5, "parsing_timeout=None"), (7, 'parse("$1$", )'),
                          (8, '"XX$1$XX"'))},
+    "course_lib.training.config.x_check_finite__mutmut_7": (
+        "equivalent", "every field of the dataclass is an attribute of its instance: getattr's default is never used",
+        "getattr(config, item.name, )"),
 }
 TRIAGE.update(_TRIAGED_AT_2D8B21A)
 
@@ -1427,11 +1430,9 @@ def _message_start(line: str) -> int | None:
 # tests/FILE.py::NAME), each checked with the mutant switched on in a copy of mutants/; they count as survivors
 # until `make mutation MUTANTS="NAMES"` confirms the kill. (The 137 of the run resumed at bc71b28 were confirmed at
 # fa452dc, the 367 of the complete run at 7a96066 at 36ee9f5, the 28 of the run resumed at 1cf188c at 7543864 and
-# 6328189, the 11 of the run resumed at 867292e with _check_seed_count's 11 at this commit's parent.)
-KILLED_BY_A_NEWER_TEST: dict[str, str] = {
-    "course_lib.training.config.x_check_peft_config__mutmut_28":
-        "tests/test_training.py::test_a_lora_config_out_of_range_is_refused_by_train_grpo",
-}
+# 6328189, the 11 of the run resumed at 867292e with _check_seed_count's 11 at f9ff907, and the one of the run resumed
+# at 2d8b21a with check_finite's 26 at c1a86b3.)
+KILLED_BY_A_NEWER_TEST: dict[str, str] = {}
 
 
 def kind_of(name: str, diff: str) -> tuple[str, str]:
