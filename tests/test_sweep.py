@@ -1,5 +1,6 @@
 """The sweep: grids, the parameter contract, resume, failed points, SLURM emission, and one real smoke point."""
 
+import errno
 import json
 import math
 import os
@@ -369,6 +370,25 @@ def test_aggregate_writes_one_flat_table_sorted_by_point_and_the_provenance(tmp_
     aggregate("demo", "smoke", tmp_path, [], "")  # nothing saved yet: an empty table with its key column
     assert (tmp_path / "results.csv").read_text() == "point\n"
     assert json.loads((tmp_path / "provenance.json").read_text())["this_run"] == {}
+
+
+def test_aggregate_replaces_the_table_and_its_provenance_together_or_neither(tmp_path, monkeypatch):
+    records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
+    for name in ("results.csv", "provenance.json"):
+        (tmp_path / name).write_text("old\n")
+    real_chmod, calls = os.chmod, []
+
+    def disk_full_at_the_second_file(path, mode):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_chmod(path, mode)
+
+    monkeypatch.setattr(os, "chmod", disk_full_at_the_second_file)
+    with pytest.raises(OSError, match="No space"):
+        aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    assert [(tmp_path / name).read_text() for name in ("results.csv", "provenance.json")] == ["old\n", "old\n"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["provenance.json", "results.csv"]  # nothing staged
 
 
 def test_grid_points_reads_the_grid_a_job_array_was_written_with(tmp_path, monkeypatch):

@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..errors import CourseError, check, warn
 from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
-from ..provenance import atomic_write_text, check_writable_folder, git_commit, library_versions
+from ..provenance import atomic_write_text, atomic_write_texts, check_writable_folder, git_commit, library_versions
 from .definitions import point_name
 from .profiles import get_profile
 from .studies import COUNTS, RANGES, SHARES, STUDIES, gain_disagreement
@@ -635,14 +635,14 @@ def aggregate(study: str, profile: str, out: Path, records: list[dict], command:
             _check_counts_match_run(record, name, out / "runs" / name)
     table = pd.json_normalize([{k: v for k, v in r.items() if k != "traceback"} for r in records])
     table = table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])
-    atomic_write_text(out / "results.csv", table.to_csv(index=False))
     failed = [r for r in records if r["status"] != "ok"]
     provenance = {"study": study, "profile": profile, "command": command, "commit": git_commit(),
                   "versions": library_versions(), "points": len(records), "failed": [r["point"] for r in failed],
                   "point_commits": sorted({str(r.get("commit")) for r in records}), "this_run": this_run or {},
                   "missing": list(missing),
                   "seconds_per_point": {r["point"]: r["seconds"] for r in records}}
-    atomic_write_text(out / "provenance.json", json.dumps(provenance, indent=1) + "\n")
+    atomic_write_texts({out / "results.csv": table.to_csv(index=False),  # both new, or neither after an error
+                        out / "provenance.json": json.dumps(provenance, indent=1) + "\n"})
     return {"results": out / "results.csv", "points": len(records), "failed": failed}
 
 
