@@ -10,14 +10,13 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import random
 from pathlib import Path
 
 from .data import HUB_IDS, load_aime2025, load_bbh, load_gsm8k, load_jsonl_problems, load_math
 from .errors import check
-from .provenance import env_folder, file_sha256
+from .provenance import env_folder, file_sha256, text_sha256
 from .tasks import TASK_NAMES, TASK_SPLITS, TEST_SHARE, Problem, generate, hash_split  # noqa: F401 (read from here)
 
 PROCEDURAL = TASK_NAMES  # generated from a seed: any number of problems
@@ -166,21 +165,20 @@ def problems_fingerprint(problems) -> str:
     """sha256 over the problems' ids, prompts, answers, answer formats, sources (whose rules grade them) and levels,
     in order."""
     text = json.dumps([[p.id, p.prompt, p.answer, p.answer_format, p.source, p.level] for p in problems])
-    return hashlib.sha256(text.encode()).hexdigest()
+    return text_sha256(text)
 
 
 def legacy_problems_fingerprint(problems) -> str:
     """`problems_fingerprint` as course_lib wrote it before it held sources and levels: what older run folders and
     tables recorded (read only, so that they still resume)."""
     text = json.dumps([[p.id, p.prompt, p.answer, p.answer_format] for p in problems])
-    return hashlib.sha256(text.encode()).hexdigest()
+    return text_sha256(text)
 
 
 def problem_fingerprint(problem) -> str:
     """sha256 over one problem's prompt, answer, answer format and source: `compare` checks that an id names the same
     question in both evaluations (GSM8K and BBH ids are line numbers: another copy of the data gives them others)."""
-    return hashlib.sha256(json.dumps([problem.prompt, problem.answer, problem.answer_format,
-                                      problem.source]).encode()).hexdigest()
+    return text_sha256(json.dumps([problem.prompt, problem.answer, problem.answer_format, problem.source]))
 
 
 def fingerprinted(spec: dict, pool: list[Problem]) -> dict:

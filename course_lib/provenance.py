@@ -187,20 +187,30 @@ def owned_folder(folder: Path) -> str | None:
 COMMAND = re.compile(r"python -m course_lib ([\w-]+)")  # how every output records the command that wrote it
 
 
-def written_by(path) -> str | None:
-    """The course_lib command a JSON file records in its "command" field ('estimate', 'pretrain', ...); None when
-    the file is not such a record (another kind of file, damaged, or too large to be one)."""
+def read_record(path) -> dict | None:
+    """A JSON record course_lib may have written (an object); None for another kind of file (weights, a table,
+    source code), a damaged one, or one too large to be a record."""
     path = Path(path)
     try:
         if not path.is_file() or path.stat().st_size > 64 << 20:
             return None
         with open(path, "rb") as handle:
-            if handle.read(64).lstrip()[:1] != b"{":  # weights, a table, source code: not a record
+            if handle.read(64).lstrip()[:1] != b"{":
                 return None
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    command = record.get("command") if isinstance(record, dict) else None
+    return record if isinstance(record, dict) else None
+
+
+def written_by(path) -> str | None:
+    """The course_lib command a JSON file records in its "command" field ('estimate', 'pretrain', ...); None when
+    the file is not such a record."""
+    return _command_of(read_record(path))
+
+
+def _command_of(record: dict | None) -> str | None:
+    command = record.get("command") if record else None
     match = COMMAND.match(command) if isinstance(command, str) else None
     return match.group(1) if match else None
 
@@ -216,17 +226,17 @@ def sealed_json(record: dict) -> str:
 
 
 def _fields_sha256(body: dict) -> str:
-    return hashlib.sha256(json.dumps(body, indent=1).encode()).hexdigest()
+    return text_sha256(json.dumps(body, indent=1))
 
 
 def seal_broken(path) -> bool:
     """Whether a JSON output holds SEAL and its other fields no longer match it (an output from before the seal, or
     one unreadable here, is not called edited)."""
-    try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(record, dict) or not isinstance(record.get(SEAL), str):
+    return _seal_broken(read_record(path))
+
+
+def _seal_broken(record: dict | None) -> bool:
+    if not record or not isinstance(record.get(SEAL), str):
         return False
     return record[SEAL] != _fields_sha256({key: value for key, value in record.items() if key != SEAL})
 
@@ -245,23 +255,20 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
     if not path.exists():
         return
     record = Path(record).expanduser() if record is not None else path
-    by = written_by(record)
+    fields = read_record(record)
+    by = _command_of(fields)
     why = (f"it records `{by}`" if by else f"{record.name} does not record it" if record != path else
            "it is not a record course_lib writes")
     check(by == command, f"{parameter}={path} already exists and is not an output of `{command}` ({why}); give a new "
                          "path, or delete the file first if it is yours to replace")
-    check(record != path or not seal_broken(path),
+    check(record != path or not _seal_broken(fields),
           f"{parameter}={path} was changed after `{command}` wrote it (its fields no longer match its {SEAL}): an "
           "edit of yours would be lost; give a new path, or delete the file first if it is yours to replace")
-    if record != path and path.is_file():  # a table or ids file: replaced only as the command left it
-        try:
-            recorded = json.loads(record.read_text(encoding="utf-8")).get("sha256")
-        except (OSError, ValueError, AttributeError):
-            recorded = None
-        check(not isinstance(recorded, str) or file_sha256(path) == recorded,
-              f"{parameter}={path} was changed after `{command}` wrote it (its sha256 differs from the one in "
-              f"{record.name}): an edit of yours would be lost; give a new path, or delete the file first if it is "
-              "yours to replace")
+    recorded = fields.get("sha256") if record != path and path.is_file() else None  # a table or ids file
+    check(not isinstance(recorded, str) or file_sha256(path) == recorded,
+          f"{parameter}={path} was changed after `{command}` wrote it (its sha256 differs from the one in "
+          f"{record.name}): an edit of yours would be lost; give a new path, or delete the file first if it is "
+          "yours to replace")
 
 
 LOCK_NAME = ".course-lib.lock"  # a folder's lock file (one writer per folder)
@@ -499,6 +506,11 @@ def atomic_write_texts(files: dict) -> None:
     finally:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
+
+
+def text_sha256(text: str) -> str:
+    """Hex sha256 of a text's UTF-8 bytes."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def file_sha256(path) -> str:

@@ -12,13 +12,12 @@ is never overwritten, and a newer version of the course's notebook is only annou
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import sys
 from pathlib import Path
 
 from ..errors import CourseError, check
-from ..provenance import atomic_write_text
+from ..provenance import atomic_write_text, text_sha256
 from .notebooks import appendix_notebooks, numbered_notebooks
 
 KINDS = ("student", "instructor")
@@ -108,7 +107,7 @@ def classroom_copy(text: str, kind: str, source_name: str = "", root_link: str =
             cell.setdefault("metadata", {}).setdefault("jupyter", {})["source_hidden"] = True
     for key in STRIPPED_METADATA:
         notebook["metadata"].pop(key, None)
-    notebook["metadata"][COPY_KEY] = {"of": source_name, "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    notebook["metadata"][COPY_KEY] = {"of": source_name, "sha256": text_sha256(text)}
     return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -160,7 +159,7 @@ def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[
             done["kept"].append(target.name)
             if not is_readable_notebook(target):
                 done["unreadable"].append(target.name)
-            elif copied_from_sha(target) not in (None, hashlib.sha256(text.encode()).hexdigest()):
+            elif copied_from_sha(target) not in (None, text_sha256(text)):
                 done["changed"].append(target.name)
             if kind == "student" and holds_solutions(target):
                 done["with_solutions"].append(target.name)
@@ -200,7 +199,7 @@ NOTICE_TAIL = ("\n\nYour copies are never overwritten. This note goes away once 
 
 def _signed(text: str) -> str:
     """The note's text with a hidden mark of exactly what the lab wrote (an HTML comment Markdown does not show)."""
-    return f"{text}<!-- written by make lab: {hashlib.sha256(text.encode()).hexdigest()[:16]} -->\n"
+    return f"{text}<!-- written by make lab: {text_sha256(text)[:16]} -->\n"
 
 
 def is_our_notice(path: Path) -> bool:

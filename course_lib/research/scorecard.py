@@ -139,10 +139,9 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     data had before the reference arm's effect was required."""
     if claim.study is None:
         return {"tiny world": "not run", "status": "not testable here", "was": "not testable here", "inside margin": ""}
-    if is_running(claim.study, root):
-        missing = len(_provenance(study_folder(claim.study, root)).get("missing") or [])
-        return {"tiny world": f"{claim.study} is running{f' ({missing} points missing)' if missing else ''}; its "
-                              "verdict is read once every point is in",
+    running = running_note(claim.study, root)
+    if running:
+        return {"tiny world": f"{running}; its verdict is read once every point is in",
                 "status": "running", "was": "running", "inside margin": ""}
     table, _ = load_study(claim.study, root)
     table = table[table["seed"] >= claim.fresh_from]
@@ -180,17 +179,22 @@ def check_claim_reads(table: pd.DataFrame, claim: Claim, models) -> None:
 
 
 def is_running(study: str, root=RESULTS_DIR) -> bool:
-    """Whether a study has started and not finished: its grid and some records committed, and no results table yet,
-    or a table aggregated while points were missing (its provenance.json lists them)."""
+    """Whether a study has started and not finished (`running_note`)."""
+    return bool(running_note(study, root))
+
+
+def running_note(study: str, root=RESULTS_DIR) -> str:
+    """'' for a study not started or finished; for one started (its grid and some records committed) with no results
+    table yet, or a table aggregated while points were missing (its provenance.json lists them): 'STUDY is running',
+    with the number of points missing where the table names them."""
     folder = study_folder(study, root)
     if not ((folder / "grid.json").exists() and (folder / "points").is_dir()):
-        return False
-    return not (folder / "results.csv").exists() or bool(_provenance(folder).get("missing"))
-
-
-def _provenance(folder) -> dict:
-    """A study folder's provenance.json ({} when it has none)."""
-    return _study_provenance(folder / "provenance.json", "restore it (git checkout) or make the study's table again")
+        return ""
+    if not (folder / "results.csv").exists():
+        return f"{study} is running"
+    missing = len(_study_provenance(folder / "provenance.json", "restore it (git checkout) or make the study's "
+                                    "table again").get("missing") or [])
+    return f"{study} is running ({missing} points missing)" if missing else ""
 
 
 def claim_margins(claim: Claim) -> tuple:

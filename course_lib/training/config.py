@@ -96,11 +96,15 @@ def check_settings(config, ranges: dict, booleans=()) -> None:
         check(isinstance(value, bool), f"{name}={value!r} must be True or False")
     for name in ranges:
         value = getattr(config, name)
-        kind = int if name in INTEGERS else float
-        check(isinstance(value, int if kind is int else int | float) and not isinstance(value, bool)
-              and math.isfinite(value), f"{name}={value!r} must be a finite {kind.__name__}")
+        check(is_number(value, name in INTEGERS),
+              f"{name}={value!r} must be a finite {'int' if name in INTEGERS else 'float'}")
     for name, (allowed, fix) in ranges.items():
         check(allowed(getattr(config, name)), f"{name}={getattr(config, name)!r} {fix}")
+
+
+def is_number(value, integer: bool) -> bool:
+    """An int (integer=True), or any finite int or float; never a bool, a string or NaN."""
+    return isinstance(value, int if integer else int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def scheduler_names() -> list[str]:
@@ -219,8 +223,7 @@ class CourseConfig(GRPOConfig):
         for name, (allowed, fix) in OPTIONAL_RANGES.items():
             value = getattr(self, name)
             if value is not None:
-                check(isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-                      and allowed(self, value), f"{name}={value!r} {fix}")
+                check(is_number(value, integer=False) and allowed(self, value), f"{name}={value!r} {fix}")
         for name in ("activation_checkpointing", "gradient_checkpointing"):
             value = getattr(self, name)
             check(value is None or isinstance(value, bool), f"{name}={value!r} must be True, False or None")
@@ -334,9 +337,7 @@ def check_peft_config(peft_config) -> None:
         for name, key in (("lora_r", "r"), ("lora_alpha", "lora_alpha"), ("lora_dropout", "lora_dropout")):
             allowed, fix = LORA_RANGES[name]
             value = getattr(peft_config, key)
-            kind = int if name in INTEGERS else int | float
-            check(isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value) and allowed(value),
-                  f"peft_config.{key}={value!r} {fix}")
+            check(is_number(value, name in INTEGERS) and allowed(value), f"peft_config.{key}={value!r} {fix}")
 
 
 def field_names(config_class) -> list[str]:
