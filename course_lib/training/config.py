@@ -155,7 +155,8 @@ class CourseConfig(GRPOConfig):
     sampling. Checked when made, naming the field.
 
     The batch fields (per_device_train_batch_size, gradient_accumulation_steps, steps_per_generation,
-    generation_batch_size) follow from prompts_per_step, micro_batch_prompts and the launcher's process count;
+    generation_batch_size) follow from prompts_per_step, micro_batch_prompts and the launcher's process count (a
+    value given for one is replaced, so that `replace(config, num_generations=4)` stays one batch; set those three);
     `train_grpo` sets output_dir to its `out`. Without a GPU: use_cpu, and no bf16.
     """
 
