@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import importlib.util
 import json
 import os
 import re
@@ -1153,7 +1154,8 @@ def study_help() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The `course_lib` command line."""
-    import torch  # noqa: F401 (first: a Python without the course's environment is told so in one line)
+    if importlib.util.find_spec("torch") is None:  # first: a Python without the course's environment, in one line
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")  # (found, not loaded: --help stays quick)
 
     parser = OneLineParser(prog="course_lib", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
@@ -1365,7 +1367,7 @@ def main(argv=None) -> int:
               "unset, and the course uses the idle cores)", file=sys.stderr)
         return 2
     try:
-        parser = build_parser()  # imports torch and transformers: the first thing a missing environment breaks
+        parser = build_parser()  # finds torch: the first thing a missing environment breaks
     except ModuleNotFoundError as error:
         print(f"error: {missing_environment(error)}", file=sys.stderr)
         return 2
