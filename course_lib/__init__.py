@@ -32,9 +32,10 @@ PUBLIC = {  # module -> the names the notebooks use from it (the lesson's module
         "advantage_bars_chart", "advantage_chart", "advantage_table", "before_after_chart", "dead_group_chart",
         "dead_share_grid_chart", "doubling_text", "effect_sizes_chart", "effect_sizes_table", "interval_width_chart",
         "interval_width_table", "learnability_chart", "learnability_table", "learnable_share_chart",
-        "learnable_vs_gain_chart", "level_change_chart", "pass_rate_bars", "pass_rate_by_level_chart",
+        "learnable_vs_gain_chart", "level_change_chart", "pass_and_format_chart", "pass_rate_bars",
+        "pass_rate_by_level_chart",
         "ranking_stability_chart", "runs_gain_chart", "seed_spread_chart", "selection_histogram_chart",
-        "smoothed_curve_chart", "strategy_gain_chart", "use_offline_renderer"),
+        "smoothed_curve_chart", "step_measures_chart", "strategy_gain_chart", "use_offline_renderer"),
     "classroom.widgets": ("budget_explorer", "dead_group_widget", "explorer_title", "explorer_view", "quiz",
                           "quiz_packed", "show"),
     "classroom.exercises": ("check_answer",),
@@ -48,7 +49,7 @@ PUBLIC = {  # module -> the names the notebooks use from it (the lesson's module
         "study_folder",
         "t_interval", "beats_or_loses", "with_gain_beyond_chance"),
     "research.findings": ("bullets", "correlation", "finding", "findings", "in_points", "takeaway"),
-    "research.scorecard": ("decision_table", "MARGIN", "scorecard", "what_it_found"),
+    "research.scorecard": ("decision_table", "findings_by_reach", "MARGIN", "scorecard"),
 }
 HOME = {name: module for module, names in PUBLIC.items() for name in names}  # name -> its module
 

@@ -147,3 +147,29 @@ def test_doubling_text_reads_the_curve(rho, says):
 
     curve = pd.DataFrame({"K": [2, 4, 8, 16][: len(rho)], "spearman vs reference": rho})
     assert doubling_text(curve) == says
+
+
+def test_pass_and_format_chart_draws_both_shares_of_every_cell_with_their_intervals():
+    from course_lib.classroom.plots import pass_and_format_chart
+
+    cells = pd.DataFrame({"cell": ["words 1", "bbh 3"], "pass_rate": [0.0, 0.25], "ci_low": [0.0, 0.1],
+                          "ci_high": [0.06, 0.45], "format_share": [0.5, 0.75], "format_ci_low": [0.3, 0.55],
+                          "format_ci_high": [0.7, 0.9]})
+    chart = pass_and_format_chart(cells, "t", "s")
+    values = chart.data if isinstance(chart.data, pd.DataFrame) else chart.layer[0].data
+    assert values.sort_values(["measure", "cell"])[["measure", "cell", "value", "low", "high"]].values.tolist() == [
+        ["format share", "bbh 3", 0.75, 0.55, 0.9], ["format share", "words 1", 0.5, 0.3, 0.7],
+        ["pass rate", "bbh 3", 0.25, 0.1, 0.45], ["pass rate", "words 1", 0.0, 0.0, 0.06]]
+    drawn = svg(chart)
+    assert "pass rate" in drawn and "format share" in drawn and count_marks(drawn) > 0
+
+
+def test_step_measures_chart_draws_one_line_per_named_measure_as_a_line_in_the_legend():
+    from course_lib.classroom.plots import step_measures_chart
+
+    metrics = pd.DataFrame({"step": [1, 2, 3], "reward": [0.1, 0.2, 0.2], "frac_reward_zero_std": [0.5, 0.9, 1.0],
+                            "grad_norm": [1.0, 0.5, 0.0]})
+    chart = step_measures_chart(metrics, {"reward": "mean reward", "frac_reward_zero_std": "dead share"}, "t", "y")
+    assert sorted(set(chart.data["measure"])) == ["dead share", "mean reward"]  # grad_norm not drawn
+    symbols = legend_symbols(chart)
+    assert is_line(symbols["mean reward"]) and is_line(symbols["dead share"])

@@ -194,6 +194,21 @@ def test_every_local_link_in_the_readme_and_docs_exists():
                 assert anchor in anchors(path), f"{page.name} links {target}#{anchor}: {path.name} has no such section"
 
 
+def test_every_local_link_in_a_notebook_exists():
+    """A notebook's Markdown links (to a study's README, the docs, another notebook) lead somewhere, anchors too."""
+    import nbformat
+
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        text = "".join(c.source for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "markdown")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
+            if not target or target.startswith(("http://", "https://", "mailto:")):
+                continue
+            path = (notebook.parent / target).resolve()
+            assert path.exists(), f"{notebook.name} links {target}, which does not exist"
+            if anchor and path.suffix == ".md":
+                assert anchor in anchors(path), f"{notebook.name} links {target}#{anchor}: no such section"
+
+
 def test_a_section_the_docs_name_in_words_exists():
     """'the README's "Quick start"' in a page of docs/ names a heading the README has."""
     headings = set(re.findall(r"^#+ (.+?)\s*$", README.read_text(), flags=re.M))

@@ -336,6 +336,24 @@ def test_what_a_test_found_names_the_direction_of_a_difference_inside_the_margin
     assert what_it_found("could not tell", "worse") == FOUND["could not tell"]
 
 
+def test_findings_by_reach_puts_each_hard_beats_random_row_in_its_sentence(committed_card):
+    from course_lib.research.scorecard import FOUND, IN_REACH, findings_by_reach
+
+    rows = [c for c in CLAIMS if c.regime]
+    card = pd.DataFrame([{"claim": c.claim, "status": s, "inside margin": ""}
+                         for c, s in zip(rows, ["supported", "contradicted", "could not tell", "equivalent", "running"])])
+    in_reach, cut_off = findings_by_reach(card)
+    for claim, found in zip(rows[:4], card["status"]):
+        setting = claim.claim[claim.claim.index("(") + 1:-1]
+        said = f"{setting}: {FOUND[found]}"
+        assert (said in in_reach, said in cut_off) == (claim.regime in IN_REACH, claim.regime not in IN_REACH), said
+    assert rows[4].claim[rows[4].claim.index("(") + 1:-1] + ":" not in in_reach + cut_off  # still running: left out
+    committed = findings_by_reach(committed_card)
+    assert committed[0].startswith("In reach") and committed[1].startswith("Cut off")
+    with pytest.raises(CourseError, match="none of the scorecard's finished"):
+        findings_by_reach(card.assign(status="running"))
+
+
 @pytest.mark.parametrize(("status", "inside", "named"), [
     ("bogus", "", "status='bogus'"), (float("nan"), "", "status=nan"), ("equivalent", "sideways", "inside='sideways'"),
     ("equivalent", "-0.02 (slightly worse, 8 seeds)", "inside="),

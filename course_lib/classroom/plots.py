@@ -535,3 +535,29 @@ def runs_gain_chart(runs: pd.DataFrame, models, title: str) -> alt.LayerChart:
     dots = alt.Chart(table).mark_point(filled=True, opacity=0.7).encode(
         x=x, y="gain:Q", color=colour, shape=shape, tooltip=list(table.columns))
     return (bars + dots).properties(width=380, height=240, title=alt.Title(title, subtitle="one dot per run"))
+
+
+def pass_and_format_chart(cells: pd.DataFrame, title: str, subtitle: str = "") -> alt.LayerChart:
+    """Pass rate and format share per task cell, side by side, each with its 95% interval (A2).
+
+    `cells` has columns cell, pass_rate, ci_low, ci_high, format_share, format_ci_low, format_ci_high."""
+    bars = pd.concat([cells[["cell", *columns]].set_axis(["cell", "value", "low", "high"], axis=1).assign(measure=name)
+                      for name, columns in (("pass rate", ["pass_rate", "ci_low", "ci_high"]),
+                                            ("format share", ["format_share", "format_ci_low", "format_ci_high"]))])
+    x = alt.X("cell:N", sort=list(cells["cell"]), title=None, axis=alt.Axis(labelAngle=-40))
+    base = alt.Chart(bars).encode(x=x, xOffset="measure:N", color=alt.Color("measure:N", title=""))
+    y = alt.Y("value:Q", title="share of samples", scale=alt.Scale(domain=[0, 1]))
+    chart = base.mark_bar().encode(y=y) + base.mark_rule().encode(y="low:Q", y2="high:Q")
+    return chart.properties(width=420, height=220, title=alt.Title(title, subtitle=subtitle))
+
+
+def step_measures_chart(metrics: pd.DataFrame, measures: dict[str, str], title: str, y_title: str,
+                        subtitle: str = "") -> alt.Chart:
+    """One line per logged measure against the optimizer step (A2).
+
+    `measures` maps a metrics column to the name the legend gives it."""
+    curve = metrics.rename(columns=measures).melt("step", list(measures.values()), var_name="measure")
+    return alt.Chart(curve).mark_line(point=True).encode(
+        x="step:Q", y=alt.Y("value:Q", title=y_title),
+        color=alt.Color("measure:N", legend=line_legend("per optimizer step", None))).properties(
+        width=420, height=200, title=alt.Title(title, subtitle=subtitle))

@@ -364,6 +364,33 @@ def what_it_found(status: str, inside: str = "") -> str:
     return FOUND[status]
 
 
+IN_REACH = (SKILL_LIMITED, STRONG)  # regimes whose hardest 10% the model still solves sometimes (p above 0)
+
+
+def findings_by_reach(card: pd.DataFrame) -> list[str]:
+    """What the "hard beats random" rows found, in two sentences: where the hardest 10% are in reach, and not (07).
+
+    In reach: the strong model's hardest problems are mixed; the skill-limited model's, labelled 0 of 8, are solved
+    about 1 time in 8. Not: the length limit cuts the format-limited models' answers off. Rows still running are left
+    out."""
+    status_of = dict(zip(card["claim"], card["status"]))
+    inside_of = dict(zip(card["claim"], card["inside margin"])) if "inside margin" in card else {}
+    rows = [c for c in CLAIMS if c.regime and status_of.get(c.claim, "running") != "running"]
+    check(len(rows) > 0, "card holds none of the scorecard's finished \"hard beats random\" rows: pass the table "
+                         "scorecard() returns")
+
+    def found(claim: Claim) -> str:
+        setting = claim.claim[claim.claim.index("(") + 1:-1]  # the model's regime, named in the claim
+        return f"{setting}: {what_it_found(status_of[claim.claim], inside_of.get(claim.claim, ''))}"
+
+    in_reach = "; ".join(found(c) for c in rows if c.regime in IN_REACH)
+    cut_off = "; ".join(found(c) for c in rows if c.regime not in IN_REACH)
+    return [f"In reach (p small but above 0), predicted: hard wins; found: {in_reach} (the skill-limited one "
+            "narrowly: section 7).",
+            f"Cut off by the length limit (outside the hypothesis as stated), found: {cut_off}; if the paper's model "
+            "was cut off too (05), hard won there: the hypothesis does not explain that."]
+
+
 def advice(status: str, inside: str = "") -> str:
     """What to annotate under a budget, from a "hard beats random" row's status and `inside margin` field (07)."""
     said = what_it_found(status, inside)
