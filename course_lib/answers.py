@@ -41,7 +41,7 @@ MATH_BACKSTOP = 60  # wall-clock seconds: math-verify's own alarm, for a hang th
 
 _HASH = re.compile(r"(?<!#)####(?!#)[ \t]*([^\n]{0,100})")  # four marks: five or six open a Markdown heading
 _OPTION = re.compile(r"\(([A-G])\)")
-_LATEX_SEPARATOR = re.compile(r"\\,|\{,\}|\\ | |\u2009|\u202f")  # `1\,000`, `1{,}000`, `1\ 000`, `1 000`
+_LATEX_SEPARATOR = re.compile(r"\\,|\{,\}|\\ | |\u00a0|\u2009|\u202f")  # `1\,000`, `1{,}000`, `1\ 000`, `1 000`
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,234,567.5: the only commas removed
 _DECIMAL = re.compile(r"(-?)(\d*)(?:\.(\d*))?")
 _NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3}){1,10}(?:\.\d{1,30})?|-?\d{1,30}(?:\.\d{1,30})?")
@@ -106,8 +106,9 @@ def hash_answers(text) -> list[str | None]:
     return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
 
 
-_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*)?(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"
-                            r"[,;]?(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # a number, then at most one word: its unit
+_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*|[^\W\d_]\w*\s*[:=]\s*)?"
+                            r"(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution: 8`, `x = 8`, `8`
+                            r"[,;]?(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # then at most one word: its unit
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _STATED_LETTER = re.compile(r"(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*\(?([A-Z])\)?\.?")
 _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (any other word is a unit: `7 apples`)
@@ -117,13 +118,15 @@ _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (a
     "tenths", "hundredth", "hundredths", "thousandth", "thousandths", "maybe", "perhaps", "probably", "possibly",
     "likely", "nearly", "almost", "approximately", "approx", "about", "roughly", "around", "circa", "ish", "wrong",
     "incorrect", "no", "nor", "vs", "versus", "either", "negative", "factorial", "over", "divided", "point", "ou",
-    "oder"})
+    "oder", "fourth", "fourths", "fifth", "fifths", "sixth", "sixths", "seventh", "sevenths", "eighth", "eighths",
+    "ninth", "ninths", "millionth", "millionths", "billionth", "billionths", "twice", "thrice", "below", "above",
+    "under", "k", "bn", "mn"})
 
 
 def _changes_the_number(word: str) -> bool:
     """Whether the one word after a `####` number changes or hedges it (`7 thousands`, `7 tenths`, `7 maybe`), so the
     mark is no answer; any other word is its unit (`7 apples`, `5 months`, `12 points`)."""
-    return word.lower() in _NO_UNIT
+    return bool(word) and (word.lower() in _NO_UNIT or not word.isalpha())  # `5 ½`, `3 ²`: no unit's letters
 
 
 def _mark_value(mark: str) -> str:
@@ -136,7 +139,8 @@ def _mark_value(mark: str) -> str:
     >>> [_mark_value(m) for m in ("7 thousand", "7 or eight", "8km", "Answer: E", "**24**", "24,", "24!")]
     ['7 thousand', '7 or eight', '8km', 'E', '24', '24', '24!']
     """
-    plain = normalize_number(_BOLD.sub(r"\1", mark).strip().rstrip(",;").rstrip())  # `**24**`, `24,`, `1 234,`
+    plain = normalize_number(_BOLD.sub(r"\1", mark).strip().rstrip(",;:").rstrip())  # `**24**`, `24,`, `1 234,`
+    plain = re.sub(r"^-[ \t]+(?=\d)", "-", plain)  # `- 8`: a sign set apart
     stated = _STATED_NUMBER.fullmatch(plain)  # (as lm-eval's strict-match reads them)
     if stated and not _changes_the_number(stated.group(2) or ""):
         return normalize_number(stated.group(1))
@@ -214,11 +218,12 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
 _DRESSED_OPTION = re.compile(r"\\boxed\{\(?([A-G])\)?\}|\*\*\(?([A-G])\)?\*\*")  # \boxed{B}, **B**: an option
 
 
-def option_answers(text) -> list[str]:
+def option_answers(text, stated_only: bool = False) -> list[str]:
     """The BBH options a completion gives as its answer: each one it states after 'answer is' (a list there gives
     each of its options), else every `(A)`..`(G)` it writes; as '(X)', in order. A boxed or bold letter
     (`\\boxed{B}`, `**B**`, as chat models write by habit) is that option, and one written after a stated answer
-    is another answer (`the answer is (A). Final answer: **B**` gives both: a hedge).
+    is another answer (`the answer is (A). Final answer: **B**` gives both: a hedge). `stated_only`: only those
+    stated after 'answer is'.
 
     >>> option_answers("So the answer is (B). (C) was first."), option_answers("the answer is (A) or (B)")
     (['(B)'], ['(A)', '(B)'])
@@ -234,6 +239,8 @@ def option_answers(text) -> list[str]:
     if text.lower().count("answer") > MAX_MARKS:
         return [None]
     stated = _STATED.findall(text)
+    if stated_only and not stated:  # `stated_only`: options only mentioned (`(C) was first`) are no answer
+        return []
     letters = [letter for span in stated for letter in re.findall(r"[A-G]", span)] + dressed if stated else \
         _OPTION.findall(text)
     return [f"({letter})" for letter in letters]
@@ -323,7 +330,7 @@ _CONNECTOR = (r"(?:,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|or(?:\s+else
               r"alternatively|\.\.\.|\u2026|but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
 _AFTER_A_BOX = (r"(?:or(?:\s+else)?|else|\u2228|\\lor|\\vee|alternatively|"
                 r"but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
-_HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}\s*)+{_HEDGE_WORD}?|"
+_HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}\s*,?\s*)+{_HEDGE_WORD}?|"
                                 rf"{_HEDGE_WORD})\s*\$*\s*(-?\d[\d,]*(?:\.\d+)?)")
 _HEDGE_BETWEEN = re.compile(rf"(?i)\s*[.(\[\u2014\u2013-]?\s*(?:(?:{_CONNECTOR}\s*)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*")
 
@@ -342,6 +349,7 @@ def _relation(text: str) -> bool:
 
 
 _DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b|\balternatively\b|\b(?:maybe|perhaps|possibly|probably)\b"
+                          r"|\b(?:if|otherwise|approx|approximately)\b|\?|\\[lc]?dots(?![A-Za-z])|\u2026"  # `5?`, `5 \dots`
                           r"|^(?!.*\\begin).*\\\\", re.S)
 
 
@@ -649,6 +657,11 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
                 return False
             if found is not None and not (other == "hash" and _heading(found)):  # `#### Final answer`: a heading
                 elsewhere.append(found)
+    if source in ("shuffle", "bbh") and answer_format != "option":  # `#### E` and `So the answer is (D).`: a hedge
+        stated = option_answers(completion, stated_only=True)
+        if None in stated:
+            return False
+        elsewhere += stated
     return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
 
 

@@ -12,7 +12,7 @@ import re
 from decimal import Decimal
 from pathlib import Path
 
-from .answers import extract_boxed, extract_hash_answer, is_numeric_answer, normalize_number
+from .answers import MAX_MATH_CHARS, extract_boxed, extract_hash_answer, is_numeric_answer, normalize_number
 from .errors import CourseError, check
 from .paths import what_it_is
 from .tasks import Problem
@@ -240,6 +240,15 @@ def _jsonl_answer(where: str, row: dict, source: str) -> tuple[str, str | None]:
         check(read is not None, f"{where}: field 'answer' {answer[-40:]!r} marks no one number after '####'")
         worked = str(row["answer"]).rsplit("####", 1)[0].strip()
         answer, solution = read, solution or (str(row["answer"]) if worked else None)
+    if source == "math" and ("\\boxed" in answer or "\\fbox" in answer):  # MATH's own field: the worked solution
+        read = extract_boxed(answer)
+        check(read is not None, f"{where}: field 'answer' {answer[-40:]!r} holds no one \\boxed{{}} answer (none closed, "
+                                "or several that differ); give the final answer alone")
+        answer, solution = read, solution or answer
+    check(source != "math" or len(answer) <= MAX_MATH_CHARS,
+          f"{where}: field 'answer' is {len(answer):,} characters, longer than the {MAX_MATH_CHARS} math-verify is ever "
+          "given, so no completion could be graded right; give the final answer alone (a worked solution goes in "
+          "field 'solution')")
     check("####" not in answer, f"{where}: field 'answer' {answer[-40:]!r} is GSM8K's worked answer (`... #### N`), "
                                 f"which source {source!r} never grades right; give the row \"source\": \"gsm8k\"")
     rule = UNREACHABLE.get(source)

@@ -881,3 +881,51 @@ def test_round_20_a_closing_comma_before_a_unit_or_after_a_letter_and_deeper_hea
 @pytest.mark.parametrize("completion", ["#### 7, or 8", "#### 7; maybe 8", "##### 7\n#### 7 or 8"])
 def test_round_20_a_hedge_after_a_comma_is_still_a_hedge(completion):
     assert not is_correct(completion, "7", "gsm8k")
+
+
+@pytest.mark.parametrize(("completion", "gold"), [
+    ("#### 5 ½", "5"), ("#### 2 ¾", "2"), ("#### 3 ²", "3"), ("#### 3 fourths", "3"), ("#### 3 eighths", "3"),
+    ("#### 8 millionths", "8"), ("#### 8 k", "8"), ("#### 8 bn", "8"), ("#### 8 twice", "8"), ("#### 8 below", "8"),
+    ("#### Solution: 8\n#### 9", "9"), ("#### Method: 8\n#### 9", "9"), ("#### x = 8\n#### 9", "9")])
+def test_round_21_a_mark_whose_word_changes_its_number_or_that_states_another_answer_is_not_graded_right(completion,
+                                                                                                        gold):
+    """Hostile round 21: a vulgar fraction or superscript after the number, a fraction or scale word missing from
+    the list, and a second answer stated after a heading word, were read as the bare number (scored 1)."""
+    assert not is_correct(completion, gold, "gsm8k")
+
+
+@pytest.mark.parametrize(("completion", "gold"), [
+    ("#### - 8", "-8"), ("#### 8:", "8"), ("#### 8\u00a0000", "8000"), ("#### Solution: 8", "8"),
+    ("#### Total: 1,000 apples", "1000"), ("#### x = 8", "8"), ("#### 8 quarters", "8"), ("#### 5 months", "5"),
+    ("#### Step 1: add\n3+4=7\n#### 7", "7"), ("#### Part 2\n#### 7", "7")])
+def test_round_21_a_sign_set_apart_a_closing_colon_a_no_break_space_and_a_labelled_number_are_read(completion, gold):
+    """Hostile round 21: these right answers were graded wrong (`- 8`, `8:`, U+00A0 between thousands, `Solution: 8`);
+    a unit word (`quarters`, `months`) and a heading with its counter stay as they were."""
+    assert is_correct(completion, gold, "gsm8k")
+
+
+@pytest.mark.parametrize("completion", [
+    r"\boxed{5 \text{ if } n \text{ even}, 6 \text{ otherwise}}", r"The answer is \boxed{5}. Alternatively, 6.",
+    r"\boxed{5?}", r"\boxed{5 \dots}", r"\boxed{5 \ldots}", "\\boxed{5 \u2026}", r"\boxed{5 \text{ (approximately)}}"])
+def test_round_21_a_math_answer_that_is_not_one_value_is_not_graded_right(completion):
+    """Hostile round 21: math-verify read these hedges (a piecewise answer, a second value after the box, a question
+    mark, an ellipsis, an approximation) as their first value."""
+    assert not is_correct(completion, "5", "math")
+
+
+@pytest.mark.parametrize(("completion", "gold"), [
+    (r"The answer is \boxed{5}. Alternatively, we check: 2+3=5.", "5"), (r"\boxed{1, 2, \dots, 9}", r"1, 2, \dots, 9"),
+    (r"\boxed{5}", "5")])
+def test_round_21_an_ellipsis_the_reference_holds_and_a_check_after_the_box_stay_right(completion, gold):
+    assert is_correct(completion, gold, "math")
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("#### E\nSo the answer is (D).", False), ("So the answer is (D).\n#### E", False),
+    ("#### E\nThe answer is (E) or (D).", False), ("#### E\nSo the answer is (E).", True),
+    ("(A) is wrong, (C) too.\n#### E", True), ("#### E", True)])
+def test_round_21_a_stated_option_beside_a_different_hash_answer_is_a_hedge(completion, right):
+    """Hostile round 21: shuffle's `#### E` beside `So the answer is (D).` (the option format's own mark) scored 1;
+    options only mentioned in the reasoning are no answer."""
+    assert is_correct(completion, "E", "shuffle") is right
+    assert is_correct(completion, "(E)", "bbh", answer_format="hash") is right

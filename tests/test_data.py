@@ -205,6 +205,24 @@ def test_gsm8ks_worked_answer_under_a_source_that_boxes_is_refused(tmp_path, sou
                                   "row \"source\": \"gsm8k\"")
 
 
+def test_maths_worked_solution_as_the_answer_is_read_as_its_box_and_a_long_answer_refused(tmp_path):
+    """Hostile round 21: MATH's own `solution` field saved as the answer (no `source`: MATH's rules) was kept whole:
+    graded right only while under 300 characters, never once longer, so `hard` picked those rows."""
+    worked = "First, " + "we expand the product carefully. " * 12 + r"So the answer is $\boxed{\frac{5}{2}}$."
+    path = tmp_path / "mine.jsonl"
+    rows = [{"question": "q1", "answer": worked}, {"question": "q2", "answer": r"\boxed{7}", "solution": "7 it is"}]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    first, second = load_jsonl_problems(path)
+    assert len(worked) > 300 and (first.answer, first.solution) == (r"\frac{5}{2}", worked)
+    assert is_correct(r"\boxed{2.5}", first.answer, "math") and (second.answer, second.solution) == ("7", "7 it is")
+    for answer, said in ((r"\boxed{1} then \boxed{2}", r"holds no one \\boxed\{\} answer"),
+                         (r"\boxed{1", r"holds no one \\boxed\{\} answer"),
+                         ("x" * 301, "is 301 characters, longer than the 300 math-verify is ever given")):
+        path.write_text(json.dumps({"question": "q", "answer": answer}) + "\n")
+        with pytest.raises(CourseError, match=f"mine.jsonl:1: field 'answer' .*{said}"):
+            load_jsonl_problems(path)
+
+
 def test_a_question_given_twice_in_a_file_is_refused_unless_its_rows_have_ids(tmp_path):
     """Round 19: a row pasted twice (no ids) became two problems, counted twice by estimate and evaluate; the same
     question with two answers loaded too (one of them can never be right)."""

@@ -1542,17 +1542,51 @@ def test_lora_targets_are_checked_against_the_models_linear_modules():
         check_lora_targets(model, {"v_proj", "q_proj", "norm"})
 
 
-@pytest.mark.parametrize(("setting", "value"), [("entropy_coef", float("nan")), ("top_entropy_quantile", float("inf")),
-                                                ("reward_weights", [1.0, float("nan")])])
+@pytest.mark.parametrize(("setting", "value"), [("entropy_coef", float("nan")), ("ref_model_mixup_alpha", float("inf")),
+                                                ("reward_weights", [1.0, float("nan")]),
+                                                ("reward_weights", [[float("nan")]]),
+                                                ("generation_kwargs", {"temperature": float("nan")}),
+                                                ("lr_scheduler_kwargs", {"min_lr": float("inf")})])
 def test_a_training_setting_that_is_not_a_finite_number_is_refused_by_name(setting, value):
     """Hostile round 20: TRL's own number settings took NaN and inf (recorded, then used or failing mid-run)."""
     from course_lib.training.config import CourseConfig
 
     with pytest.raises(CourseError) as refused:
         CourseConfig(output_dir="unused", **{setting: value})
-    kind = "finite numbers" if isinstance(value, list) else "a finite number"
+    kind = "finite numbers" if isinstance(value, list | dict) else "a finite number"
     assert str(refused.value) == f"{setting}={value!r} must be {kind}"
     CourseConfig(output_dir="unused", reward_weights=[1.0, 0.5])  # finite numbers pass
+
+
+@pytest.mark.parametrize(("weights", "refused"), [([0], True), ([0.0, 0.0], True), ([-1], True), ([-1, 0], True),
+                                                 ([], True), ("1", True), ([True], True), ([1.0], False),
+                                                 ([0.0, 1.0], False), ([1.0, -0.5], False), (None, False)])
+def test_reward_weights_that_leave_no_reward_to_learn_are_refused(weights, refused):
+    """Hostile round 21: reward_weights=[0] made every group dead, so `train` ended with the base model, exit 0."""
+    from course_lib.training.config import CourseConfig
+
+    if refused:
+        with pytest.raises(CourseError, match=r"^reward_weights=.* must be numbers with at least one above 0"):
+            CourseConfig(output_dir="unused", reward_weights=weights)
+    else:
+        assert CourseConfig(output_dir="unused", reward_weights=weights).reward_weights == weights
+
+
+@pytest.mark.parametrize(("setting", "value", "said"), [
+    ("top_entropy_quantile", -1.0, "must be in [0, 1]"), ("top_entropy_quantile", 2.0, "must be in [0, 1]"),
+    ("logging_steps", -1, "must be above 0"), ("logging_steps", 0, "must be above 0"),
+    ("vllm_importance_sampling_cap", -1.0, "must be above 0, or unset"),
+    ("vllm_importance_sampling_cap", 0.0, "must be above 0, or unset")])
+def test_trl_settings_that_fail_mid_run_are_refused_when_made(setting, value, said):
+    """Hostile round 21: top_entropy_quantile outside [0, 1] raised in torch.quantile after sampling had started."""
+    from course_lib.training.config import CourseConfig
+
+    with pytest.raises(CourseError) as refused:
+        CourseConfig(output_dir="unused", **{setting: value})
+    assert str(refused.value).startswith(f"{setting}={value!r} {said}")
+    for fine in ({"top_entropy_quantile": 0.0}, {"top_entropy_quantile": 1.0}, {"logging_steps": 0.5},
+                 {"vllm_importance_sampling_cap": 2.0}):
+        CourseConfig(output_dir="unused", **fine)
 
 
 @pytest.mark.parametrize(("settings", "said"), [({"r": 8.5}, "peft_config.r=8.5 must be from 1"),

@@ -185,16 +185,19 @@ def is_running(study: str, root=RESULTS_DIR) -> bool:
 
 def running_note(study: str, root=RESULTS_DIR) -> str:
     """'' for a study not started or finished; for one started (its grid and some records committed) with no results
-    table yet, or a table aggregated while points were missing (its provenance.json lists them): 'STUDY is running',
-    with the number of points missing where the table names them."""
+    table yet, or a table aggregated while points were missing or had failed (its provenance.json lists them):
+    'STUDY is running', with those counts. A failed point's seed would otherwise leave a verdict in silence."""
     folder = study_folder(study, root)
     if not ((folder / "grid.json").exists() and (folder / "points").is_dir()):
         return ""
     if not (folder / "results.csv").exists():
         return f"{study} is running"
-    missing = len(_study_provenance(folder / "provenance.json", "restore it (git checkout) or make the study's "
-                                    "table again").get("missing") or [])
-    return f"{study} is running ({missing} points missing)" if missing else ""
+    provenance = _study_provenance(folder / "provenance.json", "restore it (git checkout) or make the study's "
+                                   "table again")
+    missing, failed = (len(provenance.get(key) or []) for key in ("missing", "failed"))
+    counts = [f"{missing} point{'s' * (missing > 1)} missing"] * bool(missing) + [
+        f"{failed} point{'s' * (failed > 1)} failed: `reproduce` runs {'them' if failed > 1 else 'it'} again"] * bool(failed)
+    return f"{study} is running ({'; '.join(counts)})" if counts else ""
 
 
 def claim_margins(claim: Claim) -> tuple:

@@ -118,6 +118,10 @@ def check_every_point_listed(table: pd.DataFrame, folder: Path, provenance: dict
           f"not name it among the failed points (a status edited by hand drops a seed from every claim); {fix}")
     listed = set(table["point"]) | set(provenance.get("missing", []))
     absent = [name for name in names if name not in listed]
+    check(not absent or "commit" in provenance,  # written together by `aggregate`: one without the other is a cut
+          f"{folder / 'results.csv'} lacks {len(absent)} of its grid's {len(names)} points and has no provenance.json "
+          "beside it (`aggregate` was interrupted, or the file deleted): run `aggregate` again, which re-reads the "
+          "saved records")
     check(not absent, f"{folder / 'results.csv'} lacks {len(absent)} of its grid's {len(names)} points (e.g. "
                       f"{absent[0] if absent else ''}) and its provenance.json names none of them missing: a row was "
                       f"deleted after `aggregate` wrote the table; {fix}")

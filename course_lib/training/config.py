@@ -62,11 +62,15 @@ RANGES = {  # field -> (the test its value must pass, the rest of the error mess
     "num_iterations": (lambda v: 1 <= v <= 100, "must be from 1 to 100 (updates per generated batch; 1 is usual)"),
     "adam_beta1": (lambda v: 0 <= v < 1, "must be in [0, 1) (0.9 is usual)"),
     "adam_epsilon": (lambda v: 0 < v <= 1, "must be in (0, 1] (1e-8 is usual)"),
+    "top_entropy_quantile": (lambda v: 0 <= v <= 1, "must be in [0, 1] (the share of highest-entropy tokens trained "
+                                                    "on; 1.0: all)"),
+    "logging_steps": (lambda v: v > 0, "must be above 0 (a number of steps, or a share of max_steps below 1)"),
 }
 OPTIONAL_RANGES = {  # fields that may be None (off): checked only when set
     "min_p": (lambda config, v: 0 <= v <= 1, "must be in [0, 1], or unset"),
     "epsilon_high": (lambda config, v: 0 < v <= 10, "must be in (0, 10] (the upper clipping range; 0.28 in DAPO), "
                                                     "or unset to use epsilon"),
+    "vllm_importance_sampling_cap": (lambda config, v: v > 0, "must be above 0, or unset"),
     "delta": (lambda config, v: v > 1 + config.epsilon, "must be above 1 + epsilon (two-sided clipping's upper bound "
                                                         "on the ratio; 2-4 are usual), or unset"),
 }
@@ -246,6 +250,7 @@ class CourseConfig(GRPOConfig):
               "length (transformers uses max_steps whenever it is above 0); give max_steps instead, for E passes "
               "over N problems at P prompts per step ceil(E x N / P)")
         check_finite(self)
+        check_reward_weights(self.reward_weights)
         check_supported(self)
         check_exact_resume(self)
         self.per_device_train_batch_size, self.gradient_accumulation_steps = micro_batches(self, launched_processes())
@@ -268,13 +273,34 @@ class CourseConfig(GRPOConfig):
 
 
 def check_finite(config) -> None:
-    """Every number among the settings, TRL's own included, is finite: NaN passes TRL's own comparisons and is
-    written into the run's records; inf fails deep inside training (04)."""
+    """Every number among the settings, TRL's own included, is finite, also inside a list or a dict of keyword
+    arguments: NaN passes TRL's own comparisons and is written into the run's records; inf fails deep inside
+    training (04)."""
     for item in fields(config):
         value = getattr(config, item.name, None)
-        numbers = value if isinstance(value, list | tuple) else [value]
-        bad = [v for v in numbers if isinstance(v, float) and not math.isfinite(v)]
-        check(not bad, f"{item.name}={value!r} must be {'finite numbers' if value is numbers else 'a finite number'}")
+        single = not isinstance(value, list | tuple | dict)
+        check(all(math.isfinite(v) for v in _floats(value)),
+              f"{item.name}={value!r} must be {'a finite number' if single else 'finite numbers'}")
+
+
+def _floats(value) -> list[float]:
+    """The floats in a setting, looking inside lists, tuples and dicts (`generation_kwargs`, `reward_weights`)."""
+    if isinstance(value, float):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    return [number for inner in value for number in _floats(inner)] if isinstance(value, list | tuple) else []
+
+
+def check_reward_weights(weights) -> None:
+    """TRL's reward_weights: unset, or numbers with at least one above 0 (04). All 0 gives every completion the same
+    reward, so no group has a gradient and the run ends as the base model; all at or below 0 trains away from every
+    reward. (A negative weight beside a positive one is a penalty, which a reward of your own may be.)"""
+    check(weights is None or (isinstance(weights, list | tuple) and all(is_number(w, integer=False) for w in weights)
+                              and any(w > 0 for w in weights)),
+          f"reward_weights={weights!r} must be numbers with at least one above 0 (all 0: every completion earns the "
+          "same reward, so no step has a gradient; all below 0: training moves away from the rewards), or unset for "
+          "equal weights")
 
 
 def check_supported(config) -> None:
