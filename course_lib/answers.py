@@ -427,14 +427,15 @@ def in_simplest_form(answer: str) -> bool:
     >>> [in_simplest_form(a) for a in ("1692", "0.5", r"\dfrac{3}{4}", "7x + 5", "x=-2", "-x")]
     [True, True, True, True, True, True]
     >>> [in_simplest_form(a) for a in (r"\frac{6}{8}", "47*36", "3x+4x", r"\frac{5}{6}+\frac{3}{4}", "0x+12", "1x",
-    ...                                "x=7x+5", "7x+0")]
-    [False, False, False, False, False, False, False, False]
+    ...                                "x=7x+5", "7x+0", r"-\frac{-3}{4}")]
+    [False, False, False, False, False, False, False, False, False]
     """
     text, solved = _solved_text(answer)
     fraction = _fraction(text)
     if fraction:
         numerator, denominator, _ = fraction
-        return denominator > 1 and math.gcd(numerator, denominator) == 1
+        twice_signed = text.startswith("-") and numerator < 0  # `-\frac{-3}{4}`: a double negative
+        return denominator > 1 and math.gcd(numerator, denominator) == 1 and not twice_signed
     return bool(_NUMERIC.fullmatch(text) or (not solved and _LINEAR.fullmatch(text)))
 
 

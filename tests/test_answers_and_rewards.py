@@ -929,3 +929,10 @@ def test_round_21_a_stated_option_beside_a_different_hash_answer_is_a_hedge(comp
     options only mentioned in the reasoning are no answer."""
     assert is_correct(completion, "E", "shuffle") is right
     assert is_correct(completion, "(E)", "bbh", answer_format="hash") is right
+
+
+@pytest.mark.parametrize("completion", [r"\boxed{-\frac{-3}{4}}", r"\boxed{x=-\frac{-3}{4}}"])
+def test_round_21_a_double_negative_fraction_is_not_in_simplest_form(completion):
+    """Hostile round 21: tinymath counted `-\\frac{-3}{4}` as simplified, while `--3` and `-(-3)` were not."""
+    assert not is_correct(completion, r"\frac{3}{4}", "tinymath")
+    assert is_correct(r"\boxed{\frac{-3}{4}}", r"-\frac{3}{4}", "tinymath")

@@ -836,6 +836,34 @@ def test_run_point_records_a_failure_with_its_last_line_and_goes_on(tmp_path, mo
     assert json.loads(saved.read_text()) == record and not saved.with_name(f"{point_name(point)}.json").exists()
 
 
+def test_a_retried_points_earlier_failure_is_kept_until_the_retry_has_a_record_of_its_own(tmp_path, monkeypatch):
+    """Hostile round 21: the earlier failure's record (its error and traceback) was deleted as the retry started, so a
+    retry killed by a time limit left no record of either try."""
+    import course_lib.classroom.notebooks
+
+    point = {"PROFILE": "smoke", "STRATEGY": "random", "SEED": 0}
+    earlier = tmp_path / "points" / f"{point_name(point)}.failed.json"
+    earlier.parent.mkdir()
+    earlier.write_text('{"error": "the first try"}')
+    seen_during_the_retry = []
+
+    def killed_while_running(notebook, out, parameters, name=None, log=None):
+        seen_during_the_retry.append(earlier.read_text())
+        raise KeyboardInterrupt  # what a kill looks like from inside: nothing after it runs
+
+    monkeypatch.setattr(course_lib.classroom.notebooks, "execute", killed_while_running)
+    with pytest.raises(KeyboardInterrupt):
+        run_point(point, tmp_path)
+    assert seen_during_the_retry == ['{"error": "the first try"}'] and earlier.read_text() == seen_during_the_retry[0]
+
+    def failing_again(notebook, out, parameters, name=None, log=None):
+        raise RuntimeError("the second try")
+
+    monkeypatch.setattr(course_lib.classroom.notebooks, "execute", failing_again)
+    run_point(point, tmp_path)
+    assert json.loads(earlier.read_text())["error"] == "RuntimeError: the second try"  # replaced by the retry's own
+
+
 def test_a_sweep_runs_only_its_slice_with_the_overrides_and_records_what_it_ran(tmp_path, monkeypatch):
     """`where` keeps a slice of the grid, `overrides` (--set) reach every point's notebook, and provenance.json
     says how this run went: the command, its workers and the points it ran (none when run again)."""

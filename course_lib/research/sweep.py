@@ -264,7 +264,6 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
     from ..classroom.notebooks import execute
 
     name = point_name(point)
-    (out / "points" / f"{name}.failed.json").unlink(missing_ok=True)  # a previous failure is being retried
     start = time.time()
     record = {"point": name, **{k.lower(): v for k, v in point.items()}}
     try:
@@ -279,6 +278,8 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
     record.update(inputs_sha256(point))  # which model and data the names meant here (a record may be copied)
     suffix = "json" if record["status"] == "ok" else "failed.json"
     atomic_write_text(out / "points" / f"{name}.{suffix}", json.dumps(record, indent=1, default=str) + "\n")
+    if record["status"] == "ok":  # an earlier failure is kept until a retry has its own record (a killed one has none)
+        (out / "points" / f"{name}.failed.json").unlink(missing_ok=True)
     return record
 
 
