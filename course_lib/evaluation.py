@@ -23,6 +23,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     (0.0, 1.0, 0.7857)
     """
     check(1 <= k <= n, f"k={k} must be between 1 and the number of samples n={n}")
+    check(0 <= c <= n, f"c={c} must be a count of right samples from 0 to n={n}")
     if n - c < k:
         return 1.0
     return 1.0 - comb(n - c, k) / comb(n, k)

@@ -936,3 +936,13 @@ def test_round_21_a_double_negative_fraction_is_not_in_simplest_form(completion)
     """Hostile round 21: tinymath counted `-\\frac{-3}{4}` as simplified, while `--3` and `-(-3)` were not."""
     assert not is_correct(completion, r"\frac{3}{4}", "tinymath")
     assert is_correct(r"\boxed{\frac{-3}{4}}", r"-\frac{3}{4}", "tinymath")
+
+
+@pytest.mark.parametrize("c", [-1, 5])
+def test_pass_at_k_refuses_a_count_of_right_samples_outside_0_to_n(c):
+    """Hostile round 21: pass_at_k(4, -1, 2) returned -0.67 and pass_at_k(4, 5, 2) 1.0."""
+    from course_lib import CourseError
+    from course_lib.evaluation import pass_at_k
+
+    with pytest.raises(CourseError, match=rf"^c={c} must be a count of right samples from 0 to n=4$"):
+        pass_at_k(4, c, 2)

@@ -1615,3 +1615,16 @@ def test_a_spread_needs_a_whole_number_of_seeds_from_two(seeds):
         _check_seed_count(seeds)
     assert str(refused.value) == f"seeds={seeds!r} must be a whole number from 2 to 1,000,000"
     _check_seed_count(2), _check_seed_count(1_000_000)
+
+
+@pytest.mark.parametrize("seeds", [["0", "1", 0, 1], [0.5, 1, 0.5, 1], [True, False, 1, 0]])
+def test_seeds_that_are_not_whole_numbers_are_refused_in_one_line(seeds):
+    """Hostile round 21: seeds as text in one arm and integers in the other ended in a TypeError traceback."""
+    from course_lib.research.studies import paired_difference
+
+    table = pd.DataFrame({"strategy": ["hard", "hard", "random", "random"], "seed": seeds, "model": "m",
+                          "gain.test": [0.1, 0.2, 0.1, 0.1]})
+    with pytest.raises(CourseError, match=r"^seed .* is not a whole number: seeds pair arms"):
+        paired_difference(table, "hard", "random", "gain.test", by=("model",))
+    table["seed"] = [0, 1, 0, 1.0]  # a float that is a whole number pairs as that number
+    assert paired_difference(table, "hard", "random", "gain.test", by=("model",))["mean"].round(6).tolist() == [0.05]

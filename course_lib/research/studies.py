@@ -607,6 +607,10 @@ def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> No
     check(not blank, f"{int(table[blank[0]].isna().sum()) if blank else 0} row(s) have no {blank[0] if blank else ''}: "
                      "grouped by it they would vanish from every verdict; fill it in (records of an older course_lib?) "
                      "or drop those rows on purpose")
+    odd = [seed for seed in table["seed"] if isinstance(seed, bool) or not isinstance(seed, int | float)
+           or seed != int(seed)]
+    check(not odd, f"seed {odd[0] if odd else ''!r} is not a whole number: seeds pair arms, so text beside numbers "
+                   "(`'3'` and `3`) would never pair; give every seed as an integer")
     if "seed" in table.columns and set(keys) <= set(table.columns):
         twice = table[table.duplicated(keys, keep=False)]
         check(twice.empty, f"the table holds several runs of one seed and arm within by={tuple(by)} (e.g. "
