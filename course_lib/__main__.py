@@ -429,7 +429,13 @@ def cmd_estimate(args) -> None:
     from .difficulty import cache_folder, check_pass_rates, estimate
     from .evaluation import model_for_backend
     from .problems import fingerprinted
-    from .provenance import atomic_write_texts, check_ignored_in_repository, check_not_in_owned, check_writable_folder
+    from .provenance import (
+        atomic_write_texts,
+        check_ignored_in_repository,
+        check_not_in_owned,
+        check_writable_folder,
+        text_sha256,
+    )
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "estimate", provenance=True)
@@ -452,7 +458,7 @@ def cmd_estimate(args) -> None:
     text = table.to_csv(index=False)
     provenance = {**_provenance(args), "pool": fingerprinted(_pool_spec(args, args.seed, args.levels), problems),
                   "model": args.model,
-                  "cost": table.attrs["cost"], "sha256": _sha256(text)}
+                  "cost": table.attrs["cost"], "sha256": text_sha256(text)}
     atomic_write_texts({args.out: text,  # both or neither
                         Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"})
     cost = table.attrs["cost"]
@@ -482,7 +488,7 @@ def parse_budget(text: str) -> float | int:
 def cmd_select(args) -> None:
     """Select problem ids from a difficulty table under a budget."""
     from .difficulty import read_table
-    from .provenance import atomic_write_texts
+    from .provenance import atomic_write_texts, text_sha256
     from .selection import select
 
     table_provenance = _read_provenance(args.table, "table")  # first: an edited table is refused before it is read
@@ -501,7 +507,7 @@ def cmd_select(args) -> None:
     text = "\n".join(ids) + "\n"
     atomic_write_texts({args.out: text, Path(str(args.out) + ".provenance.json"): json.dumps(
         {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),
-         "model": table_provenance.get("model"), "sha256": _sha256(text)}, indent=2) + "\n"})
+         "model": table_provenance.get("model"), "sha256": text_sha256(text)}, indent=2) + "\n"})
     print(f"wrote {len(ids)} id{'' if len(ids) == 1 else 's'} ({args.strategy}, budget {args.budget}) to {args.out}")
 
 
@@ -520,12 +526,6 @@ def _check_table_in_pool(path, table, pool) -> None:
     check(not missing, f"table={path}: {len(missing)} of its {len(table)} ids are not in the pool recorded in "
                        f"{path}.provenance.json ({pool}); that file was edited or belongs to another table: run "
                        "`estimate` again")
-
-
-def _sha256(text: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _read_provenance(path, parameter: str) -> dict:

@@ -103,7 +103,9 @@ def is_dead_group(rewards: torch.Tensor) -> torch.Tensor:
 def completion_logprobs(model, tokenizer, prompts: list[str], completions: list[str]):
     """Per-token log-probabilities of each completion given its prompt: (logps, mask), both (N, T) (02).
 
-    The completion ends with the eos token, as when it was sampled; padding positions have mask 0.
+    An eos token is appended to every completion, as a finished one ends; one cut off at the length limit gets it
+    too, so this step also teaches it to stop there (TRL trains a cut-off completion without it). Padding positions
+    have mask 0.
     """
     check(len(prompts) == len(completions), f"{len(prompts)} prompts but {len(completions)} completions")
     eos = tokenizer.eos_token_id

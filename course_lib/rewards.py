@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .answers import DEFAULT_FORMAT, EXTRACTORS, MAX_SCAN, extract_tagged, is_correct, is_missing
+from .answers import ANSWERS, DEFAULT_FORMAT, EXTRACTORS, MAX_SCAN, extract_tagged, in_format, is_correct, is_missing
 from .errors import check
 
 
@@ -66,21 +66,36 @@ _FORMATS = {
 }  # tinymath: worked lines with no box of their own (several boxes are a hedge), then one boxed answer
 
 
-def format_reward(completions, source=None, **kwargs) -> list[float]:
+def _asked_otherwise(source, answer_format) -> bool:
+    """Whether a problem asks for another answer format than its source's own (`boxed` for arith)."""
+    return bool(answer_format) and answer_format != DEFAULT_FORMAT.get(source)
+
+
+def format_reward(completions, source=None, answer_format=None, **kwargs) -> list[float]:
     """1.0 when the whole completion has its task's shape (worked lines, then `#### answer`), else 0.0 (00).
+
+    A problem asked in another format than its source's own (`answer_format`, e.g. `boxed` for arith) scores 1.0
+    when the completion writes an answer in that format (`answers.in_format`).
 
     >>> format_reward(["3+4=7\\n#### 7", "7", "#### 7 and more"], source=["arith"] * 3)
     [1.0, 0.0, 0.0]
+    >>> format_reward(["3+4=7\\n\\\\boxed{7}"], source=["arith"], answer_format=["boxed"])
+    [1.0]
     """
     n = len(completions)
-    kinds = _column(source, n, "source", "arith")
-    unknown = sorted({str(kind) for kind in kinds if kind != "tagged" and kind not in _FORMATS})
-    check(not unknown, f"source {unknown[0] if unknown else ''!r} has no format shape (format_reward knows "
-                       f"{', '.join([*_FORMATS, 'tagged'])}): every completion would score 0")
+    kinds, forms = _column(source, n, "source", "arith"), _column(answer_format, n, "answer_format")
+    unknown = sorted({str(form) for form in forms if form and form not in ANSWERS} or
+                     {str(kind) for kind, form in zip(kinds, forms) if kind != "tagged" and kind not in _FORMATS
+                      and not _asked_otherwise(kind, form)})
+    check(not unknown, f"source/answer_format {unknown[0] if unknown else ''!r} has no format shape (format_reward "
+                       f"knows the sources {', '.join([*_FORMATS, 'tagged'])} and the formats {', '.join(ANSWERS)}): "
+                       "every completion would score 0")
     rewards = []
-    for completion, kind in zip(completions, kinds):
+    for completion, kind, form in zip(completions, kinds, forms):
         text = completion_text(completion).strip()
-        if kind == "tagged":
+        if _asked_otherwise(kind, form):
+            ok = in_format(text, form)
+        elif kind == "tagged":
             ok = text.endswith("</answer>") and extract_tagged(text) is not None  # one tag, as correctness wants
         else:
             pattern = _FORMATS.get(kind)

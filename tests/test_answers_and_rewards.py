@@ -335,8 +335,18 @@ def test_rewards_score_missing_answers_zero_and_refuse_an_unknown_source():
     with pytest.raises(CourseError, match="'klingon' has no answer checker"):  # a dataset error, before training
         correctness_reward(["#### 7"], answer=["7"], source=["klingon"])
     for source in ("klingon", "Arith", "gsm8k"):  # a typo, or a source with no shape: one line, not zeros
-        with pytest.raises(CourseError, match=f"source '{source}' has no format shape"):
+        with pytest.raises(CourseError, match=f"source/answer_format '{source}' has no format shape"):
             format_reward(["#### 7"], source=[source])
+    with pytest.raises(CourseError, match="source/answer_format 'weird' has no format shape"):
+        format_reward(["#### 7"], source=["arith"], answer_format=["weird"])
+
+
+def test_format_reward_reads_the_format_a_problem_asks_for():
+    """A review found `arith` asked in `boxed` scored 0 for a right, boxed answer (the source's shape was checked)."""
+    completions = ["3+4=7\n\\boxed{7}", "3+4=7\n#### 7", "7"]
+    assert format_reward(completions, source=["arith"] * 3, answer_format=["boxed"] * 3) == [1.0, 0.0, 0.0]
+    assert format_reward(completions, source=["arith"] * 3, answer_format=["hash"] * 3) == [0.0, 1.0, 0.0]
+    assert format_reward(completions, source=["gsm8k"] * 3, answer_format=["boxed"] * 3) == [1.0, 0.0, 0.0]
 
 
 @pytest.mark.parametrize("blank", [pd.NA, pd.NaT, np.float32("nan"), Decimal("NaN"), float("nan"), "", "  "])

@@ -306,7 +306,7 @@ def test_full_fine_tuning_writes_full_weights(problems, tmp_path):
                              "(8 is usual)"),
     ({"num_generations": 100_000}, "num_generations=100000 must be from 2 to 1,024: GRPO compares completions within "
                                    "a group (8 is usual)"),
-    ({"loss_type": "ppo"}, "loss_type='ppo' is unknown; use one of grpo, bnpo, dr_grpo, dapo"),
+    ({"loss_type": "ppo"}, "loss_type='ppo' is unknown; use one of dapo, grpo, bnpo, dr_grpo"),
     ({"scale_rewards": "max"}, "scale_rewards='max' is unknown; use one of group, batch, none"),
     ({"max_steps": 0}, "max_steps=0 must be from 1 to 1,000,000"),
     ({"max_steps": 10_000_000_000_000}, "max_steps=10000000000000 must be from 1 to 1,000,000"),

@@ -20,9 +20,8 @@ from ..classroom.plots import (
 )
 from ..models import TINY_SIZES, read_manifest
 from ..paths import REPOSITORY
+from .definitions import RESULTS_DIR
 from .studies import gain_by_strategy, load_study, per_level_change
-
-ROOT = REPOSITORY
 
 
 def calibration_chart() -> alt.Chart:
@@ -33,7 +32,7 @@ def calibration_chart() -> alt.Chart:
                                     "500 training problems, K=8, temperature 1.0 (data/models/*/manifest.json)")
 
 
-def grpo_result_chart(folder: Path = ROOT / "data" / "results" / "grpo-tiny-m") -> alt.Chart:
+def grpo_result_chart(folder: Path = RESULTS_DIR / "grpo-tiny-m") -> alt.Chart:
     """Held-out accuracy per level of tiny-m before and after the committed GRPO run."""
     rows = []
     for label, name in (("base", "eval_base.json"), ("after GRPO", "eval_trained.json")):
@@ -41,7 +40,7 @@ def grpo_result_chart(folder: Path = ROOT / "data" / "results" / "grpo-tiny-m") 
         rows += [{"model": label, "level": int(level), "pass_rate": v["accuracy"]} for level, v in result["by_level"].items()]
     gain = json.loads((folder / "gain.json").read_text())
     note = (f"500 test problems, K=8; gain {gain['mean_difference']:+.3f} "
-            f"[{gain['ci_low']:+.3f}, {gain['ci_high']:+.3f}] (paired bootstrap); bash {folder.relative_to(ROOT)}/make.sh")
+            f"[{gain['ci_low']:+.3f}, {gain['ci_high']:+.3f}] (paired bootstrap); bash {folder.relative_to(REPOSITORY)}/make.sh")
     return pass_rate_by_level_chart(pd.DataFrame(rows), "tiny-m: held-out arith accuracy, before and after GRPO", note)
 
 

@@ -863,7 +863,10 @@ def trl_loss_on_fixed_batch(model, tokenizer, prompts, completions, rewards, gro
     calls once per generation batch) computes advantages, reference log-probs and the token count, then the public
     `compute_loss`, and `backward`. A TRL reference model (beta > 0) is loaded from `model`'s config name_or_path.
     `old_logps`: as if the completions were sampled a few optimizer steps ago. Notebook 04
-    checks its hand-written step against it.
+    checks its hand-written step against it. Each completion gets an eos token, as `grpo.completion_logprobs` gives
+    it (one cut off at the length limit too). `_generate_and_score_completions` and
+    `current_gradient_accumulation_steps` are TRL's private names: the trl==1.16 pin in pyproject.toml guards them,
+    and `tests/test_grpo_reference.py` fails first on an upgrade that changes them.
     """
     import os
 

@@ -20,11 +20,10 @@ from transformers.trainer_utils import SchedulerType
 from trl import GRPOConfig, ModelConfig
 
 from ..errors import MAX_SEED, CourseError, check
+from ..grpo import LOSS_TYPES, SCALES  # TRL's; every one gives the whole step's gradient over micro-batches but bnpo
 from ..prompts import CHAT_TEMPLATE_KWARGS
 from ..sampling import MAX_NEW_TOKENS, TEMPERATURES
 
-LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")  # the course's: the micro-batches give the whole step's gradient
-SCALES = ("group", "batch", "none")
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")  # every linear layer
 MAX_STEPS = 1_000_000  # optimizer steps at most: the papers' runs take about 1,000; a million is days on a GPU
 MAX_GROUP_SIZE = 1024  # completions per prompt at most (GRPO papers use 4-64)
