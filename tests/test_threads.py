@@ -1,6 +1,8 @@
 """Torch's thread count: a share of the idle cores, the user's OMP_NUM_THREADS first (course_lib.classroom.runtime)."""
 
 import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -62,3 +64,14 @@ def test_a_kernel_keeps_its_parents_share_and_the_user_wins(machine, monkeypatch
     monkeypatch.setenv("OMP_NUM_THREADS", "5")
     assert use_threads(inherit=True) == 5 and use_threads(workers=4) == 5
     assert told[-1] == 5 and os.environ["OMP_NUM_THREADS"] == "5"
+
+
+def test_the_users_count_reaches_a_torch_imported_later(tmp_path):
+    """The CLI no longer loads torch before choosing threads: a parent's MKL_NUM_THREADS=2 beside the user's
+    OMP_NUM_THREADS=1 gave torch 2 threads (a pretrain's bytes depend on the count it records)."""
+    code = ("import sys; from course_lib.classroom.runtime import use_threads; assert 'torch' not in sys.modules; "
+            "use_threads(); import torch; print(torch.get_num_threads())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "2"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"

@@ -71,6 +71,7 @@ def use_threads(workers: int = 1, inherit: bool = False) -> int:
     user = user_threads()
     if user is not None:
         threads = user
+        os.environ["MKL_NUM_THREADS"] = str(threads)  # torch imported later reads MKL's count too: the user's wins
     elif inherit and os.environ.get(AUTO_THREADS, "").isdigit() and \
             os.environ.get(AUTO_THREADS) == os.environ.get("OMP_NUM_THREADS"):
         threads = int(os.environ[AUTO_THREADS])
