@@ -199,6 +199,7 @@ def cmd_notebooks(args) -> None:
     from .classroom.notebooks import course_notebooks, run_course
     from .provenance import check_ignored_in_repository, folder_lock
 
+    args.out = args.out if args.out is not None else Path("build") / args.profile  # each profile its own folder
     _check_outputs(args, args.out, folder=True)
     check_ignored_in_repository(args.out, "out")  # executed copies among the course's files would be clutter
     for notebook in course_notebooks():  # an executed copy replaces only an executed copy, never a lesson
@@ -208,10 +209,11 @@ def cmd_notebooks(args) -> None:
     summary_file = Path(args.out) / "summary.json"
     check(not summary_file.exists() or _is_course_summary(summary_file),
           f"out={args.out} holds a summary.json that `notebooks` did not write; give another folder")
-    if args.only and summary_file.exists():  # a few notebooks again: the others' entries stay in the summary
+    if summary_file.exists():  # --only: the others' entries stay in the summary; a whole run replaces its own
         earlier = json.loads(summary_file.read_text(encoding="utf-8"))["profile"]
         check(earlier == args.profile, f"out={args.out} holds notebooks executed in profile {earlier!r}; run "
-                                       f"--only in that profile, or give another folder for {args.profile!r}")
+                                       f"{'--only ' if args.only else ''}in that profile, or give another folder "
+                                       f"for {args.profile!r} (build/{args.profile})")
     with folder_lock(args.out):
         summary = run_course(args.profile, args.out, only=args.only or None, progress=not args.quiet)
     for item in summary["notebooks"]:
@@ -1321,7 +1323,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     notebooks = commands.add_parser("notebooks", help="execute every notebook (numbered ones, then experiment) with papermill")
     notebooks.add_argument("--profile", default="tiny", help="smoke, tiny or paper")
-    notebooks.add_argument("--out", type=Path, default=Path("build/tiny"), help="folder for executed notebooks")
+    notebooks.add_argument("--out", type=Path, default=None,
+                           help="folder for executed notebooks (default: build/PROFILE, e.g. build/tiny)")
     notebooks.add_argument("--only", nargs="*", help="notebook number prefixes to run, e.g. 00 03")
     notebooks.add_argument("--quiet", action="store_true", help="no progress bar")
     notebooks.set_defaults(run=cmd_notebooks)

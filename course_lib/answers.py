@@ -106,10 +106,11 @@ def hash_answers(text) -> list[str | None]:
     return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
 
 
-_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*|[^\W\d_]\w*\s*[:=]\s*)?"
-                            r"(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution: 8`, `x = 8`, `8`
+_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*|([^\W\d_]\w*)(?:\s+\d+)?\s*[:=]\s*)?"
+                            r"(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`
                             r"[,;]?(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # then at most one word: its unit
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
+_NAMED_OPTION = re.compile(r"(?i:option|choice)\s*\(?([A-G])\)?\.?|\(([A-G])\)\s+[^\W\d_]+\.?")  # `Option D`, `(D) Alice`
 _STATED_LETTER = re.compile(r"(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*\(?([A-Z])\)?\.?")
 _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (any other word is a unit: `7 apples`)
     "thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "trillions", "hundred",
@@ -120,13 +121,16 @@ _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (a
     "incorrect", "no", "nor", "vs", "versus", "either", "negative", "factorial", "over", "divided", "point", "ou",
     "oder", "fourth", "fourths", "fifth", "fifths", "sixth", "sixths", "seventh", "sevenths", "eighth", "eighths",
     "ninth", "ninths", "millionth", "millionths", "billionth", "billionths", "twice", "thrice", "below", "above",
-    "under", "k", "bn", "mn"})
+    "under", "k", "bn", "mn", "mln", "bln", "mil", "mille", "thou", "pct", "lac", "lacs", "tens", "score", "scores",
+    "gross", "fold", "quadrillion", "quadrillions", "quintillion", "quintillions", "millionen", "milliarden",
+    "tausend", "milliard", "milliards"})
 
 
 def _changes_the_number(word: str) -> bool:
     """Whether the one word after a `####` number changes or hedges it (`7 thousands`, `7 tenths`, `7 maybe`), so the
     mark is no answer; any other word is its unit (`7 apples`, `5 months`, `12 points`)."""
-    return bool(word) and (word.lower() in _NO_UNIT or not word.isalpha())  # `5 ½`, `3 ²`: no unit's letters
+    folded = unicodedata.normalize("NFKC", word).lower()  # fullwidth letters are the same word
+    return bool(word) and (folded in _NO_UNIT or not word.isalpha())  # `5 ½`, `3 ²`: no unit's letters
 
 
 def _mark_value(mark: str) -> str:
@@ -142,8 +146,11 @@ def _mark_value(mark: str) -> str:
     plain = normalize_number(_BOLD.sub(r"\1", mark).strip().rstrip(",;:").rstrip())  # `**24**`, `24,`, `1 234,`
     plain = re.sub(r"^-[ \t]+(?=\d)", "-", plain)  # `- 8`: a sign set apart
     stated = _STATED_NUMBER.fullmatch(plain)  # (as lm-eval's strict-match reads them)
-    if stated and not _changes_the_number(stated.group(2) or ""):
-        return normalize_number(stated.group(1))
+    if stated and not _changes_the_number(stated.group(3) or "") and not _changes_the_number(stated.group(1) or ""):
+        return normalize_number(stated.group(2))  # a label that hedges or negates (`Maybe: 8`, `Not: 8`) is none
+    option = _NAMED_OPTION.fullmatch(plain)
+    if option:
+        return option.group(1) or option.group(2)
     letter = _STATED_LETTER.fullmatch(plain)
     return letter.group(1) if letter else plain
 
@@ -328,7 +335,7 @@ _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[d
 _HEDGE_WORD = r"(?:maybe|perhaps|possibly|probably)"
 _CONNECTOR = (r"(?:,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|or(?:\s+else)?|else|and|to|vs\.?|versus|"
               r"alternatively|\.\.\.|\u2026|but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
-_AFTER_A_BOX = (r"(?:or(?:\s+else)?|else|\u2228|\\lor|\\vee|alternatively|"
+_AFTER_A_BOX = (r"(?:or(?:\s+else)?|else|otherwise|\u2228|\\lor|\\vee|alternatively|"
                 r"but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
 _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}\s*,?\s*)+{_HEDGE_WORD}?|"
                                 rf"{_HEDGE_WORD})\s*\$*\s*(-?\d[\d,]*(?:\.\d+)?)")
@@ -348,8 +355,9 @@ def _relation(text: str) -> bool:
     return bool(_RELATION.search(text)) or ("=" in text and bool(_NUMBER_SIDE.fullmatch(text.split("=", 1)[0])))
 
 
-_DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|\bor\b|\balternatively\b|\b(?:maybe|perhaps|possibly|probably)\b"
-                          r"|\b(?:if|otherwise|approx|approximately)\b|\?|\\[lc]?dots(?![A-Za-z])|\u2026"  # `5?`, `5 \dots`
+_DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|(?i:\bor\b|\balternatively\b|\b(?:maybe|perhaps|possibly|probably)\b)"
+                          r"|(?i:\b(?:if|when|unless|otherwise|approx|approximately|roughly|about|likely|estimate[ds]?)\b)"
+                          r"|\?|\\[lc]?dots(?![A-Za-z])|\u2026|\.\.\."  # `5?`, `5 \dots`, `5 ...`
                           r"|^(?!.*\\begin).*\\\\", re.S)
 
 

@@ -490,7 +490,11 @@ def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
 
 def atomic_write_texts(files: dict) -> None:
     """Write several files so that readers see all of them new or, if a write fails, none replaced (table and
-    its provenance)."""
+    its provenance): every target is checked replaceable (a file, or absent) before the first is replaced."""
+    folders = [str(path) for path in map(Path, files) if path.is_dir()]
+    if folders:
+        raise IsADirectoryError(errno.EISDIR, "a folder stands where a file is to be written; nothing was replaced",
+                                folders[0])
     staged = []
     try:
         for path, text in files.items():

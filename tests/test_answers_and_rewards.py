@@ -956,3 +956,26 @@ def test_pass_at_k_refuses_a_count_of_right_samples_outside_0_to_n(c):
 
     with pytest.raises(CourseError, match=rf"^c={c} must be a count of right samples from 0 to n=4$"):
         pass_at_k(4, c, 2)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("#### Approximately: 8", "8", "gsm8k"), ("#### Wrong: 8", "8", "gsm8k"), ("#### Not = 8", "8", "gsm8k"),
+    ("#### Maybe: 8", "8", "arith"), ("#### Solution 1: 8\n#### 9", "9", "gsm8k"), ("#### Case 1: 8\n#### 9", "9", "gsm8k"),
+    ("#### 8 quadrillion", "8", "gsm8k"), ("#### 8 mln", "8", "gsm8k"), ("#### 8 pct", "8", "gsm8k"),
+    ("#### 8 \uff54\uff48\uff4f\uff55\uff53\uff41\uff4e\uff44", "8", "gsm8k"),
+    (r"\boxed{5 \text{ (Approximately)}}", "5", "math"), (r"\boxed{5 \text{ (If n is even)}}", "5", "math"),
+    (r"\boxed{5 ...}", "5", "math"), (r"\boxed{5 \text{ when } n \text{ is even}}", "5", "math"),
+    (r"\boxed{5 \text{ (roughly)}}", "5", "math"), (r"\boxed{5}. Otherwise, 6.", "5", "math"),
+    ("#### Option D\n#### E", "E", "shuffle"), ("#### (D) Alice\n#### E", "E", "shuffle")])
+def test_round_22_hedges_negations_and_other_spellings_are_not_graded_right(completion, gold, source):
+    """Hostile round 22: a label that hedges or negates (`Wrong: 8`: round 21's `Solution: 8` reading took any word),
+    a heading with its counter stating a number, more magnitude words (fullwidth too), MATH hedges capitalised or
+    spelled otherwise, and a `####` option named in words."""
+    assert not is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("#### Solution: 8", "8", "gsm8k"), ("#### Answer: 8", "8", "gsm8k"), ("#### Step 1: add\n#### 9", "9", "gsm8k"),
+    ("#### 8 apples", "8", "gsm8k"), ("#### Option E", "E", "shuffle"), (r"\boxed{5}", "5", "math")])
+def test_round_22_plain_and_labelled_answers_stay_right(completion, gold, source):
+    assert is_correct(completion, gold, source)

@@ -891,3 +891,14 @@ def test_an_option_a_command_does_not_take_points_at_that_commands_help(args, tm
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"error: unrecognized arguments: --no-such-option (see `python -m course_lib {args[0]} --help`)"]
+
+
+@pytest.mark.parametrize("weights", [["0", "1"], ["1", "1"]])
+def test_train_with_a_weight_per_reward_function_it_lacks_is_one_line_before_the_model_loads(tmp_path, weights):
+    """Hostile round 22: `train --reward_weights 0 1` passed the range check, loaded the model, then TRL raised
+    (2 weights, 1 reward function) in a 24-line traceback."""
+    done = run_cli_in_process("train", "--model", "tiny-s", "--task", "arith", "--n", "4", "--steps", "1",
+                              "--reward_weights", *weights, "--out", str(tmp_path / "run"))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "reward_weights=[" in done.stderr and "gives 2 weights, but train_grpo has one reward function" in done.stderr
+    assert not (tmp_path / "run" / "run_config.json").exists()

@@ -519,6 +519,14 @@ def test_only_a_few_notebooks_again_keeps_the_others_in_the_summary(tmp_path, mo
     assert [item["notebook"] for item in summary["notebooks"]] == names
     assert summary["notebooks"][2]["seconds"] == float(len(names) + 1) and summary["notebooks"][1]["seconds"] == 2.0
     for args, said in [(["--only"], "--only needs at least one notebook prefix"),
-                       (["--only", "02", "--profile", "tiny"], "holds notebooks executed in profile 'smoke'")]:
-        done = run_cli_in_process("notebooks", "--out", out, *args)
+                       (["--only", "02", "--profile", "tiny"], "holds notebooks executed in profile 'smoke'"),
+                       (["--profile", "tiny"], "holds notebooks executed in profile 'smoke'; run in that profile, or "
+                                               "give another folder for 'tiny' (build/tiny)")]:
+        done = run_cli_in_process("notebooks", "--out", out, *args)  # round 22: a whole run too, not over smoke's
         assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert json.loads((out / "summary.json").read_text())["profile"] == "smoke"
+    monkeypatch.chdir(tmp_path)  # no --out: each profile its own folder (was: build/tiny, whatever the profile)
+    done = run_cli_in_process("notebooks", "--profile", "smoke", "--only", "02")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "build" / "smoke" / "summary.json").read_text())["profile"] == "smoke"
+    assert not (tmp_path / "build" / "tiny").exists()

@@ -1617,7 +1617,8 @@ def test_a_spread_needs_a_whole_number_of_seeds_from_two(seeds):
     _check_seed_count(2), _check_seed_count(1_000_000)
 
 
-@pytest.mark.parametrize("seeds", [["0", "1", 0, 1], [0.5, 1, 0.5, 1], [True, False, 1, 0]])
+@pytest.mark.parametrize("seeds", [["0", "1", 0, 1], [0.5, 1, 0.5, 1], [True, False, 1, 0],
+                                   [float("inf"), 1, float("inf"), 1]])
 def test_seeds_that_are_not_whole_numbers_are_refused_in_one_line(seeds):
     """Hostile round 21: seeds as text in one arm and integers in the other ended in a TypeError traceback."""
     from course_lib.research.studies import paired_difference

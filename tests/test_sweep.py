@@ -391,6 +391,17 @@ def test_aggregate_replaces_the_table_and_its_provenance_together_or_neither(tmp
     assert sorted(path.name for path in tmp_path.iterdir()) == ["provenance.json", "results.csv"]  # nothing staged
 
 
+def test_aggregate_replaces_neither_file_when_a_folder_stands_where_the_second_goes(tmp_path):
+    """Hostile round 22: with provenance.json a folder, results.csv was replaced before the second rename failed."""
+    records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
+    (tmp_path / "results.csv").write_text("old\n")
+    (tmp_path / "provenance.json").mkdir()
+    with pytest.raises(IsADirectoryError, match="nothing was replaced"):
+        aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    assert (tmp_path / "results.csv").read_text() == "old\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["provenance.json", "results.csv"]
+
+
 def test_grid_points_reads_the_grid_a_job_array_was_written_with(tmp_path, monkeypatch):
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"SEED": [0, 1]}}})
     points = expand("demo", "smoke")

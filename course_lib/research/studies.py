@@ -608,7 +608,7 @@ def check_one_run_per_seed(table: pd.DataFrame, by, arm: str = "strategy") -> No
                      "grouped by it they would vanish from every verdict; fill it in (records of an older course_lib?) "
                      "or drop those rows on purpose")
     odd = [seed for seed in table["seed"] if isinstance(seed, bool) or not isinstance(seed, int | float)
-           or seed != int(seed)]
+           or not math.isfinite(seed) or seed != int(seed)]
     check(not odd, f"seed {odd[0] if odd else ''!r} is not a whole number: seeds pair arms, so text beside numbers "
                    "(`'3'` and `3`) would never pair; give every seed as an integer")
     if "seed" in table.columns and set(keys) <= set(table.columns):

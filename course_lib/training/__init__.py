@@ -600,6 +600,10 @@ def train_grpo(model_name: str, problems, config, out, peft_config="course", pro
                                             "(a trl.GRPOConfig with the course's settings)")
     peft_config = course_lora() if isinstance(peft_config, str) and peft_config == "course" else peft_config
     check_peft_config(peft_config)
+    check(config.reward_weights is None or len(config.reward_weights) == 1,
+          f"reward_weights={config.reward_weights!r} gives {len(config.reward_weights or [])} weights, but train_grpo "
+          "has one reward function (the graded answer, plus format_weight for the format): give one weight, or leave "
+          "it unset")
     check(not Path(out).exists() or Path(out).is_dir(), f"out={out} is a file; give a folder for the run")
     main = os.environ.get("RANK", "0") == "0"  # under accelerate launch the main process alone writes (and locks)
     with folder_lock(out) if main else contextlib.nullcontext():  # a second writer is refused while this one runs
