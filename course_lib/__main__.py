@@ -917,7 +917,9 @@ def _report_sweep(outcome: dict, out: Path) -> int:
           f"results in {outcome['results']}")
     for failed in outcome["failed"]:
         error = failed.get("error", "no error recorded")
-        print(f"FAILED {failed['point']}: {error} (see {out}/points/{failed['point']}.ipynb)", file=sys.stderr)
+        aside = Path(out) / "points" / f"{failed['point']}.failed.ipynb"  # a retry of it was cut short
+        shown = aside if aside.is_file() else Path(out) / "points" / f"{failed['point']}.ipynb"
+        print(f"FAILED {failed['point']}: {error} (see {shown})", file=sys.stderr)
     for missing in outcome["missing"]:
         print(f"MISSING {point_name(missing)} (not run yet, still running, or its record was set aside; `reproduce` "
               "on this folder runs it)", file=sys.stderr)

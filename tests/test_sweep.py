@@ -346,6 +346,10 @@ def test_aggregate_command_reports_missing_and_failed_points(tmp_path, monkeypat
     output = capsys.readouterr()
     assert "2 points saved, 1 failed, 1 missing" in output.out
     assert f"MISSING {point_name(easy)}" in output.err and f"FAILED {point_name(random_)}" in output.err
+    assert f"(see {tmp_path / 'points' / point_name(random_)}.ipynb)" in output.err
+    (tmp_path / "points" / f"{point_name(random_)}.failed.ipynb").write_text("{}")  # a retry of it was cut short
+    assert main(command) == 1
+    assert f"(see {tmp_path / 'points' / point_name(random_)}.failed.ipynb)" in capsys.readouterr().err
     assert len(pd.read_csv(tmp_path / "results.csv")) == 2
     assert json.loads((tmp_path / "provenance.json").read_text())["missing"] == [point_name(easy)]
     saved(tmp_path, random_)  # retried and succeeded: the stale failure record no longer counts
@@ -853,26 +857,36 @@ def test_a_retried_points_earlier_failure_is_kept_until_the_retry_has_a_record_o
     import course_lib.classroom.notebooks
 
     point = {"PROFILE": "smoke", "STRATEGY": "random", "SEED": 0}
-    earlier = tmp_path / "points" / f"{point_name(point)}.failed.json"
-    earlier.parent.mkdir()
-    earlier.write_text('{"error": "the first try"}')
+    name = point_name(point)
+    earlier = tmp_path / "points" / f"{name}.failed.json"
+    notebook, log = tmp_path / "points" / f"{name}.ipynb", tmp_path / "logs" / f"{name}.log"
+    for path, text in ((earlier, '{"error": "the first try"}'), (notebook, "first try's cells"),
+                       (log, "first try's kernel")):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
     seen_during_the_retry = []
 
     def killed_while_running(notebook, out, parameters, name=None, log=None):
         seen_during_the_retry.append(earlier.read_text())
+        (out / name).write_text("second try's cells, cut short")  # papermill writes the executed copy as it goes
         raise KeyboardInterrupt  # what a kill looks like from inside: nothing after it runs
 
     monkeypatch.setattr(course_lib.classroom.notebooks, "execute", killed_while_running)
     with pytest.raises(KeyboardInterrupt):
-        run_point(point, tmp_path)
+        run_point(point, tmp_path, log=log)
     assert seen_during_the_retry == ['{"error": "the first try"}'] and earlier.read_text() == seen_during_the_retry[0]
+    assert (tmp_path / "points" / f"{name}.failed.ipynb").read_text() == "first try's cells"  # round 22: kept too
+    assert (tmp_path / "logs" / f"{name}.failed.log").read_text() == "first try's kernel"
 
     def failing_again(notebook, out, parameters, name=None, log=None):
+        seen_during_the_retry.append((out / f"{name.removesuffix('.ipynb')}.failed.ipynb").read_text())
         raise RuntimeError("the second try")
 
     monkeypatch.setattr(course_lib.classroom.notebooks, "execute", failing_again)
-    run_point(point, tmp_path)
+    run_point(point, tmp_path, log=log)
     assert json.loads(earlier.read_text())["error"] == "RuntimeError: the second try"  # replaced by the retry's own
+    assert seen_during_the_retry[-1] == "first try's cells"  # not the killed retry's partial copy
+    assert not (tmp_path / "points" / f"{name}.failed.ipynb").exists()  # the new record describes NAME.ipynb
 
 
 def test_a_sweep_runs_only_its_slice_with_the_overrides_and_records_what_it_ran(tmp_path, monkeypatch):

@@ -264,6 +264,7 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
     from ..classroom.notebooks import execute
 
     name = point_name(point)
+    tried = _set_aside_failed_try(out, name, log)
     start = time.time()
     record = {"point": name, **{k.lower(): v for k, v in point.items()}}
     try:
@@ -278,9 +279,25 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
     record.update(inputs_sha256(point))  # which model and data the names meant here (a record may be copied)
     suffix = "json" if record["status"] == "ok" else "failed.json"
     atomic_write_text(out / "points" / f"{name}.{suffix}", json.dumps(record, indent=1, default=str) + "\n")
-    if record["status"] == "ok":  # an earlier failure is kept until a retry has its own record (a killed one has none)
-        (out / "points" / f"{name}.failed.json").unlink(missing_ok=True)
+    # an earlier failure is kept until a retry has its own record (a killed one has none); then it goes
+    for path in (*tried, *([out / "points" / f"{name}.failed.json"] if record["status"] == "ok" else [])):
+        path.unlink(missing_ok=True)
     return record
+
+
+def _set_aside_failed_try(out: Path, name: str, log: Path | None) -> list[Path]:
+    """Before a failed point is retried, its executed notebook and kernel log move beside its failure record
+    (`NAME.failed.ipynb`, `NAME.failed.log`), so a retry that is killed leaves what the failure points to; a retry
+    that ends, failed or not, removes them (its own record and notebook describe the point)."""
+    if not (out / "points" / f"{name}.failed.json").is_file():
+        return []
+    kept = []
+    for path in filter(None, (out / "points" / f"{name}.ipynb", log)):
+        aside = path.with_name(f"{name}.failed{path.suffix}")
+        if path.is_file() and not aside.exists():  # one there already: `path` is a killed retry's, not the failure's
+            os.replace(path, aside)
+        kept.append(aside)
+    return kept
 
 
 def holds_only_point_records(out: Path) -> bool:
