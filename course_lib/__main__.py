@@ -658,9 +658,10 @@ def check_train_flags_agree(args, lora_given: dict) -> None:
           f"{'them' if len(ignored) > 1 else 'it'}, or train LoRA")
     paper_only = [flag for flag, value in (("--paper-dataset", args.paper_dataset), ("--model-size", args.model_size))
                   if value]
-    check(args.settings != "course" or not paper_only,
-          f"{' and '.join(paper_only)} {'choose' if len(paper_only) > 1 else 'chooses'} among a paper's settings; add "
-          f"--settings 2604.06298, or drop {'them' if len(paper_only) > 1 else 'it'}")
+    check(args.settings == "2604.06298" or not paper_only,
+          f"{' and '.join(paper_only)} {'choose' if len(paper_only) > 1 else 'chooses'} among arXiv 2604.06298's "
+          f"settings (--settings {args.settings} has one set); use --settings 2604.06298, or drop "
+          f"{'them' if len(paper_only) > 1 else 'it'}")
 
 
 def model_as_recorded(model: str) -> str:

@@ -108,7 +108,7 @@ def hash_answers(text) -> list[str | None]:
 
 _STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*|([^\W\d_]\w*)(?:\s+\d+)?\s*[:=]\s*)?"
                             r"(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`
-                            r"[,;]?(?:[ \t]+([^\W\d_]+))?[ \t]*\.?")  # then at most one word: its unit
+                            r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?))?[ \t]*\.?")  # a unit
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _NAMED_OPTION = re.compile(r"(?i:option|choice)\s*\(?([A-G])\)?\.?|\(([A-G])\)\s+[^\W\d_]+\.?")  # `Option D`, `(D) Alice`
 _STATED_LETTER = re.compile(r"(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*\(?([A-Z])\)?\.?")
@@ -130,7 +130,8 @@ def _changes_the_number(word: str) -> bool:
     """Whether the one word after a `####` number changes or hedges it (`7 thousands`, `7 tenths`, `7 maybe`), so the
     mark is no answer; any other word is its unit (`7 apples`, `5 months`, `12 points`)."""
     folded = unicodedata.normalize("NFKC", word).lower()  # fullwidth letters are the same word
-    return bool(word) and (folded in _NO_UNIT or not word.isalpha())  # `5 ½`, `3 ²`: no unit's letters
+    starts = word[:1].isalpha() or word[:1] in "\u00b0\u20ac\u00a3\u00a5$"  # `5 ½`, `3 ²`: no unit starts so
+    return bool(word) and (folded in _NO_UNIT or not starts)
 
 
 def _mark_value(mark: str) -> str:

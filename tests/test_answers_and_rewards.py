@@ -979,3 +979,11 @@ def test_round_22_hedges_negations_and_other_spellings_are_not_graded_right(comp
     ("#### 8 apples", "8", "gsm8k"), ("#### Option E", "E", "shuffle"), (r"\boxed{5}", "5", "math")])
 def test_round_22_plain_and_labelled_answers_stay_right(completion, gold, source):
     assert is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize("completion", ["#### 8 m²", "#### 8 cm³", "#### 8 m^2", "#### 8 km/h", "#### 8 °C",
+                                        "#### 8 €", "#### 8 o'clock", "#### 8 apples."])
+def test_round_22_a_unit_with_a_superscript_slash_degree_or_currency_sign_is_a_unit(completion):
+    """Hostile round 22: round 21's `5 ½` reading called any unit that was not all letters a changed number."""
+    assert is_correct(completion, "8", "gsm8k")
+    assert not is_correct(completion + " or 9", "8", "gsm8k") and not is_correct("#### 8 ½", "8", "gsm8k")

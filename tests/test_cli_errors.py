@@ -501,8 +501,11 @@ def test_ctrl_c_while_the_libraries_load_is_one_line(monkeypatch, capsys, tmp_pa
 
 @pytest.mark.parametrize(("flags", "said"), [
     (["--no-lora", "--lora-rank", "4"], "--no-lora trains every weight, so lora_r would be ignored; drop it, or train LoRA"),
-    (["--paper-dataset", "math", "--model-size", "0.5B"], "--paper-dataset and --model-size choose among a paper's "
-                                                          "settings; add --settings 2604.06298, or drop them"),
+    (["--paper-dataset", "math", "--model-size", "0.5B"], "--paper-dataset and --model-size choose among arXiv "
+                                                          "2604.06298's settings (--settings course has one set); use "
+                                                          "--settings 2604.06298, or drop them"),
+    (["--settings", "2508.14094", "--model-size", "3B"], "--model-size chooses among arXiv 2604.06298's settings "
+                                                         "(--settings 2508.14094 has one set)"),  # round 22: was ignored
 ])
 def test_train_refuses_flags_it_would_ignore(tmp_path, flags, said):
     done = run_cli_in_process("train", "--model", "tiny-s", *flags, "--out", tmp_path / "run")

@@ -188,10 +188,8 @@ def running_note(study: str, root=RESULTS_DIR) -> str:
     table yet, or a table aggregated while points were missing or had failed (its provenance.json lists them):
     'STUDY is running', with those counts. A failed point's seed would otherwise leave a verdict in silence."""
     folder = study_folder(study, root)
-    if not ((folder / "grid.json").exists() and (folder / "points").is_dir()):
-        return ""
     if not (folder / "results.csv").exists():
-        return f"{study} is running"
+        return f"{study} is running" if (folder / "grid.json").exists() and (folder / "points").is_dir() else ""
     provenance = _study_provenance(folder / "provenance.json", "restore it (git checkout) or make the study's "
                                    "table again")
     missing, failed = (len(provenance.get(key) or []) for key in ("missing", "failed"))
