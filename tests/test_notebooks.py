@@ -494,6 +494,29 @@ def test_a_failing_notebook_still_says_what_failed(tmp_path, monkeypatch, capsys
         notebooks.execute(dead, tmp_path / "out", {"PROFILE": "smoke"}, log=tmp_path / "out" / "logs" / "dead.log")
 
 
+def test_a_notebook_that_fails_loses_its_earlier_entry_in_the_summary(tmp_path, monkeypatch):
+    """Hostile round 22: after `--only 00 01` where 01 failed, summary.json still listed 01's earlier success
+    (seconds, records) beside the failed executed copy."""
+    from course_lib.classroom import notebooks
+
+    def execute(notebook, out, parameters, log=None, **kwargs):
+        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))
+        if notebook.name.startswith("01") and parameters.get("fail"):
+            raise RuntimeError("01 failed this time")
+        return {"notebook": notebook.name, "seconds": 1.0, "records": {"run": "earlier"}}
+
+    monkeypatch.setattr(notebooks, "execute", execute)
+    out = tmp_path / "out"
+    out.mkdir()
+    names = [item["notebook"] for item in notebooks.run_course("smoke", out, progress=False)["notebooks"]]
+    monkeypatch.setattr(notebooks, "execute", lambda notebook, out, parameters, log=None, **kwargs: execute(
+        notebook, out, {**parameters, "fail": True}, log))
+    with pytest.raises(RuntimeError, match="01 failed this time"):
+        notebooks.run_course("smoke", out, only=["00", "01"], progress=False)
+    listed = [item["notebook"] for item in json.loads((out / "summary.json").read_text())["notebooks"]]
+    assert listed == [name for name in names if not name.startswith("01")]
+
+
 def test_only_a_few_notebooks_again_keeps_the_others_in_the_summary(tmp_path, monkeypatch):
     """`notebooks --only 00` after the whole course replaces 00's entry, keeps the others' (their executed copies
     are still there), in course order; `--only` with no prefix and another profile's folder are refused."""

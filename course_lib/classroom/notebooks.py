@@ -133,11 +133,17 @@ def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
             lines = str(error).strip().splitlines() or [type(error).__name__]
             print(f"\n{notebook.name} failed: {lines[-1]}\n  executed notebook: "
                   f"{out / notebook.name}\n  kernel log: {log}", file=sys.stderr)
+            _write_summary(out, profile, results, failed=notebook.name)  # its earlier entry no longer describes it
             raise
-    summary = {"profile": profile, "notebooks": _merged(out, profile, results), "commit": git_commit(),
-               "versions": library_versions()}
+    return {**_write_summary(out, profile, results), "notebooks": results}
+
+
+def _write_summary(out: Path, profile: str, results: list[dict], failed: str | None = None) -> dict:
+    """summary.json: this run's entries merged with an earlier run's, less a notebook that failed now."""
+    merged = [item for item in _merged(out, profile, results) if item["notebook"] != failed]
+    summary = {"profile": profile, "notebooks": merged, "commit": git_commit(), "versions": library_versions()}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-    return {**summary, "notebooks": results}
+    return summary
 
 
 def _merged(out: Path, profile: str, results: list[dict]) -> list[dict]:
