@@ -217,7 +217,7 @@ def extract_boxed(text) -> str | None:
 
 
 _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
-    r"[Aa]nswer(?:\s+is:?|:)[ \t]*(\(?[A-G]\)?(?![A-Za-z])"
+    r"(?i:answer)(?:\s+(?i:is):?|:|\s*[\u2013\u2014])[ \t]*(?i:option\s+)?(\(?[A-G]\)?(?![A-Za-z])"
     r"(?:(?:\s*[-\u2013\u2014(\[]?\s*(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\bor\b|\band\b|\bvs\b\.?"
     r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
     r"\s*\(?[A-G]\)?(?![A-Za-z])|[ \t]*\([A-G]\)(?![A-Za-z]))*)")

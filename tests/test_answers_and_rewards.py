@@ -987,3 +987,10 @@ def test_round_22_a_unit_with_a_superscript_slash_degree_or_currency_sign_is_a_u
     """Hostile round 22: round 21's `5 ½` reading called any unit that was not all letters a changed number."""
     assert is_correct(completion, "8", "gsm8k")
     assert not is_correct(completion + " or 9", "8", "gsm8k") and not is_correct("#### 8 ½", "8", "gsm8k")
+
+
+@pytest.mark.parametrize("stated", ["The ANSWER IS (D).", "Answer \u2014 (D)", "So the answer is option D"])
+def test_round_22_a_stated_option_in_another_spelling_beside_a_hash_answer_is_a_hedge(stated):
+    """Hostile round 22: round 21 read `So the answer is (D).` beside `#### E`, not these spellings of it."""
+    assert not is_correct(f"#### E\n{stated}", "E", "shuffle")
+    assert is_correct(stated, "(D)", "bbh")
