@@ -808,7 +808,8 @@ def cmd_reproduce(args) -> int:
     check(args.workers >= 1, f"workers={args.workers} must be >= 1")  # more than the points or cores: capped
     check_slurm_limits(args.slurm_time, args.slurm_mem, args.slurm_gpus, args.slurm_cpus)
     where, overrides = sweep.parse_where(args.where), sweep.parse_overrides(args.set, args.backend)
-    check_planned_points(sweep.expand(args.study, args.profile, where, overrides))  # before any point runs
+    check_planned_points(sweep.expand(args.study, args.profile, where, overrides),  # before any point runs
+                         datasets_here=not args.emit_slurm)  # a cluster's nodes may hold data the login node lacks
     check(args.emit_slurm or (not given and not args.delete_merged),
           "--slurm-*, --cache-dir and --delete-merged options need --emit-slurm")
     _check_outputs(args, args.out, folder=True)
@@ -864,7 +865,7 @@ def check_slurm_limits(time_limit: str | None, mem: str | None, gpus: int | None
                                              "needs, e.g. 32G, or leave it out for the cost model's estimate")
 
 
-def check_planned_points(points: list[dict]) -> None:
+def check_planned_points(points: list[dict], datasets_here: bool = True) -> None:
     """Every point of a sweep checked as it will run, before any runs: its numbers (`experiment.check_values`), the
     seed in numpy's range, and its training settings valid."""
     import dataclasses
@@ -889,17 +890,19 @@ def check_planned_points(points: list[dict]) -> None:
             resolved = resolve(point)
             train_config(resolved, max(1, resolved.pool_size))
             train_lora(resolved)
-            _check_point_inputs(resolved, checked)
+            _check_point_inputs(resolved, checked, datasets_here)
         except CourseError as error:
             raise CourseError(f"{error} (point {point_name(values)}: check --set)") from None
 
 
-def _check_point_inputs(point, checked: set) -> None:
-    """A point's model name and its own data files (jsonl:PATH), checked once each before any point runs: a
-    misspelled model or a missing file would otherwise fail every point, each after its kernel started."""
+def _check_point_inputs(point, checked: set, datasets_here: bool = True) -> None:
+    """A point's model name, its own data files (jsonl:PATH) and hub datasets, checked once each before any point
+    runs: a misspelled model, a missing file or a dataset out of reach would otherwise fail every point, each after
+    its kernel started."""
     from .data import load_jsonl_problems
     from .models import resolve_model_path
     from .models.packaged import PACKAGED_MODELS
+    from .problems import SPLITS, TASK_NAMES, problems, source_of
 
     if point.model not in checked and point.model not in PACKAGED_MODELS:  # packaged: converted where points run
         resolve_model_path(point.model)  # a folder that holds a model, a tiny name, or a hub id
@@ -907,6 +910,10 @@ def _check_point_inputs(point, checked: set) -> None:
     for task in (point.task, point.test_task, point.ood_task):
         if isinstance(task, str) and task.startswith("jsonl:") and task not in checked:
             load_jsonl_problems(task.removeprefix("jsonl:"))  # exists, every row sound, ids unique
+            checked.add(task)
+        elif datasets_here and isinstance(task, str) and task not in ("", "none", *TASK_NAMES) and task not in checked:
+            source = source_of(task)  # a hub dataset (gsm8k, math, bbh, aime2025): in the local cache or reachable
+            problems(task, SPLITS[source][-1], 1, 0)
             checked.add(task)
 
 

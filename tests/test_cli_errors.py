@@ -905,3 +905,25 @@ def test_train_with_a_weight_per_reward_function_it_lacks_is_one_line_before_the
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "reward_weights=[" in done.stderr and "gives 2 weights, but train_grpo has one reward function" in done.stderr
     assert not (tmp_path / "run" / "run_config.json").exists()
+
+
+def test_reproduce_refuses_a_hub_dataset_out_of_reach_before_any_point_runs(tmp_path, monkeypatch):
+    """Hostile round 22: `reproduce hard-wins --profile paper` on a machine without the papers' data started a kernel
+    per point, each failing on the hub dataset (24 FAILED lines); `--emit-slurm` still writes its jobs (a cluster's
+    nodes may hold data the login node lacks)."""
+    import datasets
+
+    def offline(*args, **kwargs):
+        raise ConnectionError("no network")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    monkeypatch.delenv("COURSE_DATA_DIR", raising=False)
+    for data_dir, said in ((None, "could not load openai/gsm8k"), (tmp_path / "no-data", "has no gsm8k/ folder")):
+        if data_dir:
+            data_dir.mkdir()
+            monkeypatch.setenv("COURSE_DATA_DIR", str(data_dir))
+        done = run_cli_in_process("reproduce", "hard-wins", "--profile", "paper", "--out", tmp_path / "run",
+                                  "--set", "MODEL=tiny-s")
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert said in done.stderr and "(point " in done.stderr, done.stderr
+        assert not (tmp_path / "run" / "points").exists()
