@@ -105,3 +105,29 @@ def test_fresh_folder_removes_only_what_a_notebook_made(tmp_path):
             fresh_folder(tmp_path / "mine", name)
     (tmp_path / "empty" / "tiny").mkdir(parents=True)
     assert not fresh_folder(tmp_path / "empty", "tiny").exists()  # an empty folder is nobody's work
+
+
+def test_fresh_folder_in_build_keeps_an_executed_course_or_copies(tmp_path):
+    """Hostile round 22: a notebook run with RUN_DIR="../build" in the tiny profile deleted build/tiny, the executed
+    course `make course` wrote (any folder in build/ but a study's sweep was taken for a run folder)."""
+    import shutil
+    import uuid
+
+    from course_lib import fresh_folder
+    from course_lib.paths import REPOSITORY
+
+    parent = REPOSITORY / "build" / f"test-fresh-{uuid.uuid4().hex[:8]}"
+    try:
+        for made in ({"summary.json": '{"profile": "tiny", "notebooks": []}'}, {"00_tour.ipynb": "{}"}):
+            course = parent / "tiny"
+            course.mkdir(parents=True)
+            for name, text in made.items():
+                (course / name).write_text(text)
+            with pytest.raises(CourseError, match="holds files this notebook did not make"):
+                fresh_folder(parent, "tiny")
+            assert [path.name for path in course.iterdir()] == list(made)
+            shutil.rmtree(course)
+        (parent / "tiny" / "checkpoint-1").mkdir(parents=True)  # a run folder an older notebook made: removed
+        assert not fresh_folder(parent, "tiny").exists()
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)

@@ -26,7 +26,8 @@ def fresh_folder(parent, name: str) -> Path:
     """PARENT/NAME emptied of what an earlier run left there: a notebook's live run starts afresh (04).
 
     Only a folder this function handed out before (a mark `PARENT/.NAME.fresh` beside it), an empty one, or one in
-    the course's own build/ (not a study's sweep) is removed: anything else is refused in one line."""
+    the course's own build/ (not a study's sweep, nor a folder of executed notebooks or copies) is removed: anything
+    else is refused in one line."""
     from ..errors import check
     from ..paths import REPOSITORY
 
@@ -35,6 +36,8 @@ def fresh_folder(parent, name: str) -> Path:
     folder, mark = Path(parent) / name, Path(parent) / f".{name}.fresh"
     build = (REPOSITORY / "build").resolve()
     inside_build = folder.resolve().is_relative_to(build) and not folder.resolve().is_relative_to(build / "studies")
+    if inside_build and folder.is_dir() and not mark.is_file():  # an executed course or copies: not a run folder
+        inside_build = not (any(folder.glob("*.ipynb")) or (folder / "summary.json").exists())
     if folder.exists():
         check(folder.is_dir() and (mark.is_file() or inside_build or not any(folder.iterdir())),
               f"{folder} holds files this notebook did not make (no {mark.name} beside it): a fresh run would delete "
