@@ -548,6 +548,7 @@ def pass_and_format_chart(cells: pd.DataFrame, title: str, subtitle: str = "") -
     base = alt.Chart(bars).encode(x=x, xOffset="measure:N", color=alt.Color("measure:N", title=""))
     y = alt.Y("value:Q", title="share of samples", scale=alt.Scale(domain=[0, 1]))
     chart = base.mark_bar().encode(y=y) + base.mark_rule().encode(y="low:Q", y2="high:Q")
+    subtitle = "; ".join(filter(None, [subtitle, "whiskers: 95% intervals"]))
     return chart.properties(width=420, height=220, title=alt.Title(title, subtitle=subtitle))
 
 
@@ -557,7 +558,7 @@ def step_measures_chart(metrics: pd.DataFrame, measures: dict[str, str], title: 
 
     `measures` maps a metrics column to the name the legend gives it."""
     curve = metrics.rename(columns=measures).melt("step", list(measures.values()), var_name="measure")
-    return alt.Chart(curve).mark_line(point=True).encode(
-        x="step:Q", y=alt.Y("value:Q", title=y_title),
+    return alt.Chart(curve).mark_line(point=True, strokeJoin="round").encode(  # round: no spike past a sharp turn
+        x=alt.X("step:Q", scale=alt.Scale(nice=False)), y=alt.Y("value:Q", title=y_title),
         color=alt.Color("measure:N", legend=line_legend("per optimizer step", None))).properties(
         width=420, height=200, title=alt.Title(title, subtitle=subtitle))
