@@ -111,7 +111,8 @@ _STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*
                             r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?))?[ \t]*\.?")  # a unit
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _NAMED_OPTION = re.compile(r"(?i:option|choice)\s*\(?([A-G])\)?\.?|\(([A-G])\)\s+[^\W\d_]+\.?")  # `Option D`, `(D) Alice`
-_STATED_LETTER = re.compile(r"(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*\(?([A-Z])\)?\.?")
+_STATED_LETTER = re.compile(r"(?:(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*|([^\W\d_]\w*)\s*:\s*)"
+                            r"\(?([A-Z])\)?\.?")  # `Answer: E`, `Solution: (E)`
 _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (any other word is a unit: `7 apples`)
     "thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "trillions", "hundred",
     "hundreds", "dozen", "dozens", "lakh", "lakhs", "crore", "crores", "grand", "squared", "cubed", "percent",
@@ -153,7 +154,9 @@ def _mark_value(mark: str) -> str:
     if option:
         return option.group(1) or option.group(2)
     letter = _STATED_LETTER.fullmatch(plain)
-    return letter.group(1) if letter else plain
+    if letter and not _changes_the_number(letter.group(1) or ""):  # `Not: E` is no answer
+        return letter.group(2)
+    return plain
 
 
 def extract_hash_answer(text) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 from math import comb
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,9 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     >>> pass_at_k(8, 0, 1), pass_at_k(8, 8, 4), round(pass_at_k(8, 2, 4), 4)
     (0.0, 1.0, 0.7857)
     """
+    whole = [f"{name}={value!r}" for name, value in (("n", n), ("c", c), ("k", k))
+             if isinstance(value, bool) or not isinstance(value, Integral)]
+    check(not whole, f"{', '.join(whole)} must be whole numbers (counts of samples)")
     check(1 <= k <= n, f"k={k} must be between 1 and the number of samples n={n}")
     check(0 <= c <= n, f"c={c} must be a count of right samples from 0 to n={n}")
     if n - c < k:

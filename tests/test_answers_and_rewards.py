@@ -994,3 +994,23 @@ def test_round_22_a_stated_option_in_another_spelling_beside_a_hash_answer_is_a_
     """Hostile round 22: round 21 read `So the answer is (D).` beside `#### E`, not these spellings of it."""
     assert not is_correct(f"#### E\n{stated}", "E", "shuffle")
     assert is_correct(stated, "(D)", "bbh")
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("#### Solution: E\n#### D", "D", False), ("#### Final: (E)\n#### D", "D", False), ("#### Not: E", "E", False),
+    ("#### Solution: E", "E", True), ("#### Answer: E", "E", True)])
+def test_round_22_a_labelled_option_letter_is_that_letter(completion, gold, right):
+    """Hostile round 22: `#### Solution: E` was dropped as a heading (a hedge beside `#### D` scored 1, and a right
+    `#### Solution: E` alone scored 0)."""
+    assert is_correct(completion, gold, "shuffle") is right
+
+
+@pytest.mark.parametrize(("n", "c", "k"), [(4, 2.5, 2), (4.0, 2, 2), (4, True, 2), (4, 2, 2.0)])
+def test_pass_at_k_refuses_counts_that_are_not_whole_numbers(n, c, k):
+    """Hostile round 22: pass_at_k(4, 2.5, 2) returned 1.0 and a float n a TypeError traceback."""
+    from course_lib import CourseError
+    from course_lib.evaluation import pass_at_k
+
+    with pytest.raises(CourseError, match="must be whole numbers"):
+        pass_at_k(n, c, k)
+    assert pass_at_k(np.int64(4), np.int64(2), 2) == pytest.approx(5 / 6)

@@ -43,3 +43,22 @@ def test_paper_config_bad_input():
         paper_lora("1234")
     with pytest.raises(CourseError, match="model_size='7B' is not one of"):
         paper_train_config("2604.06298", model_size="7B")
+
+
+@pytest.mark.parametrize(("model", "size"), [("Qwen/Qwen2.5-0.5B-Instruct", "0.5B"),
+                                             ("/data/llama3B-baselines/Qwen2.5-0.5B-Instruct", "0.5B"),
+                                             ("runs/3B-vs-0.5B/Qwen2.5-1.5B/", "1.5B")])
+def test_a_models_size_is_read_from_its_own_name_not_its_folders(model, size):
+    """Hostile round 22: a local Qwen2.5-0.5B under a folder named with 3B trained with the 3B model's batch."""
+    from course_lib.research.profiles import model_size_of
+
+    assert model_size_of(model) == size
+
+
+@pytest.mark.parametrize("model", ["/models/tiny-m", "/models/Qwen2.5-3B-to-0.5B"])
+def test_a_model_name_with_no_size_or_two_is_refused_naming_the_flag(model):
+    from course_lib import CourseError
+    from course_lib.research.profiles import model_size_of
+
+    with pytest.raises(CourseError, match="set MODEL_SIZE"):
+        model_size_of(model)

@@ -1601,3 +1601,12 @@ def test_a_lora_config_out_of_range_is_refused_by_train_grpo(settings, said):
     with pytest.raises(CourseError, match=re.escape(said)):
         check_peft_config(LoraConfig(**settings))
     check_peft_config(LoraConfig(r=8, lora_dropout=0.1))
+
+
+def test_min_p_of_one_is_refused_as_greedy_sampling():
+    """Hostile round 22: `train --min_p 1.0` sampled greedily, so every group was dead and the run learned nothing."""
+    from course_lib.training.config import CourseConfig
+
+    with pytest.raises(CourseError, match=r"^min_p=1.0 must be in \[0, 1\), or unset: at 1 sampling is greedy"):
+        CourseConfig(output_dir="unused", min_p=1.0)
+    assert CourseConfig(output_dir="unused", min_p=0.1).min_p == 0.1

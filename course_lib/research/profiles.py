@@ -112,12 +112,15 @@ TRAIN_SETTINGS = ("course", "shaped", "shaped-full", *PAPER_SETTINGS)
 
 
 def model_size_of(model: str, flag: str = "MODEL_SIZE") -> str:
-    """'Qwen/Qwen2.5-1.5B-Instruct' -> '1.5B': the size arXiv 2604.06298's batch sizes are keyed by."""
+    """'Qwen/Qwen2.5-1.5B-Instruct' -> '1.5B': the size arXiv 2604.06298's batch sizes are keyed by, read from the
+    model's own name (the last part of a path: `runs/3B-vs-0.5B/Qwen2.5-0.5B` is 0.5B)."""
     import re
 
-    match = re.search(r"(\d+(?:\.\d+)?)B", model)
-    check(match is not None, f"model={model!r} names no size like 1.5B; set {flag} (0.5B, 1.5B or 3B)")
-    return f"{match.group(1)}B"
+    name = str(model).rstrip("/").rsplit("/", 1)[-1]
+    sizes = set(re.findall(r"(\d+(?:\.\d+)?)B", name))
+    check(len(sizes) == 1, f"model={model!r} names {'no size like 1.5B' if not sizes else 'several sizes'} in "
+                           f"{name!r}; set {flag} (0.5B, 1.5B or 3B)")
+    return f"{sizes.pop()}B"
 
 
 def paper_dataset_of(task: str, flag: str = "TASK") -> str:

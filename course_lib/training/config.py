@@ -66,7 +66,8 @@ RANGES = {  # field -> (the test its value must pass, the rest of the error mess
     "logging_steps": (lambda v: v > 0, "must be above 0 (a number of steps, or a share of max_steps below 1)"),
 }
 OPTIONAL_RANGES = {  # fields that may be None (off): checked only when set
-    "min_p": (lambda config, v: 0 <= v <= 1, "must be in [0, 1], or unset"),
+    "min_p": (lambda config, v: 0 <= v < 1, "must be in [0, 1), or unset: at 1 sampling is greedy, so every group's "
+                                            "completions are alike and give no gradient"),
     "epsilon_high": (lambda config, v: 0 < v <= 10, "must be in (0, 10] (the upper clipping range; 0.28 in DAPO), "
                                                     "or unset to use epsilon"),
     "vllm_importance_sampling_cap": (lambda config, v: v > 0, "must be above 0, or unset"),
