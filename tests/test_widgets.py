@@ -169,9 +169,21 @@ def test_measured_gain_reads_a_recorded_count_budget_as_a_count():
     from course_lib.classroom.widgets import measured_gain
 
     gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": [50, 50, 50, 900], "seed": [0, 1, 2, 3],
-                          "gain.test": [0.1, 0.2, 0.3, 0.9]})
+                          "gain.test": [0.1, 0.2, 0.3, 0.9], "pool_size": 500})
     assert measured_gain(gains, "m", "hard", 0.1, 500)["per_seed"] == [0.1, 0.2, 0.3]  # 10% of 500 is 50 problems
     assert measured_gain(gains, "m", "hard", 0.2, 500) is None  # 100 problems: no run; 900 exceeds the pool
+
+
+def test_a_count_budget_is_read_as_a_share_of_the_studys_own_pool():
+    """Hostile round 22: hard-wins's 100 of its 1,000-problem pool (10%), run as --set BUDGET=100, was shown at the
+    explorer's 20% (100 of the explorer's 500)."""
+    from course_lib.classroom.widgets import measured_gain
+
+    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 100, "seed": [0, 1, 2],
+                          "gain.test": [0.1, 0.2, 0.3], "profile": "tiny"})  # tiny: a study pool of 1,000
+    assert measured_gain(gains, "m", "hard", 0.1, 500)["per_seed"] == [0.1, 0.2, 0.3]
+    assert measured_gain(gains, "m", "hard", 0.2, 500) is None
+    assert measured_gain(gains.drop(columns="profile"), "m", "hard", 0.1, 500) is None  # its pool unknown: not shown
 
 
 def test_measured_gain_reads_a_budget_of_one_problem_as_one_problem():
@@ -180,7 +192,7 @@ def test_measured_gain_reads_a_budget_of_one_problem_as_one_problem():
     from course_lib.classroom.widgets import measured_gain
 
     gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 1.0, "n_selected": 1, "seed": [0, 1, 2],
-                          "gain.test": [0.1, 0.2, 0.3]})
+                          "gain.test": [0.1, 0.2, 0.3], "pool_size": 500})
     assert measured_gain(gains, "m", "hard", 1.0, 500) is None
     assert measured_gain(gains, "m", "hard", 1 / 500, 500)["per_seed"] == [0.1, 0.2, 0.3]
     whole = gains.assign(n_selected=500)  # the share 1.0: every problem of its pool

@@ -114,7 +114,7 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
     if "budget" in rows.columns:
         n = budget_count(budget, pool)
         selected = rows["n_selected"] if "n_selected" in rows else [None] * len(rows)
-        rows = rows[[recorded_count(b, pool, s) == n for b, s in zip(rows["budget"], selected)]]
+        rows = rows[[recorded_count(b, pool, s, p) == n for b, s, p in zip(rows["budget"], selected, study_pools(rows))]]
     if not len(rows):
         return None
     return {**t_interval(rows["gain.test"]), "per_seed": [round(float(g), 4) for g in rows["gain.test"]],
@@ -122,14 +122,29 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
             "problems": int(rows["n_selected"].iloc[0]) if "n_selected" in rows else None}
 
 
-def recorded_count(budget, pool: int, selected=None) -> int | None:
-    """The problems a recorded budget selects from `pool`: a share up to 1.0, a count above it (`--set BUDGET=50`),
-    and 1 a count where its runs `selected` one problem (a results table writes 1 and 1.0 alike); None for a count
-    the pool cannot hold (03)."""
+def recorded_count(budget, pool: int, selected=None, study_pool=None) -> int | None:
+    """The problems a recorded budget would select from the explorer's `pool`: a share up to 1.0 as that share; a
+    count above it (`--set BUDGET=50`), or 1 where its runs `selected` one problem (a results table writes 1 and 1.0
+    alike), as its share of the study's own pool (`study_pool`); None for a count whose study pool is unknown or
+    cannot hold it (03)."""
     budget = float(budget)
     if budget > 1 or (budget == 1 and selected == 1):
-        return int(budget) if budget.is_integer() and budget <= pool else None
+        known = study_pool is not None and not pd.isna(study_pool) and study_pool >= 1
+        if not (known and budget.is_integer() and budget <= study_pool):
+            return None
+        return budget_count(budget / float(study_pool), pool) if budget < study_pool else pool
     return budget_count(budget, pool)
+
+
+def study_pools(rows: pd.DataFrame) -> list:
+    """Each result row's training pool: its `pool_size` column, else its profile's `experiment_pool` (None when
+    neither says, or the pool is a whole dataset) (03)."""
+    from ..research.profiles import PROFILES
+
+    if "pool_size" in rows:
+        return [size if size and not pd.isna(size) else None for size in rows["pool_size"]]
+    profiles = rows["profile"] if "profile" in rows else [None] * len(rows)
+    return [PROFILES[name].experiment_pool or None if name in PROFILES else None for name in profiles]
 
 
 def gain_text(gain: dict) -> str:
