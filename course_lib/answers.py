@@ -110,6 +110,8 @@ _STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*
                             r"(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`
                             r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?))?[ \t]*\.?")  # a unit
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
+_STATED_SENTENCE = re.compile(r"(?i)\bthe\s+(?:final\s+)?answer\s+is:?\s*\$?(-?\d[\d,]*(?:\.\d+)?)(?=\s*(?:[.!]|$))",
+                              re.M)  # `The answer is 9.` (a number that ends its sentence, not `9 - 1 = 8`)
 _NAMED_OPTION = re.compile(r"(?i:option|choice)\s*\(?([A-G])\)?\.?|\(([A-G])\)\s+[^\W\d_]+\.?")  # `Option D`, `(D) Alice`
 _STATED_LETTER = re.compile(r"(?:(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*|([^\W\d_]\w*)\s*:\s*)"
                             r"\(?([A-Z])\)?\.?")  # `Answer: E`, `Solution: (E)`
@@ -670,6 +672,8 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
                 return False
             if found is not None and not (other == "hash" and _heading(found)):  # `#### Final answer`: a heading
                 elsewhere.append(found)
+    if source in ("gsm8k", "arith") and answer_format == "hash":  # `#### 8` and `The answer is 9.`: a hedge
+        elsewhere += [normalize_number(number) for number in _STATED_SENTENCE.findall(completion[-MAX_SCAN:])]
     if source in ("shuffle", "bbh") and answer_format != "option":  # `#### E` and `So the answer is (D).`: a hedge
         stated = option_answers(completion, stated_only=True)
         if None in stated:

@@ -1014,3 +1014,13 @@ def test_pass_at_k_refuses_counts_that_are_not_whole_numbers(n, c, k):
     with pytest.raises(CourseError, match="must be whole numbers"):
         pass_at_k(n, c, k)
     assert pass_at_k(np.int64(4), np.int64(2), 2) == pytest.approx(5 / 6)
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("#### 8\nThe answer is 9.", False), ("The answer is 9.\n#### 8", False), ("The answer is 8.\n#### 8", True),
+    ("The answer is 18 / 2 = 8.\n#### 8", True), ("the answer is 8 apples.\n#### 8", True),
+    ("The final answer is: 8.0\n#### 8", True)])
+def test_round_22_a_stated_number_beside_a_different_hash_answer_is_a_hedge(completion, right):
+    """Hostile round 22: gsm8k's `#### 8` beside `The answer is 9.` scored 1 (only option letters were read across
+    formats); a number inside a calculation or with a unit after it is not read as a stated answer."""
+    assert is_correct(completion, "8", "gsm8k") is right
