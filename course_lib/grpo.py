@@ -27,8 +27,7 @@ def _check_rewards(rewards: torch.Tensor) -> torch.Tensor:
     check(isinstance(rewards, torch.Tensor),
           f"rewards must be a torch tensor of shape (B, G), not {type(rewards).__name__}")
     check(rewards.dim() == 2, f"rewards has shape {tuple(rewards.shape)}; give (B, G): B groups of G completions")
-    G = rewards.shape[1]
-    check(G >= 2, f"group size G={G}: GRPO needs at least 2 completions per prompt to compare")
+    _check_group_size(rewards.shape[1])
     check(rewards.shape[0] >= 1, "rewards has no groups (B=0); give at least one group")
     rewards = rewards if rewards.is_floating_point() else rewards.float()
     check(not torch.isnan(rewards).any(), "rewards contain NaN; score every completion (TRL drops unscorable ones)")

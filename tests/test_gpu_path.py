@@ -173,7 +173,7 @@ def test_train_settings_2604_06298_applies_the_grids_values_inferring_dataset_an
     out = tmp_path / "run"
     done = run_cli("train", "--model", str(standin_model), "--ids", str(math_ids), "--settings", "2604.06298",
                    "--quiet", "--out", str(out))
-    assert done.returncode == 2 and "names no size like 1.5B; set --model-size" in done.stderr  # the stand-in's name
+    assert done.returncode == 2 and "names no size like 1.5B in 'qwen3-standin'; set --model-size" in done.stderr  # the stand-in's name
     done = run_cli("train", "--model", str(standin_model), "--ids", str(math_ids), "--settings", "2604.06298",
                    "--model-size", "0.5B", "--max-new-tokens", "4", "--quiet", "--out", str(out))
     # dataset math (from the pool's provenance), 0.5B: 20 prompts per step, 1.3 passes over 24 problems = 2 steps
