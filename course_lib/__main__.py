@@ -8,16 +8,69 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import os
 import re
 import shlex
+import shutil
+import signal
 import sys
+import threading
+import warnings
+from dataclasses import MISSING, fields, replace
 from pathlib import Path
 
-from .errors import MAX_SEED, CourseError, check, warn
+from .classroom.notebooks import course_notebooks, run_course
+from .classroom.runtime import use_threads
+from .data import load_jsonl_problems
+from .errors import MAX_SEED, CourseError, check, check_seed, warn
 from .paths import REPOSITORY, what_it_is
+from .problems import (
+    PROCEDURAL,
+    SPLITS,
+    TASK_HELP,
+    TASK_NAMES,
+    absolute_task,
+    data_dir_from_env,
+    fingerprinted,
+    from_spec,
+    pool_spec,
+    problems,
+    source_of,
+)
+from .prompts import INSTRUCTIONS, pool_answer_format
+from .provenance import (
+    atomic_write_text,
+    atomic_write_texts,
+    check_ignored_in_repository,
+    check_name_lengths,
+    check_not_an_input,
+    check_not_busy,
+    check_not_in_owned,
+    check_own_folder,
+    check_replaceable,
+    check_writable_file,
+    check_writable_folder,
+    env_folder,
+    file_lock,
+    file_sha256,
+    folder_lock,
+    git_commit,
+    is_model_folder,
+    is_tracked,
+    library_versions,
+    resolved,
+    sealed_json,
+    text_sha256,
+    tracked_files,
+    written_by,
+)
+from .research.definitions import KINDS, STUDIES
+from .research.experiment import Point, check_values, resolve, train_config, train_lora
+from .research.profiles import model_size_of, paper_dataset_of, paper_lora, paper_steps, paper_train_config
+from .tasks import TINYMATH_SUBJECTS, TRAIN_LEVELS, check_task_and_levels, generate
 
 
 class DefaultsHelp(argparse.HelpFormatter):
@@ -77,8 +130,6 @@ class OneLineParser(argparse.ArgumentParser):
 def cmd_pretrain(args) -> None:
     """Pretrain a tiny model and write its checkpoint and manifest."""
     from .models import PRETRAIN_TASKS, PretrainConfig, run_pretrain
-    from .provenance import folder_lock
-    from .tasks import TRAIN_LEVELS
 
     levels = tuple(_levels(args.levels) or TRAIN_LEVELS)
     tasks = PRETRAIN_TASKS if args.tasks is None else tuple(task.strip() for task in args.tasks.split(","))
@@ -94,9 +145,7 @@ def cmd_pretrain(args) -> None:
 
 def cmd_standin(args) -> None:
     """Build the offline Qwen3 stand-in: a tiny random model and its byte-level BPE tokenizer."""
-    from .errors import check_seed
     from .models.standin import MANIFEST, build_standin
-    from .provenance import folder_lock
 
     check_seed(args.seed)
     _check_model_out(args, "standin", MANIFEST)
@@ -109,7 +158,6 @@ def cmd_standin(args) -> None:
 def cmd_calibrate(args) -> None:
     """Measure pass rates per level and (with --write) store them in the model's manifest."""
     from .models import resolve_model_path, weights_sha256
-    from .provenance import folder_lock, written_by
     from .research.calibration import calibrate, check_targets, write_calibration
 
     check_greedy_k(args.k, args.temperature)
@@ -179,8 +227,6 @@ def _check_same_calibration(args, folder: Path) -> None:
 
 def cmd_generate(args) -> None:
     """Print problems of a procedural task as JSON Lines."""
-    from .tasks import TINYMATH_SUBJECTS, check_task_and_levels, generate
-
     levels = check_task_and_levels(args.task, args.split, _levels(args.levels))
     if args.n < len(levels):  # perhaps on purpose (a quick look): said, not refused
         empty = ", ".join(str(level) for level in levels[args.n:])
@@ -196,9 +242,6 @@ def cmd_generate(args) -> None:
 
 def cmd_notebooks(args) -> None:
     """Execute every notebook with papermill in one profile."""
-    from .classroom.notebooks import course_notebooks, run_course
-    from .provenance import check_ignored_in_repository, folder_lock
-
     args.out = args.out if args.out is not None else Path("build") / args.profile  # each profile its own folder
     _check_outputs(args, args.out, folder=True)
     check_ignored_in_repository(args.out, "out")  # executed copies among the course's files would be clutter
@@ -302,16 +345,12 @@ def _levels(text: str | None):
 
 def _check_data_dir_for(task: str, data_dir) -> None:
     """--data-dir names a folder of the real datasets: refused for a task generated from its seed."""
-    from .problems import PROCEDURAL, source_of
-
     check(not (source_of(str(task)) in PROCEDURAL and data_dir is not None),
           f"--data-dir is for the real datasets; task={task!r} is generated from its seed: drop --data-dir")
 
 
 def _pool_spec(args, seed: int, levels: str | None) -> dict:
     """Where this command's problems come from (written into provenance so later commands rebuild them)."""
-    from .problems import PROCEDURAL, pool_spec, source_of
-
     procedural = source_of(args.task) in PROCEDURAL
     _check_data_dir_for(args.task, args.data_dir)
     n = args.n if args.n is not None else PROCEDURAL_POOL if procedural else None
@@ -321,7 +360,6 @@ def _pool_spec(args, seed: int, levels: str | None) -> dict:
 def _sampled_problems(args):
     """Validate K and the sampling settings before any model loads; then the problems to sample."""
     from .difficulty import check_k
-    from .problems import from_spec
     from .sampling import check_sampling_args
 
     check_k(args.k)
@@ -360,9 +398,6 @@ SHARED_DATA = REPOSITORY.parent / "shared" / "data"  # where the tests' copies o
 def _check_outputs(args, *outs, folder: bool = False, parameter: str = "out") -> None:
     """No output of this command replaces one of its inputs, or goes into a model folder or a data folder
     (--data-dir, $COURSE_DATA_DIR, ../shared/data)."""
-    from .problems import data_dir_from_env
-    from .provenance import check_not_an_input
-
     data_folders = {"data_dir": getattr(args, "data_dir", None), "COURSE_DATA_DIR": data_dir_from_env(),
                     "../shared/data": SHARED_DATA if SHARED_DATA.is_dir() else None}
     data_folders = {name: path for name, path in data_folders.items() if path}
@@ -374,7 +409,6 @@ def _check_model_out(args, command: str, marker: str) -> None:
     """`pretrain` and `standin` write a model folder: new, empty or their own (its `marker` records the command),
     never one of the course's models in data/models, a folder inside a model, or a data folder."""
     from .models import MODELS_DIR
-    from .provenance import check_own_folder, check_writable_folder, is_model_folder, resolved, tracked_files
 
     _check_outputs(args, args.out)  # as a file would be: no model folder above it, no data folder, no input
     target = resolved(args.out)
@@ -396,8 +430,6 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
     """--out (and OUT.provenance.json beside it): writable, not an input, not in a model or data folder, and new or
     recognisably this command's own output: an existing file is replaced only when its record (the file itself, or
     the provenance beside it) says `command` wrote it."""
-    from .provenance import check_name_lengths, check_not_busy, check_replaceable, check_writable_file, is_tracked
-
     check(not str(args.out).endswith(".provenance.json"),
           f"out={args.out} ends in .provenance.json, the name of the record a command writes beside its output (it "
           "would be read as one); give the output's own name, e.g. ids.txt or table.csv")
@@ -413,15 +445,12 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
                                           "checkout` restores it)")
     check_not_busy(args.out)
     if hasattr(args, "locks"):  # held until the command ends: a second command writing the same file is refused
-        from .provenance import file_lock
 
         args.locks.enter_context(file_lock(args.out))
 
 
 def _provenance(args) -> dict:
     """What re-runs a command: the command line, the commit and the library versions."""
-    from .provenance import git_commit, library_versions
-
     return {"command": "python -m course_lib " + shlex.join(args.argv), "commit": git_commit(),
             "versions": library_versions()}
 
@@ -430,14 +459,6 @@ def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
     from .difficulty import cache_folder, check_pass_rates, estimate
     from .evaluation import model_for_backend
-    from .problems import fingerprinted
-    from .provenance import (
-        atomic_write_texts,
-        check_ignored_in_repository,
-        check_not_in_owned,
-        check_writable_folder,
-        text_sha256,
-    )
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "estimate", provenance=True)
@@ -490,7 +511,6 @@ def parse_budget(text: str) -> float | int:
 def cmd_select(args) -> None:
     """Select problem ids from a difficulty table under a budget."""
     from .difficulty import read_table
-    from .provenance import atomic_write_texts, text_sha256
     from .selection import select
 
     table_provenance = _read_provenance(args.table, "table")  # first: an edited table is refused before it is read
@@ -516,8 +536,6 @@ def cmd_select(args) -> None:
 def _check_table_in_pool(path, table, pool) -> None:
     """A generated pool recorded beside a table must hold the table's ids (its provenance's pool spec is not under
     the table's sha256, so an edit there shows here, not at `train`); a real dataset's pool is checked by `train`."""
-    from .problems import PROCEDURAL, from_spec, source_of
-
     if not isinstance(pool, dict) or source_of(str(pool.get("task"))) not in PROCEDURAL:
         return
     try:
@@ -544,8 +562,6 @@ def _read_provenance(path, parameter: str) -> dict:
         raise CourseError(f"{beside} does not hold a JSON object; delete it and re-run the command that wrote it")
     recorded = provenance.get("sha256")
     if recorded is not None and Path(path).is_file():
-        from .provenance import file_sha256
-
         check(file_sha256(path) == recorded,
               f"{parameter}={path} was changed after the command in {beside.name} wrote it (its sha256 differs); "
               "re-run that command, or delete the .provenance.json if the edit is yours on purpose")
@@ -591,8 +607,6 @@ def _training_pool(args):
 
     Flags given with a recorded pool must agree with it: one that contradicts it is refused, naming both values.
     """
-    from .problems import PROCEDURAL, from_spec, pool_spec, source_of
-
     recorded = _read_provenance(args.ids, "ids").get("pool") if args.ids else None
     given = {flag: getattr(args, flag) for flag in POOL_FLAGS if getattr(args, flag) is not None}
     task = recorded.get("task", "arith") if isinstance(recorded, dict) else given.get("task", "arith")
@@ -616,8 +630,6 @@ def _same_pool_value(flag: str, value, recorded) -> bool:
     if flag == "pool_levels":
         return list(_levels(value) or []) == list(recorded or [])
     if flag == "data_dir":
-        from .provenance import env_folder
-
         recorded = recorded or env_folder("COURSE_DATA_DIR")  # None: the pool was read from $COURSE_DATA_DIR
         return recorded is not None and Path(value).expanduser().resolve() == Path(recorded).expanduser().resolve()
     return value == recorded
@@ -641,8 +653,6 @@ def _train_backend(args, use_vllm: bool | None) -> str:
 def _paper_keys(args, task: str) -> dict:
     """arXiv 2604.06298's batch-size keys: --paper-dataset and --model-size, else read from the pool's task and the
     model's name (as the grid does), else an error naming the flag to pass."""
-    from .research.profiles import model_size_of, paper_dataset_of
-
     if args.settings != "2604.06298":
         return {}
     return {"dataset": args.paper_dataset or paper_dataset_of(task, flag="--paper-dataset"),
@@ -706,11 +716,6 @@ def warn_if_chosen_for_another_model(ids, model: str) -> None:
 
 def cmd_train(args) -> None:
     """GRPO on the selected problems; writes a run folder."""
-    import os
-    from dataclasses import replace
-
-    from .provenance import check_own_folder, check_writable_folder
-    from .research.profiles import paper_lora, paper_steps, paper_train_config
     from .training import CourseConfig, course_lora, train_grpo
 
     given = {name: getattr(args, name) for name in args.config_flags if getattr(args, name) is not None}
@@ -751,9 +756,6 @@ def cmd_train(args) -> None:
 def cmd_evaluate(args) -> None:
     """Accuracy per level of a model or run folder; writes JSON."""
     from .evaluation import evaluate, model_for_backend
-    from .problems import fingerprinted
-    from .prompts import pool_answer_format
-    from .provenance import atomic_write_text, sealed_json
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "evaluate")
@@ -777,7 +779,6 @@ def warn_if_not_held_out(model: str, problems) -> None:
     """A run evaluated on problems it trained on, or asked in another answer format than it learned: one warning
     each (its held-out accuracy would read too high, or too low)."""
 
-    from .prompts import pool_answer_format
     from .training import read_run_config
 
     if not (Path(model) / "run_config.json").is_file():
@@ -798,8 +799,6 @@ def warn_if_not_held_out(model: str, problems) -> None:
 
 def cmd_reproduce(args) -> int:
     """Run (or emit SLURM jobs for) every grid point of a study, then aggregate."""
-    from .errors import check
-    from .provenance import check_not_in_owned, check_own_folder, folder_lock
     from .research import sweep
 
     slurm = {"gpus": args.slurm_gpus, "time_limit": args.slurm_time, "mem": args.slurm_mem, "cpus": args.slurm_cpus,
@@ -868,10 +867,6 @@ def check_slurm_limits(time_limit: str | None, mem: str | None, gpus: int | None
 def check_planned_points(points: list[dict], datasets_here: bool = True) -> None:
     """Every point of a sweep checked as it will run, before any runs: its numbers (`experiment.check_values`), the
     seed in numpy's range, and its training settings valid."""
-    import dataclasses
-
-    from .errors import check_seed
-    from .research.experiment import Point, check_values, resolve, train_config, train_lora
     from .research.sweep import point_name
 
     checked = set()  # models and files already checked (a grid repeats them across seeds and arms)
@@ -899,10 +894,8 @@ def _check_point_inputs(point, checked: set, datasets_here: bool = True) -> None
     """A point's model name, its own data files (jsonl:PATH) and hub datasets, checked once each before any point
     runs: a misspelled model, a missing file or a dataset out of reach would otherwise fail every point, each after
     its kernel started."""
-    from .data import load_jsonl_problems
     from .models import resolve_model_path
     from .models.packaged import PACKAGED_MODELS
-    from .problems import SPLITS, TASK_NAMES, problems, source_of
 
     if point.model not in checked and point.model not in PACKAGED_MODELS:  # packaged: converted where points run
         resolve_model_path(point.model)  # a folder that holds a model, a tiny name, or a hub id
@@ -936,8 +929,6 @@ def _report_sweep(outcome: dict, out: Path) -> int:
 
 def cmd_sweep_point(args) -> int:
     """Run one grid point by index (what each SLURM array task does); a point already done is skipped."""
-    import shutil
-
     from .research import sweep
 
     points = sweep.grid_points(Path(args.out), args.study, args.profile)  # the grid or slice `reproduce
@@ -958,7 +949,6 @@ def cmd_sweep_point(args) -> int:
 
 def cmd_aggregate(args) -> int:
     """Aggregate the saved records of a study's folder into results.csv and provenance.json (never trains)."""
-    from .provenance import folder_lock
     from .research import sweep
 
     sweep.check_study(args.study)
@@ -975,8 +965,6 @@ def cmd_aggregate(args) -> int:
 def check_untracked_study_files(out) -> None:
     """`reproduce` and `aggregate` rewrite a folder's results.csv and provenance.json: never a committed study's (its
     provenance names the command, commit and versions that made it; data/results/reproduce.sh remakes it)."""
-    from .provenance import is_tracked
-
     for name in ("results.csv", "provenance.json"):
         check(not is_tracked(Path(out) / name),
               f"out={out} holds a committed {name} (the git repository tracks it), which this would rewrite; give "
@@ -1028,7 +1016,6 @@ def same_base_model(after: dict, before: dict) -> bool | None:
 def cmd_compare(args) -> None:
     """Paired bootstrap of two `evaluate` results on the same problems."""
     from .evaluation import check_same_settings, compare
-    from .provenance import atomic_write_text, sealed_json
 
     after, before = (_read_evaluation(name, path) for name, path in (("after", args.after), ("before", args.before)))
     check(not os.path.samefile(args.after, args.before),  # a link (hard or symbolic) to one file too
@@ -1058,7 +1045,6 @@ def cmd_compare(args) -> None:
 def cmd_figures(args) -> None:
     """Render the charts of docs/findings.md as PNGs from committed files."""
     from .classroom.plots import made_by_figures
-    from .provenance import check_ignored_in_repository, check_not_in_owned, check_writable_folder, folder_lock
     from .research.figures import FIGURES, write_figures
 
     _check_outputs(args, args.out, folder=True)
@@ -1077,9 +1063,6 @@ def cmd_figures(args) -> None:
 
 def _add_problem_args(parser, split: str, n_help: str = "problems (default: 500 of arith/shuffle, all of a dataset)"):
     """Which problems: task, split, how many, which levels, where real data lives, the answer format."""
-    from .problems import TASK_HELP
-    from .prompts import INSTRUCTIONS
-
     parser.add_argument("--task", default="arith", help=TASK_HELP)
     parser.add_argument("--split", default=split, help="train, test or ood (procedural); train or test (datasets)")
     parser.add_argument("--n", type=POOL, default=None, help=n_help)
@@ -1126,8 +1109,6 @@ def add_dataclass_flags(parser, config_class, names, title: str) -> list[str]:
     """One flag per field in `names` of a config dataclass, made by transformers' `HfArgumentParser`: help and older
     spellings (`aliases`) from the field's metadata, its default shown in the help. A flag not given parses as
     None, so a command knows which settings its command line chose. Returns the fields' names."""
-    from dataclasses import MISSING, fields
-
     from transformers import HfArgumentParser
     from transformers.hf_argparser import string_to_bool
 
@@ -1157,8 +1138,6 @@ def add_dataclass_flags(parser, config_class, names, title: str) -> list[str]:
 
 def study_help() -> str:
     """The studies `reproduce`, `sweep-point` and `aggregate` know, by kind (data/results/STUDY/study.json)."""
-    from .research.definitions import KINDS, STUDIES
-
     named = {kind: [name for name, study in STUDIES.items() if study.get("kind", "study") == kind] for kind in KINDS}
     return (f"{', '.join(named['study'])}, the probes {', '.join(named['probe'])}, or the pilots "
             f"{', '.join(named['pilot'])} (each defined by data/results/STUDY/study.json)")
@@ -1196,7 +1175,6 @@ def build_parser() -> argparse.ArgumentParser:
     standin.add_argument("--seed", type=SEED, default=0, help="seed of the weights")
     standin.set_defaults(run=cmd_standin)
 
-    from .problems import TASK_HELP
 
     calibrate = commands.add_parser("calibrate", help="pass rate per level of a tiny model at K samples")
     calibrate.add_argument("--model", required=True, help="tiny name, model folder or hub id")
@@ -1359,9 +1337,6 @@ def _raise_stopped(signum, frame):
 
 def _stop_on_signals() -> dict:
     """Route SIGTERM and SIGHUP to `Stopped` (main thread only); returns the handlers to restore."""
-    import signal
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return {}
     return {signum: signal.signal(signum, _raise_stopped) for signum in (signal.SIGTERM, signal.SIGHUP)}
@@ -1396,14 +1371,12 @@ def main(argv=None) -> int:
     try:  # parsing imports more (train's settings: TRL), and --quiet imports transformers: still nothing started
         args = parser.parse_args(argv)
         args.argv = argv
-        from .classroom.runtime import use_threads
         use_threads()  # torch threads from the idle cores, unless OMP_NUM_THREADS is set (docs/command_line.md)
         if getattr(args, "quiet", False):
             _silence_libraries()
     except KeyboardInterrupt:
         print("interrupted before the command started", file=sys.stderr)
         return 130
-    import warnings
 
     shown, warnings.formatwarning = warnings.formatwarning, _warning_line  # restored when the command ends
     args.locks = contextlib.ExitStack()  # the output files' locks a command takes (`_check_file_outputs`)
@@ -1422,8 +1395,6 @@ def main(argv=None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as error:
-        import signal
-
         cause = f"stopped by {signal.Signals(error.signum).name}" if isinstance(error, Stopped) else "interrupted"
         print(f"{cause}; run the same command again to resume (estimates, sweeps and training runs resume from what "
               "they saved)", file=sys.stderr)
@@ -1441,8 +1412,6 @@ def main(argv=None) -> int:
     finally:
         warnings.formatwarning = shown
         sys.stdout = printed.stream
-        import signal
-
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
 
@@ -1479,11 +1448,7 @@ def expand_paths(args) -> None:
     """Every path option with `~` expanded (a shell leaves `--out=~/x` as it is, and a command that expanded it in
     one place but not another would write to two folders) and named in UTF-8 (libraries that write a folder's
     README cannot encode other bytes), each name short enough for the file system."""
-    from .provenance import check_name_lengths
-
     if isinstance(getattr(args, "task", None), str):
-        from .problems import absolute_task
-
         args.task = absolute_task(args.task)
     for name, value in vars(args).items():
         if isinstance(value, Path):
@@ -1513,9 +1478,6 @@ def missing_environment(error: ModuleNotFoundError) -> str:
 
 def _silence_libraries() -> None:
     """--quiet: no progress bars or deprecation warnings from transformers, datasets or TRL."""
-    import os
-    import warnings
-
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("DATASETS_VERBOSITY", "error")
@@ -1531,7 +1493,6 @@ def command_line() -> None:
     """`python -m course_lib` and the `course-lib` script: run `main`, then exit with its status. A Ctrl-C after the
     command has finished (while the interpreter shuts down) is ignored: the work is done and saved."""
     code = main()
-    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.exit(code)

@@ -14,6 +14,8 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import json
 import math
 import os
@@ -571,14 +573,11 @@ def grader_fingerprint() -> str:
     (a cached grade made by another grader is sampled again). Introduced in notebooks/01_difficulty_estimation.ipynb."""
     global _GRADER
     if _GRADER is None:
-        import hashlib
-        from importlib.metadata import PackageNotFoundError, version
-
         verifiers = []
         for package in ("math-verify", "latex2sympy2_extended", "sympy"):  # sympy does math-verify's comparison
             try:
-                verifiers.append(f"{package} {version(package)}")
-            except PackageNotFoundError:
+                verifiers.append(f"{package} {importlib.metadata.version(package)}")
+            except importlib.metadata.PackageNotFoundError:
                 verifiers.append(f"{package} none")
         source = open(__file__, "rb").read()
         _GRADER = hashlib.sha256(source + f"/{', '.join(verifiers)}".encode()).hexdigest()[:16]

@@ -17,9 +17,11 @@ import pandas as pd
 import torch
 
 from .answers import MISSING_MARKS, grader_fingerprint, in_format, is_correct
+from .classroom.runtime import progress_bar
 from .errors import CourseError, check, warn
+from .models import load_model
 from .paths import what_it_is
-from .problems import problems_fingerprint
+from .problems import problems, problems_fingerprint
 from .prompts import answer_format_of
 from .provenance import atomic_write_text, env_folder, read_csv_strictly
 from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
@@ -165,8 +167,6 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     A cached chunk that fails `read_chunk`'s checks (JSON, rows, ids, k, outcomes, checksum) is sampled again.
     With backend="vllm", `model` is a model folder or hub id (vLLM loads it; see `course_lib.sampling`).
     """
-    from .classroom.runtime import progress_bar
-
     k = check_k(k)
     check_sampling_args(k, temperature, max_new_tokens, backend)
     check(len(problems) > 0, "problems is empty; give at least one problem")
@@ -297,9 +297,6 @@ def _to_table(rows, k, chunk_seconds, seconds) -> pd.DataFrame:
 
 def difficulty_tables(profile, seed: int = 0, device=None, progress: bool = True) -> dict:
     """model name -> difficulty table of the profile's pool, for each of the profile's models (03, the explorer app)."""
-    from .models import load_model
-    from .problems import problems
-
     pool = problems(profile.task, "train", profile.n_problems, seed)
     tables = {}
     for name in profile.models:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 from math import comb
 from numbers import Integral
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,9 @@ from scipy.stats import t as student_t
 
 from .difficulty import DEFAULT_CACHE, estimate, wilson_bounds, wilson_interval
 from .errors import check, warn
+from .models import load_tokenizer, resolve_model_path
+from .problems import problem_fingerprint
+from .prompts import pool_answer_format
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -94,9 +98,6 @@ def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, m
              seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=DEFAULT_CACHE,
              backend: str = "hf") -> dict:
     """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table (00)."""
-    from .problems import problem_fingerprint
-    from .prompts import pool_answer_format
-
     table = estimate(model, tokenizer, problems, k, temperature, max_new_tokens, seed, cache_dir=cache_dir,
                      progress=progress, backend=backend, description=f"evaluating (K={k})")
     rows = table[["id", "level", "k", "n_correct", "pass_rate", "mean_length", "clipped", "format_share"]]
@@ -109,9 +110,6 @@ def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, m
 def model_for_backend(run_or_model: str, backend: str = "hf"):
     """(model, tokenizer) to sample from: loaded weights for "hf"; for "vllm" a folder vLLM loads itself (a run's
     LoRA adapter merged into its base and saved once, as `merged/`), so no second copy sits on the GPU."""
-    from pathlib import Path
-
-    from .models import load_tokenizer, resolve_model_path
     from .training import load_trained, merged_folder
 
     if backend == "hf":

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .data import HUB_IDS, load_aime2025, load_bbh, load_gsm8k, load_jsonl_problems, load_math
 from .errors import check
+from .prompts import check_answer_format
 from .provenance import env_folder, file_sha256, text_sha256
 from .tasks import TASK_NAMES, TASK_SPLITS, TEST_SHARE, Problem, generate, hash_split  # noqa: F401 (read from here)
 
@@ -75,8 +76,6 @@ def problems(task: str, split: str = "train", n: int | None = None, seed: int = 
     for problem in chosen:
         check_id(problem.id)
     if answer_format is not None:
-        from .prompts import check_answer_format
-
         check_answer_format(answer_format)
         check(answer_format != "option" or family in LETTER_ANSWERS,
               f"answer_format='option' asks for an option's letter, (A); {task}'s answers are not letters, so every "

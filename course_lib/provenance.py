@@ -6,9 +6,11 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
 import fcntl
 import hashlib
+import io
 import json
 import os
 import platform
@@ -100,8 +102,6 @@ def check_not_an_input(out, inputs: dict, folder: bool = False, parameter: str =
 def tracked_files(folder: Path) -> list[str]:
     """The files inside FOLDER that the git repository around it tracks (another clone's committed model too);
     [] when the folder is new, is in no repository, or git is not installed."""
-    import subprocess
-
     if not folder.is_dir():
         return []
     try:
@@ -114,8 +114,6 @@ def tracked_files(folder: Path) -> list[str]:
 
 def is_tracked(path: Path) -> bool:
     """Whether git tracks this file (a committed result, a course model's file); False outside a repository."""
-    import subprocess
-
     path = Path(path)
     if not path.is_file():
         return False
@@ -141,10 +139,6 @@ def check_not_in_owned(out, parameter: str = "out", include_self: bool = True,
 def check_ignored_in_repository(folder, parameter: str) -> None:
     """A cache folder inside the repository must be one git ignores (build/, a .cache): elsewhere its files would
     sit among the course's own as untracked clutter (notebooks/, course_lib/, data/results/STUDY/)."""
-    import subprocess
-
-    from .paths import REPOSITORY
-
     folder = Path(folder).expanduser().resolve()
     if not folder.is_relative_to(REPOSITORY) or not (REPOSITORY / ".git").exists():
         return
@@ -533,9 +527,6 @@ def atomic_write_text(path, text: str) -> None:
 
 def atomic_write_rows(path, columns: list[str], rows: list[dict]) -> None:
     """A CSV table (header, then one line per dict) written whole or not at all: a study's probes table."""
-    import csv
-    import io
-
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, columns, lineterminator="\n")
     writer.writeheader()

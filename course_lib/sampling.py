@@ -5,11 +5,17 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import importlib.util
+import inspect
+import os
 
 import torch
 
+from .classroom.runtime import progress_bar
 from .errors import CourseError, check, warn
+from .prompts import prompt_ids
 
 BACKENDS = ("hf", "vllm")
 MAX_K = 10_000  # completions per prompt at most: pass@1000 needs 1000; more only fills memory
@@ -54,8 +60,6 @@ def checked_prompt_ids(model, tokenizer, problems, max_new_tokens: int) -> list[
     A question longer than the context could hold even in the vocabulary's longest tokens is refused before it is
     tokenized (a 10 MB question would take minutes there).
     """
-    from .prompts import prompt_ids
-
     limit = context_length(model)
     if limit is not None and problems:
         widest = max(len(token) for token in tokenizer.get_vocab())  # characters one token can cover at most
@@ -134,8 +138,6 @@ def check_no_empty_prompt(prompts) -> None:
 
 def _sample_hf_chunks(model, tokenizer, prompts, k, temperature, max_new_tokens, seed, batch_size, progress):
     """Yield each prompt's completions, generating `batch_size` prompts x k at a time."""
-    from .classroom.runtime import progress_bar
-
     chunks = range(0, len(prompts), batch_size)
     for index, start in enumerate(progress_bar(chunks, desc="sampling", disable=not progress)):
         chunk = prompts[start : start + batch_size]
@@ -260,8 +262,6 @@ def next_tokens(logits, live, rows: int, temperature: float):
 
 def _forward_parameters(model) -> set[str]:
     """The argument names a model's forward takes (a PEFT model's: its base model's)."""
-    import inspect
-
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     return set(inspect.signature(base.forward).parameters)
 
@@ -272,15 +272,11 @@ GPU_MEMORY_UTILIZATION = 0.85  # share of GPU memory an estimation/evaluation vL
 
 def vllm_available() -> bool:
     """Whether vLLM is installed and a CUDA GPU is present (then estimation and evaluation can use it)."""
-    import importlib.util
-
     return torch.cuda.is_available() and importlib.util.find_spec("vllm") is not None
 
 
 def resolve_backend(backend: str) -> str:
     """'auto' -> 'vllm' when vLLM and a CUDA GPU are present, else 'hf'; 'vllm' without them is a clear error."""
-    import importlib.util
-
     check(backend in (*BACKENDS, "auto"), f"backend={backend!r} is unknown; use hf, vllm or auto")
     if backend == "auto":
         return "vllm" if vllm_available() else "hf"
@@ -316,8 +312,6 @@ def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float | None 
     Its context: `max_model_len` tokens (prompt + completion), not the model's full window (Qwen3: 40,960), so the
     KV cache is sized for what is sampled; an engine too short for a later call is started again, longer.
     """
-    import os
-
     if gpu_memory_utilization is None:
         given = os.environ.get("COURSE_VLLM_GPU_MEMORY_UTILIZATION", "").strip()  # empty is unset, as for every COURSE_*
         try:
@@ -346,8 +340,6 @@ def vllm_engine(model: str, seed: int = 0, gpu_memory_utilization: float | None 
 
 def release_engines() -> None:
     """Drop every vLLM engine of this process (a phase in its own process gives the memory back for certain)."""
-    import gc
-
     _VLLM_ENGINES.clear()
     gc.collect()
     if torch.cuda.is_available():

@@ -486,11 +486,10 @@ def test_difficulty_tables_estimates_each_model_of_the_profile_on_its_pool():
 
 
 def test_difficulty_tables_load_each_model_on_the_device_asked_for(monkeypatch):
-    import course_lib.models
     from course_lib.research.profiles import get_profile
 
     asked = []
-    monkeypatch.setattr(course_lib.models, "load_model",
+    monkeypatch.setattr("course_lib.difficulty.load_model",
                         lambda name, device=None: asked.append((name, device)) or (f"{name} model", "tokenizer"))
     monkeypatch.setattr("course_lib.difficulty.estimate", lambda model, tokenizer, pool, **settings: model)
     profile = dataclasses.replace(get_profile("smoke"), models=("tiny-s", "tiny-m"), task="arith", n_problems=5)

@@ -113,6 +113,84 @@ def test_no_import_cycle_in_the_library():
     assert cycles(import_graph()) == []
 
 
+# The dependencies a function may import where it needs them, so that importing the module (or `--help`) does not
+# load them: each takes from a fraction of a second to seconds to import (docs/design.md, "Imports").
+DEFERRED = {"IPython", "accelerate", "altair", "datasets", "huggingface_hub", "ipywidgets", "jupyter_client",
+            "math_verify", "nbformat", "numpy", "pandas", "papermill", "peft", "safetensors", "scipy", "statsmodels",
+            "tokenizers", "torch", "tqdm", "transformers", "trl", "vl_convert", "vllm"}
+
+
+def imported_modules(path, node) -> list[str]:
+    """The modules an import statement in `path` names (a name imported from a package counts as its module when it
+    is one)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    if node.level:
+        parts = package.split(".")
+        base = ".".join(parts[:len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+    else:
+        base = node.module
+    modules = {module_name(p) for p in LIBRARY.rglob("*.py")}
+    return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+
+
+def function_level_imports(path) -> list:
+    """(line, function, imported modules) of every import inside a function of `path`."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                found.append((node.lineno, function.name, imported_modules(path, node)))
+    return found
+
+
+def loads_on_import(module: str, seen=None) -> set[str]:
+    """The DEFERRED dependencies importing `module` loads (its top-level imports, its packages', and theirs)."""
+    seen = set() if seen is None else seen
+    if module in seen:
+        return set()
+    seen.add(module)
+    top = module.split(".")[0]
+    if top != "course_lib":
+        return {top} & DEFERRED
+    parts = module.split(".")
+    found = set().union(*(loads_on_import(".".join(parts[:i]), seen) for i in range(1, len(parts))))
+    path = LIBRARY.parent / (module.replace(".", "/") + ".py")
+    path = path if path.exists() else path.with_suffix("") / "__init__.py"
+    if not path.exists():
+        return found
+    for node in ast.parse(path.read_text()).body:
+        statements = [node] + (node.body + [h for handler in node.handlers for h in handler.body]
+                               if isinstance(node, ast.Try) else [])
+        for statement in statements:
+            if isinstance(statement, ast.Import | ast.ImportFrom):
+                for name in imported_modules(path, statement):
+                    found |= loads_on_import(name, seen)
+    return found
+
+
+def test_loads_on_import_follows_packages_and_top_level_imports():
+    assert "torch" in loads_on_import("course_lib.sampling")
+    assert loads_on_import("course_lib.tasks") == set()
+    assert {"trl", "transformers", "peft"} <= loads_on_import("course_lib.training.config")
+
+
+def test_a_function_imports_only_what_would_make_its_module_slow_to_import():
+    """Imports sit at the top of a module; a function imports a DEFERRED dependency, or a course_lib module that
+    loads one its own module does not load."""
+    needless = []
+    for path in LIBRARY.rglob("*.py"):
+        module = module_name(path)
+        own = loads_on_import(module) if path.name != "__main__.py" else set()
+        for line, function, names in function_level_imports(path):
+            if not set().union(*(loads_on_import(name) for name in names)) - own:
+                needless.append(f"{path.relative_to(LIBRARY.parent)}:{line} {function} imports {names}")
+    assert not needless, "\n".join(needless)
+
+
 def test_the_top_level_holds_at_most_16_modules_and_every_subpackage_installs():
     import tomllib
 

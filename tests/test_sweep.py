@@ -150,7 +150,7 @@ def test_failed_point_is_recorded_and_the_sweep_goes_on_then_resumes(tmp_path, m
 
     pools, real_pool = [], sweep.ProcessPoolExecutor
     monkeypatch.setattr(sweep, "ProcessPoolExecutor", lambda **kw: pools.append(kw["max_workers"]) or real_pool(**kw))
-    monkeypatch.setattr("course_lib.classroom.runtime.available_cores", lambda: 2)
+    monkeypatch.setattr(sweep, "available_cores", lambda: 2)
     outcome = run("demo", "smoke", out, workers=2, progress=False, notebook=notebook)
     assert pools == [2]  # at most two points at once, whatever the machine's core count
     assert outcome["points"] == 3 and [f["strategy"] for f in outcome["failed"]] == ["random"]
@@ -804,7 +804,6 @@ def fake_clock(monkeypatch, *times):
 
 
 def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_path, monkeypatch):
-    import course_lib.classroom.notebooks
     from course_lib.research import sweep
 
     calls = []
@@ -813,7 +812,7 @@ def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_pa
         calls.append({"notebook": notebook, "out": out, "parameters": parameters, "name": name, "log": log})
         return {"records": {"gain": {"test": 0.25}, "steps": 3}, "seconds": 9.0}
 
-    monkeypatch.setattr(course_lib.classroom.notebooks, "execute", fake_execute)
+    monkeypatch.setattr("course_lib.research.sweep.execute", fake_execute)
     monkeypatch.setattr(sweep, "git_commit", lambda: "abc1234")
     fake_clock(monkeypatch, 100.0, 112.34)
     point = {"PROFILE": "smoke", "STRATEGY": "hard", "SEED": 2}
@@ -836,12 +835,11 @@ def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_pa
     (KeyError(), "KeyError: "),  # an error without a message
 ])
 def test_run_point_records_a_failure_with_its_last_line_and_goes_on(tmp_path, monkeypatch, error, message):
-    import course_lib.classroom.notebooks
 
     def failing_execute(notebook, out, parameters, name=None, log=None):
         raise error
 
-    monkeypatch.setattr(course_lib.classroom.notebooks, "execute", failing_execute)
+    monkeypatch.setattr("course_lib.research.sweep.execute", failing_execute)
     fake_clock(monkeypatch, 5.0, 5.5)
     point = {"PROFILE": "smoke", "STRATEGY": "random", "SEED": 0}
     record = run_point(point, tmp_path)
@@ -854,7 +852,6 @@ def test_run_point_records_a_failure_with_its_last_line_and_goes_on(tmp_path, mo
 def test_a_retried_points_earlier_failure_is_kept_until_the_retry_has_a_record_of_its_own(tmp_path, monkeypatch):
     """Hostile round 21: the earlier failure's record (its error and traceback) was deleted as the retry started, so a
     retry killed by a time limit left no record of either try."""
-    import course_lib.classroom.notebooks
 
     point = {"PROFILE": "smoke", "STRATEGY": "random", "SEED": 0}
     name = point_name(point)
@@ -871,7 +868,7 @@ def test_a_retried_points_earlier_failure_is_kept_until_the_retry_has_a_record_o
         (out / name).write_text("second try's cells, cut short")  # papermill writes the executed copy as it goes
         raise KeyboardInterrupt  # what a kill looks like from inside: nothing after it runs
 
-    monkeypatch.setattr(course_lib.classroom.notebooks, "execute", killed_while_running)
+    monkeypatch.setattr("course_lib.research.sweep.execute", killed_while_running)
     with pytest.raises(KeyboardInterrupt):
         run_point(point, tmp_path, log=log)
     assert seen_during_the_retry == ['{"error": "the first try"}'] and earlier.read_text() == seen_during_the_retry[0]
@@ -882,7 +879,7 @@ def test_a_retried_points_earlier_failure_is_kept_until_the_retry_has_a_record_o
         seen_during_the_retry.append((out / f"{name.removesuffix('.ipynb')}.failed.ipynb").read_text())
         raise RuntimeError("the second try")
 
-    monkeypatch.setattr(course_lib.classroom.notebooks, "execute", failing_again)
+    monkeypatch.setattr("course_lib.research.sweep.execute", failing_again)
     run_point(point, tmp_path, log=log)
     assert json.loads(earlier.read_text())["error"] == "RuntimeError: the second try"  # replaced by the retry's own
     assert seen_during_the_retry[-1] == "first try's cells"  # not the killed retry's partial copy

@@ -136,7 +136,7 @@ def test_the_run_records_its_base_once_loaded_and_its_answer_format(problems, tm
         asked.append(name)
         return real(name) if len(asked) > 1 else None
 
-    monkeypatch.setattr(models, "weights_sha256", hub_model)
+    monkeypatch.setattr(training, "weights_sha256", hub_model)
     monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
     with pytest.raises(Stopped):
         train_grpo("tiny-s", problems, CourseConfig(**FAST), tmp_path / "run", progress=False)
@@ -205,7 +205,7 @@ def test_a_run_and_a_model_name_load_on_the_device_asked_for(finished_run, monke
     import course_lib.models
 
     asked, load_model = [], course_lib.models.load_model
-    monkeypatch.setattr(course_lib.models, "load_model",
+    monkeypatch.setattr(training, "load_model",
                         lambda name, device=None: asked.append((name, device)) or load_model(name, device=device))
     load_trained(str(finished_run[0]), device="cpu")
     load_trained("tiny-s", device="cpu")
@@ -244,7 +244,7 @@ def test_a_run_is_not_resumed_on_a_base_that_changed_since(finished_run, problem
     shutil.rmtree(out / "final")  # killed before the end: a rerun resumes from its last checkpoint
     (out / "summary.json").unlink()
     real = models.weights_sha256
-    monkeypatch.setattr(models, "weights_sha256", lambda name: {**real(name), "model.safetensors": "b" * 64})
+    monkeypatch.setattr(training, "weights_sha256", lambda name: {**real(name), "model.safetensors": "b" * 64})
     monkeypatch.setattr(training, "_trainer_class", lambda dynamic: functools.partial(RecordingTrainer, dynamic))
     with pytest.raises(CourseError, match=f"^the base model tiny-s that {re.escape(str(out))} was trained on has "
                                           r"changed since: its model\.safetensors has sha256 bbbbbbbbbbbb\.\.\. "):
@@ -1201,10 +1201,10 @@ def _loads(monkeypatch, hub=False):
     import course_lib.models
 
     asked, load_model, fingerprint = [], course_lib.models.load_model, course_lib.models.weights_sha256
-    monkeypatch.setattr(course_lib.models, "load_model",
+    monkeypatch.setattr(training, "load_model",
                         lambda name, device=None: asked.append(name) or load_model(name, device=device))
     if hub:
-        monkeypatch.setattr(course_lib.models, "weights_sha256", lambda name: fingerprint(name) if asked else None)
+        monkeypatch.setattr(training, "weights_sha256", lambda name: fingerprint(name) if asked else None)
     return asked
 
 

@@ -243,7 +243,7 @@ def test_show_adds_the_picture_only_in_a_static_copy(monkeypatch):
     from course_lib.classroom.widgets import show
 
     shown = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    monkeypatch.setattr("course_lib.classroom.widgets.display", lambda obj, **kw: shown.append(obj))
     box = dead_group_widget()
     monkeypatch.setenv(CHARTS_VARIABLE, "live")
     show(box)
@@ -258,7 +258,7 @@ def test_a_static_copy_of_the_explorer_shows_its_tables_at_their_default_state(m
     from course_lib.classroom.widgets import show
 
     shown = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    monkeypatch.setattr("course_lib.classroom.widgets.display", lambda obj, **kw: shown.append(obj))
     monkeypatch.setenv(CHARTS_VARIABLE, "svg")
     box = budget_explorer({"m": hand_table()})
     shown.clear()  # what its first redraw displayed inside the widget

@@ -12,8 +12,11 @@ is never overwritten, and a newer version of the course's notebook is only annou
 from __future__ import annotations
 
 import argparse
+import ast
+import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from ..errors import CourseError, check
@@ -50,9 +53,6 @@ def is_quiz_cell(cell) -> bool:
 def packed_quiz_source(source: str, where: str = "") -> str:
     """A quiz cell as a student's copy holds it: the same question, its options and answers packed out of sight.
     The course's quiz cells call `quiz(question, options)` on literal text (read with `ast.literal_eval`, never run)."""
-    import ast
-    import textwrap
-
     from .widgets import pack_quiz
 
     calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
@@ -82,8 +82,6 @@ def classroom_copy(text: str, kind: str, source_name: str = "", root_link: str =
     notebooks/) are rewritten to it, so A1's links to the study READMEs open from lab/student/ too. Code's own
     outputs (`"../build/runs/04"`) go to a folder of their kind (`"../build/student/runs/04"`), so a student's and
     an instructor's copies opened side by side never train into one run folder."""
-    import json
-
     check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
     notebook = json.loads(text)
     if kind == "student":
@@ -113,8 +111,6 @@ def classroom_copy(text: str, kind: str, source_name: str = "", root_link: str =
 
 def copied_from_sha(path: Path) -> str | None:
     """The hash of the course notebook a copy was made from (None for a copy without one, or not a notebook)."""
-    import json
-
     try:
         return json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get(COPY_KEY, {}).get("sha256")
     except (ValueError, OSError, AttributeError):
@@ -123,8 +119,6 @@ def copied_from_sha(path: Path) -> str | None:
 
 def is_readable_notebook(path: Path) -> bool:
     """Whether a file is a notebook Jupyter can open (JSON with a list of cells)."""
-    import json
-
     try:
         return isinstance(json.loads(path.read_text(encoding="utf-8")).get("cells"), list)
     except (ValueError, OSError, AttributeError):
@@ -133,8 +127,6 @@ def is_readable_notebook(path: Path) -> bool:
 
 def holds_solutions(path: Path) -> bool:
     """Whether a notebook holds cells tagged `solution` (an instructor's copy, or the course notebook itself)."""
-    import json
-
     try:
         cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
         return any(is_solution_cell(cell) for cell in cells)

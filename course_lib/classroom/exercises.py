@@ -8,11 +8,14 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import comb
 
 from ..errors import CourseError, check
+from ..rewards import correctness_reward
 
 
 @dataclass(frozen=True)
@@ -131,8 +134,6 @@ def grade(exercise_id: str, answer, tries: int = RECIPE_AFTER, **inputs) -> tupl
 
 def wants_function(check_function) -> bool:
     """Whether an exercise's answer is a function the check calls (its check takes the `answer` itself)."""
-    import inspect
-
     return getattr(check_function, "wants_function", False) or "answer" in inspect.signature(check_function).parameters
 
 
@@ -161,8 +162,6 @@ def check_answer(exercise_id: str, answer, **inputs) -> None:
 
 def _first_step_reference(completions, answer, solution, **kwargs) -> list[float]:
     """Exercise 00.2's reward: 1 for the right final answer, 0.5 for a right first step only, else 0."""
-    from ..rewards import correctness_reward
-
     right = correctness_reward(completions, answer=answer, source=kwargs.get("source", ["arith"] * len(completions)))
     return [r if r == 1.0 else (0.5 if c.split("\n")[0].strip() == s.split("\n")[0].strip() else 0.0)
             for c, s, r in zip(completions, solution, right)]
@@ -451,8 +450,6 @@ def _rank_as_large_as_the_model(parameters: int, sizes) -> int:
           tolerance=5e-4, hint="sum over j = 0..K of the Binomial(K, p) probability of j right times "
                                "dead_group_probability(j / K, G); math.comb(K, j) gives the binomial coefficient.")
 def _plugin_dead_probability(p: float, k: int, group_size: int) -> float:
-    from math import comb
-
     from ..grpo import dead_group_probability
 
     return sum(comb(k, j) * p**j * (1 - p) ** (k - j) * dead_group_probability(j / k, group_size) for j in range(k + 1))

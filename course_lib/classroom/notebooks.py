@@ -16,7 +16,7 @@ from ..errors import check
 from ..paths import EXPERIMENT_TEMPLATE, NOTEBOOKS_DIR
 from ..provenance import atomic_write_text, git_commit, library_versions
 from ..research.profiles import PROFILES
-from .runtime import read_records
+from .runtime import CHARTS_VARIABLE, literal_assignments, parameter_errors, read_records
 
 
 def numbered_notebooks(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
@@ -61,7 +61,6 @@ def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False,
         log.parent.mkdir(parents=True, exist_ok=True)
         log_file = open(log, "wb")  # noqa: SIM115 (closed below, after the kernel has exited)
         options["kernel_manager_class"] = _kernel_manager_logging_to(log_file)
-    from .runtime import CHARTS_VARIABLE
 
     charts = os.environ.get(CHARTS_VARIABLE)
     os.environ[CHARTS_VARIABLE] = "svg"  # the kernel inherits it: executed notebooks keep static charts, no widgets
@@ -103,7 +102,6 @@ def check_notebook_parameters(notebook: Path, parameters: dict) -> None:
     """Before a kernel starts: every parameter must be one the notebook declares, of its default's type."""
     import papermill
 
-    from .runtime import literal_assignments, parameter_errors
 
     declared = {name: literal_assignments(f"x = {info['default']}").get("x")
                 for name, info in papermill.inspect_notebook(str(notebook)).items()}

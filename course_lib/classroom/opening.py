@@ -8,6 +8,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ..errors import check
+from ..paths import REPOSITORY
 from ..research.profiles import get_profile
 from .plots import use_offline_renderer
 from .runtime import setup
@@ -28,9 +30,6 @@ def fresh_folder(parent, name: str) -> Path:
     Only a folder this function handed out before (a mark `PARENT/.NAME.fresh` beside it), an empty one, or one in
     the course's own build/ (not a study's sweep, nor a folder of executed notebooks or copies) is removed: anything
     else is refused in one line."""
-    from ..errors import check
-    from ..paths import REPOSITORY
-
     check(isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name,
           f"name={name!r} must name one folder inside {parent} (a profile's name)")
     folder, mark = Path(parent) / name, Path(parent) / f".{name}.fresh"

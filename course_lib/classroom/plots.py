@@ -5,9 +5,18 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import re
+import struct
+import zlib
+
 import altair as alt
 import pandas as pd
 
+from ..errors import check
+from ..provenance import atomic_write_bytes
 from .runtime import CHARTS_VARIABLE
 
 CHART_KINDS = ("live", "svg")
@@ -68,8 +77,6 @@ def rolling_mean(values, window: int) -> list[float]:
     >>> rolling_mean([0, 1, 0, 1], 2)
     [0.0, 0.5, 0.5, 0.5]
     """
-    from ..errors import check
-
     check(isinstance(window, int) and window >= 1, f"window={window!r} must be a whole number of steps >= 1")
     values = [float(v) for v in values]
     return [sum(values[max(0, i - window + 1) : i + 1]) / (i + 1 - max(0, i - window + 1)) for i in range(len(values))]
@@ -111,10 +118,6 @@ def use_offline_renderer(kind: str | None = None) -> None:
     """Render charts without a CDN: "live" interactive ones (with an SVG copy), "svg" static SVG only (A2).
 
     "svg" is for executed notebooks, CI and the README. Without `kind`, `COURSE_CHARTS` decides, else "live"."""
-    import os
-
-    from ..errors import check
-
     kind = kind or os.environ.get(CHARTS_VARIABLE, "live")
     check(kind in CHART_KINDS, f"charts={kind!r} is unknown; use live or svg (set {CHARTS_VARIABLE} or pass kind)")
     alt.renderers.enable("course-live" if kind == "live" else "svg")
@@ -122,8 +125,6 @@ def use_offline_renderer(kind: str | None = None) -> None:
 
 def count_marks(svg: str) -> int:
     """How many data marks (points, bars, lines, areas, ...) a rendered chart's SVG holds: 0 means a blank chart."""
-    import re
-
     roles = re.findall(r'aria-roledescription="([^"]+)"', svg)
     return sum(1 for role in roles if "container" not in role and role not in ("axis", "legend", "title"))
 
@@ -157,16 +158,12 @@ def save_png(chart: alt.Chart, path, scale: float = 2.0) -> None:
     """Write a chart as a PNG through vl-convert (offline), marked as ours, atomically; for docs/findings.md."""
     import vl_convert as vlc
 
-    from ..provenance import atomic_write_bytes
 
     atomic_write_bytes(path, with_maker_chunk(vlc.vegalite_to_png(chart.to_json(), scale=scale)))
 
 
 def with_maker_chunk(png: bytes) -> bytes:
     """The PNG with a tEXt chunk naming course_lib as its maker, right after the header chunk (IHDR)."""
-    import struct
-    import zlib
-
     header_end = len(PNG_SIGNATURE) + 8 + 13 + 4  # signature, IHDR's length+type, its 13 bytes, its CRC
     chunk = struct.pack(">I", len(PNG_MAKER)) + b"tEXt" + PNG_MAKER + struct.pack(">I", zlib.crc32(b"tEXt" + PNG_MAKER))
     return png[:header_end] + chunk + png[header_end:]
@@ -277,8 +274,6 @@ def advantage_chart(group_size: int) -> alt.Chart:
 
 def interval_width_table(ks=(2, 4, 8, 16, 32, 64, 128), pass_rates=(0.0, 0.5)) -> pd.DataFrame:
     """Width of the 95% Wald and Wilson intervals for an observed pass rate, by K (01)."""
-    import math
-
     from ..difficulty import wilson_interval
 
     rows = []
@@ -520,8 +515,6 @@ def runs_gain_chart(runs: pd.DataFrame, models, title: str) -> alt.LayerChart:
     """Every run's held-out gain against its learnable share of steps, coloured and shaped by model (07).
 
     Each gain has its own bootstrap interval (column gain_ci.test)."""
-    import json
-
     bounds = runs["gain_ci.test"].map(json.loads)
     table = runs[["model", "task", "strategy", "seed"]].assign(  # plain names: Vega-Lite reads a dot as nesting
         learnable=runs["learnable_share_of_steps"], gain=runs["gain.test"], ci_low=[b[0] for b in bounds],

@@ -10,6 +10,7 @@ import json
 import os
 import random
 import sys
+import warnings
 
 from ..errors import check
 
@@ -145,7 +146,6 @@ def setup(seed: int = 0) -> str:
     check_parameters()
     use_threads(inherit=True)  # the idle cores' worth of torch threads (or the user's OMP_NUM_THREADS)
     transformers_logging.disable_progress_bar()  # "Loading weights" bars are noise for the tiny models
-    import warnings
 
     for noisy in (FutureWarning, DeprecationWarning):  # the libraries' deprecation notices are not the lesson
         warnings.filterwarnings("ignore", category=noisy)

@@ -8,12 +8,24 @@ Introduced in notebooks/00_tiny_world_tour.ipynb (`quiz`, `show`); the explorers
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import os
+import re
+import zlib
+
+import ipywidgets as w
 import pandas as pd
+from IPython.display import HTML, Markdown, display
 
 from ..difficulty import pass_rates_at
+from ..errors import check
 from ..grpo import dead_group_probability, informative_share
+from ..research.profiles import PROFILES
 from ..selection import STRATEGIES, budget_count, pass_rate_histogram, selection_summary
 from .plots import dead_group_chart, selection_histogram_chart
+from .runtime import CHARTS_VARIABLE
 
 REFERENCE_GROUP_SIZE = 8  # the p/G widget always draws G = 8 for comparison (the course's default group size)
 EXPLORER_STRATEGIES = tuple(s for s in STRATEGIES if s != "levels")
@@ -24,12 +36,6 @@ def show(widget) -> None:
     """Display a widget; in a static copy also the picture and tables of its default state (00).
 
     A static copy (charts rendered as SVG, e.g. an executed notebook) has no widget manager to draw the widget."""
-    import os
-
-    from IPython.display import display
-
-    from .runtime import CHARTS_VARIABLE
-
     display(widget)
     if os.environ.get(CHARTS_VARIABLE) == "svg" and getattr(widget, "picture", None) is not None:
         display(widget.picture)
@@ -76,7 +82,6 @@ def dead_group_widget():
     The numbers and the chart are HTML widgets updated in place (an Output widget redrawn inside a cell that is
     executing could leave a headless run waiting).
     """
-    import ipywidgets as w
     import vl_convert
 
     p = w.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.01, description="pass rate p")
@@ -139,8 +144,6 @@ def recorded_count(budget, pool: int, selected=None, study_pool=None) -> int | N
 def study_pools(rows: pd.DataFrame) -> list:
     """Each result row's training pool: its `pool_size` column, else its profile's `experiment_pool` (None when
     neither says, or the pool is a whole dataset) (03)."""
-    from ..research.profiles import PROFILES
-
     if "pool_size" in rows:
         return [size if size and not pd.isna(size) else None for size in rows["pool_size"]]
     profiles = rows["profile"] if "profile" in rows else [None] * len(rows)
@@ -215,9 +218,6 @@ def budget_explorer(tables: dict, seed: int = 0, gains: pd.DataFrame | None = No
 
     The budget slider is a share of the pool, shown with its count; the widget shows the chosen strategy's numbers,
     every strategy side by side, and the selection's histogram."""
-    import ipywidgets as w
-    from IPython.display import HTML, display
-
     first = next(iter(tables))
     k_max = int(tables[first]["k"].min())
     model = w.Dropdown(options=list(tables), value=first, description="model")
@@ -306,8 +306,6 @@ def _side_by_side_html(table: pd.DataFrame, current: str) -> str:
 
 def quiz_feedback(options: dict, choice: str | None) -> tuple[bool, str]:
     """(right?, what to show) for one choice among `options` {option: (right?, explanation)}."""
-    from ..errors import check
-
     check(sum(bool(right) for right, _ in options.values()) == 1, "a quiz question needs exactly one right option")
     check(all(explanation.strip() for _, explanation in options.values()), "every option needs its explanation")
     if choice is None:
@@ -319,10 +317,6 @@ def quiz_feedback(options: dict, choice: str | None) -> tuple[bool, str]:
 
 def pack_quiz(question: str, options: dict) -> str:
     """A quiz question and its answers as one opaque string, so that a student's copy shows no answer (`make lab`)."""
-    import base64
-    import json
-    import zlib
-
     quiz_feedback(options, None)
     spec = {"question": question, "options": {option: list(answer) for option, answer in options.items()}}
     return base64.b64encode(zlib.compress(json.dumps(spec, ensure_ascii=False).encode(), 9)).decode()
@@ -330,13 +324,6 @@ def pack_quiz(question: str, options: dict) -> str:
 
 def quiz_packed(packed: str):
     """The quiz `pack_quiz` packed; the instructor's copy calls `quiz` itself (students' copies of 00-04b)."""
-    import base64
-    import binascii
-    import json
-    import zlib
-
-    from ..errors import check
-
     damaged = "this quiz's packed text is damaged; get a fresh copy of the notebook (`make lab` after renaming yours)"
     try:
         spec = json.loads(zlib.decompress(base64.b64decode("".join(packed.split()), validate=True)))
@@ -353,9 +340,6 @@ def quiz(question: str, options: dict):
     """A multiple-choice question: pick an option and read why it is right or wrong, an explanation per option (00).
 
     Its picture (executed copies) shows the question and options, not the answer."""
-    import ipywidgets as w
-    from IPython.display import Markdown
-
     quiz_feedback(options, None)  # validates the options before anything is drawn
     choices = w.RadioButtons(options=list(options), value=None, layout=w.Layout(width="max-content"))
     feedback = w.HTML()
@@ -365,7 +349,6 @@ def quiz(question: str, options: dict):
         feedback.value = f"<p style='color:{'#1a7f37' if right else '#b35900'}'>{text}</p>"
 
     choices.observe(react, "value")
-    import re
 
     box = w.VBox([w.HTML("<b>" + re.sub(r"`([^`]+)`", r"<code>\1</code>", question) + "</b>"), choices, feedback])
     box.picture = Markdown(f"**{question}**\n\n" + "\n".join(f"- ( ) {option}" for option in options)

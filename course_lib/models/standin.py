@@ -19,6 +19,7 @@ import torch
 from ..classroom.quiet import no_weight_bars
 from ..errors import check, check_seed
 from ..provenance import atomic_write_text, env_folder, library_versions
+from ..tasks import generate
 from .folders import file_sha256, fresh_staging, n_parameters, publish_files
 
 ENDOFTEXT, IM_START, IM_END = "<|endoftext|>", "<|im_start|>", "<|im_end|>"  # Qwen's special tokens
@@ -55,8 +56,6 @@ def corpus_lines(corpus_path=None, max_lines: int = MAX_CORPUS_LINES) -> list[st
     """Training text for the BPE: GSM8K questions and answers, or built-in procedural problems offline."""
     corpus_path = corpus_source(corpus_path)
     if corpus_path is None:
-        from ..tasks import generate
-
         problems = generate("arith", 500, "train", seed=0) + generate("shuffle", 500, "train", seed=0)
         return [line for p in problems for line in (p.prompt + p.solution).splitlines()][:max_lines]
     path = Path(corpus_path)

@@ -6,6 +6,7 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 
 from ..difficulty import check_k, estimate
@@ -47,8 +48,6 @@ def summarize(problems, rates, k) -> dict:
 
 def calibrate_command(name, task, n, k, temperature, max_new_tokens, seed, data_dir) -> str:
     """The command line that measures the same report again (every setting that changes it)."""
-    import shlex
-
     words = ["python", "-m", "course_lib", "calibrate", "--model", str(name), "--task", task, "--n", str(n),
              "--k", str(k), "--seed", str(seed), "--temperature", f"{temperature:g}",
              "--max-new-tokens", str(max_new_tokens)]

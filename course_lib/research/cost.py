@@ -15,6 +15,9 @@ from pathlib import Path
 
 from ..errors import CourseError, check
 from ..paths import REPOSITORY, env_folder, what_it_is
+from ..problems import problems
+from .experiment import Point, resolve, select_arm, train_config
+from .profiles import get_profile, model_size_of
 
 GPU_CHECK = REPOSITORY / "benchmarks" / "results" / "gpu_check.json"
 
@@ -70,8 +73,6 @@ def point_hours(point: dict, pools: dict, backend: str = "vllm", numbers: dict |
     """Generation and training hours of one grid point (difficulty tables are shared, so counted apart)."""
     import pandas as pd
 
-    from .experiment import Point, resolve, select_arm, train_config
-    from .profiles import get_profile, model_size_of
 
     resolved = resolve(Point.from_parameters({**point, "BACKEND": "hf"}))  # the cost model picks the backend
     size = resolved.model_size or model_size_of(resolved.model)
@@ -94,9 +95,6 @@ def point_hours(point: dict, pools: dict, backend: str = "vllm", numbers: dict |
 
 def load_pools(points: list[dict]) -> dict:
     """The problem sets the points' cost depends on: each training pool and each held-out set."""
-    from ..problems import problems
-    from .experiment import Point, resolve
-
     pools = {}
     for point in points:
         resolved = resolve(Point.from_parameters({**point, "BACKEND": "hf"}))

@@ -16,6 +16,9 @@ import tempfile
 from dataclasses import dataclass
 
 from ..errors import check
+from ..problems import PROCEDURAL, SPLITS, problems, source_of
+from . import profiles
+from .profiles import SHAPED_SETTINGS, TRAIN_SETTINGS, YADAV_2604_06298, get_profile, paper_lora, split_settings
 
 ARM_HELP = ("easy, medium, hard, random, learnability (10% strategies; add +dynamic for DAPO filtering), "
             "levels-A-B (every problem of levels A..B), random-matched (as many as levels 1-3, from all levels)")
@@ -142,8 +145,6 @@ def parse_arm(strategy: str) -> dict:
 
 def resolve(point: Point) -> Point:
     """The point with every 0/"" setting filled in from its profile and training settings."""
-    from .profiles import TRAIN_SETTINGS, YADAV_2604_06298, get_profile
-
     check_values(dataclasses.asdict(point))
     profile = get_profile(point.profile)
     settings = point.train_settings or profile.train_settings
@@ -195,7 +196,6 @@ def train_config(point: Point, n_selected: int):
     """The GRPO settings of a point (a CourseConfig): the course's or a paper's, then the point's own overrides
     (the point's GROUP_SIZE is num_generations, its STEPS max_steps). Its LoRA: `train_lora`."""
     from ..training import CourseConfig
-    from . import profiles
 
     profile = profiles.get_profile(point.profile)
     overrides = {"num_generations": point.group_size, "prompts_per_step": point.prompts_per_step,
@@ -227,7 +227,6 @@ def train_lora(point: Point):
     """The LoRA of a point (a `peft.LoraConfig`): the course's, "shaped" (alpha = r = 16) or the paper's; None for
     "shaped-full" (every weight trained)."""
     from ..training import course_lora
-    from .profiles import SHAPED_SETTINGS, paper_lora, split_settings
 
     if point.train_settings == "shaped-full":
         return None
@@ -238,8 +237,6 @@ def train_lora(point: Point):
 
 def evaluation_sets(point: Point) -> dict:
     """The held-out problem sets of a point by name ('test', and 'ood' unless it is 'none')."""
-    from ..problems import PROCEDURAL, SPLITS, problems, source_of
-
     fmt = point.answer_format or None
     test_task = point.test_task or point.task
     procedural = source_of(test_task) in PROCEDURAL
@@ -258,8 +255,6 @@ def evaluation_sets(point: Point) -> dict:
 def training_pool(point: Point) -> tuple[list, int]:
     """A resolved point's training pool and the seed that draws it and samples its labels (0, or the point's own
     seed with resample_pool)."""
-    from ..problems import problems
-
     seed = point.seed if point.resample_pool else 0
     return problems(point.task, "train", point.pool_size or None, seed, answer_format=point.answer_format or None), seed
 
@@ -396,7 +391,6 @@ def _evaluate_splits(point: Point, run_dir) -> dict:
     """
     from ..evaluation import compare
     from ..training.phases import in_phase
-    from .profiles import get_profile
 
     profile = get_profile(point.profile)
     sets = evaluation_sets(point)

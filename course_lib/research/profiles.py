@@ -6,6 +6,8 @@ Introduced in notebooks/00_tiny_world_tour.ipynb.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 
 from ..errors import check
@@ -114,8 +116,6 @@ TRAIN_SETTINGS = ("course", "shaped", "shaped-full", *PAPER_SETTINGS)
 def model_size_of(model: str, flag: str = "MODEL_SIZE") -> str:
     """'Qwen/Qwen2.5-1.5B-Instruct' -> '1.5B': the size arXiv 2604.06298's batch sizes are keyed by, read from the
     model's own name (the last part of a path: `runs/3B-vs-0.5B/Qwen2.5-0.5B` is 0.5B)."""
-    import re
-
     name = str(model).rstrip("/").rsplit("/", 1)[-1]
     sizes = set(re.findall(r"(\d+(?:\.\d+)?)B", name))
     check(len(sizes) == 1, f"model={model!r} names {'no size like 1.5B' if not sizes else 'several sizes'} in "
@@ -134,8 +134,6 @@ def paper_dataset_of(task: str, flag: str = "TASK") -> str:
 def paper_steps(paper: str, n_selected: int, prompts_per_step: int, epochs: float = 1.3) -> int:
     """Optimizer steps of a paper's run: 2508.14094 reports step 1000 on GSM8K and BBH alike; 2604.06298 trains
     `epochs` passes over its training set (the course's 1.3, as 2508.14094's GSM8K run)."""
-    import math
-
     if paper == "2508.14094":
         return PIKUS_2508_14094["max_steps"]
     return max(1, math.ceil(epochs * n_selected / prompts_per_step))

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import ConstantInputWarning, chi2, spearmanr
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.weightstats import DescrStatsW
@@ -22,8 +24,11 @@ from statsmodels.stats.weightstats import DescrStatsW
 from ..errors import CourseError, check, warn
 from ..paths import course_path
 from ..provenance import read_csv_strictly
+from ..selection import select
+from ..tasks import guess_rate
 from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, point_name, read_studies  # noqa: F401 (read from here too)
 from .experiment import VALUE_RANGES
+from .profiles import get_profile
 
 
 def study_folder(study: str, root=RESULTS_DIR) -> Path:
@@ -64,8 +69,6 @@ ROW_KEYS = ("STRATEGY", "SEED", "MODEL", "TASK", "STEPS", "LEARNING_RATE", "PROM
 def row_disagreement(row: pd.Series, point: dict) -> str | None:
     """The first of a results row's arm-defining cells (ROW_KEYS) that differs from the point it names, as
     'strategy=hard'; None when they agree (a smoke profile's capped steps count as its own)."""
-    from .profiles import get_profile
-
     for key in ROW_KEYS:
         column = key.lower()
         if key not in point or column not in row.index:
@@ -533,8 +536,6 @@ def sd_upper_bound(sd: float, seeds: int, confidence: float = 0.9) -> float:
     >>> round(sd_upper_bound(0.008, 3), 4)
     0.0246
     """
-    from scipy.stats import chi2
-
     _check_seed_count(seeds)
     check(is_number(sd) and 0 <= sd < math.inf, f"sd={sd!r} must be a finite number >= 0")
     check_probability("confidence", confidence)
@@ -806,8 +807,6 @@ def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.Data
     Each level's gain is divided by (1 - its guess rate) and levels are averaged, each counted once (the tiny profile's
     held-out sets hold 60 problems per level). For arith it equals the plain gain where the levels hold equally many
     problems (tiny), not in smoke's 16 (4, 3, 3, 3, 3)."""
-    from ..tasks import guess_rate
-
     after, before, levels = level_columns(table, split)
 
     def beyond_chance(row) -> float:
@@ -854,8 +853,6 @@ def selected_pass_rates(labels: pd.DataFrame, fresh: pd.DataFrame, strategies, b
 
     `labels`: the pass rates it was chosen by (e.g. K=8); `fresh`: fresh samples of the same problems (e.g. K=64). The
     gap is how far the labels regress to the mean."""
-    from ..selection import select
-
     check(set(labels["id"]) == set(fresh["id"]), "labels and fresh must be difficulty tables of the same problems")
     twice = sorted(set(fresh["id"][fresh["id"].duplicated()].astype(str)))
     check(not twice, f"fresh lists problem(s) {twice[:5]} more than once (two estimates joined?): each would count "
@@ -892,10 +889,6 @@ def rank_correlation(x, y, resamples: int = 2000, seed: int = 0) -> dict:
     >>> rank_correlation([1, 2, 3, 4, 5], [2, 4, 6, 8, 10])["rho"]
     1.0
     """
-    import warnings
-
-    from scipy.stats import ConstantInputWarning, spearmanr
-
     x, y = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
     check(len(x) == len(y) and len(x) >= 4, f"rank_correlation needs >= 4 pairs of equal length, got {len(x)} and {len(y)}")
     check(np.isfinite(x).all() and np.isfinite(y).all(), "rank_correlation's values must be finite numbers (a NaN has "

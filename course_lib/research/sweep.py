@@ -14,6 +14,11 @@ to submit the three jobs in that order, logs go to DIR/logs. `python -m course_l
 
 from __future__ import annotations
 
+import csv
+import ctypes
+import dataclasses
+import hashlib
+import importlib.util
 import itertools
 import json
 import math
@@ -29,10 +34,23 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..classroom.notebooks import execute
+from ..classroom.runtime import available_cores, progress_bar, use_threads
 from ..errors import CourseError, check, warn
 from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
-from ..provenance import atomic_write_text, atomic_write_texts, check_writable_folder, git_commit, library_versions
+from ..problems import absolute_task
+from ..provenance import (
+    atomic_write_text,
+    atomic_write_texts,
+    check_writable_folder,
+    file_sha256,
+    git_commit,
+    is_lock_file,
+    library_versions,
+)
+from .cost import slurm_limits
 from .definitions import point_name
+from .experiment import Point
 from .profiles import get_profile
 from .studies import COUNTS, RANGES, SHARES, STUDIES, gain_disagreement
 
@@ -86,11 +104,6 @@ POINT_TYPES = {"int": _ascii_number(int), "float": _ascii_number(float),
 
 def parse_overrides(pairs, backend: str = "auto") -> dict:
     """`--set KEY=VALUE` pairs (and `--backend`) as experiment parameters of the right type; a clear error otherwise."""
-    import dataclasses
-
-    from ..problems import absolute_task
-    from .experiment import Point
-
     types = {f.name.upper(): f.type for f in dataclasses.fields(Point) if f.name not in ("run_dir", "profile")}
     overrides = {}
     for key, value in parse_where(pairs, option="--set").items():
@@ -214,8 +227,6 @@ def inputs_sha256(point: dict) -> dict:
     or one over its weight files'), `model_settings_sha256` (one over its settings files: stop tokens, tokenizer,
     config) and, for `jsonl:` files, `data_sha256`; unknown ones left out. A record copied in from another folder is
     resumed only when they still hold."""
-    import hashlib
-
     def one(mapping: dict) -> str:
         return hashlib.sha256(json.dumps(mapping, sort_keys=True).encode()).hexdigest()
 
@@ -238,8 +249,6 @@ INPUTS = ("model_sha256", "model_settings_sha256", "data_sha256")  # a record's 
 
 def file_fingerprints(points: list[dict]) -> dict:
     """Each `jsonl:` file the points read (TASK, TEST_TASK, ...), with its sha256 (None: missing here)."""
-    from ..provenance import file_sha256
-
     paths = sorted({str(v)[len("jsonl:"):] for p in points for v in p.values() if str(v).startswith("jsonl:")})
     return {path: file_sha256(path) if Path(path).is_file() else None for path in paths}
 
@@ -261,8 +270,6 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
 
     `log`: a file for the kernel's stderr (a worker process sends it to the worker's log instead).
     """
-    from ..classroom.notebooks import execute
-
     name = point_name(point)
     tried = _set_aside_failed_try(out, name, log)
     start = time.time()
@@ -303,8 +310,6 @@ def _set_aside_failed_try(out: Path, name: str, log: Path | None) -> list[Path]:
 def holds_only_point_records(out: Path) -> bool:
     """A folder that holds nothing but points/ of .json records (finished points copied in from another folder, as
     the message about a slice says): a sweep may plan its grid there and resume from them."""
-    from ..provenance import is_lock_file
-
     if not out.is_dir() or (out / "grid.json").exists():
         return False
     entries = [p for p in out.iterdir() if not is_lock_file(p.name)]
@@ -398,8 +403,6 @@ def is_seconds(value) -> bool:
 def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
         notebook: Path = EXPERIMENT, where: dict | None = None, overrides: dict | None = None) -> dict:
     """Run every point of a study (skipping finished ones); write results.csv and provenance.json."""
-    from ..classroom.runtime import progress_bar
-
     check(workers >= 1, f"workers={workers} must be >= 1")
     points = expand(study, profile, where, overrides)
     check_parameters(points, notebook)
@@ -480,8 +483,6 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
 def check_nothing_dropped(out: Path, records: list[dict]) -> None:
     """A results.csv already in `out` keeps every point it lists: one whose record is gone from points/ (moved,
     deleted) would be dropped from the table, so the folder is left as it is and the missing records are named."""
-    import csv
-
     table = out / "results.csv"
     if not table.is_file():
         return
@@ -512,8 +513,6 @@ def warm_up_waves(points: list[dict]) -> list[list[dict]]:
 
 def worker_count(workers: int, points_left: int) -> int:
     """`workers`, capped by the points left and the cores (more would only wait or share a core); says so if capped."""
-    from ..classroom.runtime import available_cores
-
     usable = max(1, min(workers, points_left, available_cores()))
     if usable < workers and points_left:
 
@@ -539,7 +538,6 @@ def die_with_parent(parent_pid: int, signal_number: int = signal.SIGTERM) -> Non
     """
     if not sys.platform.startswith("linux"):
         return
-    import ctypes
 
     PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal_number), 0, 0, 0)
@@ -561,8 +559,6 @@ def _share_cores(workers: int) -> int:
     """Give each worker (and the kernels it starts) an equal share of the idle cores: oversubscribed torch threads
     made parallel points 10x slower on a 2-core machine. The same rule as a single process (runtime.use_threads);
     the user's OMP_NUM_THREADS wins."""
-    from ..classroom.runtime import use_threads
-
     return use_threads(workers)
 
 
@@ -712,8 +708,6 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
     `where` emits a slice of the grid (its own folder, its own scripts); `delete_merged` removes each point's
     `merged/` model (GBs) once it is evaluated.
     """
-    from .cost import slurm_limits
-
     gpus = (1 if profile == "paper" else 0) if gpus is None else gpus
     check(gpus >= 0, f"gpus={gpus} must be >= 0 (--slurm-gpus; 0 runs on CPU)")
     check(cpus >= 1, f"cpus={cpus} must be >= 1 (--slurm-cpus)")
@@ -743,7 +737,6 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
                     for name in EMITTED_ENVIRONMENT if os.environ.get(name)]
     python = "python" if activate.exists() else shlex.quote(sys.executable)
     q_out = shlex.quote(str(out))
-    import importlib.util
 
     backend = (overrides or {}).get("BACKEND") or get_profile(profile).backend
     backend = backend if backend != "auto" else "vllm" if importlib.util.find_spec("vllm") else "hf"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import gc
 import json
 import os
 import random
@@ -26,15 +27,20 @@ from dataclasses import replace
 from pathlib import Path
 
 import torch
+from safetensors import SafetensorError
 
+from ..answers import in_format
 from ..classroom.quiet import no_weight_bars
+from ..classroom.runtime import progress_bar
 from ..errors import CourseError, check, warn
+from ..models import TINY_NAMES, check_finite, load_model, load_tokenizer, weights_sha256
 from ..paths import what_it_is
 from ..problems import legacy_problems_fingerprint, problems_fingerprint
-from ..prompts import pool_answer_format
+from ..prompts import PROCEDURAL, asked_format, model_input, pool_answer_format, prompt_ids
 from ..provenance import atomic_write_text, folder_lock, git_commit, library_versions
-from ..rewards import correctness_reward
+from ..rewards import completion_text, correctness_reward
 from ..sampling import checked_prompt_ids
+from ..tasks import arith_steps_are_right
 from .checkpoints import (
     SAVE_ERRORS,
     STAGING,
@@ -104,11 +110,6 @@ class LedgerReward:
         self.pending: list[dict] = []
 
     def __call__(self, completions, problem_id=None, **kwargs) -> list[float]:
-        from ..answers import in_format
-        from ..prompts import PROCEDURAL, asked_format
-        from ..rewards import completion_text
-        from ..tasks import arith_steps_are_right
-
         correct = correctness_reward(completions, **kwargs)
         ids = problem_id or [None] * len(correct)
         sources = kwargs.get("source") or [None] * len(correct)
@@ -164,7 +165,6 @@ def _progress_callback():  # pragma: no mutate block (a progress bar: display on
     instead of TRL's full metrics dict, which goes to metrics.jsonl."""
     from transformers import TrainerCallback
 
-    from ..classroom.runtime import progress_bar
 
     class CourseProgress(TrainerCallback):
         bar = None
@@ -369,9 +369,6 @@ def run_args(config, run_dir: Path, progress: bool = True, longest_prompt: int =
 
 def longest_prompt(problems, model_name: str) -> int:
     """Tokens of the longest prompt as every stage shows it (the colocated vLLM engine's context is sized by it)."""
-    from ..models import load_tokenizer
-    from ..prompts import prompt_ids
-
     tokenizer = load_tokenizer(model_name)
     return max(len(prompt_ids(p, tokenizer)) for p in problems)
 
@@ -381,7 +378,6 @@ def _dataset(problems, tokenizer):
     the columns the reward reads (answer, source, answer_format, problem_id)."""
     from datasets import Dataset
 
-    from ..prompts import model_input
 
     return Dataset.from_list([{"prompt": model_input(p, tokenizer), "answer": p.answer, "source": p.source,
                                "answer_format": p.answer_format or "", "problem_id": p.id} for p in problems])
@@ -508,8 +504,6 @@ def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse
     Runs from before the fingerprint, and a base whose weights cannot be read here, have nothing to check.
     Introduced in notebooks/04_grpo_training.ipynb.
     """
-    from ..models import TINY_NAMES
-
     recorded = run.get("base_sha256")
     if recorded is None:  # a run from before fingerprints, or a hub base that was not cached when it trained
         return
@@ -618,8 +612,6 @@ def train_grpo(model_name: str, problems, config, out, peft_config="course", pro
 
 def _smaller_micro_batches(config):  # pragma: no mutate block (GPU out-of-memory path)
     """The config with half as many prompts per micro-batch, after freeing what the failed attempt held."""
-    import gc
-
     from accelerate import PartialState
 
     gc.collect()
@@ -637,7 +629,6 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     """One attempt of `train_grpo` (see there)."""
     from accelerate import PartialState
 
-    from ..models import load_model, weights_sha256
 
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
     check_batch(config.completions_per_step, config.num_generations)
@@ -776,8 +767,6 @@ def _prepare_run_dir(run_dir: Path, resume_step: int | None, broken: list, model
 
 def load_trained(run_or_model: str, device: str | None = None):
     """(model, tokenizer) from a run folder (merging a LoRA adapter into its base) or any model name (00)."""
-    from ..models import check_finite, load_model
-
     check(isinstance(run_or_model, str | os.PathLike) and str(run_or_model).strip(),
           f"run_or_model={run_or_model!r} must name a run folder, a tiny model (e.g. 'tiny-m') or a model folder")
     run_dir = Path(run_or_model)
@@ -786,7 +775,6 @@ def load_trained(run_or_model: str, device: str | None = None):
         check(not (run_dir / "run_config.json").is_file(), f"{run_dir} is not a finished run (no final/); run the "
                                                             "same train command again to finish it")
         return load_model(run_or_model, device=device)
-    from ..models import weights_sha256
 
     run = read_run_config(run_dir)
     verify_final(run_dir)
@@ -798,7 +786,6 @@ def load_trained(run_or_model: str, device: str | None = None):
         check_base(run_dir, run, run["model"], weights_sha256(run["model"]), refuse=lora)
     if lora:
         from peft import PeftModel
-        from safetensors import SafetensorError
 
         try:
             model = PeftModel.from_pretrained(model, str(final)).merge_and_unload()
@@ -872,8 +859,6 @@ def trl_loss_on_fixed_batch(model, tokenizer, prompts, completions, rewards, gro
     `current_gradient_accumulation_steps` are TRL's private names: the trl==1.16 pin in pyproject.toml guards them,
     and `tests/test_grpo_reference.py` fails first on an upgrade that changes them.
     """
-    import os
-
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 

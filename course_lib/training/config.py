@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, fields
 
 import torch
 from accelerate.utils import get_int_from_env
+from peft import LoraConfig
 from transformers.trainer_utils import SchedulerType
-from trl import GRPOConfig, ModelConfig
+from trl import GRPOConfig, ModelConfig, get_peft_config
 
 from ..errors import MAX_SEED, CourseError, check
 from ..grpo import LOSS_TYPES, SCALES  # TRL's; every one gives the whole step's gradient over micro-batches but bnpo
@@ -349,15 +350,11 @@ def course_lora(**settings):
     """The `peft.LoraConfig` of CourseModelConfig(**settings), or None when use_peft=False (full fine-tuning) (04b).
 
     The course's LoRA unless `settings` say otherwise."""
-    from trl import get_peft_config
-
     return get_peft_config(CourseModelConfig(**settings))
 
 
 def check_peft_config(peft_config) -> None:
     """train_grpo's peft_config: a LoraConfig whose rank and alpha are in range, or None (full fine-tuning)."""
-    from peft import LoraConfig
-
     check(peft_config is None or isinstance(peft_config, LoraConfig),
           f"peft_config={type(peft_config).__name__} must be a peft.LoraConfig, or None to train every weight")
     if peft_config is not None:
