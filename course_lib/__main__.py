@@ -912,13 +912,13 @@ def _check_point_inputs(point, checked: set, datasets_here: bool = True) -> None
 
 def _report_sweep(outcome: dict, out: Path) -> int:
     """Print a sweep's outcome (failed and missing points on stderr); 1 if any point failed or is missing."""
-    from .research.sweep import point_name
+    from .research.sweep import failed_name, point_name
 
     print(f"{outcome['points']} points saved, {len(outcome['failed'])} failed, {len(outcome['missing'])} missing; "
           f"results in {outcome['results']}")
     for failed in outcome["failed"]:
         error = failed.get("error", "no error recorded")
-        aside = Path(out) / "points" / f"{failed['point']}.failed.ipynb"  # a retry of it was cut short
+        aside = Path(out) / "points" / failed_name(failed["point"], ".ipynb")  # a retry of it was cut short
         shown = aside if aside.is_file() else Path(out) / "points" / f"{failed['point']}.ipynb"
         print(f"FAILED {failed['point']}: {error} (see {shown})", file=sys.stderr)
     for missing in outcome["missing"]:

@@ -108,14 +108,16 @@ def hash_answers(text) -> list[str | None]:
     return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
 
 
-_STATED_NUMBER = re.compile(r"(?i)(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:=]?\s*|([^\W\d_]\w*)(?:\s+\d+)?\s*[:=]\s*)?"
+_ANSWER_LABEL = r"(?i:the\s+)?(?i:final\s+)?(?i:answer)(?:\s+(?i:is))?\s*[:=]?\s*"  # `Answer:`, `The final answer is`
+_WORD_LABEL = r"([^\W\d_]\w*)"  # `Solution:`, `x =`: read against _NO_UNIT (`Maybe: 8` is no answer)
+_STATED_NUMBER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}(?:\s+\d+)?\s*[:=]\s*)?"
                             r"(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`
                             r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?))?[ \t]*\.?")  # a unit
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _STATED_SENTENCE = re.compile(r"(?i)\bthe\s+(?:final\s+)?answer\s+is:?\s*\$?(-?\d[\d,]*(?:\.\d+)?)(?=\s*(?:[.!]|$))",
                               re.M)  # `The answer is 9.` (a number that ends its sentence, not `9 - 1 = 8`)
 _NAMED_OPTION = re.compile(r"(?i:option|choice)\s*\(?([A-G])\)?\.?|\(([A-G])\)\s+[^\W\d_]+\.?")  # `Option D`, `(D) Alice`
-_STATED_LETTER = re.compile(r"(?:(?:[Tt]he\s+)?(?:[Ff]inal\s+)?[Aa]nswer(?:\s+is)?\s*[:=]?\s*|([^\W\d_]\w*)\s*:\s*)"
+_STATED_LETTER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}\s*:\s*)"
                             r"\(?([A-Z])\)?\.?")  # `Answer: E`, `Solution: (E)`
 _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (any other word is a unit: `7 apples`)
     "thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "trillions", "hundred",

@@ -998,7 +998,8 @@ def test_round_22_a_stated_option_in_another_spelling_beside_a_hash_answer_is_a_
 
 @pytest.mark.parametrize(("completion", "gold", "right"), [
     ("#### Solution: E\n#### D", "D", False), ("#### Final: (E)\n#### D", "D", False), ("#### Not: E", "E", False),
-    ("#### Solution: E", "E", True), ("#### Answer: E", "E", True)])
+    ("#### Solution: E", "E", True), ("#### Answer: E", "E", True),
+    ("#### THE FINAL ANSWER IS E", "E", True), ("#### ANSWER = 8", "8", True)])  # one label, case-blind, both kinds
 def test_round_22_a_labelled_option_letter_is_that_letter(completion, gold, right):
     """Hostile round 22: `#### Solution: E` was dropped as a heading (a hedge beside `#### D` scored 1, and a right
     `#### Solution: E` alone scored 0)."""

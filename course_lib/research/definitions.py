@@ -57,4 +57,10 @@ def point_name(point: dict) -> str:
     return f"{readable}_{digest}"
 
 
+def failed_name(name: str, suffix: str = ".json") -> str:
+    """The file name of point `name`'s failure: its record (`.json`), and while a retry runs the failed try's
+    notebook (`.ipynb`) and kernel log (`.log`)."""
+    return f"{name}.failed{suffix}"
+
+
 NAME_BYTES = 200  # of a point's values in its file name

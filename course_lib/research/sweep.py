@@ -49,7 +49,7 @@ from ..provenance import (
     library_versions,
 )
 from .cost import slurm_limits
-from .definitions import point_name
+from .definitions import failed_name, point_name
 from .experiment import Point
 from .profiles import get_profile
 from .studies import COUNTS, RANGES, SHARES, STUDIES, gain_disagreement
@@ -284,10 +284,10 @@ def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | N
     record["seconds"] = round(time.time() - start, 1)
     record["commit"] = git_commit()  # the code this point ran with (a resumed sweep may mix commits)
     record.update(inputs_sha256(point))  # which model and data the names meant here (a record may be copied)
-    suffix = "json" if record["status"] == "ok" else "failed.json"
-    atomic_write_text(out / "points" / f"{name}.{suffix}", json.dumps(record, indent=1, default=str) + "\n")
+    saved = out / "points" / f"{name}.json" if record["status"] == "ok" else out / "points" / failed_name(name)
+    atomic_write_text(saved, json.dumps(record, indent=1, default=str) + "\n")
     # an earlier failure is kept until a retry has its own record (a killed one has none); then it goes
-    for path in (*tried, *([out / "points" / f"{name}.failed.json"] if record["status"] == "ok" else [])):
+    for path in (*tried, *([out / "points" / failed_name(name)] if record["status"] == "ok" else [])):
         path.unlink(missing_ok=True)
     return record
 
@@ -296,11 +296,11 @@ def _set_aside_failed_try(out: Path, name: str, log: Path | None) -> list[Path]:
     """Before a failed point is retried, its executed notebook and kernel log move beside its failure record
     (`NAME.failed.ipynb`, `NAME.failed.log`), so a retry that is killed leaves what the failure points to; a retry
     that ends, failed or not, removes them (its own record and notebook describe the point)."""
-    if not (out / "points" / f"{name}.failed.json").is_file():
+    if not (out / "points" / failed_name(name)).is_file():
         return []
     kept = []
     for path in filter(None, (out / "points" / f"{name}.ipynb", log)):
-        aside = path.with_name(f"{name}.failed{path.suffix}")
+        aside = path.with_name(failed_name(name, path.suffix))
         if path.is_file() and not aside.exists():  # one there already: `path` is a killed retry's, not the failure's
             os.replace(path, aside)
         kept.append(aside)
@@ -443,7 +443,7 @@ def saved_records(out: Path, points: list[dict]) -> tuple[list[dict], list[dict]
     that is not sound is warned about and left where it is (reading never moves a file)."""
     records, missing = [], []
     for point in points:
-        failed = out / "points" / f"{point_name(point)}.failed.json"
+        failed = out / "points" / failed_name(point_name(point))
         record = done_record(out, point, set_aside=False) or _saved(failed, point, "failed", set_aside=False)
         if record:
             records.append(record)
