@@ -42,6 +42,7 @@ from .problems import (
 )
 from .prompts import INSTRUCTIONS, pool_answer_format
 from .provenance import (
+    SEAL,
     atomic_write_text,
     atomic_write_texts,
     check_ignored_in_repository,
@@ -62,6 +63,7 @@ from .provenance import (
     is_tracked,
     library_versions,
     resolved,
+    seal_broken,
     sealed_json,
     text_sha256,
     tracked_files,
@@ -900,14 +902,16 @@ def _check_point_inputs(point, checked: set, datasets_here: bool = True) -> None
     if point.model not in checked and point.model not in PACKAGED_MODELS:  # packaged: converted where points run
         resolve_model_path(point.model)  # a folder that holds a model, a tiny name, or a hub id
     checked.add(point.model)
-    for task in (point.task, point.test_task, point.ood_task):
+    # the split each role reads (experiment.training_pool, experiment.evaluation_sets)
+    for task, split in ((point.task, "train"), (point.test_task or point.task, "test"), (point.ood_task, "test")):
         if isinstance(task, str) and task.startswith("jsonl:") and task not in checked:
             load_jsonl_problems(task.removeprefix("jsonl:"))  # exists, every row sound, ids unique
             checked.add(task)
-        elif datasets_here and isinstance(task, str) and task not in ("", "none", *TASK_NAMES) and task not in checked:
+        elif datasets_here and isinstance(task, str) and task not in ("", "none", *TASK_NAMES) \
+                and (task, split) not in checked:
             source = source_of(task)  # a hub dataset (gsm8k, math, bbh, aime2025): in the local cache or reachable
-            problems(task, SPLITS[source][-1], 1, 0)
-            checked.add(task)
+            problems(task, split if split in SPLITS[source] else SPLITS[source][-1], 1, 0)
+            checked.add((task, split))
 
 
 def _report_sweep(outcome: dict, out: Path) -> int:
@@ -985,6 +989,8 @@ def _read_evaluation(name: str, path: Path) -> dict:
     fault = rows_fault(result)
     if fault:
         raise CourseError(f"{name}={path}{fault}; {fix}")
+    check(not seal_broken(path), f"{name}={path} was changed after the command that wrote it (its {SEAL} no longer "
+          f"matches); {fix} again, or delete its {SEAL} line if the edit is yours on purpose")
     return result
 
 

@@ -927,3 +927,53 @@ def test_reproduce_refuses_a_hub_dataset_out_of_reach_before_any_point_runs(tmp_
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
         assert said in done.stderr and "(point " in done.stderr, done.stderr
         assert not (tmp_path / "run" / "points").exists()
+
+
+def test_round_23_compare_refuses_an_evaluation_edited_after_it_was_sealed(tmp_path):
+    """Hostile round 23: `compare` read an `evaluate` output edited by hand (its seal broken) and wrote a new, sealed
+    gain from the edited numbers; now it refuses the input, naming it; the same file unedited is read."""
+    from course_lib.provenance import SEAL, sealed_json
+
+    rows = [{"id": i, "level": 1, "k": 2, "n_correct": 1, "pass_rate": 0.5} for i in ("a", "b")]
+    after, before = tmp_path / "after.json", tmp_path / "before.json"
+    for path in (after, before):
+        path.write_text(sealed_json({"k": 2, "per_problem": rows}))
+    done = run_cli_in_process("compare", "--after", after, "--before", before, "--out", tmp_path / "gain.json")
+    assert done.returncode == 0, done.stderr
+    edited = json.loads(after.read_text())
+    edited["per_problem"][0].update(n_correct=2, pass_rate=1.0)
+    after.write_text(json.dumps(edited))
+    done = run_cli_in_process("compare", "--after", after, "--before", before, "--out", tmp_path / "gain2.json")
+    assert done.returncode == 2 and f"after={after} was changed after the command that wrote it" in done.stderr
+    assert f"delete its {SEAL} line" in done.stderr and not (tmp_path / "gain2.json").exists()
+
+
+def test_round_23_reproduce_checks_the_split_each_point_trains_on(tmp_path, monkeypatch):
+    """Hostile round 23: the check before any point loaded a hub dataset's test split only, so a data folder without
+    the train split passed and every point then failed in its kernel; now the train split is checked too."""
+    import datasets
+
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: (_ for _ in ()).throw(ConnectionError("offline")))
+    data_dir = tmp_path / "data"
+    (data_dir / "gsm8k").mkdir(parents=True)
+    shared = Path(__file__).resolve().parents[1] / "shared" / "data" / "gsm8k" / "test.jsonl"
+    rows = shared.read_text().splitlines()[:20] if shared.exists() else [
+        json.dumps({"question": f"What is {i} + 1?", "answer": f"{i} + 1 = {i + 1}\n#### {i + 1}"}) for i in range(20)]
+    (data_dir / "gsm8k" / "test.jsonl").write_text("\n".join(rows) + "\n")
+    monkeypatch.setenv("COURSE_DATA_DIR", str(data_dir))
+    done = run_cli_in_process("reproduce", "hard-wins", "--profile", "paper", "--out", tmp_path / "run",
+                              "--set", "MODEL=tiny-s")
+    assert done.returncode == 2 and "train.jsonl" in done.stderr and "(point " in done.stderr, done.stderr
+    assert not (tmp_path / "run" / "points").exists()
+
+
+@pytest.mark.parametrize("size", ["3B", "banana"])
+def test_round_23_reproduce_refuses_a_model_size_its_points_would_ignore(tmp_path, size):
+    """Hostile round 23: `reproduce --set MODEL_SIZE=3B` (or `banana`) on points trained with the course's settings
+    was planned, ignored and written into every record, as if it had chosen the batch (`train --model-size` has
+    been refused there since round 22)."""
+    done = run_cli_in_process("reproduce", "hard-wins", "--profile", "smoke", "--out", tmp_path / "run",
+                              "--set", f"MODEL_SIZE={size}")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert f"MODEL_SIZE='{size}' chooses among arXiv 2604.06298's batch sizes" in done.stderr
+    assert not (tmp_path / "run" / "points").exists()

@@ -4,7 +4,9 @@ import functools
 import json
 import re
 import shutil
+from decimal import Decimal
 
+import numpy as np
 import pytest
 from conftest import ADAPTER, flip_byte, nan_fill, rehash_final, truncate
 from conftest import FAST_TRAINING as FAST  # the shared fixtures' settings
@@ -1546,7 +1548,13 @@ def test_lora_targets_are_checked_against_the_models_linear_modules():
                                                 ("reward_weights", [1.0, float("nan")]),
                                                 ("reward_weights", [[float("nan")]]),
                                                 ("generation_kwargs", {"temperature": float("nan")}),
-                                                ("lr_scheduler_kwargs", {"min_lr": float("inf")})])
+                                                ("lr_scheduler_kwargs", {"min_lr": float("inf")}),
+                                                # hostile round 23: a numpy float, an array, a Decimal, an inf weight
+                                                ("generation_kwargs", {"temperature": np.float32("nan")}),
+                                                ("generation_kwargs", {"temperature": np.array([np.nan])}),
+                                                ("generation_kwargs", {"top_p": Decimal("NaN")}),
+                                                ("lr_scheduler_kwargs", {"min_lr": np.float32("inf")}),
+                                                ("reward_weights", [np.float32("inf")])])
 def test_a_training_setting_that_is_not_a_finite_number_is_refused_by_name(setting, value):
     """Hostile round 20: TRL's own number settings took NaN and inf (recorded, then used or failing mid-run)."""
     from course_lib.training.config import CourseConfig
@@ -1556,6 +1564,7 @@ def test_a_training_setting_that_is_not_a_finite_number_is_refused_by_name(setti
     kind = "finite numbers" if isinstance(value, list | dict) else "a finite number"
     assert str(refused.value) == f"{setting}={value!r} must be {kind}"
     CourseConfig(output_dir="unused", reward_weights=[1.0, 0.5])  # finite numbers pass
+    CourseConfig(output_dir="unused", generation_kwargs={"temperature": np.float32(0.7)})
 
 
 @pytest.mark.parametrize(("weights", "refused"), [([0], True), ([0.0, 0.0], True), ([-1], True), ([-1, 0], True),

@@ -13,6 +13,7 @@ Introduced in notebooks/00_tiny_world_tour.ipynb; notebook 04 builds a GRPOConfi
 
 import math
 from dataclasses import dataclass, field, fields
+from decimal import Decimal
 
 import torch
 from accelerate.utils import get_int_from_env
@@ -280,23 +281,35 @@ def check_finite(config) -> None:
     for item in fields(config):
         value = getattr(config, item.name, None)
         single = not isinstance(value, list | tuple | dict)
-        check(all(math.isfinite(v) for v in _floats(value)),
+        check(all(_finite(v) for v in _floats(value)),
               f"{item.name}={value!r} must be {'a finite number' if single else 'finite numbers'}")
 
 
-def _floats(value) -> list[float]:
-    """The floats in a setting, looking inside lists, tuples and dicts (`generation_kwargs`, `reward_weights`)."""
-    if isinstance(value, float):
+def _floats(value) -> list:
+    """The non-whole numbers in a setting, looking inside lists, tuples, dicts and numpy arrays (`generation_kwargs`,
+    `reward_weights`): a float, a numpy float or a Decimal."""
+    if hasattr(value, "tolist"):  # a numpy array or scalar, as plain Python numbers
+        value = value.tolist()
+    if isinstance(value, float | Decimal):
         return [value]
     if isinstance(value, dict):
         value = list(value.values())
     return [number for inner in value for number in _floats(inner)] if isinstance(value, list | tuple) else []
 
 
+def _finite(number) -> bool:
+    try:
+        return math.isfinite(number)
+    except ValueError:  # Decimal('sNaN')
+        return False
+
+
 def check_reward_weights(weights) -> None:
     """TRL's reward_weights: unset, or numbers with at least one above 0 (04). All 0 gives every completion the same
     reward, so no group has a gradient and the run ends as the base model; all at or below 0 trains away from every
     reward. (A negative weight beside a positive one is a penalty, which a reward of your own may be.)"""
+    check(weights is None or not isinstance(weights, list | tuple) or all(_finite(w) for w in _floats(weights)),
+          f"reward_weights={weights!r} must be finite numbers")
     check(weights is None or (isinstance(weights, list | tuple) and all(is_number(w, integer=False) for w in weights)
                               and any(w > 0 for w in weights)),
           f"reward_weights={weights!r} must be numbers with at least one above 0 (all 0: every completion earns the "
