@@ -496,7 +496,7 @@ def atomic_write_texts(files: dict) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
             staged.append((tmp, path))
-            with os.fdopen(handle, "w") as out:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
                 out.write(text)
             os.chmod(tmp, 0o644)
         for tmp, path in staged:

@@ -257,3 +257,32 @@ def test_a_studys_analysis_is_remade_from_its_results_byte_for_byte(study):
 
     report = runpy.run_path(str(ROOT / "data" / "results" / study / "analyze.py"))["report"]
     assert report() == (ROOT / "data" / "results" / study / "analysis.md").read_text()
+
+
+@pytest.mark.parametrize("edit", ["swap", "raise"])
+def test_round_23_a_results_row_that_differs_from_its_point_record_is_refused(tmp_path, edit):
+    """Hostile round 23: a committed results.csv whose measures traded rows (a spreadsheet sort of some columns), or
+    one row's gain raised with its accuracy, turned a scorecard verdict in silence; the point records committed
+    beside it hold each point's own numbers, and load_study now compares them."""
+    import shutil
+
+    import pandas as pd
+
+    from course_lib import CourseError
+    from course_lib.research.studies import load_study
+
+    study = "regimes-hard-wins"
+    shutil.copytree(ROOT / "data" / "results" / study, tmp_path / study)
+    path = tmp_path / study / "results.csv"
+    load_study(study, tmp_path)  # as committed: read
+    table = pd.read_csv(path)
+    measures = [c for c in table.columns if c.startswith(("gain.", "accuracy_after."))]
+    if edit == "swap":
+        table.loc[[3, 4], measures] = table.loc[[4, 3], measures].to_numpy()
+    else:
+        table.loc[3, "gain.test"] += 0.01
+        table.loc[3, "accuracy_after.test"] += 0.01
+    table.to_csv(path, index=False)
+    with pytest.raises(CourseError, match=r"results.csv line 5 \((gain|accuracy_after)\.\w+\) differs from its point's "
+                                          r"record in .*: it was edited, or rows were moved"):
+        load_study(study, tmp_path)

@@ -370,9 +370,30 @@ def test_aggregate_writes_one_flat_table_sorted_by_point_and_the_provenance(tmp_
     assert text == json.dumps(provenance, indent=1) + "\n"  # one key per line: a committed result diffs well
     assert provenance == {"study": "demo", "profile": "smoke", "command": "reproduce demo", "commit": git_commit(),
                           "versions": library_versions(), "points": 2, "failed": ["b"], "point_commits": ["abc", "def"],
-                          "this_run": {"workers": 1}, "missing": ["c"], "seconds_per_point": {"b": 2.0, "a": 1.5}}
+                          "this_run": {"workers": 1}, "missing": ["c"], "seconds_per_point": {"b": 2.0, "a": 1.5},
+                          "results_sha256": file_sha256(tmp_path / "results.csv")}
     aggregate("demo", "smoke", tmp_path, [], "")  # nothing saved yet: an empty table with its key column
     assert (tmp_path / "results.csv").read_text() == "point\n"
+
+
+def test_round_23_aggregate_refuses_to_replace_a_results_table_edited_since_it_wrote_it(tmp_path):
+    """Hostile round 23: `aggregate` (and `reproduce`'s last step) replaced a results.csv edited by hand (a column of
+    notes) in silence, where estimate, select, evaluate and compare refuse; a folder from before results_sha256 is
+    remade as before."""
+    records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")  # unedited: replaced
+    table = tmp_path / "results.csv"
+    edited = table.read_text().replace("gain.test\n", "gain.test,notes\n").replace("0.25\n", "0.25,rerun on GPU\n")
+    table.write_text(edited)
+    with pytest.raises(CourseError, match="was changed after `aggregate` wrote it"):
+        aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    assert table.read_text() == edited
+    provenance = json.loads((tmp_path / "provenance.json").read_text())
+    del provenance["results_sha256"]  # an older folder: nothing to compare with
+    (tmp_path / "provenance.json").write_text(json.dumps(provenance))
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    assert "notes" not in table.read_text()
     assert json.loads((tmp_path / "provenance.json").read_text())["this_run"] == {}
 
 

@@ -8,6 +8,7 @@ per grid point); `course_lib.research.sweep` runs the grids. Introduced in noteb
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import numbers
@@ -26,7 +27,7 @@ from ..paths import course_path
 from ..provenance import read_csv_strictly
 from ..selection import select
 from ..tasks import guess_rate
-from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, point_name, read_studies  # noqa: F401 (read from here too)
+from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, failed_name, point_name, read_studies  # noqa: F401 (read from here too)
 from .experiment import VALUE_RANGES
 from .profiles import get_profile
 
@@ -60,7 +61,37 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
     check(not intervals or "commit" not in provenance,  # `aggregate` writes each gain's interval beside it
           f"{path} has {intervals[0] if intervals else ''} but no gain_ci column beside it (removed by hand); {fix}")
     check_every_point_listed(table, folder, provenance, fix)
+    check_rows_match_records(table, folder, fix)
     return table[table["status"] == "ok"].reset_index(drop=True), provenance
+
+
+def results_table(records: list[dict]) -> pd.DataFrame:
+    """The results table `aggregate` writes: one row per point record (flat columns, no traceback), by point name."""
+    table = pd.json_normalize([{key: value for key, value in r.items() if key != "traceback"} for r in records])
+    return table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])
+
+
+def check_rows_match_records(table: pd.DataFrame, folder: Path, fix: str) -> None:
+    """Each row of a study's results table holds what its point's record in `points/` says (a row whose numbers were
+    edited, or moved to another row, is refused, naming it); a folder without `points/` is not checked."""
+    points = folder / "points"
+    if not points.is_dir() or "point" not in table.columns:
+        return
+    records = []
+    for line, name in enumerate(table["point"], start=2):
+        found = [path for path in (points / f"{name}.json", points / failed_name(str(name))) if path.is_file()]
+        check(found, f"{folder / 'results.csv'} line {line}: point {name} has no record in {points}; {fix}")
+        records.append(json.loads(found[0].read_text(encoding="utf-8")))
+    made = pd.read_csv(io.StringIO(results_table(records).to_csv(index=False)), index_col=False)
+    check(set(made.columns) == set(table.columns),
+          f"{folder / 'results.csv'} has other columns than its points' records make; {fix}")
+    made = made.set_index("point").loc[table["point"], list(table.columns.drop("point"))]
+    for line, (row, expected) in enumerate(zip(table.drop(columns="point").itertuples(index=False),
+                                               made.itertuples(index=False), strict=True), start=2):
+        differs = [column for column, a, b in zip(made.columns, row, expected, strict=True)
+                   if not (a == b or (pd.isna(a) and pd.isna(b)))]
+        check(not differs, f"{folder / 'results.csv'} line {line} ({differs[0] if differs else ''}) differs from "
+                           f"its point's record in {points}: it was edited, or rows were moved; {fix}")
 
 
 ROW_KEYS = ("STRATEGY", "SEED", "MODEL", "TASK", "STEPS", "LEARNING_RATE", "PROMPTS_PER_STEP", "BUDGET")  # arms, pairs

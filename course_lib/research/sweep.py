@@ -32,8 +32,6 @@ import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-import pandas as pd
-
 from ..classroom.notebooks import execute
 from ..classroom.runtime import available_cores, progress_bar, use_threads
 from ..errors import CourseError, check, warn
@@ -47,12 +45,14 @@ from ..provenance import (
     git_commit,
     is_lock_file,
     library_versions,
+    read_record,
+    text_sha256,
 )
 from .cost import slurm_limits
 from .definitions import failed_name, point_name
 from .experiment import Point
 from .profiles import get_profile
-from .studies import COUNTS, RANGES, SHARES, STUDIES, gain_disagreement
+from .studies import COUNTS, RANGES, SHARES, STUDIES, gain_disagreement, results_table
 
 EXPERIMENT = EXPERIMENT_TEMPLATE
 
@@ -647,17 +647,27 @@ def aggregate(study: str, profile: str, out: Path, records: list[dict], command:
         if record["status"] == "ok":
             check_measures(record, name)
             _check_counts_match_run(record, name, out / "runs" / name)
-    table = pd.json_normalize([{k: v for k, v in r.items() if k != "traceback"} for r in records])
-    table = table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])
+    check_results_unedited(out)
+    text = results_table(records).to_csv(index=False)
     failed = [r for r in records if r["status"] != "ok"]
     provenance = {"study": study, "profile": profile, "command": command, "commit": git_commit(),
                   "versions": library_versions(), "points": len(records), "failed": [r["point"] for r in failed],
                   "point_commits": sorted({str(r.get("commit")) for r in records}), "this_run": this_run or {},
                   "missing": list(missing),
-                  "seconds_per_point": {r["point"]: r["seconds"] for r in records}}
-    atomic_write_texts({out / "results.csv": table.to_csv(index=False),  # both new, or neither after an error
+                  "seconds_per_point": {r["point"]: r["seconds"] for r in records}, "results_sha256": text_sha256(text)}
+    atomic_write_texts({out / "results.csv": text,  # both new, or neither after an error
                         out / "provenance.json": json.dumps(provenance, indent=1) + "\n"})
     return {"results": out / "results.csv", "points": len(records), "failed": failed}
+
+
+def check_results_unedited(out: Path) -> None:
+    """`aggregate` replaces a results.csv only as it wrote it: one whose sha256 differs from the one its
+    provenance.json records was edited since, and the edit would be lost (an older folder records none)."""
+    recorded = (read_record(out / "provenance.json") or {}).get("results_sha256")
+    path = out / "results.csv"
+    check(not recorded or not path.is_file() or file_sha256(path) == recorded,
+          f"{path} was changed after `aggregate` wrote it (its sha256 differs from provenance.json's results_sha256) "
+          "and remaking it would lose the edit: copy the edit elsewhere, then delete results.csv to remake it")
 
 
 SLURM_TIME = re.compile(r"(\d+-)?\d+(:\d{2}){0,2}")  # minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM:SS
