@@ -1181,7 +1181,6 @@ def build_parser() -> argparse.ArgumentParser:
     standin.add_argument("--seed", type=SEED, default=0, help="seed of the weights")
     standin.set_defaults(run=cmd_standin)
 
-
     calibrate = commands.add_parser("calibrate", help="pass rate per level of a tiny model at K samples")
     calibrate.add_argument("--model", required=True, help="tiny name, model folder or hub id")
     calibrate.add_argument("--task", default="arith", help=TASK_HELP)

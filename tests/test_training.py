@@ -576,7 +576,7 @@ def test_each_metrics_row_holds_the_training_seconds_so_far_to_a_tenth(tmp_path,
 
 
 def test_a_step_is_whole_groups_of_completions(tmp_path):
-    # the public API counts a step in prompts, so its batch is always whole groups (check_batch cannot fire from it)
+    # the public API counts a step in prompts, so its batch is always whole groups
     config = CourseConfig(**{**FAST, "prompts_per_step": 3})
     assert config.completions_per_step == 12  # 3 prompts x G=4
     args = run_args(config, tmp_path)
@@ -674,17 +674,9 @@ def test_out_of_memory_retries_with_half_the_micro_batch_and_the_same_arguments(
     assert attempts == [(0, 16, True, [callback]), (2, 16, True, [callback])]  # 0: the whole step at once
 
 
-def test_batch_and_pool_checks_name_the_numbers_to_change():
-    from course_lib.training import check_batch, check_enough_problems
+def test_the_pool_check_names_the_numbers_to_change():
+    from course_lib.training import check_enough_problems
 
-    with pytest.raises(CourseError, match=r"^group_size=1 must be >= 2$"):
-        check_batch(8, 1)
-    with pytest.raises(CourseError, match=r"^a batch of 10 completions does not divide into groups of 4; use a multiple "
-                                          r"of 4 \(e.g. 8\)$"):
-        check_batch(10, 4)
-    check_batch(8, 4)
-    with pytest.raises(CourseError, match=r"use a multiple of 4 \(e.g. 4\)$"):  # fewer completions than one group
-        check_batch(3, 4)
     check_enough_problems(2, 2)  # exactly one step's worth
     with pytest.raises(CourseError, match=r"^1 problems cannot fill one step of prompts_per_step=2 \(TRL would train 0 "
                                           r"steps\); use prompts_per_step=1 or fewer \(--prompts-per-step\), or train "

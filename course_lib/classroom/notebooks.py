@@ -102,7 +102,6 @@ def check_notebook_parameters(notebook: Path, parameters: dict) -> None:
     """Before a kernel starts: every parameter must be one the notebook declares, of its default's type."""
     import papermill
 
-
     declared = {name: literal_assignments(f"x = {info['default']}").get("x")
                 for name, info in papermill.inspect_notebook(str(notebook)).items()}
     errors = parameter_errors(declared, parameters)

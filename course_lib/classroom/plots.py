@@ -158,7 +158,6 @@ def save_png(chart: alt.Chart, path, scale: float = 2.0) -> None:
     """Write a chart as a PNG through vl-convert (offline), marked as ours, atomically; for docs/findings.md."""
     import vl_convert as vlc
 
-
     atomic_write_bytes(path, with_maker_chunk(vlc.vegalite_to_png(chart.to_json(), scale=scale)))
 
 

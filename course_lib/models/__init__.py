@@ -243,7 +243,6 @@ def check_hub_reachable(name: str) -> bool:
     """For a hub id: True when it is in the local cache; else fail at once when the hub is offline or unreachable."""
     from huggingface_hub import constants, try_to_load_from_cache
 
-
     try:
         cached = isinstance(try_to_load_from_cache(name, "config.json"), str)
     except ValueError:  # not a valid repo id: let from_pretrained say so

@@ -73,7 +73,6 @@ def point_hours(point: dict, pools: dict, backend: str = "vllm", numbers: dict |
     """Generation and training hours of one grid point (difficulty tables are shared, so counted apart)."""
     import pandas as pd
 
-
     resolved = resolve(Point.from_parameters({**point, "BACKEND": "hf"}))  # the cost model picks the backend
     size = resolved.model_size or model_size_of(resolved.model)
     check(size in TOKENS_PER_S[backend], f"no throughput for a {size} model; use a size of {', '.join(TOKENS_PER_S[backend])}")

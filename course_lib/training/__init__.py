@@ -66,15 +66,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-
-def check_batch(completions_per_step: int, group_size: int) -> None:
-    """TRL needs the batch of completions to split into whole groups; say which numbers to change."""
-    check(group_size >= 2, f"group_size={group_size} must be >= 2")
-    check(completions_per_step % group_size == 0,
-          f"a batch of {completions_per_step} completions does not divide into groups of {group_size}; "
-          f"use a multiple of {group_size} (e.g. {group_size * max(1, completions_per_step // group_size)})")
-
-
 def check_enough_problems(n_problems: int, prompts_per_step: int) -> None:
     """A step takes prompts_per_step distinct problems; fewer problems would train 0 steps (TRL drops the short batch)."""
     check(n_problems >= prompts_per_step,
@@ -164,7 +155,6 @@ def _progress_callback():  # pragma: no mutate block (a progress bar: display on
     """A progress bar showing the numbers that matter per step (reward, dead-group share, completion length, loss)
     instead of TRL's full metrics dict, which goes to metrics.jsonl."""
     from transformers import TrainerCallback
-
 
     class CourseProgress(TrainerCallback):
         bar = None
@@ -366,7 +356,6 @@ def run_args(config, run_dir: Path, progress: bool = True, longest_prompt: int =
     return args
 
 
-
 def longest_prompt(problems, model_name: str) -> int:
     """Tokens of the longest prompt as every stage shows it (the colocated vLLM engine's context is sized by it)."""
     tokenizer = load_tokenizer(model_name)
@@ -377,7 +366,6 @@ def _dataset(problems, tokenizer):
     """Problems as a `datasets.Dataset`: the prompt as every stage shows it (`course_lib.prompts.model_input`) and
     the columns the reward reads (answer, source, answer_format, problem_id)."""
     from datasets import Dataset
-
 
     return Dataset.from_list([{"prompt": model_input(p, tokenizer), "answer": p.answer, "source": p.source,
                                "answer_format": p.answer_format or "", "problem_id": p.id} for p in problems])
@@ -629,9 +617,7 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     """One attempt of `train_grpo` (see there)."""
     from accelerate import PartialState
 
-
     check(len(problems) > 0, "problems is empty; give at least one problem to train on")
-    check_batch(config.completions_per_step, config.num_generations)
     run_dir = Path(out)
     problem_ids = [p.id for p in problems]
     problems_sha256 = problems_fingerprint(problems)  # what training shows and grades: the same ids must mean the same
