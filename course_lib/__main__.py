@@ -40,7 +40,7 @@ from .problems import (
     problems,
     source_of,
 )
-from .prompts import INSTRUCTIONS, pool_answer_format
+from .prompts import DEFAULT_NEW_TOKENS, INSTRUCTIONS, pool_answer_format
 from .provenance import (
     SEAL,
     atomic_write_text,
@@ -1085,7 +1085,7 @@ def _add_sampling_args(parser, split: str, n: int, k: int) -> None:
     _add_problem_args(parser, split)
     parser.add_argument("--k", type=whole_number, default=k, help="samples per problem (at least 2)")
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
-    parser.add_argument("--max-new-tokens", type=whole_number, default=128, help="completion length limit")
+    parser.add_argument("--max-new-tokens", type=whole_number, default=DEFAULT_NEW_TOKENS, help="completion length limit")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of problems and sampling")
     parser.add_argument("--backend", default="hf", choices=("hf", "vllm", "auto"),
                         help="hf (transformers generate), vllm (GPU), auto (vllm when installed with a GPU)")
@@ -1185,7 +1185,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--model", required=True, help="tiny name, model folder or hub id")
     calibrate.add_argument("--task", default="arith", help=TASK_HELP)
     calibrate.add_argument("--n", type=POOL, default=500, help="training problems to sample")
-    calibrate.add_argument("--max-new-tokens", type=whole_number, default=128, help="completion length limit")
+    calibrate.add_argument("--max-new-tokens", type=whole_number, default=DEFAULT_NEW_TOKENS, help="completion length limit")
     calibrate.add_argument("--data-dir", default=None, help="local data folder (default: $COURSE_DATA_DIR, else the hub)")
     calibrate.add_argument("--k", type=whole_number, default=8, help="samples per problem")
     calibrate.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")

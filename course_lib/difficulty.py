@@ -22,7 +22,7 @@ from .errors import CourseError, check, warn
 from .models import load_model
 from .paths import what_it_is
 from .problems import problems, problems_fingerprint
-from .prompts import answer_format_of
+from .prompts import DEFAULT_NEW_TOKENS, answer_format_of
 from .provenance import atomic_write_text, env_folder, read_csv_strictly
 from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
 
@@ -158,7 +158,7 @@ def _score_chunk(model, tokenizer, problems, id_lists, k, temperature, max_new_t
     return rows
 
 
-def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, max_new_tokens: int = 128,
+def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, max_new_tokens: int = DEFAULT_NEW_TOKENS,
              seed: int = 0, chunk_size: int = 32, cache_dir=DEFAULT_CACHE, progress: bool = True,
              backend: str = "hf", description: str | None = None) -> pd.DataFrame:
     """Pass rate of every problem over k samples; cached by content, resumable chunk by chunk (01).

@@ -18,7 +18,7 @@ from .difficulty import DEFAULT_CACHE, estimate, wilson_bounds, wilson_interval
 from .errors import check, warn
 from .models import load_tokenizer, resolve_model_path
 from .problems import problem_fingerprint
-from .prompts import pool_answer_format
+from .prompts import DEFAULT_NEW_TOKENS, pool_answer_format
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -94,7 +94,7 @@ def completion_shape(rows: pd.DataFrame) -> dict:
             "truncated_share": round(float(rows["clipped"].sum() / samples), 4)}
 
 
-def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, max_new_tokens: int = 128,
+def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, max_new_tokens: int = DEFAULT_NEW_TOKENS,
              seed: int = 0, pass_k: tuple = (1,), progress: bool = True, cache_dir=DEFAULT_CACHE,
              backend: str = "hf") -> dict:
     """Sample k completions per problem and report accuracy per level, pass@k and the per-problem table (00)."""

@@ -20,6 +20,7 @@ INSTRUCTIONS = {  # answer format -> the instruction appended to the question
     "tagged": "Solve the problem step by step. Put the final answer within <answer></answer> tags.",
     "option": "Track the objects step by step. End with 'So the answer is (X).', X being the correct option's letter.",
 }
+DEFAULT_NEW_TOKENS = 128  # how long an answer may be when sampling by hand (the profiles set their own: 96 for tiny)
 CHAT_TEMPLATE_KWARGS = {"enable_thinking": False}  # Qwen3: answer directly (the papers' 250-token budget)
 
 

@@ -15,7 +15,7 @@ import torch
 
 from .classroom.runtime import progress_bar
 from .errors import CourseError, check, warn
-from .prompts import prompt_ids
+from .prompts import DEFAULT_NEW_TOKENS, prompt_ids
 
 BACKENDS = ("hf", "vllm")
 MAX_K = 10_000  # completions per prompt at most: pass@1000 needs 1000; more only fills memory
@@ -113,7 +113,7 @@ def sample(
     prompts: list[str],
     k: int,
     temperature: float = 1.0,
-    max_new_tokens: int = 128,
+    max_new_tokens: int = DEFAULT_NEW_TOKENS,
     seed: int = 0,
     backend: str = "hf",
     batch_size: int = 64,

@@ -12,6 +12,7 @@ import time
 from ..difficulty import check_k, estimate
 from ..models import resolve_model_path
 from ..problems import problems as problem_source
+from ..prompts import DEFAULT_NEW_TOKENS
 from ..provenance import atomic_write_text
 from ..sampling import check_sampling_args
 from ..training import load_trained
@@ -55,7 +56,7 @@ def calibrate_command(name, task, n, k, temperature, max_new_tokens, seed, data_
 
 
 def calibrate(name: str, task: str = "arith", n: int = 500, k: int = 8, temperature: float = 1.0,
-              max_new_tokens: int = 128, seed: int = 0, progress: bool = False, data_dir=None) -> dict:
+              max_new_tokens: int = DEFAULT_NEW_TOKENS, seed: int = 0, progress: bool = False, data_dir=None) -> dict:
     """Measure a model on `n` training problems of `task` at K samples; returns the report."""
     k = check_k(k)
     check_sampling_args(k, temperature, max_new_tokens)
