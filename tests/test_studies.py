@@ -981,6 +981,17 @@ def test_seeds_that_all_agree_measure_no_noise():
     assert assay_sensitivity([0.1, 0.1], margin=0.01, base_variance=1e-5)["sensitive"]  # the base's error is a spread
 
 
+def test_round_23_seeds_that_agree_up_to_float_rounding_measure_no_noise():
+    """Hostile round 23: per-seed differences equal up to the last bits of a subtraction (7/60 - 6/60,
+    31/60 - 30/60, ...) gave "above 0" from a zero-width interval; written exactly they were "not tested"."""
+    from course_lib.research.studies import all_agree, t_interval
+
+    rounded = [7 / 60 - 6 / 60, 31 / 60 - 30 / 60, 55 / 60 - 54 / 60]
+    assert len(set(rounded)) == 3 and all_agree(rounded)
+    assert t_interval(rounded)["excludes_zero"] is False
+    assert not all_agree([1 / 60, 1 / 60 + 1e-9, 1 / 60])  # a real (if tiny) spread is still a spread
+
+
 def test_a_paired_difference_refuses_a_missing_or_unpaired_seed():
     """A blank cell or a seed run for one arm only dropped out of the pair in silence (4 seeds reported for 5)."""
     from course_lib.research.studies import paired_difference, paired_verdicts, seed_plan

@@ -353,12 +353,15 @@ def check_margin(margin) -> None:
 
 def all_agree(values, base_variance: float = 0.0) -> bool:
     """Seeds that all hold the same value, with nothing shared: no spread to test with. Read on the values, not on a
-    variance float rounding makes 0 for some values and 1e-17 for others (05).
+    variance float rounding makes 0 for some values and 1e-17 for others; values equal up to float rounding
+    (7/60 - 6/60 and 31/60 - 30/60) agree (05).
 
-    >>> all_agree([0.12, 0.12, 0.12]), all_agree([0.1, 0.1, 0.1]), all_agree([0.1, 0.1], base_variance=1e-5)
+    >>> all_agree([0.12, 0.12, 0.12]), all_agree([7/60 - 6/60, 31/60 - 30/60]), all_agree([0.1, 0.1], base_variance=1e-5)
     (True, True, False)
     """
-    return bool(np.ptp(np.asarray(list(values), dtype=float)) == 0 and base_variance == 0)
+    values = np.asarray(list(values), dtype=float)
+    rounding = 1e-12 * max(1.0, float(np.abs(values).max()))  # far above a subtraction's last bits, far below a seed
+    return bool(np.ptp(values) <= rounding and base_variance == 0)
 
 
 SMALLER_THAN_MARGIN = "(a real difference, smaller than the margin)"  # follows "slightly better" or "slightly worse"
