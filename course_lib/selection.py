@@ -256,12 +256,26 @@ def pass_rate_counts(table: pd.DataFrame, by: str, groups=None) -> pd.DataFrame:
     right = rates.to_numpy() * k
     check(np.allclose(right, right.round()), f"a pass rate is not a whole number of right answers out of K = {k}")
     counts = table.assign(right=right.round().astype(int)).groupby([by, "right"]).size()
-    left_out = sorted(set(table[by]) - set(groups), key=str) if groups is not None else []
-    check(not left_out, f"groups={groups!r} leaves out {by} {left_out[:5]} of the table, whose problems would drop out "
-                        "of the counts; give every value, or filter the table first")
-    index = pd.MultiIndex.from_product([groups or sorted(table[by].unique()), range(k + 1)], names=[by, "right"])
+    index = pd.MultiIndex.from_product([_groups_to_count(table, by, groups), range(k + 1)], names=[by, "right"])
     counts = counts.reindex(index, fill_value=0).reset_index(name="problems")
     return counts.assign(pass_rate=counts["right"] / k, label=[f"{j}/{k}" for j in counts["right"]])
+
+
+def _groups_to_count(table: pd.DataFrame, by: str, groups) -> list:
+    """The values of `by` to count, each once: `groups` in its order (every value of the table among them), else the
+    table's values, sorted."""
+    if groups is None:
+        return sorted(table[by].unique())
+    groups = list(groups)
+    bools = any(isinstance(group, (bool, np.bool_)) for group in groups)
+    check(not bools or pd.api.types.is_bool_dtype(table[by]),
+          f"groups={groups!r} holds a bool, which would count {by} 1 or 0 under another label; give the values themselves")
+    check(len(set(groups)) == len(groups), f"groups={groups!r} names a value twice, whose problems would be counted "
+                                           "twice; give each value once")
+    left_out = sorted(set(table[by]) - set(groups), key=str)
+    check(not left_out, f"groups={groups!r} leaves out {by} {left_out[:5]} of the table, whose problems would drop out "
+                        "of the counts; give every value, or filter the table first")
+    return groups
 
 
 def pass_rate_histogram(table: pd.DataFrame, ids: list[str]) -> pd.DataFrame:

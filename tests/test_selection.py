@@ -415,6 +415,19 @@ def test_pass_rate_counts_refuses_groups_that_leave_problems_out_and_a_k_that_is
             pass_rate_counts(table.assign(k=k, pass_rate=0.0), "level")
 
 
+def test_round_23_pass_rate_counts_refuses_groups_naming_a_value_twice_or_a_bool():
+    """Hostile round 23: groups=[1, 2, 2] counted level 2's problems twice (6 of 3), and groups=[True, 2] counted
+    level 1 under the label True."""
+    table = pd.DataFrame({"level": [1, 1, 2, 2], "k": 4, "pass_rate": [0.0, 0.25, 0.5, 1.0]})
+    for groups in ([1, 2, 2], [1, 1.0, 2]):
+        with pytest.raises(CourseError, match=r"^groups=\[.*\] names a value twice, .*; give each value once$"):
+            pass_rate_counts(table, "level", groups=groups)
+    with pytest.raises(CourseError, match=r"^groups=\[True, 2\] holds a bool, .*; give the values themselves$"):
+        pass_rate_counts(table, "level", groups=[True, 2])
+    picked = table.assign(picked=[True, False, True, False])
+    assert pass_rate_counts(picked, "picked", groups=[True, False])["problems"].sum() == 4  # a column of bools
+
+
 def test_pass_rate_counts_takes_one_sample_per_problem_text_rates_and_names_mixed_left_out_groups():
     """K = 1 is a count (two bars: 0/1 and 1/1); pass rates read as text count as numbers; groups of mixed types
     that are left out are named, not a TypeError from sorting them."""
