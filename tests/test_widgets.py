@@ -186,6 +186,22 @@ def test_a_count_budget_is_read_as_a_share_of_the_studys_own_pool():
     assert measured_gain(gains.drop(columns="profile"), "m", "hard", 0.1, 500) is None  # its pool unknown: not shown
 
 
+def test_round_23_a_study_given_as_a_share_and_as_a_count_is_refused_not_counted_twice():
+    """Hostile round 23: the 10% study (budget 0.1) and the same study run with --set BUDGET=100 of its 1,000
+    problems, in one gains table, were both kept at the slider's 10%: ten "seeds" from five, a narrower interval."""
+    from course_lib import CourseError
+    from course_lib.classroom.widgets import measured_gain
+
+    one = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2],
+                        "gain.test": [0.1, 0.2, 0.3], "pool_size": 1000})
+    both = pd.concat([one, one.assign(budget=100)], ignore_index=True)
+    with pytest.raises(CourseError, match=r"^gains hold seed 0 of hard twice at this share \(budgets \[0.1, 100.0\]"):
+        measured_gain(both, "m", "hard", 0.1, 500)
+    assert measured_gain(both, "m", "hard", 0.2, 500) is None  # neither is at 20%
+    apart = pd.concat([one, one.assign(budget=200, seed=[3, 4, 5])], ignore_index=True)  # 20%: its own seeds
+    assert measured_gain(apart, "m", "hard", 0.1, 500)["per_seed"] == [0.1, 0.2, 0.3]
+
+
 def test_measured_gain_reads_a_budget_of_one_problem_as_one_problem():
     """Hostile round 20: a study run with --set BUDGET=1 (one problem; a results table writes 1 as 1.0) was shown at
     the slider's 100%, and not at one problem."""

@@ -122,9 +122,19 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
         rows = rows[[recorded_count(b, pool, s, p) == n for b, s, p in zip(rows["budget"], selected, study_pools(rows))]]
     if not len(rows):
         return None
+    check_one_study_at_this_share(rows, strategy)
     return {**t_interval(rows["gain.test"]), "per_seed": [round(float(g), 4) for g in rows["gain.test"]],
             "budget": float(rows["budget"].iloc[0]) if "budget" in rows else None,
             "problems": int(rows["n_selected"].iloc[0]) if "n_selected" in rows else None}
+
+
+def check_one_study_at_this_share(rows: pd.DataFrame, strategy: str) -> None:
+    """Each seed once among the rows kept at the slider's share: budgets 0.1 and 100 (of a 1,000-problem pool) are
+    one study given twice, once as a share and once as a count, whose seeds would count twice (03)."""
+    twice = rows[rows["seed"].duplicated(keep=False)]
+    seed, budgets = (twice["seed"].iloc[0], sorted(set(twice["budget"]))) if len(twice) else (None, [])
+    check(twice.empty, f"gains hold seed {seed} of {strategy} twice at this share (budgets {budgets}: one study given "
+                       "twice?); pass one study's rows")
 
 
 def recorded_count(budget, pool: int, selected=None, study_pool=None) -> int | None:
