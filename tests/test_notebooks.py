@@ -517,6 +517,30 @@ def test_a_notebook_that_fails_loses_its_earlier_entry_in_the_summary(tmp_path, 
     assert listed == [name for name in names if not name.startswith("01")]
 
 
+def test_round_23_a_run_stopped_by_ctrl_c_or_sigterm_rewrites_the_summary_as_a_failure_does(tmp_path, monkeypatch):
+    """Hostile round 23: `notebooks` stopped by Ctrl-C or SIGTERM (a KeyboardInterrupt) kept the stopped notebook's
+    earlier success beside its partial executed copy, and lost the entries of the notebooks it had finished."""
+    from course_lib.classroom import notebooks
+
+    def execute(notebook, out, parameters, log=None, **kwargs):
+        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))
+        if notebook.name.startswith("01") and parameters.get("stop"):
+            raise KeyboardInterrupt
+        return {"notebook": notebook.name, "seconds": 1.0, "records": {"run": parameters.get("run", "earlier")}}
+
+    monkeypatch.setattr(notebooks, "execute", execute)
+    out = tmp_path / "out"
+    out.mkdir()
+    names = [item["notebook"] for item in notebooks.run_course("smoke", out, progress=False)["notebooks"]]
+    monkeypatch.setattr(notebooks, "execute", lambda notebook, out, parameters, log=None, **kwargs: execute(
+        notebook, out, {**parameters, "stop": True, "run": "now"}, log))
+    with pytest.raises(KeyboardInterrupt):
+        notebooks.run_course("smoke", out, progress=False)
+    listed = {item["notebook"]: item["records"]["run"] for item in json.loads((out / "summary.json").read_text())["notebooks"]}
+    assert list(listed) == [name for name in names if not name.startswith("01")]
+    assert listed[names[0]] == "now" and listed[names[-1]] == "earlier"  # 00 finished in this run; the rest never ran
+
+
 def test_only_a_few_notebooks_again_keeps_the_others_in_the_summary(tmp_path, monkeypatch):
     """`notebooks --only 00` after the whole course replaces 00's entry, keeps the others' (their executed copies
     are still there), in course order; `--only` with no prefix and another profile's folder are refused."""

@@ -126,6 +126,9 @@ def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
         log = out / "logs" / f"{notebook.stem}.log"  # the kernel's own stderr, not the progress bar
         try:
             results.append(execute(notebook, out, {"PROFILE": profile}, log=log))
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: as for a failure, its executed copy is partial
+            _write_summary(out, profile, results, failed=notebook.name)
+            raise
         except Exception as error:
             lines = str(error).strip().splitlines() or [type(error).__name__]
             print(f"\n{notebook.name} failed: {lines[-1]}\n  executed notebook: "
