@@ -13,6 +13,7 @@ import pytest
 from course_lib.classroom.exercises import CHECKS, check_answer, grade, matches
 from course_lib.classroom.notebooks import appendix_notebooks, execute, notebook_id, numbered_notebooks
 from course_lib.classroom.runtime import read_records
+from course_lib.rewards import correctness_reward
 from course_lib.tasks import generate
 
 NOTEBOOKS = numbered_notebooks()
@@ -152,6 +153,29 @@ def test_a_function_answer_is_called_on_cases_and_its_errors_become_hints():
     for not_a_function in (0.5, [1.0, 0.5]):  # a number stored where the reward function goes: said, not a traceback
         ok, message = grade("00.2", not_a_function, problems=problems)
         assert not ok and "give the function itself (not a number it returned)" in message
+
+
+def test_round_23_a_reward_that_compares_with_the_solution_text_is_not_yet_right():
+    """Hostile round 23: exercise 00.2's check had only the solution itself and wrong answers among its cases, so a
+    reward giving 1 only to the solution's own text (or to its last line) was graded correct; the notebook's
+    solution still is."""
+    problems = generate("shuffle", 4, "train", 0, levels=[5])
+
+    def copy_of_the_solution(completions, answer, solution, **kwargs):
+        return [1.0 if c == s else 0.5 if c.split("\n")[0] == s.split("\n")[0] else 0.0
+                for c, s in zip(completions, solution)]
+
+    def ends_like_the_solution(completions, answer, solution, **kwargs):
+        return [1.0 if c.split("\n")[-1] == s.split("\n")[-1] else 0.5 if c.split("\n")[0] == s.split("\n")[0]
+                else 0.0 for c, s in zip(completions, solution)]
+
+    for reward in (copy_of_the_solution, ends_like_the_solution):
+        assert not grade("00.2", reward, problems=problems)[0], reward.__name__
+    cell = next(c.source for c in nbformat.read(NOTEBOOKS[0], as_version=4).cells
+                if is_solution(c) and "Solution to exercise 2" in c.source)
+    solution = {"correctness_reward": correctness_reward}
+    exec(cell.split("\nmy_reward = ")[0], solution)  # the reward function only, not the sampling below it
+    assert grade("00.2", solution["first_step_reward"], problems=problems) == (True, "correct (00.2)")
 
 
 def test_an_unknown_exercise_is_a_clear_error():

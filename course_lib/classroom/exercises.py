@@ -177,7 +177,9 @@ def _check_first_step(answer, problems) -> bool:
         lines = p.solution.split("\n")
         wrong_final = "\n".join(lines[:-1] + [f"#### {p.answer}1"])
         wrong_first = "\n".join(["?"] + lines[1:-1] + [f"#### {p.answer}1"])
-        for c in (p.solution, wrong_final, wrong_first, ""):
+        right_after_other_working = "\n".join(["?"] + lines[1:])  # a right answer earns 1, whatever came before
+        right_first_other_lines = "\n".join([lines[0], "?", lines[-1], ""])  # not the solution's text, ends in "\n"
+        for c in (p.solution, wrong_final, wrong_first, "", right_after_other_working, right_first_other_lines):
             completions.append(c)
             answers.append(p.answer)
             solutions.append(p.solution)
