@@ -992,6 +992,23 @@ def test_round_23_seeds_that_agree_up_to_float_rounding_measure_no_noise():
     assert not all_agree([1 / 60, 1 / 60 + 1e-9, 1 / 60])  # a real (if tiny) spread is still a spread
 
 
+def test_round_23_paired_verdicts_refuses_a_pair_listed_twice_or_an_arm_paired_with_itself():
+    """Hostile round 23: a pair listed twice gave its rows twice, so a Holm family of them doubled (each p-value
+    corrected for 4 tests, not 2); ("hard", "hard") was read as "has hard but no hard"."""
+    from course_lib.research.studies import paired_verdicts
+
+    table = pd.DataFrame({"model": "m", "strategy": ["hard", "random"] * 3, "seed": [0, 0, 1, 1, 2, 2],
+                          "gain.test": [0.1, 0.2, 0.1, 0.3, 0.2, 0.2]})
+    for pairs in ([("hard", "random"), ("hard", "random")], [("hard", "random"), ("random", "hard")]):
+        with pytest.raises(CourseError, match=r"^pairs=.* lists a pair twice \(in either order\), .*; list each pair once$"):
+            paired_verdicts(table, pairs, 0.03)
+    with pytest.raises(CourseError, match=r"^pairs=\[\('hard', 'hard'\)\] pairs 'hard' with itself; pair two different"):
+        paired_verdicts(table, [("hard", "hard")], 0.03)
+    with pytest.raises(CourseError, match=r"^pairs=\['hard'\] must hold \(first, second\) arms"):
+        paired_verdicts(table, ["hard"], 0.03)
+    assert len(paired_verdicts(table, [["hard", "random"]], 0.03)) == 1  # a pair as a list, once
+
+
 def test_a_paired_difference_refuses_a_missing_or_unpaired_seed():
     """A blank cell or a seed run for one arm only dropped out of the pair in silence (4 seeds reported for 5)."""
     from course_lib.research.studies import paired_difference, paired_verdicts, seed_plan

@@ -699,6 +699,7 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
     error."""
     require_columns(table, [column], "column")
     check_one_run_per_seed(table, by, arm)
+    pairs = distinct_pairs(pairs)
     named = sorted({name for pair in pairs for name in pair} - set(table[arm]))
     check(not named, f"arm {named[0] if named else ''!r} is not in the results table (its arms: "
                      f"{', '.join(sorted(map(str, set(table[arm]))))}); a pair naming it would be dropped from the family")
@@ -726,6 +727,21 @@ def paired_verdicts(table: pd.DataFrame, pairs, margin: float, column: str = "ga
                              **equivalence_verdict(both[first] - both[second], margin, sensitive=reference["sensitive"]),
                              "reference_gain": reference["reference_gain"], "why": reference["why"]})
     return pd.DataFrame(rows)
+
+
+def distinct_pairs(pairs) -> list[tuple]:
+    """The (first, second) arm pairs, each of two different arms and listed once (in either order): a pair listed
+    twice would count its tests twice in a Holm family, and an arm against itself measures nothing (06)."""
+    pairs = list(pairs)
+    check(all(isinstance(pair, (tuple, list)) and len(pair) == 2 for pair in pairs),
+          f"pairs={pairs!r} must hold (first, second) arms, e.g. [('hard', 'random')]")
+    pairs = [tuple(pair) for pair in pairs]
+    same = [first for first, second in pairs if first == second]
+    check(not same, f"pairs={pairs!r} pairs {same[0] if same else ''!r} with itself; pair two different arms")
+    twice = len({frozenset(pair) for pair in pairs}) < len(pairs)
+    check(not twice, f"pairs={pairs!r} lists a pair twice (in either order), which would count twice in the Holm "
+                     "family; list each pair once")
+    return pairs
 
 
 def gain_verdicts(table: pd.DataFrame, margin: float, column: str = "gain.test", by=("model", "strategy")) -> pd.DataFrame:
