@@ -697,11 +697,11 @@ def warn_if_picked_among_ties(table, ids: list, strategy: str) -> None:
 
     if table["pass_rate"].nunique() == 1:  # every problem tied: said once by `cmd_select`
         return
-    tie = tie_at_the_cut(table, strategy, len(ids))
-    if tie is not None:
-        warn(f"'{strategy}' picked {tie['picked']} of {tie['tied']} problems tied at {tie['key']} "
-             f"{tie['value']:.2f}: among them the choice is the seed's, as random's is; more samples (--k) "
-             "tell them apart")
+    ties = [f"{tie['picked']} of {tie['tied']} problems tied at {tie['key']} {tie['value']:.2f}"
+            for tie in tie_at_the_cut(table, strategy, len(ids))]  # medium's window may cut a block at each end
+    if ties:
+        warn(f"'{strategy}' picked {' and '.join(ties)}: among them the choice is the seed's, as random's is; more "
+             "samples (--k) tell them apart")
 
 
 def warn_if_chosen_for_another_model(ids, model: str) -> None:

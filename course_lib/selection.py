@@ -147,24 +147,22 @@ def _select_levels(table: pd.DataFrame, budget: float | int, seed: int, levels) 
     return _seeded_order(band, seed)["id"].astype(str).iloc[:n].tolist()
 
 
-def tie_at_the_cut(table: pd.DataFrame, strategy: str, budget: float | int) -> dict | None:
-    """Where `strategy`'s budget cuts through a block of problems with one selection key (the pass rate; p(1 - p)
-    for learnability): the key, the block's size and how many of it were picked, by the seed alone, as random
-    picks; None when no block is cut (03)."""
+def tie_at_the_cut(table: pd.DataFrame, strategy: str, budget: float | int) -> list[dict]:
+    """Each block of problems with one selection key (the pass rate; p(1 - p) for learnability) that `strategy`'s
+    budget cuts through: the key, the block's size and how many of it were picked, by the seed alone, as random
+    picks; `medium`'s window may cut two, one at each end; [] when no block is cut (03)."""
     if strategy in ("random", "levels") or len(table) == 0:
-        return None
+        return []
     n = budget_count(budget, len(table))
     p = table["pass_rate"].to_numpy(dtype=float)
     key = learnability_key(p) if strategy == "learnability" else p
     order = np.sort(key)[::-1] if strategy in ("easy", "learnability") else np.sort(key)
     start = (len(key) - n) // 2 if strategy == "medium" else 0
     window = order[start : start + n]
-    for edge in dict.fromkeys((window[0], window[-1])):
-        tied, picked = int((order == edge).sum()), int((window == edge).sum())
-        if tied > picked:
-            return {"key": "p(1 - p) =" if strategy == "learnability" else "pass rate", "value": float(edge),
-                    "tied": tied, "picked": picked}
-    return None
+    blocks = [{"key": "p(1 - p) =" if strategy == "learnability" else "pass rate", "value": float(edge),
+               "tied": int((order == edge).sum()), "picked": int((window == edge).sum())}
+              for edge in dict.fromkeys((window[0], window[-1]))]
+    return [block for block in blocks if block["tied"] > block["picked"]]
 
 
 def degenerate_medium(table: pd.DataFrame, budget: float | int) -> bool:
@@ -173,8 +171,8 @@ def degenerate_medium(table: pd.DataFrame, budget: float | int) -> bool:
     Then `medium` is not "middle difficulty" at all, only a seeded pick among ties; warn the reader.
     """
     _check_table(table)
-    tie = tie_at_the_cut(table, "medium", budget)  # the whole window tied, in a block larger than it
-    return bool(tie is not None and tie["picked"] == budget_count(budget, len(table)))
+    n = budget_count(budget, len(table))
+    return any(tie["picked"] == n for tie in tie_at_the_cut(table, "medium", budget))  # the whole window in one block
 
 
 # ---------------------------------------------------------------------------

@@ -473,17 +473,33 @@ def test_a_budget_that_cuts_through_tied_problems_is_found_for_every_ranking_str
 
     table = pd.DataFrame({"id": [f"p{i}" for i in range(100)], "level": 1,
                           "pass_rate": [0.0] * 60 + [0.5] * 2 + [1.0] * 38})
-    assert tie_at_the_cut(table, "hard", 10) == {"key": "pass rate", "value": 0.0, "tied": 60, "picked": 10}
-    assert tie_at_the_cut(table, "medium", 10) == {"key": "pass rate", "value": 0.0, "tied": 60, "picked": 10}
-    assert tie_at_the_cut(table, "easy", 10) == {"key": "pass rate", "value": 1.0, "tied": 38, "picked": 10}
-    assert tie_at_the_cut(table, "learnability", 10) == {"key": "p(1 - p) =", "value": 0.0, "tied": 98, "picked": 8}
+    assert tie_at_the_cut(table, "hard", 10) == [{"key": "pass rate", "value": 0.0, "tied": 60, "picked": 10}]
+    assert tie_at_the_cut(table, "medium", 10) == [{"key": "pass rate", "value": 0.0, "tied": 60, "picked": 10}]
+    assert tie_at_the_cut(table, "easy", 10) == [{"key": "pass rate", "value": 1.0, "tied": 38, "picked": 10}]
+    assert tie_at_the_cut(table, "learnability", 10) == [{"key": "p(1 - p) =", "value": 0.0, "tied": 98, "picked": 8}]
     as_text = table.assign(pass_rate=table["pass_rate"].astype(str))  # a CSV read without types
-    assert tie_at_the_cut(as_text, "learnability", 10) == {"key": "p(1 - p) =", "value": 0.0, "tied": 98, "picked": 8}
-    assert tie_at_the_cut(table, "random", 10) is None and tie_at_the_cut(table, "levels", 10) is None
-    assert tie_at_the_cut(table.iloc[:0], "hard", 10) is None  # an empty table: nothing to cut
-    assert tie_at_the_cut(table, "hard", 62) is None  # the whole blocks at 0 and 0.5: nothing cut
+    assert tie_at_the_cut(as_text, "learnability", 10) == [{"key": "p(1 - p) =", "value": 0.0, "tied": 98, "picked": 8}]
+    assert tie_at_the_cut(table, "random", 10) == [] and tie_at_the_cut(table, "levels", 10) == []
+    assert tie_at_the_cut(table.iloc[:0], "hard", 10) == []  # an empty table: nothing to cut
+    assert tie_at_the_cut(table, "hard", 62) == []  # the whole blocks at 0 and 0.5: nothing cut
     inner = table.assign(pass_rate=[0.0] * 2 + [0.125] * 60 + [1.0] * 38)  # a block cut away from the extreme
-    assert tie_at_the_cut(inner, "hard", 10) == {"key": "pass rate", "value": 0.125, "tied": 60, "picked": 8}
+    assert tie_at_the_cut(inner, "hard", 10) == [{"key": "pass rate", "value": 0.125, "tied": 60, "picked": 8}]
+
+
+def test_round_23_a_medium_window_that_cuts_two_blocks_of_ties_names_both():
+    """Hostile round 23: medium's window [.25, .5, .5, .75] takes 1 of 3 problems at 0.25 and 1 of 3 at 0.75, both
+    by the seed alone; only the block at 0.25 was reported, so `select`'s warning named half of the seed's choice."""
+    from course_lib.__main__ import warn_if_picked_among_ties
+    from course_lib.selection import degenerate_medium, tie_at_the_cut
+
+    table = pd.DataFrame({"id": [f"q{i}" for i in range(10)], "level": 1,
+                          "pass_rate": [0, 0.25, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 0.75, 1]})
+    assert tie_at_the_cut(table, "medium", 4) == [{"key": "pass rate", "value": 0.25, "tied": 3, "picked": 1},
+                                                  {"key": "pass rate", "value": 0.75, "tied": 3, "picked": 1}]
+    assert not degenerate_medium(table, 4)  # two cut ends around a whole block: middle difficulty still
+    with pytest.warns(UserWarning, match=r"^'medium' picked 1 of 3 problems tied at pass rate 0.25 and 1 of 3 "
+                                         r"problems tied at pass rate 0.75: among them the choice is the seed's"):
+        warn_if_picked_among_ties(table, select(table, "medium", 4), "medium")
 
 
 def test_learnability_ties_p_and_one_minus_p_for_any_k():
@@ -495,7 +511,7 @@ def test_learnability_ties_p_and_one_minus_p_for_any_k():
     picks = [set(select(table, "learnability", 20, seed)) for seed in range(4)]
     easy_half = {f"q{i:02d}" for i in range(20, 40)}
     assert any(pick & easy_half for pick in picks) and not all(pick <= easy_half for pick in picks)
-    assert tie_at_the_cut(table, "learnability", 20) == {"key": "p(1 - p) =", "value": 0.16, "tied": 40, "picked": 20}
+    assert tie_at_the_cut(table, "learnability", 20) == [{"key": "p(1 - p) =", "value": 0.16, "tied": 40, "picked": 20}]
 
 
 def _counted_table(row=None, column=None, value=None) -> pd.DataFrame:
