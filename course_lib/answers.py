@@ -253,9 +253,9 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
         return []
     dressed = [match.group(1) or match.group(2) for match in _DRESSED_OPTION.finditer(text)]
     text = _plain(_DRESSED_OPTION.sub(lambda match: f"({match.group(1) or match.group(2)})", text))
-    if text.lower().count("answer") > MAX_MARKS:
-        return [None]
     stated = _STATED.findall(text)
+    if len(stated) > MAX_MARKS:  # the answers stated, not every "answer" a reasoning writes ("each answer", "answers")
+        return [None]
     if stated_only and not stated:  # `stated_only`: options only mentioned (`(C) was first`) are no answer
         return []
     letters = [letter for span in stated for letter in re.findall(r"[A-G]", span)] + dressed if stated else \

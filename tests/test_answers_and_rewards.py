@@ -1025,3 +1025,13 @@ def test_round_22_a_stated_number_beside_a_different_hash_answer_is_a_hedge(comp
     """Hostile round 22: gsm8k's `#### 8` beside `The answer is 9.` scored 1 (only option letters were read across
     formats); a number inside a calculation or with a unit after it is not read as a stated answer."""
     assert is_correct(completion, "8", "gsm8k") is right
+
+
+@pytest.mark.parametrize("mentions", [16, 17, 30])
+def test_round_23_a_reasoning_that_says_answer_often_keeps_its_final_answer(mentions):
+    """Hostile round 23: MAX_MARKS counted the word "answer" anywhere, so a reasoning saying it 16 times scored 0."""
+    reasoning = "".join(f"Check whether this answer holds at swap {i}. " for i in range(mentions))
+    assert is_correct(reasoning + "So the answer is (B).", "(B)", "bbh")
+    assert is_correct(reasoning + "#### B", "B", "shuffle") and is_correct("The answers. " * 20 + "#### B", "B", "shuffle")
+    assert not is_correct(reasoning + "So the answer is (A).", "(B)", "bbh")
+    assert not is_correct("So the answer is (B). " * 17, "(B)", "bbh")  # more stated answers than MAX_MARKS: none
