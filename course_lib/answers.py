@@ -225,8 +225,12 @@ def extract_boxed(text) -> str | None:
     return one_answer(boxed_answers(text))
 
 
+_LABEL_BOLD = r"(?:\*\*|__)?"  # Markdown bold around an answer label: `**Answer:** (B)`, `**Answer**: (B)`
+_NEXT_LINE = (r"(?:[ \t]*\r?\n){1,2}[ \t]*"  # `Answer:\n(B)`, `The answer is:\n\n(B)`: the option alone on its line
+              r"(?=\(?[A-G]\)?[ \t]*\.?[ \t]*(?:\r?\n|\Z))")  # (not a list of options: `answer:\n(A) Alice has...`)
 _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
-    r"(?i:answer)(?:\s+(?i:is):?|:|\s*[\u2013\u2014])[ \t]*(?i:option\s+)?(\(?[A-G]\)?(?![A-Za-z])"
+    rf"(?i:answer){_LABEL_BOLD}(?:\s+(?i:is):?|:|\s*[\u2013\u2014]){_LABEL_BOLD}(?:{_NEXT_LINE}|[ \t]*)"
+    r"(?i:option\s+)?(\(?[A-G]\)?(?![A-Za-z])"
     r"(?:(?:\s*[-\u2013\u2014(\[]?\s*(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\bor\b|\band\b|\bvs\b\.?"
     r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
     r"\s*\(?[A-G]\)?(?![A-Za-z])|[ \t]*\([A-G]\)(?![A-Za-z]))*)")

@@ -19,6 +19,7 @@ from course_lib.answers import (
     is_correct,
     math_equal,
     normalize_number,
+    option_answers,
 )
 from course_lib.rewards import completion_text, correctness_reward, format_reward
 
@@ -1035,3 +1036,19 @@ def test_round_23_a_reasoning_that_says_answer_often_keeps_its_final_answer(ment
     assert is_correct(reasoning + "#### B", "B", "shuffle") and is_correct("The answers. " * 20 + "#### B", "B", "shuffle")
     assert not is_correct(reasoning + "So the answer is (A).", "(B)", "bbh")
     assert not is_correct("So the answer is (B). " * 17, "(B)", "bbh")  # more stated answers than MAX_MARKS: none
+
+
+@pytest.mark.parametrize("stated", ["**Answer:** (B)", "**Final Answer:** (B)", "**Answer**: (B)", "Answer:\n(B)",
+                                    "The answer is:\n\n(B)", "**Answer:**\n(B)."])
+def test_round_23_a_stated_option_after_a_bold_label_or_a_line_break_is_read(stated):
+    """Hostile round 23: after `answer:` only spaces could come before the option, so `**Answer:** (B)` was not read."""
+    reasoning = "At first Alice has (C) and Bob has (A). After the swaps Bob holds the ball Alice had.\n"
+    assert is_correct(reasoning + stated, "(B)", "bbh") and not is_correct(reasoning + stated, "(C)", "bbh")
+    assert not is_correct("#### E\n" + stated, "E", "shuffle")  # beside a different `####` answer: a hedge
+    assert is_correct("#### B\n" + stated, "B", "shuffle")
+
+
+def test_round_23_options_listed_on_the_lines_after_answer_are_not_a_stated_answer():
+    """Hostile round 23: the mend reads an option on the line after `answer:` only alone there, not a list's first."""
+    listed = "Let us check each answer:\n(A) Alice has it, no.\n(B) Bob has it, yes.\nSo the answer is (B)."
+    assert option_answers(listed) == ["(B)"] and is_correct(listed, "(B)", "bbh")
