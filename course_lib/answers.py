@@ -116,9 +116,10 @@ _STATED_NUMBER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}(?:\s+\d+)?\s*[:=
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _STATED_SENTENCE = re.compile(r"(?i)\bthe\s+(?:final\s+)?answer\s+is:?\s*\$?(-?\d[\d,]*(?:\.\d+)?)(?=\s*(?:[.!]|$))",
                               re.M)  # `The answer is 9.` (a number that ends its sentence, not `9 - 1 = 8`)
-_NAMED_OPTION = re.compile(r"(?i:option|choice)\s*\(?([A-G])\)?\.?|\(([A-G])\)\s+[^\W\d_]+\.?")  # `Option D`, `(D) Alice`
-_STATED_LETTER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}\s*:\s*)"
-                            r"\(?([A-Z])\)?\.?")  # `Answer: E`, `Solution: (E)`
+_NAMED_OPTION = re.compile(r"(?i:option|choice)\s*\(?([A-Ga-g])\)?\.?"  # `Option D`, `Option d`, `(D) Alice`
+                           r"|\(([A-G])\)\s+[^\W\d_]+\.?")
+_STATED_LETTER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}\s*:\s*)\(?([A-Z])\)?\.?"  # `Answer: E`, `Solution: (E)`
+                            rf"|{_ANSWER_LABEL}\(?([a-g])\)?\.?")  # `Answer: e`: lower case after an answer label only
 _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (any other word is a unit: `7 apples`)
     "thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "trillions", "hundred",
     "hundreds", "dozen", "dozens", "lakh", "lakhs", "crore", "crores", "grand", "squared", "cubed", "percent",
@@ -158,10 +159,10 @@ def _mark_value(mark: str) -> str:
         return normalize_number(stated.group(2))  # a label that hedges or negates (`Maybe: 8`, `Not: 8`) is none
     option = _NAMED_OPTION.fullmatch(plain)
     if option:
-        return option.group(1) or option.group(2)
+        return (option.group(1) or option.group(2)).upper()
     letter = _STATED_LETTER.fullmatch(plain)
     if letter and not _changes_the_number(letter.group(1) or ""):  # `Not: E` is no answer
-        return letter.group(2)
+        return (letter.group(2) or letter.group(3)).upper()
     return plain
 
 
@@ -227,13 +228,16 @@ def extract_boxed(text) -> str | None:
 
 _LABEL_BOLD = r"(?:\*\*|__)?"  # Markdown bold around an answer label: `**Answer:** (B)`, `**Answer**: (B)`
 _NEXT_LINE = (r"(?:[ \t]*\r?\n){1,2}[ \t]*"  # `Answer:\n(B)`, `The answer is:\n\n(B)`: the option alone on its line
-              r"(?=\(?[A-G]\)?[ \t]*\.?[ \t]*(?:\r?\n|\Z))")  # (not a list of options: `answer:\n(A) Alice has...`)
+              r"(?=\(?[A-Ga-g]\)?[ \t]*\.?[ \t]*(?:\r?\n|\Z))")  # (not a list of options: `answer:\n(A) Alice has...`)
+_LETTER = (r"(?:\(?[A-G]\)?(?![A-Za-z])|\([a-g]\)"  # `B`, `(B)`, `(b)`; a lower-case letter in parentheses or alone:
+           r"|[a-g](?=[ \t]*[.!]?[ \t]*(?:\r?\n|\Z)|[.!]\s))")  # `is d.`, not a word (`is a bit`, `is e.g.`)
 _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
     rf"(?i:answer){_LABEL_BOLD}(?:\s+(?i:is):?|:|\s*[\u2013\u2014]){_LABEL_BOLD}(?:{_NEXT_LINE}|[ \t]*)"
-    r"(?i:option\s+)?(\(?[A-G]\)?(?![A-Za-z])"
+    rf"(?i:option\s+)?({_LETTER}"
     r"(?:(?:\s*[-\u2013\u2014(\[]?\s*(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\bor\b|\band\b|\bvs\b\.?"
     r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
-    r"\s*\(?[A-G]\)?(?![A-Za-z])|[ \t]*\([A-G]\)(?![A-Za-z]))*)")
+    rf"\s*{_LETTER}|[ \t]*\([A-Ga-g]\)(?![A-Za-z]))*)")
+_STATED_OPTION = re.compile(r"(?<![A-Za-z])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`)
 
 
 _DRESSED_OPTION = re.compile(r"\\boxed\{\(?([A-G])\)?\}|\*\*\(?([A-G])\)?\*\*")  # \boxed{B}, **B**: an option
@@ -243,8 +247,9 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
     """The BBH options a completion gives as its answer: each one it states after 'answer is' (a list there gives
     each of its options), else every `(A)`..`(G)` it writes; as '(X)', in order. A boxed or bold letter
     (`\\boxed{B}`, `**B**`, as chat models write by habit) is that option, and one written after a stated answer
-    is another answer (`the answer is (A). Final answer: **B**` gives both: a hedge). `stated_only`: only those
-    stated after 'answer is'.
+    is another answer (`the answer is (A). Final answer: **B**` gives both: a hedge). A stated letter in lower case
+    is that option when it stands alone (`the answer is (e)`, `answer: e.`; not `the answer is a bit`). `stated_only`:
+    only those stated after 'answer is'.
 
     >>> option_answers("So the answer is (B). (C) was first."), option_answers("the answer is (A) or (B)")
     (['(B)'], ['(A)', '(B)'])
@@ -252,6 +257,8 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
     ['(A)', '(B)', '(C)', '(D)', '(E)', '(F)', '(G)']
     >>> option_answers(r"So the answer is \\boxed{B}."), option_answers("So the answer is (A). Final: **B**")
     (['(B)', '(B)'], ['(A)', '(B)'])
+    >>> option_answers("So the answer is (e)."), option_answers("The answer is a bit long: (C) then (D).")
+    (['(E)'], ['(C)', '(D)'])
     """
     if not isinstance(text, str):
         return []
@@ -262,7 +269,7 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
         return [None]
     if stated_only and not stated:  # `stated_only`: options only mentioned (`(C) was first`) are no answer
         return []
-    letters = [letter for span in stated for letter in re.findall(r"[A-G]", span)] + dressed if stated else \
+    letters = [letter.upper() for span in stated for letter in _STATED_OPTION.findall(span)] + dressed if stated else \
         _OPTION.findall(text)
     return [f"({letter})" for letter in letters]
 

@@ -1052,3 +1052,21 @@ def test_round_23_options_listed_on_the_lines_after_answer_are_not_a_stated_answ
     """Hostile round 23: the mend reads an option on the line after `answer:` only alone there, not a list's first."""
     listed = "Let us check each answer:\n(A) Alice has it, no.\n(B) Bob has it, yes.\nSo the answer is (B)."
     assert option_answers(listed) == ["(B)"] and is_correct(listed, "(B)", "bbh")
+
+
+@pytest.mark.parametrize("hedge", ["#### E\nSo the answer is (d).", "#### E\nThe answer is d.", "#### E\nAnswer:\nd",
+                                   "#### Answer: d\n#### E", "#### Answer: (d)\n#### E", "#### Option d\n#### E"])
+def test_round_23_a_lower_case_option_letter_after_an_answer_label_is_that_option(hedge):
+    """Hostile round 23: only a capital option letter was read, so `So the answer is (d).` beside `#### E` scored 1."""
+    assert not is_correct(hedge, "E", "shuffle")
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("So the answer is (e).", "(E)", True), ("The answer is e.", "(E)", True), ("So the answer is (E). Answer: d", "(E)", False),
+    ("The answer is a bit tricky: Bob had (C), so the answer is (E).", "(E)", True),
+    ("The answer is e.g. the ball Bob had. So the answer is (E).", "(E)", True),
+    ("So the answer is (E). The answer is a good one.", "(E)", True), ("The answer is (E) AND (E).", "(E)", True),
+    ("#### Answer: d", "D", True), ("#### Option d", "D", True), ("#### (a) Setup\n#### E", "E", True)])
+def test_round_23_a_lower_case_letter_is_read_only_standing_alone(completion, gold, right):
+    """Hostile round 23: BBH's `So the answer is (e).` for `(E)` scored 0; a lower-case word (`a bit`, `e.g.`) is no letter."""
+    assert is_correct(completion, gold, "shuffle" if "####" in completion else "bbh") is right
