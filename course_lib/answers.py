@@ -111,8 +111,10 @@ def hash_answers(text) -> list[str | None]:
 _ANSWER_LABEL = r"(?i:the\s+)?(?i:final\s+)?(?i:answer)(?:\s+(?i:is))?\s*[:=]?\s*"  # `Answer:`, `The final answer is`
 _WORD_LABEL = r"([^\W\d_]\w*)"  # `Solution:`, `x =`: read against _NO_UNIT (`Maybe: 8` is no answer)
 _STATED_NUMBER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}(?:\s+\d+)?\s*[:=]\s*)?"
-                            r"(-?\$?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`
-                            r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?))?[ \t]*\.?")  # a unit
+                            r"(-?[$\u20ac\u00a3\u00a5]?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`, `€8`
+                            r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?)"  # a unit: `8 apples`, `8 °C`
+                            r"|\u00b0[CF]?|[\u20ac\u00a3\u00a5])?[ \t]*\.?")  # or a degree or currency sign stuck to it: `8°C`, `8€`
+_CURRENCY = str.maketrans("", "", "\u20ac\u00a3\u00a5")  # € £ ¥, dropped from a stated number as normalize_number drops $
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _STATED_SENTENCE = re.compile(r"(?i)\bthe\s+(?:final\s+)?answer\s+is:?\s*\$?(-?\d[\d,]*(?:\.\d+)?)(?=\s*(?:[.!]|$))",
                               re.M)  # `The answer is 9.` (a number that ends its sentence, not `9 - 1 = 8`)
@@ -151,12 +153,14 @@ def _mark_value(mark: str) -> str:
     ['8', '8', '1000', '8', 'Step 1: add', '7 or 8']
     >>> [_mark_value(m) for m in ("7 thousand", "7 or eight", "8km", "Answer: E", "**24**", "24,", "24!")]
     ['7 thousand', '7 or eight', '8km', 'E', '24', '24', '24!']
+    >>> [_mark_value(m) for m in ("€8", "-£8", "8€", "8°C", "8 °C", "8€50", "8°C or 9")]
+    ['8', '-8', '8', '8', '8', '8€50', '8°C or 9']
     """
     plain = normalize_number(_BOLD.sub(r"\1", mark).strip().rstrip(",;:").rstrip())  # `**24**`, `24,`, `1 234,`
     plain = re.sub(r"^-[ \t]+(?=\d)", "-", plain)  # `- 8`: a sign set apart
     stated = _STATED_NUMBER.fullmatch(plain)  # (as lm-eval's strict-match reads them)
     if stated and not _changes_the_number(stated.group(3) or "") and not _changes_the_number(stated.group(1) or ""):
-        return normalize_number(stated.group(2))  # a label that hedges or negates (`Maybe: 8`, `Not: 8`) is none
+        return normalize_number(stated.group(2).translate(_CURRENCY))  # a label that hedges or negates (`Maybe: 8`, `Not: 8`) is none
     option = _NAMED_OPTION.fullmatch(plain)
     if option:
         return (option.group(1) or option.group(2)).upper()

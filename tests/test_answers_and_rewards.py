@@ -1070,3 +1070,11 @@ def test_round_23_a_lower_case_option_letter_after_an_answer_label_is_that_optio
 def test_round_23_a_lower_case_letter_is_read_only_standing_alone(completion, gold, right):
     """Hostile round 23: BBH's `So the answer is (e).` for `(E)` scored 0; a lower-case word (`a bit`, `e.g.`) is no letter."""
     assert is_correct(completion, gold, "shuffle" if "####" in completion else "bbh") is right
+
+
+@pytest.mark.parametrize("mark", ["#### €8", "#### £8", "#### ¥8", "#### 8€", "#### 8°C", "#### 8°", "#### Answer: €8.00"])
+def test_round_23_a_currency_sign_before_or_stuck_to_the_number_and_a_stuck_degree_sign_are_read(mark):
+    """Hostile round 23: `#### €8`, `#### 8€` and `#### 8°C` scored 0 for 8 (only `$8`, `8 €` and `8 °C` were read)."""
+    assert is_correct(mark, "8", "gsm8k") and not is_correct(mark, "9", "gsm8k")
+    assert not is_correct(mark + " or 9", "8", "gsm8k") and not is_correct(mark + "\n#### 9", "9", "gsm8k")
+    assert is_correct("#### -€8", "-8", "gsm8k") and is_correct("#### -8°C", "-8", "gsm8k")
