@@ -238,7 +238,7 @@ _LETTER = (r"(?:\(?[A-G]\)?(?![A-Za-z])|\([a-g]\)"  # `B`, `(B)`, `(b)`; a lower
 _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
     rf"(?i:answer){_LABEL_BOLD}(?:\s+(?i:is):?|:|\s*[\u2013\u2014]){_LABEL_BOLD}(?:{_NEXT_LINE}|[ \t]*)"
     rf"(?i:option\s+)?({_LETTER}"
-    r"(?:(?:\s*[-\u2013\u2014(\[]?\s*(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\bor\b|\band\b|\bvs\b\.?"
+    r"(?:(?:\s*(?:[-\u2013\u2014(\[]\s*)?(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\bor\b|\band\b|\bvs\b\.?"
     r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
     rf"\s*{_LETTER}|[ \t]*\([A-Ga-g]\)(?![A-Za-z]))*)")
 _STATED_OPTION = re.compile(r"(?<![A-Za-z])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`)

@@ -1,5 +1,6 @@
 """Answer extraction and reward functions: hand-checked cases, and no crash or hang on any string."""
 
+import time
 from decimal import Decimal
 
 import numpy as np
@@ -1078,3 +1079,12 @@ def test_round_23_a_currency_sign_before_or_stuck_to_the_number_and_a_stuck_degr
     assert is_correct(mark, "8", "gsm8k") and not is_correct(mark, "9", "gsm8k")
     assert not is_correct(mark + " or 9", "8", "gsm8k") and not is_correct(mark + "\n#### 9", "9", "gsm8k")
     assert is_correct("#### -€8", "-8", "gsm8k") and is_correct("#### -8°C", "-8", "gsm8k")
+
+
+@pytest.mark.parametrize("repeated", [" or", " ,", "  ,", " / "])
+def test_round_23_a_stated_option_followed_by_many_separators_is_graded_at_once(repeated):
+    """Hostile round 23: `So the answer is (A) or or or ... maybe` took time doubling with each `or` (hours at 30)."""
+    started = time.process_time()
+    assert not is_correct("So the answer is (A)" + repeated * 22 + " maybe", "(B)", "bbh")  # was: 40 s of CPU
+    assert time.process_time() - started < 2
+    assert not is_correct("So the answer is (A)" + repeated * 200 + " maybe", "(B)", "bbh")
