@@ -253,7 +253,6 @@ def test_each_math_verify_step_runs_under_a_cpu_time_limit_and_a_wall_clock_back
 def test_a_right_math_answer_is_graded_right_however_long_a_busy_machine_keeps_it_waiting(monkeypatch):
     """Hostile round 20: at load 8 on 2 cores, math-verify's 2 s wall-clock alarm graded right answers wrong (and
     the wrong grades were cached). Waiting for a core costs no CPU time, so it no longer counts."""
-    import time
 
     import math_verify
 
@@ -1084,7 +1083,6 @@ def test_round_23_a_currency_sign_before_or_stuck_to_the_number_and_a_stuck_degr
 @pytest.mark.parametrize("repeated", [" or", " ,", "  ,", " / "])
 def test_round_23_a_stated_option_followed_by_many_separators_is_graded_at_once(repeated):
     """Hostile round 23: `So the answer is (A) or or or ... maybe` took time doubling with each `or` (hours at 30)."""
-    started = time.process_time()
     assert not is_correct("So the answer is (A)" + repeated * 22 + " maybe", "(B)", "bbh")  # was: 40 s of CPU
-    assert time.process_time() - started < 2
+    # time doubling with each repetition would never finish this one (its time is measured nowhere: it ends or not)
     assert not is_correct("So the answer is (A)" + repeated * 200 + " maybe", "(B)", "bbh")
