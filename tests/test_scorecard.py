@@ -397,6 +397,9 @@ def test_findings_by_reach_puts_each_hard_beats_random_row_in_its_sentence(commi
     assert committed[0].startswith("In reach") and committed[1].startswith("Cut off")
     with pytest.raises(CourseError, match="none of the scorecard's finished"):
         findings_by_reach(card.assign(status="running"))
+    # hostile round 23: every in-reach row running read "found: ."
+    reach = card.assign(status=[s if c.regime not in IN_REACH else "running" for c, s in zip(rows, card["status"])])
+    assert findings_by_reach(reach)[0].endswith("found: its studies are still running.")
 
 
 @pytest.mark.parametrize(("status", "inside", "named"), [

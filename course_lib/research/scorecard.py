@@ -385,8 +385,9 @@ def findings_by_reach(card: pd.DataFrame) -> list[str]:
         narrowly = " (narrowly: section 7)" if claim.regime == SKILL_LIMITED else ""  # Holm-corrected: could not tell
         return f"{setting}: {what_it_found(status_of[claim.claim], inside_of.get(claim.claim, ''))}{narrowly}"
 
-    in_reach = "; ".join(found(c) for c in rows if c.regime in IN_REACH)
-    cut_off = "; ".join(found(c) for c in rows if c.regime not in IN_REACH)
+    running = "its studies are still running"
+    in_reach = "; ".join(found(c) for c in rows if c.regime in IN_REACH) or running
+    cut_off = "; ".join(found(c) for c in rows if c.regime not in IN_REACH) or running
     return [f"In reach (p small but above 0), predicted: hard wins; found: {in_reach}.",
             f"Cut off by the length limit (outside the hypothesis as stated), found: {cut_off}; if the paper's model "
             "was cut off too (05), hard won there: the hypothesis does not explain that."]
