@@ -44,12 +44,12 @@ PUBLIC = {  # module -> the names the notebooks use from it (the lesson's module
     "research.calibration": ("pass_rates", "summarize"),
     "research.studies": (
         "equivalence_verdict", "gain_by_strategy", "gain_verdicts", "holm_verdicts", "interval_text", "load_study",
-        "mechanism_table", "paired_difference", "paired_verdicts", "per_level_change", "per_level_verdicts",
+        "MARGIN", "mechanism_table", "paired_difference", "paired_verdicts", "per_level_change", "per_level_verdicts",
         "rank_correlation", "RESULTS_DIR", "sd_upper_bound", "seed_plan", "seeds_needed", "selected_pass_rates",
         "study_folder",
         "t_interval", "beats_or_loses", "with_gain_beyond_chance"),
     "research.findings": ("bullets", "correlation", "finding", "findings", "in_points", "takeaway"),
-    "research.scorecard": ("decision_table", "findings_by_reach", "MARGIN", "scorecard"),
+    "research.scorecard": ("decision_table", "findings_by_reach", "scorecard"),
 }
 HOME = {name: module for module, names in PUBLIC.items() for name in names}  # name -> its module
 

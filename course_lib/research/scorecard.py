@@ -14,6 +14,7 @@ import pandas as pd
 from ..errors import check
 from .studies import (
     COULD_NOT_TELL,
+    MARGIN,
     RESULTS_DIR,
     SMALLER_THAN_MARGIN,
     _study_provenance,
@@ -24,8 +25,6 @@ from .studies import (
     load_study,
     study_folder,
 )
-
-MARGIN = 0.03  # held-out accuracy: the difference every study calls negligible (07)
 
 
 @dataclass(frozen=True)
