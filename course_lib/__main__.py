@@ -1401,8 +1401,10 @@ def main(argv=None) -> int:
         return 2
     except KeyboardInterrupt as error:
         cause = f"stopped by {signal.Signals(error.signum).name}" if isinstance(error, Stopped) else "interrupted"
-        print(f"{cause}; run the same command again to resume (estimates, sweeps and training runs resume from what "
-              "they saved)", file=sys.stderr)
+        again = ("run the same command again (each notebook runs again from its start)" if args.run is cmd_notebooks
+                 else "run the same command again to resume (estimates, sweeps and training runs resume from what "
+                      "they saved)")
+        print(f"{cause}; {again}", file=sys.stderr)
         return 128 + error.signum if isinstance(error, Stopped) else 130
     except StandardOutputError as error:  # a full disk or device behind `> file`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's own flush goes nowhere

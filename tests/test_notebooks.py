@@ -541,6 +541,23 @@ def test_round_23_a_run_stopped_by_ctrl_c_or_sigterm_rewrites_the_summary_as_a_f
     assert listed[names[0]] == "now" and listed[names[-1]] == "earlier"  # 00 finished in this run; the rest never ran
 
 
+def test_round_23_notebooks_stopped_says_the_notebooks_run_again_not_that_they_resume(tmp_path, monkeypatch):
+    """Hostile round 23: `notebooks` stopped by Ctrl-C said "run the same command again to resume", but the
+    notebooks run again from their start."""
+    from conftest import run_cli_in_process
+
+    from course_lib.classroom import notebooks
+
+    def interrupted(notebook, out, parameters, log=None, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(notebooks, "execute", interrupted)
+    done = run_cli_in_process("notebooks", "--profile", "smoke", "--out", tmp_path / "out", "--only", "00")
+    assert done.returncode == 130
+    assert done.stderr.strip().splitlines()[-1] == ("interrupted; run the same command again (each notebook runs "
+                                                    "again from its start)")
+
+
 def test_only_a_few_notebooks_again_keeps_the_others_in_the_summary(tmp_path, monkeypatch):
     """`notebooks --only 00` after the whole course replaces 00's entry, keeps the others' (their executed copies
     are still there), in course order; `--only` with no prefix and another profile's folder are refused."""
