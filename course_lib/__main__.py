@@ -873,6 +873,8 @@ def check_planned_points(points: list[dict], datasets_here: bool = True) -> None
 
     checked = set()  # models and files already checked (a grid repeats them across seeds and arms)
     for values in points:
+        backend = values.get("BACKEND", "hf")
+        check(backend in ("hf", "vllm", "auto"), f"BACKEND={backend!r} is unknown; use hf, vllm or auto (--set)")
         point = Point.from_parameters({**values, "BACKEND": "hf"})  # vLLM and GPUs: checked where points run
         check_values(dataclasses.asdict(point))
         check_seed(point.seed, "SEED")

@@ -276,6 +276,9 @@ def load_jsonl_problems(path) -> list[Problem]:
         check(isinstance(uid, str | int) and not isinstance(uid, bool),
               f"{where}: field 'id' {json.dumps(uid)} should be text or an integer; put it in quotes")
         uid = str(uid)
+        check(uid and uid == uid.strip() and "\n" not in uid and "\r" not in uid,
+              f"{where}: id {uid!r} is empty or has spaces around it or a line break (an ids file is read a line at a "
+              "time, stripped, so it would name another problem); write it without them")
         check(uid not in seen, f"{where}: id {uid!r} appears twice; ids must be unique")
         seen.add(uid)
         answer, solution = _jsonl_answer(where, row, source)

@@ -977,3 +977,13 @@ def test_round_23_reproduce_refuses_a_model_size_its_points_would_ignore(tmp_pat
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert f"MODEL_SIZE='{size}' chooses among arXiv 2604.06298's batch sizes" in done.stderr
     assert not (tmp_path / "run" / "points").exists()
+
+
+@pytest.mark.parametrize("backend", ["HF", "banana"])
+def test_round_24_reproduce_refuses_an_unknown_backend_before_any_point_runs(tmp_path, backend):
+    """Hostile round 24: `reproduce --set BACKEND=HF` passed the check before any point ran (it checked every point
+    as `hf`), then every point failed in its kernel."""
+    done = run_cli_in_process("reproduce", "hard-wins", "--profile", "smoke", "--out", tmp_path / "run",
+                              "--set", f"BACKEND={backend}")
+    assert done.returncode == 2 and f"BACKEND='{backend}' is unknown; use hf, vllm or auto" in done.stderr, done.stderr
+    assert not (tmp_path / "run" / "points").exists()

@@ -238,3 +238,17 @@ def test_a_question_given_twice_in_a_file_is_refused_unless_its_rows_have_ids(tm
         load_jsonl_problems(path)
     path.write_text("\n".join(json.dumps({**row, "id": n}) for n in ("a", "b")) + "\n")
     assert [p.id for p in load_jsonl_problems(path)] == ["a", "b"]  # two problems that share a question, on purpose
+
+
+@pytest.mark.parametrize("uid", ["q1 ", " q1", "", "q\n1", 0])
+def test_round_24_an_id_with_spaces_around_it_or_empty_is_refused(tmp_path, uid):
+    """Hostile round 24: an id `q1 ` (or an empty one) passed through estimate's table and select, then `train
+    --ids` read the ids file stripped and trained on `q1`, another problem, or on one problem fewer."""
+    path = tmp_path / "mine.jsonl"
+    rows = [{"id": uid, "question": "1+1?", "answer": "2"}, {"id": "q1", "question": "2+2?", "answer": "4"}]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    if uid == 0:  # a whole number is a fine id
+        assert [p.id for p in load_jsonl_problems(path)] == ["0", "q1"]
+        return
+    with pytest.raises(CourseError, match="is empty or has spaces around it or a line break"):
+        load_jsonl_problems(path)

@@ -1,6 +1,7 @@
 """Committed results are consistent with themselves, load, and are remade from what they were made of."""
 
 import json
+import re
 import os
 from pathlib import Path
 
@@ -284,5 +285,26 @@ def test_round_23_a_results_row_that_differs_from_its_point_record_is_refused(tm
         table.loc[3, "accuracy_after.test"] += 0.01
     table.to_csv(path, index=False)
     with pytest.raises(CourseError, match=r"results.csv line 5 \((gain|accuracy_after)\.\w+\) differs from its point's "
-                                          r"record in .*: it was edited, or rows were moved"):
+                                          r"record in .*: one of them was edited, or rows were moved"):
+        load_study(study, tmp_path)
+
+
+@pytest.mark.parametrize(("damage", "said"), [("truncated", "is damaged (JSONDecodeError)"),
+                                              ("a list", "holds no point record"),
+                                              ("a key added", "column 'note' is in the point records in")])
+def test_round_24_a_damaged_or_edited_point_record_is_named_in_one_line(tmp_path, damage, said):
+    """Hostile round 24: a damaged point record beside a study's table was a raw JSONDecodeError traceback from
+    load_study, and a key added by hand to one record blamed results.csv."""
+    import shutil
+
+    from course_lib import CourseError
+    from course_lib.research.studies import load_study
+
+    study = "hard-wins-paper-steps"
+    shutil.copytree(ROOT / "data" / "results" / study, tmp_path / study)
+    record = sorted((tmp_path / study / "points").glob("*.json"))[0]
+    text = record.read_text()
+    record.write_text({"truncated": text[: len(text) // 2], "a list": "[1, 2]",
+                       "a key added": json.dumps({**json.loads(text), "note": "mine"})}[damage])
+    with pytest.raises(CourseError, match=re.escape(said)):
         load_study(study, tmp_path)

@@ -399,8 +399,9 @@ def test_round_23_aggregate_refuses_to_replace_a_results_table_edited_since_it_w
 
 def test_aggregate_replaces_the_table_and_its_provenance_together_or_neither(tmp_path, monkeypatch):
     records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
-    for name in ("results.csv", "provenance.json"):
-        (tmp_path / name).write_text("old\n")
+    old = {"results.csv": "point\n", "provenance.json": '{"study": "demo"}\n'}  # from before results_sha256
+    for name, text in old.items():
+        (tmp_path / name).write_text(text)
     real_chmod, calls = os.chmod, []
 
     def disk_full_at_the_second_file(path, mode):
@@ -412,7 +413,7 @@ def test_aggregate_replaces_the_table_and_its_provenance_together_or_neither(tmp
     monkeypatch.setattr(os, "chmod", disk_full_at_the_second_file)
     with pytest.raises(OSError, match="No space"):
         aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
-    assert [(tmp_path / name).read_text() for name in ("results.csv", "provenance.json")] == ["old\n", "old\n"]
+    assert {name: (tmp_path / name).read_text() for name in old} == old
     assert sorted(path.name for path in tmp_path.iterdir()) == ["provenance.json", "results.csv"]  # nothing staged
 
 
@@ -1779,3 +1780,74 @@ def test_aggregate_leaves_a_failure_record_it_cannot_use_where_it_is(tmp_path, d
     with pytest.warns(UserWarning, match="left as it is, and not aggregated"):
         collect("demo", "smoke", tmp_path)
     assert path.exists() and not path.with_name(path.name + ".damaged").exists()
+
+
+@pytest.mark.parametrize("damage", ["deleted", "typo", "null"])
+def test_round_24_an_edited_table_is_kept_when_its_provenance_cannot_tell(tmp_path, damage):
+    """Hostile round 24: with provenance.json deleted, damaged, or its results_sha256 null, `aggregate` took the
+    folder for an older one and replaced a results.csv edited by hand."""
+    records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    table, provenance = tmp_path / "results.csv", tmp_path / "provenance.json"
+    edited = table.read_text().replace("gain.test\n", "gain.test,notes\n").replace("0.25\n", "0.25,mine\n")
+    table.write_text(edited)
+    if damage == "deleted":
+        provenance.unlink()
+    elif damage == "typo":
+        provenance.write_text(provenance.read_text().replace('"study":', '"study"'))
+    else:
+        provenance.write_text(json.dumps({**json.loads(provenance.read_text()), "results_sha256": None}))
+    with pytest.raises(CourseError, match="results.csv (cannot be checked|was changed)"):
+        aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    assert table.read_text() == edited
+
+
+def test_round_24_a_table_cut_off_from_its_provenance_by_a_kill_is_remade(tmp_path):
+    """Hostile round 24: a kill between aggregate's two renames (results.csv new, provenance.json old) was then
+    called an edit (an edited table is still refused)."""
+    from course_lib.research.sweep import check_results_unedited
+
+    records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    old_provenance = (tmp_path / "provenance.json").read_text()
+    records.append({"point": "b", "status": "ok", "seconds": 2.0, "commit": "def", "gain": {"test": 0.5}})
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    (tmp_path / "provenance.json").write_text(old_provenance)  # as if killed between the renames
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")  # the same table again: nothing lost
+    (tmp_path / "results.csv").write_text("point,status\na,ok\n")
+    with pytest.raises(CourseError, match="was changed after `aggregate` wrote it"):
+        check_results_unedited(tmp_path, "point\n")
+
+
+@pytest.mark.parametrize("damage", ["bom", "latin-1"])
+def test_round_24_a_table_saved_by_a_spreadsheet_keeps_the_points_it_lists(tmp_path, damage):
+    """Hostile round 24: a results.csv saved back with a byte-order mark (or a non-UTF-8 byte) in a folder from
+    before results_sha256 lost its rows whose records were gone: the names it lists were not read."""
+    from course_lib.research.sweep import check_nothing_dropped
+
+    table = tmp_path / "results.csv"
+    if damage == "bom":
+        table.write_bytes("\ufeffpoint,status\ngone,ok\n".encode())
+        with pytest.raises(CourseError, match="lists 1 point"):
+            check_nothing_dropped(tmp_path, [])
+    else:
+        table.write_bytes(b"point,status\ngone,ok \xe9\n")
+        with pytest.raises(CourseError, match="cannot be read"):
+            check_nothing_dropped(tmp_path, [])
+
+
+def test_round_24_reproduce_refuses_an_edited_table_before_any_point_runs(tmp_path, monkeypatch):
+    """Hostile round 24: `reproduce` over a folder whose results.csv was edited trained every remaining point, then
+    refused at the end."""
+    import course_lib.research.sweep as sweep
+
+    notebook = fake_experiment(tmp_path / "fake.ipynb")
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"},
+                                          "grid": {"smoke": {"STRATEGY": ["hard", "easy"], "SEED": [0]}}})
+    out = tmp_path / "out"
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    next(path for path in (out / "points").glob("*.json")).unlink()  # one point left to run
+    (out / "results.csv").write_text((out / "results.csv").read_text() + "# my note\n")
+    monkeypatch.setattr(sweep, "run_points", lambda *args: pytest.fail("a point ran"))
+    with pytest.raises(CourseError, match="was changed after `aggregate` wrote it"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)

@@ -81,17 +81,26 @@ def check_rows_match_records(table: pd.DataFrame, folder: Path, fix: str) -> Non
     for line, name in enumerate(table["point"], start=2):
         found = [path for path in (points / f"{name}.json", points / failed_name(str(name))) if path.is_file()]
         check(found, f"{folder / 'results.csv'} line {line}: point {name} has no record in {points}; {fix}")
-        records.append(json.loads(found[0].read_text(encoding="utf-8")))
+        try:
+            record = json.loads(found[0].read_text(encoding="utf-8"))
+        except (ValueError, OSError) as error:
+            raise CourseError(f"{found[0]} is damaged ({type(error).__name__}); restore it (git checkout)") from None
+        check(isinstance(record, dict), f"{found[0]} holds no point record (a JSON object); restore it (git checkout)")
+        records.append(record)
     made = pd.read_csv(io.StringIO(results_table(records).to_csv(index=False)), index_col=False)
-    check(set(made.columns) == set(table.columns),
-          f"{folder / 'results.csv'} has other columns than its points' records make; {fix}")
+    extra = sorted(set(made.columns) ^ set(table.columns))
+    if extra:
+        where, other = ((f"the point records in {points}", "results.csv") if extra[0] in made.columns
+                        else ("results.csv", "its point records"))
+        raise CourseError(f"{folder / 'results.csv'}: column {extra[0]!r} is in {where} but not in {other}: one of "
+                          f"them was edited; {fix}")
     made = made.set_index("point").loc[table["point"], list(table.columns.drop("point"))]
     for line, (row, expected) in enumerate(zip(table.drop(columns="point").itertuples(index=False),
                                                made.itertuples(index=False), strict=True), start=2):
         differs = [column for column, a, b in zip(made.columns, row, expected, strict=True)
                    if not (a == b or (pd.isna(a) and pd.isna(b)))]
         check(not differs, f"{folder / 'results.csv'} line {line} ({differs[0] if differs else ''}) differs from "
-                           f"its point's record in {points}: it was edited, or rows were moved; {fix}")
+                           f"its point's record in {points}: one of them was edited, or rows were moved; {fix}")
 
 
 ROW_KEYS = ("STRATEGY", "SEED", "MODEL", "TASK", "STEPS", "LEARNING_RATE", "PROMPTS_PER_STEP", "BUDGET")  # arms, pairs

@@ -409,6 +409,8 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     out = check_writable_folder(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
     _check_out_dir(out, study, points, overrides)
+    if (out / "results.csv").is_file():  # an edited table is refused now, not after every point has trained
+        check_results_unedited(out, results_table(saved_records(out, points)[0]).to_csv(index=False))
     todo = [p for p in points if done_record(out, p) is None]
     workers = worker_count(workers, len(todo))
     start = time.time()
@@ -487,10 +489,11 @@ def check_nothing_dropped(out: Path, records: list[dict]) -> None:
     if not table.is_file():
         return
     try:
-        with table.open(encoding="utf-8", newline="") as handle:
+        with table.open(encoding="utf-8-sig", newline="") as handle:  # a spreadsheet's byte-order mark too
             listed = [row.get("point") for row in csv.DictReader(handle)]
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return  # a damaged table is no work to keep: it is written again from the records
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise CourseError(f"{table} cannot be read ({type(error).__name__}), so the points it lists cannot be kept: "
+                          "restore it (git checkout), or delete it to aggregate what is in points/") from None
     kept = {record.get("point") for record in records}
     dropped = [name for name in listed if name and name not in kept]
     check(not dropped, f"{table} lists {len(dropped)} point(s) whose record is no longer in {out / 'points'} (e.g. "
@@ -647,8 +650,8 @@ def aggregate(study: str, profile: str, out: Path, records: list[dict], command:
         if record["status"] == "ok":
             check_measures(record, name)
             _check_counts_match_run(record, name, out / "runs" / name)
-    check_results_unedited(out)
     text = results_table(records).to_csv(index=False)
+    check_results_unedited(out, text)
     failed = [r for r in records if r["status"] != "ok"]
     provenance = {"study": study, "profile": profile, "command": command, "commit": git_commit(),
                   "versions": library_versions(), "points": len(records), "failed": [r["point"] for r in failed],
@@ -660,14 +663,25 @@ def aggregate(study: str, profile: str, out: Path, records: list[dict], command:
     return {"results": out / "results.csv", "points": len(records), "failed": failed}
 
 
-def check_results_unedited(out: Path) -> None:
-    """`aggregate` replaces a results.csv only as it wrote it: one whose sha256 differs from the one its
-    provenance.json records was edited since, and the edit would be lost (an older folder records none)."""
-    recorded = (read_record(out / "provenance.json") or {}).get("results_sha256")
-    path = out / "results.csv"
-    check(not recorded or not path.is_file() or file_sha256(path) == recorded,
+def check_results_unedited(out: Path, new_text: str | None = None) -> None:
+    """`aggregate` replaces a results.csv only as it wrote it: the sha256 its provenance.json records, or exactly
+    `new_text` (what it is about to write: a run cut between the two files' renames). A provenance.json missing or
+    damaged beside a table cannot tell, so the table is kept; one written before `results_sha256` existed has no
+    such key and is remade as before."""
+    path, beside = out / "results.csv", out / "provenance.json"
+    if not path.is_file() or beside.is_dir() or (new_text is not None and path.read_bytes() == new_text.encode()):
+        return  # (a folder where provenance.json goes: the write refuses, replacing nothing)
+    fix = "copy the edit elsewhere, then delete results.csv to remake it"
+    provenance = read_record(beside)
+    check(isinstance(provenance, dict), f"{path} cannot be checked against its provenance.json ({beside} is "
+                                        f"{'missing' if not beside.exists() else 'damaged'}), so remaking it could "
+                                        f"lose an edit: {fix}")
+    if "results_sha256" not in provenance:  # written before aggregate recorded it
+        return
+    recorded = provenance["results_sha256"]
+    check(isinstance(recorded, str) and file_sha256(path) == recorded,
           f"{path} was changed after `aggregate` wrote it (its sha256 differs from provenance.json's results_sha256) "
-          "and remaking it would lose the edit: copy the edit elsewhere, then delete results.csv to remake it")
+          f"and remaking it would lose the edit: {fix}")
 
 
 SLURM_TIME = re.compile(r"(\d+-)?\d+(:\d{2}){0,2}")  # minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM:SS
