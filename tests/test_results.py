@@ -1,8 +1,8 @@
 """Committed results are consistent with themselves, load, and are remade from what they were made of."""
 
 import json
-import re
 import os
+import re
 from pathlib import Path
 
 import pytest
