@@ -594,3 +594,26 @@ def test_only_a_few_notebooks_again_keeps_the_others_in_the_summary(tmp_path, mo
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "build" / "smoke" / "summary.json").read_text())["profile"] == "smoke"
     assert not (tmp_path / "build" / "tiny").exists()
+
+
+def test_round_24_a_notebook_killed_outright_has_no_entry_in_the_summary(tmp_path, monkeypatch):
+    """Hostile round 24: after a kill -9 (no handler runs), summary.json still listed the killed notebook as
+    finished beside its partial executed copy; its entry now leaves before its kernel starts."""
+    from course_lib.classroom import notebooks
+
+    def execute(notebook, out, parameters, log=None, **kwargs):
+        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))
+        if parameters.get("kill") and notebook.name.startswith("01"):
+            summary = json.loads((out / "summary.json").read_text())  # what a kill -9 here would leave
+            raise SystemExit([item["notebook"] for item in summary["notebooks"]])
+        return {"notebook": notebook.name, "seconds": 1.0, "records": {}}
+
+    monkeypatch.setattr(notebooks, "execute", execute)
+    out = tmp_path / "out"
+    out.mkdir()
+    names = [item["notebook"] for item in notebooks.run_course("smoke", out, progress=False)["notebooks"]]
+    monkeypatch.setattr(notebooks, "execute", lambda notebook, out, parameters, log=None, **kwargs: execute(
+        notebook, out, {**parameters, "kill": True}, log))
+    with pytest.raises(SystemExit) as killed:
+        notebooks.run_course("smoke", out, progress=False)
+    assert killed.value.code == [name for name in names if not name.startswith("01")]

@@ -124,16 +124,15 @@ def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
     results = []
     for notebook in tqdm(notebooks, desc="notebooks", disable=not progress):
         log = out / "logs" / f"{notebook.stem}.log"  # the kernel's own stderr, not the progress bar
+        # its earlier entry leaves summary.json before its kernel starts: a failure, Ctrl-C or a kill -9 leaves a
+        # partial executed copy that no entry describes, beside this run's finished ones
+        _write_summary(out, profile, results, failed=notebook.name)
         try:
             results.append(execute(notebook, out, {"PROFILE": profile}, log=log))
-        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: as for a failure, its executed copy is partial
-            _write_summary(out, profile, results, failed=notebook.name)
-            raise
         except Exception as error:
             lines = str(error).strip().splitlines() or [type(error).__name__]
             print(f"\n{notebook.name} failed: {lines[-1]}\n  executed notebook: "
                   f"{out / notebook.name}\n  kernel log: {log}", file=sys.stderr)
-            _write_summary(out, profile, results, failed=notebook.name)  # its earlier entry no longer describes it
             raise
     return {**_write_summary(out, profile, results), "notebooks": results}
 
