@@ -83,3 +83,14 @@ def test_a_bad_vllm_memory_share_is_named_before_vllm_is_imported(monkeypatch, v
     monkeypatch.setenv("COURSE_VLLM_GPU_MEMORY_UTILIZATION", value)
     with pytest.raises(CourseError, match=match):
         vllm_engine("any-model")
+
+
+@pytest.mark.parametrize("value", [-1.0, 0, float("nan"), "25000", True])
+def test_round_24_a_measurement_that_is_not_a_positive_number_is_named(value):
+    """Hostile round 24: a negative, zero, NaN or text throughput in gpu_check's JSON wrote `#SBATCH
+    --time=-354-20:12:00` (or a raw ValueError, or 0 silently replaced by the assumed number)."""
+    from course_lib import CourseError
+
+    numbers = {"device": "NVIDIA H200", "by_size": {"4B": {"vllm_tokens_per_s": value, "vllm_step_s_per_token": 0.02}}}
+    with pytest.raises(CourseError, match=r"by_size.4B.vllm_tokens_per_s=.* must be a positive number"):
+        throughput("vllm", "4B", numbers)

@@ -64,6 +64,11 @@ def throughput(backend: str, size: str, numbers: dict | None = None) -> tuple[fl
     size_numbers = numbers.get("by_size", {}).get(size, {})
     tokens = size_numbers.get(f"{backend}_tokens_per_s")
     step = size_numbers.get(f"{backend}_step_s_per_token")
+    for key, value in ((f"{backend}_tokens_per_s", tokens), (f"{backend}_step_s_per_token", step)):
+        check(value is None or (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+                                and value > 0),
+              f"gpu_check's by_size.{size}.{key}={value!r} must be a positive number; run benchmarks/gpu_check.py "
+              "again (or unset COURSE_GPU_CHECK)")
     if tokens and step:
         return tokens, step, "measured"
     return TOKENS_PER_S[backend][size], DECODE_MS_PER_TOKEN[backend][size] / 1000, "assumed"
