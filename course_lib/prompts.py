@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .answers import DEFAULT_FORMAT  # noqa: F401 (each source's answer format, read from here too)
 from .errors import check
-from .tasks import TASKS as PROCEDURAL  # the tiny world's prompts already show the format (`Q:...` then `#### N`)
+from .tasks import TASKS as TINY_TASKS  # the tiny world's prompts already show the format (`Q:...` then `#### N`)
 
 INSTRUCTIONS = {  # answer format -> the instruction appended to the question
     "hash": "Solve the problem step by step. On the last line, write the final answer as '#### N'.",
@@ -60,7 +60,7 @@ def model_input(problem, tokenizer):
     """What TRL's dataset holds for a problem: a conversation for chat models, else plain text (04)."""
     if uses_chat_template(tokenizer):
         return [{"role": "user", "content": user_message(problem)}]
-    if problem.source in PROCEDURAL and problem.answer_format in (None, DEFAULT_FORMAT[problem.source]):
+    if problem.source in TINY_TASKS and problem.answer_format in (None, DEFAULT_FORMAT[problem.source]):
         return problem.prompt
     return f"{user_message(problem)}\n"
 

@@ -20,8 +20,8 @@ from .errors import CourseError, check, check_seed
 TASKS = ("arith", "shuffle", "tinymath")  # the procedural tasks, each the `source` of its problems
 NUMERIC_SUBSETS = {"tinymath-numeric": "tinymath"}  # the problems with a plain-number answer, as MATH's math-numeric
 TASK_NAMES = (*TASKS, *NUMERIC_SUBSETS)  # every name `generate` takes
-SPLITS = ("train", "test", "ood")
-TASK_SPLITS = {"arith": SPLITS, "shuffle": SPLITS, "tinymath": ("train", "test"),  # tinymath: MATH's levels 1-5 only
+TINY_SPLITS = ("train", "test", "ood")
+TASK_SPLITS = {"arith": TINY_SPLITS, "shuffle": TINY_SPLITS, "tinymath": ("train", "test"),  # tinymath: MATH's levels 1-5 only
                "tinymath-numeric": ("train", "test")}
 TRAIN_LEVELS = (1, 2, 3, 4, 5)  # levels of the train and test splits
 OOD_LEVELS = (6, 7)  # longer than any training level: the AIME stand-in
@@ -383,7 +383,7 @@ def guess_rate(task: str, level: int) -> float:
 def check_task_and_levels(task: str, split: str, levels) -> tuple[int, ...]:
     """Validate task, split and levels early; return the levels to generate."""
     check(task in TASK_NAMES, f"task={task!r} is unknown; use one of {', '.join(TASK_NAMES)}")
-    check(split in SPLITS, f"split={split!r} is unknown; use one of {', '.join(SPLITS)}")
+    check(split in TINY_SPLITS, f"split={split!r} is unknown; use one of {', '.join(TINY_SPLITS)}")
     has_ood = "ood" in TASK_SPLITS[task]
     check(split in TASK_SPLITS[task], f"split={split!r} is not a split of {task}: like MATH, it has levels "
                                       f"{TRAIN_LEVELS[0]}-{TRAIN_LEVELS[-1]} only; use train or test")

@@ -68,9 +68,9 @@ ADVICE = {  # the status of "hard beats random" -> what to annotate under a budg
     COULD_NOT_TELL: "no rule yet: the test could not tell (random learned too little)",
     "inconclusive": "no rule yet: the test was inconclusive",
 }
-STRATEGIES = "arXiv 2508.14094, 4 strategies (easy, medium, hard, random) on 3 models x 2 tasks:"
-HARD_WINS = f"{STRATEGIES} hard gained most, +34 to +47 points (no interval; its abstract gives no figure for random)"
-EASY_LAST = f"{STRATEGIES} easy gained least, +3 to +15 points (no interval; its abstract gives no figure for random)"
+PAPER_STRATEGIES = "arXiv 2508.14094, 4 strategies (easy, medium, hard, random) on 3 models x 2 tasks:"
+HARD_WINS = f"{PAPER_STRATEGIES} hard gained most, +34 to +47 points (no interval; its abstract gives no figure for random)"
+EASY_LAST = f"{PAPER_STRATEGIES} easy gained least, +3 to +15 points (no interval; its abstract gives no figure for random)"
 CLAIMS = (
     Claim("Hard beats random under a 10% budget (skill-limited model)", HARD_WINS, "regimes-hard-wins-long", "tiny-m",
           "hard", "random", steps=(100, 100), fresh_from=3, regime=SKILL_LIMITED,

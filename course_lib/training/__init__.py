@@ -36,7 +36,7 @@ from ..errors import CourseError, check, warn
 from ..models import TINY_NAMES, check_finite, load_model, load_tokenizer, weights_sha256
 from ..paths import what_it_is
 from ..problems import legacy_problems_fingerprint, problems_fingerprint
-from ..prompts import PROCEDURAL, asked_format, model_input, pool_answer_format, prompt_ids
+from ..prompts import TINY_TASKS, asked_format, model_input, pool_answer_format, prompt_ids
 from ..provenance import atomic_write_text, folder_lock, git_commit, library_versions
 from ..rewards import completion_text, correctness_reward
 from ..sampling import checked_prompt_ids
@@ -116,7 +116,7 @@ class LedgerReward:
                 right = [completion_text(c) for c, r in zip(completions[start : start + self.group_size],
                                                             correct[start : start + self.group_size]) if r > 0]
                 row["right"], row["lucky"] = len(right), sum(not arith_steps_are_right(text) for text in right)
-            elif sources[start] not in PROCEDURAL:
+            elif sources[start] not in TINY_TASKS:
                 row["format_share"] = round(sum(formatted[start : start + self.group_size]) / self.group_size, 4)
             self.pending.append(row)
         return rewards
