@@ -138,12 +138,10 @@ def test_informative_share_check_recomputes_from_the_notebooks_rates():
 def test_a_function_answer_is_called_on_cases_and_its_errors_become_hints():
     problems = generate("shuffle", 3, "train", 0, levels=[5]) + generate("arith", 3, "train", 0, levels=[3])
 
-    def right(completions, answer, solution, **kwargs):
-        out = []
-        for c, a, s in zip(completions, answer, solution):
-            final = c.rsplit("####", 1)[-1].strip() if "####" in c else None
-            out.append(1.0 if final == a else (0.5 if c.split("\n")[0] == s.split("\n")[0] else 0.0))
-        return out
+    def right(completions, answer, solution, **kwargs):  # right final answers as the course grades them
+        graded = correctness_reward(completions, answer=answer, **kwargs)
+        return [g if g == 1.0 else (0.5 if c.split("\n")[0] == s.split("\n")[0] else 0.0)
+                for g, c, s in zip(graded, completions, solution)]
 
     assert grade("00.2", right, problems=problems) == (True, "correct (00.2)")
     ok, message = grade("00.2", lambda completions, **kwargs: [0.0] * len(completions), problems=problems)
@@ -176,6 +174,29 @@ def test_round_23_a_reward_that_compares_with_the_solution_text_is_not_yet_right
     solution = {"correctness_reward": correctness_reward}
     exec(cell.split("\nmy_reward = ")[0], solution)  # the reward function only, not the sampling below it
     assert grade("00.2", solution["first_step_reward"], problems=problems) == (True, "correct (00.2)")
+
+
+def test_round_24_a_reward_that_reads_the_last_line_or_a_prefix_of_the_first_step_is_not_yet_right():
+    """Hostile round 24: every case ended in the solution's own `#### X` and began with its first line or `?`, so a
+    reward comparing the last line with the solution's, or giving half to a prefix of the first step, passed; the
+    notebook's solution still does, on shuffle and arith."""
+    def ends_like_the_solution(completions, answer, solution, **kwargs):
+        return [1.0 if c.split("\n")[-1] == s.split("\n")[-1] else 0.5 if c.split("\n")[0] == s.split("\n")[0]
+                else 0.0 for c, s in zip(completions, solution)]
+
+    def half_for_a_prefix(completions, answer, solution, **kwargs):
+        right = correctness_reward(completions, answer=answer, **kwargs)
+        return [r if r == 1.0 else 0.5 if c.split("\n")[0] and s.startswith(c.split("\n")[0]) else 0.0
+                for r, c, s in zip(right, completions, solution)]
+
+    cell = next(c.source for c in nbformat.read(NOTEBOOKS[0], as_version=4).cells
+                if is_solution(c) and "Solution to exercise 2" in c.source)
+    solution = {"correctness_reward": correctness_reward}
+    exec(cell.split("\nmy_reward = ")[0], solution)  # the reward function only, not the sampling below it
+    for problems in (generate("shuffle", 4, "train", 0, levels=[5]), generate("arith", 4, "train", 0)):
+        for reward in (ends_like_the_solution, half_for_a_prefix):
+            assert not grade("00.2", reward, problems=problems)[0], reward.__name__
+        assert grade("00.2", solution["first_step_reward"], problems=problems) == (True, "correct (00.2)")
 
 
 def test_an_unknown_exercise_is_a_clear_error():

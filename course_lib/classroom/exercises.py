@@ -179,7 +179,11 @@ def _check_first_step(answer, problems) -> bool:
         wrong_first = "\n".join(["?"] + lines[1:-1] + [f"#### {p.answer}1"])
         right_after_other_working = "\n".join(["?"] + lines[1:])  # a right answer earns 1, whatever came before
         right_first_other_lines = "\n".join([lines[0], "?", lines[-1], ""])  # not the solution's text, ends in "\n"
-        for c in (p.solution, wrong_final, wrong_first, "", right_after_other_working, right_first_other_lines):
+        right_spelled_otherwise = "\n".join(lines[:-1] + [f"#### {p.answer}."])  # graded right, not the last line
+        cut_first = "\n".join([lines[0][:-1]] + lines[1:-1] + [f"#### {p.answer}1"])  # a prefix is no first step
+        longer_first = "\n".join([lines[0] + "?"] + lines[1:-1] + [f"#### {p.answer}1"])
+        for c in (p.solution, wrong_final, wrong_first, "", right_after_other_working, right_first_other_lines,
+                  right_spelled_otherwise, cut_first, longer_first):
             completions.append(c)
             answers.append(p.answer)
             solutions.append(p.solution)
