@@ -118,6 +118,23 @@ _CURRENCY = str.maketrans("", "", "\u20ac\u00a3\u00a5")  # € £ ¥, dropped fr
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 _STATED_SENTENCE = re.compile(r"(?i)\bthe\s+(?:final\s+)?answer\s+is:?\s*\$?(-?\d[\d,]*(?:\.\d+)?)(?=\s*(?:[.!]|$))",
                               re.M)  # `The answer is 9.` (a number that ends its sentence, not `9 - 1 = 8`)
+# a stated answer the reasoning only tries (`Suppose the answer is 9.`, `If the answer is (D), ...`, `A common mistake:
+# the answer is 9.`): if, suppose, assume, say, imagine, whether or mistake right before its `the answer`
+_TRIAL = re.compile(r"(?i)\b(?:if|suppose|supposing|assume|assuming|say|imagine|whether|mistake)\b[\s:,]*(?:that\s+)?"
+                    r"(?:the\s+)?(?:final\s+)?$")
+
+
+def _a_trial(text: str, start: int) -> bool:
+    """Whether the answer stated at `text[start:]` is a trial the reasoning tests, not an answer given: the words right
+    before it are `Suppose`, `If`, `A common mistake:` (the end of the 40 characters before it is read).
+
+    >>> [_a_trial(t, t.index("the answer")) for t in ("Suppose the answer is 9.", "A common mistake: the answer is 9",
+    ...                                               "So the answer is 9.", "If we add, the answer is 9.")]
+    [True, True, False, False]
+    """
+    return bool(_TRIAL.search(text, max(0, start - 40), start))
+
+
 _NAMED_OPTION = re.compile(r"(?i:option|choice)\s*\(?([A-Ga-g])\)?\.?"  # `Option D`, `Option d`, `(D) Alice`
                            r"|\(([A-G])\)\s+[^\W\d_]+\.?")
 _STATED_LETTER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}\s*:\s*)\(?([A-Z])\)?\.?"  # `Answer: E`, `Solution: (E)`
@@ -268,7 +285,7 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
         return []
     dressed = [match.group(1) or match.group(2) for match in _DRESSED_OPTION.finditer(text)]
     text = _plain(_DRESSED_OPTION.sub(lambda match: f"({match.group(1) or match.group(2)})", text))
-    stated = _STATED.findall(text)
+    stated = [match.group(1) for match in _STATED.finditer(text) if not _a_trial(text, match.start())]  # not `If the answer is (D), ...`
     if len(stated) > MAX_MARKS:  # the answers stated, not every "answer" a reasoning writes ("each answer", "answers")
         return [None]
     if stated_only and not stated:  # `stated_only`: options only mentioned (`(C) was first`) are no answer
@@ -689,7 +706,9 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
             if found is not None and not (other == "hash" and _heading(found)):  # `#### Final answer`: a heading
                 elsewhere.append(found)
     if source in ("gsm8k", "arith") and answer_format == "hash":  # `#### 8` and `The answer is 9.`: a hedge
-        elsewhere += [normalize_number(number) for number in _STATED_SENTENCE.findall(completion[-MAX_SCAN:])]
+        tail = completion[-MAX_SCAN:]
+        elsewhere += [normalize_number(match.group(1)) for match in _STATED_SENTENCE.finditer(tail)
+                      if not _a_trial(tail, match.start())]  # `Suppose the answer is 9. Then ...` is a trial
     if source in ("shuffle", "bbh") and answer_format != "option":  # `#### E` and `So the answer is (D).`: a hedge
         stated = option_answers(completion, stated_only=True)
         if None in stated:

@@ -1086,3 +1086,18 @@ def test_round_23_a_stated_option_followed_by_many_separators_is_graded_at_once(
     assert not is_correct("So the answer is (A)" + repeated * 22 + " maybe", "(B)", "bbh")  # was: 40 s of CPU
     # time doubling with each repetition would never finish this one (its time is measured nowhere: it ends or not)
     assert not is_correct("So the answer is (A)" + repeated * 200 + " maybe", "(B)", "bbh")
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("If the answer is (D), Alice would hold the ball twice, which is impossible.\n#### E", "E", "shuffle"),
+    ("Suppose the answer is 9. Then 9 * 2 = 18, too many. Try 8: 8 * 2 = 16.\n#### 8", "8", "gsm8k"),
+    ("A common mistake: the answer is 9. It is not: 8 * 2 = 16.\n#### 8", "8", "gsm8k"),
+    ("Assume that the answer is 9. Too many. #### 8", "8", "arith"),
+    ("Suppose the answer is (D). Then Bob has the ball, but he swapped it. So the answer is (E).", "(E)", "bbh")])
+def test_round_23_an_answer_the_reasoning_only_tries_is_no_second_answer(completion, gold, source):
+    """Hostile round 23: `Suppose the answer is 9.` (or `If the answer is (D), ...`) in the reasoning made the right
+    final answer a hedge; a stated answer right after if, suppose, assume, say, imagine, whether or mistake is a trial."""
+    assert is_correct(completion, gold, source)
+    assert not is_correct(completion.replace("So the answer is (E)", "So the answer is (D)").replace("#### 8", "#### 9")
+                          .replace("#### E", "#### D"), gold, source)  # the tried answer given at the end is wrong
+    assert not is_correct("#### 8\nSo the answer is 9.", "8", "gsm8k")  # an answer stated, not tried: a hedge
