@@ -116,8 +116,10 @@ _STATED_NUMBER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}(?:\s+\d+)?\s*[:=
                             r"|\u00b0[CF]?|[\u20ac\u00a3\u00a5])?[ \t]*\.?")  # or a degree or currency sign stuck to it: `8°C`, `8€`
 _CURRENCY = str.maketrans("", "", "\u20ac\u00a3\u00a5")  # € £ ¥, dropped from a stated number as normalize_number drops $
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
-_STATED_SENTENCE = re.compile(r"(?i)\bthe\s+(?:final\s+)?answer\s+is:?\s*\$?(-?\d[\d,]*(?:\.\d+)?)(?=\s*(?:[.!]|$))",
-                              re.M)  # `The answer is 9.` (a number that ends its sentence, not `9 - 1 = 8`)
+# a number stated in the text beside a `####` answer: a label, `The answer is`, `Answer:`, `Final answer =`, then the
+# rest of its sentence read as a mark is (`_mark_value`): `9.`, `**9**.`, `$9$.`, `−9.`, `9 apples.` (not `9 - 1 = 8.`)
+_STATED_LABEL = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answer(?:\s+is\b[ \t]*:?|[ \t]*[:=])[ \t]*")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")  # `9.` ends a sentence, `9.5` does not
 # a stated answer the reasoning only tries (`Suppose the answer is 9.`, `If the answer is (D), ...`, `A common mistake:
 # the answer is 9.`): if, suppose, assume, say, imagine, whether or mistake right before its `the answer`
 _TRIAL = re.compile(r"(?i)\b(?:if|suppose|supposing|assume|assuming|say|imagine|whether|mistake)\b[\s:,]*(?:that\s+)?"
@@ -706,15 +708,31 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
             if found is not None and not (other == "hash" and _heading(found)):  # `#### Final answer`: a heading
                 elsewhere.append(found)
     if source in ("gsm8k", "arith") and answer_format == "hash":  # `#### 8` and `The answer is 9.`: a hedge
-        tail = completion[-MAX_SCAN:]
-        elsewhere += [normalize_number(match.group(1)) for match in _STATED_SENTENCE.finditer(tail)
-                      if not _a_trial(tail, match.start())]  # `Suppose the answer is 9. Then ...` is a trial
+        elsewhere += _stated_numbers(completion[-MAX_SCAN:])
     if source in ("shuffle", "bbh") and answer_format != "option":  # `#### E` and `So the answer is (D).`: a hedge
         stated = option_answers(completion, stated_only=True)
         if None in stated:
             return False
         elsewhere += stated
     return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
+
+
+def _stated_numbers(text: str) -> list[str]:
+    """Each number a text states as its answer outside a `####` mark (`The answer is 9.`, `Final answer: 9`,
+    `The answer is **9**.`, `$9$`, `9 apples`), normalised: a label, then the rest of its sentence read as a `####` mark
+    is; a sentence holding more than one number (`The answer is 18 / 2 = 9.`) states none, and a trial (`Suppose the
+    answer is 9.`) is none.
+
+    >>> _stated_numbers("Answer: 9\\nThe answer is **10**. The final answer is \u221211 apples! The answer is 18 / 2 = 9.")
+    ['9', '10', '-11']
+    """
+    numbers = []
+    for label in _STATED_LABEL.finditer(text):
+        end = _SENTENCE_END.search(text, label.end(), label.end() + 100)
+        value = _mark_value(text[label.end():end.start() if end else label.end() + 100])
+        if _NUMERIC.fullmatch(value) and not _a_trial(text, label.start()):
+            numbers.append(value)
+    return numbers
 
 
 def _matches(predicted: str, answer: str, source: str) -> bool:

@@ -1101,3 +1101,14 @@ def test_round_23_an_answer_the_reasoning_only_tries_is_no_second_answer(complet
     assert not is_correct(completion.replace("So the answer is (E)", "So the answer is (D)").replace("#### 8", "#### 9")
                           .replace("#### E", "#### D"), gold, source)  # the tried answer given at the end is wrong
     assert not is_correct("#### 8\nSo the answer is 9.", "8", "gsm8k")  # an answer stated, not tried: a hedge
+
+
+@pytest.mark.parametrize(("stated", "right"), [
+    ("Answer: 9", False), ("Final answer: 9", False), ("The answer is **9**.", False), ("The answer is \u22129.", False),
+    ("The answer is 9 apples.", False), ("The answer is $9$.", False), ("Final answer = 9!", False),
+    ("Final answer: 8", True), ("The answer is **8**.", True), ("The answer is 9 - 1 = 8.", True),
+    ("Answer: we add 9 and 1, then 8.", True)])
+def test_round_23_a_stated_number_in_a_marks_spellings_beside_a_hash_answer_is_a_hedge(stated, right):
+    """Hostile round 23: beside `#### 8` only `The answer is 9.` was read, not `Final answer: 9`, `Answer: 9`, bold,
+    `$9$`, a typeset minus or a unit; a stated number is now the rest of its sentence read as a `####` mark is."""
+    assert is_correct(f"#### 8\n{stated}", "8", "gsm8k") is right and is_correct(f"{stated}\n#### 8", "8", "arith") is right
