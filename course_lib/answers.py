@@ -78,7 +78,9 @@ def normalize_number(text: str) -> str:
     """
     text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)  # any script's digits
     text = text.replace("\u2212", "-")  # the Unicode minus sign (−5), as typeset text writes it
-    cleaned = text.strip().replace("$", "").rstrip(".").strip()
+    cleaned = text.strip().replace("$", "")
+    ellipsis = re.search(r"\d\s*\.\.+$", cleaned)  # `7...`, `7 ...`: the number goes on, it is no number
+    cleaned = (cleaned if ellipsis else cleaned.rstrip(".")).strip()  # `7.`, `Paris.`
     if _THOUSANDS.fullmatch(commas := _LATEX_SEPARATOR.sub(",", cleaned)):
         cleaned = commas.replace(",", "")
     match = _DECIMAL.fullmatch(cleaned)
@@ -152,7 +154,17 @@ _NO_UNIT = frozenset({  # words after a `####` number that change or hedge it (a
     "ninth", "ninths", "millionth", "millionths", "billionth", "billionths", "twice", "thrice", "below", "above",
     "under", "k", "bn", "mn", "mln", "bln", "mil", "mille", "thou", "pct", "lac", "lacs", "tens", "score", "scores",
     "gross", "fold", "quadrillion", "quadrillions", "quintillion", "quintillions", "millionen", "milliarden",
-    "tausend", "milliard", "milliards"})
+    "tausend", "milliard", "milliards",
+    # round 23: more scales, fractions and languages (`8 sextillion`, `8 twelfths`, `8 Mio`, `8 millones`, `8 тысяч`,
+    # `8 万`), pi (`8 π`), approximations and negations (`8 ca.`, `8 odd`, `8 max`, `8 false`, `8 estimated`)
+    "sextillion", "sextillions", "septillion", "septillions", "octillion", "octillions", "eleventh", "elevenths",
+    "twelfth", "twelfths", "sixteenth", "sixteenths", "twentieth", "twentieths", "mio", "mrd", "tsd", "millones",
+    "millón", "millon", "mila", "milioni", "miliardi", "miliardo", "milliers", "тысяч", "тысяча", "тысячи", "тыс",
+    "миллион", "миллиона", "миллионов", "млн", "млрд", "万", "千", "百", "亿", "萬", "億", "pi", "π", "ca", "odd",
+    "max", "false", "estimated", "bps"})
+_HEDGE_LABELS = frozenset({  # labels before a `####` number that hedge or negate it (`Guess: 8`, `Est: 8`, `Never: 8`);
+    "false", "never", "invalid", "rejected", "guess", "estimate", "est", "unsure"})  # after it a unit (`7 guess`)
+_SCALE_LETTERS = frozenset({"M", "B", "MM"})  # `8 M`, `8 MM` (millions), `8 B`: capitals only (`8 m` is metres)
 
 
 def _changes_the_number(word: str) -> bool:
@@ -160,7 +172,8 @@ def _changes_the_number(word: str) -> bool:
     mark is no answer; any other word is its unit (`7 apples`, `5 months`, `12 points`)."""
     folded = unicodedata.normalize("NFKC", word).lower()  # fullwidth letters are the same word
     starts = word[:1].isalpha() or word[:1] in "\u00b0\u20ac\u00a3\u00a5$"  # `5 ½`, `3 ²`: no unit starts so
-    return bool(word) and (folded in _NO_UNIT or not starts)
+    exponent = re.fullmatch(r"e[+-]?\d+", folded)  # `8 e3`: 8e3
+    return bool(word) and (folded in _NO_UNIT or word in _SCALE_LETTERS or not starts or bool(exponent))
 
 
 def _mark_value(mark: str) -> str:
@@ -178,13 +191,15 @@ def _mark_value(mark: str) -> str:
     plain = normalize_number(_BOLD.sub(r"\1", mark).strip().rstrip(",;:").rstrip())  # `**24**`, `24,`, `1 234,`
     plain = re.sub(r"^-[ \t]+(?=\d)", "-", plain)  # `- 8`: a sign set apart
     stated = _STATED_NUMBER.fullmatch(plain)  # (as lm-eval's strict-match reads them)
-    if stated and not _changes_the_number(stated.group(3) or "") and not _changes_the_number(stated.group(1) or ""):
+    label = stated and (stated.group(1) or "")
+    if stated and not _changes_the_number(stated.group(3) or "") and not _changes_the_number(label) and \
+            label.lower() not in _HEDGE_LABELS:
         return normalize_number(stated.group(2).translate(_CURRENCY))  # a label that hedges or negates (`Maybe: 8`, `Not: 8`) is none
     option = _NAMED_OPTION.fullmatch(plain)
     if option:
         return (option.group(1) or option.group(2)).upper()
     letter = _STATED_LETTER.fullmatch(plain)
-    if letter and not _changes_the_number(letter.group(1) or ""):  # `Not: E` is no answer
+    if letter and not _changes_the_number(letter.group(1) or "") and (letter.group(1) or "").lower() not in _HEDGE_LABELS:  # `Not: E`, `Guess: E`
         return (letter.group(2) or letter.group(3)).upper()
     return plain
 

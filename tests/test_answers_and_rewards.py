@@ -1112,3 +1112,15 @@ def test_round_23_a_stated_number_in_a_marks_spellings_beside_a_hash_answer_is_a
     """Hostile round 23: beside `#### 8` only `The answer is 9.` was read, not `Final answer: 9`, `Answer: 9`, bold,
     `$9$`, a typeset minus or a unit; a stated number is now the rest of its sentence read as a `####` mark is."""
     assert is_correct(f"#### 8\n{stated}", "8", "gsm8k") is right and is_correct(f"{stated}\n#### 8", "8", "arith") is right
+
+
+@pytest.mark.parametrize("mark", [
+    "8 \u0442\u044b\u0441\u044f\u0447", "8 \u4e07", "8 \u5343", "8 Mio", "8 Mrd", "8 Tsd", "8 sextillion", "8 septillion",
+    "8 twelfths", "8 sixteenths", "8 millones", "8 mila", "8 miliardi", "8 pi", "8 \u03c0", "8 M", "8 B", "8 MM",
+    "8 ca.", "8 odd", "8 max", "8 false", "8 estimated", "8 bps", "8 e3", "False: 8", "Guess: 8", "Estimate: 8",
+    "Est: 8", "Unsure: 8", "Never: 8", "Invalid: 8", "8...", "8 ..."])
+def test_round_23_more_words_that_change_or_hedge_a_hash_number_make_it_no_answer(mark):
+    """Hostile round 23: `#### 8 тысяч`, `8 万`, `8 Mio`, `8 π`, `8 M`, `Guess: 8`, `8...` and more scored 1 for 8 (any
+    word not in the list was read as a unit)."""
+    assert not is_correct(f"#### {mark}", "8", "gsm8k")
+    assert is_correct("#### 8 m", "8", "gsm8k") and is_correct("#### 8 mm", "8", "gsm8k")  # metres: units in lower case
