@@ -655,6 +655,11 @@ def in_format(completion, answer_format: str) -> bool:
                for answer in ANSWERS[answer_format](completion))
 
 
+_NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+                r"thousand|million|billion)")
+# a mark that is a number in words (`eight`, `Answer: twenty-one`, `one hundred and five`): an answer, not a heading
+_WORDS_NUMBER = re.compile(rf"(?i)(?:{_ANSWER_LABEL})?-?{_NUMBER_WORD}(?:[ \t-]+(?:and[ \t]+)?{_NUMBER_WORD}){{0,8}}[ \t]*\.?")
 _HEADING_START = re.compile(r"(?i)\s*(?:step|part|case|method|approach|solution|stage|phase|section|round)\b")
 
 
@@ -667,9 +672,12 @@ def _heading(mark: str) -> bool:
 
     >>> [_heading(m) for m in ("Final answer", "Step 1: add", "7 or 8", "So the answer is 8", "8km", "BE", "8", "")]
     [True, True, False, False, False, False, False, False]
+    >>> [_heading(m) for m in ("eight", "Answer: twenty-one", "one hundred and five", "One more check", "and")]
+    [False, False, False, True, True]
     """
     words = bool(_WORD.search(mark)) and any(character.islower() for character in mark)
-    return words and (not re.search(r"\d", mark) or bool(_HEADING_START.match(mark)))
+    number = re.search(r"\d", mark) or _WORDS_NUMBER.fullmatch(mark)  # `8`, `eight`: a number, in digits or words
+    return words and (not number or bool(_HEADING_START.match(mark)))
 
 
 MISSING_MARKS = ("", "NA", "NaN", "nan", "N/A", "null", "None", "<NA>", "NaT")  # a missing value written as text

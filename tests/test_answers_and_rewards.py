@@ -1124,3 +1124,11 @@ def test_round_23_more_words_that_change_or_hedge_a_hash_number_make_it_no_answe
     word not in the list was read as a unit)."""
     assert not is_correct(f"#### {mark}", "8", "gsm8k")
     assert is_correct("#### 8 m", "8", "gsm8k") and is_correct("#### 8 mm", "8", "gsm8k")  # metres: units in lower case
+
+
+@pytest.mark.parametrize("earlier", ["eight", "Eight", "answer eight", "Answer: twenty-one", "one hundred and five"])
+def test_round_23_a_number_in_words_as_an_earlier_hash_mark_is_an_answer(earlier):
+    """Hostile round 23: `#### eight` then `#### 9` scored 1 for 9: a mark in lower-case words with no digit was
+    dropped as a Markdown heading, though it states a number."""
+    assert not is_correct(f"#### {earlier}\n#### 9", "9", "gsm8k")
+    assert is_correct("#### Step one\n#### 9", "9", "gsm8k") and is_correct("#### One more check\n#### 9", "9", "gsm8k")
