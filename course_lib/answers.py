@@ -243,9 +243,11 @@ def boxed_answers(text) -> list[str | None]:
             if depth == 0:
                 answers.append(text[box.end():brace.start()].strip())
                 position = brace.end()
-                hedge = _HEDGE_AFTER_A_BOX.match(_plain(text[position:position + 120]))
-                if hedge and normalize_number(hedge.group(1)) != normalize_number(answers[-1]):
-                    answers.append(None)  # `\boxed{7} (maybe 8)`, `\boxed{7} or 8`: a second answer beside it
+                after = _plain(text[position:position + 160])
+                hedge = _HEDGE_AFTER_A_BOX.match(after)
+                alternative = hedge and next(group for group in hedge.groups() if group is not None)
+                if (hedge and _other_value(alternative, answers[-1])) or _QUALIFIED_BOX.match(after):
+                    answers.append(None)  # `\boxed{7} (maybe 8)`, `\boxed{7} or 8`, `\boxed{7} (about)`: a second answer
                 break
         else:
             answers.append(None)
@@ -392,12 +394,30 @@ _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[d
                                    r"|\d\s+(?:x|times|plus|minus|mod|over|divided\s+by)\s+|\\binom\{[^{}]*\}\{\s*"
                                    r"|\\(?:log|ln|lg|sin|cos|tan)(?:_\{?\w+\}?)?\s*|[\d)]\s*\(\s*)$")  # `2 \times 13`
 _HEDGE_WORD = r"(?:maybe|perhaps|possibly|probably)"
-_CONNECTOR = (r"(?:,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|or(?:\s+else)?|else|and|to|vs\.?|versus|"
+_CONNECTOR = (r"(?:,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|or|else|and|to|vs\.?|versus|"
               r"alternatively|\.\.\.|\u2026|but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
-_AFTER_A_BOX = (r"(?:or(?:\s+else)?|else|otherwise|\u2228|\\lor|\\vee|alternatively|"
-                r"but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
-_HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}\s*,?\s*)+{_HEDGE_WORD}?|"
-                                rf"{_HEDGE_WORD})\s*\$*\s*(-?\d[\d,]*(?:\.\d+)?)")
+_NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+                r"thousand|million|billion)")
+# a connector after a box, then a second answer: `\boxed{5} or 6`, `\boxed{5}. Alternatively, $\frac{1}{2}$.`,
+# `\boxed{5}. It might be 6.`, `\boxed{5}, though it could also be \(6\)`, `\boxed{5} or six`, `\boxed{5} or −6`
+_AFTER_A_BOX = (r"(?:or|else|otherwise|\u2228|\\lor|\\vee|alternatively|"
+                r"(?:(?:but|though|however),?\s+)?(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
+_HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}(?:\s*,)?\s*)+{_HEDGE_WORD}?|"
+                                rf"{_HEDGE_WORD})\s*(?:\$*\s*([-\u2212]?\.?\d[\d,]*(?:\.\d+)?)"  # a number: `6`, `$6$`, `.5`
+                                r"|\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)"  # math: `$x = 6$`, `\(6\)`, `$\sqrt{2}$`
+                                rf"|(\\[dt]?frac\{{[^{{}}]*\}}\{{[^{{}}]*\}}|\\sqrt\{{[^{{}}]*\}})|\b({_NUMBER_WORD})\b)")  # `\frac{1}{2}`, `six`
+# a box qualified right after it: `\boxed{5} (about)`, `\boxed{5} (approx.)`
+_QUALIFIED_BOX = re.compile(r"(?i)\s*\$*\s*\(\s*(?:about|approx\.?|approximately|roughly|nearly|around|almost|circa|ish|"
+                            r"maybe|perhaps|probably|possibly|I\s+think|guess|unsure)\s*\)")
+
+
+def _other_value(alternative: str, box: str) -> bool:
+    """Whether an alternative written after a box differs from it: each compared without spaces, by what follows its
+    last `=` (`$x = 6$` is 6; `\boxed{5}. Alternatively, $\frac{10}{2} = 5$` restates 5)."""
+    def value(text: str) -> str:
+        return normalize_number("".join(text.rsplit("=", 1)[-1].split()))
+    return value(alternative) != value(box)
 _HEDGE_BETWEEN = re.compile(rf"(?i)\s*[.(\[\u2014\u2013-]?\s*(?:(?:{_CONNECTOR}\s*)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*")
 
 
@@ -416,7 +436,8 @@ def _relation(text: str) -> bool:
 
 _DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|(?i:\bor\b|\balternatively\b|\b(?:maybe|perhaps|possibly|probably)\b)"
                           r"|(?i:\b(?:if|when|unless|otherwise|approx|approximately|roughly|about|likely|estimate[ds]?)\b)"
-                          r"|\?|\\[lc]?dots(?![A-Za-z])|\u2026|\.\.\."  # `5?`, `5 \dots`, `5 ...`
+                          r"|(?i:\b(?:nearly|around|almost|circa|except|guess|unsure|ish)\b|\bI\s+think\b)"  # `5 \text{ (nearly)}`
+                          r"|\?|\\(?:[lc]?dots[cbmio]?|mathellipsis|textellipsis)(?![A-Za-z])|\u2026|\.\.\.|\.\s+\.\s+\."  # `5?`, `5 \dotsc`, `5 . . .`
                           r"|^(?!.*\\begin).*\\\\", re.S)
 
 
@@ -655,9 +676,6 @@ def in_format(completion, answer_format: str) -> bool:
                for answer in ANSWERS[answer_format](completion))
 
 
-_NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-                r"thousand|million|billion)")
 # a mark that is a number in words (`eight`, `Answer: twenty-one`, `one hundred and five`): an answer, not a heading
 _WORDS_NUMBER = re.compile(rf"(?i)(?:{_ANSWER_LABEL})?-?{_NUMBER_WORD}(?:[ \t-]+(?:and[ \t]+)?{_NUMBER_WORD}){{0,8}}[ \t]*\.?")
 _HEADING_START = re.compile(r"(?i)\s*(?:step|part|case|method|approach|solution|stage|phase|section|round)\b")

@@ -1132,3 +1132,30 @@ def test_round_23_a_number_in_words_as_an_earlier_hash_mark_is_an_answer(earlier
     dropped as a Markdown heading, though it states a number."""
     assert not is_correct(f"#### {earlier}\n#### 9", "9", "gsm8k")
     assert is_correct("#### Step one\n#### 9", "9", "gsm8k") and is_correct("#### One more check\n#### 9", "9", "gsm8k")
+
+
+@pytest.mark.parametrize("completion", [
+    r"\boxed{5}. Alternatively, $\frac{1}{2}$.", r"\boxed{5}. Alternatively, $x = 6$.", r"\boxed{5}. Alternatively, \(6\).",
+    r"\boxed{5} or six", "\\boxed{5} or \u22126", r"\boxed{5} (or $\sqrt{2}$)", r"\boxed{5}, though it might be 6.",
+    r"\boxed{5}. It might be 6.", r"\boxed{5}. However, it could also be 6.", r"\boxed{5} (about)",
+    r"\boxed{5 \text{ (nearly)}}", r"\boxed{5 \text{ (around)}}", r"\boxed{5 \text{ (almost)}}", r"\boxed{5 \text{ (Circa)}}",
+    r"\boxed{5 \text{ (Except n=0)}}", r"\boxed{5 \text{ (I think)}}", r"\boxed{5 \text{ (guess)}}", r"\boxed{5 \text{ish}}",
+    r"\boxed{5 . . .}", r"\boxed{5 \dotsc}", r"\boxed{5 \dotsb}", r"\boxed{5 \mathellipsis}", r"\boxed{5 \textellipsis}"])
+def test_round_23_a_second_answer_in_math_or_words_after_a_box_and_more_box_hedges_are_read(completion):
+    """Hostile round 23: after a box only a digit was read as a second answer (`\\boxed{5}. Alternatively, \\(6\\).`,
+    `or six`, `It might be 6.` scored 1), and `\\dotsc`, `. . .`, `(nearly)`, `(guess)` in a box were no hedge."""
+    assert not is_correct(completion, "5", "math")
+
+
+@pytest.mark.parametrize("completion", [r"\boxed{5}. Alternatively, $x = 5$.", r"\boxed{5}. Alternatively, $\frac{10}{2} = 5$.",
+                                        r"\boxed{5}. It may be verified that $5 \cdot 2 = 10$.", r"\boxed{5} or 5"])
+def test_round_23_the_boxed_answer_restated_after_a_connector_stays_right(completion):
+    assert is_correct(completion, "5", "math")
+
+
+@pytest.mark.parametrize("repeated", [" or", " or else", " or ,", " it might be"])
+def test_round_23_a_box_followed_by_many_connectors_is_graded_at_once(repeated):
+    """Hostile round 23 (found mending G2): `\\boxed{5} or or or ...` took time doubling with each `or` (the spaces
+    around each connector could be read two ways); its time is measured nowhere: it ends or not."""
+    assert not is_correct(r"\boxed{5}" + repeated * 5 + " 6", "5", "math")  # `or ... 6` within 160 characters: read
+    assert is_correct(r"\boxed{5}" + repeated * 200, "5", "math")  # was: time doubling with each `or` (hours at 40)
