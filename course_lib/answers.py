@@ -381,7 +381,8 @@ def extract_integer(text) -> str | None:
     if after[:1] and unicodedata.category(after[:1]) == "No":  # `12½`, `12³`: not the integer 12
         return None
     if _INSIDE_AN_EXPRESSION.search(before) or re.search(r"\bnot\s*$", before) or \
-            re.match(r"\s*(?:[/^]|[eE]\d)|\s*(?:is\s+|was\s+)?(?:wrong|incorrect|not)\b", after):
+            re.match(r"\s*(?:[/^]|[eE]\d)|\s*(?:is\s+|was\s+)?(?:wrong|incorrect|not)\b", after) or \
+            _AIME_SCALE.match(after):  # `12 thousand`, `12 squared`: another number
         return None  # part of `1/13`, `2^{13}`, `\sqrt{13}`, `13e2`; `13 is wrong`, `not 13`: not the integer stated
     if len(numbers) > 1 and _HEDGE_BETWEEN.fullmatch(tail[numbers[-2].end():last.start()]):
         return None  # `12 or 13`, `12, 13`, `13 (or maybe 12)`: two candidates
@@ -393,6 +394,9 @@ _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[d
                                    r"|[\d)}]\s*(?:[-+*\u00d7\u00b7\u2212|&]|\\times|\\cdot|\\pm|\\mp)\s*"
                                    r"|\d\s+(?:x|times|plus|minus|mod|over|divided\s+by)\s+|\\binom\{[^{}]*\}\{\s*"
                                    r"|\\(?:log|ln|lg|sin|cos|tan)(?:_\{?\w+\}?)?\s*|[\d)]\s*\(\s*)$")  # `2 \times 13`
+# a word after AIME's last number that makes it another number (`12 thousand`, `12 million`, `12 squared`); a qualifier
+# (`about 12`, `12%`) is read by design (docs/bad_inputs.md)
+_AIME_SCALE = re.compile(r"(?i)\s*(?:thousand|million|billion|trillion|hundred|dozen|squared|cubed|lakh|crore)s?\b")
 _HEDGE_WORD = r"(?:maybe|perhaps|possibly|probably)"
 _CONNECTOR = (r"(?:,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|or|else|and|to|vs\.?|versus|"
               r"alternatively|\.\.\.|\u2026|but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")

@@ -1159,3 +1159,12 @@ def test_round_23_a_box_followed_by_many_connectors_is_graded_at_once(repeated):
     around each connector could be read two ways); its time is measured nowhere: it ends or not."""
     assert not is_correct(r"\boxed{5}" + repeated * 5 + " 6", "5", "math")  # `or ... 6` within 160 characters: read
     assert is_correct(r"\boxed{5}" + repeated * 200, "5", "math")  # was: time doubling with each `or` (hours at 40)
+
+
+@pytest.mark.parametrize("completion", ["So the total is 12 thousand.", "So the answer is 12 squared.",
+                                        "So the answer is 12 million", "So the answer is 12 cubed."])
+def test_round_23_a_scale_word_after_aimes_last_number_makes_it_another_number(completion):
+    """Hostile round 23: AIME's unmarked answer read `12 thousand`, `12 million`, `12 squared` as 12 (`#### 12 thousand`
+    was no answer); a qualifier (`about 12`, `12%`) stays read by design."""
+    assert not is_correct(completion, "12", "aime2025")
+    assert is_correct("So the answer is 12 dollars.", "12", "aime2025") and is_correct("It is about 12.", "12", "aime2025")
