@@ -494,25 +494,36 @@ def test_a_failing_notebook_still_says_what_failed(tmp_path, monkeypatch, capsys
         notebooks.execute(dead, tmp_path / "out", {"PROFILE": "smoke"}, log=tmp_path / "out" / "logs" / "dead.log")
 
 
-def test_a_notebook_that_fails_loses_its_earlier_entry_in_the_summary(tmp_path, monkeypatch):
-    """Hostile round 22: after `--only 00 01` where 01 failed, summary.json still listed 01's earlier success
-    (seconds, records) beside the failed executed copy."""
+def _course_then_01_goes_wrong(tmp_path, monkeypatch, wrong, raises, only=None):
+    """Run the whole (stubbed) course into a folder, then again with notebook 01 going `wrong` (a callable that
+    raises `raises`, given the folder); (the first run's notebook names, the folder, what was raised)."""
     from course_lib.classroom import notebooks
 
     def execute(notebook, out, parameters, log=None, **kwargs):
-        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))
-        if notebook.name.startswith("01") and parameters.get("fail"):
-            raise RuntimeError("01 failed this time")
-        return {"notebook": notebook.name, "seconds": 1.0, "records": {"run": "earlier"}}
+        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))  # as an executed copy
+        if parameters.get("again") and notebook.name.startswith("01"):
+            wrong(out)
+        run = "now" if parameters.get("again") else "earlier"
+        return {"notebook": notebook.name, "seconds": 1.0, "records": {"run": run}}
 
     monkeypatch.setattr(notebooks, "execute", execute)
     out = tmp_path / "out"
     out.mkdir()
     names = [item["notebook"] for item in notebooks.run_course("smoke", out, progress=False)["notebooks"]]
     monkeypatch.setattr(notebooks, "execute", lambda notebook, out, parameters, log=None, **kwargs: execute(
-        notebook, out, {**parameters, "fail": True}, log))
-    with pytest.raises(RuntimeError, match="01 failed this time"):
-        notebooks.run_course("smoke", out, only=["00", "01"], progress=False)
+        notebook, out, {**parameters, "again": True}, log))
+    with pytest.raises(raises) as raised:
+        notebooks.run_course("smoke", out, only=only, progress=False)
+    return names, out, raised
+
+
+def test_a_notebook_that_fails_loses_its_earlier_entry_in_the_summary(tmp_path, monkeypatch):
+    """Hostile round 22: after `--only 00 01` where 01 failed, summary.json still listed 01's earlier success
+    (seconds, records) beside the failed executed copy."""
+    def fails(out):
+        raise RuntimeError("01 failed this time")
+
+    names, out, _ = _course_then_01_goes_wrong(tmp_path, monkeypatch, fails, RuntimeError, only=["00", "01"])
     listed = [item["notebook"] for item in json.loads((out / "summary.json").read_text())["notebooks"]]
     assert listed == [name for name in names if not name.startswith("01")]
 
@@ -520,22 +531,10 @@ def test_a_notebook_that_fails_loses_its_earlier_entry_in_the_summary(tmp_path, 
 def test_round_23_a_run_stopped_by_ctrl_c_or_sigterm_rewrites_the_summary_as_a_failure_does(tmp_path, monkeypatch):
     """Hostile round 23: `notebooks` stopped by Ctrl-C or SIGTERM (a KeyboardInterrupt) kept the stopped notebook's
     earlier success beside its partial executed copy, and lost the entries of the notebooks it had finished."""
-    from course_lib.classroom import notebooks
+    def stopped(out):
+        raise KeyboardInterrupt
 
-    def execute(notebook, out, parameters, log=None, **kwargs):
-        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))
-        if notebook.name.startswith("01") and parameters.get("stop"):
-            raise KeyboardInterrupt
-        return {"notebook": notebook.name, "seconds": 1.0, "records": {"run": parameters.get("run", "earlier")}}
-
-    monkeypatch.setattr(notebooks, "execute", execute)
-    out = tmp_path / "out"
-    out.mkdir()
-    names = [item["notebook"] for item in notebooks.run_course("smoke", out, progress=False)["notebooks"]]
-    monkeypatch.setattr(notebooks, "execute", lambda notebook, out, parameters, log=None, **kwargs: execute(
-        notebook, out, {**parameters, "stop": True, "run": "now"}, log))
-    with pytest.raises(KeyboardInterrupt):
-        notebooks.run_course("smoke", out, progress=False)
+    names, out, _ = _course_then_01_goes_wrong(tmp_path, monkeypatch, stopped, KeyboardInterrupt)
     listed = {item["notebook"]: item["records"]["run"] for item in json.loads((out / "summary.json").read_text())["notebooks"]}
     assert list(listed) == [name for name in names if not name.startswith("01")]
     assert listed[names[0]] == "now" and listed[names[-1]] == "earlier"  # 00 finished in this run; the rest never ran
@@ -599,21 +598,8 @@ def test_only_a_few_notebooks_again_keeps_the_others_in_the_summary(tmp_path, mo
 def test_round_24_a_notebook_killed_outright_has_no_entry_in_the_summary(tmp_path, monkeypatch):
     """Hostile round 24: after a kill -9 (no handler runs), summary.json still listed the killed notebook as
     finished beside its partial executed copy; its entry now leaves before its kernel starts."""
-    from course_lib.classroom import notebooks
+    def killed_outright(out):  # what a kill -9 here would leave: the summary as it is now
+        raise SystemExit([item["notebook"] for item in json.loads((out / "summary.json").read_text())["notebooks"]])
 
-    def execute(notebook, out, parameters, log=None, **kwargs):
-        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))
-        if parameters.get("kill") and notebook.name.startswith("01"):
-            summary = json.loads((out / "summary.json").read_text())  # what a kill -9 here would leave
-            raise SystemExit([item["notebook"] for item in summary["notebooks"]])
-        return {"notebook": notebook.name, "seconds": 1.0, "records": {}}
-
-    monkeypatch.setattr(notebooks, "execute", execute)
-    out = tmp_path / "out"
-    out.mkdir()
-    names = [item["notebook"] for item in notebooks.run_course("smoke", out, progress=False)["notebooks"]]
-    monkeypatch.setattr(notebooks, "execute", lambda notebook, out, parameters, log=None, **kwargs: execute(
-        notebook, out, {**parameters, "kill": True}, log))
-    with pytest.raises(SystemExit) as killed:
-        notebooks.run_course("smoke", out, progress=False)
+    names, out, killed = _course_then_01_goes_wrong(tmp_path, monkeypatch, killed_outright, SystemExit)
     assert killed.value.code == [name for name in names if not name.startswith("01")]
