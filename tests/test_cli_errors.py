@@ -967,15 +967,14 @@ def test_round_23_reproduce_checks_the_split_each_point_trains_on(tmp_path, monk
     assert not (tmp_path / "run" / "points").exists()
 
 
-@pytest.mark.parametrize("size", ["3B", "banana"])
-def test_round_23_reproduce_refuses_a_model_size_its_points_would_ignore(tmp_path, size):
-    """Hostile round 23: `reproduce --set MODEL_SIZE=3B` (or `banana`) on points trained with the course's settings
-    was planned, ignored and written into every record, as if it had chosen the batch (`train --model-size` has
-    been refused there since round 22)."""
+@pytest.mark.parametrize("size", ["banana", "3"])
+def test_round_23_reproduce_refuses_a_model_size_that_names_no_size(tmp_path, size):
+    """Hostile round 23: `reproduce --set MODEL_SIZE=banana` was planned, run and written into every record (the
+    cost model and arXiv 2604.06298's batch sizes read MODEL_SIZE; a size like 3B is one they can read)."""
     done = run_cli_in_process("reproduce", "hard-wins", "--profile", "smoke", "--out", tmp_path / "run",
                               "--set", f"MODEL_SIZE={size}")
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert f"MODEL_SIZE='{size}' chooses among arXiv 2604.06298's batch sizes" in done.stderr
+    assert f"MODEL_SIZE='{size}' must name a model size like 1.5B" in done.stderr
     assert not (tmp_path / "run" / "points").exists()
 
 

@@ -201,9 +201,9 @@ def train_config(point: Point, n_selected: int):
     overrides = {"num_generations": point.group_size, "prompts_per_step": point.prompts_per_step,
                  "learning_rate": point.learning_rate, "max_grad_norm": point.max_grad_norm}
     overrides = {key: value for key, value in overrides.items() if value}
-    check(not point.model_size or point.train_settings == "2604.06298",
-          f"MODEL_SIZE={point.model_size!r} chooses among arXiv 2604.06298's batch sizes; with "
-          f"TRAIN_SETTINGS={point.train_settings!r} it would be ignored: set TRAIN_SETTINGS=2604.06298, or drop it")
+    check(not point.model_size or re.fullmatch(r"\d+(\.\d+)?B", point.model_size),  # the batch (2604.06298), the cost
+          f"MODEL_SIZE={point.model_size!r} must name a model size like 1.5B (arXiv 2604.06298's batch sizes and the "
+          "cost model's throughput are read by it), or be left unset")
     if point.train_settings in ("course", "shaped", "shaped-full"):
         shape = profiles.split_settings(profiles.SHAPED_SETTINGS)[0] if point.train_settings != "course" else {}
         base = CourseConfig(prompts_per_step=overrides.pop("prompts_per_step", profile.prompts_per_step),
