@@ -81,7 +81,7 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.rewards.x_completion_text__mutmut_{n}": (
         "equivalent", "a message without content read as None rather than '': the next line returns '' for anything "
                       "that is not a string", change) for n, change in ((5, '"content", None)'), (7, '"content", )'))},
-    **{f"course_lib.research.sweep.x_run_point__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_run_point_notebook__mutmut_{n}": (
         "accepted", "how much of a failed point's traceback is kept, and how its JSON record is indented: what a "
                     "reader sees, not what is read back (the last line, which the tests check, is kept)", change)
        for n, change in ((58, "limit=None"), (59, "limit=4"), (94, "indent=None"), (97, "dumps(record, default=str)"),
@@ -94,7 +94,7 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.research.sweep.x_aggregate__mutmut_24": (
         "equivalent", "pandas reads to_csv(index=None) as no index, as index=False (the table's exact text is tested)",
         "to_csv(index=None)"),
-    **{f"course_lib.research.sweep.x_run_point__mutmut_{n}": (
+    **{f"course_lib.research.sweep.x_run_point_notebook__mutmut_{n}": (
         "accepted", "default=str is a safety net: every value of a point record comes from JSON (the grid, --set "
                     "values, the notebook's records read back from its JSON output) or is a string or number the "
                     "sweep makes, so no input reaches it", change)
@@ -604,11 +604,11 @@ _TRIAGED_SWEEP: dict[str, tuple[str, ...]] = {
                       "word for another type is never used", change) for n, change in ((66, "types[key], None)"),
                                                                                      (67, ".get(types[key])"),
                                                                                      (68, ".get(types[key], )"))},
-    **{f"{SWEEP}.x_run_point__mutmut_{n}": (
+    **{f"{SWEEP}.x_run_point_notebook__mutmut_{n}": (
         "accepted", "how much of a failed point's traceback is kept, and how its JSON record is indented: what a "
                     "reader sees, not what is read back (the last line, which the tests check, is kept)", change)
        for n, change in ((96, "indent=None"), (99, "dumps(record, default=str)"), (101, "indent=2"))},
-    **{f"{SWEEP}.x_run_point__mutmut_{n}": (
+    **{f"{SWEEP}.x_run_point_notebook__mutmut_{n}": (
         "accepted", "default=str is a safety net: every value of a point record comes from JSON (the grid, --set "
                     "values, the notebook's records read back from its JSON output) or is a string or number the "
                     "sweep makes, so no input reaches it", change)
@@ -1338,7 +1338,7 @@ _TRIAGED_AT_2D8B21A: dict[str, tuple[str, ...]] = {  # the run resumed at 2d8b21
         "backstop, or warming up again on every call change no grade", change)
        for n, change in ((2, "_WARM = None"), (3, "bool(None)"), (5, "parsing_timeout=None"), (7, 'parse("$1$", )'),
                          (8, '"XX$1$XX"'))},
-    "course_lib.training.config.x_check_finite__mutmut_7": (
+    "course_lib.training.config.x_check_settings_finite__mutmut_7": (
         "equivalent", "every field of the dataclass is an attribute of its instance: getattr's default is never used",
         "getattr(config, item.name, )"),
 }

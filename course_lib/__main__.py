@@ -945,7 +945,7 @@ def cmd_sweep_point(args) -> int:
         print(f"{sweep.point_name(points[args.index])}: already done")
         return 0
     log = Path(args.out) / "logs" / f"{sweep.point_name(points[args.index])}.kernel.log"  # its warnings, a crash
-    record = sweep.run_point(points[args.index], Path(args.out), log=log)
+    record = sweep.run_point_notebook(points[args.index], Path(args.out), log=log)
     if args.delete_merged and record["status"] == "ok":  # the merged model (GBs) served evaluation only
         shutil.rmtree(Path(args.out) / "runs" / record["point"] / "merged", ignore_errors=True)
     print(f"{record['point']}: {record['status']}" + ("" if record["status"] == "ok" else

@@ -3,6 +3,7 @@
 Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
 
+import numbers
 import sys
 import warnings
 from pathlib import Path
@@ -26,6 +27,17 @@ def check_seed(seed, name: str = "seed") -> None:
     """A seed is an integer from 0 to MAX_SEED (what numpy and torch accept); one line naming it otherwise."""
     check(isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED,
           f"{name}={seed!r} must be an integer from 0 to {MAX_SEED:,} (numpy's seed range)")
+
+
+def is_number(value) -> bool:
+    """A real number (Python's or numpy's, a Fraction), not a bool and not text: "0.03" read from a file is refused,
+    not compared (numpy's bool is no real number either)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def whole(value) -> bool:
+    """A whole number (Python's or numpy's int), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def warn(message: str) -> None:

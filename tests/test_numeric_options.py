@@ -82,7 +82,7 @@ def no_work(monkeypatch):
     for module, name in [(course_lib.models, "run_pretrain"), (course_lib.models.standin, "build_standin"),
                          (course_lib.research.calibration, "load_trained"), (course_lib.evaluation, "model_for_backend"),
                          (course_lib.training, "train_grpo"), (course_lib.research.sweep, "run"),
-                         (course_lib.research.sweep, "emit_slurm"), (course_lib.research.sweep, "run_point")]:
+                         (course_lib.research.sweep, "emit_slurm"), (course_lib.research.sweep, "run_point_notebook")]:
         monkeypatch.setattr(module, name, started)
 
 

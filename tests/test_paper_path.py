@@ -184,7 +184,7 @@ def test_one_grid_point_of_each_paper_study_runs_end_to_end(study, task, standin
 
 @pytest.mark.slow
 def test_a_paper_point_runs_through_the_experiment_notebook(standin_model, data_env, tmp_path):
-    from course_lib.research.sweep import run_point as run_notebook_point
+    from course_lib.research.sweep import run_point_notebook as run_notebook_point
 
     point = {**expand("hard-wins", "paper", {"TASK": "gsm8k", "STRATEGY": "hard", "SEED": "0"})[0], **SHRUNK,
              "MODEL": str(standin_model)}

@@ -66,13 +66,13 @@ def test_a_committed_study_point_reruns_within_noise(tmp_path, study, where):
     """Re-run one small committed grid point from scratch (empty cache) and compare: the selection, the base
     accuracy and the gain itself, which must also keep the committed interval's side of 0."""
     from course_lib.research.studies import load_study
-    from course_lib.research.sweep import expand, point_name, run_point
+    from course_lib.research.sweep import expand, point_name, run_point_notebook
 
     table, provenance = load_study(study)
     assert provenance["profile"] == "tiny" and not provenance["failed"]
     point = next(p for p in expand(study, "tiny") if all(p[key] == value for key, value in where.items()))
     committed = table.set_index("point").loc[point_name(point)]
-    rerun = run_point(point, tmp_path)
+    rerun = run_point_notebook(point, tmp_path)
     assert rerun["status"] == "ok", rerun.get("error")
     assert (rerun["n_selected"], rerun["steps"]) == (committed["n_selected"], committed["steps"])  # same selection
     assert rerun["selected_mean_pass_rate"] == pytest.approx(committed["selected_mean_pass_rate"], abs=0.02)

@@ -31,7 +31,7 @@ from course_lib.research.sweep import (
     parse_where,
     point_name,
     run,
-    run_point,
+    run_point_notebook,
     warm_up_waves,
     worker_count,
 )
@@ -314,7 +314,7 @@ def test_submit_chains_warm_then_array_then_aggregate(tmp_path):
 
 
 def saved(out, point, status="ok"):
-    """Write a point's record as run_point would (ok -> NAME.json, failed -> NAME.failed.json)."""
+    """Write a point's record as run_point_notebook would (ok -> NAME.json, failed -> NAME.failed.json)."""
     name = point_name(point)
     suffix = "json" if status == "ok" else "failed.json"
     path = out / "points" / f"{name}.{suffix}"
@@ -483,7 +483,7 @@ def test_reproduce_cli_exits_nonzero_on_failures_and_two_on_bad_input(tmp_path):
 @pytest.mark.slow
 def test_one_real_smoke_point_of_the_experiment_notebook(tmp_path):
     point = expand("hard-wins", "smoke")[0]
-    record = run_point(point, tmp_path)
+    record = run_point_notebook(point, tmp_path)
     assert record["status"] == "ok", record.get("error")
     assert record["n_selected"] == 2 and record["steps"] <= 2  # 10% of the 20-problem smoke pool
     assert set(record["gain"]) == {"test", "ood"}
@@ -697,7 +697,7 @@ def test_a_where_slice_is_emitted_as_its_own_scripts_and_sweep_point_indexes_it(
     assert grid["points"] == expand("hard-wins", "smoke", {"STRATEGY": "random"}) and len(grid["points"]) == 1
     assert "#SBATCH --array=0-0\n" in (tmp_path / "array.sh").read_text()
     ran, logs = [], []
-    monkeypatch.setattr(sweep, "run_point", lambda point, out, log: ran.append(point) or logs.append(log) or {
+    monkeypatch.setattr(sweep, "run_point_notebook", lambda point, out, log: ran.append(point) or logs.append(log) or {
         "point": point_name(point), "status": "ok"})
     assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path)]) == 0
     assert ran == grid["points"]  # index 0 of the slice, the random point (index 1 of the whole grid)
@@ -709,7 +709,7 @@ def test_a_failed_sweep_point_says_its_error_and_where_the_kernels_log_is(tmp_pa
 
     emit_slurm("hard-wins", "smoke", tmp_path)
     point = expand("hard-wins", "smoke")[0]
-    monkeypatch.setattr(sweep, "run_point", lambda point, out, log: {"point": point_name(point), "status": "failed",
+    monkeypatch.setattr(sweep, "run_point_notebook", lambda point, out, log: {"point": point_name(point), "status": "failed",
                                                                      "error": "ValueError: no"})
     assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path)]) == 1
     log = tmp_path / "logs" / f"{point_name(point)}.kernel.log"
@@ -725,7 +725,7 @@ def test_delete_merged_removes_the_merged_model_once_the_point_is_done(tmp_path,
     merged = tmp_path / "runs" / point_name(point) / "merged"
     merged.mkdir(parents=True)
     (merged / "model.safetensors").write_text("GBs")
-    monkeypatch.setattr(sweep, "run_point", lambda point, out, log: {"point": point_name(point), "status": "ok"})
+    monkeypatch.setattr(sweep, "run_point_notebook", lambda point, out, log: {"point": point_name(point), "status": "ok"})
     assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--index", "0", "--out", str(tmp_path),
                  "--delete-merged"]) == 0
     assert not merged.exists() and merged.parent.exists()
@@ -842,7 +842,7 @@ def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_pa
     earlier_failure = tmp_path / "points" / f"{name}.failed.json"
     earlier_failure.parent.mkdir()
     earlier_failure.write_text("{}")
-    record = run_point(point, tmp_path, tmp_path / "exp.ipynb", log=tmp_path / "kernel.log")
+    record = run_point_notebook(point, tmp_path, tmp_path / "exp.ipynb", log=tmp_path / "kernel.log")
     assert calls == [{"notebook": tmp_path / "exp.ipynb", "out": tmp_path / "points",
                       "parameters": {**point, "RUN_DIR": str((tmp_path / "runs" / name).resolve())},
                       "name": f"{name}.ipynb", "log": tmp_path / "kernel.log"}]
@@ -864,7 +864,7 @@ def test_run_point_records_a_failure_with_its_last_line_and_goes_on(tmp_path, mo
     monkeypatch.setattr("course_lib.research.sweep.execute", failing_execute)
     fake_clock(monkeypatch, 5.0, 5.5)
     point = {"PROFILE": "smoke", "STRATEGY": "random", "SEED": 0}
-    record = run_point(point, tmp_path)
+    record = run_point_notebook(point, tmp_path)
     assert (record["status"], record["error"], record["seconds"]) == ("failed", message, 0.5)
     assert type(error).__name__ in record["traceback"] and "failing_execute" in record["traceback"]
     saved = tmp_path / "points" / f"{point_name(point)}.failed.json"
@@ -892,7 +892,7 @@ def test_a_retried_points_earlier_failure_is_kept_until_the_retry_has_a_record_o
 
     monkeypatch.setattr("course_lib.research.sweep.execute", killed_while_running)
     with pytest.raises(KeyboardInterrupt):
-        run_point(point, tmp_path, log=log)
+        run_point_notebook(point, tmp_path, log=log)
     assert seen_during_the_retry == ['{"error": "the first try"}'] and earlier.read_text() == seen_during_the_retry[0]
     assert (tmp_path / "points" / f"{name}.failed.ipynb").read_text() == "first try's cells"  # round 22: kept too
     assert (tmp_path / "logs" / f"{name}.failed.log").read_text() == "first try's kernel"
@@ -902,7 +902,7 @@ def test_a_retried_points_earlier_failure_is_kept_until_the_retry_has_a_record_o
         raise RuntimeError("the second try")
 
     monkeypatch.setattr("course_lib.research.sweep.execute", failing_again)
-    run_point(point, tmp_path, log=log)
+    run_point_notebook(point, tmp_path, log=log)
     assert json.loads(earlier.read_text())["error"] == "RuntimeError: the second try"  # replaced by the retry's own
     assert seen_during_the_retry[-1] == "first try's cells"  # not the killed retry's partial copy
     assert not (tmp_path / "points" / f"{name}.failed.ipynb").exists()  # the new record describes NAME.ipynb
@@ -1617,7 +1617,7 @@ class _Bar:
 
 
 def _point_in_a_worker(point, out, notebook, log=None):
-    """A stand-in for run_point, picklable to a forked worker: sleeps SLEEP seconds, writes a line to its stderr and
+    """A stand-in for run_point_notebook, picklable to a forked worker: sleeps SLEEP seconds, writes a line to its stderr and
     notes its point, notebook, process and times in out/ran/<point>.json."""
     import time
 
@@ -1636,7 +1636,7 @@ def test_one_worker_runs_the_waves_in_order_in_this_process_each_with_its_log(tm
     import course_lib.research.sweep as sweep
 
     bar, calls = _Bar(), []
-    monkeypatch.setattr(sweep, "run_point", lambda *args, **kwargs: calls.append((args, kwargs, bar.n)))
+    monkeypatch.setattr(sweep, "run_point_notebook", lambda *args, **kwargs: calls.append((args, kwargs, bar.n)))
     waves = [[{"SEED": 0}], [{"SEED": 1}, {"SEED": 2}]]
     sweep.run_points(waves, tmp_path, tmp_path / "experiment.ipynb", 1, bar)
     assert calls == [((point, tmp_path, tmp_path / "experiment.ipynb"),
@@ -1650,7 +1650,7 @@ def test_two_workers_run_a_wave_before_the_next_with_their_stderr_in_worker_logs
     wave's start, the progress bar moving once per point; what a worker writes to stderr lands in logs/worker-*.log."""
     import course_lib.research.sweep as sweep
 
-    monkeypatch.setattr(sweep, "run_point", _point_in_a_worker)
+    monkeypatch.setattr(sweep, "run_point_notebook", _point_in_a_worker)
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
     waves = [[{"SEED": 0, "SLEEP": 0.5}, {"SEED": 1}], [{"SEED": 2}, {"SEED": 3}, {"SEED": 4}]]
     bar = _Bar()
@@ -1677,7 +1677,7 @@ def test_ctrl_c_stops_a_sweep_without_waiting_for_its_running_points(tmp_path, m
         def update(self, n=1):
             raise KeyboardInterrupt  # Ctrl-C as the first point ends
 
-    monkeypatch.setattr(sweep, "run_point", _point_in_a_worker)
+    monkeypatch.setattr(sweep, "run_point_notebook", _point_in_a_worker)
     start = time.time()
     with pytest.raises(KeyboardInterrupt):
         sweep.run_points([[{"SEED": 0}, {"SEED": 1, "SLEEP": 10}]], tmp_path, tmp_path / "experiment.ipynb", 2,

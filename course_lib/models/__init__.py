@@ -230,7 +230,7 @@ def _blob_sha256(file: Path) -> str | None:
     return target if file.is_symlink() and re.fullmatch(r"[0-9a-f]{64}", target) else None
 
 
-def check_finite(model, source) -> None:
+def check_weights_finite(model, source) -> None:
     """Every weight of `model` is a finite number (NaN or inf break sampling later); one line naming `source`."""
     for name, parameter in model.named_parameters():
         if not parameter.is_meta and not torch.isfinite(parameter).all():
@@ -316,7 +316,7 @@ def load_model(name_or_path: str, device: str | None = None, dtype=None, place: 
     if path is not None and unused:
         warn(f"{path}: {len(unused)} weights in its files are not in config.json's model and were not "
              f"loaded (e.g. {unused[:1]})")
-    check_finite(model, path or name_or_path)
+    check_weights_finite(model, path or name_or_path)
     if place:
         model.to(device or default_device())
     model.eval()
@@ -451,7 +451,7 @@ def pretrain(config: PretrainConfig, progress: bool = True):
         if step % 50 == 0:
             bar.set_postfix(loss=f"{loss.item():.3f}")
     model.eval()
-    check_finite(model, f"pretraining with lr={config.lr:g}")
+    check_weights_finite(model, f"pretraining with lr={config.lr:g}")
     return model, tokenizer, losses
 
 

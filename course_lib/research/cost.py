@@ -13,7 +13,7 @@ import json
 import math
 from pathlib import Path
 
-from ..errors import CourseError, check
+from ..errors import CourseError, check, is_number
 from ..paths import REPOSITORY, env_folder, what_it_is
 from ..problems import problems
 from .experiment import Point, resolve, select_arm, train_config
@@ -65,8 +65,7 @@ def throughput(backend: str, size: str, numbers: dict | None = None) -> tuple[fl
     tokens = size_numbers.get(f"{backend}_tokens_per_s")
     step = size_numbers.get(f"{backend}_step_s_per_token")
     for key, value in ((f"{backend}_tokens_per_s", tokens), (f"{backend}_step_s_per_token", step)):
-        check(value is None or (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-                                and value > 0),
+        check(value is None or (is_number(value) and 0 < value < math.inf),
               f"gpu_check's by_size.{size}.{key}={value!r} must be a positive number; run benchmarks/gpu_check.py "
               "again (or unset COURSE_GPU_CHECK)")
     if tokens and step:

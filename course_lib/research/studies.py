@@ -22,7 +22,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.weightstats import DescrStatsW
 
-from ..errors import CourseError, check, warn
+from ..errors import CourseError, check, is_number, warn, whole
 from ..paths import course_path
 from ..provenance import read_csv_strictly
 from ..selection import select
@@ -310,17 +310,6 @@ def grid_keys(study: str) -> set[str]:
         for profile_grids in settings.get(part, {}).values():
             grids += profile_grids if isinstance(profile_grids, list) else [profile_grids]
     return {key for grid in grids for key in grid}
-
-
-def is_number(value) -> bool:
-    """A real number (Python's or numpy's, a Fraction), not a bool and not text: "0.03" read from a file is refused,
-    not compared."""
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-
-
-def whole(value) -> bool:
-    """A whole number (Python's or numpy's int), not a bool."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def finite_values(values) -> np.ndarray:

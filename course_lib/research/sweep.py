@@ -265,7 +265,7 @@ def check_same_files(out: Path, planned: dict | None) -> None:
                        "new folder")
 
 
-def run_point(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | None = None) -> dict:
+def run_point_notebook(point: dict, out: Path, notebook: Path = EXPERIMENT, log: Path | None = None) -> dict:
     """Execute the experiment notebook for one point; returns its record (status ok or failed).
 
     `log`: a file for the kernel's stderr (a worker process sends it to the worker's log instead).
@@ -425,14 +425,14 @@ def run_points(waves: list[list[dict]], out: Path, notebook: Path, workers: int,
     """Run the points wave by wave (`warm_up_waves`), in this process or in `workers` processes."""
     if workers == 1:  # in this process: a forked worker (a copy of a notebook's kernel, torch loaded) would only
         for point in (p for wave in waves for p in wave):  # wait for the point's kernel, and count against 2 GB
-            run_point(point, out, notebook, log=out / "logs" / f"{point_name(point)}.log")
+            run_point_notebook(point, out, notebook, log=out / "logs" / f"{point_name(point)}.log")
             bar.update()
         return
     with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
                              initargs=(workers, out / "logs", os.getpid())) as pool:
         try:
             for wave in waves:
-                for future in as_completed([pool.submit(run_point, p, out, notebook) for p in wave]):
+                for future in as_completed([pool.submit(run_point_notebook, p, out, notebook) for p in wave]):
                     future.result()
                     bar.update()
         except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: stop now, not when the running points end

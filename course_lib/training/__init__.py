@@ -33,7 +33,7 @@ from ..answers import in_format
 from ..classroom.quiet import no_weight_bars
 from ..classroom.runtime import progress_bar
 from ..errors import CourseError, check, warn
-from ..models import TINY_NAMES, check_finite, load_model, load_tokenizer, weights_sha256
+from ..models import TINY_NAMES, check_weights_finite, load_model, load_tokenizer, weights_sha256
 from ..paths import what_it_is
 from ..problems import legacy_problems_fingerprint, problems_fingerprint
 from ..prompts import TINY_TASKS, asked_format, model_input, pool_answer_format, prompt_ids
@@ -778,13 +778,13 @@ def load_trained(run_or_model: str, device: str | None = None):
         except SafetensorError as error:  # a run from before summary.json held sha256 of final/ (else caught above)
             raise CourseError(f"{final / 'adapter_model.safetensors'} is corrupt or truncated ({error}); "
                               "train the run again") from error
-        check_finite(model, final / "adapter_model.safetensors")  # the base was checked: NaN came from the adapter
+        check_weights_finite(model, final / "adapter_model.safetensors")  # the base was checked: NaN came from the adapter
     else:  # full fine-tuning: new weights, the base model's tokenizer
         from transformers import AutoModelForCausalLM
 
         with no_weight_bars():
             model = AutoModelForCausalLM.from_pretrained(str(final)).to(model.device)
-        check_finite(model, final)
+        check_weights_finite(model, final)
     model.eval()
     return model, tokenizer
 

@@ -102,13 +102,13 @@ def check_settings(config, ranges: dict, booleans=()) -> None:
         check(isinstance(value, bool), f"{name}={value!r} must be True or False")
     for name in ranges:
         value = getattr(config, name)
-        check(is_number(value, name in INTEGERS),
+        check(is_setting_number(value, name in INTEGERS),
               f"{name}={value!r} must be a finite {'int' if name in INTEGERS else 'float'}")
     for name, (allowed, fix) in ranges.items():
         check(allowed(getattr(config, name)), f"{name}={getattr(config, name)!r} {fix}")
 
 
-def is_number(value, integer: bool) -> bool:
+def is_setting_number(value, integer: bool) -> bool:
     """An int (integer=True), or any finite int or float; never a bool, a string or NaN."""
     return isinstance(value, int if integer else int | float) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -230,7 +230,7 @@ class CourseConfig(GRPOConfig):
         for name, (allowed, fix) in OPTIONAL_RANGES.items():
             value = getattr(self, name)
             if value is not None:
-                check(is_number(value, integer=False) and allowed(self, value), f"{name}={value!r} {fix}")
+                check(is_setting_number(value, integer=False) and allowed(self, value), f"{name}={value!r} {fix}")
         for name in ("activation_checkpointing", "gradient_checkpointing"):
             value = getattr(self, name)
             check(value is None or isinstance(value, bool), f"{name}={value!r} must be True, False or None")
@@ -251,7 +251,7 @@ class CourseConfig(GRPOConfig):
               f"num_train_epochs={self.num_train_epochs:g} would be ignored: max_steps={self.max_steps} sets the run's "
               "length (transformers uses max_steps whenever it is above 0); give max_steps instead, for E passes "
               "over N problems at P prompts per step ceil(E x N / P)")
-        check_finite(self)
+        check_settings_finite(self)
         check_reward_weights(self.reward_weights)
         check_supported(self)
         check_exact_resume(self)
@@ -274,7 +274,7 @@ class CourseConfig(GRPOConfig):
         return self.prompts_per_step * self.num_generations
 
 
-def check_finite(config) -> None:
+def check_settings_finite(config) -> None:
     """Every number among the settings, TRL's own included, is finite, also inside a list or a dict of keyword
     arguments: NaN passes TRL's own comparisons and is written into the run's records; inf fails deep inside
     training (04)."""
@@ -310,7 +310,7 @@ def check_reward_weights(weights) -> None:
     reward. (A negative weight beside a positive one is a penalty, which a reward of your own may be.)"""
     check(weights is None or not isinstance(weights, list | tuple) or all(_finite(w) for w in _floats(weights)),
           f"reward_weights={weights!r} must be finite numbers")
-    check(weights is None or (isinstance(weights, list | tuple) and all(is_number(w, integer=False) for w in weights)
+    check(weights is None or (isinstance(weights, list | tuple) and all(is_setting_number(w, integer=False) for w in weights)
                               and any(w > 0 for w in weights)),
           f"reward_weights={weights!r} must be numbers with at least one above 0 (all 0: every completion earns the "
           "same reward, so no step has a gradient; all below 0: training moves away from the rewards), or unset for "
@@ -374,7 +374,7 @@ def check_peft_config(peft_config) -> None:
         for name, key in (("lora_r", "r"), ("lora_alpha", "lora_alpha"), ("lora_dropout", "lora_dropout")):
             allowed, fix = LORA_RANGES[name]
             value = getattr(peft_config, key)
-            check(is_number(value, name in INTEGERS) and allowed(value), f"peft_config.{key}={value!r} {fix}")
+            check(is_setting_number(value, name in INTEGERS) and allowed(value), f"peft_config.{key}={value!r} {fix}")
 
 
 def field_names(config_class) -> list[str]:
