@@ -25,7 +25,8 @@ OUT = ROOT / "benchmarks" / "results"
 # into subpackages; "config" is training/config.py, CourseConfig and the checks of the training settings)
 MODULES = {"grpo": "grpo.py", "answers": "answers.py", "rewards": "rewards.py", "selection": "selection.py",
            "difficulty": "difficulty.py", "studies": "research/studies.py", "training": "training/__init__.py",
-           "config": "training/config.py", "sweep": "research/sweep.py", "prompts": "prompts.py"}
+           "config": "training/config.py", "sweep": "research/sweep.py", "prompts": "prompts.py",
+           "errors": "errors.py"}
 # what made the verdicts; a run made by hand (e.g. with one child beside another job) names its own command here
 COMMAND = os.environ.get("MUTATION_COMMAND") or (
     "make mutation  (OMP_NUM_THREADS=1 nice -n 10 mutmut run --max-children 2; python benchmarks/mutation.py)")
