@@ -375,7 +375,8 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     "better"/"worse" outside the margin and "slightly better/worse (a real difference, smaller than the margin)"
     inside it; a 90% interval inside (-margin, +margin) with a 95% interval around 0 says "equivalent" (two one-sided
     tests at 5%). `sensitive=False` (the study cannot vouch for its margin: `assay_sensitivity`) turns an
-    equivalence into "could not tell" and a real difference within the margin into plain "better"/"worse".
+    equivalence into "could not tell" and a real difference within the margin into plain "better"/"worse". Seeds that
+    all agree, with nothing shared, measure no noise: "inconclusive", whatever their value (`all_agree`).
 
     >>> equivalence_verdict([0.01, -0.01, 0.0, 0.005, -0.005], margin=0.03)["verdict"]
     'equivalent'
@@ -392,8 +393,9 @@ def equivalence_verdict(values, margin: float, base_variance: float = 0.0, sensi
     inside, different = -margin < low90 and high90 < margin, low95 > 0 or high95 < 0
     if not all_agree(values, base_variance):  # the same two tests as p-values, for corrections (`holm_verdicts`)
         p_difference, p_equivalence = float(stats.ttest_mean(0)[1]), float(stats.ttost_mean(-margin, margin)[0])
-    else:  # every seed agrees and nothing is shared: the tests read the mean alone
-        p_difference, p_equivalence = float(mean == 0), float(abs(mean) >= margin)
+    else:  # every seed agrees and nothing is shared: no spread to test with, so neither test can reject (as in
+        inside = different = False  # `t_interval`, whose zero-width interval excludes nothing)
+        p_difference = p_equivalence = 1.0
     return {"mean": round(mean, 4), "ci_low": round(low95, 4), "ci_high": round(high95, 4), "tost_low": round(low90, 4),
             "tost_high": round(high90, 4), "margin": margin, "seeds": len(values), "sensitive": sensitive,
             "verdict": verdict_in_words(mean, different, inside, sensitive), "p_difference": p_difference,
