@@ -17,6 +17,7 @@ import course_lib
 from course_lib import CourseError
 from course_lib.__main__ import main
 from course_lib.provenance import file_sha256, git_commit, library_versions
+from course_lib.research.studies import results_table
 from course_lib.research.sweep import (
     STUDIES,
     _share_cores,
@@ -378,8 +379,9 @@ def test_aggregate_writes_one_flat_table_sorted_by_point_and_the_provenance(tmp_
 
 def test_round_23_aggregate_refuses_to_replace_a_results_table_edited_since_it_wrote_it(tmp_path):
     """Hostile round 23: `aggregate` (and `reproduce`'s last step) replaced a results.csv edited by hand (a column of
-    notes) in silence, where estimate, select, evaluate and compare refuse; a folder from before results_sha256 is
-    remade as before."""
+    notes) in silence, where estimate, select, evaluate and compare refuse. Round 25: a folder from before
+    results_sha256 (every committed study's) was remade as before, edit and all: it is remade only where the records
+    make every row it holds (a table aggregated while points were missing)."""
     records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
     aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
     aggregate("demo", "smoke", tmp_path, records, "reproduce demo")  # unedited: replaced
@@ -390,16 +392,25 @@ def test_round_23_aggregate_refuses_to_replace_a_results_table_edited_since_it_w
         aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
     assert table.read_text() == edited
     provenance = json.loads((tmp_path / "provenance.json").read_text())
-    del provenance["results_sha256"]  # an older folder: nothing to compare with
+    del provenance["results_sha256"]  # an older folder: no sha256 to compare with, so its rows are compared
     (tmp_path / "provenance.json").write_text(json.dumps(provenance))
-    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
-    assert "notes" not in table.read_text()
+    with pytest.raises(CourseError, match="holds rows .or columns. the point records do not make now"):
+        aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    assert table.read_text() == edited
+    table.write_text(edited.replace("0.25,rerun", "0.5,rerun").replace(",notes", "").replace(",rerun on GPU", ""))
+    with pytest.raises(CourseError, match="holds rows"):  # a number edited: the same refusal
+        aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    later = [*records, {"point": "b", "status": "ok", "seconds": 2.0, "commit": "def", "gain": {"test": 0.5}}]
+    table.write_text(results_table(records).to_csv(index=False))  # aggregated while point b was missing
+    aggregate("demo", "smoke", tmp_path, later, "reproduce demo")  # every row kept: remade with b's row
+    assert table.read_text() == results_table(later).to_csv(index=False)
     assert json.loads((tmp_path / "provenance.json").read_text())["this_run"] == {}
 
 
 def test_aggregate_replaces_the_table_and_its_provenance_together_or_neither(tmp_path, monkeypatch):
     records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
-    old = {"results.csv": "point\n", "provenance.json": '{"study": "demo"}\n'}  # from before results_sha256
+    old = {"results.csv": "point,status,seconds,commit,gain.test\n",  # from before results_sha256: no rows yet
+           "provenance.json": '{"study": "demo"}\n'}
     for name, text in old.items():
         (tmp_path / name).write_text(text)
     real_chmod, calls = os.chmod, []

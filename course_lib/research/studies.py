@@ -48,7 +48,8 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
     path = folder / "results.csv"
     check(path.exists(), f"study={study!r}: no results.csv in {folder}; run `python -m course_lib reproduce {study} "
                          "--out DIR`")
-    fix = f"restore it (git checkout) or remake it with `python -m course_lib aggregate {study} --out DIR`"
+    fix = (f"restore it (git checkout), or move it aside (an edit is kept there) and remake it with "
+           f"`python -m course_lib aggregate {study} --out DIR`")
     try:
         table = read_csv_strictly(path)
     except pd.errors.ParserError as error:

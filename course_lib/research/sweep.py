@@ -19,6 +19,7 @@ import ctypes
 import dataclasses
 import hashlib
 import importlib.util
+import io
 import itertools
 import json
 import math
@@ -667,7 +668,8 @@ def check_results_unedited(out: Path, new_text: str | None = None) -> None:
     """`aggregate` replaces a results.csv only as it wrote it: the sha256 its provenance.json records, or exactly
     `new_text` (what it is about to write: a run cut between the two files' renames). A provenance.json missing or
     damaged beside a table cannot tell, so the table is kept; one written before `results_sha256` existed has no
-    such key and is remade as before."""
+    such key and is remade only where every row it holds is one the records make now (a table aggregated while points
+    were missing gains rows; an edited one would lose its edit)."""
     path, beside = out / "results.csv", out / "provenance.json"
     if not path.is_file() or beside.is_dir() or (new_text is not None and path.read_bytes() == new_text.encode()):
         return  # (a folder where provenance.json goes: the write refuses, replacing nothing)
@@ -677,11 +679,25 @@ def check_results_unedited(out: Path, new_text: str | None = None) -> None:
                                         f"{'missing' if not beside.exists() else 'damaged'}), so remaking it could "
                                         f"lose an edit: {fix}")
     if "results_sha256" not in provenance:  # written before aggregate recorded it
+        check(new_text is not None and keeps_every_row(path, new_text),
+              f"{path} holds rows (or columns) the point records do not make now, and its provenance.json is from "
+              f"before `aggregate` recorded the table's sha256, so an edit cannot be told from an older table: "
+              f"remaking it could lose an edit; {fix}")
         return
     recorded = provenance["results_sha256"]
     check(isinstance(recorded, str) and file_sha256(path) == recorded,
           f"{path} was changed after `aggregate` wrote it (its sha256 differs from provenance.json's results_sha256) "
           f"and remaking it would lose the edit: {fix}")
+
+
+def keeps_every_row(path: Path, new_text: str) -> bool:
+    """Whether the table `new_text` holds the header and every row of the results.csv at `path` (read as CSV)."""
+    try:
+        old = list(csv.reader(io.StringIO(path.read_bytes().decode("utf-8-sig"), newline="")))
+    except (UnicodeDecodeError, csv.Error):
+        return False
+    new = list(csv.reader(io.StringIO(new_text, newline="")))
+    return bool(old) and bool(new) and old[0] == new[0] and {tuple(row) for row in old[1:] if row} <= set(map(tuple, new))
 
 
 SLURM_TIME = re.compile(r"(\d+-)?\d+(:\d{2}){0,2}")  # minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM:SS
