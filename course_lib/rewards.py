@@ -45,7 +45,15 @@ def correctness_reward(completions, answer=None, source=None, answer_format=None
     """
     n = len(completions)
     rewards = []
+    check(answer is not None, f"correctness_reward got no `answer` column (it got {', '.join(sorted(kwargs)) or 'none'}"
+                              f"{' and source' if source is not None else ''}): every completion would score 0; "
+                              "name the dataset's reference column `answer`")
     columns = _column(answer, n, "answer"), _column(source, n, "source", "arith"), _column(answer_format, n, "answer_format")
+    if source is None:  # arith's rules by default: only a whole number can be graded by them
+        odd = [ref for ref in columns[0] if ref is not None and not re.fullmatch(r"-?\d+", str(ref).strip())]
+        check(not odd, f"correctness_reward got no `source` column, so answers are graded as arith's (`#### N`), "
+                       f"and answer {odd[0] if odd else ''!r} is no whole number: every such completion would score "
+                       "0; give the dataset a `source` column (math, gsm8k, bbh, ...)")
     unknown = sorted({str(kind) for kind in columns[1] if kind not in DEFAULT_FORMAT}
                      | {str(form) for form in columns[2] if form and form not in EXTRACTORS})
     check(not unknown, f"source/answer_format {unknown[0] if unknown else ''!r} has no answer checker (sources: "

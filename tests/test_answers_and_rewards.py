@@ -1,5 +1,6 @@
 """Answer extraction and reward functions: hand-checked cases, and no crash or hang on any string."""
 
+import re
 import time
 from decimal import Decimal
 
@@ -332,7 +333,15 @@ def test_format_reward_accepts_exactly_each_tasks_shape(completion, source, rewa
 def test_rewards_score_missing_answers_zero_and_refuse_an_unknown_source():
     from course_lib import CourseError
 
-    assert correctness_reward(["#### 7"], answer=None) == [0.0]
+    assert correctness_reward(["#### 7", "#### 7"], answer=[None, "7"]) == [0.0, 1.0]  # one problem's answer missing
+    # hostile round 25: a dataset whose reference column has another name (TRL passes it as `target`), or that has
+    # no source column beside MATH or BBH answers, scored every completion 0 in silence: every group dead
+    with pytest.raises(CourseError, match="got no `answer` column .it got target and source.: every completion would"):
+        correctness_reward(["#### 7"], target=["7"], source=["arith"])
+    for reference in (r"\frac{1}{2}", "(B)", "7.5"):
+        with pytest.raises(CourseError, match=f"no `source` column, so answers are graded as arith's .* answer "
+                                              f"{re.escape(repr(reference))} is no whole number"):
+            correctness_reward(["so \\boxed{x}"], answer=[reference])
     with pytest.raises(CourseError, match="'klingon' has no answer checker"):  # a dataset error, before training
         correctness_reward(["#### 7"], answer=["7"], source=["klingon"])
     for source in ("klingon", "Arith", "gsm8k"):  # a typo, or a source with no shape: one line, not zeros
