@@ -1862,3 +1862,28 @@ def test_round_24_reproduce_refuses_an_edited_table_before_any_point_runs(tmp_pa
     monkeypatch.setattr(sweep, "run_points", lambda *args: pytest.fail("a point ran"))
     with pytest.raises(CourseError, match="was changed after `aggregate` wrote it"):
         run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+
+
+def test_round_25_emit_slurm_keeps_a_script_edited_by_hand_and_cpu_jobs_need_their_own_time(tmp_path):
+    """Hostile round 25: emitting the scripts again (say with another --slurm-time) replaced warm.sh, array.sh,
+    aggregate.sh and submit.sh in silence, losing an `#SBATCH --account` line added by hand; `--slurm-gpus 0` on the
+    paper profile gave CPU jobs the GPU's time limit, labelled as the cost model's estimate."""
+    out = tmp_path / "jobs"
+    emit_slurm("hard-wins", "smoke", out)
+    emit_slurm("hard-wins", "smoke", out, time_limit="00:40:00")  # unedited: replaced
+    array = out / "array.sh"
+    assert "#SBATCH --time=00:40:00" in array.read_text()
+    edited = array.read_text().replace("#SBATCH --export", "#SBATCH --account=myproject\n#SBATCH --export")
+    array.write_text(edited)
+    with pytest.raises(CourseError, match=r"array.sh was changed after --emit-slurm wrote it .* move it aside"):
+        emit_slurm("hard-wins", "smoke", out, time_limit="00:50:00")
+    assert array.read_text() == edited and "00:40:00" in (out / "warm.sh").read_text()  # none rewritten
+    (out / "slurm-scripts.json").unlink()  # a folder from before the record: scripts that differ are kept too
+    with pytest.raises(CourseError, match="(warm|array).sh was changed after --emit-slurm wrote it"):
+        emit_slurm("hard-wins", "smoke", out, time_limit="00:50:00")
+    array.rename(out / "array.sh.mine")
+    emit_slurm("hard-wins", "smoke", out, time_limit="00:40:00")  # the others say exactly what it writes
+    with pytest.raises(CourseError, match=r"gpus=0 \(--slurm-gpus 0\) on the paper profile: .* give --slurm-time"):
+        emit_slurm("capacity-boundary", "paper", tmp_path / "cpu", gpus=0)
+    emit_slurm("capacity-boundary", "paper", tmp_path / "cpu", gpus=0, time_limit="3-00:00:00", mem="64G")
+    assert "#SBATCH --time=3-00:00:00" in (tmp_path / "cpu" / "array.sh").read_text()

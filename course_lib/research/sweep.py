@@ -751,6 +751,9 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
     gpus = (1 if profile == "paper" else 0) if gpus is None else gpus
     check(gpus >= 0, f"gpus={gpus} must be >= 0 (--slurm-gpus; 0 runs on CPU)")
     check(cpus >= 1, f"cpus={cpus} must be >= 1 (--slurm-cpus)")
+    check(gpus or profile != "paper" or time_limit,
+          "gpus=0 (--slurm-gpus 0) on the paper profile: the cost model estimates a GPU's time, which CPU jobs would "
+          "overrun and be killed at; give --slurm-time (and --slurm-mem) for CPU jobs")
     check(time_limit is None or SLURM_TIME.fullmatch(time_limit),
           f"time_limit={time_limit!r} must look like HH:MM:SS or D-HH:MM:SS (--slurm-time), e.g. 04:00:00")
     check(mem is None or SLURM_MEM.fullmatch(mem), f"mem={mem!r} must look like 32G or 16000M (--slurm-mem)")
@@ -853,7 +856,28 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
             'echo "warm $warm, array $array, aggregate $aggregate"',
             ""]),
     }
+    check_scripts_unedited(out, scripts)
     for name, text in scripts.items():
         atomic_write_text(out / name, text)
         (out / name).chmod(0o755)
+    atomic_write_text(out / SCRIPTS_RECORD, json.dumps({name: text_sha256(text) for name, text in scripts.items()},
+                                                       indent=1) + "\n")
     return out / "submit.sh"
+
+
+SCRIPTS_RECORD = "slurm-scripts.json"  # the sha256 of each job script --emit-slurm wrote, so an edit is kept
+
+
+def check_scripts_unedited(out: Path, scripts: dict) -> None:
+    """--emit-slurm replaces a job script only as it wrote it (its sha256 in slurm-scripts.json), or one that already
+    says exactly what it would write: an `#SBATCH --account` line or a `module load` added by hand is kept."""
+    recorded = read_record(out / SCRIPTS_RECORD)
+    recorded = recorded if isinstance(recorded, dict) else {}
+    for name, text in scripts.items():
+        path = out / name
+        if not path.is_file() or path.read_bytes() == text.encode():
+            continue
+        check(recorded.get(name) == file_sha256(path),
+              f"{path} was changed after --emit-slurm wrote it (or was not written by it), and writing the scripts "
+              f"again would lose the edit: move it aside (then carry the edit over to the new one), or emit into "
+              f"another --out")
