@@ -43,7 +43,6 @@ from .problems import (
 from .prompts import DEFAULT_NEW_TOKENS, INSTRUCTIONS, pool_answer_format
 from .provenance import (
     SEAL,
-    atomic_write_text,
     atomic_write_texts,
     check_ignored_in_repository,
     check_name_lengths,
@@ -446,9 +445,29 @@ def _check_file_outputs(args, command: str, provenance: bool = False) -> None:
                                           "write elsewhere, or delete it first to remake it on purpose (`git "
                                           "checkout` restores it)")
     check_not_busy(args.out)
+    args.seen_outputs = {Path(path): _file_state(Path(path)) for path in outs}  # `_write_outputs` checks them again
     if hasattr(args, "locks"):  # held until the command ends: a second command writing the same file is refused
 
         args.locks.enter_context(file_lock(args.out))
+
+
+def _file_state(path: Path) -> str | None:
+    """A file's sha256 (None where there is none): what `_write_outputs` compares before it replaces the file."""
+    return file_sha256(path) if path.is_file() else None
+
+
+def _write_outputs(args, texts: dict, command: str) -> None:
+    """Write a command's output files (all or none), unless one changed while the command ran (an edit made during
+    a long sampling): then they are left as they are and this run's output goes beside them, as OUT.new."""
+    changed = [path for path, state in getattr(args, "seen_outputs", {}).items() if _file_state(path) != state]
+    if not changed:
+        atomic_write_texts(texts)
+        return
+    out = Path(args.out)
+    aside = out.with_name(out.name + ".new")
+    atomic_write_texts({Path(str(aside) + str(path)[len(str(out)):]): text for path, text in texts.items()})
+    raise CourseError(f"out={changed[0]} was changed while `{command}` ran (an edit would be lost), so it is left as "
+                      f"it is and this run's output is in {aside}; compare the two and keep the one you want")
 
 
 def _provenance(args) -> dict:
@@ -484,8 +503,8 @@ def cmd_estimate(args) -> None:
     provenance = {**_provenance(args), "pool": fingerprinted(_pool_spec(args, args.seed, args.levels), problems),
                   "model": args.model,
                   "cost": table.attrs["cost"], "sha256": text_sha256(text)}
-    atomic_write_texts({args.out: text,  # both or neither
-                        Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"})
+    _write_outputs(args, {args.out: text,  # both or neither
+                          Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"}, "estimate")
     cost = table.attrs["cost"]
     print(f"wrote {len(table)} rows to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
           f"format share {table.format_share.mean():.3f}, {cost['generated_tokens']:,} tokens in {cost['wall_seconds']} s")
@@ -529,9 +548,9 @@ def cmd_select(args) -> None:
              f"'{args.strategy}' picks among ties, no better than random; estimate a task the model "
              "sometimes solves, or with more samples (--k)")
     text = "\n".join(ids) + "\n"
-    atomic_write_texts({args.out: text, Path(str(args.out) + ".provenance.json"): json.dumps(
+    _write_outputs(args, {args.out: text, Path(str(args.out) + ".provenance.json"): json.dumps(
         {**_provenance(args), "table": str(args.table), "pool": table_provenance.get("pool"),
-         "model": table_provenance.get("model"), "sha256": text_sha256(text)}, indent=2) + "\n"})
+         "model": table_provenance.get("model"), "sha256": text_sha256(text)}, indent=2) + "\n"}, "select")
     print(f"wrote {len(ids)} id{'' if len(ids) == 1 else 's'} ({args.strategy}, budget {args.budget}) to {args.out}")
 
 
@@ -770,7 +789,7 @@ def cmd_evaluate(args) -> None:
     result.update(model=args.model, base_sha256=base_fingerprint(args.model), task=args.task, split=args.split,
                   max_new_tokens=args.max_new_tokens, answer_format=pool_answer_format(problems),
                   pool=fingerprinted(_pool_spec(args, args.seed, args.levels), problems), **_provenance(args))
-    atomic_write_text(args.out, sealed_json(result))
+    _write_outputs(args, {args.out: sealed_json(result)}, "evaluate")
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
           f"{result['overall']['ci_high']:.3f}] (95%, over these {len(problems):,} problems x {args.k} samples), "
           f"format share {result['overall'].get('format_share', float('nan')):.3f} on {len(problems)} problems; "
@@ -1041,11 +1060,14 @@ def cmd_compare(args) -> None:
         print(f"note: after's model ({after.get('model')}) was trained from, or is, another base model than "
               f"before's ({before.get('model')}): the difference includes the change of model, not only training",
               file=sys.stderr)
-    if after.get("per_problem") == before.get("per_problem"):
+    if after.get("per_problem") == before.get("per_problem") and after.get("model") == before.get("model"):
         print("note: after and before hold the same results for every problem (one model evaluated twice, or a copy "
               "of one file): their gain is 0 by construction and says nothing of training", file=sys.stderr)
+    elif after.get("per_problem") == before.get("per_problem"):
+        print(f"note: after's model ({after.get('model')}) and before's ({before.get('model')}) gave the same results "
+              "on every problem: training changed nothing these samples can see", file=sys.stderr)
     result.update(after=str(args.after), before=str(args.before), same_base_model=same_base, **_provenance(args))
-    atomic_write_text(args.out, sealed_json(result))
+    _write_outputs(args, {args.out: sealed_json(result)}, "compare")
     print(f"gain {result['mean_difference']:+.4f} [{result['ci_low']:+.4f}, {result['ci_high']:+.4f}] "
           f"over {result['problems']} problems; wrote {args.out}")
 

@@ -348,3 +348,35 @@ def test_select_says_when_hard_picks_among_ties_and_train_says_when_ids_were_cho
                                   "--group-size", "2", "--prompts-per-step", "2", "--max-completion-length", "8",
                                   "--out", tmp_path / "run", "--quiet")
     assert done.returncode == 0, done.stderr
+
+
+def test_round_25_an_output_edited_while_the_command_runs_is_kept_and_the_new_one_goes_beside_it(tmp_path, monkeypatch):
+    """Hostile round 25: `estimate` and `evaluate` checked --out only before sampling, so an edit made while they ran
+    (minutes to hours) was replaced at the end, exit 0. Now the file is left as it is, this run's output is written
+    as OUT.new (its provenance beside it), and the command says so (exit 2)."""
+    import course_lib.selection
+
+    table, ids = tmp_path / "t.csv", tmp_path / "ids.txt"
+    table.write_text("id,level,pass_rate\n" + "".join(f"p{i},1,0.{i}\n" for i in range(6)))
+    assert run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "2",
+                              "--out", ids).returncode == 0
+    first = ids.read_text()
+    real_select = course_lib.selection.select
+
+    def select_while_the_user_edits(*args, **kwargs):
+        with ids.open("a") as handle:
+            handle.write("my own note\n")
+        return real_select(*args, **kwargs)
+
+    monkeypatch.setattr(course_lib.selection, "select", select_while_the_user_edits)
+    result = run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "3", "--out", ids)
+    assert result.returncode == 2
+    assert f"out={ids} was changed while `select` ran" in result.stderr and "ids.txt.new" in result.stderr
+    assert ids.read_text() == first + "my own note\n"  # the edit is kept
+    new = tmp_path / "ids.txt.new"
+    assert len(new.read_text().split()) == 3 and "select" in (tmp_path / "ids.txt.new.provenance.json").read_text()
+    monkeypatch.setattr(course_lib.selection, "select", real_select)
+    ids.write_text(first)  # the edit undone by hand: the file is again what select wrote, so it is replaced
+    assert run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "3",
+                              "--out", ids).returncode == 0
+    assert ids.read_text() == new.read_text()

@@ -309,6 +309,13 @@ def test_compare_refuses_a_hard_link_to_one_file_and_notes_identical_results(tmp
     done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "copy.json",
                               "--out", tmp_path / "gain.json")
     assert done.returncode == 0 and "hold the same results for every problem" in done.stderr, done.stderr
+    # hostile round 25: two different models that happen to agree are not "one model evaluated twice"
+    (tmp_path / "other.json").write_text(json.dumps({"per_problem": rows, **settings, "model": "run1"}))
+    (tmp_path / "base.json").write_text(json.dumps({"per_problem": rows, **settings, "model": "tiny-s"}))
+    done = run_cli_in_process("compare", "--after", tmp_path / "other.json", "--before", tmp_path / "base.json",
+                              "--out", tmp_path / "gain2.json")
+    assert done.returncode == 0 and "one model evaluated twice" not in done.stderr, done.stderr
+    assert "after's model (run1) and before's (tiny-s) gave the same results on every problem" in done.stderr
 
 
 def test_compare_notes_when_after_and_before_look_swapped(tmp_path):
