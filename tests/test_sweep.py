@@ -1887,3 +1887,45 @@ def test_round_25_emit_slurm_keeps_a_script_edited_by_hand_and_cpu_jobs_need_the
         emit_slurm("capacity-boundary", "paper", tmp_path / "cpu", gpus=0)
     emit_slurm("capacity-boundary", "paper", tmp_path / "cpu", gpus=0, time_limit="3-00:00:00", mem="64G")
     assert "#SBATCH --time=3-00:00:00" in (tmp_path / "cpu" / "array.sh").read_text()
+
+
+def test_round_25_a_sweep_resumed_on_another_copy_of_a_real_dataset_is_refused(tmp_path, monkeypatch, shared_data):
+    """Hostile round 25: a folder planned with COURSE_DATA_DIR on one copy of GSM8K resumed on another (its ids are
+    line numbers, so each names another question), mixing two datasets in one results.csv; a finished record copied
+    in was trusted too. The grid now records each local dataset's sha256, and each record its data_sha256."""
+    from course_lib.research.sweep import inputs_sha256
+
+    shared = shared_data
+    copies = {}
+    for name in ("a", "b"):
+        for folder in ("gsm8k", "bbh", "aime2025"):
+            (tmp_path / name / folder).mkdir(parents=True)
+            for path in (shared / folder).glob("*.jsonl"):
+                (tmp_path / name / folder / path.name).write_bytes(path.read_bytes())
+        copies[name] = tmp_path / name
+    lines = (copies["b"] / "gsm8k" / "test.jsonl").read_text().splitlines(keepends=True)
+    (copies["b"] / "gsm8k" / "test.jsonl").write_text("".join(lines[1:] + lines[:1]))  # every id another question
+    point = expand("hard-wins", "paper")[0]
+    monkeypatch.setenv("COURSE_DATA_DIR", str(copies["a"]))
+    out = tmp_path / "jobs"
+    emit_slurm("hard-wins", "paper", out, time_limit="01:00:00", mem="8G")
+    planned = json.loads((out / "grid.json").read_text())["files"]
+    assert set(planned) == {"gsm8k data", "bbh data", "aime2025 data"}  # TASKs, and OOD_TASK (the profile's)
+    on_a = inputs_sha256(point)["data_sha256"]
+    emit_slurm("hard-wins", "paper", out, time_limit="01:00:00", mem="8G")  # the same copy: resumes
+    monkeypatch.setenv("COURSE_DATA_DIR", str(copies["b"]))
+    with pytest.raises(CourseError, match="was planned with another version of gsm8k data .* another COURSE_DATA_DIR"):
+        emit_slurm("hard-wins", "paper", out, time_limit="01:00:00", mem="8G")
+    assert inputs_sha256(point)["data_sha256"] != on_a  # a record copied in from copy A is not this copy's
+
+
+def test_round_25_aggregate_keeps_a_field_added_to_provenance_by_hand(tmp_path):
+    """Hostile round 25: a note added to provenance.json (the hardware) was dropped by the next `aggregate`."""
+    records = [{"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}]
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo")
+    path = tmp_path / "provenance.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "hardware": "node c07", "points": 99}))
+    aggregate("demo", "smoke", tmp_path, records, "reproduce demo", this_run={"workers": 1})
+    again = json.loads(path.read_text())
+    assert again["hardware"] == "node c07"  # kept
+    assert again["points"] == 1 and again["this_run"] == {"workers": 1}  # what aggregate writes is its own

@@ -37,7 +37,7 @@ from ..classroom.notebooks import execute
 from ..classroom.runtime import available_cores, progress_bar, use_threads
 from ..errors import CourseError, check, warn
 from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
-from ..problems import absolute_task
+from ..problems import absolute_task, data_dir_from_env
 from ..provenance import (
     atomic_write_text,
     atomic_write_texts,
@@ -249,9 +249,37 @@ INPUTS = ("model_sha256", "model_settings_sha256", "data_sha256")  # a record's 
 
 
 def file_fingerprints(points: list[dict]) -> dict:
-    """Each `jsonl:` file the points read (TASK, TEST_TASK, ...), with its sha256 (None: missing here)."""
+    """Each `jsonl:` file the points read (TASK, TEST_TASK, ...), with its sha256 (None: missing here), and each real
+    dataset they read from a local copy (COURSE_DATA_DIR) as `gsm8k data`: one sha256 over its files (its ids are
+    line numbers, so another copy would give them to other questions)."""
     paths = sorted({str(v)[len("jsonl:"):] for p in points for v in p.values() if str(v).startswith("jsonl:")})
-    return {path: file_sha256(path) if Path(path).is_file() else None for path in paths}
+    found = {path: file_sha256(path) if Path(path).is_file() else None for path in paths}
+    root = data_dir_from_env()
+    if root is not None:
+        folders = sorted({DATA_FOLDERS[task] for point in points for task in tasks_read(point) if task in DATA_FOLDERS})
+        found.update({f"{folder} data": folder_sha256(root / folder) for folder in folders})
+    return found
+
+
+DATA_FOLDERS = {"gsm8k": "gsm8k", "math": "math", "math-numeric": "math", "bbh": "bbh", "aime2025": "aime2025"}
+
+
+def tasks_read(point: dict) -> set[str]:
+    """The tasks a point reads problems of: its TASK, TEST_TASK and OOD_TASK, or its profile's where it leaves them."""
+    try:
+        profile = get_profile(point["PROFILE"]) if point.get("PROFILE") else None
+    except CourseError:  # an unknown profile is refused elsewhere, in one line
+        profile = None
+    named = {str(value) for key, value in point.items() if key.endswith("TASK") and value}
+    return named | ({profile.task, profile.ood_task} - {None, ""} if profile else set())
+
+
+def folder_sha256(folder: Path) -> str | None:
+    """One sha256 over the files of a dataset's folder, by name (None: no such folder here)."""
+    if not folder.is_dir():
+        return None
+    files = {path.name: file_sha256(path) for path in sorted(folder.iterdir()) if path.is_file()}
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
 def check_same_files(out: Path, planned: dict | None) -> None:
@@ -259,10 +287,13 @@ def check_same_files(out: Path, planned: dict | None) -> None:
     table would put two datasets in one results.csv)."""
     if not isinstance(planned, dict):  # a grid written before files were recorded
         return
-    now = file_fingerprints([{"TASK": f"jsonl:{path}"} for path in planned])
-    changed = [path for path, sha in planned.items() if sha and now.get(path) != sha]
+    root = data_dir_from_env()
+    now = {key: (folder_sha256(root / key[:-len(" data")]) if root else None) if key.endswith(" data") else
+           file_sha256(key) if Path(key).is_file() else None for key in planned}
+    changed = [key for key, sha in planned.items() if sha and now.get(key) != sha]
     check(not changed, f"out={out} was planned with another version of {changed[0] if changed else ''} (its sha256 "
-                       "differs, or it is gone): its finished points read the old one; restore that file, or use a "
+                       "differs, or it is gone: another COURSE_DATA_DIR reads another copy): its finished points read "
+                       "the old one; restore it (or point COURSE_DATA_DIR at the copy it was planned with), or use a "
                        "new folder")
 
 
@@ -637,7 +668,8 @@ def _check_counts_match_run(record: dict, name: str, run: Path) -> None:
 def aggregate(study: str, profile: str, out: Path, records: list[dict], command: str,
               this_run: dict | None = None, missing: list[str] = ()) -> dict:
     """One results table (flat columns) and a provenance file for the whole sweep (`this_run`: its wall time);
-    every record is checked before either file is written."""
+    every record is checked before either file is written. Fields of an earlier provenance.json it does not write
+    (added by hand) are kept."""
     seen = set()
     for record in records:
         name = record.get("point") if isinstance(record, dict) else None
@@ -659,6 +691,9 @@ def aggregate(study: str, profile: str, out: Path, records: list[dict], command:
                   "point_commits": sorted({str(r.get("commit")) for r in records}), "this_run": this_run or {},
                   "missing": list(missing),
                   "seconds_per_point": {r["point"]: r["seconds"] for r in records}, "results_sha256": text_sha256(text)}
+    earlier = read_record(out / "provenance.json")  # a field added by hand (the hardware, a note) is kept
+    provenance.update({key: value for key, value in (earlier if isinstance(earlier, dict) else {}).items()
+                       if key not in provenance})
     atomic_write_texts({out / "results.csv": text,  # both new, or neither after an error
                         out / "provenance.json": json.dumps(provenance, indent=1) + "\n"})
     return {"results": out / "results.csv", "points": len(records), "failed": failed}
