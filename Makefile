@@ -133,8 +133,9 @@ lint: env
 # What running the course made and makes again in minutes; a study's sweep (build/studies/: hours of training, resumable)
 # is kept: `make clean-all` removes it too.
 clean:
-	rm -rf $(filter-out build/studies,$(wildcard build/*)) .pytest_cache
+	rm -rf $(filter-out build/studies build/cache,$(wildcard build/*)) .pytest_cache
 	@if [ -d build/studies ]; then echo "kept build/studies/ (sweeps: hours of training); make clean-all removes it"; fi
+	@if [ -d build/cache ]; then echo "kept build/cache/ (difficulty tables: hours of sampling); make clean-all removes it"; fi
 
 clean-all:
 	rm -rf build .pytest_cache

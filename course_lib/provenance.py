@@ -145,7 +145,7 @@ def check_ignored_in_repository(folder, parameter: str) -> None:
     ignored = subprocess.run(["git", "-C", str(REPOSITORY), "check-ignore", "-q", str(folder / "x")],
                              capture_output=True).returncode == 0
     check(ignored, f"{parameter}={folder} is inside the repository, among files git tracks; give a folder outside it "
-                   "or under build/ (git ignores it)")
+                   "or under build/cache/ (git ignores it, and `make clean` keeps it)")
 
 
 def check_not_busy(out, parameter: str = "out") -> None:

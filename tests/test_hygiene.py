@@ -226,16 +226,18 @@ def test_runtimes_in_the_course_map_and_notebook_headers_are_the_measured_ones()
 
 def test_make_clean_keeps_a_studys_sweep(tmp_path):
     """`make clean` removed all of build/, a sweep's hours of training with it; it keeps build/studies/ now and
-    `make clean-all` removes everything."""
+    `make clean-all` removes everything. Hostile round 25: it also removed build/cache/, where a message tells the user
+    to keep a difficulty cache (hours of sampling on the paper profile); that is kept too."""
     import shutil
 
     shutil.copy(Path(__file__).resolve().parent.parent / "Makefile", tmp_path / "Makefile")
-    for folder in ("build/studies/hard-wins/points", "build/tiny", "build/students", "build/runs/04"):
+    for folder in ("build/studies/hard-wins/points", "build/tiny", "build/students", "build/runs/04", "build/cache"):
         (tmp_path / folder).mkdir(parents=True)
     (tmp_path / "build/studies/hard-wins/points/a.json").write_text("{}")
     done = subprocess.run(["make", "-s", "clean"], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == ["studies"] and "kept build/studies" in done.stdout
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == ["cache", "studies"]
+    assert "kept build/studies" in done.stdout and "kept build/cache" in done.stdout
     assert (tmp_path / "build/studies/hard-wins/points/a.json").exists()
     subprocess.run(["make", "-s", "clean-all"], cwd=tmp_path, check=True)
     assert not (tmp_path / "build").exists()
