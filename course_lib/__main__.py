@@ -464,7 +464,10 @@ def _write_outputs(args, texts: dict, command: str) -> None:
         atomic_write_texts(texts)
         return
     out = Path(args.out)
-    aside = out.with_name(out.name + ".new")
+    aside, number = out.with_name(out.name + ".new"), 1
+    while any(Path(str(aside) + str(path)[len(str(out)):]).exists() for path in texts):  # never over another file
+        number += 1
+        aside = out.with_name(f"{out.name}.new{number}")
     atomic_write_texts({Path(str(aside) + str(path)[len(str(out)):]): text for path, text in texts.items()})
     raise CourseError(f"out={changed[0]} was changed while `{command}` ran (an edit would be lost), so it is left as "
                       f"it is and this run's output is in {aside}; compare the two and keep the one you want")

@@ -375,6 +375,10 @@ def test_round_25_an_output_edited_while_the_command_runs_is_kept_and_the_new_on
     assert ids.read_text() == first + "my own note\n"  # the edit is kept
     new = tmp_path / "ids.txt.new"
     assert len(new.read_text().split()) == 3 and "select" in (tmp_path / "ids.txt.new.provenance.json").read_text()
+    ids.write_text(first)  # undone, then edited again while select runs: the new output goes beside, once more
+    result = run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "4", "--out", ids)
+    assert result.returncode == 2 and "ids.txt.new2" in result.stderr  # ids.txt.new is not replaced either
+    assert len(new.read_text().split()) == 3 and len((tmp_path / "ids.txt.new2").read_text().split()) == 4
     monkeypatch.setattr(course_lib.selection, "select", real_select)
     ids.write_text(first)  # the edit undone by hand: the file is again what select wrote, so it is replaced
     assert run_cli_in_process("select", "--table", table, "--strategy", "hard", "--budget", "3",
