@@ -673,7 +673,8 @@ def test_load_study_names_a_damaged_file_and_how_to_restore_it(tmp_path, monkeyp
     if damaged != results:
         results.write_text(CSV + "a,ok,0,hard,tiny,0.1\n")
     damaged.write_text(text)
-    fix = "restore it (git checkout) or remake it with `python -m course_lib aggregate demo --out DIR`"
+    fix = ("restore it (git checkout), or move it aside (an edit is kept there) and remake it with "
+           "`python -m course_lib aggregate demo --out DIR`")
     with pytest.raises(CourseError) as raised:
         load_study("demo", tmp_path)
     assert str(raised.value) == f"{damaged}{error}; {fix}"
@@ -1574,7 +1575,8 @@ def test_an_edited_status_share_or_gain_is_one_line_naming_the_file_and_the_fix(
     folder = _study_copy(tmp_path)
     table = pd.read_csv(folder / "results.csv")
     edit(table).to_csv(folder / "results.csv", index=False)
-    fix = f"restore it (git checkout) or remake it with `python -m course_lib aggregate {folder.name} --out DIR`"
+    fix = (f"restore it (git checkout), or move it aside (an edit is kept there) and remake it with "
+           f"`python -m course_lib aggregate {folder.name} --out DIR`")
     with pytest.raises(CourseError) as raised:
         studies.load_study(folder.name, tmp_path)
     message = str(raised.value)
