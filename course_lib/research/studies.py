@@ -471,7 +471,8 @@ def holm_adjusted(p_values, digits: int | None = 6) -> list[float]:
     """
     values = np.asarray(list(p_values), dtype=float)
     check(((values >= 0) & (values <= 1)).all(), f"p_values={list(p_values)} must be probabilities from 0 to 1")
-    adjusted = [float(value) for value in multipletests(values, method="holm")[1]]
+    adjusted = ([float(value) for value in multipletests(values, method="holm")[1]] if len(values) > 1 else
+                [float(value) for value in values])  # one test is its own family (statsmodels' Holm runs gc.collect)
     return adjusted if digits is None else [round(value, digits) for value in adjusted]
 
 
@@ -493,10 +494,12 @@ def holm_verdicts(rows: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         check(not odd, f"rows' {column} holds {odd[0]!r}, not a number: pass a table of equivalence_verdict() results"
               if odd else "")
     out = rows.copy()
-    out["p_difference_holm"] = holm_adjusted(rows["p_difference"])  # rounded for display
-    out["p_equivalence_holm"] = holm_adjusted(rows["p_equivalence"])
-    differs = [p < alpha for p in holm_adjusted(rows["p_difference"], digits=None)]  # verdicts read the unrounded
-    equivalent = [p < alpha for p in holm_adjusted(rows["p_equivalence"], digits=None)]
+    p_difference, p_equivalence = (holm_adjusted(rows[column], digits=None) for column in ("p_difference",
+                                                                                         "p_equivalence"))
+    out["p_difference_holm"] = [round(p, 6) for p in p_difference]  # rounded for display
+    out["p_equivalence_holm"] = [round(p, 6) for p in p_equivalence]
+    differs = [p < alpha for p in p_difference]  # verdicts read the unrounded
+    equivalent = [p < alpha for p in p_equivalence]
     sensitive = out["sensitive"] if "sensitive" in out else [True] * len(out)
     check(all(isinstance(ok, (bool, np.bool_)) for ok in sensitive),
           "rows' sensitive column must hold True or False (read from text, 'False' would count as True)")
