@@ -516,8 +516,8 @@ def in_simplest_form(answer: str) -> bool:
     tinymath's questions are expressions that math-verify evaluates (`47*36`, `\frac{1}{4}+\frac{3}{8}`), so a boxed
     copy of the question would equal its answer; a tinymath answer counts only in this form.
 
-    >>> [in_simplest_form(a) for a in ("1692", "0.5", r"\dfrac{3}{4}", "7x + 5", "x=-2", "-x")]
-    [True, True, True, True, True, True]
+    >>> [in_simplest_form(a) for a in ("1692", "0.5", r"\dfrac{3}{4}", "7x + 5", "x=-2", "-x", "-8/11")]
+    [True, True, True, True, True, True, True]
     >>> [in_simplest_form(a) for a in (r"\frac{6}{8}", "47*36", "3x+4x", r"\frac{5}{6}+\frac{3}{4}", "0x+12", "1x",
     ...                                "x=7x+5", "7x+0", r"-\frac{-3}{4}")]
     [False, False, False, False, False, False, False, False, False]
@@ -525,8 +525,8 @@ def in_simplest_form(answer: str) -> bool:
     text, solved = _solved_text(answer)
     fraction = _fraction(text)
     if fraction:
-        numerator, denominator, _ = fraction
-        twice_signed = text.startswith("-") and numerator < 0  # `-\frac{-3}{4}`: a double negative
+        numerator, denominator, typeset = fraction
+        twice_signed = typeset and text.startswith("-") and numerator < 0  # `-\frac{-3}{4}` (`-8/11`: its sign once)
         return denominator > 1 and math.gcd(numerator, denominator) == 1 and not twice_signed
     return bool(_NUMERIC.fullmatch(text) or (not solved and _LINEAR.fullmatch(text)))
 

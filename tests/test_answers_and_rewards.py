@@ -1177,3 +1177,17 @@ def test_round_23_a_scale_word_after_aimes_last_number_makes_it_another_number(c
     was no answer); a qualifier (`about 12`, `12%`) stays read by design."""
     assert not is_correct(completion, "12", "aime2025")
     assert is_correct("So the answer is 12 dollars.", "12", "aime2025") and is_correct("It is about 12.", "12", "aime2025")
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    (r"\boxed{-8/11}", r"-\frac{8}{11}", True), (r"\boxed{-1/2}", r"-\frac{1}{2}", True),
+    (r"\boxed{x=-1/2}", r"-\frac{1}{2}", True), (r"\boxed{-\frac{1}{2}}", r"-\frac{1}{2}", True),
+    (r"\boxed{-2/4}", r"-\frac{1}{2}", False), (r"\boxed{-\frac{-1}{2}}", r"\frac{1}{2}", False),
+    (r"\boxed{-1/2}", r"\frac{1}{2}", False)])
+def test_round_25_a_slash_fraction_with_its_sign_in_front_is_in_simplest_form(completion, gold, right):
+    """Hostile round 25 (M2): `in_simplest_form("-8/11")` was False (a slash fraction's sign sits in its numerator, so
+    the double-negative check for `-\\frac{-3}{4}` fired), so tinymath graded `\\boxed{-1/2}` wrong for -1/2."""
+    from course_lib.answers import in_simplest_form
+
+    assert in_simplest_form("-8/11") and not in_simplest_form(r"-\frac{-8}{11}") and not in_simplest_form("-6/8")
+    assert is_correct(completion, gold, "tinymath") is right
