@@ -199,6 +199,65 @@ def test_round_24_a_reward_that_reads_the_last_line_or_a_prefix_of_the_first_ste
         assert grade("00.2", solution["first_step_reward"], problems=problems) == (True, "correct (00.2)")
 
 
+def test_round_25_a_reward_that_reads_one_mark_or_compares_two_lines_is_not_yet_right():
+    """Hostile round 25 (S7): no case held a hedge or a right first line before a wrong second one, so a reward
+    reading only the last (or the first) `####` mark, or giving half only when the first two lines match, passed;
+    the notebook's solution still does, on shuffle and arith."""
+    def last_mark_only(completions, answer, solution, **kwargs):  # the report's: gives 1 to `#### C\n#### B`
+        out = []
+        for c, a, s in zip(completions, answer, solution):
+            marks = re.findall(r"####\s*([A-Za-z0-9]+)", c)
+            out.append(1.0 if marks and marks[-1] == a else 0.5 * (c.split("\n")[0].strip() == s.split("\n")[0].strip()))
+        return out
+
+    def first_mark_only(completions, answer, solution, **kwargs):
+        out = []
+        for c, a, s in zip(completions, answer, solution):
+            marks = re.findall(r"####\s*([A-Za-z0-9]+)", c)
+            out.append(1.0 if marks and marks[0] == a else 0.5 * (c.split("\n")[0].strip() == s.split("\n")[0].strip()))
+        return out
+
+    def two_lines(completions, answer, solution, **kwargs):  # half only when the first TWO lines match
+        right = correctness_reward(completions, answer=answer, source=kwargs.get("source"))
+        return [r if r == 1.0 else 0.5 * (c.split("\n")[:2] == s.split("\n")[:2])
+                for c, s, r in zip(completions, solution, right)]
+
+    cell = next(c.source for c in nbformat.read(NOTEBOOKS[0], as_version=4).cells
+                if is_solution(c) and "Solution to exercise 2" in c.source)
+    solution = {"correctness_reward": correctness_reward}
+    exec(cell.split("\nmy_reward = ")[0], solution)  # the reward function only, not the sampling below it
+    for problems in (generate("shuffle", 4, "train", 0, levels=[5]), generate("arith", 4, "train", 0),
+                     generate("arith", 4, "train", 1, levels=[1])):
+        for reward in (last_mark_only, first_mark_only, two_lines):
+            assert grade("00.2", reward, problems=problems)[0] is False, reward.__name__
+        assert grade("00.2", solution["first_step_reward"], problems=problems) == (True, "correct (00.2)")
+    problem = problems[0]  # arith: the hedge the check now holds earns 0 from the notebook's solution
+    hedge = f"?\n#### {int(problem.answer) + 1}\n#### {problem.answer}"
+    assert solution["first_step_reward"]([hedge], [problem.answer], [problem.solution], source=["arith"]) == [0.0]
+
+
+def test_round_25_exercise_03_2_counts_a_budget_as_the_library_does():
+    """Hostile round 25 (M3): exercise 03.2 counted a budget as `int(budget * n)`, so 0.29 of 100 problems was 28
+    where `select` (`budget_count`, with its epsilon) takes 29; the check now uses `budget_count`."""
+    import pandas as pd
+
+    from course_lib.grpo import informative_share
+    from course_lib.selection import budget_count, select
+
+    table = pd.DataFrame({"id": [f"q{i}" for i in range(100)], "level": 1,
+                          "pass_rate": [0.0] * 10 + [round(0.01 * i, 2) for i in range(1, 91)]})
+    budget, group_size = 0.29, 8
+    assert budget_count(budget, 100) == 29 != int(budget * 100)
+    by_id = table.set_index("id").pass_rate
+    alive = sorted(r for r in table.pass_rate if r > 0)
+    answer = {"hard": 1 - informative_share(list(by_id.loc[select(table, "hard", budget, 0)]), group_size),
+              "learnability": 1 - informative_share(list(by_id.loc[select(table, "learnability", budget, 0)]), group_size)}
+    right = {**answer, "hard but alive": 1 - informative_share(alive[:29], group_size)}
+    one_fewer = {**answer, "hard but alive": 1 - informative_share(alive[:28], group_size)}
+    assert grade("03.2", right, table=table, budget=budget, group_size=group_size, seed=0)[0]
+    assert not grade("03.2", one_fewer, table=table, budget=budget, group_size=group_size, seed=0)[0]
+
+
 def test_an_unknown_exercise_is_a_clear_error():
     with pytest.raises(ValueError, match="has no check"):
         grade("99.1", 1.0)

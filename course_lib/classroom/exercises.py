@@ -167,6 +167,11 @@ def _first_step_reference(completions, answer, solution, **kwargs) -> list[float
             for c, s, r in zip(completions, solution, right)]
 
 
+def _another_answer(answer: str) -> str:
+    """An answer of the same kind as `answer` that differs from it: the next number, or another option letter."""
+    return str(int(answer) + 1) if answer.lstrip("-").isdigit() else ("A" if answer != "A" else "B")
+
+
 @exercise("00.2", nudge="which completions keep the full reward, and what must a wrong one share with the"
                         " reference solution to earn half?",
           hint="a correct final answer keeps reward 1; a wrong one earns 0.5 only when the first line equals "
@@ -182,8 +187,12 @@ def _check_first_step(answer, problems) -> bool:
         right_spelled_otherwise = "\n".join(lines[:-1] + [f"#### {p.answer}."])  # graded right, not the last line
         cut_first = "\n".join([lines[0][:-1]] + lines[1:-1] + [f"#### {p.answer}1"])  # a prefix is no first step
         longer_first = "\n".join([lines[0] + "?"] + lines[1:-1] + [f"#### {p.answer}1"])
+        other = _another_answer(p.answer)  # a real answer of the task's kind (a number, a letter), only not this one
+        hedges = ["\n".join(["?"] + lines[1:-1] + marks) for marks in  # two marks, one right: 0 (a hedge), either order
+                  ([f"#### {other}", f"#### {p.answer}"], [f"#### {p.answer}", f"#### {other}"])]
+        wrong_second = "\n".join([lines[0], "?"] + lines[2:-1] + [f"#### {other}"])  # a right first line only: 0.5
         for c in (p.solution, wrong_final, wrong_first, "", right_after_other_working, right_first_other_lines,
-                  right_spelled_otherwise, cut_first, longer_first):
+                  right_spelled_otherwise, cut_first, longer_first, *hedges, wrong_second):
             completions.append(c)
             answers.append(p.answer)
             solutions.append(p.solution)
@@ -377,20 +386,16 @@ def _first_alive_budget(tables) -> dict:
     return {name: (int((t.pass_rate == 0).sum()) + 1 if (t.pass_rate > 0).any() else None) for name, t in tables.items()}
 
 
-def _budget_count(budget, n: int) -> int:
-    return max(1, int(budget * n)) if isinstance(budget, float) else int(budget)
-
-
 @exercise("03.2", nudge="a selection's predicted dead share follows from its problems' pass rates and the"
                         " group size.",
           tolerance=1e-3, hint='a dict {"hard": ..., "hard but alive": ..., "learnability": ...} of predicted '
                                "dead shares, 1 - informative_share(selected pass rates, GROUP_SIZE).")
 def _dead_shares(table, budget, group_size: int, seed: int) -> dict:
     from ..grpo import informative_share
-    from ..selection import select
+    from ..selection import budget_count, select
 
-    by_id = table.set_index("id").pass_rate
-    alive = table[table.pass_rate > 0].sort_values("pass_rate", kind="stable").head(_budget_count(budget, len(table)))
+    by_id = table.set_index("id").pass_rate  # the budget counted as `select` counts it (0.29 of 100 is 29)
+    alive = table[table.pass_rate > 0].sort_values("pass_rate", kind="stable").head(budget_count(budget, len(table)))
     rates = {"hard": list(by_id.loc[select(table, "hard", budget, seed)]), "hard but alive": list(alive.pass_rate),
              "learnability": list(by_id.loc[select(table, "learnability", budget, seed)])}
     return {name: 1 - informative_share(r, group_size) for name, r in rates.items()}
