@@ -445,6 +445,24 @@ _DISJUNCTION = re.compile(r"\\(?:lor|vee)(?![A-Za-z])|(?i:\bor\b|\balternatively
                           r"|^(?!.*\\begin).*\\\\", re.S)
 
 
+_BASE_NUMBER = re.compile(r"(-?)([0-9A-Za-z]+)_\{?(\d{1,2})\}?")  # `52_8`, `4210_{5}`, `\text{A5}_{11}`, `-37_8`
+
+
+def _in_base(text: str, plain_integer: bool = False) -> tuple[int, int] | None:
+    """A number written in a base (`52_8`, `4210_{5}`) as (its value, its base); with `plain_integer`, a plain integer
+    (`42`) as (42, 10); None for anything else (`x_1`, `\\log_2 8`)."""
+    compact = "".join(_plain(text).replace("$", "").split()).rstrip(".")
+    written = _BASE_NUMBER.fullmatch(compact)
+    if written and 2 <= int(written.group(3)) <= 36:
+        sign, digits, base = written.group(1), written.group(2), int(written.group(3))
+        try:
+            return (-1 if sign else 1) * int(digits, base), base
+        except ValueError:  # `x_2`: no digits of base 2
+            return None
+    number = normalize_number(compact)
+    return (int(number), 10) if plain_integer and re.fullmatch(r"-?\d{1,30}", number) else None
+
+
 def math_equal(predicted: str | None, reference: str) -> bool:
     """Whether two MATH answers are equal: exact after normalisation, else math-verify (never eval). An answer that
     offers a choice (`1 \\lor 2`, `1 \\text{ or } 2`) equals no single-valued reference: math-verify would read
@@ -453,9 +471,18 @@ def math_equal(predicted: str | None, reference: str) -> bool:
 
     >>> math_equal(r"1 \\lor 2", "2"), math_equal(r"1 \\text{ or } 2", "2")
     (False, False)
+
+    A number in a base (`52_8`) equals only the same number in the same base (`52_{8}`), a base-10 one (`24_{10}`)
+    a plain integer too:
+
+    >>> math_equal("52_{8}", "52_8"), math_equal("52_9", "52_8"), math_equal("52", "52_8"), math_equal("24", "24_{10}")
+    (True, False, False, True)
     """
     if predicted is None:
         return False
+    based = _in_base(reference), _in_base(predicted)  # `52_8`: math-verify drops the subscript, so it is read here
+    if based[0] or (based[1] and (based[1][1] != 10 or _in_base(reference, plain_integer=True))):
+        return _in_base(predicted, plain_integer=True) == _in_base(reference, plain_integer=True)  # base and value
     if _DISJUNCTION.search(predicted) and not (_DISJUNCTION.search(reference) or "," in reference):
         return False
     if _relation(predicted) and not _relation(reference):

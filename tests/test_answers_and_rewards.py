@@ -1191,3 +1191,18 @@ def test_round_25_a_slash_fraction_with_its_sign_in_front_is_in_simplest_form(co
 
     assert in_simplest_form("-8/11") and not in_simplest_form(r"-\frac{-8}{11}") and not in_simplest_form("-6/8")
     assert is_correct(completion, gold, "tinymath") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    (r"\boxed{52_9}", "52_8", False), (r"\boxed{52_{10}}", "52_8", False), (r"\boxed{42_{10}}", "52_8", False),
+    (r"\boxed{52}", "52_8", False), (r"\boxed{4210_{6}}", "4210_{5}", False), (r"\boxed{4210}", "4210_{5}", False),
+    (r"\boxed{30_8}", "24_{10}", False), (r"\boxed{42_8}", "42", False), (r"\boxed{1010_2}", "10", False),
+    (r"\boxed{52_8}", "52_8", True), (r"\boxed{52_{8}}", "52_8", True), (r"\boxed{4210_5}", "4210_{5}", True),
+    (r"\boxed{A5_{11}}", r"\text{A5}_{11}", True), (r"\boxed{\text{A5}_{11}}", r"\text{A5}_{11}", True),
+    (r"\boxed{-37_8}", "-37_8", True), (r"\boxed{43_5}", "43_5.", True), (r"\boxed{24}", "24_{10}", True),
+    (r"\boxed{42_{10}}", "42", True), (r"\boxed{x_1 = 5}", "x_1 = 5", True), (r"\boxed{\log_2 8}", "3", True)])
+def test_round_25_a_math_answer_in_a_number_base_must_carry_the_same_base(completion, gold, right):
+    """Hostile round 25 (S2): math-verify drops a subscript, so `52_9`, `52_{10}` and a bare `52` equalled `52_8`
+    (6 of MATH-500's answers carry a base); a number in a base now equals only the same value in the same base, and a
+    plain integer is base 10. A subscript that is no base (`x_1`, `\\log_2`) is read as before."""
+    assert is_correct(completion, gold, "math") is right
