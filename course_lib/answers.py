@@ -280,7 +280,9 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
 _STATED_OPTION = re.compile(r"(?<![A-Za-z])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`)
 
 
-_DRESSED_OPTION = re.compile(r"\\boxed\{\(?([A-G])\)?\}|\*\*\(?([A-G])\)?\*\*")  # \boxed{B}, **B**: an option
+_TEXT_COMMAND = r"\\(?:text|textrm|textit|textbf|textnormal|mathrm|mbox|operatorname)\s*"  # as _LATEX_WORD reads them
+_DRESSED_OPTION = re.compile(  # \boxed{B}, \boxed{\text{(B)}}, \fbox{\textbf{B}}, **B**: an option
+    rf"\\(?:boxed|fbox)\s*\{{\s*(?:\(?([A-G])\)?|{_TEXT_COMMAND}\{{\s*\(?([A-G])\)?\s*\}})\s*\}}|\*\*\(?([A-G])\)?\*\*")
 
 
 def option_answers(text, stated_only: bool = False) -> list[str]:
@@ -302,8 +304,8 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
     """
     if not isinstance(text, str):
         return []
-    dressed = [match.group(1) or match.group(2) for match in _DRESSED_OPTION.finditer(text)]
-    text = _plain(_DRESSED_OPTION.sub(lambda match: f"({match.group(1) or match.group(2)})", text))
+    dressed = [next(filter(None, match.groups())) for match in _DRESSED_OPTION.finditer(text)]
+    text = _plain(_DRESSED_OPTION.sub(lambda match: f"({next(filter(None, match.groups()))})", text))
     stated = [match.group(1) for match in _STATED.finditer(text) if not _a_trial(text, match.start())]  # not `If the answer is (D), ...`
     if len(stated) > MAX_MARKS:  # the answers stated, not every "answer" a reasoning writes ("each answer", "answers")
         return [None]
@@ -816,8 +818,9 @@ def _matches(predicted: str, answer: str, source: str) -> bool:
             return False
         values = exact_value(predicted), exact_value(answer)
         return values[0] == values[1] if None not in values else math_equal(predicted, answer)
-    if source == "bbh":
-        return predicted.strip("() ") == answer.strip().strip("()")
+    if source == "bbh":  # a box's `\text{(B)}` is `(B)`
+        return _plain(predicted).strip("() ") == answer.strip().strip("()")
     if source == "shuffle":  # a letter, read with or without the parentheses the option format asks for
-        return predicted.strip().removeprefix("(").removesuffix(")") == answer.strip().removeprefix("(").removesuffix(")")
+        return _plain(predicted).strip().removeprefix("(").removesuffix(")") == \
+            answer.strip().removeprefix("(").removesuffix(")")
     return normalize_number(predicted) == normalize_number(answer)

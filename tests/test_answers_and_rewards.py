@@ -1206,3 +1206,16 @@ def test_round_25_a_math_answer_in_a_number_base_must_carry_the_same_base(comple
     (6 of MATH-500's answers carry a base); a number in a base now equals only the same value in the same base, and a
     plain integer is base 10. A subscript that is no base (`x_1`, `\\log_2`) is read as before."""
     assert is_correct(completion, gold, "math") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    (r"So the answer is \boxed{\text{(B)}}.", "(B)", "bbh", True), ("So the answer is (B).\n" + r"\boxed{\text{(B)}}", "(B)", "bbh", True),
+    (r"The final answer is $\boxed{\textbf{B}}$", "(B)", "bbh", True), ("#### E\n" + r"\boxed{\text{E}}", "E", "shuffle", True),
+    (r"So the answer is \boxed{\mathrm{(B)}}.", "(B)", "bbh", True), (r"\fbox{\textbf{(B)}}", "(B)", "bbh", True),
+    ("#### B\n" + r"\boxed{ \text { B } }", "B", "shuffle", True),
+    (r"So the answer is \boxed{\text{(C)}}.", "(B)", "bbh", False), ("So the answer is (B).\n" + r"\boxed{\text{(C)}}", "(B)", "bbh", False),
+    ("#### E\n" + r"\boxed{\text{D}}", "E", "shuffle", False), (r"The final answer is $\boxed{\textbf{C}}$", "(B)", "bbh", False)])
+def test_round_25_an_option_in_text_inside_a_box_is_that_option(completion, gold, source, right):
+    """Hostile round 25 (S4): `\\boxed{\\text{(B)}}`, `\\boxed{\\textbf{B}}` and `\\boxed{\\mathrm{B}}` were no option,
+    so their content counted as a second answer beside the right one (0); a different option boxed so is a hedge."""
+    assert is_correct(completion, gold, source) is right
