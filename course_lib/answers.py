@@ -44,8 +44,8 @@ MATH_BACKSTOP = 60  # wall-clock seconds: math-verify's own alarm, for a hang th
 _HASH = re.compile(r"(?<!#)####(?!#)[ \t]*([^\n]{0,100})")  # four marks: five or six open a Markdown heading
 _OPTION = re.compile(r"\(([A-G])\)")
 _LATEX_SEPARATOR = re.compile(r"\\,|\{,\}|\\ | |\u00a0|\u2009|\u202f")  # `1\,000`, `1{,}000`, `1\ 000`, `1 000`
-_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,234,567.5: the only commas removed
-_DECIMAL = re.compile(r"(-?)(\d*)(?:\.(\d*))?")
+_THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,234,567.5: the only commas removed
+_DECIMAL = re.compile(r"([-+]?)(\d*)(?:\.(\d*))?")  # `+7` is 7
 _NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3}){1,10}(?:\.\d{1,30})?|-?\d{1,30}(?:\.\d{1,30})?")
 MAX_TAGGED = 1000  # characters an <answer> tag may hold
 
@@ -73,8 +73,8 @@ def normalize_number(text: str) -> str:
 
     >>> [normalize_number(s) for s in ("1,234,567", "1,2", " 7. ", "-0.0", "007", ".5", r"1\\,000", "1{,}000")]
     ['1234567', '1,2', '7', '0', '7', '0.5', '1000', '1000']
-    >>> normalize_number("\u22125")  # a Unicode minus
-    '-5'
+    >>> normalize_number("\u22125"), normalize_number("+5")  # a Unicode minus; a plus sign
+    ('-5', '5')
     """
     text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)  # any script's digits
     text = text.replace("\u2212", "-")  # the Unicode minus sign (−5), as typeset text writes it
@@ -87,7 +87,7 @@ def normalize_number(text: str) -> str:
     if match and (match.group(2) or match.group(3)):
         sign, whole, fraction = match.groups()
         number = (whole.lstrip("0") or "0") + ("." + fraction.rstrip("0") if (fraction or "").rstrip("0") else "")
-        cleaned = ("-" if sign and number != "0" else "") + number
+        cleaned = ("-" if sign == "-" and number != "0" else "") + number
     return cleaned
 
 
@@ -113,7 +113,7 @@ def hash_answers(text) -> list[str | None]:
 _ANSWER_LABEL = r"(?i:the\s+)?(?i:final\s+)?(?i:answer)(?:\s+(?i:is))?\s*[:=]?\s*"  # `Answer:`, `The final answer is`
 _WORD_LABEL = r"([^\W\d_]\w*)"  # `Solution:`, `x =`: read against _NO_UNIT (`Maybe: 8` is no answer)
 _STATED_NUMBER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}(?:\s+\d+)?\s*[:=]\s*)?"
-                            r"(-?[$\u20ac\u00a3\u00a5]?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`, `€8`
+                            r"([-+]?[$\u20ac\u00a3\u00a5]?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`, `€8`
                             r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?)"  # a unit: `8 apples`, `8 °C`
                             r"|\u00b0[CF]?|[\u20ac\u00a3\u00a5])?[ \t]*\.?")  # or a degree or currency sign stuck to it: `8°C`, `8€`
 _CURRENCY = str.maketrans("", "", "\u20ac\u00a3\u00a5")  # € £ ¥, dropped from a stated number as normalize_number drops $
@@ -189,7 +189,7 @@ def _mark_value(mark: str) -> str:
     ['8', '-8', '8', '8', '8', '8€50', '8°C or 9']
     """
     plain = normalize_number(_BOLD.sub(r"\1", mark).strip().rstrip(",;:").rstrip())  # `**24**`, `24,`, `1 234,`
-    plain = re.sub(r"^-[ \t]+(?=\d)", "-", plain)  # `- 8`: a sign set apart
+    plain = re.sub(r"^([-+])[ \t]+(?=\d)", r"\1", plain)  # `- 8`, `+ 8`: a sign set apart
     stated = _STATED_NUMBER.fullmatch(plain)  # (as lm-eval's strict-match reads them)
     label = stated and (stated.group(1) or "")
     if stated and not _changes_the_number(stated.group(3) or "") and not _changes_the_number(label) and \
@@ -370,7 +370,7 @@ def extract_integer(text) -> str | None:
     equals no AIME answer (an integer), so a later integer in the text is not credited instead.
     """
     hashes = [answer for answer in hash_answers(text) if answer is None or not _heading(answer)]
-    marked = [None if answer is None else normalize_number(answer)
+    marked = [None if answer is None else _mark_value(_plain(answer))  # `\boxed{12 \text{ ways}}`, `\boxed{+12}`: 12
               for answer in boxed_answers(text) + hashes + tagged_answers(text)]
     if marked:
         return one_answer(marked)
@@ -823,4 +823,4 @@ def _matches(predicted: str, answer: str, source: str) -> bool:
     if source == "shuffle":  # a letter, read with or without the parentheses the option format asks for
         return _plain(predicted).strip().removeprefix("(").removesuffix(")") == \
             answer.strip().removeprefix("(").removesuffix(")")
-    return normalize_number(predicted) == normalize_number(answer)
+    return normalize_number(answer) in (normalize_number(predicted), _mark_value(_plain(predicted)))  # `\boxed{8 \text{ cm}}`

@@ -1219,3 +1219,20 @@ def test_round_25_an_option_in_text_inside_a_box_is_that_option(completion, gold
     """Hostile round 25 (S4): `\\boxed{\\text{(B)}}`, `\\boxed{\\textbf{B}}` and `\\boxed{\\mathrm{B}}` were no option,
     so their content counted as a second answer beside the right one (0); a different option boxed so is a hedge."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    (r"\boxed{12 \text{ ways}}", "12", "aime2025", True), (r"\boxed{\text{12}}", "12", "aime2025", True),
+    (r"\boxed{+12}", "12", "aime2025", True), ("#### +7", "7", "gsm8k", True), ("#### + 7", "7", "arith", True),
+    ("#### +7 apples", "7", "gsm8k", True), (r"\boxed{12\text{ ways}}", "12", "aime2025", True),
+    ("#### 12\n" + r"\boxed{12 \text{ ways}}", "12", "gsm8k", True), (r"\boxed{8 \text{ cm}}", "8", "gsm8k", True),
+    (r"\boxed{12 \text{ ways}}", "13", "aime2025", False), (r"\boxed{12 \text{ or } 13}", "12", "aime2025", False),
+    (r"\boxed{12 \text{ thousand}}", "12", "aime2025", False), (r"\boxed{+12}", "13", "aime2025", False),
+    (r"\boxed{\text{12}} or 13", "12", "aime2025", False), ("#### +7", "-7", "gsm8k", False), ("#### 3+4", "7", "gsm8k", False),
+    (r"\boxed{2.5}", "2", "aime2025", False)])
+def test_round_25_a_unit_or_text_in_an_aime_box_and_a_plus_sign_are_read(completion, gold, source, right):
+    """Hostile round 25 (S9): AIME compared a box's raw text, so `\\boxed{12 \\text{ ways}}`, `\\boxed{\\text{12}}` and
+    `\\boxed{+12}` were wrong for 12, and `#### +7` was no number; a box is now read as a `####` mark is (its `\\text{}`
+    as plain words, a unit allowed, a scale word or a second number not), and a leading `+` is the number's sign."""
+    answer_format = "boxed" if source == "gsm8k" and "####" not in completion else None
+    assert is_correct(completion, gold, source, answer_format) is right
