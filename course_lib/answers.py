@@ -4,9 +4,12 @@ Formats: the tiny tasks and GSM8K (`#### N`), MATH (`\\boxed{...}`, equivalence 
 math-verify), BBH options `(A)`..`(G)`, AIME integers, and `<answer>...</answer>` tags.
 One marked answer counts: a completion that marks several different answers (`#### 3` and `#### 4`, two boxes,
 `the answer is (A) or (B)`, every option listed) hedges, and scores 0 whichever of them is right; the same
-answer marked twice is one answer, and text outside the marked answer is not read.
+answer marked twice is one answer. Beside the marked answers two more are read, in every format: an answer stated
+after a label (`The answer is 9.`, `**Final Answer**: nine`, `Answer: 7 or 8`) and one offered right after a mark
+(`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`); either, when it differs, is another answer.
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
-`４２` (fullwidth) both equal 42; superscripts, fractions like `½` and number words are not digits, and
+`４２` (fullwidth) both equal 42; superscripts and fractions like `½` are not digits (a number in words is read only
+where an answer is stated or offered, `The answer is eight.`), and
 separators must be ASCII (`.` and `,`). MATH answers are checked from any thread (a helper process when
 not the main one, see `math_equal`). Nothing here ever evaluates model output as code.
 Introduced in notebooks/00_tiny_world_tour.ipynb.
@@ -101,12 +104,22 @@ def hash_answers(text) -> list[str | None]:
 
     >>> hash_answers("3+4=7\\n#### 7"), hash_answers("#### 3\\n#### 4"), hash_answers("#### Step 1\\n#### 4")
     (['7'], ['3', '4'], ['4'])
+
+    An answer offered on the line after a mark, after a connector, is another answer, as after a box:
+
+    >>> hash_answers("#### 7\\nor 8"), hash_answers("#### D\\n(or maybe E)"), hash_answers("#### 7\\nor seven")
+    (['7', '8'], ['D', 'E'], ['7'])
     """
     if not isinstance(text, str):
         return []
     if text.count("####") > MAX_MARKS:
         return [None]
-    marks = [_mark_value(normalize_number(match)) for match in _HASH.findall(text)]
+    marks = []
+    for match in _HASH.finditer(text):
+        marks.append(_mark_value(normalize_number(match.group(1))))
+        if marks[-1] and not _heading(marks[-1]):  # `#### 7\nor 8`: the line after it offers another answer
+            alternative = _alternative_after(text[match.end():match.end() + 160], marks[-1])
+            marks += [alternative] if alternative else []
     return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
 
 
@@ -120,7 +133,10 @@ _CURRENCY = str.maketrans("", "", "\u20ac\u00a3\u00a5")  # € £ ¥, dropped fr
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 # a number stated in the text beside a `####` answer: a label, `The answer is`, `Answer:`, `Final answer =`, then the
 # rest of its sentence read as a mark is (`_mark_value`): `9.`, `**9**.`, `$9$.`, `−9.`, `9 apples.` (not `9 - 1 = 8.`)
-_STATED_LABEL = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answer(?:\s+is\b[ \t]*:?|[ \t]*[:=])[ \t]*")
+_STATED_LABEL = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answer(?:\*\*|__)?(?:\s+is\b[ \t]*:?|[ \t]*[:=])"
+                           r"(?:\*\*|__)?[ \t]*")  # Markdown bold around it: `**Final Answer:** 8`, `**Final Answer**: 8`
+# a correction after an answer (`(B) or rather (C)`, `\boxed{5}, or actually 6`): the corrected answer is a second one
+_CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a comma after it is the lists' own)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")  # `9.` ends a sentence, `9.5` does not
 # a stated answer the reasoning only tries (`Suppose the answer is 9.`, `If the answer is (D), ...`, `A common mistake:
 # the answer is 9.`): if, suppose, assume, say, imagine, whether or mistake right before its `the answer`
@@ -274,7 +290,8 @@ _LETTER = (r"(?:\(?[A-G]\)?(?![A-Za-z])|\([a-g]\)"  # `B`, `(B)`, `(b)`; a lower
 _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
     rf"(?i:answer){_LABEL_BOLD}(?:\s+(?i:is):?|:|\s*[\u2013\u2014]){_LABEL_BOLD}(?:{_NEXT_LINE}|[ \t]*)"
     rf"(?i:option\s+)?({_LETTER}"
-    r"(?:(?:\s*(?:[-\u2013\u2014(\[]\s*)?(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\bor\b|\band\b|\bvs\b\.?"
+    r"(?:(?:\s*(?:[-\u2013\u2014(\[]\s*)?(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\b"
+    rf"{_CORRECTION}|\bor\b|\band\b|\bvs\b\.?"
     r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
     rf"\s*{_LETTER}|[ \t]*\([A-Ga-g]\)(?![A-Za-z]))*)")
 _STATED_OPTION = re.compile(r"(?<![A-Za-z])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`)
@@ -333,7 +350,10 @@ def tagged_answers(text) -> list[str | None]:
     answer, [None]): the same shape as the other formats' lists."""
     if not isinstance(text, str) or "<answer>" not in text:
         return []
-    return [extract_tagged(text)]
+    answer = extract_tagged(text)
+    after = answer and text[text.index("</answer>", text.index("<answer>")) + len("</answer>"):][:160]
+    alternative = answer and _alternative_after(after, answer)  # `<answer>7</answer> or 8`: another answer
+    return [answer] + ([alternative] if alternative else [])
 
 
 def extract_tagged(text) -> str | None:
@@ -372,8 +392,8 @@ def extract_integer(text) -> str | None:
     hashes = [answer for answer in hash_answers(text) if answer is None or not _heading(answer)]
     marked = [None if answer is None else _mark_value(_plain(answer))  # `\boxed{12 \text{ ways}}`, `\boxed{+12}`: 12
               for answer in boxed_answers(text) + hashes + tagged_answers(text)]
-    if marked:
-        return one_answer(marked)
+    if marked:  # an answer stated beside the marked one (`\boxed{12}` and `The answer is 13.`) is another answer
+        return one_answer(marked + _stated_numbers(_tail(text)))
     tail = _plain(_tail(text))
     numbers = list(_NUMBER.finditer(tail))
     if not numbers:
@@ -400,19 +420,20 @@ _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[d
 # (`about 12`, `12%`) is read by design (docs/bad_inputs.md)
 _AIME_SCALE = re.compile(r"(?i)\s*(?:thousand|million|billion|trillion|hundred|dozen|squared|cubed|lakh|crore)s?\b")
 _HEDGE_WORD = r"(?:maybe|perhaps|possibly|probably)"
-_CONNECTOR = (r"(?:,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|or|else|and|to|vs\.?|versus|"
+_CONNECTOR = (rf"(?:{_CORRECTION}|,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{{\s*or\s*\}}|or|else|and|to|vs\.?|versus|"
               r"alternatively|\.\.\.|\u2026|but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
 _NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
                 r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
                 r"thousand|million|billion)")
+_WORDS = rf"{_NUMBER_WORD}\b(?:[ \t-]+(?:and[ \t]+)?{_NUMBER_WORD}\b){{0,8}}"  # `eight`, `twenty-one`, `one hundred and five`
 # a connector after a box, then a second answer: `\boxed{5} or 6`, `\boxed{5}. Alternatively, $\frac{1}{2}$.`,
 # `\boxed{5}. It might be 6.`, `\boxed{5}, though it could also be \(6\)`, `\boxed{5} or six`, `\boxed{5} or −6`
-_AFTER_A_BOX = (r"(?:or|else|otherwise|\u2228|\\lor|\\vee|alternatively|"
+_AFTER_A_BOX = (rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|"
                 r"(?:(?:but|though|however),?\s+)?(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
 _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}(?:\s*,)?\s*)+{_HEDGE_WORD}?|"
                                 rf"{_HEDGE_WORD})\s*(?:\$*\s*([-\u2212]?\.?\d[\d,]*(?:\.\d+)?)"  # a number: `6`, `$6$`, `.5`
                                 r"|\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)"  # math: `$x = 6$`, `\(6\)`, `$\sqrt{2}$`
-                                rf"|(\\[dt]?frac\{{[^{{}}]*\}}\{{[^{{}}]*\}}|\\sqrt\{{[^{{}}]*\}})|\b({_NUMBER_WORD})\b)")  # `\frac{1}{2}`, `six`
+                                rf"|(\\[dt]?frac\{{[^{{}}]*\}}\{{[^{{}}]*\}}|\\sqrt\{{[^{{}}]*\}})|\b({_WORDS})\b)")  # `\frac{1}{2}`, `six`
 # a box qualified right after it: `\boxed{5} (about)`, `\boxed{5} (approx.)`
 _QUALIFIED_BOX = re.compile(r"(?i)\s*\$*\s*\(\s*(?:about|approx\.?|approximately|roughly|nearly|around|almost|circa|ish|"
                             r"maybe|perhaps|probably|possibly|I\s+think|guess|unsure)\s*\)")
@@ -420,10 +441,65 @@ _QUALIFIED_BOX = re.compile(r"(?i)\s*\$*\s*\(\s*(?:about|approx\.?|approximately
 
 def _other_value(alternative: str, box: str) -> bool:
     """Whether an alternative written after a box differs from it: each compared without spaces, by what follows its
-    last `=` (`$x = 6$` is 6; `\boxed{5}. Alternatively, $\frac{10}{2} = 5$` restates 5)."""
+    last `=` (`$x = 6$` is 6; `\boxed{5}. Alternatively, $\frac{10}{2} = 5$` restates 5), a number in words as its
+    digits (`\boxed{5} or five` restates 5)."""
     def value(text: str) -> str:
-        return normalize_number("".join(text.rsplit("=", 1)[-1].split()))
+        return normalize_number("".join(_in_digits(text.rsplit("=", 1)[-1]).split()))
     return value(alternative) != value(box)
+
+
+_LETTER_AFTER = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}(?:\s*,)?\s*)+{_HEDGE_WORD}?|"
+                           rf"{_HEDGE_WORD})\s*(?-i:\(?([A-G])\)?)(?![A-Za-z])")  # `#### D\nor E`, `\boxed{D} or (E)`
+
+
+def _alternative_after(after: str, mark: str) -> str | None:
+    """A second answer written right after a marked one, in the text `after` it, when it differs from `mark`: a
+    connector, then a number, math or a number in words (`\boxed{5} or 6`, `#### 7\nor 8`, `#### 7\n(or maybe 8)`,
+    `\boxed{5}, or rather 6`), or for an option letter another letter (`#### D\nor E`); None when there is none."""
+    after = _plain(after)
+    hedge = _HEDGE_AFTER_A_BOX.match(after)
+    alternative = hedge and next(group for group in hedge.groups() if group is not None)
+    if hedge and _other_value(alternative, mark):
+        return alternative
+    letter = re.fullmatch(r"\(?([A-G])\)?", mark.strip()) and _LETTER_AFTER.match(after)
+    return letter.group(1) if letter and letter.group(1) != mark.strip().strip("()") else None
+
+
+_NUMBER_WORDS = {word: value for value, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen".split())} | {word: 10 * value for value, word in enumerate(
+        "twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+_WORDS_RUN = re.compile(rf"(?i)\b{_WORDS}")
+
+
+def _words_value(words: str) -> str | None:
+    """A number written in English words as its digits (`twenty-one` 21, `one hundred and five` 105, `two thousand
+    five hundred` 2500); None for words that make no one number (`seven eight`, `twenty thirty`)."""
+    total = current = 0
+    previous = ""
+    for word in re.findall(r"[a-z]+", words.lower()):
+        if word == "and":
+            continue
+        value = _NUMBER_WORDS.get(word)
+        if value is not None:  # a unit, a teen or a ten: after a unit or a teen, or a ten after a ten, no number
+            if previous == "unit" or (previous == "ten" and value >= 10):
+                return None
+            current, previous = current + value, "ten" if value >= 20 else "unit"
+        elif word == "hundred":
+            if previous not in ("", "unit") or current >= 100:
+                return None
+            current, previous = (current or 1) * 100, "hundred"
+        else:  # thousand, million, billion
+            if previous == "scale":
+                return None
+            total, current, previous = total + (current or 1) * _SCALES[word], 0, "scale"
+    return str(total + current)
+
+
+def _in_digits(text: str) -> str:
+    """A text with each number in words written in digits (`eight apples` is `8 apples`; `seven eight` is kept)."""
+    return _WORDS_RUN.sub(lambda run: _words_value(run.group()) or run.group(), text)
 _HEDGE_BETWEEN = re.compile(rf"(?i)\s*[.(\[\u2014\u2013-]?\s*(?:(?:{_CONNECTOR}\s*)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*")
 
 
@@ -754,7 +830,9 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     BBH `(X)`, AIME any clear integer). Every answer the completion marks must match, in the asked format or any
     other (`####`, a box, an `<answer>` tag): one marked answer counts, the same answer restated counts
     (`\\boxed{15\\frac{39}{40}}` then `\\boxed{\\frac{639}{40}}`), and a hedge (several different answers, one of
-    them right, in one format or across two) does not.
+    them right, in one format or across two) does not. A number stated after a label (`The answer is 9.`) is one more
+    answer in every source but BBH and shuffle (which read a stated option), and in MATH unless the reference holds
+    several values.
 
     >>> is_correct("#### 7", "7", "arith"), is_correct("#### 7\\n#### 8", "7", "arith")
     (True, False)
@@ -781,8 +859,8 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
                 return False
             if found is not None and not (other == "hash" and _heading(found)):  # `#### Final answer`: a heading
                 elsewhere.append(found)
-    if source in ("gsm8k", "arith") and answer_format == "hash":  # `#### 8` and `The answer is 9.`: a hedge
-        elsewhere += _stated_numbers(completion[-MAX_SCAN:])
+    if source not in ("shuffle", "bbh") and not (source == "math" and _SEVERAL_VALUES.search(answer)):
+        elsewhere += _stated_numbers(completion[-MAX_SCAN:])  # `#### 8` or `\boxed{8}` and `The answer is 9.`: a hedge
     if source in ("shuffle", "bbh") and answer_format != "option":  # `#### E` and `So the answer is (D).`: a hedge
         stated = option_answers(completion, stated_only=True)
         if None in stated:
@@ -791,22 +869,51 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
 
 
+# a MATH reference holding several values (`1,-2`, `(2,\infty)`, `3 \text{ or } 4`): a number stated beside its box
+# (`One answer is 3`, `The answer is 1 or -2`) may be one of them, so none is read
+_SEVERAL_VALUES = re.compile(r",|\\cup|\\pm|\bor\b|\\lor")
+
+
 def _stated_numbers(text: str) -> list[str]:
-    """Each number a text states as its answer outside a `####` mark (`The answer is 9.`, `Final answer: 9`,
-    `The answer is **9**.`, `$9$`, `9 apples`), normalised: a label, then the rest of its sentence read as a `####` mark
-    is; a sentence holding more than one number (`The answer is 18 / 2 = 9.`) states none, and a trial (`Suppose the
-    answer is 9.`) is none.
+    """Each number a text states as its answer outside a mark (`The answer is 9.`, `Final answer: 9`, `**Final
+    Answer**: 9`, `The answer is **9**.`, `$9$`, `9 apples`, `nine`), normalised: a label, then the rest of its
+    sentence (or the next line, when the label ends its own) read as a `####` mark is, a number in words as its digits;
+    a list of numbers offered as alternatives (`7 or 8`, `7, or rather 8`) states each. A sentence holding a
+    calculation (`The answer is 18 / 2 = 9.`) states none, and a trial (`Suppose the answer is 9.`) is none.
 
     >>> _stated_numbers("Answer: 9\\nThe answer is **10**. The final answer is \u221211 apples! The answer is 18 / 2 = 9.")
     ['9', '10', '-11']
+    >>> _stated_numbers("**Final Answer**: 8. The answer is eight. Answer: 7 or 8. Answer:\\n12")
+    ['8', '8', '7', '8', '12']
     """
     numbers = []
     for label in _STATED_LABEL.finditer(text):
-        end = _SENTENCE_END.search(text, label.end(), label.end() + 100)
-        value = _mark_value(text[label.end():end.start() if end else label.end() + 100])
-        if _NUMERIC.fullmatch(value) and not _a_trial(text, label.start()):
-            numbers.append(value)
+        if _a_trial(text, label.start()):
+            continue
+        next_line = _NEXT_VALUE_LINE.match(text, label.end())  # `Answer:\n8`: the value alone on the next line, the
+        if next_line:  # whole line (not a list's first item, `answer:\n1. Add 3 and 4.`)
+            end = text.find("\n", next_line.end(), next_line.end() + 100)
+            sentence = text[next_line.end():end if end >= 0 else next_line.end() + 100].strip().removesuffix(".")
+        else:  # the rest of the label's sentence
+            end = _SENTENCE_END.search(text, label.end(), label.end() + 100)
+            sentence = text[label.end():end.start() if end else label.end() + 100].strip()
+        sentence = _in_digits(_BOLD_EDGE.sub("", sentence))
+        value = _mark_value(sentence)
+        listed = not _NUMERIC.fullmatch(value) and _STATED_LIST.fullmatch(sentence)
+        numbers += [normalize_number(number) for number in _LISTED.findall(sentence)] if listed else \
+            [value] if _NUMERIC.fullmatch(value) else []
     return numbers
+
+
+_NEXT_VALUE_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?=\S)")  # a label ending its line, then one blank at most
+_BOLD_EDGE = re.compile(r"^(?:\*\*|__)|(?:\*\*|__)$")  # `**Answer: 9**`: the bold's closing marks after the value
+_LISTED = re.compile(r"(?<![\d.])[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")  # each number of a stated list
+# numbers offered as alternatives after a label (`7 or 8`, `$7$ or $8$`, `7 (or maybe 8)`, `7, or rather 8`, `7 vs. 8`);
+# not `7, 8` or `7 and 8` (a pair may be the answer, `(7, 8)`) and not `3/4` (a fraction). Each space is read one way
+_LIST_NUMBER = r"\$?[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\$?[)\]]?"
+_STATED_LIST = re.compile(rf"(?i){_LIST_NUMBER}(?:\s*(?:,\s*)?(?:[(\[]\s*)?(?:(?:(?:{_CORRECTION}|or|else|alternatively|vs\.?|"
+                          rf"versus)\b\s*(?:,\s*)?)+(?:{_HEDGE_WORD}\b\s*)?|{_HEDGE_WORD}\b\s*){_LIST_NUMBER})+"
+                          r"(?:[ \t]+[^\W\d_]+)?")  # one unit after the last: `7 or 8 apples`
 
 
 def _matches(predicted: str, answer: str, source: str) -> bool:

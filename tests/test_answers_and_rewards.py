@@ -1236,3 +1236,89 @@ def test_round_25_a_unit_or_text_in_an_aime_box_and_a_plus_sign_are_read(complet
     as plain words, a unit allowed, a scale word or a second number not), and a leading `+` is the number's sign."""
     answer_format = "boxed" if source == "gsm8k" and "####" not in completion else None
     assert is_correct(completion, gold, source, answer_format) is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "answer_format"), [
+    ("\\boxed{12}\nThe answer is 13.", "12", "aime2025", None), ("\\boxed{12}\nFinal answer: 13", "12", "aime2025", None),
+    ("#### 12\nThe answer is 13.", "12", "aime2025", None), ("\\boxed{5}\nFinal answer: 6", "5", "math", None),
+    ("\\boxed{5}\n\n**Final Answer**: 6", "5", "math", None), ("\\boxed{31}\nThe answer is 32.", "31", "tinymath", None),
+    ("\\boxed{7}\nThe answer is 8.", "7", "arith", "boxed"), ("<answer>7</answer>\nThe answer is 8.", "7", "gsm8k", "tagged"),
+    ("The answer is 13.\n\\boxed{12}", "12", "aime2025", None), ("\\boxed{12}\nThe answer is thirteen.", "12", "aime2025", None),
+    ("\\boxed{31}\n**Final Answer**: 32", "31", "tinymath", None), ("<answer>7</answer>\n**Final Answer:** 8", "7", "gsm8k", "tagged"),
+    ("Final Answer:\n8\n\\boxed{7}", "7", "math", None), ("\\boxed{7}\nThe answer is $8$.", "7", "gsm8k", "boxed"),
+    ("\\boxed{12}\nSo the final answer is 12 or 13.", "12", "aime2025", None)])
+def test_round_25_a_stated_answer_beside_a_marked_one_is_a_hedge_in_every_format(completion, gold, source, answer_format):
+    """Hostile round 25 (S6): a number stated after `the answer is` / `Final answer:` was read beside a `####` answer for
+    gsm8k and arith only; beside a box or a tag, and for AIME, MATH and tinymath, the different stated answer was
+    dropped (1). One rule in every format now: a stated answer that differs from the marked one is a hedge."""
+    assert not is_correct(completion, gold, source, answer_format)
+    agreeing = completion.replace("13", "12").replace("thirteen", "twelve").replace("6", "5").replace("32", "31") \
+        .replace("8", "7")
+    if "or 12" not in agreeing:  # the same answer stated beside the mark: right
+        assert is_correct(agreeing, gold, source, answer_format)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("#### 7\nor 8", "7", "gsm8k"), ("#### 7\n(or maybe 8)", "7", "arith"), ("#### D\nor E", "D", "shuffle"),
+    ("#### 7\n\nor 8", "7", "gsm8k"), ("#### 7\nOtherwise, 8.", "7", "gsm8k"), ("#### 7\nor eight", "7", "gsm8k"),
+    ("#### D\nor (E)", "D", "shuffle"), ("#### 7\n#### 7\nor 8", "7", "gsm8k"), ("#### 7\nor $\\frac{1}{2}$", "7", "gsm8k")])
+def test_round_25_an_alternative_on_the_line_after_a_hash_mark_is_a_hedge(completion, gold, source):
+    """Hostile round 25 (S5): `#### 7 or 8` was a hedge but `#### 7\\nor 8` scored 1 (a mark is read to its line's end);
+    the text after a mark is now read as after a box (`\\boxed{31}\\nor 32` was already 0), and after a tag."""
+    assert not is_correct(completion, gold, source)
+    assert not is_correct(completion.replace("#### ", "<answer>", 1).replace("\n", "</answer>\n", 1), gold, "tagged")
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("#### 7\nor 7", "7", "gsm8k"), ("#### 7\nor seven", "7", "gsm8k"), ("#### 7\nOr, equivalently, 7.", "7", "gsm8k"),
+    ("#### D\nOr Eve would have it, but she swapped.", "D", "shuffle"), ("#### 7\nOr, to check: 7 - 3 = 4.", "7", "gsm8k"),
+    ("\\boxed{21} or twenty-one", "21", "math"), ("<answer>7</answer> or 7", "7", "tagged"),
+    ("One answer is 3, the other is -2. So \\boxed{3, -2}", "3, -2", "math"),
+    ("The answer is 3 or -2.\n\\boxed{3,-2}", "3,-2", "math"), ("The answer is 0.5, so \\boxed{\\frac{1}{2}}", r"\frac{1}{2}", "math"),
+    ("The final answer is $\\boxed{12}$. I hope it is correct.", "12", "aime2025"),
+    ("**Final Answer**\n\n\\boxed{5}", "5", "math"), ("If the answer is 13, then 2 * 13 > 25, so \\boxed{12}", "12", "aime2025")])
+def test_round_25_the_marked_answer_restated_after_it_stays_right(completion, gold, source):
+    """Hostile round 25: right answers the new readings must not refuse: the same answer offered again (in words too),
+    a stated number that is one of a MATH reference's several values, a box after its label, a trial."""
+    assert is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize(("stated", "right"), [
+    ("**Final Answer**: 8", False), ("**Final Answer:** 8", False), ("__Final answer__: 8", False), ("**Answer: 8**", False),
+    ("The answer is eight.", False), ("The answer is Eight apples.", False), ("Answer: seventy-one", False),
+    ("Answer: 7 or 8", False), ("Answer: 7 (or maybe 8)", False), ("The answer is 7, or rather 8.", False),
+    ("The answer is seven or eight.", False), ("Final Answer:\n8", False), ("Answer: $7$ or $8$", False),
+    ("**Final Answer**: 7", True), ("The answer is seven.", True), ("The answer is one of the two.", True),
+    ("Answer: 7 or 7", True), ("Answer:\n1. Add 3 and 4 to get 7.", True), ("The answer is 3/4 of 28, 21 - 14 = 7.", True),
+    ("Answer: 7, 8", True), ("**Final Answer**\n\n#### 7", True), ("The answer is seven eight.", True)])
+def test_round_25_a_bold_label_a_number_in_words_or_a_list_after_a_label_is_a_stated_answer(stated, right):
+    """Hostile round 25 (S5): beside `#### 7`, a bold label (`**Final Answer**: 8`), a number in words (`The answer is
+    eight.`) and a list offered after a label (`Answer: 7 or 8`) were not read (1); a label ending its line reads the next
+    line when it holds the value alone; a pair (`7, 8`), a fraction and a calculation still state no number."""
+    assert is_correct(f"#### 7\n{stated}", "7", "gsm8k") is right and is_correct(f"{stated}\n#### 7", "7", "arith") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("So the answer is (B) or rather (C).", "(B)", "bbh"), (r"\boxed{5}, or rather 6.", "5", "math"),
+    (r"\boxed{12} or rather 13", "12", "aime2025"), ("So the answer is (B), or actually, (C).", "(B)", "bbh"),
+    (r"\boxed{5} or I mean 6", "5", "math"), (r"\boxed{5}, or that is, $6$", "5", "math"),
+    ("The answer is 12, or I mean 13.", "12", "aime2025"), ("The answer is 12, or I mean 13.", "13", "aime2025"),
+    ("#### 7 or rather 8", "7", "gsm8k"), ("#### 7\nor actually 8", "7", "gsm8k"), ("#### D\nor rather E", "D", "shuffle"),
+    ("#### 7\nThe answer is 7, or rather 8.", "7", "arith")])
+def test_round_25_a_correction_after_an_answer_is_a_second_answer(completion, gold, source):
+    """Hostile round 25 (S10): `or` then `rather`, `actually`, `I mean` or `that is` was neither a connector nor a hedge,
+    so the corrected answer after it was not read and the first one scored 1; the corrected answer now counts as a
+    second answer (0), whichever of the two is right. The same answer corrected to itself stays right."""
+    assert not is_correct(completion, gold, source)
+    assert is_correct(r"\boxed{5}, or rather 5.", "5", "math") and is_correct("So the answer is (B) or rather (B).", "(B)", "bbh")
+
+
+@pytest.mark.parametrize("repeated", [" or , actually ,", " or rather", "**Final Answer**: ", " or 8", "Answer:\n", " one two"])
+def test_round_25_the_new_readings_grade_a_degenerate_completion_at_once(repeated):
+    """Hostile round 25 (found mending S10): a correction that could take the comma after it, as a list's separator can,
+    made `So the answer is (A) or , actually , ...` take time doubling with each repetition (0.1 s at 14); its time is
+    measured nowhere here (the shared machine's load varies): it ends or not."""
+    for completion in ("So the answer is (A)" + repeated * 250 + " maybe", r"\boxed{5}" + repeated * 250 + " 6",
+                       "#### 7\nAnswer: 7" + repeated * 250 + " x", "The answer is 12" + repeated * 250 + " 13"):
+        for source, gold in (("bbh", "(B)"), ("math", "5"), ("gsm8k", "7"), ("aime2025", "12")):
+            is_correct(completion, gold, source)
