@@ -389,11 +389,9 @@ def extract_integer(text) -> str | None:
     or last number that is not an integer (`\\boxed{2.5}`) is returned as written: it is the answer given, and it
     equals no AIME answer (an integer), so a later integer in the text is not credited instead.
     """
-    hashes = [answer for answer in hash_answers(text) if answer is None or not _heading(answer)]
-    marked = [None if answer is None else _mark_value(_plain(answer))  # `\boxed{12 \text{ ways}}`, `\boxed{+12}`: 12
-              for answer in boxed_answers(text) + hashes + tagged_answers(text)]
-    if marked:  # an answer stated beside the marked one (`\boxed{12}` and `The answer is 13.`) is another answer
-        return one_answer(marked + _stated_numbers(_tail(text)))
+    marked = _integer_marks(text)
+    if marked:
+        return one_answer(marked)
     tail = _plain(_tail(text))
     numbers = list(_NUMBER.finditer(tail))
     if not numbers:
@@ -410,6 +408,14 @@ def extract_integer(text) -> str | None:
         return None  # `12 or 13`, `12, 13`, `13 (or maybe 12)`: two candidates
     sign = "-" if before.rstrip().endswith("\u2212") else ""  # a typeset minus sign
     return normalize_number(sign + last.group())
+
+
+def _integer_marks(text) -> list[str | None]:
+    """Every answer an AIME completion marks (boxed, after `####`, in a tag), each read as a `####` mark is
+    (`\\boxed{12 \\text{ ways}}` and `\\boxed{+12}` are 12); None for one that cannot be read."""
+    hashes = [answer for answer in hash_answers(text) if answer is None or not _heading(answer)]
+    return [None if answer is None else _mark_value(_plain(answer))
+            for answer in boxed_answers(text) + hashes + tagged_answers(text)]
 
 
 _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[dt]?frac\{[^{}]*\}\{)\s*|[A-Za-z]"
@@ -843,7 +849,9 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
         raise ValueError(f"answer={answer!r}: the reference answer is missing; give every problem its answer")
     answer = str(answer)
     if answer_format is None and source == "aime2025":  # AIME: any clear integer counts, boxed or not
-        return extract_integer(completion) == normalize_number(answer)
+        reference = normalize_number(answer)  # beside a marked answer, a different one stated is another (a hedge)
+        stated = _stated_numbers(_tail(completion)) if _integer_marks(completion) else []
+        return extract_integer(completion) == reference and all(number == reference for number in stated)
     if source not in DEFAULT_FORMAT:
         raise ValueError(f"source={source!r} has no answer checker; sources: {', '.join(DEFAULT_FORMAT)}")
     answer_format = answer_format or DEFAULT_FORMAT[source]
