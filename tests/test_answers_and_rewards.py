@@ -453,9 +453,9 @@ def test_a_column_of_the_wrong_length_is_an_error_naming_it(column):
     columns[column] = columns[column][:1]
     with pytest.raises(CourseError, match=f"^{column} has 1 values for 2 completions; give one per completion"):
         correctness_reward(["#### 7", "#### 7"], **columns)
-    if column == "source":
-        with pytest.raises(CourseError, match="^source has 1 values for 2 completions"):
-            format_reward(["#### 7", "#### 7"], source=["arith"])
+    if column != "answer":  # format_reward reads no answer
+        with pytest.raises(CourseError, match=f"^{column} has 1 values for 2 completions"):
+            format_reward(["#### 7", "#### 7"], source=columns["source"], answer_format=columns["answer_format"])
 
 
 @pytest.mark.parametrize(
@@ -1322,3 +1322,40 @@ def test_round_25_the_new_readings_grade_a_degenerate_completion_at_once(repeate
                        "#### 7\nAnswer: 7" + repeated * 250 + " x", "The answer is 12" + repeated * 250 + " 13"):
         for source, gold in (("bbh", "(B)"), ("math", "5"), ("gsm8k", "7"), ("aime2025", "12")):
             is_correct(completion, gold, source)
+
+
+def test_only_a_number_tasks_hash_answer_is_read_beside_a_stated_number():
+    """A stated number (`The answer is 8.`) is a second answer beside gsm8k's and arith's `#### 7`; shuffle's `#### E`
+    is a letter, so a count its reasoning states (`How many swaps? The answer is 3.`) is no second answer."""
+    assert not is_correct("#### 7\nThe answer is 8.", "7", "arith")
+    assert is_correct("How many swaps are there? The answer is 3. After them Alice holds the ball (E).\n#### E", "E",
+                      "shuffle")
+
+
+def test_a_number_tasks_quantities_named_by_capital_letters_are_no_option_answers():
+    """Only the letter tasks (shuffle, BBH) read a stated option beside their answer: a gsm8k reasoning that names
+    its quantities A and B (`the answer is A + B = 8`) keeps its `#### 8`."""
+    completion = "Let A be Alice's apples and B Bob's. The answer is A + B = 3 + 5 = 8.\n#### 8"
+    assert is_correct(completion, "8", "gsm8k") and not is_correct(completion, "9", "gsm8k")
+
+
+@pytest.mark.parametrize("beside", ["\\boxed{D}", "<answer>D</answer>",
+                                    "".join(f"So the answer is ({letter}). " for letter in "ABCDEFG" * 3)])
+def test_a_letter_tasks_hash_answer_beside_another_answer_or_a_spray_of_options_scores_zero(beside):
+    """shuffle's `#### E` beside a box or a tag holding another letter is a hedge, and so is one beside more stated
+    options than MAX_MARKS (every letter said in turn): neither reads as the right `#### E`."""
+    assert not is_correct(f"#### E\n{beside}", "E", "shuffle")
+    assert not is_correct(f"{beside}\n#### E", "E", "shuffle")
+    assert is_correct("#### E\n\\boxed{E}", "E", "shuffle")  # the same letter restated: one answer
+
+
+def test_a_problem_asked_in_its_sources_own_format_is_held_to_that_sources_shape():
+    """answer_format naming the source's own format (`hash` for arith) is no other format: the whole shape is checked,
+    as without it (any `####` answer would otherwise score), and a source with no shape is refused as without it."""
+    completions = ["3+4=7\n#### 7", "I think\n#### 7", "#### 7 and more"]
+    assert format_reward(completions, source=["arith"] * 3, answer_format=["hash"] * 3) == [1.0, 0.0, 0.0]
+    assert format_reward(completions, source=["arith"] * 3) == [1.0, 0.0, 0.0]
+    from course_lib import CourseError
+
+    with pytest.raises(CourseError, match="source/answer_format 'gsm8k' has no format shape"):
+        format_reward(["#### 7"], source=["gsm8k"], answer_format=["hash"])
