@@ -1546,7 +1546,8 @@ def test_lora_targets_are_checked_against_the_models_linear_modules():
                                                 ("generation_kwargs", {"temperature": np.array([np.nan])}),
                                                 ("generation_kwargs", {"top_p": Decimal("NaN")}),
                                                 ("lr_scheduler_kwargs", {"min_lr": np.float32("inf")}),
-                                                ("reward_weights", [np.float32("inf")])])
+                                                ("reward_weights", [np.float32("inf")]),
+                                                ("generation_kwargs", {"top_p": Decimal("sNaN")})])  # math.isfinite raises
 def test_a_training_setting_that_is_not_a_finite_number_is_refused_by_name(setting, value):
     """Hostile round 20: TRL's own number settings took NaN and inf (recorded, then used or failing mid-run)."""
     from course_lib.training.config import CourseConfig
@@ -1557,6 +1558,30 @@ def test_a_training_setting_that_is_not_a_finite_number_is_refused_by_name(setti
     assert str(refused.value) == f"{setting}={value!r} must be {kind}"
     CourseConfig(output_dir="unused", reward_weights=[1.0, 0.5])  # finite numbers pass
     CourseConfig(output_dir="unused", generation_kwargs={"temperature": np.float32(0.7)})
+
+
+def test_check_reward_weights_names_a_weight_that_is_not_finite():
+    """reward_weights with a NaN or inf among them (nested too) are refused as not finite, in one line naming them."""
+    from course_lib.training.config import check_reward_weights
+
+    for weights in ([1.0, float("nan")], (float("inf"),), [[float("nan")]]):
+        with pytest.raises(CourseError) as refused:
+            check_reward_weights(weights)
+        assert str(refused.value) == f"reward_weights={weights!r} must be finite numbers"
+    check_reward_weights([1.0, 0.5])
+    check_reward_weights(None)
+
+
+@pytest.mark.parametrize("weights", [[1.0, 1.0], [0.5, 2.0, 1.0]])
+def test_train_grpo_refuses_weights_for_reward_functions_it_lacks_before_anything_runs(tmp_path, weights):
+    """train_grpo has one reward function: more weights (as `train --reward_weights 0 1` gave) are refused in one line
+    before its folder is made; one weight passes that check."""
+    with pytest.raises(CourseError, match=rf"^reward_weights=\[.*\] gives {len(weights)} weights, but train_grpo has one "
+                                          "reward function"):
+        train_grpo("tiny-s", [], CourseConfig(**FAST, reward_weights=weights), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+    with pytest.raises(CourseError, match="^problems is empty"):  # past the weights' check
+        train_grpo("tiny-s", [], CourseConfig(**FAST, reward_weights=[2.0]), tmp_path / "one", progress=False)
 
 
 @pytest.mark.parametrize(("weights", "refused"), [([0], True), ([0.0, 0.0], True), ([-1], True), ([-1, 0], True),
