@@ -308,3 +308,57 @@ def test_round_24_a_damaged_or_edited_point_record_is_named_in_one_line(tmp_path
                        "a key added": json.dumps({**json.loads(text), "note": "mine"})}[damage])
     with pytest.raises(CourseError, match=re.escape(said)):
         load_study(study, tmp_path)
+
+
+def test_a_results_row_with_a_blank_beside_a_number_or_without_its_record_is_refused(tmp_path):
+    """Each row is compared with its point's record cell by cell: a blank in results.csv where the record holds a
+    number, a number where the record holds none, and a row whose record is gone are each refused in one line naming
+    the line, with how to restore it."""
+    import shutil
+
+    import pandas as pd
+
+    from course_lib import CourseError
+    from course_lib.research.studies import load_study
+
+    study = "hard-wins-paper-steps"
+    shutil.copytree(ROOT / "data" / "results" / study, tmp_path / study)
+    path, points = tmp_path / study / "results.csv", tmp_path / study / "points"
+    table = pd.read_csv(path)
+    name = table["point"][3]
+    fix = rf"; restore it \(git checkout\).* `python -m course_lib aggregate {study} --out DIR`"  # how to mend it
+    table.assign(train_seconds=table["train_seconds"].where(table.index != 3)).to_csv(path, index=False)
+    with pytest.raises(CourseError, match=rf"results.csv line 5 \(train_seconds\) differs from its point's record in "
+                                          rf".*{fix}$"):
+        load_study(study, tmp_path)
+    table.to_csv(path, index=False)
+    record = json.loads((points / f"{name}.json").read_text())
+    (points / f"{name}.json").write_text(json.dumps({key: value for key, value in record.items() if key != "train_seconds"}))
+    with pytest.raises(CourseError, match=r"results.csv line 5 \(train_seconds\) differs from its point's record"):
+        load_study(study, tmp_path)
+    (points / f"{name}.json").unlink()
+    with pytest.raises(CourseError, match=rf"results.csv line 5: point {re.escape(name)} has no record in .*points{fix}$"):
+        load_study(study, tmp_path)
+
+
+def test_a_failed_points_row_is_compared_with_its_failure_record(tmp_path):
+    """A point that failed has its record as NAME.failed.json: its row (status failed, its error) is read against it,
+    and an edit to that row is refused as to any other."""
+    import pandas as pd
+
+    from course_lib import CourseError
+    from course_lib.research.studies import load_study, results_table
+
+    folder = tmp_path / "demo"
+    (folder / "points").mkdir(parents=True)
+    records = [{"point": "a", "status": "ok", "seconds": 1.5, "gain": {"test": 0.1}},
+               {"point": "b", "status": "failed", "seconds": 2.0, "error": "ValueError: no model",
+                "traceback": "Traceback (most recent call last):\nValueError: no model"}]
+    (folder / "points" / "a.json").write_text(json.dumps(records[0]))
+    (folder / "points" / "b.failed.json").write_text(json.dumps(records[1]))
+    results_table(records).to_csv(folder / "results.csv", index=False)
+    assert load_study("demo", tmp_path)[0]["point"].tolist() == ["a"]
+    table = pd.read_csv(folder / "results.csv")
+    table.assign(error=["", "ValueError: edited"]).to_csv(folder / "results.csv", index=False)
+    with pytest.raises(CourseError, match=r"results.csv line 3 \(error\) differs from its point's record"):
+        load_study("demo", tmp_path)

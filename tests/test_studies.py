@@ -1665,3 +1665,33 @@ def test_seeds_that_are_not_whole_numbers_are_refused_in_one_line(seeds):
         paired_difference(table, "hard", "random", "gain.test", by=("model",))
     table["seed"] = [0, 1, 0, 1.0]  # a float that is a whole number pairs as that number
     assert paired_difference(table, "hard", "random", "gain.test", by=("model",))["mean"].round(6).tolist() == [0.05]
+
+
+def test_values_equal_up_to_float_rounding_agree_at_any_scale():
+    """all_agree reads values equal up to float rounding as agreeing whatever their size (seeds' mean completion
+    lengths near 300 tokens, summed in another order), and values a real step apart as not."""
+    assert studies.all_agree([100.1 + 200.2, 300.3, 300.3])
+    assert not studies.all_agree([300.3, 300.4]) and not studies.all_agree([0.1, 0.1 + 1e-9])
+
+
+@pytest.mark.parametrize("pair", [("hard", "random", "easy"), ("hard",), "hr"])
+def test_a_pair_of_arms_is_two_arms(pair):
+    """paired_verdicts' pairs are (first, second) arms: three arms, one, or a two-letter string is refused in one line
+    naming the pairs (not unpacked into a traceback, nor read as the arms 'h' and 'r')."""
+    with pytest.raises(CourseError, match=r"^pairs=.* must hold \(first, second\) arms"):
+        paired_verdicts(synthetic_table(), [pair], margin=0.03)
+
+
+def test_a_table_that_lacks_grid_points_and_has_no_provenance_says_aggregate_was_cut(tmp_path):
+    """A results.csv beside its grid.json without provenance.json is read while it lists every point (a table made by
+    hand has no provenance); one that lacks points is an `aggregate` cut before its provenance was written (or the
+    file deleted), named with what remakes it."""
+    folder = _study_copy(tmp_path)
+    (folder / "provenance.json").unlink()
+    table = pd.read_csv(folder / "results.csv")
+    assert len(studies.load_study(folder.name, tmp_path)[0]) == len(table)
+    table.drop(index=3).to_csv(folder / "results.csv", index=False)
+    with pytest.raises(CourseError, match=rf"results.csv lacks 1 of its grid's {len(table)} points and has no "
+                                          r"provenance.json beside it \(`aggregate` was interrupted, or the file "
+                                          r"deleted\): run `aggregate` again"):
+        studies.load_study(folder.name, tmp_path)
