@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -990,6 +991,24 @@ def test_each_jsonl_file_the_points_read_is_fingerprinted_and_a_missing_one_is_n
     data.write_text('{"question": "1+1=?", "answer": "2"}\n')
     points = [{"TASK": f"jsonl:{data}", "SEED": 0}, {"TASK": f"jsonl:{data}", "TEST_TASK": f"jsonl:{gone}"}]
     assert file_fingerprints(points) == {str(data): file_sha256(data), str(gone): None}
+
+
+def test_a_data_file_is_hashed_once_per_process_and_again_after_an_edit_that_keeps_its_size_and_mtime(
+        tmp_path, monkeypatch):
+    import course_lib.research.sweep as sweep
+
+    data = tmp_path / "train.jsonl"
+    data.write_text('{"question": "1+1=?", "answer": "2"}\n')
+    hashed = []
+    monkeypatch.setattr(sweep, "file_sha256", lambda path: hashed.append(path) or file_sha256(path))
+    points = [{"TASK": f"jsonl:{data}"}]
+    first = sweep.file_fingerprints(points)
+    assert sweep.file_fingerprints(points) == first and len(hashed) == 1  # a resume checks each record: one read
+    then = data.stat()
+    time.sleep(0.05)  # past the kernel's timestamp tick
+    data.write_text('{"question": "1+1=?", "answer": "3"}\n')  # same size
+    os.utime(data, ns=(then.st_atime_ns, then.st_mtime_ns))  # and the old mtime: its ctime still moved
+    assert sweep.file_fingerprints(points) == {str(data): file_sha256(data)} != first and len(hashed) == 2
 
 
 @pytest.mark.parametrize("text", ['{"point": ', "[]", '["point", "status"]', '{"status": "ok"}', '{"point": "p"}', "\"x\""])

@@ -252,13 +252,19 @@ def file_fingerprints(points: list[dict]) -> dict:
     """Each `jsonl:` file the points read (TASK, TEST_TASK, ...), with its sha256 (None: missing here), and each real
     dataset they read from a local copy (COURSE_DATA_DIR) as `gsm8k data`: one sha256 over its files (its ids are
     line numbers, so another copy would give them to other questions)."""
-    paths = sorted({str(v)[len("jsonl:"):] for p in points for v in p.values() if str(v).startswith("jsonl:")})
-    found = {path: file_sha256(path) if Path(path).is_file() else None for path in paths}
+    keys = {str(v)[len("jsonl:"):] for p in points for v in p.values() if str(v).startswith("jsonl:")}
     root = data_dir_from_env()
     if root is not None:
-        folders = sorted({DATA_FOLDERS[task] for point in points for task in tasks_read(point) if task in DATA_FOLDERS})
-        found.update({f"{folder} data": folder_sha256(root / folder) for folder in folders})
-    return found
+        keys |= {f"{DATA_FOLDERS[task]} data" for point in points for task in tasks_read(point) if task in DATA_FOLDERS}
+    return {key: fingerprint_of(key, root) for key in sorted(keys)}
+
+
+def fingerprint_of(key: str, root: Path | None) -> str | None:
+    """The sha256 of what a grid's `files` entry names: a `jsonl:` file's path, or `FOLDER data` for a dataset's local
+    copy under `root` (COURSE_DATA_DIR); None where it is not here."""
+    if key.endswith(" data"):
+        return dataset_sha256(root / key[:-len(" data")]) if root is not None else None
+    return remembered_file_sha256(Path(key)) if Path(key).is_file() else None
 
 
 DATA_FOLDERS = {"gsm8k": "gsm8k", "math": "math", "math-numeric": "math", "bbh": "bbh", "aime2025": "aime2025"}
@@ -274,12 +280,25 @@ def tasks_read(point: dict) -> set[str]:
     return named | ({profile.task, profile.ood_task} - {None, ""} if profile else set())
 
 
-def folder_sha256(folder: Path) -> str | None:
+def dataset_sha256(folder: Path) -> str | None:
     """One sha256 over the files of a dataset's folder, by name (None: no such folder here)."""
     if not folder.is_dir():
         return None
-    files = {path.name: file_sha256(path) for path in sorted(folder.iterdir()) if path.is_file()}
+    files = {path.name: remembered_file_sha256(path) for path in sorted(folder.iterdir()) if path.is_file()}
     return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
+
+
+_HASHED: dict[tuple, str] = {}  # file sha256s this process has read, by path, inode, size and times
+
+
+def remembered_file_sha256(path: Path) -> str:
+    """sha256 of a data file, hashed once per process while its inode, size and times stay the same (a resumed sweep
+    checks every record against the same files: a dataset is megabytes)."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    if key not in _HASHED:
+        _HASHED[key] = file_sha256(path)
+    return _HASHED[key]
 
 
 def check_same_files(out: Path, planned: dict | None) -> None:
@@ -288,9 +307,7 @@ def check_same_files(out: Path, planned: dict | None) -> None:
     if not isinstance(planned, dict):  # a grid written before files were recorded
         return
     root = data_dir_from_env()
-    now = {key: (folder_sha256(root / key[:-len(" data")]) if root else None) if key.endswith(" data") else
-           file_sha256(key) if Path(key).is_file() else None for key in planned}
-    changed = [key for key, sha in planned.items() if sha and now.get(key) != sha]
+    changed = [key for key, sha in planned.items() if sha and fingerprint_of(key, root) != sha]
     check(not changed, f"out={out} was planned with another version of {changed[0] if changed else ''} (its sha256 "
                        "differs, or it is gone: another COURSE_DATA_DIR reads another copy): its finished points read "
                        "the old one; restore it (or point COURSE_DATA_DIR at the copy it was planned with), or use a "
