@@ -202,6 +202,24 @@ def test_round_23_a_study_given_as_a_share_and_as_a_count_is_refused_not_counted
     assert measured_gain(apart, "m", "hard", 0.1, 500)["per_seed"] == [0.1, 0.2, 0.3]
 
 
+@pytest.mark.parametrize(("column", "other"), [("task", "tinymath"), ("steps", 34), ("learning_rate", 1e-4),
+                                              ("profile", "smoke"), ("pool_size", 500)])
+def test_round_24_two_studies_of_other_settings_at_one_share_are_refused_not_pooled(column, other):
+    """Hostile round 24 (S5): two studies at the same share whose seeds do not overlap (another task, other steps)
+    were pooled as one study's six seeds; one setting's rows are kept, and the sweep-only columns do not count."""
+    from course_lib import CourseError
+    from course_lib.classroom.widgets import measured_gain
+
+    one = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "gain.test": [0.1, 0.2, 0.3],
+                        "task": "arith", "steps": 17, "learning_rate": 3e-4, "profile": "tiny", "pool_size": 1000})
+    other_study = one.assign(seed=[3, 4, 5], **{column: other})
+    with pytest.raises(CourseError, match=f"^gains of hard at this share hold runs of several {column} \("):
+        measured_gain(pd.concat([one, other_study], ignore_index=True), "m", "hard", 0.1, 1000)
+    speed_only = other_study.assign(**{column: one[column]}, backend="vllm", micro_batch_prompts=2)
+    pooled = pd.concat([one.assign(backend="hf", micro_batch_prompts=0), speed_only], ignore_index=True)
+    assert measured_gain(pooled, "m", "hard", 0.1, 1000)["seeds"] == 6  # one setting, run on two machines
+
+
 def test_measured_gain_reads_a_budget_of_one_problem_as_one_problem():
     """Hostile round 20: a study run with --set BUDGET=1 (one problem; a results table writes 1 as 1.0) was shown at
     the slider's 100%, and not at one problem."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from IPython.display import HTML, Markdown, display
 from ..difficulty import pass_rates_at
 from ..errors import check
 from ..grpo import dead_group_probability, informative_share
+from ..research.experiment import Point
 from ..research.profiles import PROFILES
 from ..selection import STRATEGIES, budget_count, pass_rate_histogram, selection_summary
 from .plots import dead_group_chart, selection_histogram_chart
@@ -129,12 +131,27 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
 
 
 def check_one_study_at_this_share(rows: pd.DataFrame, strategy: str) -> None:
-    """Each seed once among the rows kept at the slider's share: budgets 0.1 and 100 (of a 1,000-problem pool) are
-    one study given twice, once as a share and once as a count, whose seeds would count twice (03)."""
+    """Each seed once among the rows kept at the slider's share, all run with one setting: budgets 0.1 and 100 (of a
+    1,000-problem pool) are one study given twice, whose seeds would count twice; two studies of other tasks or
+    steps whose seeds do not overlap would be pooled as one study's seeds (03)."""
     twice = rows[rows["seed"].duplicated(keep=False)]
     seed, budgets = (twice["seed"].iloc[0], sorted(set(twice["budget"]))) if len(twice) else (None, [])
     check(twice.empty, f"gains hold seed {seed} of {strategy} twice at this share (budgets {budgets}: one study given "
                        "twice?); pass one study's rows")
+    mixed = {column: sorted(set(rows[column].astype(str))) for column in setting_columns(rows)}
+    mixed = {column: values for column, values in mixed.items() if len(values) > 1}
+    column, values = next(iter(mixed.items()), (None, []))
+    check(not mixed, f"gains of {strategy} at this share hold runs of several {column} ({', '.join(values)}): two "
+                     f"studies' seeds would be pooled as one's; pass one setting's rows (e.g. gains[gains.{column} == "
+                     f"{values[0]!r}])" if mixed else "")
+
+
+def setting_columns(rows: pd.DataFrame) -> list[str]:
+    """The columns of a results table that name how its runs were trained and scored (an experiment's settings but
+    its seed, budget, and those that change only speed or memory) (03)."""
+    not_settings = {"seed", "budget", "run_dir", "backend", "micro_batch_prompts", "gradient_checkpointing",
+                    "check_pass_rates"}
+    return [field.name for field in dataclasses.fields(Point) if field.name in rows and field.name not in not_settings]
 
 
 def recorded_count(budget, pool: int, selected=None, study_pool=None) -> int | None:
