@@ -852,7 +852,7 @@ def cmd_reproduce(args) -> int:
     with folder_lock(args.out):  # a second sweep into this folder is refused while this one runs
         outcome = sweep.run(args.study, args.profile, args.out, workers=args.workers,
                             command=_provenance(args)["command"], progress=not args.quiet, where=where,
-                            overrides=overrides)
+                            overrides=overrides, mixed_code=args.mixed_code)
     return _report_sweep(outcome, args.out)
 
 
@@ -1319,6 +1319,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "vLLM and a GPU are present; smoke and tiny: hf)")
     rep.add_argument("--delete-merged", action="store_true",
                      help="with --emit-slurm: delete each point's merged/ model (GBs) once it is evaluated")
+    rep.add_argument("--mixed-code", action="store_true",
+                     help="resume a folder whose finished points ran other library code (a commit since which "
+                          "course_lib changed): refused without it, as one table would mix two versions")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.set_defaults(run=cmd_reproduce)
 

@@ -61,6 +61,20 @@ def git_commit() -> str | None:
     return commit + ("+dirty" if dirty else "")
 
 
+RUN_CODE_PATHS = ("course_lib", "pyproject.toml")  # what decides what a grid point computes
+
+
+def code_changed_since(commit: str) -> list[str] | None:
+    """The files of the library (and its pinned versions) that differ between `commit` and the code here, committed
+    or not; None where git cannot tell (outside git, or a commit this clone does not hold) (05)."""
+    try:
+        changed = subprocess.run(["git", "diff", "--name-only", commit, "--", *RUN_CODE_PATHS], cwd=REPOSITORY,
+                                 capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return changed
+
+
 def is_model_folder(path) -> bool:
     """Whether a folder holds a model as `save_pretrained` writes it: config.json beside weights."""
     path = Path(path)

@@ -173,6 +173,63 @@ def test_failed_point_is_recorded_and_the_sweep_goes_on_then_resumes(tmp_path, m
     assert {p: p.stat().st_mtime_ns for p in done} == stamps
 
 
+def test_a_folder_whose_finished_points_ran_other_library_code_is_not_resumed_unless_mixing_is_asked(
+        tmp_path, monkeypatch):
+    """A pre-registered study resumed in a checkout whose grader had changed since its first points ran put two
+    graders in one table, paired by seed as one: refused, naming the commit and the files; `mixed_code` resumes."""
+    import course_lib.research.sweep as sweep
+
+    notebook = fake_experiment(tmp_path / "fake.ipynb")
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"},
+                                          "grid": {"smoke": {"STRATEGY": ["hard", "random"], "SEED": [0]}}})
+    out = tmp_path / "out"
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)  # random fails: one point left
+    finished = next(p for p in (out / "points").glob("*.json") if not p.name.endswith(".failed.json"))
+    record = json.loads(finished.read_text())
+    finished.write_text(json.dumps({**record, "commit": "e" * 40}))
+    asked = []
+    monkeypatch.setattr(sweep, "code_changed_since", lambda commit: asked.append(commit) or
+                        ["course_lib/answers.py", "course_lib/grpo.py", "course_lib/rewards.py", "pyproject.toml"])
+    with pytest.raises(CourseError, match=f"^out={re.escape(str(out))} holds points run at commit eeeeeeeeeeee, and "
+                                          r"course_lib/answers.py, course_lib/grpo.py, course_lib/rewards.py and 1 "
+                                          r"more changed since: .* \(git worktree add \.\./at-eeeeeee eeeeeee, .*"
+                                          r"--mixed-code"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    assert asked == ["e" * 40]
+    monkeypatch.setattr(sweep, "code_changed_since", lambda commit: None)  # a commit this clone lacks: told, not refused
+    with pytest.warns(UserWarning, match="which this clone does not hold"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    monkeypatch.setattr(sweep, "code_changed_since", lambda commit: ["course_lib/answers.py"])
+    outcome = run("demo", "smoke", out, workers=1, progress=False, notebook=notebook, mixed_code=True)
+    assert outcome["points"] == 2
+    finished.write_text(json.dumps({**record, "commit": git_commit()}))  # this checkout's own points: no question
+    monkeypatch.setattr(sweep, "code_changed_since", lambda commit: pytest.fail("asked about the same commit"))
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+
+
+def test_code_changed_since_names_the_library_files_git_sees_changed(tmp_path, monkeypatch):
+    import course_lib.provenance as provenance
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "course_lib").mkdir()
+    (tmp_path / "course_lib" / "answers.py").write_text("A = 1\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "results.csv").write_text("a\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+    first = git("rev-parse", "HEAD")
+    monkeypatch.setattr(provenance, "REPOSITORY", tmp_path)
+    assert provenance.code_changed_since(first) == []
+    (tmp_path / "data" / "results.csv").write_text("b\n")  # results are no code
+    assert provenance.code_changed_since(first) == []
+    (tmp_path / "course_lib" / "answers.py").write_text("A = 2\n")  # uncommitted counts
+    assert provenance.code_changed_since(first) == ["course_lib/answers.py"]
+    assert provenance.code_changed_since("f" * 40) is None  # not in this clone
+
+
 def test_one_worker_runs_each_kernel_from_this_process_with_its_stderr_in_a_log(tmp_path, monkeypatch):
     """workers=1 forks no worker (a copy of a notebook's kernel would count against Binder's 2 GB): the point's
     kernel is this process's child, and what the kernel writes to its stderr lands in logs/<point>.log."""

@@ -42,6 +42,7 @@ from ..provenance import (
     atomic_write_text,
     atomic_write_texts,
     check_writable_folder,
+    code_changed_since,
     file_sha256,
     git_commit,
     is_lock_file,
@@ -450,8 +451,11 @@ def is_seconds(value) -> bool:
 
 
 def run(study: str, profile: str, out, workers: int = 2, command: str = "", progress: bool = True,
-        notebook: Path = EXPERIMENT, where: dict | None = None, overrides: dict | None = None) -> dict:
-    """Run every point of a study (skipping finished ones); write results.csv and provenance.json."""
+        notebook: Path = EXPERIMENT, where: dict | None = None, overrides: dict | None = None,
+        mixed_code: bool = False) -> dict:
+    """Run every point of a study (skipping finished ones); write results.csv and provenance.json.
+
+    `mixed_code`: resume even where the finished points ran other library code (`check_same_code`)."""
     check(workers >= 1, f"workers={workers} must be >= 1")
     points = expand(study, profile, where, overrides)
     check_parameters(points, notebook)
@@ -460,7 +464,10 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     _check_out_dir(out, study, points, overrides)
     if (out / "results.csv").is_file():  # an edited table is refused now, not after every point has trained
         check_results_unedited(out, results_table(saved_records(out, points)[0]).to_csv(index=False))
-    todo = [p for p in points if done_record(out, p) is None]
+    found = [(point, done_record(out, point)) for point in points]
+    todo = [point for point, record in found if record is None]
+    if todo and not mixed_code:
+        check_same_code(out, [record for _, record in found if record])
     workers = worker_count(workers, len(todo))
     start = time.time()
     bar = progress_bar(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
@@ -468,6 +475,23 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
         run_points(warm_up_waves(todo), out, notebook, workers, bar)
     return collect(study, profile, out, command,
                    {"workers": workers, "points_run": len(todo), "wall_seconds": round(time.time() - start, 1)})
+
+
+def check_same_code(out: Path, records: list[dict]) -> None:
+    """The points left will run the library code the finished ones ran: a study resumed after its grader or trainer
+    changed would hold two versions of the code in one table, paired by seed as if they were one (05)."""
+    here = git_commit()
+    for commit in sorted({str(r.get("commit")) for r in records if r.get("commit") and r.get("commit") != here}):
+        changed = code_changed_since(commit.removesuffix("+dirty"))
+        if changed is None:
+            warn(f"out={out} holds points run at commit {commit[:12]}, which this clone does not hold: whether the "
+                 "library changed since cannot be told; resume from that commit's checkout if it did")
+            continue
+        named = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        check(not changed, f"out={out} holds points run at commit {commit[:12]}, and {named} changed since: the points "
+                           "left would run other code into the same table; resume from that commit (git worktree add "
+                           f"../at-{commit[:7]} {commit[:7]}, then run there), or pass --mixed-code to mix them on "
+                           "purpose (and say so beside the results)")
 
 
 def run_points(waves: list[list[dict]], out: Path, notebook: Path, workers: int, bar) -> None:

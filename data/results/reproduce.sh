@@ -4,7 +4,8 @@
 # build/studies/STUDY (resumable); only the table, the per-point records, the grid and the
 # provenance are copied into data/results/STUDY/. Wall times: docs/findings.md.
 # A study longer than one sitting spans several: its finished point records, committed in data/results/STUDY/points,
-# seed the next run, which does only the points still missing. COLLECT_ONLY=1 copies the points finished so far
+# seed the next run, which does only the points still missing. Run it from the commit the first points ran (their
+# records name it; `git worktree add ../at-C C`): the sweep refuses to add points run by other library code. COLLECT_ONLY=1 copies the points finished so far
 # (while the sweep goes on elsewhere) without running anything.
 set -euo pipefail
 STUDY=${1:?usage: bash data/results/reproduce.sh STUDY}
