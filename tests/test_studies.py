@@ -631,6 +631,30 @@ def test_load_study_keeps_the_points_that_succeeded_and_reads_the_provenance(tmp
     assert load_study("demo", tmp_path)[1] == {"profile": "tiny", "failed": ["b"]}
 
 
+def test_round_26_a_committed_table_edited_without_its_records_is_refused_by_its_sha256(tmp_path):
+    """Hostile round 26: tinymath-cross copied without points/ and its arith rows raised by 0.05 turned the
+    scorecard's 'worse' into 'better' in silence; load_study now reads results_sha256 beside the table."""
+    import json
+    import re
+    import shutil
+
+    from course_lib.paths import REPOSITORY
+
+    shutil.copytree(REPOSITORY / "data/results/tinymath-cross", tmp_path / "tinymath-cross",
+                    ignore=shutil.ignore_patterns("points"))
+    table, _ = load_study("tinymath-cross", tmp_path)  # unedited: read
+    path = tmp_path / "tinymath-cross" / "results.csv"
+    after = pd.read_csv(path).assign(**{"accuracy_after.test": lambda t: t["accuracy_after.test"] + 0.05,
+                                        "gain.test": lambda t: t["gain.test"] + 0.05})
+    after["gain_ci.test"] = [json.dumps([round(low + 0.05, 4), round(high + 0.05, 4)])  # the interval moves with it
+                             for low, high in map(json.loads, after["gain_ci.test"])]
+    path.write_text(after.to_csv(index=False))
+    with pytest.raises(CourseError, match=f"^{re.escape(str(path))} was changed after `aggregate` wrote it \\(its "
+                                          "sha256 differs from provenance.json's results_sha256\\); restore it"):
+        load_study("tinymath-cross", tmp_path)
+    assert len(table) == 96
+
+
 def test_grid_keys_are_every_parameter_a_study_sets_in_any_profile(monkeypatch):
     from course_lib.research.studies import STUDIES, grid_keys
 

@@ -24,7 +24,7 @@ from statsmodels.stats.weightstats import DescrStatsW
 
 from ..errors import CourseError, check, is_number, warn, whole
 from ..paths import course_path
-from ..provenance import read_csv_strictly
+from ..provenance import file_sha256, read_csv_strictly
 from ..selection import select
 from ..tasks import guess_rate
 from .definitions import KINDS, RESULTS_DIR, STUDIES, STUDY_FILE, failed_name, point_name, read_studies  # noqa: F401 (read from here too)
@@ -58,6 +58,10 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
         raise CourseError(f"{path} is not a results table ({type(error).__name__}); {fix}") from None
     check_results(table, path, study, fix)
     provenance = _study_provenance(folder / "provenance.json", fix)
+    recorded = provenance.get("results_sha256")
+    check(recorded is None or recorded == file_sha256(path),
+          f"{path} was changed after `aggregate` wrote it (its sha256 differs from provenance.json's results_sha256); "
+          f"{fix}")
     intervals = [c for c in table.columns if c.startswith("gain.") and f"gain_ci.{c[5:]}" not in table.columns]
     check(not intervals or "commit" not in provenance,  # `aggregate` writes each gain's interval beside it
           f"{path} has {intervals[0] if intervals else ''} but no gain_ci column beside it (removed by hand); {fix}")
