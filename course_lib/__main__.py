@@ -26,7 +26,7 @@ from .classroom.notebooks import course_notebooks, run_course
 from .classroom.runtime import use_threads
 from .data import load_jsonl_problems
 from .errors import MAX_SEED, CourseError, check, check_seed, warn
-from .paths import REPOSITORY, what_it_is
+from .paths import REPOSITORY, absolute_env_folders, what_it_is
 from .problems import (
     PROCEDURAL,
     SPLITS,
@@ -1389,6 +1389,7 @@ def main(argv=None) -> int:
         print(f"error: OMP_NUM_THREADS={threads!r} must be a whole number of threads from 1 to {MAX_THREADS:,} (or "
               "unset, and the course uses the idle cores)", file=sys.stderr)
         return 2
+    absolute_env_folders()  # COURSE_CACHE_DIR=cache means ./cache for the kernels a sweep starts too
     try:
         parser = build_parser()  # finds torch: the first thing a missing environment breaks
     except ModuleNotFoundError as error:

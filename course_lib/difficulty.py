@@ -19,7 +19,8 @@ import torch
 from .answers import MISSING_MARKS, grader_fingerprint, in_format, is_correct
 from .classroom.runtime import progress_bar
 from .errors import CourseError, check, warn
-from .models import load_model
+from .models import SETTINGS_FILES, load_model
+from .models.folders import sample_sha256
 from .paths import what_it_is
 from .problems import problems, problems_fingerprint
 from .prompts import DEFAULT_NEW_TOKENS, answer_format_of
@@ -109,21 +110,18 @@ def _settings_text(model) -> str:
 
 
 def _files_fingerprint(model) -> str:
-    """A model folder's weight files (names, sizes, modification times, safetensors headers) and its config and
-    generation config (bytes), or a hub id's name."""
+    """A model folder's weight files (names, sizes, modification times, and a sample of each tensor's bytes:
+    `sample_sha256`) and its settings files (config, generation config, tokenizer, chat template: bytes), or a hub
+    id's name."""
     folder = Path(model)
     if not folder.is_dir():
         return hashlib.sha256(f"hub:{model}".encode()).hexdigest()
     digest = hashlib.sha256()
-    for path in (folder / "config.json", folder / "generation_config.json"):
-        digest.update(path.read_bytes() if path.is_file() else b"-")
+    for name in SETTINGS_FILES:
+        digest.update((folder / name).read_bytes() if (folder / name).is_file() else b"-")
     for path in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
         stat = path.stat()
-        digest.update(f"{path.name}/{stat.st_size}/{stat.st_mtime_ns}".encode())
-        if path.suffix == ".safetensors":  # an 8-byte length, then a JSON header of names, shapes, offsets
-            with open(path, "rb") as handle:
-                header_length = int.from_bytes(handle.read(8), "little")
-                digest.update(handle.read(min(header_length, 1 << 24)))
+        digest.update(f"{path.name}/{stat.st_size}/{stat.st_mtime_ns}/{sample_sha256(path)}".encode())
     return digest.hexdigest()
 
 

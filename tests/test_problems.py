@@ -173,7 +173,9 @@ def test_a_large_model_fingerprint_sums_its_weights_in_float64(monkeypatch):
     assert model_fingerprint(before) != model_fingerprint(after)
 
 
-def test_a_model_folder_fingerprint_reads_names_sizes_times_and_safetensors_headers_only(tmp_path):
+def test_a_model_folder_fingerprint_reads_names_sizes_times_headers_and_a_sample_of_each_tensor(tmp_path):
+    """Hostile round 26: two folders whose weights differ, with the same names, sizes, times and header, shared one
+    difficulty-cache key under vLLM (the bytes were not read); each tensor's first, middle and last 4 KB are now."""
     import hashlib
     import os
 
@@ -192,8 +194,12 @@ def test_a_model_folder_fingerprint_reads_names_sizes_times_and_safetensors_head
     write(header, b"\0" * 8)
     first = _files_fingerprint(folder)
     assert first != _files_fingerprint("Qwen/Qwen3-4B")
-    write(header, b"\1" * 8)  # other weights, same header: not read (no gigabytes hashed per call)
-    assert _files_fingerprint(folder) == first
+    write(header, b"\1" * 8)  # other weights, same header, size and time: the sample differs
+    assert _files_fingerprint(folder) != first
+    before = _files_fingerprint(folder)
+    (folder / "chat_template.jinja").write_text("{{ messages }}")  # another template: other prompts' tokens
+    assert _files_fingerprint(folder) != before
+    (folder / "chat_template.jinja").unlink()
     write(header.replace(b"[2]", b"[1]"), b"\0" * 8)  # another header (a shape), same size
     assert _files_fingerprint(folder) != first
     write(header, b"\0" * 8)

@@ -348,6 +348,28 @@ def test_emit_slurm_writes_warm_array_aggregate_and_submit(tmp_path):
     assert (out / "logs").is_dir() and (out / "grid.json").exists()
 
 
+def test_round_26_relative_folders_in_the_environment_are_made_absolute_for_kernels_and_jobs(tmp_path, monkeypatch):
+    """Hostile round 26: COURSE_CACHE_DIR=relcache wrote the cache into course_lib/templates/ (the kernels' folder),
+    a relative COURSE_MODELS_DIR passed planning and failed in every point, and --emit-slurm exported it relative
+    after `cd` into the repository. The command now gives them absolute to everything it starts."""
+    from course_lib.paths import FOLDER_VARIABLES, absolute_env_folders
+
+    monkeypatch.chdir(tmp_path)
+    for name in FOLDER_VARIABLES:
+        monkeypatch.setenv(name, f"rel/{name.lower()}")
+    monkeypatch.setenv("COURSE_CACHE_DIR", "~/cache")  # a home path is absolute already: left as written
+    absolute_env_folders()
+    assert {name: os.environ[name] for name in FOLDER_VARIABLES} == {
+        **{name: str(tmp_path / "rel" / name.lower()) for name in FOLDER_VARIABLES}, "COURSE_CACHE_DIR": "~/cache"}
+    (tmp_path / "models").mkdir()
+    monkeypatch.setenv("COURSE_MODELS_DIR", "models")
+    monkeypatch.delenv("COURSE_DATA_DIR")
+    monkeypatch.setenv("COURSE_CACHE_DIR", "relcache")
+    assert main(["reproduce", "hard-wins", "--profile", "smoke", "--out", "out", "--emit-slurm"]) == 0
+    array = (tmp_path / "out" / "array.sh").read_text()
+    assert f"export COURSE_MODELS_DIR={tmp_path / 'models'}" in array and "export COURSE_MODELS_DIR=models" not in array
+
+
 def test_emit_slurm_defaults_to_cpu_for_small_profiles_and_out_cache(tmp_path):
     emit_slurm("hard-wins", "smoke", tmp_path)
     array = (tmp_path / "array.sh").read_text()
@@ -1444,6 +1466,10 @@ def test_reproduce_set_model_to_a_relative_folder_is_made_absolute(tmp_path, mon
     assert parse_overrides(["MODEL=./mine"])["MODEL"] == str(tmp_path / "mine")
     assert parse_overrides(["MODEL=tiny-m"])["MODEL"] == "tiny-m"
     assert parse_overrides(["MODEL=Qwen/Qwen2.5-0.5B"])["MODEL"] == "Qwen/Qwen2.5-0.5B"  # a hub id: no such folder
+    (tmp_path / "mymodel").mkdir()  # hostile round 26: a bare name that is a folder here was hashed as this folder
+    assert parse_overrides(["MODEL=mymodel"])["MODEL"] == str(tmp_path / "mymodel")  # but read as a hub id by points
+    (tmp_path / "tiny-m").mkdir()  # a tiny name stays the course's model, whatever folder shares its name
+    assert parse_overrides(["MODEL=tiny-m"])["MODEL"] == "tiny-m"
 
 
 def test_a_smoke_record_of_capped_steps_is_its_points_not_damaged():
@@ -1993,6 +2019,39 @@ def test_round_25_a_sweep_resumed_on_another_copy_of_a_real_dataset_is_refused(t
     with pytest.raises(CourseError, match="was planned with another version of gsm8k data .* another COURSE_DATA_DIR"):
         emit_slurm("hard-wins", "paper", out, time_limit="01:00:00", mem="8G")
     assert inputs_sha256(point)["data_sha256"] != on_a  # a record copied in from copy A is not this copy's
+    monkeypatch.setenv("COURSE_DATA_DIR", str(copies["a"]))  # round 26: a Finder's or an editor's file is no data
+    for name in (".DS_Store", ".~lock.test.jsonl#", "test.jsonl~"):
+        (copies["a"] / "gsm8k" / name).write_text("x")
+    emit_slurm("hard-wins", "paper", out, time_limit="01:00:00", mem="8G")
+    assert inputs_sha256(point)["data_sha256"] == on_a
+
+
+def test_round_26_a_sweep_planned_on_hub_data_is_not_resumed_on_a_local_copy_nor_the_reverse(
+        tmp_path, monkeypatch, shared_data):
+    """Hostile round 26: a grid planned without COURSE_DATA_DIR (the hub's GSM8K) resumed on any local copy, even a
+    20-line one, mixing two datasets in one table; the grid now says `hub` for each dataset read from the hub."""
+    local = tmp_path / "local"
+    for folder in ("gsm8k", "bbh", "aime2025"):
+        (local / folder).mkdir(parents=True)
+        for path in (shared_data / folder).glob("*.jsonl"):
+            (local / folder / path.name).write_bytes(path.read_bytes())
+    monkeypatch.delenv("COURSE_DATA_DIR", raising=False)
+    out = tmp_path / "jobs"
+    emit_slurm("hard-wins", "paper", out, time_limit="01:00:00", mem="8G")
+    assert json.loads((out / "grid.json").read_text())["files"] == {
+        "gsm8k data": "hub", "bbh data": "hub", "aime2025 data": "hub"}
+    emit_slurm("hard-wins", "paper", out, time_limit="01:00:00", mem="8G")  # the hub again: resumes
+    monkeypatch.setenv("COURSE_DATA_DIR", str(local))
+    with pytest.raises(CourseError, match=f"^out={re.escape(str(out))} was planned reading (aime2025|bbh|gsm8k) from "
+                                          r"the hub, and now reads it from a local copy \(COURSE_DATA_DIR\): .* set or "
+                                          "unset COURSE_DATA_DIR as when it was planned, or use a new folder$"):
+        emit_slurm("hard-wins", "paper", out, time_limit="01:00:00", mem="8G")
+    there = tmp_path / "there"
+    emit_slurm("hard-wins", "paper", there, time_limit="01:00:00", mem="8G")  # planned on the local copy
+    monkeypatch.delenv("COURSE_DATA_DIR")
+    with pytest.raises(CourseError, match=r"was planned reading (aime2025|bbh|gsm8k) from a local copy, and now reads "
+                                          "it from the hub"):
+        emit_slurm("hard-wins", "paper", there, time_limit="01:00:00", mem="8G")
 
 
 def test_round_25_aggregate_keeps_a_field_added_to_provenance_by_hand(tmp_path):

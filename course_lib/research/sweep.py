@@ -36,6 +36,7 @@ from pathlib import Path
 from ..classroom.notebooks import execute
 from ..classroom.runtime import available_cores, progress_bar, use_threads
 from ..errors import CourseError, check, warn
+from ..models import PACKAGED_MODELS, TINY_NAMES
 from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
 from ..problems import absolute_task, data_dir_from_env
 from ..provenance import (
@@ -117,8 +118,9 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
                 overrides[key] = int(value)  # a count of problems, as `select --budget 50`; 0.1 is a fraction
             if key.endswith("TASK"):  # a jsonl: file from the user's folder, not the kernel's
                 overrides[key] = absolute_task(value)
-            if key == "MODEL" and ("/" in value or value.startswith(".")) and Path(value).expanduser().is_dir():
-                overrides[key] = str(Path(value).expanduser().resolve())  # a folder the kernel finds from OUT/points
+            if key == "MODEL" and value not in (*TINY_NAMES, *PACKAGED_MODELS) and Path(value).expanduser().is_dir():
+                overrides[key] = str(Path(value).expanduser().resolve())  # a folder here (`mymodel` too), found by
+                # the kernel from OUT/points, where the bare name would be a hub id
         except (KeyError, ValueError):
             kind = {"int": "a whole number", "float": "a number", "bool": "True or False"}.get(types[key], types[key])
             raise CourseError(f"--set {key}={value!r}: {key} takes {kind}") from None
@@ -251,20 +253,19 @@ INPUTS = ("model_sha256", "model_settings_sha256", "data_sha256")  # a record's 
 
 def file_fingerprints(points: list[dict]) -> dict:
     """Each `jsonl:` file the points read (TASK, TEST_TASK, ...), with its sha256 (None: missing here), and each real
-    dataset they read from a local copy (COURSE_DATA_DIR) as `gsm8k data`: one sha256 over its files (its ids are
-    line numbers, so another copy would give them to other questions)."""
+    dataset they read as `gsm8k data`: one sha256 over the files of its local copy (COURSE_DATA_DIR; its ids are
+    line numbers, so another copy would give them to other questions), or "hub" where it is read from the hub."""
     keys = {str(v)[len("jsonl:"):] for p in points for v in p.values() if str(v).startswith("jsonl:")}
+    keys |= {f"{DATA_FOLDERS[task]} data" for point in points for task in tasks_read(point) if task in DATA_FOLDERS}
     root = data_dir_from_env()
-    if root is not None:
-        keys |= {f"{DATA_FOLDERS[task]} data" for point in points for task in tasks_read(point) if task in DATA_FOLDERS}
     return {key: fingerprint_of(key, root) for key in sorted(keys)}
 
 
 def fingerprint_of(key: str, root: Path | None) -> str | None:
     """The sha256 of what a grid's `files` entry names: a `jsonl:` file's path, or `FOLDER data` for a dataset's local
-    copy under `root` (COURSE_DATA_DIR); None where it is not here."""
+    copy under `root` (COURSE_DATA_DIR; "hub" where none is set); None where it is not here."""
     if key.endswith(" data"):
-        return dataset_sha256(root / key[:-len(" data")]) if root is not None else None
+        return dataset_sha256(root / key[:-len(" data")]) if root is not None else "hub"
     return remembered_file_sha256(Path(key)) if Path(key).is_file() else None
 
 
@@ -282,10 +283,12 @@ def tasks_read(point: dict) -> set[str]:
 
 
 def dataset_sha256(folder: Path) -> str | None:
-    """One sha256 over the files of a dataset's folder, by name (None: no such folder here)."""
+    """One sha256 over the files of a dataset's folder, by name (None: no such folder here); hidden files and
+    editors' backups (`.DS_Store`, `.~lock.test.jsonl#`, `test.jsonl~`) are no data."""
     if not folder.is_dir():
         return None
-    files = {path.name: remembered_file_sha256(path) for path in sorted(folder.iterdir()) if path.is_file()}
+    files = {path.name: remembered_file_sha256(path) for path in sorted(folder.iterdir())
+             if path.is_file() and not path.name.startswith(".") and not path.name.endswith("~")}
     return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
@@ -309,6 +312,12 @@ def check_same_files(out: Path, planned: dict | None) -> None:
         return
     root = data_dir_from_env()
     changed = [key for key, sha in planned.items() if sha and fingerprint_of(key, root) != sha]
+    hub = [key for key in changed if "hub" in (planned[key], fingerprint_of(key, root))]
+    check(not hub, f"out={out} was planned reading {hub[0][:-len(' data')] if hub else ''} from "
+                   f"{'the hub' if hub and planned[hub[0]] == 'hub' else 'a local copy'}, and now reads it from "
+                   f"{'a local copy (COURSE_DATA_DIR)' if hub and planned[hub[0]] == 'hub' else 'the hub'}: its "
+                   "finished points read the other; set or unset COURSE_DATA_DIR as when it was planned, or use a new "
+                   "folder")
     check(not changed, f"out={out} was planned with another version of {changed[0] if changed else ''} (its sha256 "
                        "differs, or it is gone: another COURSE_DATA_DIR reads another copy): its finished points read "
                        "the old one; restore it (or point COURSE_DATA_DIR at the copy it was planned with), or use a "
