@@ -255,9 +255,20 @@ def test_out_folder_of_a_different_grid_is_refused(tmp_path, monkeypatch):
     notebook = fake_experiment(tmp_path / "fake.ipynb")
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0]}}})
     run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook)
+    out = tmp_path / "out"
+    grid = out / "grid.json"
+    grid.write_text(json.dumps({**json.loads(grid.read_text()), "note": "node 7"}))  # a note is no other grid
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["easy"], "SEED": [0]}}})
-    with pytest.raises(CourseError, match="holds results of a different grid"):
-        run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook)
+    # hostile round 26: "use a new folder or delete it" advised deleting finished records, and said not what differs
+    with pytest.raises(CourseError, match=f"^out={re.escape(str(out))} holds results of another grid \\(its points "
+                                          "differ in STRATEGY: the study's definition changed since\\?\\): its "
+                                          "finished records stay there; run this grid in a new folder"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0]}}})
+    with pytest.raises(CourseError, match=r"holds results of another grid \(it ran with --set \{\}, this run with "
+                                          r"--set \{'TASK': 'arith'\}\)"):  # its own value, in every point's name
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook, overrides={"TASK": "arith"})
 
 
 def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_points(tmp_path, monkeypatch):

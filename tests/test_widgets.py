@@ -213,7 +213,7 @@ def test_round_24_two_studies_of_other_settings_at_one_share_are_refused_not_poo
     one = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "gain.test": [0.1, 0.2, 0.3],
                         "task": "arith", "steps": 17, "learning_rate": 3e-4, "profile": "tiny", "pool_size": 1000})
     other_study = one.assign(seed=[3, 4, 5], **{column: other})
-    with pytest.raises(CourseError, match=f"^gains of hard at this share hold runs of several {column} \("):
+    with pytest.raises(CourseError, match=rf"^gains of hard at this share hold runs of several {column} \("):
         measured_gain(pd.concat([one, other_study], ignore_index=True), "m", "hard", 0.1, 1000)
     speed_only = other_study.assign(**{column: one[column]}, backend="vllm", micro_batch_prompts=2)
     pooled = pd.concat([one.assign(backend="hf", micro_batch_prompts=0), speed_only], ignore_index=True)

@@ -177,20 +177,39 @@ def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | 
     grid = {"study": study, "points": points, **({"overrides": overrides} if overrides else {})}
     if grid_file.exists():
         saved = _read_json(grid_file, "the grid of this folder")
-        same = isinstance(saved, dict) and {k: v for k, v in saved.items() if k not in ("models", "files")} == grid
+        same = isinstance(saved, dict) and {k: v for k, v in saved.items() if k in GRID_KEYS} == grid
         if not same and isinstance(saved, dict) and saved.get("study") == study and isinstance(saved.get("points"), list):
             names = {point_name(p) for p in points}
             part = all(isinstance(p, dict) and point_name(p) in names for p in saved["points"])
             check(not part, f"out={out} holds a slice of this grid ({len(saved['points'])} of its {len(points)} "
                             "points, e.g. from --where): its finished points are this grid's; run the whole grid in a "
                             "new folder holding a copy of OUT/points/*.json in its points/ (a sweep resumes from them)")
-        check(same, f"out={out} holds results of a different grid; use a new folder or delete it")
+        check(same, f"out={out} holds results of another grid ({grid_difference(saved, grid)}): its finished records "
+                    "stay there; run this grid in a new folder (a record of a point both grids hold is reused when "
+                    "copied into the new folder's points/)")
         check_same_models(out, saved.get("models"))
         check_same_files(out, saved.get("files"))
     else:
         models, files = model_fingerprints(points), file_fingerprints(points)
         atomic_write_text(grid_file, json.dumps({**grid, **({"models": models} if models else {}),
                                                  **({"files": files} if files else {})}, indent=1) + "\n")
+
+
+GRID_KEYS = ("study", "points", "overrides")  # what makes a grid; grid.json's other keys are fingerprints or notes
+
+
+def grid_difference(saved, grid: dict) -> str:
+    """What sets a folder's saved grid apart from this run's, in words (05)."""
+    if not isinstance(saved, dict) or not isinstance(saved.get("points"), list):
+        return "its grid.json holds no list of points"
+    if saved.get("study") != grid["study"]:
+        return f"it is study {saved.get('study')!r}'s"
+    if saved.get("overrides", {}) != grid.get("overrides", {}):
+        return f"it ran with --set {saved.get('overrides') or {}}, this run with --set {grid.get('overrides') or {}}"
+    points = [p for p in saved["points"] if isinstance(p, dict)] + grid["points"]
+    differ = [key for key in sorted({key for p in points for key in p}) if
+              {repr(p.get(key)) for p in saved["points"] if isinstance(p, dict)} != {repr(p.get(key)) for p in grid["points"]}]
+    return f"its points differ in {', '.join(differ[:3]) or 'their order'}: the study's definition changed since?"
 
 
 def model_fingerprints(points: list[dict]) -> dict:
