@@ -53,10 +53,13 @@ def read_jsonl(path, numbers_as_written: bool = False) -> list[tuple[str, dict]]
             if not line.strip():
                 continue
             try:
-                row = json.loads(line, parse_float=WrittenNumber if numbers_as_written else float)
+                row = json.loads(line, parse_float=WrittenNumber if numbers_as_written else float,
+                                 object_pairs_hook=_each_key_once)
             except json.JSONDecodeError as error:
                 why = f"{error.msg.removesuffix(' at')} at column {error.colno}"
                 raise CourseError(f"{path}:{number}: not JSON Lines ({why}); each line must be one JSON object") from None
+            except KeyGivenTwice as error:  # JSON keeps the last in silence: a correction appended, or a mistake
+                raise CourseError(f"{path}:{number}: field {error.args[0]!r} is given twice; keep one") from None
             check(isinstance(row, dict), f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
             broken = [key for key, value in row.items() if not _is_text(key) or not _is_text(json.dumps(value,
                                                                                                        ensure_ascii=False))]
@@ -65,6 +68,20 @@ def read_jsonl(path, numbers_as_written: bool = False) -> list[tuple[str, dict]]
             rows.append((f"{path}:{number}", row))
     check(rows, f"data file {path} holds no rows")
     return rows
+
+
+class KeyGivenTwice(ValueError):
+    """A JSON object that names one key twice."""
+
+
+def _each_key_once(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object's pairs as a dict, refusing a key given twice (json.loads keeps the last)."""
+    row = {}
+    for key, value in pairs:
+        if key in row:
+            raise KeyGivenTwice(key)
+        row[key] = value
+    return row
 
 
 def _is_text(text: str) -> bool:
@@ -282,6 +299,9 @@ def load_jsonl_problems(path) -> list[Problem]:
         check(uid not in seen, f"{where}: id {uid!r} appears twice; ids must be unique")
         seen.add(uid)
         answer, solution = _jsonl_answer(where, row, source)
+        given = [name for name in ("question", "prompt", "problem") if row.get(name) is not None]
+        check(len(given) <= 1, f"{where}: both {given[0]!r} and {given[-1]!r} hold a question (one would be dropped); "
+                               "keep one")
         question = _field(where, row, "question", "prompt", "problem")
         check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
         if question.strip() in asked:  # a row pasted twice would count twice; two answers, one never right

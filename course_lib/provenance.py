@@ -558,6 +558,11 @@ def atomic_write_bytes(path, data: bytes) -> None:
             out.write(data)
         os.chmod(tmp, 0o644)  # mkstemp makes files private; results and tables are meant to be shared
         os.replace(tmp, path)
+    except OSError as error:  # a full disk says no file of its own: the one being written is named
+        Path(tmp).unlink(missing_ok=True)
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror, str(path)) from error
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -351,6 +351,26 @@ def test_a_jsonl_question_that_is_empty_is_refused_naming_the_line(capsys, tmp_p
     assert not (tmp_path / "table.csv").exists()
 
 
+@pytest.mark.parametrize(("line", "refused"), [
+    ('{"id":"a","question":"Q:1+1","answer":"2","answer":"3"}', "field 'answer' is given twice; keep one"),
+    ('{"question":"Q:1+1","meta":{"k":1,"k":2},"answer":"2"}', "field 'k' is given twice; keep one"),
+    ('{"question":"Q:1+1","prompt":"Q:9+9","answer":"2"}',
+     "both 'question' and 'prompt' hold a question (one would be dropped); keep one"),
+    ('{"question":"Q:1+1","problem":"Q:9+9","answer":"2"}', "both 'question' and 'problem' hold a question"),
+])
+def test_round_26_a_jsonl_row_with_a_key_twice_or_two_questions_is_refused_naming_the_line(tmp_path, line, refused):
+    """Hostile round 26: the last of two `answer` fields was read in silence (a correction appended, or a mistake),
+    and a row with both `question` and `prompt` dropped the prompt."""
+    from course_lib.data import load_jsonl_problems
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"question":"Q:2+2","answer":"4"}\n' + line + "\n")
+    with pytest.raises(CourseError, match=f"^{re.escape(str(path))}:2: {re.escape(refused)}"):
+        load_jsonl_problems(path)
+    path.write_text('{"question":"Q:2+2","answer":"4","prompt":null}\n')  # an empty field is no second question
+    assert load_jsonl_problems(path)[0].prompt == "Q:2+2"
+
+
 def test_a_jsonl_saved_with_a_bom_and_windows_line_ends_is_read_as_written(tmp_path):
     from course_lib.problems import problems
 

@@ -264,3 +264,31 @@ def test_a_second_damaged_copy_of_a_checkpoint_keeps_the_first(tmp_path):
     kept = {p.name: (p / "note").read_text() for p in tmp_path.iterdir()}
     assert kept == {"checkpoint-2.damaged": "copy 0", "checkpoint-2.damaged.2": "copy 1",
                     "checkpoint-2.damaged.3": "copy 2"}
+
+
+def test_round_26_a_full_disk_while_a_record_is_written_names_the_file(tmp_path, monkeypatch):
+    """Hostile round 26: a sweep stopped on a full disk said `No space left on device; check the path ...` and named
+    no path (a write's ENOSPC carries no file name); the file being written is named, and nothing is left staged."""
+    from course_lib.provenance import atomic_write_text
+
+    real_fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, handle):
+            self.handle = real_fdopen(handle, "wb")
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fdopen", lambda handle, mode: Full(handle))
+    target = tmp_path / "points" / "p.failed.json"
+    with pytest.raises(OSError) as raised:
+        atomic_write_text(target, "{}")
+    assert (raised.value.errno, raised.value.filename) == (errno.ENOSPC, str(target))
+    assert list(target.parent.iterdir()) == []  # nothing half-written, no staged copy

@@ -271,6 +271,21 @@ def test_out_folder_of_a_different_grid_is_refused(tmp_path, monkeypatch):
         run("demo", "smoke", out, workers=1, progress=False, notebook=notebook, overrides={"TASK": "arith"})
 
 
+@pytest.mark.parametrize("name", ["points", "logs", "runs"])
+def test_round_26_a_sweep_folder_whose_logs_or_runs_is_a_file_is_refused_before_any_point(tmp_path, monkeypatch, name):
+    """Hostile round 26: `logs` replaced by a file failed the point with a raw FileExistsError whose FAILED line
+    pointed to an older, successful notebook; now one line before any point runs."""
+    notebook = fake_experiment(tmp_path / "fake.ipynb")
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0]}}})
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / name).write_text("x")
+    with pytest.raises(CourseError, match=f"^{re.escape(str(out / name))} is a file, not the folder of the sweep's "
+                                          ".*; move it aside$"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    assert sorted(p.name for p in out.iterdir()) == [name]  # nothing ran, nothing written
+
+
 def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_points(tmp_path, monkeypatch):
     """After `--where SEED=0` into OUT, the whole grid into OUT was refused as "a different grid": its points are
     the grid's own; the message says so, and a new folder seeded with them runs only the rest."""

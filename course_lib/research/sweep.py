@@ -488,6 +488,9 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     points = expand(study, profile, where, overrides)
     check_parameters(points, notebook)
     out = check_writable_folder(out)
+    for name, holds in (("points", "point records"), ("logs", "kernel logs"), ("runs", "training runs")):
+        check(not (out / name).exists() or (out / name).is_dir(), f"{out / name} is a file, not the folder of the "
+                                                                  f"sweep's {holds}; move it aside")
     (out / "points").mkdir(parents=True, exist_ok=True)
     _check_out_dir(out, study, points, overrides)
     if (out / "results.csv").is_file():  # an edited table is refused now, not after every point has trained
