@@ -1414,6 +1414,31 @@ def test_a_record_copied_in_is_not_resumed_after_its_stop_tokens_or_its_jsonl_fi
         assert done_record(tmp_path, point) is None
 
 
+def test_a_record_from_before_hub_datasets_were_fingerprinted_still_resumes(tmp_path, monkeypatch):
+    """Records made before a dataset read from the hub was written into the fingerprints ("hub") hold a data_sha256
+    over their jsonl files alone: resumed, not set aside and trained again; another jsonl file is still refused."""
+    import hashlib
+
+    from course_lib.research.sweep import file_fingerprints, inputs_sha256
+
+    monkeypatch.delenv("COURSE_DATA_DIR", raising=False)
+    data = tmp_path / "mine.jsonl"
+    data.write_text('{"question": "1+1=?", "answer": "2"}\n')
+    point = {"PROFILE": "paper", "MODEL": "tiny-s", "TASK": f"jsonl:{data}", "SEED": 0}  # OOD_TASK: AIME, the hub's
+    assert file_fingerprints([point]) == {str(data): file_sha256(data), "aime2025 data": "hub"}
+    old = hashlib.sha256(json.dumps({str(data): file_sha256(data)}, sort_keys=True).encode()).hexdigest()
+    assert inputs_sha256(point)["data_sha256"] != old
+    name = point_name(point)
+    (tmp_path / "points").mkdir()
+    record = {"point": name, **{k.lower(): v for k, v in point.items()}, "status": "ok", "seconds": 1.0,
+              **inputs_sha256(point), "data_sha256": old}
+    (tmp_path / "points" / f"{name}.json").write_text(json.dumps(record))
+    assert done_record(tmp_path, point) == record
+    data.write_text('{"question": "1+1=?", "answer": "3"}\n')
+    with pytest.warns(UserWarning, match=f"was made with another version of {data}"):
+        assert done_record(tmp_path, point) is None
+
+
 def test_a_folder_planned_with_a_models_stop_tokens_refuses_them_edited(tmp_path):
     """The same weights with another generation_config.json (a new stop token) sample other completions: a sweep
     resumed after the edit put two models in one table. A grid written before settings files were recorded (the

@@ -270,6 +270,13 @@ def inputs_sha256(point: dict) -> dict:
 INPUTS = ("model_sha256", "model_settings_sha256", "data_sha256")  # a record's fingerprints of what it read
 
 
+def data_sha256_before_hub(point: dict) -> str | None:
+    """A point's `data_sha256` as records made before datasets read from the hub were fingerprinted wrote it: over
+    its other files alone (such a record is resumed; its grid says where its data came from)."""
+    files = {key: sha for key, sha in file_fingerprints([point]).items() if sha != "hub"}
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest() if files else None
+
+
 def file_fingerprints(points: list[dict]) -> dict:
     """Each `jsonl:` file the points read (TASK, TEST_TASK, ...), with its sha256 (None: missing here), and each real
     dataset they read as `gsm8k data`: one sha256 over the files of its local copy (COURSE_DATA_DIR; its ids are
@@ -297,8 +304,9 @@ def tasks_read(point: dict) -> set[str]:
         profile = get_profile(point["PROFILE"]) if point.get("PROFILE") else None
     except CourseError:  # an unknown profile is refused elsewhere, in one line
         profile = None
-    named = {str(value) for key, value in point.items() if key.endswith("TASK") and value}
-    return named | ({profile.task, profile.ood_task} - {None, ""} if profile else set())
+    named = {key: str(value) for key, value in point.items() if key.endswith("TASK") and value}
+    defaults = {"TASK": profile.task, "OOD_TASK": profile.ood_task} if profile else {}
+    return set(named.values()) | {task for key, task in defaults.items() if key not in named and task}
 
 
 def dataset_sha256(folder: Path) -> str | None:
@@ -452,7 +460,8 @@ def record_problem(record, point: dict, status: str) -> str | None:
         return f"has status {str(record['status'])[:40]!r} in a file for status {status!r}"
     if any(record.get(key) for key in INPUTS):  # records from before these were recorded are trusted on names
         now = inputs_sha256(point)
-        changed = [key for key in INPUTS if isinstance(record.get(key), str) and now.get(key) and record[key] != now[key]]
+        changed = [key for key in INPUTS if isinstance(record.get(key), str) and now.get(key) and record[key] != now[key]
+                   and not (key == "data_sha256" and record[key] == data_sha256_before_hub(point))]
         if changed:  # named only when one differs (the data file's path is read again for the message alone)
             what = {"model_sha256": f"other weights under the name {point.get('MODEL')!r}",
                     "model_settings_sha256": f"other settings files (stop tokens, tokenizer, config) under the name "
