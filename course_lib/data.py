@@ -301,7 +301,7 @@ def load_jsonl_problems(path) -> list[Problem]:
         answer, solution = _jsonl_answer(where, row, source)
         given = [name for name in ("question", "prompt", "problem") if row.get(name) is not None]
         check(len(given) <= 1, f"{where}: both {given[0]!r} and {given[-1]!r} hold a question (one would be dropped); "
-                               "keep one")
+                               "keep one" if len(given) > 1 else "")
         question = _field(where, row, "question", "prompt", "problem")
         check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
         if question.strip() in asked:  # a row pasted twice would count twice; two answers, one never right

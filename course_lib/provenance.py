@@ -67,6 +67,8 @@ RUN_CODE_PATHS = ("course_lib", "pyproject.toml")  # what decides what a grid po
 def code_changed_since(commit: str) -> list[str] | None:
     """The files of the library (and its pinned versions) that differ between `commit` and the code here, committed
     or not; None where git cannot tell (outside git, or a commit this clone does not hold) (05)."""
+    if not re.fullmatch(r"[0-9a-f]{7,64}", commit):  # never an option (`--output=FILE` would write FILE)
+        return None
     try:
         changed = subprocess.run(["git", "diff", "--name-only", commit, "--", *RUN_CODE_PATHS], cwd=REPOSITORY,
                                  capture_output=True, text=True, check=True).stdout.split()

@@ -369,6 +369,9 @@ def test_round_26_a_jsonl_row_with_a_key_twice_or_two_questions_is_refused_namin
         load_jsonl_problems(path)
     path.write_text('{"question":"Q:2+2","answer":"4","prompt":null}\n')  # an empty field is no second question
     assert load_jsonl_problems(path)[0].prompt == "Q:2+2"
+    path.write_text('{"Question":"Q:2+2","answer":"4"}\n')  # round 27: no question field at all was an IndexError
+    with pytest.raises(CourseError, match=r":1: missing field 'question' or 'prompt' or 'problem'$"):
+        load_jsonl_problems(path)
 
 
 def test_a_jsonl_saved_with_a_bom_and_windows_line_ends_is_read_as_written(tmp_path):

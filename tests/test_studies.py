@@ -637,6 +637,7 @@ def test_round_26_a_committed_table_edited_without_its_records_is_refused_by_its
     import json
     import re
     import shutil
+    import warnings
 
     from course_lib.paths import REPOSITORY
 
@@ -653,6 +654,14 @@ def test_round_26_a_committed_table_edited_without_its_records_is_refused_by_its
                                           "sha256 differs from provenance.json's results_sha256\\); restore it"):
         load_study("tinymath-cross", tmp_path)
     assert len(table) == 96
+    shutil.copytree(REPOSITORY / "data/results/regimes-hard-wins-long", tmp_path / "regimes-hard-wins-long",
+                    ignore=shutil.ignore_patterns("points"))  # round 27: a study from before results_sha256
+    with pytest.warns(UserWarning, match="results.csv cannot be checked: no points/ beside it, and its "
+                                         "provenance.json is from before `aggregate` recorded the table's sha256"):
+        load_study("regimes-hard-wins-long", tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # with its points/ (the repository's): checked row by row, no warning
+        load_study("regimes-hard-wins-long")
 
 
 def test_grid_keys_are_every_parameter_a_study_sets_in_any_profile(monkeypatch):

@@ -228,6 +228,25 @@ def test_code_changed_since_names_the_library_files_git_sees_changed(tmp_path, m
     (tmp_path / "course_lib" / "answers.py").write_text("A = 2\n")  # uncommitted counts
     assert provenance.code_changed_since(first) == ["course_lib/answers.py"]
     assert provenance.code_changed_since("f" * 40) is None  # not in this clone
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept")  # round 27: a record's commit reached git as an option, and --output emptied a file
+    assert provenance.code_changed_since(f"--output={victim}") is None and victim.read_text() == "kept"
+
+
+def test_round_27_a_record_naming_no_commit_is_refused_and_uncommitted_code_is_told(tmp_path, monkeypatch):
+    import course_lib.research.sweep as sweep
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept")
+    with pytest.raises(CourseError, match=r"a point record names commit '--output=.*', which is no commit; restore"):
+        sweep.check_same_code(tmp_path, [{"commit": f"--output={victim}"}])
+    assert victim.read_text() == "kept"
+    here = "a" * 40 + "+dirty"
+    monkeypatch.setattr(sweep, "git_commit", lambda: here)
+    monkeypatch.setattr(sweep, "code_changed_since", lambda commit: [])  # edits reverted since: git sees none
+    with pytest.warns(UserWarning, match="points run from uncommitted changes to commit aaaaaaaaaaaa: whether the code "
+                                         "here is theirs cannot be told"):
+        sweep.check_same_code(tmp_path, [{"commit": here}])
 
 
 def test_one_worker_runs_each_kernel_from_this_process_with_its_stderr_in_a_log(tmp_path, monkeypatch):
@@ -284,6 +303,11 @@ def test_round_26_a_sweep_folder_whose_logs_or_runs_is_a_file_is_refused_before_
                                           ".*; move it aside$"):
         run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
     assert sorted(p.name for p in out.iterdir()) == [name]  # nothing ran, nothing written
+    (out / name).unlink()
+    (out / name).symlink_to(tmp_path / "gone")  # round 27: a link that leads nowhere failed as the file did
+    with pytest.raises(CourseError, match=f"^{re.escape(str(out / name))} is a link that leads nowhere, not the "
+                                          "folder of the sweep's"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
 
 
 def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_points(tmp_path, monkeypatch):

@@ -498,8 +498,10 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     check_parameters(points, notebook)
     out = check_writable_folder(out)
     for name, holds in (("points", "point records"), ("logs", "kernel logs"), ("runs", "training runs")):
-        check(not (out / name).exists() or (out / name).is_dir(), f"{out / name} is a file, not the folder of the "
-                                                                  f"sweep's {holds}; move it aside")
+        path = out / name
+        what = "a link that leads nowhere" if path.is_symlink() and not path.exists() else "a file"
+        check(path.is_dir() or not (path.exists() or path.is_symlink()),
+              f"{path} is {what}, not the folder of the sweep's {holds}; move it aside")
     (out / "points").mkdir(parents=True, exist_ok=True)
     _check_out_dir(out, study, points, overrides)
     if (out / "results.csv").is_file():  # an edited table is refused now, not after every point has trained
@@ -521,7 +523,15 @@ def check_same_code(out: Path, records: list[dict]) -> None:
     """The points left will run the library code the finished ones ran: a study resumed after its grader or trainer
     changed would hold two versions of the code in one table, paired by seed as if they were one (05)."""
     here = git_commit()
-    for commit in sorted({str(r.get("commit")) for r in records if r.get("commit") and r.get("commit") != here}):
+    for commit in sorted({str(r.get("commit")) for r in records if r.get("commit")}):
+        check(re.fullmatch(r"[0-9a-f]{7,64}(\+dirty)?", commit),
+              f"out={out}: a point record names commit {commit[:60]!r}, which is no commit; restore its record (or "
+              "delete it to run the point again)")
+        if commit.endswith("+dirty"):  # uncommitted edits: which, no record says
+            warn(f"out={out} holds points run from uncommitted changes to commit {commit[:12]}: whether the code here "
+                 "is theirs cannot be told; commit before a long sweep, so its records name the code they ran")
+        if commit == here:
+            continue
         changed = code_changed_since(commit.removesuffix("+dirty"))
         if changed is None:
             warn(f"out={out} holds points run at commit {commit[:12]}, which this clone does not hold: whether the "
