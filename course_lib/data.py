@@ -222,7 +222,7 @@ def _bbh_problems(rows, count: int | None) -> list[Problem]:
     return problems
 
 
-GRADED_SOURCES = ("gsm8k", "math", "bbh", "aime2025", "arith", "shuffle")  # whose answer rules a file can use
+GRADED_SOURCES = ("gsm8k", "math", "bbh", "aime2025", "arith", "shuffle", "tinymath")  # whose answer rules a file can use
 
 
 def _written_out(where: str, number: WrittenNumber) -> str:

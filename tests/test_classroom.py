@@ -391,3 +391,21 @@ def test_a_solution_cell_tagged_with_a_near_miss_spelling_stays_out_of_a_student
     assert [cell["source"] for cell in student["cells"]] == ["x = 1"]
     not_a_tag = {**notebook, "cells": [{**notebook["cells"][1], "metadata": {"tags": "resolutions"}}]}
     assert len(json.loads(classroom_copy(json.dumps(not_a_tag), "student", "n.ipynb"))["cells"]) == 1
+
+
+@pytest.mark.parametrize("inside", ["notebooks", "notebooks/sub", "course_lib/templates"])
+def test_round_27_copies_into_the_course_own_folders_are_refused(tmp_path, inside):
+    """Hostile round 27: copies made into notebooks/ wrote a note there advising to delete the course's own
+    notebooks (they hold solutions); into course_lib/templates they went into the package."""
+    import course_lib.classroom.copies as copies
+
+    target = ROOT / inside
+    existed = target.exists()
+    link = tmp_path / "link"
+    link.symlink_to(target, target_is_directory=True)  # through a link too
+    for folder in (target, link):
+        with pytest.raises(CourseError, match=f"^folder={folder} is inside the course's own "
+                                              f"{inside.split('/')[0]}/: copies go to a folder of their own"):
+            make_copies(folder, "student")
+    assert target.exists() == existed
+    assert copies.main(["student", str(target)]) == 2

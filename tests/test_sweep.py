@@ -281,7 +281,8 @@ def test_out_folder_of_a_different_grid_is_refused(tmp_path, monkeypatch):
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["easy"], "SEED": [0]}}})
     # hostile round 26: "use a new folder or delete it" advised deleting finished records, and said not what differs
     with pytest.raises(CourseError, match=f"^out={re.escape(str(out))} holds results of another grid \\(its points "
-                                          "differ in STRATEGY: the study's definition changed since\\?\\): its "
+                                          "differ in STRATEGY: another --where slice, or the study's definition changed "
+                                          "since\\): its "
                                           "finished records stay there; run this grid in a new folder"):
         run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
     monkeypatch.setitem(STUDIES, "demo", {"fixed": {}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0]}}})
@@ -329,6 +330,12 @@ def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_p
         (tmp_path / "whole" / script).unlink()
     summary = run("demo", "smoke", tmp_path / "whole", workers=1, progress=False, notebook=notebook)
     assert summary["points"] == 2 and not summary["failed"]
+    # round 27: a slice of a finished folder, or another slice, was told "the study's definition changed since?"
+    with pytest.raises(CourseError, match=r"\(this run is a slice of it, 1 of its 2 points \(--where\?\): run "
+                                          "without --where to resume it, or give the slice a new folder\\)"):
+        run("demo", "smoke", tmp_path / "whole", workers=1, progress=False, notebook=notebook, where={"SEED": "1"})
+    with pytest.raises(CourseError, match=r"\(its points differ in SEED: another --where slice, or the study's "):
+        run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook, where={"SEED": "1"})
 
 
 def test_a_records_model_fingerprint_covers_every_weight_file_listed_in_any_order(monkeypatch):

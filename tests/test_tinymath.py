@@ -140,6 +140,22 @@ def test_the_cli_prints_boxed_answers_of_mixed_types():
     assert {answer_type(row["answer"]) for row in rows} == {"int", "frac", "expr"}
 
 
+def test_round_27_what_generate_prints_is_read_back_as_a_jsonl_task_with_the_same_problems(tmp_path):
+    """Hostile round 27: `generate --task tinymath > tm.jsonl` was refused by `--task jsonl:tm.jsonl` (its source,
+    tinymath, was not a source a file could use)."""
+    from course_lib.data import load_jsonl_problems
+
+    result = run_cli_in_process("generate", "--task", "tinymath", "--levels", "1,3,5", "--n", "30")
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "tm.jsonl").write_text(result.stdout)
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    read = load_jsonl_problems(tmp_path / "tm.jsonl")
+    assert [(p.id, p.prompt, p.answer, p.level, p.source) for p in read] == [
+        (r["id"], r["prompt"], r["answer"], r["level"], "tinymath") for r in rows]
+    assert correctness_reward([r["solution"] for r in rows], answer=[p.answer for p in read],
+                              source=[p.source for p in read]) == [1.0] * 30
+
+
 def test_worked_solutions_end_in_the_answer_are_graded_right_and_fit_the_limit(every_level):
     tokenizer, limit = build_tokenizer("char+math"), get_profile("tiny").max_new_tokens
     for level_problems in every_level.values():

@@ -220,6 +220,23 @@ def test_round_24_two_studies_of_other_settings_at_one_share_are_refused_not_poo
     assert measured_gain(pooled, "m", "hard", 0.1, 1000)["seeds"] == 6  # one setting, run on two machines
 
 
+def test_round_27_gains_in_percent_a_missing_gain_column_and_a_budget_in_words_are_refused():
+    """Hostile round 27: gains written in percent (2.0 for two points) were shown as a mean gain of 3.0, and a table
+    without gain.test or a budget of "10%" ended in a KeyError or ValueError."""
+    from course_lib import CourseError
+    from course_lib.classroom.widgets import measured_gain
+
+    gains = pd.DataFrame({"model": "m", "strategy": "hard", "budget": 0.1, "seed": [0, 1, 2], "gain.test": [2.0, 3.0, 4.0]})
+    with pytest.raises(CourseError, match=r"^gains: gain.test holds 2.0 \(a change in accuracy lies between -1 and 1: "
+                                          "percent points\\? divide by 100\\)$"):
+        measured_gain(gains, "m", "hard", 0.1, 500)
+    with pytest.raises(CourseError, match="^gains: 'gain.test' is not a column of the results table"):
+        measured_gain(gains.drop(columns="gain.test"), "m", "hard", 0.1, 500)
+    with pytest.raises(CourseError, match=r"^budget='10%' must be a share of the pool, above 0 and at most 1"):
+        measured_gain(gains.assign(**{"gain.test": [0.02, 0.03, 0.04]}), "m", "hard", "10%", 500)
+    assert measured_gain(gains.assign(**{"gain.test": [0.02, 0.03, 0.04]}), "m", "hard", 0.1, 500)["seeds"] == 3
+
+
 def test_measured_gain_reads_a_budget_of_one_problem_as_one_problem():
     """Hostile round 20: a study run with --set BUDGET=1 (one problem; a results table writes 1 as 1.0) was shown at
     the slider's 100%, and not at one problem."""

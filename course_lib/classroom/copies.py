@@ -20,6 +20,7 @@ import textwrap
 from pathlib import Path
 
 from ..errors import CourseError, check
+from ..paths import NOTEBOOKS_DIR
 from ..provenance import atomic_write_text, text_sha256
 from .notebooks import appendix_notebooks, numbered_notebooks
 
@@ -142,6 +143,10 @@ def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[
     "with_solutions": kept names that hold solutions in a folder of student copies}."""
     check(kind in KINDS, f"kind={kind!r} is unknown; use one of {', '.join(KINDS)}")
     folder = Path(folder)
+    inside = [own for own in (NOTEBOOKS_DIR, Path(__file__).resolve().parent.parent)
+              if folder.resolve() == own.resolve() or own.resolve() in folder.resolve().parents]
+    check(not inside, f"folder={folder} is inside the course's own {inside[0].name if inside else ''}/: copies go to "
+                      "a folder of their own (a git-ignored one, e.g. lab/student)")
     folder.mkdir(parents=True, exist_ok=True)
     done = {"new": [], "kept": [], "changed": [], "unreadable": [], "with_solutions": []}
     for source in lessons() if notebooks is None else notebooks:

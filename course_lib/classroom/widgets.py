@@ -21,7 +21,7 @@ import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 from ..difficulty import pass_rates_at
-from ..errors import check
+from ..errors import check, is_number
 from ..grpo import dead_group_probability, informative_share
 from ..research.experiment import Point
 from ..research.profiles import PROFILES
@@ -111,10 +111,17 @@ def measured_gain(gains: pd.DataFrame | None, model: str, strategy: str, budget:
     """A committed study's gain for this model and strategy, with each seed's gain and its 95% t-interval over
     seeds, only when the study ran at this budget share (its own pool may be larger: `problems` says how many its
     runs trained on); None otherwise."""
-    from ..research.studies import check_one_run_per_seed, t_interval
+    from ..research.studies import check_one_run_per_seed, require_columns, t_interval
 
     if gains is None or not len(gains):
         return None
+    require_columns(gains, ["model", "strategy", "seed", "gain.test"], "gains")
+    check(is_number(budget) and 0 < float(budget) <= 1, f"budget={budget!r} must be a share of the pool, above 0 and "
+                                                        "at most 1 (0.1 for 10%)")
+    gain = pd.to_numeric(gains["gain.test"], errors="coerce")
+    outside = gain[gain.abs() > 1]
+    check(outside.empty, f"gains: gain.test holds {outside.iloc[0] if len(outside) else ''} (a change in accuracy lies "
+                         "between -1 and 1: percent points? divide by 100)")
     rows = gains[(gains["model"] == model) & (gains["strategy"] == strategy)]
     check_one_run_per_seed(rows, [column for column in ("model", "budget") if column in rows])  # two tasks or a
     # study given twice would be counted as more seeds

@@ -206,10 +206,14 @@ def grid_difference(saved, grid: dict) -> str:
         return f"it is study {saved.get('study')!r}'s"
     if saved.get("overrides", {}) != grid.get("overrides", {}):
         return f"it ran with --set {saved.get('overrides') or {}}, this run with --set {grid.get('overrides') or {}}"
-    points = [p for p in saved["points"] if isinstance(p, dict)] + grid["points"]
-    differ = [key for key in sorted({key for p in points for key in p}) if
-              {repr(p.get(key)) for p in saved["points"] if isinstance(p, dict)} != {repr(p.get(key)) for p in grid["points"]}]
-    return f"its points differ in {', '.join(differ[:3]) or 'their order'}: the study's definition changed since?"
+    theirs = [p for p in saved["points"] if isinstance(p, dict)]
+    if {point_name(p) for p in grid["points"]} < {point_name(p) for p in theirs}:
+        return (f"this run is a slice of it, {len(grid['points'])} of its {len(theirs)} points (--where?): run "
+                "without --where to resume it, or give the slice a new folder")
+    differ = [key for key in sorted({key for p in theirs + grid["points"] for key in p})
+              if {repr(p.get(key)) for p in theirs} != {repr(p.get(key)) for p in grid["points"]}]
+    return (f"its points differ in {', '.join(differ[:3]) or 'their order'}: another --where slice, or the study's "
+            "definition changed since")
 
 
 def model_fingerprints(points: list[dict]) -> dict:
