@@ -1309,7 +1309,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--slurm-cpus", type=whole_number, default=None, help="CPUs per array task (default: 2)")
     rep.add_argument("--slurm-partition", default=None, metavar="NAME", help="partition (default: the cluster's)")
     rep.add_argument("--cache-dir", type=folder_path, default=None,
-                     help="difficulty cache shared by the array tasks (default: OUT/cache)")
+                     help="difficulty cache shared by the array tasks (default: $COURSE_CACHE_DIR, else OUT/cache)")
     rep.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                      help="run (or emit jobs for) only a slice of the grid, e.g. --where SEED=0 --where TASK=arith")
     rep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -19,16 +19,18 @@ def env_folder(name: str) -> Path | None:
 
 
 FOLDER_VARIABLES = ("COURSE_DATA_DIR", "COURSE_MODELS_DIR", "COURSE_CACHE_DIR", "COURSE_MODEL_CACHE", "COURSE_GPU_CHECK",
-                    "HF_HOME", "HF_HUB_CACHE")  # environment variables that name a folder or file
+                    "HF_HOME", "HF_HUB_CACHE", "HF_DATASETS_CACHE", "XDG_CACHE_HOME", "TORCH_HOME", "TRITON_CACHE_DIR")
+# environment variables that name a folder or file
 
 
 def absolute_env_folders() -> None:
-    """Give each folder the environment names by a relative path (`COURSE_CACHE_DIR=cache`) as an absolute one, in
-    this process: the notebook kernels and SLURM jobs it starts inherit it, and run from other folders (05)."""
+    """Give each folder the environment names by a relative or `~` path (`COURSE_CACHE_DIR=cache`) as an absolute
+    one, in this process: the notebook kernels and SLURM jobs it starts inherit it, run from other folders, and a
+    job script's quoted `~` is not expanded (05)."""
     for name in FOLDER_VARIABLES:
         value = os.environ.get(name, "").strip()
-        if value and not Path(value).expanduser().is_absolute():
-            os.environ[name] = str(Path(value).expanduser().resolve())
+        if value and not Path(value).is_absolute():
+            os.environ[name] = os.path.abspath(Path(value).expanduser())
 
 
 MODELS_DIR = env_folder("COURSE_MODELS_DIR") or REPOSITORY / "data" / "models"  # the course's models (00)

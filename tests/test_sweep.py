@@ -205,6 +205,15 @@ def test_a_folder_whose_finished_points_ran_other_library_code_is_not_resumed_un
     finished.write_text(json.dumps({**record, "commit": git_commit()}))  # this checkout's own points: no question
     monkeypatch.setattr(sweep, "code_changed_since", lambda commit: pytest.fail("asked about the same commit"))
     run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    # round 27: a resume after upgrading a library mixed two trainers; grid.json records the versions it was planned with
+    grid = json.loads((out / "grid.json").read_text())
+    assert grid["versions"] == library_versions()
+    (out / "grid.json").write_text(json.dumps({**grid, "versions": {**grid["versions"], "trl": "0.9.0"}}))
+    with pytest.raises(CourseError, match=f"^out={re.escape(str(out))} was planned with trl 0.9.0, and this "
+                                          f"environment has {re.escape(library_versions()['trl'])}: the points left "
+                                          "would run other libraries .* --mixed-code"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook, mixed_code=True)
 
 
 def test_code_changed_since_names_the_library_files_git_sees_changed(tmp_path, monkeypatch):
@@ -414,10 +423,11 @@ def test_round_26_relative_folders_in_the_environment_are_made_absolute_for_kern
     monkeypatch.chdir(tmp_path)
     for name in FOLDER_VARIABLES:
         monkeypatch.setenv(name, f"rel/{name.lower()}")
-    monkeypatch.setenv("COURSE_CACHE_DIR", "~/cache")  # a home path is absolute already: left as written
+    monkeypatch.setenv("COURSE_CACHE_DIR", "~/cache")  # round 27: a job script quotes it, so `~` is written out
     absolute_env_folders()
     assert {name: os.environ[name] for name in FOLDER_VARIABLES} == {
-        **{name: str(tmp_path / "rel" / name.lower()) for name in FOLDER_VARIABLES}, "COURSE_CACHE_DIR": "~/cache"}
+        **{name: str(tmp_path / "rel" / name.lower()) for name in FOLDER_VARIABLES},
+        "COURSE_CACHE_DIR": str(Path.home() / "cache")}
     (tmp_path / "models").mkdir()
     monkeypatch.setenv("COURSE_MODELS_DIR", "models")
     monkeypatch.delenv("COURSE_DATA_DIR")
@@ -425,9 +435,11 @@ def test_round_26_relative_folders_in_the_environment_are_made_absolute_for_kern
     assert main(["reproduce", "hard-wins", "--profile", "smoke", "--out", "out", "--emit-slurm"]) == 0
     array = (tmp_path / "out" / "array.sh").read_text()
     assert f"export COURSE_MODELS_DIR={tmp_path / 'models'}" in array and "export COURSE_MODELS_DIR=models" not in array
+    assert f"export COURSE_CACHE_DIR={tmp_path / 'relcache'}" in array  # round 27: the shell's cache, not OUT/cache
 
 
-def test_emit_slurm_defaults_to_cpu_for_small_profiles_and_out_cache(tmp_path):
+def test_emit_slurm_defaults_to_cpu_for_small_profiles_and_out_cache(tmp_path, monkeypatch):
+    monkeypatch.delenv("COURSE_CACHE_DIR", raising=False)  # set: that cache (the test below)
     emit_slurm("hard-wins", "smoke", tmp_path)
     array = (tmp_path / "array.sh").read_text()
     assert "--gres" not in array and "no GPU requested" in array
@@ -1103,11 +1115,13 @@ def test_a_point_file_name_is_readable_and_names_every_committed_record():
 def test_the_grid_file_is_written_one_key_per_line_with_overrides_only_when_given(tmp_path):
     from course_lib.research.sweep import _check_out_dir
 
+    versions = json.dumps({"versions": library_versions()}, indent=1)[3:-2]  # grid.json's last key, as it is nested
     _check_out_dir(tmp_path / "a", "demo", [{"SEED": 0}])
-    assert (tmp_path / "a" / "grid.json").read_text() == '{\n "study": "demo",\n "points": [\n  {\n   "SEED": 0\n  }\n ]\n}\n'
+    assert (tmp_path / "a" / "grid.json").read_text() == \
+        '{\n "study": "demo",\n "points": [\n  {\n   "SEED": 0\n  }\n ],\n ' + versions + '\n}\n'
     _check_out_dir(tmp_path / "b", "demo", [], overrides={"BACKEND": "hf"})
     assert (tmp_path / "b" / "grid.json").read_text() == \
-        '{\n "study": "demo",\n "points": [],\n "overrides": {\n  "BACKEND": "hf"\n }\n}\n'
+        '{\n "study": "demo",\n "points": [],\n "overrides": {\n  "BACKEND": "hf"\n },\n ' + versions + '\n}\n'
 
 
 def test_a_point_record_that_cannot_be_read_is_one_line_naming_it(tmp_path):
@@ -1551,7 +1565,9 @@ def test_reproduce_set_model_to_a_relative_folder_is_made_absolute(tmp_path, mon
     (tmp_path / "mymodel").mkdir()  # hostile round 26: a bare name that is a folder here was hashed as this folder
     assert parse_overrides(["MODEL=mymodel"])["MODEL"] == str(tmp_path / "mymodel")  # but read as a hub id by points
     (tmp_path / "tiny-m").mkdir()  # a tiny name stays the course's model, whatever folder shares its name
-    assert parse_overrides(["MODEL=tiny-m"])["MODEL"] == "tiny-m"
+    with pytest.warns(UserWarning, match=r"MODEL=tiny-m is the course's tiny model, not the folder \./tiny-m here; "
+                                         r"give \./tiny-m for it"):
+        assert parse_overrides(["MODEL=tiny-m"])["MODEL"] == "tiny-m"
 
 
 def test_a_smoke_record_of_capped_steps_is_its_points_not_damaged():

@@ -37,7 +37,7 @@ from ..classroom.notebooks import execute
 from ..classroom.runtime import available_cores, progress_bar, use_threads
 from ..errors import CourseError, check, warn
 from ..models import PACKAGED_MODELS, TINY_NAMES
-from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY
+from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY, env_folder
 from ..problems import absolute_task, data_dir_from_env
 from ..provenance import (
     atomic_write_text,
@@ -118,6 +118,8 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
                 overrides[key] = int(value)  # a count of problems, as `select --budget 50`; 0.1 is a fraction
             if key.endswith("TASK"):  # a jsonl: file from the user's folder, not the kernel's
                 overrides[key] = absolute_task(value)
+            if key == "MODEL" and value in TINY_NAMES and Path(value).is_dir():
+                warn(f"MODEL={value} is the course's tiny model, not the folder ./{value} here; give ./{value} for it")
             if key == "MODEL" and value not in (*TINY_NAMES, *PACKAGED_MODELS) and Path(value).expanduser().is_dir():
                 overrides[key] = str(Path(value).expanduser().resolve())  # a folder here (`mymodel` too), found by
                 # the kernel from OUT/points, where the bare name would be a hub id
@@ -192,7 +194,8 @@ def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | 
     else:
         models, files = model_fingerprints(points), file_fingerprints(points)
         atomic_write_text(grid_file, json.dumps({**grid, **({"models": models} if models else {}),
-                                                 **({"files": files} if files else {})}, indent=1) + "\n")
+                                                 **({"files": files} if files else {}),
+                                                 "versions": library_versions()}, indent=1) + "\n")
 
 
 GRID_KEYS = ("study", "points", "overrides")  # what makes a grid; grid.json's other keys are fingerprints or notes
@@ -512,8 +515,9 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
         check_results_unedited(out, results_table(saved_records(out, points)[0]).to_csv(index=False))
     found = [(point, done_record(out, point)) for point in points]
     todo = [point for point, record in found if record is None]
-    if todo and not mixed_code:
+    if todo and not mixed_code and len(todo) < len(points):
         check_same_code(out, [record for _, record in found if record])
+        check_same_versions(out)
     workers = worker_count(workers, len(todo))
     start = time.time()
     bar = progress_bar(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
@@ -546,6 +550,21 @@ def check_same_code(out: Path, records: list[dict]) -> None:
                            "left would run other code into the same table; resume from that commit (git worktree add "
                            f"../at-{commit[:7]} {commit[:7]}, then run there), or pass --mixed-code to mix them on "
                            "purpose (and say so beside the results)")
+
+
+def check_same_versions(out: Path) -> None:
+    """The libraries the points left will run with are the ones the folder was planned with (grid.json's
+    `versions`): a sweep resumed after upgrading TRL would put two trainers in one table (05)."""
+    planned = _read_json(out / "grid.json", "the grid of this folder").get("versions")
+    if not isinstance(planned, dict):  # a grid from before versions were recorded
+        return
+    now = library_versions()
+    changed = [name for name in sorted(planned) if now.get(name) != planned[name]]
+    name = changed[0] if changed else ""
+    check(not changed, f"out={out} was planned with {name} {planned.get(name)}, and this environment has "
+                       f"{now.get(name)}: the points left would run other libraries into the same table; install the "
+                       "planned versions (grid.json's `versions`), or pass --mixed-code to mix them on purpose (and "
+                       "say so beside the results)")
 
 
 def run_points(waves: list[list[dict]], out: Path, notebook: Path, workers: int, bar) -> None:
@@ -897,7 +916,7 @@ def emit_slurm(study: str, profile: str, out, gpus: int | None = None, time_limi
     check(not re.search(r"\s", str(out)), f"out={out} has a space; #SBATCH lines cannot quote it, use another folder")
     check("%" not in str(out), f"out={out} has a '%', which SLURM reads as a pattern (%j, %A) in log paths; "
                                "use a folder without one")
-    cache = Path(cache_dir).resolve() if cache_dir else out / "cache"
+    cache = Path(cache_dir or env_folder("COURSE_CACHE_DIR") or out / "cache").resolve()  # the shell's cache, if set
     check("%" not in str(cache) and not re.search(r"\s", str(cache)),
           f"cache_dir={cache} has a '%' or a space; use a folder without one (--cache-dir)")
     (out / "points").mkdir(parents=True, exist_ok=True)
