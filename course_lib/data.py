@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from decimal import Decimal
 from pathlib import Path
 
@@ -239,7 +240,7 @@ def _written_out(where: str, number: WrittenNumber) -> str:
 # the answers a source's grader can match at all (a pattern over the normalised answer, and what it says)
 NUMBER = (r"-?\d+(\.\d+)?(/\d+)?", "one number as `####` marks it: no unit, no second number")
 UNREACHABLE = {"bbh": (r"\(?[A-G]\)?", "an option (A) to (G)"), "aime2025": (r"\d{1,3}", "an integer 0-999"),
-               "gsm8k": NUMBER, "arith": NUMBER}
+               "gsm8k": NUMBER, "arith": NUMBER, "shuffle": (r"[A-Z]", "one capital letter, as the items are written")}
 
 
 def _jsonl_answer(where: str, row: dict, source: str) -> tuple[str, str | None]:
@@ -275,6 +276,19 @@ def _jsonl_answer(where: str, row: dict, source: str) -> tuple[str, str | None]:
     return answer, solution
 
 
+JSONL_FIELDS = ("id", "question", "prompt", "problem", "answer", "level", "source", "subject", "solution")
+
+
+def check_fields_read(where: str, row: dict) -> None:
+    """A row's fields are ones the loader reads, or others it may leave: `Level` or `Answer` (a case the loader does
+    not read) and a row's own `answer_format` (one format holds for the whole file: --answer-format) are refused."""
+    variant = next((key for key in row if key not in JSONL_FIELDS and key.lower() in JSONL_FIELDS), None)
+    check(variant is None, f"{where}: field {variant!r} is not read (fields are lower case); rename it "
+                           f"{str(variant).lower()!r}")
+    check(row.get("answer_format") is None, f"{where}: field 'answer_format' is not read from a row (one format holds "
+                                            "for the whole file); give --answer-format, or drop the field")
+
+
 def load_jsonl_problems(path) -> list[Problem]:
     """Your own questions: a JSON Lines file with `question` (or `prompt`/`problem`) and `answer` per row.
 
@@ -289,9 +303,11 @@ def load_jsonl_problems(path) -> list[Problem]:
         level = row.get("level")
         check(level is None or (isinstance(level, int) and not isinstance(level, bool) and level >= 0),
               f"{where}: field 'level' should be a whole number >= 0 (1 = easiest), got {level!r}")
+        check_fields_read(where, row)
         uid = row.get("id") if row.get("id") is not None else f"{path.stem}-{index}"
-        check(isinstance(uid, str | int) and not isinstance(uid, bool),
-              f"{where}: field 'id' {json.dumps(uid)} should be text or an integer; put it in quotes")
+        check(isinstance(uid, str | int) and not isinstance(uid, bool | WrittenNumber),  # 1.0 and 1e0: no whole id
+              f"{where}: field 'id' {uid if isinstance(uid, WrittenNumber) else json.dumps(uid)} should be text or "
+              "an integer; put it in quotes")
         uid = str(uid)
         check(uid and uid == uid.strip() and "\n" not in uid and "\r" not in uid,
               f"{where}: id {uid!r} is empty or has spaces around it or a line break (an ids file is read a line at a "
@@ -304,14 +320,16 @@ def load_jsonl_problems(path) -> list[Problem]:
                                "keep one" if len(given) > 1 else "")
         question = _field(where, row, "question", "prompt", "problem")
         check(question.strip(), f"{where}: the question is empty; write the question the model is asked")
-        if question.strip() in asked:  # a row pasted twice would count twice; two answers, one never right
-            line, first_answer = asked[question.strip()]
+        said = " ".join(unicodedata.normalize("NFC", question).split())  # one question, however spaced or encoded
+        if said in asked:  # a row pasted twice would count twice; two answers, one never right
+            line, first_answer = asked[said]
             check(first_answer == answer, f"{where}: the question of line {line} again, with answer {answer!r} "
                                           f"where line {line} has {first_answer!r}; keep the right one")
             check(row.get("id") is not None, f"{where}: the question of line {line} again (a row pasted twice "
                                               "counts twice); delete one, or give each row its own id")
-        asked.setdefault(question.strip(), (where.rsplit(":", 1)[-1], answer))
-        problems.append(Problem(uid, question, answer, level, source, solution=solution))
+        asked.setdefault(said, (where.rsplit(":", 1)[-1], answer))
+        subject = row.get("subject") if isinstance(row.get("subject"), str) else None
+        problems.append(Problem(uid, question, answer, level, source, subject=subject, solution=solution))
     return problems
 
 

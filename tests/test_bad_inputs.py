@@ -369,9 +369,44 @@ def test_round_26_a_jsonl_row_with_a_key_twice_or_two_questions_is_refused_namin
         load_jsonl_problems(path)
     path.write_text('{"question":"Q:2+2","answer":"4","prompt":null}\n')  # an empty field is no second question
     assert load_jsonl_problems(path)[0].prompt == "Q:2+2"
-    path.write_text('{"Question":"Q:2+2","answer":"4"}\n')  # round 27: no question field at all was an IndexError
+    path.write_text('{"query":"Q:2+2","answer":"4"}\n')  # round 27: no question field at all was an IndexError
     with pytest.raises(CourseError, match=r":1: missing field 'question' or 'prompt' or 'problem'$"):
         load_jsonl_problems(path)
+
+
+@pytest.mark.parametrize(("line", "refused"), [
+    ('{"question":"Q:1+1","answer":"2","Level":3}', "field 'Level' is not read (fields are lower case); rename it 'level'"),
+    ('{"question":"Q:1+1","answer":"2","Answer":"5"}', "field 'Answer' is not read"),
+    ('{"question":"Q:1+1","answer":"2","answer_format":"tagged"}', "field 'answer_format' is not read from a row"),
+    ('{"question":"Q:caf\u00e9 + 2","answer":"5"}', "the question of line 1 again, with answer '5' where line 1 has "
+                                                    "'4'"),
+    ('{"question":"Q:caf\u00e9  +\\t2","answer":"5"}', "the question of line 1 again, with answer '5'"),  # spaced
+    ('{"question":"Q:cafe\u0301 + 2","answer":"5"}', "the question of line 1 again"),  # the accent as its own mark
+    ('{"question":"S:AB 1?","answer":"e","source":"shuffle"}', "field 'answer' 'e' can never be graded right under "
+                                                                "source 'shuffle' (one capital letter"),
+    ('{"question":"S:AB 1?","answer":"Alice","source":"shuffle"}', "field 'answer' 'Alice' can never be graded"),
+    ('{"id":1.0,"question":"Q:1+1","answer":"2"}', "field 'id' 1.0 should be text or an integer; put it in quotes"),
+    ('{"id":1e0,"question":"Q:1+1","answer":"2"}', "field 'id' 1e0 should be text or an integer"),
+])
+def test_round_27_jsonl_fields_in_another_case_a_respaced_question_and_unreachable_shuffle_answers_are_refused(
+        tmp_path, line, refused):
+    """Hostile round 27: `Level` and `Answer` were dropped in silence, a question spaced otherwise carried a second
+    answer, a shuffle answer no grader reads (`e`, `Alice`) and an id 1.0 were accepted."""
+    from course_lib.data import load_jsonl_problems
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"question":"Q:caf\u00e9 + 2","answer":"4"}\n' + line + "\n")
+    with pytest.raises(CourseError, match=f"^{re.escape(str(path))}:2: {re.escape(refused)}"):
+        load_jsonl_problems(path)
+
+
+def test_round_27_what_generate_writes_is_read_with_its_subject(tmp_path):
+    from course_lib.data import load_jsonl_problems
+
+    path = tmp_path / "tm.jsonl"
+    path.write_text('{"id": "t1", "prompt": "M:37-6\\n", "answer": "31", "level": 1, "source": "tinymath", '
+                    '"subject": "arithmetic", "solution": "\\\\boxed{31}", "answer_format": null}\n')
+    assert load_jsonl_problems(path)[0].subject == "arithmetic"
 
 
 def test_a_jsonl_saved_with_a_bom_and_windows_line_ends_is_read_as_written(tmp_path):
