@@ -36,7 +36,7 @@ from pathlib import Path
 from ..classroom.notebooks import execute
 from ..classroom.runtime import available_cores, progress_bar, use_threads
 from ..errors import CourseError, check, warn
-from ..models import PACKAGED_MODELS, TINY_NAMES
+from ..models import PACKAGED_MODELS, TINY_NAMES, weights_sha256
 from ..paths import EXPERIMENT_TEMPLATE, REPOSITORY, env_folder
 from ..problems import absolute_task, data_dir_from_env
 from ..provenance import (
@@ -222,7 +222,6 @@ def grid_difference(saved, grid: dict) -> str:
 def model_fingerprints(points: list[dict]) -> dict:
     """Each model the points name, with the sha256 of its weights and settings files (config, generation config,
     tokenizer) as this shell resolves the name (None: a hub model not downloaded here)."""
-    from ..models import weights_sha256
 
     def fingerprint(name: str):
         try:
