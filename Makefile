@@ -117,9 +117,11 @@ check-browser:
 	  exit 1; fi
 
 # Student copies to hand out, made afresh: what `make lab` opens (no cells tagged `solution`, quiz answers packed
-# out of sight, outputs stripped), in build/students/.
+# out of sight, outputs stripped), in build/students/. Earlier copies move aside (build/students.DATE), never deleted:
+# someone may have worked in them.
 students: env
-	rm -rf build/students
+	@if [ -e build/students ]; then aside=build/students.$$(date +%Y%m%d-%H%M%S); mv build/students $$aside && \
+	  echo "make students: the earlier copies are kept in $$aside"; fi
 	$(PY) -m course_lib.classroom.copies student build/students
 
 # The budget explorer alone as an app (Voila, code hidden), for a class: open the printed URL. The `course` template

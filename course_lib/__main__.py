@@ -966,6 +966,8 @@ def cmd_sweep_point(args) -> int:
     if sweep.done_record(Path(args.out), points[args.index]):
         print(f"{sweep.point_name(points[args.index])}: already done")
         return 0
+    sweep.check_same_code(Path(args.out), [r for r in map(lambda p: sweep.done_record(Path(args.out), p), points) if r])
+    sweep.check_same_versions(Path(args.out))  # an array task on a node whose environment or checkout differs
     log = Path(args.out) / "logs" / f"{sweep.point_name(points[args.index])}.kernel.log"  # its warnings, a crash
     record = sweep.run_point_notebook(points[args.index], Path(args.out), log=log)
     if args.delete_merged and record["status"] == "ok":  # the merged model (GBs) served evaluation only

@@ -25,7 +25,8 @@ from pathlib import Path
 from .errors import CourseError, check, warn
 from .paths import REPOSITORY, env_folder  # noqa: F401 (env_folder: also read from here)
 
-TRACKED_LIBRARIES = ("torch", "transformers", "trl", "peft", "datasets", "accelerate", "tokenizers", "math-verify")
+TRACKED_LIBRARIES = ("torch", "transformers", "trl", "peft", "datasets", "accelerate", "tokenizers", "math-verify",
+                     "latex2sympy2_extended", "sympy", "vllm")  # vllm: None without it (CPU)
 
 
 def library_versions() -> dict:

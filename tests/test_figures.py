@@ -144,3 +144,23 @@ def test_effect_sizes_table_keeps_the_papers_ranges_and_each_source_of_ours():
     assert table.loc[2, ["low", "high"]].tolist() == [0.11, 0.18]
     svg = vl_convert.vegalite_to_svg(effect_sizes_chart(table, "t").to_dict())
     assert count_marks(svg) >= 5  # the zero line, three ranges, two means
+
+
+def test_round_28_each_line_of_the_grpo_figure_has_a_colour_of_its_own():
+    """Hostile round 28: "base" and "after GRPO" were both the palette's fallback grey, two identical legend lines."""
+    from course_lib.research.figures import grpo_result_chart
+
+    scales = []
+
+    def find(node):
+        if isinstance(node, dict):
+            if "domain" in node and "range" in node:
+                scales.append(dict(zip(node["domain"], node["range"])))
+            for value in node.values():
+                find(value)
+        elif isinstance(node, list):
+            for value in node:
+                find(value)
+
+    find(grpo_result_chart().to_dict())
+    assert scales and all(len(set(scale.values())) == len(scale) == 2 for scale in scales)

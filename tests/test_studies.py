@@ -656,8 +656,11 @@ def test_round_26_a_committed_table_edited_without_its_records_is_refused_by_its
     assert len(table) == 96
     shutil.copytree(REPOSITORY / "data/results/regimes-hard-wins-long", tmp_path / "regimes-hard-wins-long",
                     ignore=shutil.ignore_patterns("points"))  # round 27: a study from before results_sha256
-    with pytest.warns(UserWarning, match="results.csv cannot be checked: no points/ beside it, and its "
-                                         "provenance.json is from before `aggregate` recorded the table's sha256"):
+    with pytest.warns(UserWarning, match="results.csv cannot be checked: no points/ beside it, and no "
+                                         "provenance.json recording the table's sha256"):
+        load_study("regimes-hard-wins-long", tmp_path)
+    (tmp_path / "regimes-hard-wins-long" / "provenance.json").unlink()  # round 28: without it, the same
+    with pytest.warns(UserWarning, match="results.csv cannot be checked"):
         load_study("regimes-hard-wins-long", tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # with its points/ (the repository's): checked row by row, no warning

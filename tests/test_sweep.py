@@ -242,6 +242,27 @@ def test_code_changed_since_names_the_library_files_git_sees_changed(tmp_path, m
     assert provenance.code_changed_since(f"--output={victim}") is None and victim.read_text() == "kept"
 
 
+def test_round_28_versions_are_checked_with_no_point_finished_and_by_each_slurm_array_task(tmp_path, monkeypatch,
+                                                                                           capsys):
+    """Hostile round 28: a sweep killed in its first wave resumed under a new TRL (no finished point: no check), and
+    `sweep-point` (each SLURM array task) ran after `reproduce` had refused the same folder."""
+    notebook = fake_experiment(tmp_path / "fake.ipynb")
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"}, "grid": {"smoke": {"STRATEGY": ["random"], "SEED": [0]}}})
+    out = tmp_path / "out"
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)  # its one point fails: none finished
+    grid = json.loads((out / "grid.json").read_text())
+    (out / "grid.json").write_text(json.dumps({**grid, "versions": {**grid["versions"], "trl": "0.9.0"}}))
+    with pytest.raises(CourseError, match="was planned with trl 0.9.0"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    jobs = tmp_path / "jobs"
+    emit_slurm("hard-wins", "smoke", jobs, time_limit="00:40:00")
+    grid = json.loads((jobs / "grid.json").read_text())
+    (jobs / "grid.json").write_text(json.dumps({**grid, "versions": {**grid["versions"], "trl": "0.9.0"}}))
+    assert main(["sweep-point", "hard-wins", "--profile", "smoke", "--out", str(jobs), "--index", "0"]) == 2
+    assert "was planned with trl 0.9.0" in capsys.readouterr().err
+    assert not list((jobs / "points").glob("*.json"))  # nothing ran
+
+
 def test_round_27_a_record_naming_no_commit_is_refused_and_uncommitted_code_is_told(tmp_path, monkeypatch):
     import course_lib.research.sweep as sweep
 

@@ -51,12 +51,14 @@ STRATEGY_COLORS = {  # the arms of the studies and of the budget explorer
     "learnability": "#B07AA1", "levels": "#4E79A7", "levels-1-3": "#4E79A7", "levels-1-5": "#A0CBE8",
     "random-matched": "#9C755F", "hard but alive": "#FF9D9A",
 }
+STAGE_COLORS = {"base": "#BAB0AC", "after GRPO": "#F28E2B"}  # a model before and after training, side by side
 OTHER_COLOR = "#7F7F7F"  # anything the palette does not name (e.g. a hub model)
 
 
 def course_color(name: str) -> str:
-    """The colour of a model or a strategy in every chart of the course (grey for names it does not know)."""
-    return MODEL_COLORS.get(name, STRATEGY_COLORS.get(name, OTHER_COLOR))
+    """The colour of a model, a strategy or a training stage in every chart of the course (grey for names it does
+    not know)."""
+    return MODEL_COLORS.get(name, STRATEGY_COLORS.get(name, STAGE_COLORS.get(name, OTHER_COLOR)))
 
 
 def color_scale(values) -> alt.Scale:

@@ -62,9 +62,10 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
     check(recorded is None or recorded == file_sha256(path),
           f"{path} was changed after `aggregate` wrote it (its sha256 differs from provenance.json's results_sha256); "
           f"{fix}")
-    if recorded is None and "commit" in provenance and not (folder / "points").is_dir():
-        warn(f"{path} cannot be checked: no points/ beside it, and its provenance.json is from before `aggregate` "
-             "recorded the table's sha256; its numbers are read as written (copy the study with its points/)")
+    if recorded is None and not (folder / "points").is_dir():  # a copy of the table alone, or from before the sha256
+        warn(f"{path} cannot be checked: no points/ beside it, and no provenance.json recording the table's sha256 "
+             "(missing, or from before `aggregate` recorded it); its numbers are read as written (copy the study "
+             "with its points/)")
     intervals = [c for c in table.columns if c.startswith("gain.") and f"gain_ci.{c[5:]}" not in table.columns]
     check(not intervals or "commit" not in provenance,  # `aggregate` writes each gain's interval beside it
           f"{path} has {intervals[0] if intervals else ''} but no gain_ci column beside it (removed by hand); {fix}")

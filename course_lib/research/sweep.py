@@ -514,7 +514,7 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
         check_results_unedited(out, results_table(saved_records(out, points)[0]).to_csv(index=False))
     found = [(point, done_record(out, point)) for point in points]
     todo = [point for point, record in found if record is None]
-    if todo and not mixed_code and len(todo) < len(points):
+    if todo and not mixed_code:  # a point killed in its first wave resumes its training run too
         check_same_code(out, [record for _, record in found if record])
         check_same_versions(out)
     workers = worker_count(workers, len(todo))
