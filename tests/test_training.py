@@ -269,8 +269,9 @@ def test_a_folder_with_a_different_run_is_refused(finished_run, problems, change
     said = {"config": "learning_rate=1e-05 (the run's: 0.0003)", "model": "model='tiny-m' (the run's: 'tiny-s')",
             "problems": "11 problems (the run's: 12, not the same ids)", "problem order": "other problems (ids or order)"}
     with pytest.raises(CourseError, match=f"^out={re.escape(str(finished_run[0]))} holds a run with a different "
-                                          rf"config, model or problems \({re.escape(said[change])}\); use a new "
-                                          "folder or delete this one$"):
+                                          rf"config, model or problems \({re.escape(said[change])}\); its run is "
+                                          r"kept: train this config into a new folder \(or give the run's own "
+                                          r"settings to resume it\)$"):
         train_grpo(model, pool, config, finished_run[0])
 
 
@@ -821,7 +822,7 @@ def test_a_resume_names_another_model_first_then_settings_then_problems(tmp_path
                                           r"\(the run's: 0\.0003\); 1 problems \(the run's: 2, not the same ids\)\)"):
         _check_run_dir(run, _record(learning_rate=0.5), "tiny-m", ["a"])
     with pytest.raises(CourseError, match=r"problems \(the same ids with another question, answer, answer format, "
-                                          r"source or level \(the problem file or --answer-format changed\)\); use"):
+                                          r"source or level \(the problem file or --answer-format changed\)\); its run is kept"):
         _check_run_dir(run, _record(), "base", ["a", "b"], ("sha-now",))
 
 

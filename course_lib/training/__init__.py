@@ -444,7 +444,8 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
         differ.append("the same ids with another question, answer, answer format, source or level (the problem file "
                       "or --answer-format changed)")
     check(not differ, f"out={run_dir} holds a run with a different config, model or problems ({'; '.join(differ[:3])}"
-                      f"{' ...' if len(differ) > 3 else ''}); use a new folder or delete this one")
+                      f"{' ...' if len(differ) > 3 else ''}); its run is kept: train this config into a new "
+                      "folder (or give the run's own settings to resume it)")
     step = int(checkpoint.name.split("-")[1]) if checkpoint else 0
     _check_logs_reach(run_dir, step, config_json.get("logging_steps", 1))
     return step, broken
