@@ -59,8 +59,9 @@ def finished_jobs(directory: Path) -> list[dict]:
 
 def test_hard_wins_smoke_grid_runs_as_warm_up_array_and_aggregate_on_slurm(slurm, tmp_path):
     out = tmp_path / "study"
+    shell = {key: value for key, value in os.environ.items() if key != "COURSE_CACHE_DIR"}  # set: the jobs share it
     subprocess.run([sys.executable, "-m", "course_lib", "reproduce", "hard-wins", "--profile", "smoke", "--out",
-                    str(out), "--emit-slurm", "--slurm-gpus", "0", "--slurm-time", "00:20:00"], check=True)
+                    str(out), "--emit-slurm", "--slurm-gpus", "0", "--slurm-time", "00:20:00"], check=True, env=shell)
     warm_id, array_id, aggregate_id = submit(out, slurm["env"])
 
     points = expand("hard-wins", "smoke")
@@ -111,14 +112,16 @@ def test_a_failed_warm_up_cancels_the_array_and_the_aggregate_reports_it(slurm, 
 
 
 def test_paper_scripts_with_their_gpu_line_run_a_slice_on_the_cluster_with_the_standin(slurm, standin_model,
-                                                                                         shared_data, tmp_path):
+                                                                                         shared_data, tmp_path,
+                                                                                         monkeypatch):
     """The paper profile's scripts as emitted (--gres=gpu:1, --time and --mem from the cost model, explicit
     --export) are accepted by a cluster with a GPU resource and run a --where slice with the stand-in."""
+    monkeypatch.setenv("COURSE_DATA_DIR", str(shared_data))  # the records are read here as the jobs made them
     out = tmp_path / "paper"
     shrunk = {"MODEL": str(standin_model), "POOL_SIZE": 24, "DIFFICULTY_K": 2, "MAX_NEW_TOKENS": 12,
               "EVAL_PROBLEMS": 3, "OOD_K": 2, "STEPS": 1, "PROMPTS_PER_STEP": 2, "MODEL_SIZE": "0.5B"}
     sets = [arg for key, value in shrunk.items() for arg in ("--set", f"{key}={value}")]
-    env = {**slurm["env"], "COURSE_DATA_DIR": str(shared_data)}
+    env = {**{k: v for k, v in slurm["env"].items() if k != "COURSE_CACHE_DIR"}, "COURSE_DATA_DIR": str(shared_data)}
     subprocess.run([sys.executable, "-m", "course_lib", "reproduce", "hard-wins", "--profile", "paper", "--out",
                     str(out), "--emit-slurm", "--where", "TASK=gsm8k", "--where", "SEED=0", *sets, "--slurm-cpus", "1",
                     "--delete-merged"], check=True, env=env)
