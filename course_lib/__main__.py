@@ -966,7 +966,8 @@ def cmd_sweep_point(args) -> int:
     if sweep.done_record(Path(args.out), points[args.index]):
         print(f"{sweep.point_name(points[args.index])}: already done")
         return 0
-    sweep.check_same_code(Path(args.out), [r for r in map(lambda p: sweep.done_record(Path(args.out), p), points) if r])
+    finished = [sweep.done_record(Path(args.out), p, set_aside=False) for p in points]  # other tasks' records: read
+    sweep.check_same_code(Path(args.out), [record for record in finished if record])  # only, never moved
     sweep.check_same_versions(Path(args.out))  # an array task on a node whose environment or checkout differs
     log = Path(args.out) / "logs" / f"{sweep.point_name(points[args.index])}.kernel.log"  # its warnings, a crash
     record = sweep.run_point_notebook(points[args.index], Path(args.out), log=log)
