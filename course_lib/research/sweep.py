@@ -344,8 +344,9 @@ def check_same_files(out: Path, planned: dict | None) -> None:
     if not isinstance(planned, dict):  # a grid written before files were recorded
         return
     root = data_dir_from_env()
-    changed = [key for key, sha in planned.items() if sha and fingerprint_of(key, root) != sha]
-    hub = [key for key in changed if "hub" in (planned[key], fingerprint_of(key, root))]
+    now = {key: fingerprint_of(key, root) for key, sha in planned.items() if sha}
+    changed = [key for key, sha in now.items() if sha != planned[key]]
+    hub = [key for key in changed if "hub" in (planned[key], now[key])]
     check(not hub, f"out={out} was planned reading {hub[0][:-len(' data')] if hub else ''} from "
                    f"{'the hub' if hub and planned[hub[0]] == 'hub' else 'a local copy'}, and now reads it from "
                    f"{'a local copy (COURSE_DATA_DIR)' if hub and planned[hub[0]] == 'hub' else 'the hub'}: its "
