@@ -35,6 +35,11 @@ COMMAND = os.environ.get("MUTATION_COMMAND") or (
 # holds]). Names change when their function changes: an entry whose text is not in the mutant's change is not used
 # (the survivor reads "unexplained"), and an entry naming no mutant is reported as stale.
 TRAINING = "course_lib.training"  # prefixes of the entries below
+# reasons given to _train_grpo's mutants under two numberings (before and after round 25 moved its lines)
+PLACES_MODEL = ("whether load_model places the model on the device: on a CPU it is there either way; on a GPU the "
+                "Trainer moves it")
+MAIN_PROCESS_FIRST = ("main_process_first waits for the main process when there are several; with one it only runs "
+                      "the block (`local` matters across nodes, `desc` is a log label)")
 CONFIG = "course_lib.training.config"
 TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.selection.x_charge_estimation__mutmut_23": (
@@ -280,12 +285,10 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                          (48, "longest_prompt(None"), (49, "longest_prompt(problems, None)"),
                          (50, "longest_prompt(model_name)"), (51, "longest_prompt(problems, )"), (52, "else 1)"))},
     **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
-        "accepted", "whether load_model places the model on the device: on a CPU it is there either way; on a GPU "
-                    "the Trainer moves it", change)
+        "accepted", PLACES_MODEL, change)
        for n, change in ((69, "place=None"), (71, "load_model(model_name, )"), (72, "place=True"))},
     **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
-        "accepted", "main_process_first waits for the main process when there are several; with one it only runs "
-                    "the block (`local` matters across nodes, `desc` is a log label)", change)
+        "accepted", MAIN_PROCESS_FIRST, change)
        for n, change in ((88, "local=None"), (89, "desc=None"), (90, "main_process_first(desc="),
                          (91, "local=False, )"), (92, "local=True"), (93, "XXpreparing"), (94, "PREPARING"))},
     # trl_loss_on_fixed_batch: TRL's loss and gradients on a fixed batch (notebook 04's check), no training step
@@ -1401,12 +1404,10 @@ _TRIAGED_AT_4B4B9B7: dict[str, tuple[str, ...]] = {
        for n, change in ((50, 'getattr(None, "value"'), (56, '"XXvalueXX"'), (57, '"VALUE"'))},
     # training/__init__.py: _train_grpo's entries above, renumbered
     **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
-        "accepted", "whether load_model places the model on the device: on a CPU it is there either way; on a GPU the "
-                    "Trainer moves it", change)
+        "accepted", PLACES_MODEL, change)
        for n, change in ((87, "place=None"), (89, "load_model(model_name, )"), (90, "place=True"))},
     **{f"{TRAINING}.x__train_grpo__mutmut_{n}": (
-        "accepted", "main_process_first waits for the main process when there are several; with one it only runs the "
-                    "block (`local` matters across nodes, `desc` is a log label)", change)
+        "accepted", MAIN_PROCESS_FIRST, change)
        for n, change in ((110, "local=None"), (111, "desc=None"), (112, "main_process_first(desc="),
                          (113, "local=False, )"), (114, "local=True"), (115, "XXpreparing"), (116, "PREPARING"))},
     f"{TRAINING}.x__train_grpo__mutmut_198": (
