@@ -1637,3 +1637,26 @@ def test_min_p_of_one_is_refused_as_greedy_sampling():
     with pytest.raises(CourseError, match=r"^min_p=1.0 must be in \[0, 1\), or unset: at 1 sampling is greedy"):
         CourseConfig(output_dir="unused", min_p=1.0)
     assert CourseConfig(output_dir="unused", min_p=0.1).min_p == 0.1
+
+
+def test_a_run_resumed_by_other_library_versions_or_code_is_warned_about(tmp_path, monkeypatch):
+    """Hostile round 28: a run resumed after an upgrade, or after course_lib changed, ran its later steps with other
+    code and said nothing. The same code resumes quietly; other versions or code are named in one warning."""
+    import warnings
+
+    from course_lib import training
+    from course_lib.training import _warn_other_code, read_run_config
+
+    now = training.library_versions()
+    run = _saved_run(tmp_path / "same", _record(), versions=now, commit=training.git_commit())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _warn_other_code(run, read_run_config(run), 2)
+    run = _saved_run(tmp_path / "upgraded", _record(), versions={**now, "trl": "0.1.0"})
+    with pytest.warns(UserWarning, match=rf"resumes at step 2 a run started with other code \(trl 0\.1\.0 -> {now['trl']}\)"):
+        _warn_other_code(run, read_run_config(run), 2)
+    monkeypatch.setattr(training, "code_changed_since", lambda commit: ["course_lib/answers.py"])
+    monkeypatch.setattr(training, "git_commit", lambda: "b" * 40)
+    run = _saved_run(tmp_path / "edited", _record(), versions=now, commit="a" * 40)
+    with pytest.warns(UserWarning, match=rf"\(course_lib/answers\.py since commit {'a' * 12}\)"):
+        _warn_other_code(run, read_run_config(run), 2)

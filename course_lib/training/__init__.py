@@ -37,7 +37,7 @@ from ..models import TINY_NAMES, check_weights_finite, load_model, load_tokenize
 from ..paths import what_it_is
 from ..problems import legacy_problems_fingerprint, problems_fingerprint
 from ..prompts import TINY_TASKS, asked_format, model_input, pool_answer_format, prompt_ids
-from ..provenance import atomic_write_text, folder_lock, git_commit, library_versions
+from ..provenance import atomic_write_text, code_changed_since, folder_lock, git_commit, library_versions
 from ..rewards import completion_text, correctness_reward
 from ..sampling import checked_prompt_ids
 from ..tasks import arith_steps_are_right
@@ -451,6 +451,23 @@ def _check_run_dir(run_dir: Path, config_json: dict, model_name: str, problem_id
     return step, broken
 
 
+def _warn_other_code(run_dir: Path, previous: dict, step: int) -> None:
+    """A run resumed by other library versions or course_lib code than started it: one warning naming what
+    changed (its later steps run the code here, its earlier ones the code its run_config.json names)."""
+    then = previous.get("versions")
+    now = library_versions()
+    changed = [f"{name} {then[name]} -> {now.get(name)}" for name in sorted(then)
+               if now.get(name) != then[name]] if isinstance(then, dict) else []
+    commit = previous.get("commit")
+    if isinstance(commit, str) and commit != git_commit():
+        files = code_changed_since(commit.removesuffix("+dirty"))  # None: not a commit this clone holds
+        if files:
+            changed.append(f"{', '.join(files[:2])}{' ...' if len(files) > 2 else ''} since commit {commit[:12]}")
+    if step and changed:
+        warn(f"out={run_dir} resumes at step {step} a run started with other code ({'; '.join(changed[:3])}): its "
+             "later steps run the code here; train into a new folder for one version of the code throughout")
+
+
 def _check_logs_reach(run_dir: Path, step: int, logging_steps) -> None:
     """A run resumed from checkpoint-`step` keeps its logs up to that step: they must hold every step before it
     (ledger.jsonl always; metrics.jsonl when it logs every step), or the finished run's shares and time would count
@@ -631,6 +648,7 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     base = weights_sha256(model_name)  # the base's fingerprint: recorded now, checked when the run resumes
     if resume_step is not None:
         check_base(run_dir, read_run_config(run_dir), model_name, base)
+        _warn_other_code(run_dir, read_run_config(run_dir), resume_step)  # a finished run returned above
     args = run_args(config, run_dir, progress, longest_prompt(problems, model_name) if config.use_vllm else 0)
     check(not (config.dynamic_sampling and args.world_size > 1),
           "dynamic_sampling=True needs a single process: each process would refill its own groups")
