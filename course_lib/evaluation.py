@@ -6,6 +6,7 @@ Introduced in notebooks/00_tiny_world_tour.ipynb (`evaluate`, `compare`); used a
 from __future__ import annotations
 
 import collections
+import json
 from math import comb
 from numbers import Integral
 from pathlib import Path
@@ -14,11 +15,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
+from .answers import grader_fingerprint
 from .difficulty import DEFAULT_CACHE, estimate, wilson_bounds, wilson_interval
-from .errors import check, warn
+from .errors import CourseError, check, warn
 from .models import load_tokenizer, resolve_model_path
+from .paths import what_it_is
 from .problems import problem_fingerprint
 from .prompts import DEFAULT_NEW_TOKENS, pool_answer_format
+from .provenance import SEAL, seal_broken
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -103,7 +107,7 @@ def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, m
     rows = table[["id", "level", "k", "n_correct", "pass_rate", "mean_length", "clipped", "format_share"]]
     fingerprints = {p.id: problem_fingerprint(p) for p in problems}
     return {**summarize_accuracy(table, pass_k), "k": k, "temperature": temperature, "seed": seed,
-            "max_new_tokens": max_new_tokens, "answer_format": pool_answer_format(problems),
+            "max_new_tokens": max_new_tokens, "answer_format": pool_answer_format(problems), "grader": grader_fingerprint(),
             "per_problem": [{**row, "problem_sha256": fingerprints[row["id"]]} for row in rows.to_dict("records")]}
 
 
@@ -180,16 +184,59 @@ def check_same_settings(after: dict, before: dict, settings: tuple = COMPARED_SE
     format and problem file's bytes (a setting an older file does not record is not checked). `compare` lets K
     differ (a pass rate estimates the same p at any K; a study samples its shared base model more); the command
     line's compare does not."""
+    files = [result.get("pool", {}).get("file_sha256") if isinstance(result.get("pool"), dict) else None
+             for result in (after, before)]
     for setting in settings:
+        if setting == "task" and None not in files and files[0] == files[1]:
+            continue  # one problem file's bytes, read at two paths (a copy): the same problems
         if setting in after and setting in before:
             check(after[setting] == before[setting],
                   f"after and before were evaluated with different {setting} ({after[setting]!r} against "
                   f"{before[setting]!r}); evaluate both models with the same settings")
-    files = [result.get("pool", {}).get("file_sha256") if isinstance(result.get("pool"), dict) else None
-             for result in (after, before)]
     check(None in files or files[0] == files[1],
           "after and before read different versions of the problem file (its sha256 changed between the two "
           "evaluations: a problem's text or answer may differ under the same id); evaluate both on one version")
+    graders = [result.get("grader") for result in (after, before)]  # older files record none: not checked
+    check(None in graders or graders[0] == graders[1],
+          f"after and before were graded by different answer-checking code (grader {graders[0]} against {graders[1]}: "
+          "course_lib/answers.py or math-verify changed between the two evaluations), so their difference would "
+          "include the grader's; evaluate both with one version of the course")
+
+
+def read_evaluation(path, name: str = "evaluation") -> dict:
+    """An `evaluate` JSON file, checked: it exists, parses, has sound per-problem rows (`rows_fault`) and was not
+    edited after it was written (04)."""
+    path = Path(path)
+    fix = f"write it with `python -m course_lib evaluate ... --out {path}`"
+    if not path.is_file():
+        raise CourseError(f"{name}={path} {f'is {what_it_is(path)}' if path.exists() else 'does not exist'}; {fix}")
+    try:
+        result = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark (an editor's) is no JSON
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CourseError(f"{name}={path} is not valid JSON ({type(error).__name__}); {fix}") from None
+    fault = rows_fault(result)
+    if fault:
+        raise CourseError(f"{name}={path}{fault}; {fix}")
+    check(not seal_broken(path), f"{name}={path} was changed after the command that wrote it (its {SEAL} no longer "
+          f"matches); {fix} again, or delete its {SEAL} line if the edit is yours on purpose")
+    return result
+
+
+def read_gain(path, name: str = "gain") -> dict:
+    """A `compare` JSON file, checked: a finite gain inside its own interval, not edited after it was written (04)."""
+    path = Path(path)
+    fix = f"write it with `python -m course_lib compare ... --out {path}`"
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise CourseError(f"{name}={path} cannot be read as JSON ({type(error).__name__}); {fix}") from None
+    values = [result.get(key) if isinstance(result, dict) else None for key in ("ci_low", "mean_difference", "ci_high")]
+    check(all(isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in values)
+          and values == sorted(values),
+          f"{name}={path} holds no gain inside its interval (ci_low <= mean_difference <= ci_high); {fix}")
+    check(not seal_broken(path), f"{name}={path} was changed after the command that wrote it (its {SEAL} no longer "
+          f"matches); {fix} again")
+    return result
 
 
 def rows_fault(result: dict) -> str | None:

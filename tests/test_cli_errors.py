@@ -390,6 +390,32 @@ def test_compare_refuses_evaluations_of_two_versions_of_one_problem_file(tmp_pat
     assert not (tmp_path / "gain.json").exists()
 
 
+@pytest.mark.parametrize(("before_grader", "refused"), [("b" * 16, True), ("a" * 16, False), (None, False)])
+def test_compare_refuses_evaluations_graded_by_different_answer_checking_code(tmp_path, before_grader, refused):
+    """Hostile round 28: an evaluation made before course_lib/answers.py changed was paired with one after it, and
+    the gain held the grader's change. Each evaluation records its grader; two that differ are refused (one that
+    records none, from before, is not checked)."""
+    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}, {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0}]
+    for name, grader in (("after", "a" * 16), ("before", before_grader)):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"per_problem": rows, "grader": grader}))
+    done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "before.json",
+                              "--out", tmp_path / "gain.json")
+    assert (done.returncode == 2) is refused, done.stderr
+    assert ("graded by different answer-checking code" in done.stderr) is refused, done.stderr
+    assert (tmp_path / "gain.json").exists() is not refused
+
+
+def test_an_evaluation_records_the_grader_that_graded_it():
+    from course_lib.answers import grader_fingerprint
+    from course_lib.evaluation import evaluate
+    from course_lib.models import load_model
+    from course_lib.tasks import generate
+
+    model, tokenizer = load_model("tiny-s")
+    result = evaluate(model, tokenizer, generate("arith", 2, "test", 0), 2, 1.0, 8, 0, cache_dir=None, progress=False)
+    assert result["grader"] == grader_fingerprint()
+
+
 @pytest.mark.parametrize(("before_sha", "refused"), [("2" * 64, True), ("1" * 64, False), (None, False)])
 def test_compare_refuses_an_id_that_names_another_question_in_the_two_evaluations(tmp_path, before_sha, refused):
     """Two copies of GSM8K give the same ids (line numbers) to other questions or answers: each row's
@@ -993,3 +1019,18 @@ def test_round_24_reproduce_refuses_an_unknown_backend_before_any_point_runs(tmp
                               "--set", f"BACKEND={backend}")
     assert done.returncode == 2 and f"BACKEND='{backend}' is unknown; use hf, vllm or auto" in done.stderr, done.stderr
     assert not (tmp_path / "run" / "points").exists()
+
+
+def test_round_28_compare_accepts_one_problem_file_read_at_two_paths(tmp_path):
+    """Hostile round 28: evaluations of a problem file and of its byte-identical copy elsewhere were refused as
+    "different task"; the file's sha256 decides (another file at another path is still refused)."""
+    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}, {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0}]
+    for before_sha, refused in (("1" * 64, False), ("2" * 64, True)):
+        for name, path, sha in (("after", "/data/mine.jsonl", "1" * 64), ("before", "/copy/mine.jsonl", before_sha)):
+            task = f"jsonl:{path}"
+            (tmp_path / f"{name}.json").write_text(json.dumps(
+                {"per_problem": rows, "task": task, "pool": {"task": task, "file_sha256": sha}}))
+        done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "before.json",
+                                  "--out", tmp_path / f"gain-{refused}.json")
+        assert (done.returncode == 2) is refused, done.stderr
+        assert ("different task" in done.stderr) is refused, done.stderr

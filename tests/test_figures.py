@@ -164,3 +164,25 @@ def test_round_28_each_line_of_the_grpo_figure_has_a_colour_of_its_own():
 
     find(grpo_result_chart().to_dict())
     assert scales and all(len(set(scale.values())) == len(scale) == 2 for scale in scales)
+
+
+@pytest.mark.parametrize(("name", "damage", "said"), [
+    ("eval_base.json", lambda text: text[: len(text) // 2], "is not valid JSON"),
+    ("eval_trained.json", lambda text: text.replace('"n_correct": ', '"n_correct": 9', 1), "but 9"),
+    ("gain.json", lambda text: text.replace('"ci_low": 0.0253', '"ci_low": 0.09'), "holds no gain inside its interval"),
+    ("gain.json", lambda text: "[]", "holds no gain inside its interval")])
+def test_round_28_the_grpo_figure_reads_its_evaluations_checked(tmp_path, name, damage, said):
+    """Hostile round 28: `figures` read grpo-tiny-m's evaluations and gain unchecked, drawing a damaged file."""
+    import shutil
+
+    from course_lib.errors import CourseError
+    from course_lib.research.definitions import RESULTS_DIR
+    from course_lib.research.figures import grpo_result_chart
+
+    folder = tmp_path / "grpo-tiny-m"
+    folder.mkdir()
+    for file in ("eval_base.json", "eval_trained.json", "gain.json"):
+        shutil.copy(RESULTS_DIR / "grpo-tiny-m" / file, folder)
+    (folder / name).write_text(damage((folder / name).read_text()))
+    with pytest.raises(CourseError, match=rf"{name.removesuffix('.json')}=.*{said}"):
+        grpo_result_chart(folder)

@@ -5,7 +5,6 @@ Introduced in docs/findings.md.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import altair as alt
@@ -18,6 +17,7 @@ from ..classroom.plots import (
     save_png,
     strategy_gain_chart,
 )
+from ..evaluation import read_evaluation, read_gain
 from ..models import TINY_SIZES, read_manifest
 from ..paths import REPOSITORY
 from .definitions import RESULTS_DIR
@@ -36,9 +36,9 @@ def grpo_result_chart(folder: Path = RESULTS_DIR / "grpo-tiny-m") -> alt.Chart:
     """Held-out accuracy per level of tiny-m before and after the committed GRPO run."""
     rows = []
     for label, name in (("base", "eval_base.json"), ("after GRPO", "eval_trained.json")):
-        result = json.loads((folder / name).read_text())
+        result = read_evaluation(folder / name, name.removesuffix(".json"))  # checked: its rows sound, not edited since
         rows += [{"model": label, "level": int(level), "pass_rate": v["accuracy"]} for level, v in result["by_level"].items()]
-    gain = json.loads((folder / "gain.json").read_text())
+    gain = read_gain(folder / "gain.json")
     note = (f"500 test problems, K=8; gain {gain['mean_difference']:+.3f} "
             f"[{gain['ci_low']:+.3f}, {gain['ci_high']:+.3f}] (paired bootstrap); bash {folder.relative_to(REPOSITORY)}/make.sh")
     return pass_rate_by_level_chart(pd.DataFrame(rows), "tiny-m: held-out arith accuracy, before and after GRPO", note)
