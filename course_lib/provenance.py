@@ -153,7 +153,7 @@ def check_not_in_owned(out, parameter: str = "out", include_self: bool = True,
                              f"{owner}, which only that command writes into; {fix}")
 
 
-def check_ignored_in_repository(folder, parameter: str) -> None:
+def check_ignored_in_repository(folder, parameter: str, under: str = "build/cache/") -> None:
     """A cache folder inside the repository must be one git ignores (build/, a .cache): elsewhere its files would
     sit among the course's own as untracked clutter (notebooks/, course_lib/, data/results/STUDY/)."""
     folder = Path(folder).expanduser().resolve()
@@ -161,8 +161,9 @@ def check_ignored_in_repository(folder, parameter: str) -> None:
         return
     ignored = subprocess.run(["git", "-C", str(REPOSITORY), "check-ignore", "-q", str(folder / "x")],
                              capture_output=True).returncode == 0
+    kept = " (git ignores it, and `make clean` keeps it)" if under == "build/cache/" else " (git ignores it)"
     check(ignored, f"{parameter}={folder} is inside the repository, among files git tracks; give a folder outside it "
-                   "or under build/cache/ (git ignores it, and `make clean` keeps it)")
+                   f"or under {under}{kept}")
 
 
 def check_not_busy(out, parameter: str = "out") -> None:

@@ -603,3 +603,46 @@ def test_round_24_a_notebook_killed_outright_has_no_entry_in_the_summary(tmp_pat
 
     names, out, killed = _course_then_01_goes_wrong(tmp_path, monkeypatch, killed_outright, SystemExit)
     assert killed.value.code == [name for name in names if not name.startswith("01")]
+
+
+def test_round_28_each_summary_entry_names_the_code_that_executed_it(tmp_path, monkeypatch):
+    """Hostile round 28: `--only 02` at a later commit stamped every kept entry with the new commit, so the summary
+    said notebooks executed by older code ran at the new one. An entry keeps the commit and versions that executed
+    it (an entry from before, the summary's then); a file named logs is refused before any kernel starts."""
+    from course_lib.classroom import notebooks
+
+    def execute(notebook, out, parameters, log=None, **kwargs):
+        (out / notebook.name).write_text(json.dumps({"metadata": {"papermill": {}}}))
+        return {"notebook": notebook.name, "seconds": 1.0, "records": {}}
+
+    monkeypatch.setattr(notebooks, "execute", execute)
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setattr(notebooks, "git_commit", lambda: "a" * 40)
+    notebooks.run_course("smoke", out, progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    for item in summary["notebooks"]:  # as an older course_lib wrote it: no entry names its commit
+        del item["commit"], item["versions"]
+    (out / "summary.json").write_text(json.dumps(summary))
+    monkeypatch.setattr(notebooks, "git_commit", lambda: "b" * 40)
+    notebooks.run_course("smoke", out, only=["02"], progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    commits = {item["notebook"][:2]: item["commit"] for item in summary["notebooks"]}
+    assert summary["commit"] == commits["02"] == "b" * 40
+    assert {commit for name, commit in commits.items() if name != "02"} == {"a" * 40}
+    assert all(item["versions"] == summary["versions"] for item in summary["notebooks"])
+    (out / "logs").write_text("mine")
+    from course_lib.errors import CourseError
+
+    with pytest.raises(CourseError, match=r"holds a file named logs where the kernels' logs go; move it"):
+        notebooks.run_course("smoke", out, only=["02"], progress=False)
+    assert (out / "logs").read_text() == "mine" and json.loads((out / "summary.json").read_text()) == summary
+
+
+def test_round_28_notebooks_into_the_repository_suggests_the_profiles_build_folder():
+    from conftest import run_cli_in_process
+
+    from course_lib.paths import REPOSITORY
+
+    done = run_cli_in_process("notebooks", "--profile", "smoke", "--out", REPOSITORY / "docs", "--only", "99")
+    assert done.returncode == 2 and "or under build/smoke/ (git ignores it)" in done.stderr, done.stderr

@@ -121,14 +121,17 @@ def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
     out = Path(out)
     notebooks = [nb for nb in course_notebooks() if only is None or nb.name.startswith(tuple(only))]
     check(notebooks, f"no notebooks match {only!r} in {NOTEBOOKS_DIR}")
-    results = []
+    results, code = [], {"commit": git_commit(), "versions": library_versions()}  # each entry: the code that ran it
+    logs = out / "logs"
+    check(not logs.exists() and not logs.is_symlink() or logs.is_dir(),
+          f"out={out} holds a file named logs where the kernels' logs go; move it, or give another folder")
     for notebook in tqdm(notebooks, desc="notebooks", disable=not progress):
         log = out / "logs" / f"{notebook.stem}.log"  # the kernel's own stderr, not the progress bar
         # its earlier entry leaves summary.json before its kernel starts: a failure, Ctrl-C or a kill -9 leaves a
         # partial executed copy that no entry describes, beside this run's finished ones
         _write_summary(out, profile, results, failed=notebook.name)
         try:
-            results.append(execute(notebook, out, {"PROFILE": profile}, log=log))
+            results.append({**execute(notebook, out, {"PROFILE": profile}, log=log), **code})
         except Exception as error:
             lines = str(error).strip().splitlines() or [type(error).__name__]
             print(f"\n{notebook.name} failed: {lines[-1]}\n  executed notebook: "
@@ -138,7 +141,8 @@ def run_course(profile: str, out, only=None, progress: bool = True) -> dict:
 
 
 def _write_summary(out: Path, profile: str, results: list[dict], failed: str | None = None) -> dict:
-    """summary.json: this run's entries merged with an earlier run's, less a notebook that failed now."""
+    """summary.json: this run's entries merged with an earlier run's, less a notebook that failed now; each entry
+    names the commit and versions that executed it, the top level this run's."""
     merged = [item for item in _merged(out, profile, results) if item["notebook"] != failed]
     summary = {"profile": profile, "notebooks": merged, "commit": git_commit(), "versions": library_versions()}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
@@ -153,7 +157,8 @@ def _merged(out: Path, profile: str, results: list[dict]) -> list[dict]:
     except (OSError, ValueError):
         earlier = {}
     rerun = {item["notebook"] for item in results}
-    kept = [item for item in earlier.get("notebooks", []) if earlier.get("profile") == profile
+    then = {"commit": earlier.get("commit"), "versions": earlier.get("versions")}  # an entry from before its own
+    kept = [{**then, **item} for item in earlier.get("notebooks", []) if earlier.get("profile") == profile
             and isinstance(item, dict) and item.get("notebook") not in rerun and (out / str(item.get("notebook"))).exists()]
     order = {path.name: index for index, path in enumerate(course_notebooks())}
     return sorted(kept + results, key=lambda item: order.get(item["notebook"], len(order)))
