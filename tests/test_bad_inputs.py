@@ -804,3 +804,18 @@ def test_a_fraction_budget_below_one_problem_says_it_selects_one(tmp_path):
         status = main(["select", "--table", str(table), "--strategy", "hard", "--budget", "0.0000001",
                        "--out", str(tmp_path / "ids.txt")])
     assert status in (0, None) and (tmp_path / "ids.txt").read_text().split() == ["p0"]
+
+
+def test_round_28_calibrate_says_when_too_few_problems_leave_its_targets_unchecked(capsys):
+    """Hostile round 28: `calibrate --model tiny-m --n 3` printed a report with no targets and said nothing (and a
+    report holding level 5 but not level 1 ended in a KeyError). Targets need every level; a note says so."""
+    from course_lib.research.calibration import check_targets
+
+    assert main(["calibrate", "--model", "tiny-m", "--n", "3", "--k", "2", "--max-new-tokens", "4", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["targets"] == {}
+    assert "among --n 3, so tiny-m's calibration targets are not checked; give --n 50 or more" in captured.err
+    report = {"task": "arith", "share_mixed": 0.5, "pass_rate_by_level": {"5": 0.1, "2": 0.3}}
+    assert check_targets("tiny-m", report) == {}
+    report["pass_rate_by_level"] = {str(level): 0.5 - level / 10 for level in range(1, 6)}
+    assert check_targets("tiny-m", report)["pass rate falls from level 1 to level 5"]["met"] is True

@@ -277,6 +277,9 @@ def test_round_27_a_record_naming_no_commit_is_refused_and_uncommitted_code_is_t
     with pytest.warns(UserWarning, match="points run from uncommitted changes to commit aaaaaaaaaaaa: whether the code "
                                          "here is theirs cannot be told"):
         sweep.check_same_code(tmp_path, [{"commit": here}])
+    monkeypatch.setattr(sweep, "git_commit", lambda: "a" * 40)  # round 28: a record with no commit was silent
+    with pytest.warns(UserWarning, match=r"holds 2 point record\(s\) that name no commit: whether they ran the code"):
+        sweep.check_same_code(tmp_path, [{"status": "ok"}, {"commit": None}, {"commit": "a" * 40}])
 
 
 def test_one_worker_runs_each_kernel_from_this_process_with_its_stderr_in_a_log(tmp_path, monkeypatch):

@@ -531,6 +531,10 @@ def check_same_code(out: Path, records: list[dict]) -> None:
     """The points left will run the library code the finished ones ran: a study resumed after its grader or trainer
     changed would hold two versions of the code in one table, paired by seed as if they were one (05)."""
     here = git_commit()
+    unnamed = sum(not r.get("commit") for r in records)
+    if unnamed:  # a record written outside git, or edited: which code ran it, nothing says
+        warn(f"out={out} holds {unnamed} point record(s) that name no commit: whether they ran the code here cannot be "
+             "told; resume only where you know they did")
     for commit in sorted({str(r.get("commit")) for r in records if r.get("commit")}):
         check(re.fullmatch(r"[0-9a-f]{7,64}(\+dirty)?", commit),
               f"out={out}: a point record names commit {commit[:60]!r}, which is no commit; restore its record (or "
