@@ -1359,3 +1359,47 @@ def test_a_problem_asked_in_its_sources_own_format_is_held_to_that_sources_shape
 
     with pytest.raises(CourseError, match="source/answer_format 'gsm8k' has no format shape"):
         format_reward(["#### 7"], source=["gsm8k"], answer_format=["hash"])
+
+
+# Mutation survivors of answers.py (the partial run reported at be4ac1d)
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    (r"\boxed{52_8}", "$52_8$", True), (r"\boxed{24X}", "24_{10}", False), (r"\boxed{101}", "101_2", False),
+    (r"\boxed{10}", "10_{36}", False), (r"\boxed{-37}", "-37_{10}", True), (r"\boxed{-37_8}", "37_8", False)])
+def test_a_number_in_a_base_keeps_its_sign_and_its_digits_in_any_base_from_2_to_36(completion, gold, right):
+    """A base's number keeps its sign and only its own digits (`24X` is no `24_{10}`), in `$...$` too; bases 2 and 36
+    are bases too (a bare `101` is no `101_2`)."""
+    assert is_correct(completion, gold, "math") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    (r"\boxed{\text{42}_{10}}", "42", True), (r"\boxed{42_{10}}", r"\frac{84}{2}", True),
+    (r"\boxed{52_8}", r"\frac{104}{2}", False), (r"\boxed{52_{11}}", r"\frac{104}{2}", False)])
+def test_a_base_10_subscript_is_a_plain_number_and_another_base_equals_only_that_base(completion, gold, right):
+    """`\\text{42}_{10}` is 42 (math-verify misreads it), `42_{10}` equals any form of 42; `52_8` and `52_{11}` are not
+    the 52 that math-verify would read once it drops their subscript."""
+    assert is_correct(completion, gold, "math") is right
+
+
+@pytest.mark.parametrize(("completion", "gold"), [(r"\boxed{6}. Alternatively, $x=6$.", "6"),
+                                                (r"\boxed{x+1}. Alternatively, $x + 1$.", "x+1"),
+                                                (r"\boxed{5}. Alternatively, $x = \frac{10}{2} = 5$.", "5")])
+def test_an_alternative_that_restates_the_boxed_value_after_its_last_equals_sign_is_no_hedge(completion, gold):
+    """What follows an alternative's last `=` is compared with the box, spaces aside: each of these restates it."""
+    assert is_correct(completion, gold, "math")
+
+
+@pytest.mark.parametrize(("words", "number"), [
+    ("one hundred and five", 105), ("three thousand and five", 3005), ("two thousand five hundred", 2500),
+    ("five hundred thousand", 500_000), ("hundred", 100), ("thousand", 1000)])
+def test_a_number_in_words_beside_a_hash_answer_is_read_as_its_digits(words, number):
+    """`The answer is one hundred and five.` restates `#### 105` and contradicts `#### 106`."""
+    assert is_correct(f"#### {number}\nThe answer is {words}.", str(number), "gsm8k")
+    assert not is_correct(f"#### {number + 1}\nThe answer is {words}.", str(number + 1), "gsm8k")
+
+
+@pytest.mark.parametrize(("words", "gold"), [("twenty ten", "2010"), ("twenty thirty", "2030"),
+                                             ("one thousand million", "1000000000")])
+def test_words_that_make_no_one_number_are_not_read_as_another_number_beside_a_hash_answer(words, gold):
+    """A year said in words (`twenty ten`) or a British billion (`one thousand million`) is left as words: not read as
+    30, 50 or 1,001,000, which would contradict the right `####` answer."""
+    assert is_correct(f"#### {gold}\nThe answer is {words}.", gold, "gsm8k")

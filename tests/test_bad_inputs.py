@@ -819,3 +819,13 @@ def test_round_28_calibrate_says_when_too_few_problems_leave_its_targets_uncheck
     assert check_targets("tiny-m", report) == {}
     report["pass_rate_by_level"] = {str(level): 0.5 - level / 10 for level in range(1, 6)}
     assert check_targets("tiny-m", report)["pass rate falls from level 1 to level 5"]["met"] is True
+
+
+def test_the_largest_seed_numpy_accepts_is_a_seed():
+    """check_seed's range is 0 to MAX_SEED (2**32 - 1) with both ends included; one more is refused by name."""
+    from course_lib.errors import MAX_SEED
+    from course_lib.tasks import generate
+
+    assert len(generate("arith", 2, "train", seed=MAX_SEED)) == 2
+    with pytest.raises(CourseError, match=r"^seed=4294967296 must be an integer from 0 to 4,294,967,295"):
+        generate("arith", 2, "train", seed=MAX_SEED + 1)

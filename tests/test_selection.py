@@ -590,3 +590,14 @@ def test_the_selections_warnings_point_at_the_callers_line_whatever_the_strategy
         with pytest.warns(UserWarning) as said:
             call()
         assert said and all("course_lib" not in Path(w.filename).parts for w in said), [w.filename for w in said]
+
+
+def test_a_warning_names_the_callers_own_file_and_line_not_one_above_or_below_it():
+    """errors.warn counts the library's frames between it and the caller: one too many names the frame that called
+    the caller (pytest's here, outside course_lib too), one too few a line inside the library."""
+    import inspect
+
+    with pytest.warns(UserWarning, match="less than one problem") as said:
+        line = inspect.currentframe().f_lineno + 1
+        select(HAND, "hard", 0.01)
+    assert (Path(said[0].filename), said[0].lineno) == (Path(__file__), line)
