@@ -437,8 +437,8 @@ _WORDS = rf"{_NUMBER_WORD}\b(?:[ \t-]+(?:and[ \t]+)?{_NUMBER_WORD}\b){{0,8}}"  #
 _AFTER_A_BOX = (rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|"
                 r"(?:(?:but|though|however),?\s+)?(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
 _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}(?:\s*,)?\s*)+{_HEDGE_WORD}?|"
-                                rf"{_HEDGE_WORD})\s*(?:\$*\s*([-\u2212]?\.?\d[\d,]*(?:\.\d+)?)"  # a number: `6`, `$6$`, `.5`
-                                r"|\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)"  # math: `$x = 6$`, `\(6\)`, `$\sqrt{2}$`
+                                rf"{_HEDGE_WORD})\s*(?:\$([^$\n]{{1,80}})\$|\\\((.{{1,80}}?)\\\)"  # math first: `$x = 6$`, `\(6\)`, `$2x$`
+                                r"|\$*\s*([-\u2212]?\.?\d[\d,]*(?:\.\d+)?)"  # a number: `6`, `$6`, `.5`
                                 rf"|(\\[dt]?frac\{{[^{{}}]*\}}\{{[^{{}}]*\}}|\\sqrt\{{[^{{}}]*\}})|\b({_WORDS})\b)")  # `\frac{1}{2}`, `six`
 # a box qualified right after it: `\boxed{5} (about)`, `\boxed{5} (approx.)`
 _QUALIFIED_BOX = re.compile(r"(?i)\s*\$*\s*\(\s*(?:about|approx\.?|approximately|roughly|nearly|around|almost|circa|ish|"
@@ -503,8 +503,12 @@ def _words_value(words: str) -> str | None:
     return str(total + current)
 
 
+_A_SCALE = re.compile(r"(?i)\ban?[ \t]+(?=(?:hundred|thousand|million|billion)\b)")
+
+
 def _in_digits(text: str) -> str:
     """A text with each number in words written in digits (`eight apples` is `8 apples`; `seven eight` is kept)."""
+    text = _A_SCALE.sub("one ", text)  # `a thousand` is one thousand
     return _WORDS_RUN.sub(lambda run: _words_value(run.group()) or run.group(), text)
 _HEDGE_BETWEEN = re.compile(rf"(?i)\s*[.(\[\u2014\u2013-]?\s*(?:(?:{_CONNECTOR}\s*)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*")
 

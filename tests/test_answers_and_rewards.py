@@ -1403,3 +1403,21 @@ def test_words_that_make_no_one_number_are_not_read_as_another_number_beside_a_h
     """A year said in words (`twenty ten`) or a British billion (`one thousand million`) is left as words: not read as
     30, 50 or 1,001,000, which would contradict the right `####` answer."""
     assert is_correct(f"#### {gold}\nThe answer is {words}.", gold, "gsm8k")
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    (r"\boxed{2x} or $2x$", "2x", "math", True),  # the box restated: one answer
+    (r"\boxed{2x}. Alternatively, $2x$.", "2x", "math", True),
+    (r"\boxed{2\sqrt{3}} or $2\sqrt{3}$", r"2\sqrt{3}", "math", True),
+    (r"\boxed{2x} or $3x$", "2x", "math", False),  # a second answer: a hedge
+    (r"\boxed{2} or $2^3$", "2", "math", False),
+    (r"\boxed{5} or 6x", "5", "math", False),
+    (r"\boxed{5} or $6", "5", "math", False),
+    ("#### 2\nThe answer is a thousand.", "2", "gsm8k", False),  # `a thousand` states 1000
+    ("#### 1000\nThe answer is a thousand.", "1000", "gsm8k", True),
+])
+def test_a_box_restated_in_math_that_starts_with_a_digit_is_one_answer_and_a_thousand_is_a_number(
+        completion, gold, source, right):
+    """Found by mutation triage: `\\boxed{2x} or $2x$` scored 0 (the number `2` was read out of `$2x$` as a second
+    answer), and `a thousand` beside a `####` answer was no number, so a contradicting statement went unseen."""
+    assert is_correct(completion, gold, source) is right
