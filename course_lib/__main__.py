@@ -969,8 +969,8 @@ def cmd_sweep_point(args) -> int:
         print(f"{sweep.point_name(points[args.index])}: already done")
         return 0
     finished = [sweep.done_record(Path(args.out), p, set_aside=False) for p in points]  # other tasks' records: read
-    # read only, never moved; an array task on a node whose environment or checkout differs is refused
-    sweep.check_same_run(Path(args.out), [record for record in finished if record])
+    sweep.check_same_code(Path(args.out), [record for record in finished if record])  # only, never moved
+    sweep.check_same_versions(Path(args.out))  # an array task on a node whose environment or checkout differs
     log = Path(args.out) / "logs" / f"{sweep.point_name(points[args.index])}.kernel.log"  # its warnings, a crash
     record = sweep.run_point_notebook(points[args.index], Path(args.out), log=log)
     if args.delete_merged and record["status"] == "ok":  # the merged model (GBs) served evaluation only

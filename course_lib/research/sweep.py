@@ -516,7 +516,8 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
     found = [(point, done_record(out, point)) for point in points]
     todo = [point for point, record in found if record is None]
     if todo and not mixed_code:  # a point killed in its first wave resumes its training run too
-        check_same_run(out, [record for _, record in found if record])
+        check_same_code(out, [record for _, record in found if record])
+        check_same_versions(out)
     workers = worker_count(workers, len(todo))
     start = time.time()
     bar = progress_bar(total=len(todo), desc=f"{study} ({len(points) - len(todo)} done before)", disable=not progress)
@@ -524,12 +525,6 @@ def run(study: str, profile: str, out, workers: int = 2, command: str = "", prog
         run_points(warm_up_waves(todo), out, notebook, workers, bar)
     return collect(study, profile, out, command,
                    {"workers": workers, "points_run": len(todo), "wall_seconds": round(time.time() - start, 1)})
-
-
-def check_same_run(out: Path, records: list[dict]) -> None:
-    """The points left will run the code and libraries the finished `records` and the folder's plan ran with (05)."""
-    check_same_code(out, records)
-    check_same_versions(out)
 
 
 def check_same_code(out: Path, records: list[dict]) -> None:
