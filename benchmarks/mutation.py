@@ -94,9 +94,7 @@ TRIAGE: dict[str, tuple[str, ...]] = {
                          (99, "indent=2"))},
     **{f"course_lib.research.sweep.x_run__mutmut_{n}": (
         "accepted", "the progress bar's settings: what the terminal shows while a sweep runs, nothing it records",
-        change) for n, change in ((3, "progress: bool = False"), (55, "total=None"), (56, "desc=None"),
-                                  (57, "disable=None"), (58, "progress_bar(desc="), (59, "len(todo), disable"),
-                                  (60, "done before)\", )"), (61, "len(points) + len(todo)"), (62, "disable=progress"))},
+        change) for n, change in ((3, "progress: bool = False"),)},  # the bar's other settings: _TRIAGED_SWEEP_B
     "course_lib.research.sweep.x_aggregate__mutmut_24": (
         "equivalent", "pandas reads to_csv(index=None) as no index, as index=False (the table's exact text is tested)",
         "to_csv(index=None)"),
@@ -111,9 +109,6 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     "course_lib.research.sweep.x_run__mutmut_1": (
         "accepted", "the default of 2 workers or 3: worker_count caps it by the cores (2 here and on Binder)",
         "workers: int = 3"),
-    **{f"course_lib.research.sweep.x_run__mutmut_{n}": (
-        "accepted", "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
-                    "result", change) for n, change in ((115, "start, None)"), (117, "start, )"), (119, "start, 2)"))},
     **{f"course_lib.research.sweep.x_worker_count__mutmut_{n}": (
         "accepted", "which caller's line the capped-workers warning names (the warning's text is tested)", change)
        for n, change in ((18, 'core(s)", )'), (19, "stacklevel=4"))},
@@ -160,18 +155,12 @@ TRIAGE: dict[str, tuple[str, ...]] = {
     **{f"course_lib.research.studies.xǁSharedBaselineǁ__init____mutmut_{n}": (
         "equivalent", "the values are numbers, and DescrStatsW's mean and variance are float64 for integers too",
         change) for n, change in ((4, "dtype=None"), (6, "asarray(values, )"))},
-    "course_lib.research.studies.x_holm_adjusted__mutmut_13": (
-        "equivalent", "statsmodels' multipletests reads the method's name lower-cased: 'HOLM' is 'holm'", 'method="HOLM"'),
     **{name: ("equivalent", "pass rates are validated as numbers in [0, 1]; read as their own dtype they are the "
                             "same floats", "dtype=None")
        for name in ("course_lib.selection.x_degenerate_medium__mutmut_9", "course_lib.selection.x_selection_summary__mutmut_15")},
     **{f"course_lib.research.studies.x_equivalence_verdict__mutmut_{n}": (
         "equivalent", "the values are numbers (seeds' gains), and an array of them is float without dtype=float", change)
        for n, change in ((5, "dtype=None"), (7, "list(values), )"))},
-    **{f"course_lib.research.studies.x_equivalence_verdict__mutmut_{n}": (
-        "accepted", "a 90% bound exactly on the margin (a float equal to it) is the only case this changes; no "
-                    "test's numbers land there and no study's will", change)
-       for n, change in ((36, "-margin <= low90"), (37, "high90 <= margin"))},
     "course_lib.research.studies.x_seeds_needed__mutmut_15": (
         "accepted", "only a target power of 0, which no plan asks for, tells them apart (2 seeds against 0): from 2 "
                     "seeds on the loops agree, since 0 or 1 seeds give no t-test", "range(most + 1)"),
@@ -621,11 +610,10 @@ _TRIAGED_SWEEP: dict[str, tuple[str, ...]] = {
     **{f"{SWEEP}.x_check_nothing_dropped__mutmut_{n}": (
         "accepted", "without encoding='utf-8' Python reads with the locale's encoding, UTF-8 here and in CI", change)
        for n, change in ((6, "encoding=None"), (8, 'table.open(newline="")'))},
-    f"{SWEEP}.x_check_nothing_dropped__mutmut_11": ("equivalent", "'UTF-8' and 'utf-8' name the same codec", '"UTF-8"'),
     **{f"{SWEEP}.x_check_nothing_dropped__mutmut_{n}": (
         "accepted", "without newline='' the csv module reads the same rows; only a line break inside a quoted field "
                     "would read as '\\n', and only the point column is read: a point's name (its values joined) holds "
-                    "no line break", change) for n, change in ((7, "newline=None"), (9, 'encoding="utf-8", )'))},
+                    "no line break", change) for n, change in ((7, "newline=None"),)},
     **{f"{SWEEP}.x_check_measures_agree__mutmut_{n}": (
         "equivalent", "a record without the gain key reads as None rather than {}: neither gives a split to check",
         change) for n, change in ((15, "record.get(gain_key, None)"), (17, "record.get(gain_key, )"))},
@@ -691,7 +679,61 @@ _TRIAGED_ANSWERS: dict[str, tuple[str, ...]] = {
         "equivalent", "no digit follows the last number _NUMBER finds (its \\d is re's \\d), so `[eE]\\d` never matches "
                       "the text after it; `13E2` is refused because its last number, 2, follows a letter", r"[ee]\d"),
 }
-TRIAGE.update({**_TRIAGED_CORE, **_TRIAGED_STUDIES_A, **_TRIAGED_STUDIES_B, **_TRIAGED_SWEEP, **_TRIAGED_ANSWERS})
+# sweep's and studies' survivors of the run resumed at 11a5174 (report at be4ac1d), triaged by hand at b168a3d, each
+# under the name its change has in the code now (check_same_code, dataset_sha256 and run changed since: the report's
+# name is in a comment); the stale entries they replace are removed above and below
+_BAR = "the progress bar's settings: what the terminal shows while a sweep runs, nothing it records"
+_WALL = "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no result"
+_HOLM_OF_ONE = ("Holm's adjustment of a family of one p-value (or of none) is that value times 1: only statsmodels' "
+                "gc.collect runs besides")
+_SIG = "codec names are read case-insensitively: 'UTF-8-SIG' is 'utf-8-sig'"
+_TRIAGED_SWEEP_B: dict[str, tuple[str, ...]] = {
+    f"{STUDIES}.x_equivalence_verdict__mutmut_55": (
+        "equivalent", "inside and different are read only for their truth (verdict_in_words) and are not returned: "
+                      "None says what False says", "inside = different = None"),
+    f"{STUDIES}.x_holm_adjusted__mutmut_20": ("equivalent", _HOLM_OF_ONE, "(len(values) > 1) or True"),
+    f"{STUDIES}.x_holm_adjusted__mutmut_29": ("equivalent", _HOLM_OF_ONE, "len(values) >= 1"),
+    f"{STUDIES}.x_holm_adjusted__mutmut_27": (  # was _13 and _25
+        "equivalent", "statsmodels' multipletests reads the method's name lower-cased: 'HOLM' is 'holm'", 'method="HOLM"'),
+    f"{SWEEP}.x_check_nothing_dropped__mutmut_9": (
+        "accepted", "without newline='' the csv module reads the same rows; only a line break inside a quoted field "
+                    "would read as '\\n', and only the point column is read: a point's name (its values joined) holds "
+                    "no line break", 'encoding="utf-8-sig", )'),
+    f"{SWEEP}.x_check_nothing_dropped__mutmut_11": ("equivalent", _SIG, '"UTF-8-SIG"'),
+    **{f"{SWEEP}.x_check_nothing_dropped__mutmut_{n}": (
+        "accepted", "only the wording of the fix for an unreadable results.csv (its key words, 'cannot be read', are "
+                    "tested)", change) for n, change in ((20, '"XXrestore it'), (21, '"RESTORE IT'))},
+    **{f"{SWEEP}.x_check_results_unedited__mutmut_{n}": (
+        "accepted", "only the wording of the fix every refusal of an edited results.csv ends with (their key phrases "
+                    "are tested); the table is kept all the same", change)
+       for n, change in ((14, "fix = None"), (15, 'fix = "XXcopy'), (16, 'fix = "COPY THE'))},
+    **{f"{SWEEP}.x_dataset_sha256__mutmut_{n}": (  # the report's _7, _9 and _10
+        "equivalent", "the files enter the dict in sorted(folder.iterdir()) order, which sorts one folder's paths by "
+                      "name as sort_keys sorts the keys: the same JSON, and sha256", change)
+       for n, change in ((15, "sort_keys=None"), (17, "json.dumps(files, )"), (18, "sort_keys=False"))},
+    f"{SWEEP}.x_keeps_every_row__mutmut_10": ("equivalent", _SIG, '"UTF-8-SIG"'),
+    f"{SWEEP}.x_keeps_every_row__mutmut_31": (
+        "accepted", "the new table's header is in the set the old rows are compared with, so they are a proper subset "
+                    "of it unless the old table has a row identical to its header (two tables pasted together), which "
+                    "is then refused rather than remade", "} < set("),
+    f"{SWEEP}.x_remembered_file_sha256__mutmut_3": (
+        "accepted", "the resolved path only tells apart two files of the same inode number, size and nanosecond "
+                    "times on two filesystems, which no test (and hardly a real folder) can make", "str(None)"),
+    f"{SWEEP}.x_run__mutmut_80": (  # the report's _50
+        "equivalent", "pandas reads to_csv(index=None) as no index, as index=False (the table's exact text is tested)",
+        "to_csv(index=None)"),
+    **{f"{SWEEP}.x_run__mutmut_{n}": ("accepted", _BAR, change)  # the report's _78 to _85
+       for n, change in ((109, "total=None"), (110, "desc=None"), (111, "disable=None"), (112, "progress_bar(desc="),
+                         (113, "len(todo), disable"), (114, 'done before)", )'), (115, "len(points) + len(todo)"),
+                         (116, "disable=progress"))},
+    **{f"{SWEEP}.x_run__mutmut_{n}": ("accepted", _WALL, change)  # the report's _114, _116 and _118
+       for n, change in ((145, "start, None)"), (147, "start, )"), (149, "start, 2)"))},
+    f"{SWEEP}.x_tasks_read__mutmut_10": (
+        "equivalent", "'' is false as None is: a profile that cannot be read gives no default tasks either way",
+        'profile = ""'),
+}
+TRIAGE.update({**_TRIAGED_CORE, **_TRIAGED_STUDIES_A, **_TRIAGED_STUDIES_B, **_TRIAGED_SWEEP, **_TRIAGED_ANSWERS,
+               **_TRIAGED_SWEEP_B})
 
 # Survivors of the complete run at 7a96066 (6 Dec 2026): triaged function by function by five helpers, each
 # checked with `mutmut show` (its text in the mutant's added line); an entry here replaces an older one of the
@@ -914,10 +956,6 @@ _TRIAGED_AT_7A96066: dict[str, tuple[str, ...]] = {
         "only a gain exactly 1e-9 beyond its interval's bound (a float equal to the bound -/+ 1e-9) is "
         'read differently; the slack absorbs rounding and no real gain lands exactly on it',
         'gain < interval[1]'),
-    'course_lib.research.studies.x_holm_adjusted__mutmut_25': (
-        'equivalent',
-        "statsmodels' multipletests reads the method's name lower-cased: 'HOLM' is 'holm'",
-        'method="HOLM"'),
     'course_lib.research.studies.x_holm_verdicts__mutmut_49': (
         'equivalent',
         'the message after `if odd else` is used only when the list of odd values is empty, when the '
@@ -1012,21 +1050,6 @@ _TRIAGED_AT_7A96066: dict[str, tuple[str, ...]] = {
         'equivalent',
         "float() reads 'INF' as 'inf' (case-insensitively)",
         'float("INF")'),
-    'course_lib.research.sweep.x_run__mutmut_91': (
-        'accepted',
-        "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
-        'result',
-        'start, None)'),
-    'course_lib.research.sweep.x_run__mutmut_93': (
-        'accepted',
-        "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
-        'result',
-        'start, )'),
-    'course_lib.research.sweep.x_run__mutmut_95': (
-        'accepted',
-        "the wall time's rounding in provenance.json (0.1 s or finer): a record of how long, read by no "
-        'result',
-        'start, 2)'),
     'course_lib.rewards.x_correctness_reward__mutmut_71': (
         'equivalent',
         'a completion whose check raised is scored `1.0 if ok else 0.0`: None scores 0.0 as False does',
@@ -1628,6 +1651,30 @@ KILLED_BY_A_NEWER_TEST: dict[str, str] = {
     "course_lib.errors.x_check_seed__mutmut_12": "tests/test_bad_inputs.py::test_the_largest_seed_numpy_accepts_is_a_seed",
     # (train_grpo's _21, below, read "unexplained" in that report: a stale TRIAGE entry for its old stacklevel=3 line
     # shadowed this entry; applied by hand it fails the test named)
+    # sweep's and studies' survivors of the run resumed at 11a5174 (report at be4ac1d), each mutant applied by hand to
+    # the code of b168a3d (its test failed, then passed with the code restored); names as the code has them now
+    **{f"{STUDIES}.x_check_rows_match_records__mutmut_{n}": "tests/test_studies.py::"
+       "test_a_column_only_results_csv_or_only_its_point_records_hold_is_named_on_its_side" for n in (62, 63, 64, 67, 68, 69, 70)},
+    **{f"{STUDIES}.x_equivalence_verdict__mutmut_{n}":
+       "tests/test_studies.py::test_a_95_percent_interval_that_reaches_exactly_zero_does_not_exclude_it" for n in (34, 36)},
+    **{f"{STUDIES}.x_equivalence_verdict__mutmut_{n}":
+       "tests/test_studies.py::test_a_difference_whose_mean_rounds_to_zero_keeps_its_side_after_holm" for n in (114, 115)},
+    f"{STUDIES}.x_holm_adjusted__mutmut_13": "tests/test_studies.py::test_holm_adjusted_takes_a_p_value_of_zero",
+    **{f"{STUDIES}.x_holm_verdicts__mutmut_{n}":
+       "tests/test_studies.py::test_holm_verdicts_show_both_adjusted_p_values_to_six_places" for n in (66, 74)},
+    **{f"{SWEEP}.x_check_same_code__mutmut_{n}":  # the report's _18, _19, _20, _23, _26, _33, _36, _38 and _39
+       "tests/test_sweep.py::test_resumed_points_code_is_checked_at_every_commit_their_records_name"
+       for n in (44, 45, 46, 49, 52, 59, 62, 64, 65)},
+    f"{SWEEP}.x_check_scripts_unedited__mutmut_12":
+        "tests/test_sweep.py::test_a_job_script_edited_by_hand_is_kept_whatever_scripts_come_before_it",
+    **{f"{SWEEP}.x_keeps_every_row__mutmut_{n}": "tests/test_sweep.py::test_keeps_every_row_reads_both_tables_as_csv"
+       for n in (5, 7, 12, 17, 19)},
+    **{f"{SWEEP}.x_run__mutmut_{n}":  # the report's _47, _49 and _57
+       "tests/test_sweep.py::test_a_finished_sweep_whose_provenance_predates_the_tables_sha256_is_resumed"
+       for n in (77, 79, 87)},
+    **{f"{SWEEP}.x_tasks_read__mutmut_{n}":
+       "tests/test_sweep.py::test_the_tasks_a_point_reads_are_its_own_and_its_profiles_where_it_names_none"
+       for n in (1, 2, 3, 4, 7, 8, 9)},
     # the run resumed at 4b4b9b7 (report b20804b), each mutant applied by hand to the code of this commit; names as the
     # code has them now (see _TRIAGED_AT_4B4B9B7)
     # (is_correct's _51, _55 and _56 of the report mutated the line that read stated numbers for gsm8k and arith alone,

@@ -1731,3 +1731,52 @@ def test_a_table_that_lacks_grid_points_and_has_no_provenance_says_aggregate_was
                                           r"provenance.json beside it \(`aggregate` was interrupted, or the file "
                                           r"deleted\): run `aggregate` again"):
         studies.load_study(folder.name, tmp_path)
+
+
+def test_holm_adjusted_takes_a_p_value_of_zero():
+    """A t-test far past any doubt underflows to a p-value of exactly 0: a probability, adjusted like any other."""
+    assert studies.holm_adjusted([0.0, 0.2]) == [0.0, 0.2]
+
+
+def test_holm_verdicts_show_both_adjusted_p_values_to_six_places():
+    rows = pd.DataFrame({"mean": [0.0, 0.0], "p_difference": [0.01234567, 0.9], "p_equivalence": [0.9, 0.01234567]})
+    out = studies.holm_verdicts(rows)  # 2 x 0.01234567 = 0.02469134
+    assert out["p_difference_holm"].tolist() == [0.024691, 0.9]
+    assert out["p_equivalence_holm"].tolist() == [0.9, 0.024691]
+
+
+def test_a_difference_whose_mean_rounds_to_zero_keeps_its_side_after_holm():
+    """equivalence_verdict records the unrounded sign (`direction`): a real difference of +0.000025 shows as a mean
+    and an interval of 0.0, and holm_verdicts would otherwise read it as 'worse'."""
+    verdict = equivalence_verdict([0.00002, 0.000025, 0.00003], margin=0.03)
+    assert (verdict["mean"], verdict["ci_low"], verdict["ci_high"], verdict["direction"]) == (0.0, 0.0, 0.0, 1.0)
+    assert studies.holm_verdicts(pd.DataFrame([verdict]))["verdict_holm"].tolist() == [
+        "slightly better (a real difference, smaller than the margin)"]
+
+
+def test_a_95_percent_interval_that_reaches_exactly_zero_does_not_exclude_it():
+    """Seeds that agree on t x 0.01 over a shared baseline of standard error 0.01 have a 95% interval from exactly 0
+    (or to exactly 0): 0 is in it, so no difference is shown, as its p-value of 0.05 (not below) says."""
+    from scipy import stats
+
+    edge = float(stats.t.ppf(0.975, 2)) * 0.01
+    for values, bound in (([edge] * 3, "ci_low"), ([-edge] * 3, "ci_high")):
+        verdict = equivalence_verdict(values, margin=0.03, base_variance=0.0001)
+        assert verdict[bound] == 0.0 and verdict["p_difference"] == pytest.approx(0.05)
+        assert verdict["verdict"] == "inconclusive"
+
+
+def test_a_column_only_results_csv_or_only_its_point_records_hold_is_named_on_its_side(tmp_path):
+    """The refusal says which of the two holds the extra column, so the reader knows which one to look at."""
+    import json
+
+    record = {"point": "a", "status": "ok", "seconds": 1.5, "commit": "def", "gain": {"test": 0.25}}
+    (tmp_path / "points").mkdir()
+    (tmp_path / "points" / "a.json").write_text(json.dumps(record))
+    table = studies.results_table([record])
+    studies.check_rows_match_records(table, tmp_path, "fix it")  # as made: nothing to say
+    with pytest.raises(CourseError, match=r"column 'note' is in results.csv but not in its point records: one of"):
+        studies.check_rows_match_records(table.assign(note="mine"), tmp_path, "fix it")
+    with pytest.raises(CourseError, match=r"column 'commit' is in the point records in .*points but not in "
+                                          r"results.csv: one of"):
+        studies.check_rows_match_records(table.drop(columns="commit"), tmp_path, "fix it")

@@ -2186,3 +2186,78 @@ def test_round_25_aggregate_keeps_a_field_added_to_provenance_by_hand(tmp_path):
     again = json.loads(path.read_text())
     assert again["hardware"] == "node c07"  # kept
     assert again["points"] == 1 and again["this_run"] == {"workers": 1}  # what aggregate writes is its own
+
+
+def test_the_tasks_a_point_reads_are_its_own_and_its_profiles_where_it_names_none():
+    from course_lib.research.sweep import tasks_read
+
+    assert tasks_read({"PROFILE": "paper"}) == {"gsm8k", "aime2025"}  # the profile's TASK and OOD_TASK
+    assert tasks_read({"PROFILE": "paper", "TASK": "math"}) == {"math", "aime2025"}
+    assert tasks_read({"TASK": "gsm8k"}) == {"gsm8k"}  # no profile
+    assert tasks_read({"PROFILE": "no-such", "TASK": "gsm8k"}) == {"gsm8k"}  # an unknown profile is refused elsewhere
+
+
+def test_resumed_points_code_is_checked_at_every_commit_their_records_name(tmp_path, monkeypatch):
+    """A +dirty commit's code is compared from its commit; a commit this clone lacks is warned about and the next
+    is still checked; a commit whose code is unchanged passes; the changed files are named, three and a count."""
+    import course_lib.research.sweep as sweep
+
+    changed = {"a" * 40: [], "b" * 40: ["x.py", "y.py"], "c" * 40: ["p.py", "q.py", "r.py"],
+               "d" * 40: ["1.py", "2.py", "3.py", "4.py", "5.py"]}
+    monkeypatch.setattr(sweep, "git_commit", lambda: "e" * 40)
+    monkeypatch.setattr(sweep, "code_changed_since", changed.get)  # None: a commit this clone does not hold
+    sweep.check_same_code(tmp_path, [{"commit": "a" * 40}])  # other commit, same code
+    with pytest.warns(UserWarning, match="uncommitted changes"), \
+            pytest.raises(CourseError, match="at commit bbbbbbbbbbbb, and x.py, y.py changed since: the points"):
+        sweep.check_same_code(tmp_path, [{"commit": "b" * 40 + "+dirty"}])
+    with pytest.warns(UserWarning, match="at commit 000000000000, which this clone does not hold"), \
+            pytest.raises(CourseError, match="at commit bbbbbbbbbbbb, and x.py, y.py changed since"):
+        sweep.check_same_code(tmp_path, [{"commit": "0" * 40}, {"commit": "b" * 40}])
+    with pytest.raises(CourseError, match="and p.py, q.py, r.py changed since"):
+        sweep.check_same_code(tmp_path, [{"commit": "c" * 40}])
+    with pytest.raises(CourseError, match=r"and 1.py, 2.py, 3.py and 2 more changed since"):
+        sweep.check_same_code(tmp_path, [{"commit": "d" * 40}])
+
+
+def test_a_job_script_edited_by_hand_is_kept_whatever_scripts_come_before_it(tmp_path):
+    from course_lib.research.sweep import check_scripts_unedited
+
+    (tmp_path / "warm.sh").write_text("as written")
+    (tmp_path / "array.sh").write_text("edited by hand")
+    with pytest.raises(CourseError, match="array.sh was changed after --emit-slurm wrote it"):
+        check_scripts_unedited(tmp_path, {"warm.sh": "as written", "array.sh": "new"})
+
+
+def test_keeps_every_row_reads_both_tables_as_csv(tmp_path):
+    """Rows are compared as CSV reads them: an old table saved with a Mac spreadsheet's CR line ends holds the same
+    rows, a quoted cell's CR-LF line break is kept as written in both tables, and an old table that is not UTF-8
+    cannot be read, so it is not said to be kept."""
+    from course_lib.research.sweep import keeps_every_row
+
+    old = tmp_path / "results.csv"
+    old.write_bytes(b"point,note\ra,ok\r")
+    assert keeps_every_row(old, "point,note\na,ok\nb,ok\n")
+    old.write_bytes(b'point,note\na,"two\r\nlines"\n')
+    assert keeps_every_row(old, 'point,note\na,"two\r\nlines"\nb,ok\n')
+    assert not keeps_every_row(old, 'point,note\na,"two\nlines"\nb,ok\n')
+    old.write_bytes(b"point,note\na,x\ry\n")  # pandas writes a cell's bare CR unquoted: both tables split it alike
+    assert keeps_every_row(old, "point,note\na,x\ry\nb,ok\n")
+    old.write_bytes(b"point,note\na,caf\xe9\n")
+    assert not keeps_every_row(old, "point,note\na,caf\xe9\n")
+
+
+def test_a_finished_sweep_whose_provenance_predates_the_tables_sha256_is_resumed(tmp_path, monkeypatch):
+    """run compares a results.csv already there with the table its records make now: one beside a provenance.json
+    from before `results_sha256` is kept while it holds every row they make (only an edit is refused)."""
+    import course_lib.research.sweep as sweep
+
+    notebook = fake_experiment(tmp_path / "fake.ipynb")
+    monkeypatch.setitem(STUDIES, "demo", {"fixed": {"MODEL": "m"}, "grid": {"smoke": {"STRATEGY": ["hard"], "SEED": [0]}}})
+    out = tmp_path / "out"
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    provenance = json.loads((out / "provenance.json").read_text())
+    del provenance["results_sha256"]
+    (out / "provenance.json").write_text(json.dumps(provenance))
+    monkeypatch.setattr(sweep, "run_points", lambda waves, *args: not any(waves) or pytest.fail("a point ran"))
+    run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)  # nothing to run, nothing refused
+    assert pd.read_csv(out / "results.csv")["point"].tolist() == [path.stem for path in (out / "points").glob("*.json")]
