@@ -1780,3 +1780,18 @@ def test_a_column_only_results_csv_or_only_its_point_records_hold_is_named_on_it
     with pytest.raises(CourseError, match=r"column 'commit' is in the point records in .*points but not in "
                                           r"results.csv: one of"):
         studies.check_rows_match_records(table.drop(columns="commit"), tmp_path, "fix it")
+
+
+def test_a_failed_points_error_with_a_carriage_return_stays_one_row_of_the_results_table(tmp_path):
+    """Found by mutation triage: a progress bar's bare carriage return in a failed point's error was written unquoted
+    by to_csv, and the table read back with a phantom row ("progress 50%")."""
+    import io
+
+    from course_lib.research import studies
+
+    records = [{"point": "a", "status": "failed", "error": "progress 10%\rprogress 50%\r\nValueError: bad"},
+               {"point": "b", "status": "ok", "error": None}]
+    text = studies.results_table(records).to_csv(index=False)
+    back = pd.read_csv(io.StringIO(text))
+    assert back["point"].tolist() == ["a", "b"]
+    assert back.loc[0, "error"] == "progress 10%\nprogress 50%\nValueError: bad"

@@ -74,9 +74,17 @@ def load_study(study: str, root=RESULTS_DIR) -> tuple[pd.DataFrame, dict]:
     return table[table["status"] == "ok"].reset_index(drop=True), provenance
 
 
+def _line_breaks_as_newlines(value):
+    """A text's carriage returns (a progress bar's, in an error) as newlines: to_csv writes a bare one unquoted, and
+    the table would read back with a second row."""
+    return value.replace("\r\n", "\n").replace("\r", "\n") if isinstance(value, str) else value
+
+
 def results_table(records: list[dict]) -> pd.DataFrame:
     """The results table `aggregate` writes: one row per point record (flat columns, no traceback), by point name."""
     table = pd.json_normalize([{key: value for key, value in r.items() if key != "traceback"} for r in records])
+    for column in [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]:
+        table[column] = table[column].map(_line_breaks_as_newlines)
     return table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])
 
 
