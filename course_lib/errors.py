@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 
 LIBRARY = str(Path(__file__).resolve().parent)
+PASSED_THROUGH = (LIBRARY,)  # folders whose frames a warning skips to reach its caller (tests add mutmut's wrapper)
 
 MAX_SEED = 2**32 - 1  # numpy's and torch's seed range: a larger seed fails deep inside a library
 
@@ -44,6 +45,6 @@ def warn(message: str) -> None:
     """A warning shown at the first line outside the library (the student's call), however deep inside the library
     it was raised: a fixed stacklevel points into the library when another library function is the caller (03)."""
     frame, level = sys._getframe(1), 2
-    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(LIBRARY):
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(PASSED_THROUGH):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, stacklevel=level)
