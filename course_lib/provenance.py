@@ -266,6 +266,8 @@ def check_replaceable(path, command: str, record=None, parameter: str = "out") -
                           "path, or remove the link first")
     if not path.exists():
         return
+    check(path.stat().st_mode & 0o222, f"{parameter}={path} is read-only (mode {path.stat().st_mode & 0o777:o}), kept "
+                                       "so on purpose; give a new path, or make it writable (chmod u+w) to replace it")
     record = Path(record).expanduser() if record is not None else path
     fields = read_record(record)
     by = _command_of(fields)
@@ -498,6 +500,23 @@ def _check_folder_writable(folder: Path, parameter: str, shown: Path) -> None:
     finally:
         if int(os.environ.get("WORLD_SIZE", "1") or 1) <= 1:  # launched processes check the same folder at once:
             remove_empty(made)  # one removing it under another's test file failed that one (No such file)
+
+
+def fresh_log(path, append: bool = False):
+    """A log file opened for writing as a file of its own: a link (symbolic or hard) at its name is removed first,
+    never written through, so a log cannot replace what the link points to; `append` keeps a file's earlier lines but
+    refuses a symbolic link (05)."""
+    path = Path(path)
+    if not append and (path.is_symlink() or path.is_file()):
+        path.unlink()  # the link only: its target keeps its bytes
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_APPEND if append else os.O_EXCL)
+    try:
+        return os.fdopen(os.open(path, flags, 0o644), "ab" if append else "wb", buffering=0)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.EEXIST):
+            raise CourseError(f"{path} is a link or was made by another command just now; a log is written only as a "
+                              "file of its own: remove it, or give another --out") from None
+        raise
 
 
 def atomic_write_texts(files: dict) -> None:

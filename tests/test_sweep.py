@@ -20,6 +20,7 @@ from course_lib.__main__ import main
 from course_lib.provenance import file_sha256, git_commit, library_versions
 from course_lib.research.studies import results_table
 from course_lib.research.sweep import (
+    DAMAGED_GRID_FIX,
     STUDIES,
     _share_cores,
     aggregate,
@@ -623,7 +624,7 @@ def test_grid_points_reads_the_grid_a_job_array_was_written_with(tmp_path, monke
     grid.write_text("{")
     with pytest.raises(CourseError) as damaged:
         grid_points(tmp_path, "demo", "smoke")
-    assert str(damaged.value) == f"{grid} (the grid of this folder) is damaged (JSONDecodeError); delete it and run again"
+    assert str(damaged.value) == f"{grid} (the grid of this folder) is damaged (JSONDecodeError); {DAMAGED_GRID_FIX}"
     for wrong in ([points], {"study": "other", "points": points}, {"study": "demo", "points": 3}):
         grid.write_text(json.dumps(wrong))
         with pytest.raises(CourseError) as refused:
@@ -1219,9 +1220,9 @@ def test_collect_aggregates_with_the_study_profile_and_command_it_was_given(tmp_
 
 
 @pytest.mark.parametrize(("grid", "message"), [
-    ("{", "{grid} (the grid of this folder) is damaged (JSONDecodeError); delete it and run again"),
-    ("[]", "{grid} is not a grid `reproduce` wrote; delete it and run again"),
-    ('{"study": "demo"}', "{grid} is not a grid `reproduce` wrote; delete it and run again"),
+    ("{", "{grid} (the grid of this folder) is damaged (JSONDecodeError); " + DAMAGED_GRID_FIX),
+    ("[]", "{grid} is not a grid `reproduce` wrote; " + DAMAGED_GRID_FIX),
+    ('{"study": "demo"}', "{grid} is not a grid `reproduce` wrote; " + DAMAGED_GRID_FIX),
     ('{"study": "demo", "points": [{"SEED": 3}]}',
      "out={out} holds points that are not in demo's 'smoke' grid; give its profile or another folder"),
     ('{"study": "demo", "points": [{"PROFILE": "smoke", "SEED": 10.0}]}',  # round 16: 1.0 == 1 let an edited grid by

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import check
 from ..paths import EXPERIMENT_TEMPLATE, NOTEBOOKS_DIR
-from ..provenance import atomic_write_text, git_commit, library_versions
+from ..provenance import atomic_write_text, fresh_log, git_commit, library_versions
 from ..research.profiles import PROFILES
 from .runtime import CHARTS_VARIABLE, literal_assignments, parameter_errors, read_records
 
@@ -59,7 +59,7 @@ def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False,
     options = {}
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
-        log_file = open(log, "wb")  # noqa: SIM115 (closed below, after the kernel has exited)
+        log_file = fresh_log(log)  # closed below, after the kernel has exited; never through a link
         options["kernel_manager_class"] = _kernel_manager_logging_to(log_file)
 
     charts = os.environ.get(CHARTS_VARIABLE)

@@ -45,6 +45,7 @@ from ..provenance import (
     check_writable_folder,
     code_changed_since,
     file_sha256,
+    fresh_log,
     git_commit,
     is_lock_file,
     library_versions,
@@ -164,12 +165,17 @@ def check_parameters(points: list[dict], notebook: Path = EXPERIMENT) -> None:
     check(not unknown, f"grid key(s) {unknown} are not parameters of {notebook.name}; it declares {sorted(declared)}")
 
 
+DAMAGED_GRID_FIX = ("restore it (git checkout, or a copy); or run the study into "
+                    "a new folder with the finished points/*.json copied in (the sweep resumes them)")
+
+
 def _read_json(path: Path, what: str):
     """A JSON file the sweep wrote; a clear error naming it when it cannot be read."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as error:
-        raise CourseError(f"{path} ({what}) is damaged ({type(error).__name__}); delete it and run again") from None
+        fix = DAMAGED_GRID_FIX if path.name == "grid.json" else "delete it and run again"  # a grid holds the plan
+        raise CourseError(f"{path} ({what}) is damaged ({type(error).__name__}); {fix}") from None
 
 
 def _check_out_dir(out: Path, study: str, points: list[dict], overrides: dict | None = None) -> None:
@@ -611,7 +617,7 @@ def collect(study: str, profile: str, out, command: str = "", this_run: dict | N
     check(grid_file.exists(), f"out={out} holds no grid.json; give the folder of a `reproduce` run")
     grid = _read_json(grid_file, "the grid of this folder")
     check(isinstance(grid, dict) and {"study", "points"} <= set(grid),
-          f"{grid_file} is not a grid `reproduce` wrote; delete it and run again")
+          f"{grid_file} is not a grid `reproduce` wrote; {DAMAGED_GRID_FIX}")
     check(grid["study"] == study, f"out={out} holds a grid of study {grid['study']!r}, not {study!r}; "
                                   "give that study or another folder")
     check_points_of_grid(grid, study, profile, out)
@@ -704,7 +710,7 @@ def _start_worker(workers: int, log_dir: Path, parent_pid: int) -> None:  # prag
     die_with_parent(parent_pid)
     _share_cores(workers)
     log_dir.mkdir(parents=True, exist_ok=True)
-    log = open(log_dir / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (open for the worker's life)
+    log = fresh_log(log_dir / f"worker-{os.getpid()}.log", append=True)  # open for the worker's life
     os.dup2(log.fileno(), 2)
 
 
