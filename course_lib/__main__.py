@@ -174,16 +174,19 @@ def cmd_calibrate(args) -> None:
     report = calibrate(args.model, task=args.task, n=args.n, k=args.k, temperature=args.temperature, seed=args.seed,
                        max_new_tokens=args.max_new_tokens, progress=not args.quiet, data_dir=args.data_dir)
     targets = check_targets(course_model_name(args.model), report)
-    if args.task == "arith" and course_model_name(args.model) in TARGETED_SIZES and missing_levels(report):
-        print(f"note: no problem of level {', '.join(missing_levels(report))} among --n {args.n}, so "
-              f"{course_model_name(args.model)}'s calibration targets are not checked; give --n 50 or more",
-              file=sys.stderr)
     if args.write:
         with folder_lock(folder, parameter="model"):  # two --write runs (arith, shuffle) must not lose one report
             check(weights_sha256(folder) == measured,
                   f"model={args.model} was replaced while it was measured (its manifest's weights changed), so the "
                   "report is not written into the new one; calibrate it again")
             write_calibration(args.model, report, targets)
+    if args.task == "arith" and course_model_name(args.model) in TARGETED_SIZES and missing_levels(report):
+        print(f"note: no problem of level {', '.join(missing_levels(report))} among --n {args.n}, so "
+              f"{course_model_name(args.model)}'s calibration targets are not checked; give --n 50 or more",
+              file=sys.stderr)
+    elif targets and args.n < 50:  # a level's rate from a few problems: a verdict on noise
+        print(f"note: --n {args.n} measures each level on about {max(1, args.n // 5)} problem(s), too few for the "
+              "targets' verdicts to mean much; give --n 50 or more (the course's calibrations use 500)", file=sys.stderr)
     print(json.dumps({**report, "targets": targets}, indent=2))
 
 
@@ -248,13 +251,17 @@ def cmd_notebooks(args) -> None:
     args.out = args.out if args.out is not None else Path("build") / args.profile  # each profile its own folder
     _check_outputs(args, args.out, folder=True)
     check_ignored_in_repository(args.out, "out", f"build/{args.profile}/")  # executed copies among the course's files
+    check_not_in_owned(args.out, fix=f"give a folder of its own (build/{args.profile})")  # a run's, a study's parts
+    check(not (Path(args.out) / "grid.json").is_file(), f"out={args.out} is a study folder `reproduce` writes; give a "
+                                                        f"folder of its own (build/{args.profile})")
     for notebook in course_notebooks():  # an executed copy replaces only an executed copy, never a lesson
         _check_executed_copy(Path(args.out) / notebook.name)
     check(args.only is None or (args.only and all(prefix.strip() for prefix in args.only)),
           "--only needs at least one notebook prefix, e.g. --only 00 03; leave it out to run every notebook")
     summary_file = Path(args.out) / "summary.json"
     check(not summary_file.exists() or _is_course_summary(summary_file),
-          f"out={args.out} holds a summary.json that `notebooks` did not write; give another folder")
+          f"out={args.out} holds a summary.json that `notebooks` did not write, or one damaged since; give another "
+          "folder (or delete that summary.json to run the notebooks there again)")
     if summary_file.exists():  # --only: the others' entries stay in the summary; a whole run replaces its own
         earlier = json.loads(summary_file.read_text(encoding="utf-8"))["profile"]
         check(earlier == args.profile, f"out={args.out} holds notebooks executed in profile {earlier!r}; run "
@@ -329,7 +336,9 @@ def _is_course_summary(path: Path) -> bool:
         summary = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(summary, dict) and {"profile", "notebooks"} <= set(summary)
+    return (isinstance(summary, dict) and isinstance(summary.get("profile"), str)
+            and isinstance(summary.get("notebooks"), list)
+            and all(isinstance(item, dict) and isinstance(item.get("notebook"), str) for item in summary["notebooks"]))
 
 
 PROCEDURAL_POOL = 500  # --n for arith and shuffle when not given (real datasets: every problem of the split)
@@ -481,21 +490,29 @@ def _provenance(args) -> dict:
             "versions": library_versions()}
 
 
+def _check_cache(args, cache) -> None:
+    """The difficulty cache (--cache-dir, else $COURSE_CACHE_DIR; None: no cache) is a folder of its own: not an input,
+    not in a model, data, run or study folder, not among the course's files, writable; before the model loads."""
+    from .difficulty import cache_folder
+
+    folder = cache_folder(cache)  # a cache path that is a file fails now
+    if folder:
+        where = "cache_dir" if getattr(args, "cache_dir", None) else "COURSE_CACHE_DIR"
+        _check_outputs(args, folder, folder=True, parameter=where)
+        check_not_in_owned(folder, where)
+        check_ignored_in_repository(folder, where)
+        check_writable_folder(folder, where)  # /proc/self, a read-only mount: named now, not after sampling
+
+
 def cmd_estimate(args) -> None:
     """Estimate pass rates over K samples and write the difficulty table as CSV."""
-    from .difficulty import cache_folder, check_pass_rates, estimate
+    from .difficulty import check_pass_rates, estimate
     from .evaluation import model_for_backend
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "estimate", provenance=True)
     cache = None if args.no_cache else args.cache_dir or "default"
-    folder = cache_folder(cache)  # a cache path that is a file fails now, not after the model loads
-    if folder:  # --cache-dir or $COURSE_CACHE_DIR: not in a model, data, run or study folder
-        where = "cache_dir" if args.cache_dir else "COURSE_CACHE_DIR"
-        _check_outputs(args, folder, folder=True, parameter=where)
-        check_not_in_owned(folder, where)
-        check_ignored_in_repository(folder, where)
-        check_writable_folder(folder, where)  # /proc/self, a read-only mount: named now, not after sampling
+    _check_cache(args, cache)
     backend = _backend(args)
     model, tokenizer = model_for_backend(args.model, backend)  # vLLM loads the weights itself from a folder
     sampling_seed = args.seed if args.sampling_seed is None else args.sampling_seed
@@ -785,6 +802,7 @@ def cmd_evaluate(args) -> None:
 
     problems = _sampled_problems(args)
     _check_file_outputs(args, "evaluate")
+    _check_cache(args, None if args.no_cache else "default")
     warn_if_not_held_out(args.model, problems)
     backend = _backend(args)  # vllm: the run's LoRA merged into merged/, which vLLM loads; hf: loaded weights
     model, tokenizer = model_for_backend(args.model, backend)
@@ -833,13 +851,21 @@ def cmd_reproduce(args) -> int:
     check(args.workers >= 1, f"workers={args.workers} must be >= 1")  # more than the points or cores: capped
     check_slurm_limits(args.slurm_time, args.slurm_mem, args.slurm_gpus, args.slurm_cpus)
     where, overrides = sweep.parse_where(args.where), sweep.parse_overrides(args.set, args.backend)
-    check_planned_points(sweep.expand(args.study, args.profile, where, overrides),  # before any point runs
-                         datasets_here=not args.emit_slurm)  # a cluster's nodes may hold data the login node lacks
+    planned = sweep.expand(args.study, args.profile, where, overrides)
+    check_planned_points(planned, datasets_here=not args.emit_slurm)  # before any point runs (a cluster's nodes may
+    # hold data the login node lacks)
+    grid = sweep.expand(args.study, args.profile, where)
+    axes = sorted(key for key in overrides if len({str(point.get(key)) for point in grid}) > 1)
+    if axes:  # `--set SEED=1` on a 5-seed grid: one seed, not the study
+        print(f"note: --set {', '.join(axes)} replaces a grid axis with one value: {len(grid)} points become "
+              f"{len(planned)}; to run part of the grid, use --where", file=sys.stderr)
     check(args.emit_slurm or (not given and not args.delete_merged),
           "--slurm-*, --cache-dir and --delete-merged options need --emit-slurm")
     _check_outputs(args, args.out, folder=True)
     check_not_in_owned(args.out)  # not into a run folder or another study's points/, runs/, logs/
     check_untracked_study_files(args.out)
+    if args.cache_dir or os.environ.get("COURSE_CACHE_DIR"):  # the kernels' or the jobs' cache (unset: OUT/cache)
+        _check_cache(args, args.cache_dir or "default")
     if not sweep.holds_only_point_records(Path(args.out)):  # finished records copied in: the sweep resumes them
         check_own_folder(args.out, "reproduce", "grid.json", is_own=lambda marker: True)  # the sweep checks its grid
     if args.emit_slurm:
@@ -968,6 +994,8 @@ def cmd_sweep_point(args) -> int:
     if sweep.done_record(Path(args.out), points[args.index]):
         print(f"{sweep.point_name(points[args.index])}: already done")
         return 0
+    if os.environ.get("COURSE_CACHE_DIR"):  # the job script's cache, for this point's kernel
+        _check_cache(args, "default")
     finished = [sweep.done_record(Path(args.out), p, set_aside=False) for p in points]  # other tasks' records: read
     sweep.check_same_code(Path(args.out), [record for record in finished if record])  # only, never moved
     sweep.check_same_versions(Path(args.out))  # an array task on a node whose environment or checkout differs

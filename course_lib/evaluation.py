@@ -21,7 +21,7 @@ from .errors import CourseError, check, warn
 from .models import load_tokenizer, resolve_model_path
 from .paths import what_it_is
 from .problems import problem_fingerprint
-from .prompts import DEFAULT_NEW_TOKENS, pool_answer_format
+from .prompts import DEFAULT_NEW_TOKENS, pool_answer_format, prompts_fingerprint
 from .provenance import SEAL, seal_broken
 
 
@@ -65,6 +65,11 @@ def interval_over_problems(hits, samples) -> tuple[float, float]:
 
 def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
     """Overall and per-level accuracy (mean pass rate) with 95% intervals over problems, and pass@k (A2)."""
+    missing = {"id", "level", "k", "n_correct"} - set(getattr(table, "columns", ()))
+    check(isinstance(table, pd.DataFrame) and not missing and len(table) > 0,
+          f"table must be a non-empty DataFrame of per-problem rows (id, level, k, n_correct), as `estimate` returns"
+          f"{f'; it lacks {sorted(missing)}' if isinstance(table, pd.DataFrame) and missing else ''}")
+
     def block(rows: pd.DataFrame) -> dict:
         n, correct = int(rows["k"].sum()), int(rows["n_correct"].sum())
         low, high = interval_over_problems(rows["n_correct"], rows["k"])
@@ -108,6 +113,7 @@ def evaluate(model, tokenizer, problems, k: int = 4, temperature: float = 1.0, m
     fingerprints = {p.id: problem_fingerprint(p) for p in problems}
     return {**summarize_accuracy(table, pass_k), "k": k, "temperature": temperature, "seed": seed,
             "max_new_tokens": max_new_tokens, "answer_format": pool_answer_format(problems), "grader": grader_fingerprint(),
+            "prompts": prompts_fingerprint(),
             "per_problem": [{**row, "problem_sha256": fingerprints[row["id"]]} for row in rows.to_dict("records")]}
 
 
@@ -196,11 +202,13 @@ def check_same_settings(after: dict, before: dict, settings: tuple = COMPARED_SE
     check(None in files or files[0] == files[1],
           "after and before read different versions of the problem file (its sha256 changed between the two "
           "evaluations: a problem's text or answer may differ under the same id); evaluate both on one version")
-    graders = [result.get("grader") for result in (after, before)]  # older files record none: not checked
-    check(None in graders or graders[0] == graders[1],
-          f"after and before were graded by different answer-checking code (grader {graders[0]} against {graders[1]}: "
-          "course_lib/answers.py or math-verify changed between the two evaluations), so their difference would "
-          "include the grader's; evaluate both with one version of the course")
+    for key, what in (("grader", "graded by different answer-checking code (course_lib/answers.py or math-verify"),
+                      ("prompts", "prompted by different prompt-writing code (course_lib/prompts.py")):
+        values = [result.get(key) for result in (after, before)]  # older files record none: not checked
+        check(None in values or values[0] == values[1],
+              f"after and before were {what} changed between the two evaluations: {key} {values[0]} against "
+              f"{values[1]}), so their difference would include that change; evaluate both with one version of the "
+              "course")
 
 
 def read_evaluation(path, name: str = "evaluation") -> dict:
@@ -227,7 +235,7 @@ def read_gain(path, name: str = "gain") -> dict:
     path = Path(path)
     fix = f"write it with `python -m course_lib compare ... --out {path}`"
     try:
-        result = json.loads(path.read_text(encoding="utf-8"))
+        result = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark (an editor's) is no JSON
     except (OSError, ValueError) as error:
         raise CourseError(f"{name}={path} cannot be read as JSON ({type(error).__name__}); {fix}") from None
     values = [result.get(key) if isinstance(result, dict) else None for key in ("ci_low", "mean_difference", "ci_high")]

@@ -10,6 +10,9 @@ Introduced in notebooks/01_difficulty_estimation.ipynb.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from .answers import DEFAULT_FORMAT  # noqa: F401 (each source's answer format, read from here too)
 from .errors import check
 from .tasks import TASKS as TINY_TASKS  # the tiny world's prompts already show the format (`Q:...` then `#### N`)
@@ -78,3 +81,8 @@ def prompt_ids(problem, tokenizer) -> list[int]:
 def prompt_text(problem, tokenizer) -> str:
     """The prompt as text, special tokens included, for reading, not for the model (01)."""
     return tokenizer.decode(prompt_ids(problem, tokenizer), skip_special_tokens=False)
+
+
+def prompts_fingerprint() -> str:
+    """What writes a prompt: this module's source, hashed; two evaluations compared must share it (04)."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]

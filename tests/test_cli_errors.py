@@ -405,6 +405,16 @@ def test_compare_refuses_evaluations_graded_by_different_answer_checking_code(tm
     assert (tmp_path / "gain.json").exists() is not refused
 
 
+def test_compare_refuses_evaluations_prompted_by_different_prompt_code(tmp_path):
+    """Hostile round 29: an edit to course_lib/prompts.py between two evaluations passed compare in silence."""
+    rows = [{"id": "a", "k": 2, "n_correct": 1, "pass_rate": 0.5}, {"id": "b", "k": 2, "n_correct": 0, "pass_rate": 0}]
+    for name, prompts in (("after", "a" * 16), ("before", "b" * 16)):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"per_problem": rows, "prompts": prompts}))
+    done = run_cli_in_process("compare", "--after", tmp_path / "after.json", "--before", tmp_path / "before.json",
+                              "--out", tmp_path / "gain.json")
+    assert done.returncode == 2 and "prompted by different prompt-writing code" in done.stderr, done.stderr
+
+
 def test_an_evaluation_records_the_grader_that_graded_it():
     from course_lib.answers import grader_fingerprint
     from course_lib.evaluation import evaluate
@@ -414,6 +424,9 @@ def test_an_evaluation_records_the_grader_that_graded_it():
     model, tokenizer = load_model("tiny-s")
     result = evaluate(model, tokenizer, generate("arith", 2, "test", 0), 2, 1.0, 8, 0, cache_dir=None, progress=False)
     assert result["grader"] == grader_fingerprint()
+    from course_lib.prompts import prompts_fingerprint
+
+    assert result["prompts"] == prompts_fingerprint()
 
 
 @pytest.mark.parametrize(("before_sha", "refused"), [("2" * 64, True), ("1" * 64, False), (None, False)])
