@@ -49,6 +49,19 @@ class Problem:
         return asdict(self)
 
 
+def check_problem_list(problems, purpose: str = "") -> None:
+    """A non-empty list of Problem with unique ids: one line naming what else it is (00)."""
+    check(isinstance(problems, list | tuple), f"problems must be a list of Problem (from course_lib.problems or "
+                                               f"generate), not {type(problems).__name__}")
+    check(len(problems) > 0, f"problems is empty; give at least one problem{purpose}")
+    other = next((p for p in problems if not isinstance(p, Problem)), None)
+    check(other is None, f"problems holds a {type(other).__name__}, not a Problem" + (
+        " (a row as `generate` prints it: make it one with Problem(**row))" if isinstance(other, dict) else ""))
+    ids = [p.id for p in problems]
+    twice = next((i for i in ids if ids.count(i) > 1), None) if len(set(ids)) < len(ids) else None
+    check(twice is None, f"problems: ids must be unique (id {twice!r} appears more than once)")
+
+
 def hash_split(prompt: str) -> str:
     """'test' for TEST_SHARE percent of prompts, else 'train': a pure function of the text, so splits never overlap
     (the procedural tasks, BBH and your own file alike)."""

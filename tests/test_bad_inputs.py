@@ -815,6 +815,9 @@ def test_round_28_calibrate_says_when_too_few_problems_leave_its_targets_uncheck
     captured = capsys.readouterr()
     assert json.loads(captured.out)["targets"] == {}
     assert "among --n 3, so tiny-m's calibration targets are not checked; give --n 50 or more" in captured.err
+    assert main(["calibrate", "--model", "tiny-m", "--n", "5", "--k", "2", "--max-new-tokens", "4", "--quiet"]) == 0
+    captured = capsys.readouterr()  # round 29: every level measured, each on one problem
+    assert json.loads(captured.out)["targets"] and "--n 5 measures each level on about 1 problem(s)" in captured.err
     report = {"task": "arith", "share_mixed": 0.5, "pass_rate_by_level": {"5": 0.1, "2": 0.3}}
     assert check_targets("tiny-m", report) == {}
     report["pass_rate_by_level"] = {str(level): 0.5 - level / 10 for level in range(1, 6)}

@@ -548,7 +548,7 @@ def test_bad_estimate_input_is_one_whole_message_before_sampling(tiny_s, pool, m
     monkeypatch.setattr(difficulty, "_score_chunk", lambda *args, **kwargs: pytest.fail("sampled"))
     model, tokenizer = tiny_s
     cases = [({"problems": []}, "problems is empty; give at least one problem"),
-             ({"problems": [pool[0], pool[0]]}, "problems: ids must be unique"),
+             ({"problems": [pool[0], pool[0]]}, f"problems: ids must be unique (id {pool[0].id!r} appears more than once)"),
              ({"backend": "bogus"}, "backend='bogus' is unknown; use one of hf, vllm"),
              ({"max_new_tokens": 1000}, "max_new_tokens=1000 after the longest prompt ('arith-caf48df87c', 15 tokens) "
                                         "goes past the model's context of 256 tokens; use max_new_tokens <= 241")]

@@ -186,3 +186,22 @@ def test_round_28_the_grpo_figure_reads_its_evaluations_checked(tmp_path, name, 
     (folder / name).write_text(damage((folder / name).read_text()))
     with pytest.raises(CourseError, match=rf"{name.removesuffix('.json')}=.*{said}"):
         grpo_result_chart(folder)
+
+
+@pytest.mark.parametrize("rate", [1.7, -0.1, "0.5", None])
+def test_round_29_the_calibration_figure_refuses_a_rate_outside_0_to_1(monkeypatch, rate):
+    """Hostile round 29: a manifest's calibration edited to 1.7 was drawn (its axis stretched to 1.7)."""
+    from course_lib.errors import CourseError
+    from course_lib.research import figures
+
+    real = figures.read_manifest
+
+    def edited(name):
+        manifest = real(name)
+        if name == "tiny-m":
+            manifest["calibration"]["arith"]["pass_rate_by_level"]["1"] = rate
+        return manifest
+
+    monkeypatch.setattr(figures, "read_manifest", edited)
+    with pytest.raises(CourseError, match=r"tiny-m/manifest.json: the arith calibration's pass rate at level 1 is"):
+        figures.calibration_chart()

@@ -703,3 +703,105 @@ def test_evaluate_and_compare_replace_their_output_only_as_they_wrote_it(tmp_pat
     line = refused("compare", "--after", after, "--before", before, "--out", out)
     assert f"out={out} was changed after `compare` wrote it (its fields no longer match its {SEAL})" in line
     assert "my_note" in out.read_text()
+
+
+def test_round_29_a_kernel_log_is_never_written_through_a_link(tmp_path):
+    """Hostile round 29: `notebooks` and `reproduce` opened OUT/logs/NAME.log through a symbolic link, replacing the
+    file it pointed to. A log replaces only the link, never its target; a worker's appended log refuses a link."""
+    from course_lib.provenance import fresh_log
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("kept")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "a.log").symlink_to(precious)
+    os.link(precious, tmp_path / "logs" / "b.log")  # a hard link: one file under two names
+    for name in ("a.log", "b.log"):
+        with fresh_log(tmp_path / "logs" / name) as log:
+            log.write(b"kernel says")
+        assert (tmp_path / "logs" / name).read_bytes() == b"kernel says" and not (tmp_path / "logs" / name).is_symlink()
+    assert precious.read_text() == "kept"
+    (tmp_path / "logs" / "c.log").symlink_to(precious)
+    with pytest.raises(CourseError, match=r"c.log is a link .*a log is written only as a file of its own"):
+        fresh_log(tmp_path / "logs" / "c.log", append=True)
+    assert precious.read_text() == "kept"
+
+
+def test_round_29_notebooks_refuses_a_run_or_study_folder_and_a_damaged_summary(tmp_path, no_work):
+    """Hostile round 29: `notebooks --out` wrote executed copies and summary.json into a killed run's folder (which
+    its resume then deleted) or a study folder; a summary.json with `notebooks` not a list ended in a TypeError."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run_config.json").write_text("{}")
+    assert "is a run folder of `train`" in refused("notebooks", "--profile", "smoke", "--only", "02", "--out", run)
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "grid.json").write_text("{}")
+    assert "is a study folder `reproduce` writes" in refused("notebooks", "--profile", "smoke", "--only", "02",
+                                                             "--out", study)
+    for damaged in ('{"profile": "smoke", "notebooks": 5}', '{"profile": "smoke", "notebooks": [{"notebook": ["x"]}]}'):
+        out = tmp_path / f"nb-{len(damaged)}"
+        out.mkdir()
+        (out / "summary.json").write_text(damaged)
+        assert "holds a summary.json that `notebooks` did not write, or one damaged since" in refused(
+            "notebooks", "--profile", "smoke", "--only", "02", "--out", out)
+    assert sorted(p.name for p in run.iterdir()) == ["run_config.json"]
+
+
+def test_round_29_every_command_that_caches_refuses_a_cache_inside_a_model_or_run(tmp_path, no_work, monkeypatch):
+    """Hostile round 29: only `estimate` checked its cache folder; `evaluate`, `reproduce` (its kernels' cache, or
+    --emit-slurm's --cache-dir) and `sweep-point` wrote hash folders into data/models/tiny-m or a run folder."""
+    model_cache = str(MODELS_DIR / "tiny-m")
+    monkeypatch.setenv("COURSE_CACHE_DIR", model_cache)
+    line = refused("evaluate", "--model", "tiny-s", "--n", "4", "--k", "2", "--out", tmp_path / "e.json")
+    assert "COURSE_CACHE_DIR=" in line and not (tmp_path / "e.json").exists()
+    assert "COURSE_CACHE_DIR=" in refused("reproduce", "hard-wins", "--profile", "smoke", "--out", tmp_path / "sw")
+    monkeypatch.delenv("COURSE_CACHE_DIR")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run_config.json").write_text("{}")
+    for cache in (model_cache, run):
+        assert "cache_dir=" in refused("reproduce", "hard-wins", "--profile", "smoke", "--emit-slurm", "--cache-dir",
+                                       cache, "--out", tmp_path / f"jobs-{Path(cache).name}")
+    assert not any(p.name.startswith("jobs") for p in tmp_path.iterdir())
+    assert not [p for p in (MODELS_DIR / "tiny-m").iterdir() if p.is_dir()]
+
+
+def test_round_29_train_grpo_refuses_rows_a_problem_twice_and_an_out_that_is_no_path(tmp_path):
+    from course_lib.training import train_grpo
+
+    problems = generate("arith", 4, "train", 0)
+    config = CourseConfig(**FAST_TRAINING)
+    for given, out, said in [(problems + problems[:1], tmp_path / "a", r"ids must be unique \(id '.*' appears more"),
+                             ([p.to_dict() for p in problems], tmp_path / "b", r"holds a dict, not a Problem \(a row as "
+                                                                              r"`generate` prints it"),
+                             (problems, 5, r"out=5 must name a folder for the run")]:
+        with pytest.raises(CourseError, match=said):
+            train_grpo("tiny-s", given, config, out, progress=False)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_round_29_set_on_a_grid_axis_says_the_grid_collapses_and_summarize_accuracy_names_bad_input(tmp_path):
+    import pandas as pd
+
+    from course_lib.evaluation import summarize_accuracy
+
+    done = run_cli_in_process("reproduce", "hard-wins", "--profile", "smoke", "--emit-slurm", "--set", "STRATEGY=hard",
+                              "--out", tmp_path / "jobs")
+    assert done.returncode == 0, done.stderr
+    assert "note: --set STRATEGY replaces a grid axis with one value: 2 points become 1; to run part of the grid, use " \
+           "--where" in done.stderr
+    for table in ([], pd.DataFrame({"id": ["a"], "k": [2]})):
+        with pytest.raises(CourseError, match="table must be a non-empty DataFrame of per-problem rows"):
+            summarize_accuracy(table)
+
+
+def test_round_29_a_read_only_output_is_not_replaced(tmp_path):
+    """Hostile round 29: `estimate --out` over its own earlier table made read-only (chmod 444) replaced it all the
+    same (os.replace ignores the target's mode), as root or not."""
+    from course_lib.provenance import check_replaceable
+
+    table = tmp_path / "t.csv"
+    table.write_text("id\n")
+    table.chmod(0o444)
+    with pytest.raises(CourseError, match=r"t.csv is read-only \(mode 444\), kept so on purpose"):
+        check_replaceable(table, "estimate")

@@ -1648,15 +1648,21 @@ def test_a_run_resumed_by_other_library_versions_or_code_is_warned_about(tmp_pat
     from course_lib.training import _warn_other_code, read_run_config
 
     now = training.library_versions()
-    run = _saved_run(tmp_path / "same", _record(), versions=now, commit=training.git_commit())
+    monkeypatch.setattr(training, "git_commit", lambda: "c" * 40)  # a clean checkout
+    run = _saved_run(tmp_path / "same", _record(), versions=now, commit="c" * 40)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _warn_other_code(run, read_run_config(run), 2)
     run = _saved_run(tmp_path / "upgraded", _record(), versions={**now, "trl": "0.1.0"})
-    with pytest.warns(UserWarning, match=rf"resumes at step 2 a run started with other code \(trl 0\.1\.0 -> {now['trl']}\)"):
+    with pytest.warns(UserWarning, match=rf"resumes at step 2 a run started with other or unknown code \(trl 0\.1\.0 -> {now['trl']}\)"):
         _warn_other_code(run, read_run_config(run), 2)
     monkeypatch.setattr(training, "code_changed_since", lambda commit: ["course_lib/answers.py"])
     monkeypatch.setattr(training, "git_commit", lambda: "b" * 40)
     run = _saved_run(tmp_path / "edited", _record(), versions=now, commit="a" * 40)
     with pytest.warns(UserWarning, match=rf"\(course_lib/answers\.py since commit {'a' * 12}\)"):
         _warn_other_code(run, read_run_config(run), 2)
+    for commit, said in ((None, "started outside git"), ("b" * 40 + "+dirty", "started from uncommitted changes")):
+        run = _saved_run(tmp_path / f"unknown-{commit is None}", _record(), versions=now, commit=commit)
+        monkeypatch.setattr(training, "git_commit", lambda: "b" * 40 + "+dirty")  # the same uncommitted edits, or more
+        with pytest.warns(UserWarning, match=said):  # round 29: the same +dirty commit, or none, was not compared
+            _warn_other_code(run, read_run_config(run), 2)

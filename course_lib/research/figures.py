@@ -17,6 +17,7 @@ from ..classroom.plots import (
     save_png,
     strategy_gain_chart,
 )
+from ..errors import check
 from ..evaluation import read_evaluation, read_gain
 from ..models import TINY_SIZES, read_manifest
 from ..paths import REPOSITORY
@@ -28,6 +29,11 @@ def calibration_chart() -> alt.Chart:
     """Committed calibration of the three tiny models (pass rate by level, arith)."""
     rows = [{"model": name, "level": int(level), "pass_rate": rate} for name in TINY_SIZES
             for level, rate in read_manifest(name)["calibration"]["arith"]["pass_rate_by_level"].items()]
+    bad = next((r for r in rows if isinstance(r["pass_rate"], bool) or not isinstance(r["pass_rate"], int | float)
+                or not 0 <= r["pass_rate"] <= 1), None)
+    check(bad is None, f"data/models/{bad and bad['model']}/manifest.json: the arith calibration's pass rate at level "
+                       f"{bad and bad['level']} is {bad and bad['pass_rate']!r}, not a rate in [0, 1] (edited?); "
+                       "restore it (git checkout), or measure it again with `calibrate --write`")
     return pass_rate_by_level_chart(pd.DataFrame(rows), "Tiny models: arith pass rate by level",
                                     "500 training problems, K=8, temperature 1.0 (data/models/*/manifest.json)")
 

@@ -40,7 +40,7 @@ from ..prompts import TINY_TASKS, asked_format, model_input, pool_answer_format,
 from ..provenance import atomic_write_text, code_changed_since, folder_lock, git_commit, library_versions
 from ..rewards import completion_text, correctness_reward
 from ..sampling import checked_prompt_ids
-from ..tasks import arith_steps_are_right
+from ..tasks import arith_steps_are_right, check_problem_list
 from .checkpoints import (
     SAVE_ERRORS,
     STAGING,
@@ -456,16 +456,19 @@ def _warn_other_code(run_dir: Path, previous: dict, step: int) -> None:
     changed (its later steps run the code here, its earlier ones the code its run_config.json names)."""
     then = previous.get("versions")
     now = library_versions()
-    changed = [f"{name} {then[name]} -> {now.get(name)}" for name in sorted(then)
-               if now.get(name) != then[name]] if isinstance(then, dict) else []
+    changed = [f"{name} {then[name]} -> {now[name]}" for name in sorted(then)  # a library no longer tracked: unknown
+               if name in now and now[name] != then[name]] if isinstance(then, dict) else []
     commit = previous.get("commit")
     if isinstance(commit, str) and commit != git_commit():
         files = code_changed_since(commit.removesuffix("+dirty"))  # None: not a commit this clone holds
         if files:
             changed.append(f"{', '.join(files[:2])}{' ...' if len(files) > 2 else ''} since commit {commit[:12]}")
+    elif "commit" in previous and (commit is None or commit.endswith("+dirty")):  # which code, nothing records
+        changed.append("started outside git" if commit is None else
+                       f"started from uncommitted changes to {commit[:12]}, which cannot be compared")
     if step and changed:
-        warn(f"out={run_dir} resumes at step {step} a run started with other code ({'; '.join(changed[:3])}): its "
-             "later steps run the code here; train into a new folder for one version of the code throughout")
+        warn(f"out={run_dir} resumes at step {step} a run started with other or unknown code ({'; '.join(changed[:3])}"
+             "): its later steps run the code here; train into a new folder for one version of the code throughout")
 
 
 def _check_logs_reach(run_dir: Path, step: int, logging_steps) -> None:
@@ -604,7 +607,9 @@ def train_grpo(model_name: str, problems, config, out, peft_config="course", pro
           f"reward_weights={config.reward_weights!r} gives {len(config.reward_weights or [])} weights, but train_grpo "
           "has one reward function (the graded answer, plus format_weight for the format): give one weight, or leave "
           "it unset")
+    check(isinstance(out, str | os.PathLike) and str(out).strip(), f"out={out!r} must name a folder for the run")
     check(not Path(out).exists() or Path(out).is_dir(), f"out={out} is a file; give a folder for the run")
+    check_problem_list(problems, " to train on")  # dicts (as `generate` prints them), a problem twice: one line
     main = os.environ.get("RANK", "0") == "0"  # under accelerate launch the main process alone writes (and locks)
     with folder_lock(out) if main else contextlib.nullcontext():  # a second writer is refused while this one runs
         while True:
@@ -635,7 +640,6 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     """One attempt of `train_grpo` (see there)."""
     from accelerate import PartialState
 
-    check(len(problems) > 0, "problems is empty; give at least one problem to train on")
     run_dir = Path(out)
     problem_ids = [p.id for p in problems]
     problems_sha256 = problems_fingerprint(problems)  # what training shows and grades: the same ids must mean the same
