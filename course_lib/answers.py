@@ -260,9 +260,7 @@ def boxed_answers(text) -> list[str | None]:
                 answers.append(text[box.end():brace.start()].strip())
                 position = brace.end()
                 after = _plain(text[position:position + 160])
-                hedge = _HEDGE_AFTER_A_BOX.match(after)
-                alternative = hedge and next(group for group in hedge.groups() if group is not None)
-                if (hedge and _other_value(alternative, answers[-1])) or _QUALIFIED_BOX.match(after):
+                if _other_alternative(after, answers[-1]) is not None or _QUALIFIED_BOX.match(after):
                     answers.append(None)  # `\boxed{7} (maybe 8)`, `\boxed{7} or 8`, `\boxed{7} (about)`: a second answer
                 break
         else:
@@ -458,14 +456,26 @@ _LETTER_AFTER = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTE
                            rf"{_HEDGE_WORD})\s*(?-i:\(?([A-G])\)?)(?![A-Za-z])")  # `#### D\nor E`, `\boxed{D} or (E)`
 
 
+def _other_alternative(after: str, mark: str) -> str | None:
+    """The first alternative written after a mark that differs from it, past any that restate it (`\\boxed{5} or $5$
+    or $6$` offers 6); None when every one restates it, or there is none."""
+    hedge = _HEDGE_AFTER_A_BOX.match(after)
+    while hedge:
+        alternative = next(group for group in hedge.groups() if group is not None)
+        if _other_value(alternative, mark):
+            return alternative
+        after = after[hedge.end():]
+        hedge = _HEDGE_AFTER_A_BOX.match(after)
+    return None
+
+
 def _alternative_after(after: str, mark: str) -> str | None:
     """A second answer written right after a marked one, in the text `after` it, when it differs from `mark`: a
     connector, then a number, math or a number in words (`\boxed{5} or 6`, `#### 7\nor 8`, `#### 7\n(or maybe 8)`,
     `\boxed{5}, or rather 6`), or for an option letter another letter (`#### D\nor E`); None when there is none."""
     after = _plain(after)
-    hedge = _HEDGE_AFTER_A_BOX.match(after)
-    alternative = hedge and next(group for group in hedge.groups() if group is not None)
-    if hedge and _other_value(alternative, mark):
+    alternative = _other_alternative(after, mark)
+    if alternative is not None:
         return alternative
     letter = re.fullmatch(r"\(?([A-G])\)?", mark.strip()) and _LETTER_AFTER.match(after)
     return letter.group(1) if letter and letter.group(1) != mark.strip().strip("()") else None

@@ -1413,6 +1413,10 @@ def test_words_that_make_no_one_number_are_not_read_as_another_number_beside_a_h
     (r"\boxed{2} or $2^3$", "2", "math", False),
     (r"\boxed{5} or 6x", "5", "math", False),
     (r"\boxed{5} or $6", "5", "math", False),
+    (r"\boxed{2x} or $2x$ or $3x$", "2x", "math", False),  # round 30: a restatement, then a second answer
+    (r"\boxed{5} or $5$, or maybe $6$", "5", "math", False),
+    (r"\boxed{5} or $5$ or $5$", "5", "math", True),
+    ("#### 7\nor 7 or 8", "7", "gsm8k", False),
     ("#### 2\nThe answer is a thousand.", "2", "gsm8k", False),  # `a thousand` states 1000
     ("#### 1000\nThe answer is a thousand.", "1000", "gsm8k", True),
 ])
