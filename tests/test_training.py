@@ -1666,3 +1666,9 @@ def test_a_run_resumed_by_other_library_versions_or_code_is_warned_about(tmp_pat
         monkeypatch.setattr(training, "git_commit", lambda: "b" * 40 + "+dirty")  # the same uncommitted edits, or more
         with pytest.warns(UserWarning, match=said):  # round 29: the same +dirty commit, or none, was not compared
             _warn_other_code(run, read_run_config(run), 2)
+    monkeypatch.setattr(training, "git_commit", lambda: "b" * 40)  # round 30: the edits reverted since, clean now
+    for changed, said in (([], "started from uncommitted changes to bbbbbbbbbbbb"), (None, "which this clone does not hold")):
+        monkeypatch.setattr(training, "code_changed_since", lambda commit, changed=changed: changed)
+        run = _saved_run(tmp_path / f"reverted-{changed is None}", _record(), versions=now, commit="b" * 40 + "+dirty")
+        with pytest.warns(UserWarning, match=said):
+            _warn_other_code(run, read_run_config(run), 2)

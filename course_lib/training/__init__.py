@@ -463,6 +463,10 @@ def _warn_other_code(run_dir: Path, previous: dict, step: int) -> None:
         files = code_changed_since(commit.removesuffix("+dirty"))  # None: not a commit this clone holds
         if files:
             changed.append(f"{', '.join(files[:2])}{' ...' if len(files) > 2 else ''} since commit {commit[:12]}")
+        elif files is None:
+            changed.append(f"started at commit {commit[:12]}, which this clone does not hold")
+        elif commit.endswith("+dirty"):  # edits since reverted, or other edits: which, nothing records
+            changed.append(f"started from uncommitted changes to {commit[:12]}, which cannot be compared")
     elif "commit" in previous and (commit is None or commit.endswith("+dirty")):  # which code, nothing records
         changed.append("started outside git" if commit is None else
                        f"started from uncommitted changes to {commit[:12]}, which cannot be compared")
