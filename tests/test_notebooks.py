@@ -646,3 +646,28 @@ def test_round_28_notebooks_into_the_repository_suggests_the_profiles_build_fold
 
     done = run_cli_in_process("notebooks", "--profile", "smoke", "--out", REPOSITORY / "docs", "--only", "99")
     assert done.returncode == 2 and "or under build/smoke/ (git ignores it)" in done.stderr, done.stderr
+
+
+def test_round_30_an_executed_copy_is_never_written_through_a_link(tmp_path, monkeypatch):
+    """Hostile round 30: `notebooks --out B` where B's copy was a link to A's rewrote A's executed notebook."""
+    import os
+
+    import papermill
+
+    from course_lib.classroom import notebooks
+
+    def execute_notebook(source, target, **kwargs):
+        nbformat.write(nbformat.v4.new_notebook(metadata={"executed": "here"}), target)
+
+    monkeypatch.setattr(papermill, "execute_notebook", execute_notebook)
+    monkeypatch.setattr(notebooks, "check_notebook_parameters", lambda notebook, parameters: None)
+    first = numbered_notebooks()[0]
+    elsewhere = tmp_path / "a.ipynb"
+    for link in (os.symlink, os.link):
+        elsewhere.write_text("kept")
+        out = tmp_path / f"out-{link.__name__}"
+        out.mkdir()
+        link(elsewhere, out / first.name)
+        execute(first, out, {})
+        assert elsewhere.read_text() == "kept" and '"executed": "here"' in (out / first.name).read_text()
+        elsewhere.unlink()

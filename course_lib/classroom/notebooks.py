@@ -55,6 +55,8 @@ def execute(notebook: Path, out: Path, parameters: dict, progress: bool = False,
     check_notebook_parameters(notebook, parameters)
     out.mkdir(parents=True, exist_ok=True)
     executed = out / (name or notebook.name)
+    if executed.is_symlink() or (executed.is_file() and executed.stat().st_nlink > 1):
+        executed.unlink()  # a link at the copy's name is replaced, never written through (its target keeps its bytes)
     start = time.time()
     options = {}
     if log is not None:
