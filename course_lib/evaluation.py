@@ -65,9 +65,9 @@ def interval_over_problems(hits, samples) -> tuple[float, float]:
 
 def summarize_accuracy(table: pd.DataFrame, pass_k: tuple = (1,)) -> dict:
     """Overall and per-level accuracy (mean pass rate) with 95% intervals over problems, and pass@k (A2)."""
-    missing = {"id", "level", "k", "n_correct"} - set(getattr(table, "columns", ()))
+    missing = {"level", "k", "n_correct"} - set(getattr(table, "columns", ()))
     check(isinstance(table, pd.DataFrame) and not missing and len(table) > 0,
-          f"table must be a non-empty DataFrame of per-problem rows (id, level, k, n_correct), as `estimate` returns"
+          f"table must be a non-empty DataFrame of per-problem rows (level, k, n_correct), as `estimate` returns"
           f"{f'; it lacks {sorted(missing)}' if isinstance(table, pd.DataFrame) and missing else ''}")
 
     def block(rows: pd.DataFrame) -> dict:

@@ -790,7 +790,7 @@ def test_round_29_set_on_a_grid_axis_says_the_grid_collapses_and_summarize_accur
     assert done.returncode == 0, done.stderr
     assert "note: --set STRATEGY replaces a grid axis with one value: 2 points become 1; to run part of the grid, use " \
            "--where" in done.stderr
-    for table in ([], pd.DataFrame({"id": ["a"], "k": [2]})):
+    for table in ([], pd.DataFrame({"id": ["a"], "k": [2]}), pd.DataFrame(columns=["level", "k", "n_correct"])):
         with pytest.raises(CourseError, match="table must be a non-empty DataFrame of per-problem rows"):
             summarize_accuracy(table)
 
