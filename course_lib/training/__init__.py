@@ -655,8 +655,9 @@ def _train_grpo(model_name: str, problems, config, out, peft_config, progress: b
     check_enough_problems(len(problems), config.prompts_per_step)
     base = weights_sha256(model_name)  # the base's fingerprint: recorded now, checked when the run resumes
     if resume_step is not None:
-        check_base(run_dir, read_run_config(run_dir), model_name, base)
-        _warn_other_code(run_dir, read_run_config(run_dir), resume_step)  # a finished run returned above
+        run = read_run_config(run_dir)
+        check_base(run_dir, run, model_name, base)
+        _warn_other_code(run_dir, run, resume_step)  # a finished run returned above
     args = run_args(config, run_dir, progress, longest_prompt(problems, model_name) if config.use_vllm else 0)
     check(not (config.dynamic_sampling and args.world_size > 1),
           "dynamic_sampling=True needs a single process: each process would refill its own groups")
