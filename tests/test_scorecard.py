@@ -60,8 +60,13 @@ def test_committed_scorecard_rows(committed_card):
     assert cross["tiny world"] == ("tiny-m-math -0.034 [-0.039, -0.029] (worse, 12 seeds); tiny-sm-math -0.018 "
                                    "[-0.023, -0.014] (worse, 12 seeds)")
     assert (cross["status"], cross["margin"]) == ("contradicted", "0.013 (tiny-m-math), 0.006 (tiny-sm-math)")
-    tinymath_size = card.loc["Levels 1-3 match levels 1-5 (a boundary made by model size, tinymath)"]  # under way
-    assert (tinymath_size["status"], tinymath_size["margin"]) == ("running", "0.009 (tiny-m-math), 0.008 (tiny-sm-math)")
+    tinymath_size = card.loc["Levels 1-3 match levels 1-5 (a boundary made by model size, tinymath)"]  # fresh seeds
+    assert tinymath_size["tiny world"] == ("tiny-m-math -0.009 [-0.010, -0.008] (worse, 15 seeds); tiny-sm-math "
+                                           "-0.004 [-0.008, -0.001] (worse, 6 seeds; a real difference the margin "
+                                           "cannot call negligible: the margin 0.008 exceeds a third of levels-1-5's "
+                                           "gain, +0.020 / 3 = +0.007)")
+    assert (tinymath_size["status"], tinymath_size["was"]) == ("contradicted", "contradicted")
+    assert tinymath_size["margin"] == "0.009 (tiny-m-math), 0.008 (tiny-sm-math)"
     strong = card.loc["Hard beats random under a 10% budget (strong but unsaturated model)"]
     # the confirmatory study's six fresh seeds (200-205), none shared with its pilot (100-102)
     assert strong["tiny world"] == ("-0.001 [-0.008, +0.006] (could not tell, 6 seeds: the margin 0.03 exceeds a "
