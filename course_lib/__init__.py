@@ -49,7 +49,7 @@ PUBLIC = {  # module -> the names the notebooks use from it (the lesson's module
         "study_folder",
         "t_interval", "beats_or_loses", "with_gain_beyond_chance"),
     "research.findings": ("bullets", "correlation", "finding", "findings", "in_points", "takeaway"),
-    "research.scorecard": ("decision_table", "findings_by_reach", "scorecard"),
+    "research.scorecard": ("claim_row", "decision_table", "findings_by_reach", "scorecard", "study_margins"),
 }
 HOME = {name: module for module, names in PUBLIC.items() for name in names}  # name -> its module
 

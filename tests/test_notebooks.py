@@ -169,24 +169,32 @@ def check_05(numbers):
 
 
 def check_06(numbers):
-    assert numbers["precomputed_profile"] == "tiny" and numbers["precomputed_points"] == 27
-    assert numbers["step_share_levels_1_3"] == pytest.approx(49 / 82, abs=1e-9)  # same epochs on 3/5 of the pool
-    assert len(numbers["top_levels_change"]) == 18  # 3 models x 3 arms x levels 4-5
-    # one comparison live: levels 1-3 and 1-5 trained now for tiny-m on seed 3, which no committed run used
+    assert numbers["precomputed_profile"] == "tiny" and numbers["precomputed_points"] == 54
+    assert numbers["step_share_levels_1_3"] == pytest.approx(150 / 250, abs=1e-9)  # same passes over 3/5 of the pool
+    assert len(numbers["top_levels_change"]) == 12  # 2 models x 3 arms x levels 4-5
+    # one comparison live, on arith: levels 1-3 and 1-5 trained now for tiny-m on seed 3, which no committed run used
     assert numbers["live_points"] == 2 and numbers["live_steps"] == {"tiny-m/levels-1-3/3": 2, "tiny-m/levels-1-5/3": 2}
     assert numbers["precomputed_differences"] == pytest.approx([0.0025, 0.0317, 0.0125], abs=1e-4)  # seeds 0-2
-    # the prose of section 4: every arm of tiny-m-short gained less than the margin itself, so no pair can be called
-    # equivalent; levels 4-5 stayed inside the margin
-    assert numbers["short_verdicts"] == {"levels-1-3 - levels-1-5": "could not tell",
-                                         "levels-1-3 - levels-1-5 (49 steps)": "could not tell",
-                                         "levels-1-3 - random-matched": "could not tell"}
-    assert all(0 < gain < 0.03 for gain in numbers["short_reference_gain"].values())
-    assert numbers["short_top_farthest"] == pytest.approx(0.0231, abs=1e-4)
-    # pinned: the live smoke difference and gains read from the committed study
-    assert numbers["live_difference"] == pytest.approx(-0.0625, abs=0.02)
-    assert numbers["gain_test"]["tiny-m/levels-1-3"] == 0.0344 and numbers["gain_test"]["tiny-s/levels-1-5"] == -0.01
+    assert numbers["live_difference"] == pytest.approx(-0.0625, abs=0.02)  # pinned: the live smoke difference
+    # section 1 and the Summary: the smaller size has a boundary inside the levels, the larger solves levels 4-5 sometimes
+    band = numbers["base_band_mean"]
+    assert band["tiny-sm-math/1-3"] >= 0.30 and band["tiny-sm-math/4-5"] <= 0.08 < 0.10 < band["tiny-m-math/4-5"]
+    assert numbers["inside_boundary"] == ["tiny-m-short (arith, levels 1-3 only in pretraining)", "tiny-sm-math (tinymath)"]
+    # section 2's takeaway and quiz answer 3: tiny-sm-math's levels 4-5 hardly move; tiny-m-math's level 4 most under 1-5
     top = numbers["top_levels_change"]
-    assert (top["tiny-m/levels-1-3/4"], top["tiny-l/random-matched/5"], top["tiny-s/levels-1-5/4"]) == (0.0222, 0.0264, 0.0014)
+    assert all(abs(v) < 0.005 for k, v in top.items() if k.startswith("tiny-sm-math/"))
+    assert numbers["top_away"] == {"tiny-sm-math": 0, "tiny-m-math": 6}
+    assert numbers["largest_top"] == "tiny-m-math/levels-1-5/4" and top["tiny-m-math/levels-1-5/4"] == 0.0321
+    # section 3 and the Summary: levels 1-3 gained less than levels 1-5 in both sizes, about as much as random-matched
+    differences = numbers["differences"]
+    assert (differences["tiny-m-math/levels-1-3 - levels-1-5"], differences["tiny-sm-math/levels-1-3 - levels-1-5"]) \
+        == (-0.0089, -0.0044)
+    assert all(abs(v) < 0.005 for k, v in differences.items() if k.endswith("random-matched"))
+    # section 4 and quiz answer 2: the scorecard's row; tiny-sm-math's reference arm gained under three margins
+    assert numbers["boundary_status"] == "contradicted"
+    assert numbers["margins"] == {"tiny-m-math": 0.009, "tiny-sm-math": 0.008}
+    assert numbers["gain_test"]["tiny-sm-math/levels-1-5"] == 0.0199 < 3 * numbers["margins"]["tiny-sm-math"]
+    assert numbers["gain_test"]["tiny-m-math/levels-1-3"] == 0.0176
 
 
 def check_A1(numbers):

@@ -544,12 +544,12 @@ def _diagnose_vouched_margin(answer, short) -> str | None:
 @exercise("06.1", nudge="the margin is a fraction of the reference arm's own gain; then read the per-seed"
                         " differences with the course's equivalence test.",
           tolerance=5e-4, diagnose=_diagnose_vouched_margin,
-          hint="a tuple (margin, verdict): a third of levels-1-5's mean gain (the 82-step arm), then "
+          hint="a tuple (margin, verdict): a third of levels-1-5's mean gain, then "
                "equivalence_verdict(levels-1-3 minus levels-1-5 per seed, margin)['verdict'].")
-def _vouched_margin(short) -> tuple:
+def _vouched_margin(table) -> tuple:
     from ..research.studies import equivalence_verdict
 
-    wide = short.pivot_table(index="seed", columns="strategy", values="gain.test")
+    wide = table.pivot_table(index="seed", columns="strategy", values="gain.test")
     margin = round(float(wide["levels-1-5"].mean()) / 3, 4)
     return margin, equivalence_verdict(wide["levels-1-3"] - wide["levels-1-5"], margin)["verdict"]
 
@@ -557,7 +557,7 @@ def _vouched_margin(short) -> tuple:
 @exercise("06.2", nudge="a level's groups teach unless all G rewards agree; take each level's base "
                         "accuracy as p.",
           tolerance=5e-3, hint="a dict {level: 1 - dead_group_probability(p, G)}, with p the base accuracy of "
-                               "that level and G = 8.")
+                               "that level and G the group size.")
 def _alive_by_level(base_by_level: dict, group_size: int) -> dict:
     from ..grpo import dead_group_probability
 

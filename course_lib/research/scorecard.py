@@ -1,7 +1,8 @@
 """The claims scorecard: each paper's claim, what the paper reports, and the tiny world's verdict from the
 committed studies (supported, contradicted, equivalent, could not tell, inconclusive, running or not testable here).
 
-Introduced in notebooks/07_when_hard_helps.ipynb.
+Introduced in notebooks/06_capacity_boundary.ipynb (one claim's row); the whole card in
+notebooks/07_when_hard_helps.ipynb.
 """
 
 from __future__ import annotations
@@ -168,6 +169,27 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
     return {"tiny world": "; ".join(parts), "status": found,
             "was": family_status([status(row.verdict_holm, claim.expected) for row in before.itertuples()]),
             "inside margin": inside_margin(family["verdict_holm"]) if found == "equivalent" else ""}
+
+
+def study_claim(study: str) -> Claim:
+    """The one scorecard claim `study` tests (06)."""
+    found = [c for c in CLAIMS if c.study == study]
+    check(len(found) == 1, f"study={study!r} tests {len(found)} of the scorecard's claims; give a study that tests "
+                           f"one: {', '.join(sorted({c.study for c in CLAIMS if c.study}))}")
+    return found[0]
+
+
+def claim_row(study: str, root=RESULTS_DIR) -> dict:
+    """The scorecard's row for the claim `study` tests: its verdict in words, status and margin (06, as 07 shows it)."""
+    claim = study_claim(study)
+    return {"claim": claim.claim, **claim_verdict(claim, root), "margin": margin_text(claim)}
+
+
+def study_margins(study: str) -> dict:
+    """{model: margin} that `study` fixed before it ran, as its scorecard claim holds them (06)."""
+    claim = study_claim(study)
+    models = (claim.model,) if isinstance(claim.model, str) else claim.model
+    return dict(zip(models, claim_margins(claim)))
 
 
 def check_claim_reads(table: pd.DataFrame, claim: Claim, models) -> None:

@@ -890,7 +890,7 @@ def with_gain_beyond_chance(table: pd.DataFrame, split: str = "test") -> pd.Data
 
 def per_level_verdicts(table: pd.DataFrame, margin: float, problems_per_level: int, split: str = "test",
                        by=("model", "strategy")) -> pd.DataFrame:
-    """Each level's change (after - before) per group with its TOST verdict (06).
+    """Each level's change (after - before) per group with its TOST verdict (A1).
 
     The shared base evaluation's variance at a level with accuracy a, from K samples of each of n problems, is at most
     a(1-a)/((K-1)n): that bound is added."""
