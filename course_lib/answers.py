@@ -6,7 +6,9 @@ One marked answer counts: a completion that marks several different answers (`##
 `the answer is (A) or (B)`, every option listed) hedges, and scores 0 whichever of them is right; the same
 answer marked twice is one answer. Beside the marked answers two more are read, in every format: an answer stated
 after a label (`The answer is 9.`, `**Final Answer**: nine`, `Answer: 7 or 8`) and one offered right after a mark
-(`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`); either, when it differs, is another answer.
+(`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`, `\\boxed{7}, i.e. $8$`, `\\boxed{7} vs \\[8\\]`,
+`\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, and a number shown alone right after it:
+`#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12).
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42; superscripts and fractions like `½` are not digits (a number in words is read only
 where an answer is stated or offered, `The answer is eight.`), and
@@ -116,7 +118,7 @@ def hash_answers(text) -> list[str | None]:
         return [None]
     marks = []
     for match in _HASH.finditer(text):
-        marks.append(_mark_value(normalize_number(match.group(1))))
+        marks.append(_restated_once(_mark_value(normalize_number(match.group(1)))))
         if marks[-1] and not _heading(marks[-1]):  # `#### 7\nor 8`: the line after it offers another answer
             alternative = _alternative_after(text[match.end():match.end() + 160], marks[-1])
             marks += [alternative] if alternative else []
@@ -137,6 +139,10 @@ _STATED_LABEL = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answer(?:\*\*|__)?(?:
                            r"(?:\*\*|__)?[ \t]*")  # Markdown bold around it: `**Final Answer:** 8`, `**Final Answer**: 8`
 # a correction after an answer (`(B) or rather (C)`, `\boxed{5}, or actually 6`): the corrected answer is a second one
 _CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a comma after it is the lists' own)
+# a gloss or a contrast after an answer (`\boxed{5}, i.e. $6$`, `\boxed{5} vs $6$`, `(A), though it could be (B)`): the
+# value after it is a second answer, unless it restates the first (`\boxed{5}, i.e. $5$`)
+_CONTRAST = (r"i\.\s?e\.?|vs\b\.?|versus\b|"
+             r"(?:(?:but|though|however),?\s+)?(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be\b")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")  # `9.` ends a sentence, `9.5` does not
 # a stated answer the reasoning only tries (`Suppose the answer is 9.`, `If the answer is (D), ...`, `A common mistake:
 # the answer is 9.`): if, suppose, assume, say, imagine, whether or mistake right before its `the answer`
@@ -220,6 +226,19 @@ def _mark_value(mark: str) -> str:
     return plain
 
 
+_LEADING_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
+
+
+def _restated_once(mark: str) -> str:
+    """A `####` mark that gives a number, then only restates it (`12 or a dozen`, `500, or half a thousand`), as that
+    number; any other mark as it is (`7 or 8`, `7 or eight`, `12 or a dozen eggs` stay a hedge)."""
+    number = _LEADING_NUMBER.match(mark)
+    rest = mark[number.end():] if number else mark
+    while number and (offered := _next_offered(rest)) and not _other_value(offered[0], number.group()):
+        rest = rest[offered[1]:]
+    return normalize_number(number.group()) if number and rest.strip() in ("", ".") else mark  # (`8...` goes on)
+
+
 def extract_hash_answer(text) -> str | None:
     """The one answer after `####` (tiny tasks, GSM8K), normalised; None if absent, or if several differ (00).
 
@@ -285,14 +304,14 @@ _NEXT_LINE = (r"(?:[ \t]*\r?\n){1,2}[ \t]*"  # `Answer:\n(B)`, `The answer is:\n
               r"(?=\(?[A-Ga-g]\)?[ \t]*\.?[ \t]*(?:\r?\n|\Z))")  # (not a list of options: `answer:\n(A) Alice has...`)
 _LETTER = (r"(?:\(?[A-G]\)?(?![A-Za-z])|\([a-g]\)"  # `B`, `(B)`, `(b)`; a lower-case letter in parentheses or alone:
            r"|[a-g](?=[ \t]*[.!]?[ \t]*(?:\r?\n|\Z)|[.!]\s))")  # `is d.`, not a word (`is a bit`, `is e.g.`)
-_STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, B") is read whole
+_STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) or (B)", "A, not $B$") is read whole
     rf"(?i:answer){_LABEL_BOLD}(?:\s+(?i:is):?|:|\s*[\u2013\u2014]){_LABEL_BOLD}(?:{_NEXT_LINE}|[ \t]*)"
     rf"(?i:option\s+)?({_LETTER}"
-    r"(?:(?:\s*(?:[-\u2013\u2014(\[]\s*)?(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\b"
-    rf"{_CORRECTION}|\bor\b|\band\b|\bvs\b\.?"
+    r"(?:\$?(?:\s*(?:[-\u2013\u2014(\[]\s*)?(?:,|/|\||&|;|\+|\u2228|\\lor|\\vee|\\text\{\s*or\s*\}|(?i:\b"
+    rf"{_CORRECTION}|\bor\b|\band\b|\bvs\b\.?|\b(?:{_CONTRAST})"
     r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
-    rf"\s*{_LETTER}|[ \t]*\([A-Ga-g]\)(?![A-Za-z]))*)")
-_STATED_OPTION = re.compile(r"(?<![A-Za-z])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`)
+    rf"\s*\$?{_LETTER}|[ \t]*\([A-Ga-g]\)(?![A-Za-z]))*)")
+_STATED_OPTION = re.compile(r"(?<![A-Za-z.])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`; not i.e.'s e)
 
 
 _TEXT_COMMAND = r"\\(?:text|textrm|textit|textbf|textnormal|mathrm|mbox|operatorname)\s*"  # as _LATEX_WORD reads them
@@ -424,32 +443,45 @@ _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[d
 # (`about 12`, `12%`) is read by design (docs/bad_inputs.md)
 _AIME_SCALE = re.compile(r"(?i)\s*(?:thousand|million|billion|trillion|hundred|dozen|squared|cubed|lakh|crore)s?\b")
 _HEDGE_WORD = r"(?:maybe|perhaps|possibly|probably)"
-_CONNECTOR = (rf"(?:{_CORRECTION}|,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{{\s*or\s*\}}|or|else|and|to|vs\.?|versus|"
-              r"alternatively|\.\.\.|\u2026|but\s+(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
+_CONNECTOR = (rf"(?:{_CORRECTION}|,|;|/|\||&|\u2228|\\lor|\\vee|\\text\{{\s*or\s*\}}|or|else|and|to|"
+              rf"alternatively|\.\.\.|\u2026|{_CONTRAST})")  # between AIME's last two numbers: `12 or 13`, `12 rather than 13`
 _NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
                 r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-                r"thousand|million|billion)")
+                r"thousand|million|billion|dozen)")
 _WORDS = rf"{_NUMBER_WORD}\b(?:[ \t-]+(?:and[ \t]+)?{_NUMBER_WORD}\b){{0,8}}"  # `eight`, `twenty-one`, `one hundred and five`
+# a number in words offered as an answer, a vague or a signed one too: `six`, `a dozen`, `half a thousand`, `a few
+# thousand` (no one number: it restates none), `minus seven`; not the start of a phrase (`or one of them`)
+_QUANTITY = (rf"(?:(?:minus|negative)\s+)?(?:(?:half|a\s+few|a\s+couple\s+of|several|many)\s+)?(?:an?\s+)?{_WORDS}"
+             r"(?![ \t]+(?:of|more|less|other|another)\b)")
 # a connector after a box, then a second answer: `\boxed{5} or 6`, `\boxed{5}. Alternatively, $\frac{1}{2}$.`,
-# `\boxed{5}. It might be 6.`, `\boxed{5}, though it could also be \(6\)`, `\boxed{5} or six`, `\boxed{5} or −6`
-_AFTER_A_BOX = (rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|"
-                r"(?:(?:but|though|however),?\s+)?(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be)")
+# `\boxed{5}. It might be 6.`, `\boxed{5}, though it could also be \(6\)`, `\boxed{5} or six`, `\boxed{5} or −6`,
+# `\boxed{5} vs \[6\]`, `\boxed{5} or x=6`, `\boxed{5} or **6**`, `\boxed{7} or minus 7`
+_AFTER_A_BOX = rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|{_CONTRAST})"
+# what a connector offers: math first (`$x = 6$`, `\(6\)`, `\[6\]`, `$2x$`), bold (`**6**`), a number (`6`, `$6`, `.5`,
+# `x = 6`, `minus 6`), a fraction or a root (`\frac{1}{2}`), a number in words (`six`, `a dozen`)
+_OFFERED = (r"(?:\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\*\*([^*\n]{1,80})\*\*"
+            r"|\$*\s*((?:[a-z]\s*=\s*)?(?:(?:minus|negative)\s+)?[-\u2212]?\.?\d[\d,]*(?:\.\d+)?)"
+            rf"|(\\[dt]?frac\{{[^{{}}]*\}}\{{[^{{}}]*\}}|\\sqrt\{{[^{{}}]*\}})|\b({_QUANTITY})\b)")
 _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}(?:\s*,)?\s*)+{_HEDGE_WORD}?|"
-                                rf"{_HEDGE_WORD})\s*(?:\$([^$\n]{{1,80}})\$|\\\((.{{1,80}}?)\\\)"  # math first: `$x = 6$`, `\(6\)`, `$2x$`
-                                r"|\$*\s*([-\u2212]?\.?\d[\d,]*(?:\.\d+)?)"  # a number: `6`, `$6`, `.5`
-                                rf"|(\\[dt]?frac\{{[^{{}}]*\}}\{{[^{{}}]*\}}|\\sqrt\{{[^{{}}]*\}})|\b({_WORDS})\b)")  # `\frac{1}{2}`, `six`
+                                rf"{_HEDGE_WORD})\s*{_OFFERED}")
 # a box qualified right after it: `\boxed{5} (about)`, `\boxed{5} (approx.)`
 _QUALIFIED_BOX = re.compile(r"(?i)\s*\$*\s*\(\s*(?:about|approx\.?|approximately|roughly|nearly|around|almost|circa|ish|"
                             r"maybe|perhaps|probably|possibly|I\s+think|guess|unsure)\s*\)")
 
 
 def _other_value(alternative: str, box: str) -> bool:
-    """Whether an alternative written after a box differs from it: each compared without spaces, by what follows its
-    last `=` (`$x = 6$` is 6; `\boxed{5}. Alternatively, $\frac{10}{2} = 5$` restates 5), a number in words as its
-    digits (`\boxed{5} or five` restates 5)."""
-    def value(text: str) -> str:
-        return normalize_number("".join(_in_digits(text.rsplit("=", 1)[-1]).split()))
-    return value(alternative) != value(box)
+    """Whether an alternative written after a box differs from it, both read by `_offered_value` (`\boxed{5} or five`,
+    `\boxed{5}. Alternatively, $\frac{10}{2} = 5$` and `\boxed{12} or a dozen` restate it)."""
+    return _offered_value(alternative) != _offered_value(box)
+
+
+def _offered_value(text: str) -> str:
+    """An answer as it is compared with another: what follows its last `=` (`$x = 6$` is 6), a number in words as its
+    digits, its unit dropped (`five apples` is 5), no spaces, and a number or a fraction as its exact value (`0.5`,
+    `\frac{2}{4}` and `1/2` are all 1/2)."""
+    plain = "".join(_mark_value(_in_digits(text.rsplit("=", 1)[-1]).strip()).split())
+    exact = exact_value(plain)
+    return plain if exact is None else str(exact)
 
 
 _LETTER_AFTER = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}(?:\s*,)?\s*)+{_HEDGE_WORD}?|"
@@ -459,14 +491,31 @@ _LETTER_AFTER = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTE
 def _other_alternative(after: str, mark: str) -> str | None:
     """The first alternative written after a mark that differs from it, past any that restate it (`\\boxed{5} or $5$
     or $6$` offers 6); None when every one restates it, or there is none."""
-    hedge = _HEDGE_AFTER_A_BOX.match(after)
-    while hedge:
-        alternative = next(group for group in hedge.groups() if group is not None)
-        if _other_value(alternative, mark):
-            return alternative
-        after = after[hedge.end():]
-        hedge = _HEDGE_AFTER_A_BOX.match(after)
+    offered = _next_offered(after)
+    while offered:
+        if _other_value(offered[0], mark):
+            return offered[0]
+        after = after[offered[1]:]
+        offered = _next_offered(after)
     return None
+
+
+# a number shown right after a mark with no connector, in math or bold, ending its line: `#### 7\n\(8\)`,
+# `\boxed{5}\n\[x = 6\]`, `**6**`, `$6$` on the next line (on the same line a `$` may close the math around a box)
+_SHOWN_AFTER = re.compile(r"(?:\$?\s*(?:\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\*\*([^*\n]{1,80})\*\*)"
+                          r"|\$?[ \t]*\n\s*\$([^$\n]{1,80})\$)(?=[ \t]*[.,;]?[ \t]*(?:\n|$))")
+_SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[dt]?frac\{\d+\}\{\d+\}|\d+/\d+)")
+
+
+def _next_offered(after: str) -> tuple[str, int] | None:
+    """The next answer offered at the start of `after` and where it ends: one after a connector (`or 6`, `, i.e. 7`), or
+    a number shown alone in math or bold (`\\n\\(8\\)`; an equation, `\\[3 + 4 = 7\\]`, is working); None for none."""
+    hedge = _HEDGE_AFTER_A_BOX.match(after)
+    if hedge:
+        return next(group for group in hedge.groups() if group is not None), hedge.end()
+    shown = _SHOWN_AFTER.match(after)
+    value = shown and next(group for group in shown.groups() if group is not None).strip()
+    return (value, shown.end()) if shown and _SHOWN_VALUE.fullmatch(value) else None
 
 
 def _alternative_after(after: str, mark: str) -> str | None:
@@ -491,7 +540,7 @@ _WORDS_RUN = re.compile(rf"(?i)\b{_WORDS}")
 
 def _words_value(words: str) -> str | None:
     """A number written in English words as its digits (`twenty-one` 21, `one hundred and five` 105, `two thousand
-    five hundred` 2500); None for words that make no one number (`seven eight`, `twenty thirty`)."""
+    five hundred` 2500, `two dozen` 24); None for words that make no one number (`seven eight`, `twenty thirty`)."""
     total = current = 0
     previous = ""
     for word in re.findall(r"[a-z]+", words.lower()):
@@ -502,10 +551,10 @@ def _words_value(words: str) -> str | None:
             if previous == "unit" or (previous == "ten" and value >= 10):
                 return None
             current, previous = current + value, "ten" if value >= 20 else "unit"
-        elif word == "hundred":
+        elif word in ("hundred", "dozen"):  # `two dozen` is 24
             if previous not in ("", "unit") or current >= 100:
                 return None
-            current, previous = (current or 1) * 100, "hundred"
+            current, previous = (current or 1) * (100 if word == "hundred" else 12), "hundred"
         else:  # thousand, million, billion
             if previous == "scale":
                 return None
@@ -513,13 +562,16 @@ def _words_value(words: str) -> str | None:
     return str(total + current)
 
 
-_A_SCALE = re.compile(r"(?i)\ban?[ \t]+(?=(?:hundred|thousand|million|billion)\b)")
+_A_SCALE = re.compile(r"(?i)\ban?[ \t]+(?=(?:hundred|thousand|million|billion|dozen)\b)")
+_HALF = re.compile(r"(?i)\bhalf[ \t]+(\d+)\b")  # `half a thousand`, read `half 1000`: 500
+_SIGN_WORD = re.compile(r"(?i)^(\s*)(?:minus|negative)[ \t]+(?=\d)")  # `minus 7`: -7
 
 
 def _in_digits(text: str) -> str:
-    """A text with each number in words written in digits (`eight apples` is `8 apples`; `seven eight` is kept)."""
-    text = _A_SCALE.sub("one ", text)  # `a thousand` is one thousand
-    return _WORDS_RUN.sub(lambda run: _words_value(run.group()) or run.group(), text)
+    """A text with each number in words written in digits (`eight apples` is `8 apples`, `a dozen` 12, `half a
+    thousand` 500, a leading `minus 7` -7; `seven eight` is kept)."""
+    text = _WORDS_RUN.sub(lambda run: _words_value(run.group()) or run.group(), _A_SCALE.sub("one ", text))
+    return _SIGN_WORD.sub(r"\1-", _HALF.sub(lambda half: str(Fraction(int(half.group(1)), 2)), text))
 _HEDGE_BETWEEN = re.compile(rf"(?i)\s*[.(\[\u2014\u2013-]?\s*(?:(?:{_CONNECTOR}\s*)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*")
 
 
@@ -899,7 +951,8 @@ _SEVERAL_VALUES = re.compile(r",|\\cup|\\pm|\bor\b|\\lor")
 def _stated_numbers(text: str) -> list[str]:
     """Each number a text states as its answer outside a mark (`The answer is 9.`, `Final answer: 9`, `**Final
     Answer**: 9`, `The answer is **9**.`, `$9$`, `9 apples`, `nine`), normalised: a label, then the rest of its
-    sentence (or the next line, when the label ends its own) read as a `####` mark is, a number in words as its digits;
+    sentence (or the next line, when the label ends its own) read as a `####` mark is, a number in words as its digits,
+    a fraction as written (`The answer is 1/3.`);
     a list of numbers offered as alternatives (`7 or 8`, `7, or rather 8`) states each. A sentence holding a
     calculation (`The answer is 18 / 2 = 9.`) states none, and a trial (`Suppose the answer is 9.`) is none.
 
@@ -923,8 +976,15 @@ def _stated_numbers(text: str) -> list[str]:
         value = _mark_value(sentence)
         listed = not _NUMERIC.fullmatch(value) and _STATED_LIST.fullmatch(sentence)
         numbers += [normalize_number(number) for number in _LISTED.findall(sentence)] if listed else \
-            [value] if _NUMERIC.fullmatch(value) else []
+            [value] if _NUMERIC.fullmatch(value) else _stated_fraction(value)
     return numbers
+
+
+def _stated_fraction(text: str) -> list[str]:
+    """A fraction stated as an answer (`1/3`, `\\frac{1}{3}`) as [it], or [its integer] when it is whole (`16/2` is
+    8); [] for anything else (`3/4 of 28`)."""
+    value = exact_value(text) if _fraction(text) else None
+    return [] if value is None else [str(value.numerator)] if value.denominator == 1 else [text]
 
 
 _NEXT_VALUE_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?=\S)")  # a label ending its line, then one blank at most

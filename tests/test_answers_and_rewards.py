@@ -1425,3 +1425,87 @@ def test_a_box_restated_in_math_that_starts_with_a_digit_is_one_answer_and_a_tho
     """Found by mutation triage: `\\boxed{2x} or $2x$` scored 0 (the number `2` was read out of `$2x$` as a second
     answer), and `a thousand` beside a `####` answer was no number, so a contradicting statement went unseen."""
     assert is_correct(completion, gold, source) is right
+
+
+# Hostile round 30 (left): one marked answer; any other value offered after it, in any notation the grader reads,
+# that differs from it makes the completion a hedge; a restatement of the same value does not
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    (r"\boxed{5} or \[6\]", "5", "math"), (r"\boxed{5} or x=6", "5", "math"), (r"\boxed{5} or **6**", "5", "math"),
+    (r"\boxed{5}, i.e. $6$", "5", "math"), (r"\boxed{5} vs $6$", "5", "math"), (r"\boxed{5} vs. 6", "5", "math"),
+    ("The answer is 8, i.e. 7.", "7", "aime2025"), (r"\boxed{5}, though it could be \[6\]", "5", "math")])
+def test_round_30_left_an_alternative_in_display_math_bold_an_equation_or_after_ie_or_vs_is_a_hedge(
+        completion, gold, source):
+    """Hostile round 30 (left): after a box, `\\[6\\]`, `x=6` and `**6**` were no alternatives the grader read, and
+    `i.e.` and `vs` were no connectors (1 for 5); AIME's last number after `i.e.` was read as the answer."""
+    assert not is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("#### 7\n\\(8\\)", "7", "gsm8k"), ("#### 7\n$8$", "7", "gsm8k"), ("\\boxed{5}\n**6**", "5", "math"),
+    ("\\boxed{5}\n\\[ 6 \\]", "5", "math"), ("$\\boxed{5}$\n$x = 6$", "5", "math"), ("<answer>7</answer>\n\\(8\\)", "7", "gsm8k")])
+def test_round_30_left_a_number_shown_alone_in_math_or_bold_right_after_a_mark_is_a_hedge(completion, gold, source):
+    """Hostile round 30 (left): a second value set alone on its line in math or bold right after the mark, with no
+    connector, scored 1 for the mark."""
+    answer_format = "tagged" if "<answer>" in completion else None
+    assert not is_correct(completion, gold, source, answer_format)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("\\boxed{1/2}\nThe answer is 1/3.", "1/2", "math"), ("\\boxed{1/2}\nThe answer is 1/3.", r"\frac{1}{2}", "tinymath"),
+    ("\\boxed{1/2}\nThe answer is $\\frac{1}{3}$.", "1/2", "math"), ("#### 7\nThe answer is 15/2.", "7", "gsm8k"),
+    ("\\boxed{7}\nThe answer is 15/2.", "7", "aime2025")])
+def test_round_30_left_a_fraction_stated_after_a_mark_is_a_second_answer(completion, gold, source):
+    """Hostile round 30 (left): `The answer is 1/3.` stated no number (only digits and decimals were read), so beside
+    `\\boxed{1/2}` it scored 1; a stated fraction is now an answer, one that is whole as its integer."""
+    assert not is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize("completion", [
+    "So the answer is (A) or $(B)$.", "The answer is (A), though it could be (B).", "The answer is (A), i.e. (B).",
+    "The answer is (A) vs (B)."])
+def test_round_30_left_a_bbh_option_after_a_gloss_a_contrast_or_in_math_is_a_second_answer(completion):
+    """Hostile round 30 (left): `$(B)$`, and an option after `though it could be` or `i.e.`, were not read in a
+    stated list, so (A) scored 1; now a hedge, whichever of the two is right."""
+    assert not is_correct(completion, "(A)", "bbh") and not is_correct(completion, "(B)", "bbh")
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("#### 7, or minus 7", "7", "gsm8k"), (r"\boxed{7} or minus 7", "7", "math"), (r"\boxed{7} or negative 7", "7", "aime2025"),
+    ("#### 7\nThe answer is minus seven.", "7", "gsm8k"), ("#### 500, or a few thousand", "500", "gsm8k"),
+    (r"\boxed{600} or half a thousand", "600", "math"), (r"\boxed{500} or a few hundred", "500", "math"),
+    ("#### 13 or a dozen", "13", "gsm8k"), ("#### 13\nThe answer is a dozen.", "13", "gsm8k"),
+    ("#### 7\nor half a dozen", "7", "gsm8k")])
+def test_round_30_left_a_sign_word_or_a_quantity_in_words_after_a_mark_is_a_second_answer(completion, gold, source):
+    """Hostile round 30 (left): `or minus 7`, `or half a thousand`, `or a few thousand` and `a dozen` were no numbers
+    the grader read, so the alternative was dropped (1); `a few thousand` is no one number, so it restates none."""
+    assert not is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    (r"\boxed{5}, i.e. $5$", "5", "math"), ("#### 12 or a dozen", "12", "gsm8k"), ("#### 500, or half a thousand", "500", "gsm8k"),
+    ("#### 7 or seven", "7", "gsm8k"), ("#### 7, i.e. 7.", "7", "arith"), (r"\boxed{500} or half a thousand", "500", "math"),
+    (r"\boxed{6} or half a dozen", "6", "math"), (r"\boxed{12}, i.e. a dozen", "12", "math"),
+    (r"\boxed{-7} or minus 7", "-7", "math"), (r"\boxed{5} or $\frac{10}{2}$", "5", "math"), (r"\boxed{5} or x=5", "5", "math"),
+    (r"\boxed{5} vs $5$", "5", "math"), ("#### 7\n$7$", "7", "gsm8k"), ("\\boxed{5}\n**5**", "5", "math"),
+    ("#### 12\nThe answer is a dozen.", "12", "gsm8k"), ("#### 500\nThe answer is half a thousand.", "500", "gsm8k"),
+    ("\\boxed{1/2}\nThe answer is 0.5.", "1/2", "math"), ("\\boxed{\\frac{1}{2}}\nThe answer is 1/2.", r"\frac{1}{2}", "tinymath"),
+    ("#### 8\nThe answer is 16/2.", "8", "gsm8k"), ("The answer is (A), i.e. Alice.", "(A)", "bbh"),
+    ("So the answer is (B) or $(B)$.", "(B)", "bbh")])
+def test_round_30_left_the_marked_value_restated_in_another_notation_stays_one_answer(completion, gold, source):
+    """A restatement is no hedge: the same value in words, in math, as a fraction, or as `x = ...`; on a `####` line too
+    (`#### 12 or a dozen` was a hedge: the line was read whole)."""
+    assert is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("#### 7\n\nI hope this helps with step 2.", "7", "gsm8k"), ("#### 7 apples", "7", "gsm8k"),
+    ("Step 2: 3 + 4 = 7, so 7 apples.\n#### 7", "7", "gsm8k"), ("#### 7\n\nNote: 3 apples were eaten.", "7", "gsm8k"),
+    ("\\boxed{7}\n\nI hope this helps with step 2.", "7", "math"), (r"\boxed{7}. I used 3 steps.", "7", "math"),
+    ("\\boxed{5}\n\\[ 2 + 3 = 5 \\]", "5", "math"), ("\\boxed{5}\n\\[ 2 + 4 = 6 \\]", "5", "math"),
+    ("$\\boxed{5}$ and $x = 3$ was used.", "5", "math"), ("\\boxed{5}\n$x = 3$ gives it.", "5", "math"),
+    ("\\boxed{5}\n\n**Answer:** 5", "5", "math"), ("**\\boxed{5}** and **3** more", "5", "math"),
+    (r"\boxed{12}, i.e. 12 eggs", "12", "math"), (r"\boxed{12} or one of the others", "12", "math")])
+def test_round_30_left_numbers_after_a_mark_that_offer_no_alternative_are_no_hedge(completion, gold, source):
+    """What is read after a mark is an alternative joined to it by a connector, or a number shown alone on its line;
+    text with numbers in it (`step 2`, a unit, a displayed equation, which is working) offers none."""
+    assert is_correct(completion, gold, source)
