@@ -139,9 +139,10 @@ _STATED_LABEL = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answer(?:\*\*|__)?(?:
                            r"(?:\*\*|__)?[ \t]*")  # Markdown bold around it: `**Final Answer:** 8`, `**Final Answer**: 8`
 # a correction after an answer (`(B) or rather (C)`, `\boxed{5}, or actually 6`): the corrected answer is a second one
 _CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a comma after it is the lists' own)
-# a gloss or a contrast after an answer (`\boxed{5}, i.e. $6$`, `\boxed{5} vs $6$`, `(A), though it could be (B)`): the
-# value after it is a second answer, unless it restates the first (`\boxed{5}, i.e. $5$`)
-_CONTRAST = (r"i\.\s?e\.?|vs\b\.?|versus\b|"
+# a contrast, a rejection or a gloss after an answer (`\boxed{8}, not 7`, `(A) rather than (B)`, `\boxed{8} instead of
+# $7$`, `\boxed{5}, i.e. $6$`, `\boxed{5} vs $6$`, `(A), though it could be (B)`): the value after it is a second answer
+# (a completion that names two values scores on neither), unless it restates the first (`\boxed{5}, i.e. $5$`)
+_CONTRAST = (r"not\b|rather\s+than\b|instead\s+of\b|i\.\s?e\.?|vs\b\.?|versus\b|"
              r"(?:(?:but|though|however),?\s+)?(?:it\s+)?(?:could|might|may)\s+(?:also\s+)?be\b")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")  # `9.` ends a sentence, `9.5` does not
 # a stated answer the reasoning only tries (`Suppose the answer is 9.`, `If the answer is (D), ...`, `A common mistake:
@@ -455,7 +456,7 @@ _QUANTITY = (rf"(?:(?:minus|negative)\s+)?(?:(?:half|a\s+few|a\s+couple\s+of|sev
              r"(?![ \t]+(?:of|more|less|other|another)\b)")
 # a connector after a box, then a second answer: `\boxed{5} or 6`, `\boxed{5}. Alternatively, $\frac{1}{2}$.`,
 # `\boxed{5}. It might be 6.`, `\boxed{5}, though it could also be \(6\)`, `\boxed{5} or six`, `\boxed{5} or −6`,
-# `\boxed{5} vs \[6\]`, `\boxed{5} or x=6`, `\boxed{5} or **6**`, `\boxed{7} or minus 7`
+# `\boxed{8}, not 7`, `\boxed{5} vs \[6\]`, `\boxed{5} or x=6`, `\boxed{5} or **6**`, `\boxed{7} or minus 7`
 _AFTER_A_BOX = rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|{_CONTRAST})"
 # what a connector offers: math first (`$x = 6$`, `\(6\)`, `\[6\]`, `$2x$`), bold (`**6**`), a number (`6`, `$6`, `.5`,
 # `x = 6`, `minus 6`), a fraction or a root (`\frac{1}{2}`), a number in words (`six`, `a dozen`)

@@ -67,7 +67,7 @@ def test_extract_boxed(text, expected):
     ("text", "expected"),
     [("So the answer is (B).", "(B)"), ("(A) or (G)", None), ("(H)", None), ("B", None),
      ("So the answer is Bob.", None),  # a name, not option (B)
-     ("the answer is: C", "(C)"), ("The answer is (A), not (B)", "(A)"), ("the answer is Dave, or (E)", "(E)"),
+     ("the answer is: C", "(C)"), ("The answer is (A), not (B)", None), ("the answer is Dave, or (E)", "(E)"),
      ("(C) first, then the answer is B.", "(B)")],
 )
 def test_extract_option(text, expected):
@@ -77,7 +77,8 @@ def test_extract_option(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [(r"\boxed{070}", "70"), ("the answer is 588", "588"), ("<answer> 16 </answer>", "16"), ("none", None),
-     ("#### 42\nchecking: 7", "42"), ("<answer>42</answer> (not 7)", "42"),  # the marked answer, not the last number
+     ("#### 42\nchecking: 7", "42"), ("<answer>42</answer> (checked: 7)", "42"),  # the marked answer, not the last number
+     ("<answer>42</answer> (not 7)", None),  # a rejected value names a second one (hostile round 30, left)
      ("12, then \\boxed{3", None), ("12\n#### ", None), ("12 <answer>3", None),  # a mark that cannot be read: none
      ("The answer is \u221213", "-13"), ("The answer is \u2212 13", "-13")],  # a typeset minus, spaced or not
 )
@@ -547,11 +548,11 @@ ONE_ANSWER = [
     ("#### 7 apples\n#### 7", "7", "gsm8k"),  # words after an earlier mark: a heading
     (r"\boxed{2} so \boxed{2}", "2", "math"), (r"\boxed{15\frac{39}{40}} = \boxed{\frac{639}{40}}", r"\frac{639}{40}", "math"),
     (r"\boxed{1, 2}", "1,2", "math"), (r"\boxed{1 \text{ or } 2}", "1,2", "math"),  # a list answer is one answer
-    (r"\boxed{2}, not 3 or 4", "2", "math"),
+    (r"\boxed{2}, not counting 3 or 4", "2", "math"),  # (`\boxed{2}, not 3` names a second value: hostile round 30, left)
     ("So the answer is (B).", "(B)", "bbh"), ("So the answer is (B). Note that (C) was first.", "(B)", "bbh"),
-    ("The answer is (A), not (D)", "(A)", "bbh"), ("So the answer is (B). So the answer is (B).", "(B)", "bbh"),
+    ("The answer is (A), not because of (D)", "(A)", "bbh"), ("So the answer is (B). So the answer is (B).", "(B)", "bbh"),
     ("the answer is (B) because (A) ends elsewhere", "(B)", "bbh"), ("Bob ends with (E).", "(E)", "bbh"),
-    (r"\boxed{12} so #### 12", "12", "aime2025"), (r"we get \boxed{3}, not 2.5", "3", "aime2025"),
+    (r"\boxed{12} so #### 12", "12", "aime2025"), (r"we get \boxed{3}, not counting 2.5", "3", "aime2025"),
 ]
 
 
@@ -1509,3 +1510,19 @@ def test_round_30_left_numbers_after_a_mark_that_offer_no_alternative_are_no_hed
     """What is read after a mark is an alternative joined to it by a connector, or a number shown alone on its line;
     text with numbers in it (`step 2`, a unit, a displayed equation, which is working) offers none."""
     assert is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    (r"\boxed{8}, not 7", "8", "math"), (r"\boxed{8} rather than 7", "8", "math"), (r"\boxed{8} instead of $7$", "8", "math"),
+    (r"\boxed{8}, not 7", "8", "aime2025"), (r"\boxed{8} rather than 7", "8", "aime2025"), ("#### 8, not 7", "8", "gsm8k"),
+    ("#### 8\nnot 7", "8", "gsm8k"), ("\\boxed{8}. Not 7.", "8", "math"), ("<answer>8</answer> (not 7)", "8", "aime2025"),
+    ("The answer is 8 rather than 7.", "7", "aime2025"), ("So the answer is (A), not (B).", "(A)", "bbh"),
+    ("So the answer is (A) rather than (B).", "(A)", "bbh"), ("(A), not (B)", "(A)", "bbh"), ("#### A, not B", "A", "shuffle")])
+def test_round_30_left_a_value_rejected_after_a_mark_is_a_second_answer(completion, gold, source):
+    """Hostile round 30 (left): `\\boxed{8}, not 7`, `\\boxed{8} rather than 7` and `So the answer is (A), not (B).` scored
+    1 for the mark (a rejection was read as no answer, and ONE_ANSWER pinned `\\boxed{2}, not 3 or 4` as one answer);
+    the completion names two values, so it scores on neither. A rejection without a value right after it
+    (`not counting 3`, `not one more`) offers none."""
+    other = {"8": "7", "(A)": "(B)", "A": "B", "7": "8"}[gold]
+    assert not is_correct(completion, gold, source) and not is_correct(completion, other, source)
+    assert is_correct(r"\boxed{8}, not counting the 2 spares", "8", "math") and is_correct(r"\boxed{5}, not one more", "5", "math")
