@@ -18,7 +18,7 @@ import torch
 
 from .answers import MISSING_MARKS, grader_fingerprint, in_format, is_correct
 from .classroom.runtime import progress_bar
-from .errors import CourseError, check, warn
+from .errors import CourseError, check, warn, whole
 from .models import SETTINGS_FILES, load_model
 from .models.folders import sample_sha256
 from .paths import what_it_is
@@ -313,7 +313,11 @@ def pass_rates_at(table: pd.DataFrame, k: int) -> pd.DataFrame:
 
     The columns measured over all K samples (lengths, truncations, format) are left out, since the table cannot give
     their first-k values."""
+    check(isinstance(table, pd.DataFrame), f"table must be a pandas DataFrame, not {type(table).__name__}: give the "
+          "table `estimate` returns, or read its CSV with `read_table`")
     check("outcomes" in table.columns, "table has no 'outcomes' column; re-estimate it with `estimate`")
+    check("k" in table.columns and len(table) > 0, "table needs rows and a 'k' column; give the table `estimate` returns")
+    check(whole(k), f"k={k!r} must be a whole number of samples, e.g. 4")
     check(2 <= k <= int(table["k"].min()), f"k={k} must be between 2 and the table's K={int(table['k'].min())}")
     written = table["outcomes"].astype(str)
     check(bool(written.str.fullmatch(r"[01]+").all() and (written.str.len() == table["k"]).all()),

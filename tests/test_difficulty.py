@@ -442,6 +442,22 @@ def test_pass_rates_at_refuses_a_k_outside_2_to_the_smallest_k():
         pass_rates_at(outcomes_table(FOUR).drop(columns="outcomes"), 2)
 
 
+@pytest.mark.parametrize(("table", "k", "message"), [
+    ([{"outcomes": "0110", "k": 4}], 2, "^table must be a pandas DataFrame, not list: give the table `estimate` returns, "
+                                        "or read its CSV with `read_table`$"),
+    ({"outcomes": ["0110"], "k": [4]}, 2, "^table must be a pandas DataFrame, not dict"),
+    (pd.DataFrame({"outcomes": ["0110"]}), 2, "^table needs rows and a 'k' column"),
+    (pd.DataFrame({"outcomes": [], "k": []}), 2, "^table needs rows and a 'k' column"),
+    (outcomes_table(FOUR), "2", "^k='2' must be a whole number of samples, e.g. 4$"),
+    (outcomes_table(FOUR), 2.0, "^k=2.0 must be a whole number of samples"),
+    (outcomes_table(FOUR), True, "^k=True must be a whole number of samples")])
+def test_pass_rates_at_names_a_table_that_is_no_data_frame_and_a_k_that_is_no_whole_number(table, k, message):
+    """`pass_rates_at([...], 5)` raised AttributeError ('list' object has no attribute 'columns'), a text k a bare
+    TypeError and a table without a 'k' column a KeyError: each is one line naming the parameter and the fix."""
+    with pytest.raises(CourseError, match=message):
+        pass_rates_at(table, k)
+
+
 def rates(zeros: int, others: int, other_rate: float = 0.5) -> pd.DataFrame:
     return pd.DataFrame({"pass_rate": [0.0] * zeros + [other_rate] * others})
 
