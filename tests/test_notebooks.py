@@ -198,6 +198,12 @@ def check_06(numbers):
 
 
 def check_A1(numbers):
+    # section 9: the tinymath studies' gains, the base evaluation's error included, as their outcome.md and README say
+    assert numbers["tinymath_gains"] == {"tiny-m-math/levels-1-3": 0.0176, "tiny-m-math/levels-1-5": 0.0265,
+                                         "tiny-m-math/random-matched": 0.0178, "tiny-sm-math/levels-1-3": 0.0156,
+                                         "tiny-sm-math/levels-1-5": 0.0199, "tiny-sm-math/random-matched": 0.0134}
+    assert numbers["cross_gains"]["tiny-m-math/tinymath levels-1-5"] == 0.0351
+    assert all(abs(v) < 0.002 for k, v in numbers["cross_gains"].items() if "/arith " in k)  # arith changed nothing
     # verdicts under the assay-sensitivity rule: random gained less than three times the margin in the skill-limited
     # regime, so its real differences inside the margin read plain "worse", and no equivalence can be read there
     assert numbers["long_verdicts"]["skill-limited/test pass@1/hard - random"] == "worse"
