@@ -1,6 +1,7 @@
 """The sweep: grids, the parameter contract, resume, failed points, SLURM emission, and one real smoke point."""
 
 import errno
+import hashlib
 import json
 import math
 import os
@@ -187,7 +188,7 @@ def test_a_folder_whose_finished_points_ran_other_library_code_is_not_resumed_un
     run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)  # random fails: one point left
     finished = next(p for p in (out / "points").glob("*.json") if not p.name.endswith(".failed.json"))
     record = json.loads(finished.read_text())
-    finished.write_text(json.dumps({**record, "commit": "e" * 40}))
+    finished.write_text(json.dumps(resealed({**record, "commit": "e" * 40})))  # as if run at that commit
     asked = []
     monkeypatch.setattr(sweep, "code_changed_since", lambda commit: asked.append(commit) or
                         ["course_lib/answers.py", "course_lib/grpo.py", "course_lib/rewards.py", "pyproject.toml"])
@@ -203,7 +204,7 @@ def test_a_folder_whose_finished_points_ran_other_library_code_is_not_resumed_un
     monkeypatch.setattr(sweep, "code_changed_since", lambda commit: ["course_lib/answers.py"])
     outcome = run("demo", "smoke", out, workers=1, progress=False, notebook=notebook, mixed_code=True)
     assert outcome["points"] == 2
-    finished.write_text(json.dumps({**record, "commit": git_commit()}))  # this checkout's own points: no question
+    finished.write_text(json.dumps(resealed({**record, "commit": git_commit()})))  # this checkout's own: no question
     monkeypatch.setattr(sweep, "code_changed_since", lambda commit: pytest.fail("asked about the same commit"))
     run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
     # round 27: a resume after upgrading a library mixed two trainers; grid.json records the versions it was planned with
@@ -486,6 +487,13 @@ def test_submit_chains_warm_then_array_then_aggregate(tmp_path):
         "--parsable warm.sh", "--parsable --dependency=afterok:101 array.sh",
         "--parsable --dependency=afterany:102 aggregate.sh"]
     assert result.stdout.strip() == "warm 101, array 102, aggregate 103"
+
+
+def resealed(record: dict) -> dict:
+    """A real point record changed by a test as if its point had run so: its seal made again over the change."""
+    from course_lib.research.sweep import record_seal
+
+    return {**record, "record_sha256": record_seal(record)}
 
 
 def saved(out, point, status="ok"):
@@ -1031,10 +1039,41 @@ def test_run_point_gives_the_notebook_its_run_folder_and_saves_its_record(tmp_pa
     assert calls == [{"notebook": tmp_path / "exp.ipynb", "out": tmp_path / "points",
                       "parameters": {**point, "RUN_DIR": str((tmp_path / "runs" / name).resolve())},
                       "name": f"{name}.ipynb", "log": tmp_path / "kernel.log"}]
-    assert record == {"point": name, "profile": "smoke", "strategy": "hard", "seed": 2, "status": "ok",
-                      "gain": {"test": 0.25}, "steps": 3, "seconds": 12.3, "commit": "abc1234"}
+    body = {"point": name, "profile": "smoke", "strategy": "hard", "seed": 2, "status": "ok",
+            "gain": {"test": 0.25}, "steps": 3, "seconds": 12.3, "commit": "abc1234"}
+    # sealed: the sha256 of its other keys, as they read back from the file (sorted), so an edit by hand is seen
+    seal = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    assert record == {**body, "record_sha256": seal}
     assert json.loads((tmp_path / "points" / f"{name}.json").read_text()) == record
     assert not earlier_failure.exists()  # the retried point succeeded: its old failure is gone
+    assert done_record(tmp_path, point) == record  # the seal holds as written
+
+
+def test_round_30_a_record_edited_consistently_is_not_aggregated(tmp_path, demo_grid, capsys, monkeypatch):
+    """A point record whose numbers were edited by hand so that they still agree (gain = after - before, its
+    interval moved with it) passes every range and agreement check; its seal does not (hostile round 30)."""
+    from course_lib.research import sweep
+
+    ten, nine, _ = demo_grid
+    (tmp_path / "grid.json").write_text(json.dumps({"study": "demo", "points": demo_grid}))
+    measured = {"accuracy_before": {"test": 0.25}, "accuracy_after": {"test": 0.5}, "gain": {"test": 0.25},
+                "gain_ci": {"test": [0.1, 0.4]}}
+    monkeypatch.setattr(sweep, "execute", lambda *args, **kwargs: {"records": measured})
+    for point in (ten, nine):
+        run_point_notebook(point, tmp_path, tmp_path / "exp.ipynb")
+    assert done_record(tmp_path, ten) is not None  # as written, trusted
+    path = tmp_path / "points" / f"{point_name(ten)}.json"
+    edited = json.loads(path.read_text())
+    edited.update(accuracy_after={"test": 0.75}, gain={"test": 0.5}, gain_ci={"test": [0.35, 0.65]})
+    path.write_text(json.dumps(edited, indent=1) + "\n")
+    with pytest.warns(UserWarning) as warned:
+        assert main(["aggregate", "demo", "--profile", "smoke", "--out", str(tmp_path)]) == 1
+    assert [str(w.message) for w in warned] == [
+        f"{path} was edited after its point ran (its record_sha256 no longer matches its contents); left as it "
+        "is, and not aggregated; `reproduce` on this folder sets it aside and runs the point again"]
+    assert "1 points saved, 0 failed, 2 missing" in capsys.readouterr().out
+    assert pd.read_csv(tmp_path / "results.csv")["point"].tolist() == [point_name(nine)]
+    assert "record_sha256" not in pd.read_csv(tmp_path / "results.csv").columns  # the table holds no seal
 
 
 @pytest.mark.parametrize(("error", "message"), [

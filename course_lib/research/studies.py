@@ -80,9 +80,14 @@ def _line_breaks_as_newlines(value):
     return value.replace("\r\n", "\n").replace("\r", "\n") if isinstance(value, str) else value
 
 
+RECORD_SEAL = "record_sha256"  # a point record's sha256 over its other keys: an edit by hand breaks it
+
+
 def results_table(records: list[dict]) -> pd.DataFrame:
-    """The results table `aggregate` writes: one row per point record (flat columns, no traceback), by point name."""
-    table = pd.json_normalize([{key: value for key, value in r.items() if key != "traceback"} for r in records])
+    """The results table `aggregate` writes: one row per point record (flat columns, no traceback or seal), by
+    point name."""
+    table = pd.json_normalize([{key: value for key, value in r.items() if key not in ("traceback", RECORD_SEAL)}
+                               for r in records])
     for column in [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]:
         table[column] = table[column].map(_line_breaks_as_newlines)
     return table.sort_values("point").reset_index(drop=True) if records else pd.DataFrame(columns=["point"])

@@ -56,7 +56,7 @@ from .cost import slurm_limits
 from .definitions import failed_name, point_name
 from .experiment import Point
 from .profiles import get_profile
-from .studies import COUNTS, RANGES, SHARES, STUDIES, gain_disagreement, results_table
+from .studies import COUNTS, RANGES, RECORD_SEAL, SHARES, STUDIES, gain_disagreement, results_table
 
 EXPERIMENT = EXPERIMENT_TEMPLATE
 
@@ -383,8 +383,10 @@ def run_point_notebook(point: dict, out: Path, notebook: Path = EXPERIMENT, log:
     record["seconds"] = round(time.time() - start, 1)
     record["commit"] = git_commit()  # the code this point ran with (a resumed sweep may mix commits)
     record.update(inputs_sha256(point))  # which model and data the names meant here (a record may be copied)
+    record = json.loads(json.dumps(record, default=str))  # as it reads back from its file
+    record[RECORD_SEAL] = record_seal(record)
     saved = out / "points" / f"{name}.json" if record["status"] == "ok" else out / "points" / failed_name(name)
-    atomic_write_text(saved, json.dumps(record, indent=1, default=str) + "\n")
+    atomic_write_text(saved, json.dumps(record, indent=1) + "\n")
     # an earlier failure is kept until a retry has its own record (a killed one has none); then it goes
     for path in (*tried, *([out / "points" / failed_name(name)] if record["status"] == "ok" else [])):
         path.unlink(missing_ok=True)
@@ -452,6 +454,11 @@ def _saved(path: Path, point: dict, status: str, set_aside: bool) -> dict | None
     return None
 
 
+def record_seal(record: dict) -> str:
+    """The sha256 a point record carries over its other keys (records from before it carry none)."""
+    return text_sha256(json.dumps({k: v for k, v in record.items() if k != RECORD_SEAL}, sort_keys=True))
+
+
 def record_problem(record, point: dict, status: str) -> str | None:
     """Why a saved record is not the `status` record of `point` (None when it is): damaged, of another point (its
     name, or a parameter, differs from the point its file name says), or without its status or time."""
@@ -459,6 +466,8 @@ def record_problem(record, point: dict, status: str) -> str | None:
         return "is damaged"
     if record["point"] != point_name(point):
         return f"holds the record of point {str(record['point'])[:80]!r}, not of {point_name(point)}"
+    if RECORD_SEAL in record and record[RECORD_SEAL] != record_seal(record):
+        return f"was edited after its point ran (its {RECORD_SEAL} no longer matches its contents)"
     for key, value in point.items():
         if key.lower() not in record:
             return f"has no {key.lower()} (its point has {key}={value!r})"
