@@ -205,3 +205,30 @@ def test_round_29_the_calibration_figure_refuses_a_rate_outside_0_to_1(monkeypat
     monkeypatch.setattr(figures, "read_manifest", edited)
     with pytest.raises(CourseError, match=r"tiny-m/manifest.json: the arith calibration's pass rate at level 1 is"):
         figures.calibration_chart()
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (lambda manifest: manifest["calibration"].pop("arith"), "holds no arith calibration"),
+    (lambda manifest: manifest.pop("calibration"), "holds no arith calibration"),
+    (lambda manifest: manifest["calibration"].update(arith=[0.5]), "holds no arith calibration"),
+    (lambda manifest: manifest["calibration"]["arith"]["pass_rate_by_level"].update(hard=0.5),
+     "the arith calibration names level 'hard', not a whole number"),
+])
+def test_round_30_the_calibration_figure_names_a_missing_calibration_or_a_level_that_is_no_number(monkeypatch, edit,
+                                                                                                   said):
+    """Hostile round 30: a manifest without its arith calibration, or with a level named `hard`, ended in a
+    KeyError or ValueError traceback; one line names the file and the fix."""
+    from course_lib.errors import CourseError
+    from course_lib.research import figures
+
+    real = figures.read_manifest
+
+    def edited(name):
+        manifest = real(name)
+        if name == "tiny-m":
+            edit(manifest)
+        return manifest
+
+    monkeypatch.setattr(figures, "read_manifest", edited)
+    with pytest.raises(CourseError, match=rf"^data/models/tiny-m/manifest.json:? .*{said}.*`calibrate --write`$"):
+        figures.calibration_chart()

@@ -5,6 +5,7 @@ Introduced in docs/findings.md.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import altair as alt
@@ -25,10 +26,25 @@ from .definitions import RESULTS_DIR
 from .studies import gain_by_strategy, load_study, per_level_change
 
 
+def arith_calibration(name: str) -> dict:
+    """{level: pass rate} of a tiny model's committed arith calibration (its manifest), levels as whole numbers."""
+    where = f"data/models/{name}/manifest.json"
+    rates = read_manifest(name)
+    for key in ("calibration", "arith", "pass_rate_by_level"):
+        rates = rates.get(key) if isinstance(rates, dict) else None
+    check(isinstance(rates, dict) and rates, f"{where} holds no arith calibration (calibration.arith."
+                                             "pass_rate_by_level); restore it (git checkout), or measure it with "
+                                             "`calibrate --write`")
+    odd = [level for level in rates if not re.fullmatch(r"[0-9]{1,3}", str(level))]
+    check(not odd, f"{where}: the arith calibration names level {odd[0] if odd else ''!r}, not a whole number "
+                   "(edited?); restore it (git checkout), or measure it again with `calibrate --write`")
+    return {int(level): rate for level, rate in rates.items()}
+
+
 def calibration_chart() -> alt.Chart:
     """Committed calibration of the three tiny models (pass rate by level, arith)."""
-    rows = [{"model": name, "level": int(level), "pass_rate": rate} for name in TINY_SIZES
-            for level, rate in read_manifest(name)["calibration"]["arith"]["pass_rate_by_level"].items()]
+    rows = [{"model": name, "level": level, "pass_rate": rate} for name in TINY_SIZES
+            for level, rate in arith_calibration(name).items()]
     bad = next((r for r in rows if isinstance(r["pass_rate"], bool) or not isinstance(r["pass_rate"], int | float)
                 or not 0 <= r["pass_rate"] <= 1), None)
     check(bad is None, f"data/models/{bad and bad['model']}/manifest.json: the arith calibration's pass rate at level "
