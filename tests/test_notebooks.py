@@ -195,6 +195,12 @@ def check_06(numbers):
     assert numbers["margins"] == {"tiny-m-math": 0.009, "tiny-sm-math": 0.008}
     assert numbers["gain_test"]["tiny-sm-math/levels-1-5"] == 0.0199 < 3 * numbers["margins"]["tiny-sm-math"]
     assert numbers["gain_test"]["tiny-m-math/levels-1-3"] == 0.0176
+    # section 4's bullet and quiz answer 2: neither reference arm gained three margins (tiny-m-math just short)
+    assert all(numbers["reference_gain"][m] < 3 * margin for m, margin in numbers["margins"].items())
+    assert numbers["reference_gain"]["tiny-m-math"] > 0.9 * 3 * numbers["margins"]["tiny-m-math"]
+    # section 6's third row: arith-trained behind tinymath-trained in both sizes (the scorecard's cross row)
+    assert numbers["cross_difference"] == {"tiny-m-math": -0.0337, "tiny-sm-math": -0.0185}
+    assert numbers["seeds_per_point"] == [6, 15]  # section 2's chart note
 
 
 def check_A1(numbers):
