@@ -463,10 +463,12 @@ _AFTER_A_BOX = rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternat
 _OFFERED = (r"(?:\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\*\*([^*\n]{1,80})\*\*"
             r"|\$*\s*((?:[a-z]\s*=\s*)?(?:(?:minus|negative)\s+)?[-\u2212]?\.?\d[\d,]*(?:\.\d+)?)"
             rf"|(\\[dt]?frac\{{[^{{}}]*\}}\{{[^{{}}]*\}}|\\sqrt\{{[^{{}}]*\}})|\b({_QUANTITY})\b)")
-_HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}(?:\s*,)?\s*)+{_HEDGE_WORD}?|"
-                                rf"{_HEDGE_WORD})\s*{_OFFERED}")
+# (each run of spaces is read possessively, `\s*+`: what follows it never starts with a space, so no other split of the
+# run could match, and trying every split took cubic time on a mark followed by many blank lines)
+_HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_AFTER_A_BOX}(?:\s*+,)?\s*+)+"
+                                rf"{_HEDGE_WORD}?|{_HEDGE_WORD})\s*+{_OFFERED}")
 # a box qualified right after it: `\boxed{5} (about)`, `\boxed{5} (approx.)`
-_QUALIFIED_BOX = re.compile(r"(?i)\s*\$*\s*\(\s*(?:about|approx\.?|approximately|roughly|nearly|around|almost|circa|ish|"
+_QUALIFIED_BOX = re.compile(r"(?i)\s*+\$*+\s*+\(\s*+(?:about|approx\.?|approximately|roughly|nearly|around|almost|circa|ish|"
                             r"maybe|perhaps|probably|possibly|I\s+think|guess|unsure)\s*\)")
 
 
@@ -485,8 +487,8 @@ def _offered_value(text: str) -> str:
     return plain if exact is None else str(exact)
 
 
-_LETTER_AFTER = re.compile(rf"(?i)\s*\$*\s*[.,;(\[\u2014\u2013-]?\s*(?:(?:{_AFTER_A_BOX}(?:\s*,)?\s*)+{_HEDGE_WORD}?|"
-                           rf"{_HEDGE_WORD})\s*(?-i:\(?([A-G])\)?)(?![A-Za-z])")  # `#### D\nor E`, `\boxed{D} or (E)`
+_LETTER_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_AFTER_A_BOX}(?:\s*+,)?\s*+)+{_HEDGE_WORD}?|"
+                           rf"{_HEDGE_WORD})\s*+(?-i:\(?([A-G])\)?)(?![A-Za-z])")  # `#### D\nor E`, `\boxed{D} or (E)`
 
 
 def _other_alternative(after: str, mark: str) -> str | None:
@@ -573,7 +575,7 @@ def _in_digits(text: str) -> str:
     thousand` 500, a leading `minus 7` -7; `seven eight` is kept)."""
     text = _WORDS_RUN.sub(lambda run: _words_value(run.group()) or run.group(), _A_SCALE.sub("one ", text))
     return _SIGN_WORD.sub(r"\1-", _HALF.sub(lambda half: str(Fraction(int(half.group(1)), 2)), text))
-_HEDGE_BETWEEN = re.compile(rf"(?i)\s*[.(\[\u2014\u2013-]?\s*(?:(?:{_CONNECTOR}\s*)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*")
+_HEDGE_BETWEEN = re.compile(rf"(?i)\s*+[.(\[\u2014\u2013-]?\s*+(?:(?:{_CONNECTOR}\s*+)+{_HEDGE_WORD}?|{_HEDGE_WORD})\s*+")
 
 
 # a relation, a correction or an approximation; `=` is read apart (`_relation`)

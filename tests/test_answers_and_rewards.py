@@ -1526,3 +1526,25 @@ def test_round_30_left_a_value_rejected_after_a_mark_is_a_second_answer(completi
     other = {"8": "7", "(A)": "(B)", "A": "B", "7": "8"}[gold]
     assert not is_correct(completion, gold, source) and not is_correct(completion, other, source)
     assert is_correct(r"\boxed{8}, not counting the 2 spares", "8", "math") and is_correct(r"\boxed{5}, not one more", "5", "math")
+
+
+# Hostile round 31: a mark followed by many blank lines or spaces; each run of them was split every way by the
+# regexes that read an alternative after a mark (cubic time: 15 s of CPU for the AIME one). Read linearly now, these
+# grade at once; the right score is asserted (a test that turned slow again would show in the suite's times)
+_BLANK_RUNS = [
+    (("\\boxed{7}" + "\n" * 155) * 16 + ("#### 7" + "\n" * 155) * 16, "7", "aime2025", True),
+    (("\\boxed{7}" + "\n" * 155) * 16 + ("#### 7" + "\n" * 155) * 16, "7", "math", True),
+    (("\\boxed{7}" + "\n" * 155) * 16 + ("#### 7" + "\n" * 155) * 16, "7", "tinymath", True),
+    (("#### A" + "\n" * 155) * 16, "A", "shuffle", True), (("#### 7" + "\n" * 155) * 16, "7", "gsm8k", True),
+    (("#### 7" + " " * 155) * 16, "7", "arith", True), (("\\boxed{7}" + " " * 155) * 16, "7", "math", True),
+    (("\\boxed{7}" + " \n" * 70) * 16 + "or 8", "7", "math", False), (("#### 7" + "\n" * 155) * 16 + "or 8", "7", "gsm8k", False),
+    (("#### A" + "\n" * 155) * 16 + "or B", "A", "shuffle", False), ("1" + " " * 3000 + "2", "2", "aime2025", True)]
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), _BLANK_RUNS)
+def test_round_31_a_mark_followed_by_long_runs_of_blank_lines_is_graded_at_once(completion, gold, source, right):
+    """Hostile round 31: `\\boxed{7}` and `#### 7` each followed by 155 newlines, 16 times, took 15 s of CPU to grade
+    for AIME (6.8 s for shuffle's `#### A`): the whitespace before a connector was split every way, cubic in its
+    length. An alternative after the blank lines (`or 8`) is still read."""
+    assert is_correct(completion, gold, source) is right
+    assert correctness_reward([completion], answer=[gold], source=[source]) == [1.0 if right else 0.0]
