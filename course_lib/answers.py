@@ -507,6 +507,12 @@ def _other_alternative(after: str, mark: str) -> str | None:
 # `\boxed{5}\n\[x = 6\]`, `**6**`, `$6$` on the next line (on the same line a `$` may close the math around a box)
 _SHOWN_AFTER = re.compile(r"(?:\$?\s*(?:\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\*\*([^*\n]{1,80})\*\*)"
                           r"|\$?[ \t]*\n\s*\$([^$\n]{1,80})\$)(?=[ \t]*[.,;]?[ \t]*(?:\n|$))")
+# where a value offered as a number after a mark ends (what it starts is read whole: `\boxed{3} or 3/4` offers 3/4, not
+# 3; `or 7 thousand`, `or 2\sqrt{2}`, `or 12%`, `or 5!`, `or 7 \times 2` are other values): a sentence's end, a comma or a
+# semicolon before a space, a bracket or a math delimiter closing, a bracket opened after a space, the end of its line,
+# or the next connector (`or 3/4, or maybe 5`); `!` and `?` are read with it (`5!` is a factorial)
+_OFFERED_END = re.compile(rf"(?i)\.(?=\s|$)|[,;](?=\s|$)|[)\]$]|\*\*|\\[)\]]|\n|(?<!\s)[ \t]++\(|"
+                          rf"(?<!\s)\s++(?:{_AFTER_A_BOX}|{_HEDGE_WORD}|and)(?![A-Za-z])|$")
 _SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[dt]?frac\{\d+\}\{\d+\}|\d+/\d+)")
 
 
@@ -514,6 +520,14 @@ def _next_offered(after: str) -> tuple[str, int] | None:
     """The next answer offered at the start of `after` and where it ends: one after a connector (`or 6`, `, i.e. 7`), or
     a number shown alone in math or bold (`\\n\\(8\\)`; an equation, `\\[3 + 4 = 7\\]`, is working); None for none."""
     hedge = _HEDGE_AFTER_A_BOX.match(after)
+    if hedge and hedge.group(5) is not None:  # a number: read on to the end of the value it starts (`or 3/4`, `or 5!`)
+        end = _OFFERED_END.search(after, hedge.end()).start()
+        rest = after[hedge.end():end]
+        attached = re.match(r"\S*", rest).group()  # `3/4`, `5!`, `2x`: written on to the number
+        word = re.match(r"\s+(\S+)", rest[len(attached):])  # then a word that changes it (`7 thousand`, `7 \times 2`),
+        if word and not _changes_the_number(word.group(1)):  # or one that only describes it (`12 in words`, `12 eggs`)
+            rest = attached
+        return (hedge.group(5) + rest).strip(), end
     if hedge:
         return next(group for group in hedge.groups() if group is not None), hedge.end()
     shown = _SHOWN_AFTER.match(after)

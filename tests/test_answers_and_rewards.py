@@ -1548,3 +1548,33 @@ def test_round_31_a_mark_followed_by_long_runs_of_blank_lines_is_graded_at_once(
     length. An alternative after the blank lines (`or 8`) is still read."""
     assert is_correct(completion, gold, source) is right
     assert correctness_reward([completion], answer=[gold], source=[source]) == [1.0 if right else 0.0]
+
+
+_PREFIXED = [(r"\boxed{3} or 3/4", "3"), (r"\boxed{3}, i.e. 3/4", "3"), (r"\boxed{3} vs 3/4", "3"), (r"\boxed{3}, not 3/4", "3"),
+             (r"\boxed{3} instead of 3/4", "3"), (r"\boxed{7} or 7 thousand", "7"), (r"\boxed{2} or 2\sqrt{2}", "2"),
+             (r"\boxed{5} or 5!", "5"), (r"\boxed{2} or 2^3", "2"), (r"\boxed{2} or 2x", "2"), (r"\boxed{7} or 7+1", "7"),
+             (r"\boxed{7} or 7-1", "7"), (r"\boxed{12} or 12%", "12"), (r"\boxed{1} or 1e3", "1"),
+             (r"\boxed{7}, i.e. 7 \times 2", "7")]
+
+
+@pytest.mark.parametrize(("completion", "gold"), _PREFIXED)
+@pytest.mark.parametrize("source", ["math", "tinymath", "aime2025", "gsm8k"])
+def test_round_31_a_value_offered_after_a_mark_that_only_starts_with_its_digits_is_a_second_answer(completion, gold, source):
+    """Hostile round 31: a number offered after a mark was read only as far as its digits went, so `\\boxed{3} or 3/4`,
+    `\\boxed{7} or 7 thousand` and `\\boxed{5} or 5!` restated the mark (1); the value offered is read whole, up to
+    its sentence's end, a comma or the next connector, and one that is not the same value is a second answer. For
+    gsm8k the mark is `#### N` on its own line, the alternative on the next (`#### 3\\nor 3/4`)."""
+    if source == "gsm8k":
+        completion = completion.replace(rf"\boxed{{{gold}}}", f"#### {gold}\n")
+    assert not is_correct(completion, gold, source)
+    assert correctness_reward([completion], answer=[gold], source=[source]) == [0.0]
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    (r"\boxed{\frac{3}{4}}, i.e. 3/4", r"\frac{3}{4}", "tinymath"), (r"\boxed{1/2}, i.e. 1/2", r"\frac{1}{2}", "math"),
+    (r"\boxed{1/2}, i.e. 1/2", r"\frac{1}{2}", "tinymath"), ("#### 0.5\nor 1/2", "0.5", "gsm8k"),
+    (r"\boxed{7} (or 7)", "7", "math"), (r"\boxed{7} or 7.", "7", "math"), (r"\boxed{3/4} or 0.75, or maybe 3/4", "3/4", "math")])
+def test_round_31_a_fraction_offered_after_a_mark_that_restates_it_is_one_answer(completion, gold, source):
+    """Hostile round 31: `\\boxed{1/2}, i.e. 1/2` was a hedge (the 1 of `1/2` was read as the value offered, and it is
+    not 1/2); the fraction offered is read whole and compared by value with the mark."""
+    assert is_correct(completion, gold, source)
