@@ -118,7 +118,7 @@ def hash_answers(text) -> list[str | None]:
         return [None]
     marks = []
     for match in _HASH.finditer(text):
-        marks.append(_restated_once(_mark_value(normalize_number(match.group(1)))))
+        marks.append(_restated_once(_mark_value(_without_aside(_PERCENT.sub(r"\1", normalize_number(match.group(1)))))))
         if marks[-1] and not _heading(marks[-1]):  # `#### 7\nor 8`: the line after it offers another answer
             alternative = _alternative_after(text[match.end():match.end() + 160], marks[-1])
             marks += [alternative] if alternative else []
@@ -228,6 +228,28 @@ def _mark_value(mark: str) -> str:
 
 
 _LEADING_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
+# a `####` number given as a percentage (`#### 25%`, `#### 25 %`, `#### 25 percent`): the number, as lm-eval's strict
+# match reads it (after a box, `or 12%` is still another value than 12)
+_PERCENT = re.compile(r"(?i)^([-+]?\d[\d,]*(?:\.\d+)?)[ \t]*(?:\\?%|percent\b)(?=[ \t]*$)")
+_ASIDE = re.compile(r"[ \t]*\(([^()\n]{1,80})\)$")  # a `####` number's closing aside: `7 (apples)`, `7 apples (3 red, 4 green)`
+
+
+def _without_aside(mark: str) -> str:
+    """A `####` number's mark without an aside in parentheses at its end that only describes it (`7 (apples)`, `7 apples
+    (3 red, 4 green)`, `7 (7)`); a mark whose aside offers another value (`7 (or 8)`, `7 (8)`), qualifies it (`7
+    (about)`) or holds a word that changes a number (`7 (approx)`, `7 (3 thousand)`) is kept whole, as no answer."""
+    aside = _ASIDE.search(mark)
+    number = _LEADING_NUMBER.match(mark)
+    if not aside or not number or aside.start() < number.end():
+        return mark
+    content, tail = aside.group(1), mark[aside.start():]
+    if _next_offered(tail) or _QUALIFIED_BOX.match(tail) or any(_changes_the_number(word) for word in _WORD_TOKEN.findall(content)):
+        return mark
+    value = exact_value(_offered_value(content))
+    return mark if value is not None and value != exact_value(normalize_number(number.group())) else mark[:aside.start()]
+
+
+_WORD_TOKEN = re.compile(r"[^\W\d_]+")
 
 
 def _restated_once(mark: str) -> str:

@@ -1578,3 +1578,16 @@ def test_round_31_a_fraction_offered_after_a_mark_that_restates_it_is_one_answer
     """Hostile round 31: `\\boxed{1/2}, i.e. 1/2` was a hedge (the 1 of `1/2` was read as the value offered, and it is
     not 1/2); the fraction offered is read whole and compared by value with the mark."""
     assert is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("#### 25%", "25", True), ("#### 25 %", "25", True), ("#### 25 percent", "25", True), ("#### 25\\%", "25", True),
+    ("#### 7 (apples)", "7", True), ("#### 7 apples (3 red, 4 green)", "7", True), ("#### 7 (7)", "7", True),
+    ("#### 7 (or 8)", "7", False), ("#### 7 (8)", "7", False), ("#### 7 (about)", "7", False), ("#### 7 (approx)", "7", False),
+    ("#### 7 (3 thousand)", "7", False), ("#### 7 (not 8)", "7", False), ("#### 25% of 40", "25", False),
+    ("#### 12\nor 12%", "12", False)])
+def test_round_31_a_percent_or_a_describing_aside_after_a_hash_number_reads_the_number(completion, gold, right):
+    """Hostile round 31: `#### 25%`, `#### 25 %`, `#### 25 percent`, `#### 7 (apples)` and `#### 7 apples (3 red, 4
+    green)` gave no answer (0); lm-eval's strict match reads the number, and so does the grader now. An aside that
+    offers, qualifies or changes a value (`7 (or 8)`, `7 (8)`, `7 (about)`, `7 (3 thousand)`) still gives none."""
+    assert is_correct(completion, gold, "gsm8k") is right
