@@ -525,9 +525,9 @@ def _other_alternative(after: str, mark: str) -> str | None:
     return None
 
 
-# a number shown right after a mark with no connector, in math or bold, ending its line: `#### 7\n\(8\)`,
+# a number shown right after a mark with no connector, in math or bold, ending its line: `#### 7\n\(8\)`, `$$8$$`,
 # `\boxed{5}\n\[x = 6\]`, `**6**`, `$6$` on the next line (on the same line a `$` may close the math around a box)
-_SHOWN_AFTER = re.compile(r"(?:\$?\s*(?:\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\*\*([^*\n]{1,80})\*\*)"
+_SHOWN_AFTER = re.compile(r"(?:\$*\s*(?:\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\$\$((?s:[^$]){1,80})\$\$|\*\*([^*\n]{1,80})\*\*)"
                           r"|\$?[ \t]*\n\s*\$([^$\n]{1,80})\$)(?=[ \t]*[.,;]?[ \t]*(?:\n|$))")
 # where a value offered as a number after a mark ends (what it starts is read whole: `\boxed{3} or 3/4` offers 3/4, not
 # 3; `or 7 thousand`, `or 2\sqrt{2}`, `or 12%`, `or 5!`, `or 7 \times 2` are other values): a sentence's end, a comma or a

@@ -1591,3 +1591,13 @@ def test_round_31_a_percent_or_a_describing_aside_after_a_hash_number_reads_the_
     green)` gave no answer (0); lm-eval's strict match reads the number, and so does the grader now. An aside that
     offers, qualifies or changes a value (`7 (or 8)`, `7 (8)`, `7 (about)`, `7 (3 thousand)`) still gives none."""
     assert is_correct(completion, gold, "gsm8k") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("$\\boxed{7}$\n$$8$$", "7", "math", False), ("#### 7\n$$8$$", "7", "gsm8k", False), ("\\boxed{7}\n$$8$$", "7", "aime2025", False),
+    ("\\boxed{7}\n$$ x = 8 $$", "7", "math", False), ("$$\\boxed{7}$$\n$$8$$", "7", "math", False),
+    ("$\\boxed{7}$\n$$7$$", "7", "math", True), ("#### 7\n$$3 + 4 = 7$$", "7", "gsm8k", True), ("$$\\boxed{7}$$\nDone.", "7", "math", True)])
+def test_round_31_a_number_shown_alone_in_display_dollars_after_a_mark_is_a_hedge(completion, gold, source, right):
+    """Hostile round 31: `$$8$$` alone on the line after a mark was not read (1), while `\\[8\\]` was a second answer;
+    it is one now. The same value (`$$7$$`) restates the mark, and an equation (`$$3 + 4 = 7$$`) is working."""
+    assert is_correct(completion, gold, source) is right
