@@ -246,6 +246,15 @@ def cmd_generate(args) -> None:
         print(json.dumps(problem.to_dict()))
 
 
+def cmd_copies(args) -> None:
+    """The notebooks' copies a class opens: students' (no solutions, no quiz answers) or the instructor's (00)."""
+    from .classroom import copies
+
+    status = copies.main([args.kind, str(args.folder)])
+    if status:
+        raise SystemExit(status)
+
+
 def cmd_notebooks(args) -> None:
     """Execute every notebook with papermill in one profile."""
     args.out = args.out if args.out is not None else Path("build") / args.profile  # each profile its own folder
@@ -1357,6 +1366,13 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--out", type=Path, default=REPOSITORY / "docs" / "figures",
                      help="folder for the PNGs (default: the checkout's docs/figures, from any folder)")
     fig.set_defaults(run=cmd_figures)
+
+    copies = commands.add_parser("copies", help="the notebooks' copies for a class: student (no solutions) or "
+                                                "instructor (as make lab and make lab-instructor open them)")
+    copies.add_argument("kind", choices=("student", "instructor"), help="student: no solutions or quiz answers; "
+                                                                        "instructor: everything")
+    copies.add_argument("folder", type=Path, help="where the copies go (a git-ignored folder, e.g. lab/student)")
+    copies.set_defaults(run=cmd_copies)
 
     notebooks = commands.add_parser("notebooks", help="execute every notebook (numbered ones, then experiment) with papermill")
     notebooks.add_argument("--profile", default="tiny", help="smoke, tiny or paper")

@@ -409,3 +409,19 @@ def test_round_27_copies_into_the_course_own_folders_are_refused(tmp_path, insid
             make_copies(folder, "student")
     assert target.exists() == existed
     assert copies.main(["student", str(target)]) == 2
+
+
+def test_the_course_cli_makes_the_class_copies_as_make_lab_does(tmp_path, capsys):
+    """A newcomer reading `python -m course_lib --help` finds how to make the students' copies (no solutions)."""
+    from course_lib.__main__ import main as course
+    from course_lib.classroom.copies import holds_solutions
+
+    assert course(["copies", "student", str(tmp_path / "student")]) == 0
+    copied = sorted((tmp_path / "student").glob("*.ipynb"))
+    assert [p.name for p in copied] == [p.name for p in lessons()]
+    assert not any(holds_solutions(p) for p in copied)
+    assert course(["copies", "instructor", str(tmp_path / "instructor")]) == 0
+    assert any(holds_solutions(p) for p in (tmp_path / "instructor").glob("*.ipynb"))
+    with pytest.raises(SystemExit) as refused:
+        course(["copies", "teacher", str(tmp_path / "x")])
+    assert refused.value.code == 2 and "invalid choice: 'teacher'" in capsys.readouterr().err
