@@ -144,6 +144,12 @@ def test_effect_sizes_table_keeps_the_papers_ranges_and_each_source_of_ours():
     assert table.loc[2, ["low", "high"]].tolist() == [0.11, 0.18]
     svg = vl_convert.vegalite_to_svg(effect_sizes_chart(table, "t").to_dict())
     assert count_marks(svg) >= 5  # the zero line, three ranges, two means
+    # a margin column draws a tick at -margin and +margin on the rows that have one (06's equivalence chart)
+    with_margin = table.assign(margin=[None, 0.02, None])
+    spec = effect_sizes_chart(with_margin, "t").to_dict()
+    ticks = [layer for layer in spec["layer"] if layer["mark"]["type"] == "tick"]
+    assert len(ticks) == 1 and sorted(row["edge"] for row in spec["datasets"][ticks[0]["data"]["name"]]) == [-0.02, 0.02]
+    assert count_marks(vl_convert.vegalite_to_svg(spec)) == count_marks(svg) + 2
 
 
 def test_round_28_each_line_of_the_grpo_figure_has_a_colour_of_its_own():

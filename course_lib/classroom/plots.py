@@ -355,7 +355,8 @@ def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "",
     """Gains (or paired differences) of each arm on one axis, the papers' next to ours (05, 06).
 
     A rule from low to high (a paper's quoted range or a 95% interval) and a point at the mean where there is one.
-    `table` has source, row, low, high and mean."""
+    `table` has source, row, low, high and mean; an optional `margin` column draws ticks at -margin and +margin on its
+    row (an equivalence margin, 06)."""
     rows = alt.Y("row:N", title=None, sort=list(dict.fromkeys(table["row"])), axis=alt.Axis(labelLimit=320))
     base = alt.Chart(table)
     scale = alt.Scale(zero=True, nice=True)
@@ -366,8 +367,12 @@ def effect_sizes_chart(table: pd.DataFrame, title: str, note: str = "",
     means = base.transform_filter("isValid(datum.mean)").mark_point(filled=True, size=70).encode(
         x="mean:Q", y=rows, color="source:N", tooltip=["row", alt.Tooltip("mean:Q", format="+.3f")])
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="gray", strokeDash=[4, 3]).encode(x="x:Q")
-    return (zero + ranges + means).properties(title=alt.Title(title, subtitle=note), width=420,
-                                               height=alt.Step(22))
+    layers = zero + ranges + means
+    if "margin" in table.columns:  # ticks at -margin and +margin on the rows that have one
+        sides = pd.concat([table.assign(edge=sign * table["margin"]) for sign in (-1, 1)]).dropna(subset=["edge"])
+        layers += alt.Chart(sides[["row", "edge"]]).mark_tick(color="black", thickness=2).encode(
+            x="edge:Q", y=rows, tooltip=["row", alt.Tooltip("edge:Q", title="margin", format="+.3f")])
+    return layers.properties(title=alt.Title(title, subtitle=note), width=420, height=alt.Step(22))
 
 
 def effect_sizes_table(paper_rows: list[dict], ours: dict[str, pd.DataFrame], scale: float = 1.0) -> pd.DataFrame:
