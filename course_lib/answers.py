@@ -135,8 +135,9 @@ _CURRENCY = str.maketrans("", "", "\u20ac\u00a3\u00a5")  # € £ ¥, dropped fr
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
 # a number stated in the text beside a `####` answer: a label, `The answer is`, `Answer:`, `Final answer =`, then the
 # rest of its sentence read as a mark is (`_mark_value`): `9.`, `**9**.`, `$9$.`, `−9.`, `9 apples.` (not `9 - 1 = 8.`)
-_STATED_LABEL = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answer(?:\*\*|__)?(?:\s+is\b[ \t]*:?|[ \t]*[:=])"
-                           r"(?:\*\*|__)?[ \t]*")  # Markdown bold around it: `**Final Answer:** 8`, `**Final Answer**: 8`
+_STATED_LABEL = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answers?(?:\*\*|__)?(?:\s+(?:is|are)\b[ \t]*:?|[ \t]*[:=])"
+                           r"(?:\*\*|__)?[ \t]*"  # Markdown bold around it: `**Final Answer:** 8`, `**Final Answer**: 8`
+                           r"(?:(?:probably|actually|likely|perhaps|maybe|possibly|really|definitely|clearly|instead)\b[ \t]*)?")
 # a correction after an answer (`(B) or rather (C)`, `\boxed{5}, or actually 6`): the corrected answer is a second one
 _CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a comma after it is the lists' own)
 # a contrast, a rejection or a gloss after an answer (`\boxed{8}, not 7`, `(A) rather than (B)`, `\boxed{8} instead of
@@ -489,6 +490,12 @@ _OFFERED = (r"(?:\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\
 # run could match, and trying every split took cubic time on a mark followed by many blank lines)
 _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_AFTER_A_BOX}(?:\s*+,)?\s*+)+"
                                 rf"{_HEDGE_WORD}?|{_HEDGE_WORD})\s*+{_OFFERED}")
+# another answer statement on the line after a mark: `#### 7\nThe result is 8.`, `\nFinal: 8`, `\nAns: 8`, `\nCorrection: 8`,
+# `\nAnswer 8`, `\nThe answer would be 8.` (`The answer is ...` and `Answer: ...` are read whole by `_stated_numbers`)
+_LABEL_AFTER = re.compile(r"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:\*\*)?(?:the[ \t]++)?(?:final[ \t]++|corrected[ \t]++)?"
+                          r"(?:(?:result|ans|final|correction)\b(?:\*\*)?(?:[ \t]++is\b|[ \t]*+[:=])?|answers?\b(?:[ \t]++(?:would|"
+                          r"should|must|will|could|might|may)[ \t]++be\b)?)(?:\*\*)?[ \t]*+(?:(?:probably|actually|likely|perhaps|"
+                          rf"maybe|possibly|instead|either)\b[ \t]*+)?(?=\S){_OFFERED}")
 # a box qualified right after it: `\boxed{5} (about)`, `\boxed{5} (approx.)`
 _QUALIFIED_BOX = re.compile(r"(?i)\s*+\$*+\s*+\(\s*+(?:about|approx\.?|approximately|roughly|nearly|around|almost|circa|ish|"
                             r"maybe|perhaps|probably|possibly|I\s+think|guess|unsure)\s*\)")
@@ -541,7 +548,7 @@ _SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[
 def _next_offered(after: str) -> tuple[str, int] | None:
     """The next answer offered at the start of `after` and where it ends: one after a connector (`or 6`, `, i.e. 7`), or
     a number shown alone in math or bold (`\\n\\(8\\)`; an equation, `\\[3 + 4 = 7\\]`, is working); None for none."""
-    hedge = _HEDGE_AFTER_A_BOX.match(after)
+    hedge = _HEDGE_AFTER_A_BOX.match(after) or _LABEL_AFTER.match(after)
     if hedge and hedge.group(5) is not None:  # a number: read on to the end of the value it starts (`or 3/4`, `or 5!`)
         end = _OFFERED_END.search(after, hedge.end()).start()
         rest = after[hedge.end():end]
@@ -984,7 +991,7 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
 
 # a MATH reference holding several values (`1,-2`, `(2,\infty)`, `3 \text{ or } 4`): a number stated beside its box
 # (`One answer is 3`, `The answer is 1 or -2`) may be one of them, so none is read
-_SEVERAL_VALUES = re.compile(r",|\\cup|\\pm|\bor\b|\\lor")
+_SEVERAL_VALUES = re.compile(r",|\\cup|\\pm|\bor\b|\band\b|\\lor")
 
 
 def _stated_numbers(text: str) -> list[str]:
@@ -1029,11 +1036,13 @@ def _stated_fraction(text: str) -> list[str]:
 _NEXT_VALUE_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?=\S)")  # a label ending its line, then one blank at most
 _BOLD_EDGE = re.compile(r"^(?:\*\*|__)|(?:\*\*|__)$")  # `**Answer: 9**`: the bold's closing marks after the value
 _LISTED = re.compile(r"(?<![\d.])[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")  # each number of a stated list
-# numbers offered as alternatives after a label (`7 or 8`, `$7$ or $8$`, `7 (or maybe 8)`, `7, or rather 8`, `7 vs. 8`);
-# not `7, 8` or `7 and 8` (a pair may be the answer, `(7, 8)`) and not `3/4` (a fraction). Each space is read one way
+# numbers offered as alternatives after a label (`7 or 8`, `$7$ or $8$`, `7 (or maybe 8)`, `7, or rather 8`, `7 vs. 8`,
+# `either 7 or 8`, `7 and/or 8`, `7 to 8`, `7-8`, `7 and 8`: two values where one is asked, a MATH reference holding
+# several is read apart, `_SEVERAL_VALUES`); not `7, 8` (a pair may be the answer, `(7, 8)`) and not `3/4` (a fraction)
 _LIST_NUMBER = r"\$?[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\$?[)\]]?"
-_STATED_LIST = re.compile(rf"(?i){_LIST_NUMBER}(?:\s*(?:,\s*)?(?:[(\[]\s*)?(?:(?:(?:{_CORRECTION}|or|else|alternatively|vs\.?|"
-                          rf"versus)\b\s*(?:,\s*)?)+(?:{_HEDGE_WORD}\b\s*)?|{_HEDGE_WORD}\b\s*){_LIST_NUMBER})+"
+_STATED_LIST = re.compile(rf"(?i)(?:either\s+)?{_LIST_NUMBER}(?:\s*(?:,\s*)?(?:[(\[]\s*)?(?:(?:(?:{_CORRECTION}|and\s*/\s*or|or|"
+                          rf"else|alternatively|vs\.?|versus|and|to)\b\s*(?:,\s*)?)+(?:{_HEDGE_WORD}\b\s*)?|{_HEDGE_WORD}\b\s*"
+                          rf"|[\u2013\u2014]\s*|(?<=\d)-){_LIST_NUMBER})+"
                           r"(?:[ \t]+[^\W\d_]+)?")  # one unit after the last: `7 or 8 apples`
 
 

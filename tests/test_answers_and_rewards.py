@@ -1601,3 +1601,40 @@ def test_round_31_a_number_shown_alone_in_display_dollars_after_a_mark_is_a_hedg
     """Hostile round 31: `$$8$$` alone on the line after a mark was not read (1), while `\\[8\\]` was a second answer;
     it is one now. The same value (`$$7$$`) restates the mark, and an equation (`$$3 + 4 = 7$$`) is working."""
     assert is_correct(completion, gold, source) is right
+
+
+_STATED_AFTER_A_MARK = ["\nThe answer is either 7 or 8.", "\nThe answer is 7 to 8.", "\nThe answer is 7-8.",
+                        "\nThe answer would be 8.", "\nThe answer should be 8.", "\nThe answer is probably 8.",
+                        "\nThe answer is actually 8.", "\nThe answers are 7 and 8.", "\nThe answer is 7 and/or 8."]
+_LABELLED_AFTER_A_HASH = ["\nThe result is 8.", "\nFinal: 8", "\nAns: 8", "\nCorrection: 8", "\nAnswer 8"]
+
+
+@pytest.mark.parametrize("statement", _STATED_AFTER_A_MARK)
+@pytest.mark.parametrize(("mark", "source"), [("#### 7", "gsm8k"), ("$\\boxed{7}$", "math"), ("$\\boxed{7}$", "tinymath"),
+                                              ("$\\boxed{7}$", "aime2025")])
+def test_round_31_left_a_second_value_stated_after_a_mark_is_a_hedge(statement, mark, source):
+    """Hostile round 31 (left): after `#### 7` or `$\\boxed{7}$`, `The answer is either 7 or 8.`, `7 to 8`, `7-8`, `The
+    answer would be 8.`, `is probably 8`, `The answers are 7 and 8.` scored 1 for 7: a modal or an adverb after the label,
+    a plural label and a range or a pair were not read as a statement. Two values named: scored on neither."""
+    completion = mark + statement
+    assert not is_correct(completion, "7", source) and not is_correct(completion, "8", source)
+    assert correctness_reward([completion], answer=["7"], source=[source]) == [0.0]
+
+
+@pytest.mark.parametrize("statement", _LABELLED_AFTER_A_HASH)
+def test_round_31_left_another_label_on_the_line_after_a_hash_mark_is_a_hedge(statement):
+    """Hostile round 31 (left): `#### 7` then `The result is 8.`, `Final: 8`, `Ans: 8`, `Correction: 8` or `Answer 8` on
+    the next line scored 1 for 7: only `answer is` or `answer:` labels were read. A label on the line right after a mark
+    offers a second answer."""
+    assert not is_correct("#### 7" + statement, "7", "gsm8k") and not is_correct("#### 7" + statement, "8", "gsm8k")
+
+
+@pytest.mark.parametrize(("completion", "source"), [
+    ("#### 7\nThe answer is 7.", "gsm8k"), ("$\\boxed{7}$\nThe answer is 7.", "math"), ("#### 7\nFinal: 7", "gsm8k"),
+    ("#### 7\nThe result is 7 apples.", "gsm8k"), ("#### 7\nStep 2 used 8 apples.", "gsm8k"),
+    ("$\\boxed{7}$\nStep 2 used 8 apples.", "aime2025"), ("#### 7\nThe answer would be 7.", "gsm8k")])
+def test_round_31_left_a_restatement_or_prose_after_a_mark_is_one_answer(completion, source):
+    """Hostile round 31 (left): the mark's value restated after a label is one answer, and prose with a number that is no
+    answer statement (`Step 2 used 8 apples.`) is working, not a second answer (read by design: only a label or a
+    connector after a mark offers one)."""
+    assert is_correct(completion, "7", source)
