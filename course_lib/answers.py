@@ -335,6 +335,13 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
     rf"{_CORRECTION}|\bor\b|\band\b|\bvs\b\.?|\b(?:{_CONTRAST})"
     r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
     rf"\s*\$?{_LETTER}|[ \t]*\([A-Ga-g]\)(?![A-Za-z]))*)")
+# an option offered after a stated answer (`(A), i.e. option (B)`, `(A), that is, (B)`, `(A)\n(B)`, `(A). Actually, (B).`,
+# `(A).\nThough (B) is also plausible.`, `(A).\nCorrection: (B)`, `The correct option is (B).`, `The answer would be (B).`)
+_OPTION_AFTER = re.compile(
+    r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|though|but|however|correction|the\s++(?:correct|right|"
+    r"final)\s++(?:option|answer|choice)\s++is|the\s++answer\s++(?:would|should|must|could|might|may|will)\s++be)\b\.?"
+    r"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|\.?[ \t]*+\n\s*+(?=\(?[A-G]\)?[ \t]*+\.?[ \t]*+(?:\n|$)))"
+    r"(?-i:\(([A-G])\)|([A-G])(?![A-Za-z]))")
 _STATED_OPTION = re.compile(r"(?<![A-Za-z.])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`; not i.e.'s e)
 
 
@@ -364,7 +371,8 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
         return []
     dressed = [next(filter(None, match.groups())) for match in _DRESSED_OPTION.finditer(text)]
     text = _plain(_DRESSED_OPTION.sub(lambda match: f"({next(filter(None, match.groups()))})", text))
-    stated = [match.group(1) for match in _STATED.finditer(text) if not _a_trial(text, match.start())]  # not `If the answer is (D), ...`
+    stated = [match.group(1) + _options_after(text, match.end()) for match in _STATED.finditer(text)
+              if not _a_trial(text, match.start())]  # not `If the answer is (D), ...`
     if len(stated) > MAX_MARKS:  # the answers stated, not every "answer" a reasoning writes ("each answer", "answers")
         return [None]
     if stated_only and not stated:  # `stated_only`: options only mentioned (`(C) was first`) are no answer
@@ -372,6 +380,15 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
     letters = [letter.upper() for span in stated for letter in _STATED_OPTION.findall(span)] + dressed if stated else \
         _OPTION.findall(text)
     return [f"({letter})" for letter in letters]
+
+
+def _options_after(text: str, position: int) -> str:
+    """The options offered right after a stated answer that ends at `position`, each as ` (X)` (`, i.e. option (B)`,
+    `.\nCorrection: (B)`, `\n(B)` alone on its line), read on past each; '' for none."""
+    offered = ""
+    while (option := _OPTION_AFTER.match(text, position)) is not None:
+        offered, position = offered + f" ({option.group(1) or option.group(2)})", option.end()
+    return offered
 
 
 def extract_option(text) -> str | None:
@@ -520,6 +537,9 @@ _LETTER_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_
                            rf"{_HEDGE_WORD})\s*+(?-i:\(?([A-G])\)?)(?![A-Za-z])")  # `#### D\nor E`, `\boxed{D} or (E)`
 
 
+_LETTER_SHOWN = re.compile(r"[ \t]*+\.?[ \t]*+\n\s*+(?:\*\*)?\(?([A-G])\)?(?:\*\*)?[ \t]*+\.?[ \t]*+(?:\n|$)")  # `#### A\n(B)`, `\nB`, `\n**(B)**`
+
+
 def _other_alternative(after: str, mark: str) -> str | None:
     """The first alternative written after a mark that differs from it, past any that restate it (`\\boxed{5} or $5$
     or $6$` offers 6); None when every one restates it, or there is none."""
@@ -572,7 +592,7 @@ def _alternative_after(after: str, mark: str) -> str | None:
     alternative = _other_alternative(after, mark)
     if alternative is not None:
         return alternative
-    letter = re.fullmatch(r"\(?([A-G])\)?", mark.strip()) and _LETTER_AFTER.match(after)
+    letter = re.fullmatch(r"\(?([A-G])\)?", mark.strip()) and (_LETTER_AFTER.match(after) or _LETTER_SHOWN.match(after))
     return letter.group(1) if letter and letter.group(1) != mark.strip().strip("()") else None
 
 

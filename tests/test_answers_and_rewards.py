@@ -1638,3 +1638,32 @@ def test_round_31_left_a_restatement_or_prose_after_a_mark_is_one_answer(complet
     answer statement (`Step 2 used 8 apples.`) is working, not a second answer (read by design: only a label or a
     connector after a mark offers one)."""
     assert is_correct(completion, "7", source)
+
+
+_OPTION_OFFERED_AFTER = [
+    ("So the answer is (A), i.e. option (B).", "bbh"), ("So the answer is (A), that is, (B).", "bbh"),
+    ("So the answer is (A)\n(B)", "bbh"), ("So the answer is (A).\nThough (B) is also plausible.", "bbh"),
+    ("So the answer is (A). Actually, (B).", "bbh"), ("So the answer is (A).\nCorrection: (B)", "bbh"),
+    ("So the answer is (A).\nThe correct option is (B).", "bbh"), ("So the answer is (A).\nThe answer would be (B).", "bbh"),
+    ("#### A\n(B)", "shuffle"), ("#### A\nB", "shuffle"), ("#### A.\n**(B)**", "shuffle")]
+
+
+@pytest.mark.parametrize(("completion", "source"), _OPTION_OFFERED_AFTER)
+def test_round_31_left_an_option_offered_after_a_stated_or_marked_one_is_a_hedge(completion, source):
+    """Hostile round 31 (left): BBH `So the answer is (A), i.e. option (B).`, `(A), that is, (B)`, `(A)\\n(B)`, `(A).
+    Actually, (B).`, `(A).\\nCorrection: (B)`, `The correct option is (B).`, and shuffle `#### A\\n(B)`, `#### A\\nB`
+    scored 1 for (A): an option after a gloss, a correction or a later label, or alone on the next line, was not read.
+    Two options named: scored on neither."""
+    first, second = ("(A)", "(B)") if source == "bbh" else ("A", "B")
+    assert not is_correct(completion, first, source) and not is_correct(completion, second, source)
+    assert correctness_reward([completion], answer=[first], source=[source]) == [0.0]
+
+
+@pytest.mark.parametrize(("completion", "source"), [
+    ("So the answer is (A), i.e. option (A).", "bbh"), ("So the answer is (A).\n(A)", "bbh"),
+    ("So the answer is (A), though it took a while.", "bbh"), ("So the answer is (A).\n\nQ: next question", "bbh"),
+    ("So the answer is (A). Actually, that was easy.", "bbh"), ("#### A\nA", "shuffle"), ("#### A\n(B) was second.", "shuffle")])
+def test_round_31_left_an_option_restated_or_prose_after_it_is_one_answer(completion, source):
+    """Hostile round 31 (left): the same option restated after a gloss or on the next line, and words after a stated
+    answer that offer no option (`though it took a while`, `(B) was second.`), leave one answer."""
+    assert is_correct(completion, "(A)" if source == "bbh" else "A", source)
