@@ -244,7 +244,7 @@ def _without_aside(mark: str) -> str:
     if not aside or not number or aside.start() < number.end():
         return mark
     content, tail = aside.group(1), mark[aside.start():]
-    if _next_offered(tail) or _QUALIFIED_BOX.match(tail) or any(_changes_the_number(word) for word in _WORD_TOKEN.findall(content)):
+    if (_next_offered(tail) or (None,))[0] is not None or _QUALIFIED_BOX.match(tail) or any(_changes_the_number(word) for word in _WORD_TOKEN.findall(content)):
         return mark
     value = exact_value(_offered_value(content))
     return mark if value is not None and value != exact_value(normalize_number(number.group())) else mark[:aside.start()]
@@ -258,7 +258,11 @@ def _restated_once(mark: str) -> str:
     number; any other mark as it is (`7 or 8`, `7 or eight`, `12 or a dozen eggs` stay a hedge)."""
     number = _LEADING_NUMBER.match(mark)
     rest = mark[number.end():] if number else mark
-    while number and (offered := _next_offered(rest)) and not _other_value(offered[0], number.group()):
+    unit = re.match(r"[ \t]++([^\W\d_]++)(?=[,;]?[ \t]*+(?:or|i\.\s?e\.?|that\s++is|namely)\b)", rest) if number else None
+    if unit and not _changes_the_number(unit.group(1)):  # `5 hours, or 300 minutes`: the unit, then a conversion
+        rest = rest[unit.end():]
+    while number and (offered := _next_offered(rest, unit and unit.group(1))) and \
+            (offered[0] is None or not _other_value(offered[0], number.group(), offered[2])):
         rest = rest[offered[1]:]
     return normalize_number(number.group()) if number and rest.strip() in ("", ".") else mark  # (`8...` goes on)
 
@@ -518,18 +522,27 @@ _QUALIFIED_BOX = re.compile(r"(?i)\s*+\$*+\s*+\(\s*+(?:about|approx\.?|approxima
                             r"maybe|perhaps|probably|possibly|I\s+think|guess|unsure)\s*\)")
 
 
-def _other_value(alternative: str, box: str) -> bool:
-    """Whether an alternative written after a box differs from it, both read by `_offered_value` (`\boxed{5} or five`,
-    `\boxed{5}. Alternatively, $\frac{10}{2} = 5$` and `\boxed{12} or a dozen` restate it)."""
-    return _offered_value(alternative) != _offered_value(box)
+def _other_value(alternative: str, box: str, gloss: bool = False) -> bool:
+    """Whether an alternative written after a box differs from it in value (`_offered_value`, then math-verify for a small expression)."""
+    offered, marked = _offered_value(alternative), _offered_value(box)
+    if offered == marked or (gloss and _offered_value(_PERCENT.sub(r"\1", _plain(alternative).strip())) == marked):
+        return False  # a gloss's percentage may restate the mark's own number too (`#### 25\ni.e. 25%`, as `#### 25%` reads 25)
+    small = all(_NUMERIC_EXPRESSION.fullmatch(text) and len(text) <= _SMALL_EXPRESSION for text in (offered, marked))
+    return not (small and None in (exact_value(offered), exact_value(marked)) and math_equal(offered, marked))
+
+
+_SMALL_EXPRESSION = 40  # characters: an offered expression this short and numeric is compared by value with math-verify
+# a numeric expression (`10^4`, `6^2`, `\sqrt{8}`, `7\times2`): digits, operators, braces and LaTeX commands, no variable
+_NUMERIC_EXPRESSION = re.compile(r"(?=[^\d]{0,40}\d)(?:\\[A-Za-z]{1,12}|[\d{}^()+\-*/.!])+")
 
 
 def _offered_value(text: str) -> str:
     """An answer as it is compared with another: what follows its last `=` (`$x = 6$` is 6), a number in words as its
     digits, its unit dropped (`five apples` is 5), no spaces, and a number or a fraction as its exact value (`0.5`,
     `\frac{2}{4}` and `1/2` are all 1/2)."""
-    plain = "".join(_mark_value(_in_digits(text.rsplit("=", 1)[-1]).strip()).split())
-    exact = exact_value(plain)
+    plain = "".join(_mark_value(_in_digits(_plain(text).rsplit("=", 1)[-1]).strip()).split())
+    percent = _PERCENT.fullmatch(plain)  # `75%`, `75\%`: 3/4
+    exact = exact_value(percent.group(1)) / 100 if percent and exact_value(percent.group(1)) is not None else exact_value(plain)
     return plain if exact is None else str(exact)
 
 
@@ -543,13 +556,17 @@ _LETTER_SHOWN = re.compile(r"[ \t]*+\.?[ \t]*+\n\s*+(?:\*\*)?\(?([A-G])\)?(?:\*\
 def _other_alternative(after: str, mark: str) -> str | None:
     """The first alternative written after a mark that differs from it, past any that restate it (`\\boxed{5} or $5$
     or $6$` offers 6); None when every one restates it, or there is none."""
-    offered = _next_offered(after)
+    unit = _UNIT_AFTER.fullmatch(_plain(mark).strip())  # `5 \text{ hours}`: a value after it in another unit converts it
+    offered = _next_offered(after, unit and unit.group(1))
     while offered:
-        if _other_value(offered[0], mark):
+        if offered[0] is not None and _other_value(offered[0], mark, offered[2]):
             return offered[0]
         after = after[offered[1]:]
-        offered = _next_offered(after)
+        offered = _next_offered(after, unit and unit.group(1))
     return None
+
+
+_UNIT_AFTER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?[ \t]++([^\W\d_]++)")  # a number and its unit word: `5 hours`
 
 
 # a number shown right after a mark with no connector, in math or bold, ending its line: `#### 7\n\(8\)`, `$$8$$`,
@@ -565,10 +582,10 @@ _OFFERED_END = re.compile(rf"(?i)\.(?=\s|$)|[,;](?=\s|$)|[)\]$]|\*\*|\\[)\]]|\n|
 _SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[dt]?frac\{\d+\}\{\d+\}|\d+/\d+)")
 
 
-def _next_offered(after: str) -> tuple[str, int] | None:
-    """The next answer offered at the start of `after` and where it ends: one after a connector (`or 6`, `, i.e. 7`), or
-    a number shown alone in math or bold (`\\n\\(8\\)`; an equation, `\\[3 + 4 = 7\\]`, is working); None for none."""
+def _next_offered(after: str, unit: str | None = None) -> tuple[str | None, int, bool] | None:
+    """The next answer offered at the start of `after`, where it ends and whether a gloss offers it (None: an explanation)."""
     hedge = _HEDGE_AFTER_A_BOX.match(after) or _LABEL_AFTER.match(after)
+    gloss = bool(hedge) and bool(_GLOSS.search(after, 0, hedge.start(hedge.lastindex or 0)))
     if hedge and hedge.group(5) is not None:  # a number: read on to the end of the value it starts (`or 3/4`, `or 5!`)
         end = _OFFERED_END.search(after, hedge.end()).start()
         rest = after[hedge.end():end]
@@ -576,12 +593,17 @@ def _next_offered(after: str) -> tuple[str, int] | None:
         word = re.match(r"\s+(\S+)", rest[len(attached):])  # then a word that changes it (`7 thousand`, `7 \times 2`),
         if word and not _changes_the_number(word.group(1)):  # or one that only describes it (`12 in words`, `12 eggs`)
             rest = attached
-        return (hedge.group(5) + rest).strip(), end
+            if (gloss or unit) and not attached and word.group(1).lower() != (unit or "").lower():
+                return None, end, gloss  # `120, i.e. 2 hours`, `5 hours, or 300 minutes`, `i.e. 3 more`: an explanation
+        return (hedge.group(5) + rest).strip(), end, gloss
     if hedge:
-        return next(group for group in hedge.groups() if group is not None), hedge.end()
+        return next(group for group in hedge.groups() if group is not None), hedge.end(), gloss
     shown = _SHOWN_AFTER.match(after)
     value = shown and next(group for group in shown.groups() if group is not None).strip()
-    return (value, shown.end()) if shown and _SHOWN_VALUE.fullmatch(value) else None
+    return (value, shown.end(), False) if shown and _SHOWN_VALUE.fullmatch(value) else None
+
+
+_GLOSS = re.compile(r"(?i)i\.\s?e\b|\bthat\s++is\b|\bnamely\b")  # a connector that restates: `, i.e.`, `that is`, `namely`
 
 
 def _alternative_after(after: str, mark: str) -> str | None:

@@ -1667,3 +1667,54 @@ def test_round_31_left_an_option_restated_or_prose_after_it_is_one_answer(comple
     """Hostile round 31 (left): the same option restated after a gloss or on the next line, and words after a stated
     answer that offer no option (`though it took a while`, `(B) was second.`), leave one answer."""
     assert is_correct(completion, "(A)" if source == "bbh" else "A", source)
+
+
+_RESTATED_BY_VALUE = [
+    (r"$\boxed{\frac{3}{4}}$, i.e. 75%.", r"\frac{3}{4}", "math"), (r"$\boxed{\frac{3}{4}}$, i.e. 75%.", r"\frac{3}{4}", "tinymath"),
+    (r"$\boxed{\frac{1}{2}}$, i.e. 50%.", r"\frac{1}{2}", "math"), (r"$\boxed{0.25}$, i.e. 25%.", "0.25", "math"),
+    (r"$\boxed{100}$, i.e. $100\%$", "100", "math"), (r"$\boxed{100}$, i.e. $10000\%$", "100", "math"),
+    ("#### 25\ni.e. 25%", "25", "gsm8k"), (r"\boxed{0.12} or 12%", "0.12", "math"),
+    (r"$\boxed{10000}$, i.e. $10^4$.", "10000", "math"), (r"$\boxed{36}$, i.e. $6^2$.", "36", "math"),
+    (r"$\boxed{36}$, i.e. $6^2$.", "36", "aime2025"), (r"$\boxed{2\sqrt{2}}$, i.e. $\sqrt{8}$.", r"2\sqrt{2}", "math"),
+    (r"$\boxed{5\text{ cm}}$, i.e. 5 cm.", "5", "math")]
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), _RESTATED_BY_VALUE)
+def test_round_31_left_a_value_offered_after_a_mark_that_equals_it_in_value_restates_it(completion, gold, source):
+    """Hostile round 31 (left): `\\boxed{\\frac{3}{4}}, i.e. 75%.`, `\\boxed{36}, i.e. $6^2$.`, `\\boxed{2\\sqrt{2}}, i.e.
+    $\\sqrt{8}$.` and `\\boxed{5\\text{ cm}}, i.e. 5 cm.` were a hedge (0 for a right answer): a percentage, a power or a
+    root was compared as text. A percentage is its value (75% is 3/4); after a gloss (`i.e.`) it may restate the mark's
+    own number too (`#### 25\\ni.e. 25%`, as `#### 25%` reads 25); a small numeric expression is compared by value."""
+    assert is_correct(completion, gold, source)
+    assert correctness_reward([completion], answer=[gold], source=[source]) == [1.0]
+
+
+_OTHER_BY_VALUE = [
+    (r"\boxed{3} or 3/4", "3", "math"), (r"\boxed{7} or 7 thousand", "7", "math"), (r"\boxed{2} or 2^3", "2", "math"),
+    (r"\boxed{12} or 12%", "12", "math"), (r"\boxed{100} or 100%", "100", "math"), (r"\boxed{100}, i.e. 1000%", "100", "math"),
+    (r"$\boxed{36}$, i.e. $6^3$.", "36", "math"), (r"$\boxed{2\sqrt{2}}$, i.e. $\sqrt{9}$.", r"2\sqrt{2}", "math"),
+    (r"\boxed{\frac{3}{4}}, i.e. 70%.", r"\frac{3}{4}", "tinymath"), ("#### 7 apples or 8 apples", "7", "gsm8k"),
+    (r"\boxed{7} or 8 apples", "7", "math"), ("#### 120\ni.e. 2 hours, or 3", "120", "gsm8k")]
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), _OTHER_BY_VALUE)
+def test_round_31_left_a_value_offered_after_a_mark_that_differs_in_value_stays_a_hedge(completion, gold, source):
+    """The values compared by value still differ: `or 3/4`, `or 2^3`, `or 12%` (0.12) after 12, `$6^3$` after 36; a
+    unit gloss is read past (`i.e. 2 hours, or 3` offers 3)."""
+    assert not is_correct(completion, gold, source)
+
+
+_EXPLAINED = [
+    (r"$\boxed{120}$, i.e. 2 hours.", "120", "math"), ("#### 120\ni.e. 2 hours", "120", "gsm8k"),
+    ("#### 5\ni.e. 3 more than Mary has", "5", "gsm8k"), (r"$\boxed{5}$, i.e. 3 more than Mary has.", "5", "math"),
+    ("The answer is 5 hours, or 300 minutes.\n#### 5", "5", "gsm8k"), ("#### 5 hours, or 300 minutes", "5", "gsm8k"),
+    (r"$\boxed{5}$ hours, or 300 minutes.", "5", "math"), (r"\boxed{5 \text{ hours}}, or 300 minutes", "5", "math")]
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), _EXPLAINED)
+def test_round_31_left_a_gloss_with_a_unit_or_a_comparison_after_a_mark_is_an_explanation(completion, gold, source):
+    """Hostile round 31 (left), rule chosen: a number offered after a gloss (`i.e.`, `that is`, `namely`) with a word
+    after it (a unit, `2 hours`, or a comparison, `3 more than Mary has`), or after any connector in another unit than
+    the mark's own (`5 hours, or 300 minutes`, as `The answer is 5 hours, or 300 minutes.` already scored), explains
+    the mark and is no second answer; `#### 120\\ni.e. 2 hours` was 0, `#### 5 hours, or 300 minutes` gave no answer."""
+    assert is_correct(completion, gold, source)
