@@ -280,7 +280,7 @@ def extract_hash_answer(text) -> str | None:
     return one_answer(hash_answers(text))
 
 
-_BOX = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*(\{)?")  # `\boxed {6}` is a box; `\boxed 6` one unread
+_BOX = re.compile(r"\\(?:boxed|fbox|framebox)(?![A-Za-z])\s*(\{)?")  # `\boxed {6}` is a box; `\boxed 6` one unread
 _BRACE = re.compile(r"[{}]")
 
 
@@ -293,7 +293,7 @@ def boxed_answers(text) -> list[str | None]:
     """
     if not isinstance(text, str):
         return []
-    if text.count("\\boxed") + text.count("\\fbox") > MAX_MARKS:
+    if text.count("\\boxed") + text.count("\\fbox") + text.count("\\framebox") > MAX_MARKS:
         return [None]
     answers, position = [], 0
     while (box := _BOX.search(text, position)) is not None:
@@ -501,7 +501,8 @@ _QUANTITY = (rf"(?:(?:minus|negative)\s+)?(?:(?:half|a\s+few|a\s+couple\s+of|sev
 # a connector after a box, then a second answer: `\boxed{5} or 6`, `\boxed{5}. Alternatively, $\frac{1}{2}$.`,
 # `\boxed{5}. It might be 6.`, `\boxed{5}, though it could also be \(6\)`, `\boxed{5} or six`, `\boxed{5} or −6`,
 # `\boxed{8}, not 7`, `\boxed{5} vs \[6\]`, `\boxed{5} or x=6`, `\boxed{5} or **6**`, `\boxed{7} or minus 7`
-_AFTER_A_BOX = rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|{_CONTRAST})"
+_AFTER_A_BOX = (rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|{_CONTRAST}|that\s++is\b|namely\b|wait\b"
+                rf"|actually\b(?:\s*+,)?(?:\s++it(?:'s|\s++is|\s++was)\b)?)")  # `, that is, 8`, `Wait, 8.`, `Actually, it's 8.`
 # what a connector offers: math first (`$x = 6$`, `\(6\)`, `\[6\]`, `$2x$`), bold (`**6**`), a number (`6`, `$6`, `.5`,
 # `x = 6`, `minus 6`), a fraction or a root (`\frac{1}{2}`), a number in words (`six`, `a dozen`)
 _OFFERED = (r"(?:\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\*\*([^*\n]{1,80})\*\*"
@@ -510,7 +511,11 @@ _OFFERED = (r"(?:\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\
 # (each run of spaces is read possessively, `\s*+`: what follows it never starts with a space, so no other split of the
 # run could match, and trying every split took cubic time on a mark followed by many blank lines)
 _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_AFTER_A_BOX}(?:\s*+,)?\s*+)+"
-                                rf"{_HEDGE_WORD}?|{_HEDGE_WORD})\s*+{_OFFERED}")
+                                rf"(?:{_HEDGE_WORD}|even\b)?|{_HEDGE_WORD})\s*+{_OFFERED}")  # `or even 8`
+# on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
+_LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")
+# a number alone in parentheses after a mark, at its line's end: `\boxed{7} (8?)`, `#### 7\n(8)`
+_PAREN_AFTER = re.compile(r"\s*+\$*+\s*+\(\s*+([-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)\s*+\??\s*+\)(?=[ \t]*+[.,;!?]?[ \t]*+(?:\n|$))")
 # another answer statement on the line after a mark: `#### 7\nThe result is 8.`, `\nFinal: 8`, `\nAns: 8`, `\nCorrection: 8`,
 # `\nAnswer 8`, `\nThe answer would be 8.` (`The answer is ...` and `Answer: ...` are read whole by `_stated_numbers`)
 _LABEL_AFTER = re.compile(r"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:\*\*)?(?:the[ \t]++)?(?:final[ \t]++|corrected[ \t]++)?"
@@ -584,7 +589,7 @@ _SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[
 
 def _next_offered(after: str, unit: str | None = None) -> tuple[str | None, int, bool] | None:
     """The next answer offered at the start of `after`, where it ends and whether a gloss offers it (None: an explanation)."""
-    hedge = _HEDGE_AFTER_A_BOX.match(after) or _LABEL_AFTER.match(after)
+    hedge = _HEDGE_AFTER_A_BOX.match(after) or _LABEL_AFTER.match(after) or _LINE_AFTER.match(after)
     gloss = bool(hedge) and bool(_GLOSS.search(after, 0, hedge.start(hedge.lastindex or 0)))
     if hedge and hedge.group(5) is not None:  # a number: read on to the end of the value it starts (`or 3/4`, `or 5!`)
         end = _OFFERED_END.search(after, hedge.end()).start()
@@ -598,6 +603,9 @@ def _next_offered(after: str, unit: str | None = None) -> tuple[str | None, int,
         return (hedge.group(5) + rest).strip(), end, gloss
     if hedge:
         return next(group for group in hedge.groups() if group is not None), hedge.end(), gloss
+    paren = _PAREN_AFTER.match(after)
+    if paren:
+        return paren.group(1), paren.end(), False
     shown = _SHOWN_AFTER.match(after)
     value = shown and next(group for group in shown.groups() if group is not None).strip()
     return (value, shown.end(), False) if shown and _SHOWN_VALUE.fullmatch(value) else None

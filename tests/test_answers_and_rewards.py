@@ -1718,3 +1718,32 @@ def test_round_31_left_a_gloss_with_a_unit_or_a_comparison_after_a_mark_is_an_ex
     the mark's own (`5 hours, or 300 minutes`, as `The answer is 5 hours, or 300 minutes.` already scored), explains
     the mark and is no second answer; `#### 120\\ni.e. 2 hours` was 0, `#### 5 hours, or 300 minutes` gave no answer."""
     assert is_correct(completion, gold, source)
+
+
+_OFFERED_ON_AFTER_A_MARK = [
+    ("#### 7\n(8)", "gsm8k"), ("#### 7\n= 8", "gsm8k"), ("#### 7\nand 8", "gsm8k"), ("#### 7\nor even 8", "gsm8k"),
+    ("#### 7\nthat is 8", "gsm8k"), ("#### 7\nnamely 8", "gsm8k"), ("#### 7\nWait, 8.", "gsm8k"),
+    ("#### 7\nActually, it's 8.", "gsm8k"), ("$\\boxed{7}$ (8?)", "math"), ("$\\boxed{7}$ or even 8", "math"),
+    ("$\\boxed{7}$, that is, $8$", "math"), ("\\boxed{7}\n\\framebox{8}", "math"), ("\\boxed{7}\n\\framebox{8}", "aime2025"),
+    ("$\\boxed{7}$ (8?)", "aime2025")]
+
+
+@pytest.mark.parametrize(("completion", "source"), _OFFERED_ON_AFTER_A_MARK)
+def test_round_31_left_a_value_after_and_equals_even_that_is_namely_wait_actually_or_in_parentheses_is_a_hedge(
+        completion, source):
+    """Hostile round 31 (left): after `#### 7` or `\\boxed{7}`, a value on the next line after `and` or `=`, one after
+    `or even`, `that is`, `namely`, `Wait,` or `Actually, it's`, a number alone in parentheses (`(8?)`, `\\n(8)`) and a
+    second box written `\\framebox{8}` scored 1 for 7: none was read as offered. Two values named: scored on neither."""
+    assert not is_correct(completion, "7", source) and not is_correct(completion, "8", source)
+    assert correctness_reward([completion], answer=["7"], source=[source]) == [0.0]
+
+
+@pytest.mark.parametrize(("completion", "source"), [
+    ("#### 7\n\nI hope this helps with step 2.", "gsm8k"), ("#### 7\nStep 2 used 8 apples.", "gsm8k"),
+    ("#### 7\n(7)", "gsm8k"), ("#### 7\nand 7", "gsm8k"), ("#### 7\nActually, it's 7.", "gsm8k"),
+    ("#### 7\n(1) First we add.", "gsm8k"), ("\\boxed{7}. Actually, that was easy.", "math"),
+    ("$\\boxed{7}$ and $x = 3$ was used.", "math"), ("\\boxed{7}\n\\framebox{7}", "math"), ("\\framebox{7}", "math")])
+def test_round_31_left_the_same_value_or_prose_after_those_words_is_one_answer(completion, source):
+    """The same value after them restates the mark; prose (`step 2`, a numbered list's `(1) First`, `and $x = 3$ was used`)
+    offers none; `\\framebox{7}` is a box."""
+    assert is_correct(completion, "7", source)
