@@ -383,7 +383,7 @@ def test_dynamic_sampling_refills_from_the_training_set_the_same_way_for_a_seed_
     ("the change is -12", "-12"),  # a negative
     ("x = 2.5 so the answer is 10", "10"),  # a decimal before the answer
     ("half of 5 is 2.5", "2.5"),  # a non-integer last: returned as written, so an integer answer does not match it
-    (r"we get \boxed{2.5}, not 3", "2.5"),  # a boxed non-integer is the answer given: it matches no AIME integer
+    (r"we get \boxed{2.5}, not 3", None),  # a value rejected after the mark offers a second one: a hedge
     (r"the answer is 12. \boxed{12.5}", "12.5"),  # not 12: the marked answer, not an earlier integer
     (r"\boxed{-4} after 9 steps", "-4"),  # a boxed integer wins over later numbers
 ])

@@ -24,11 +24,11 @@ def test_06_1_is_a_third_of_the_reference_gain_and_the_tost_verdict_there():
     # levels-1-5 gains 0.024 +- 0.003: a third of the mean is 0.008; differences with mean 0 and sd 0.002 over 4
     # seeds have a 90% interval of +-0.0024 (t(0.95, 3) = 2.3534 x 0.001): inside +-0.008, so equivalent
     short = short_study([0.021, 0.024, 0.024, 0.027], [0.002, -0.002, 0.002, -0.002])
-    assert grade("06.1", (0.008, "equivalent"), short=short)[0]
-    ok, message = grade("06.1", (0.024, "equivalent"), short=short)
+    assert grade("06.1", (0.008, "equivalent"), table=short)[0]
+    ok, message = grade("06.1", (0.024, "equivalent"), table=short)
     assert not ok and "a third of it" in message  # the whole gain is named as the mistake
     wide = short_study([0.021, 0.024, 0.024, 0.027], [0.02, -0.02, 0.02, -0.02])  # 90% interval +-0.024: too wide
-    assert grade("06.1", (0.008, "inconclusive"), short=wide)[0]
+    assert grade("06.1", (0.008, "inconclusive"), table=wide)[0]
 
 
 @pytest.mark.parametrize(("p", "alive"), [(0.5, 1 - 2 * 0.5**8), (0.0, 0.0), (0.1, 1 - 0.1**8 - 0.9**8)])

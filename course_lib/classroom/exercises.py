@@ -534,8 +534,8 @@ def _interval_with_live_seed(differences) -> tuple:
     return result["ci_low"], result["ci_high"]
 
 
-def _diagnose_vouched_margin(answer, short) -> str | None:
-    margin, _ = _vouched_margin(short)
+def _diagnose_vouched_margin(answer, table) -> str | None:
+    margin, _ = _vouched_margin(table)
     if isinstance(answer, (tuple, list)) and len(answer) == 2 and matches(answer[0], 3 * margin, 5e-4):
         return "that is levels-1-5's whole gain; the margin may be at most a third of it."
     return None
