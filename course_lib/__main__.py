@@ -22,6 +22,7 @@ import warnings
 from dataclasses import MISSING, fields, replace
 from pathlib import Path
 
+from .classroom import copies as class_copies
 from .classroom.notebooks import course_notebooks, run_course
 from .classroom.runtime import use_threads
 from .data import load_jsonl_problems
@@ -248,9 +249,7 @@ def cmd_generate(args) -> None:
 
 def cmd_copies(args) -> None:
     """The notebooks' copies a class opens: students' (no solutions, no quiz answers) or the instructor's (00)."""
-    from .classroom import copies
-
-    status = copies.main([args.kind, str(args.folder)])
+    status = class_copies.main([args.kind, str(args.folder)])
     if status:
         raise SystemExit(status)
 
