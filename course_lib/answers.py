@@ -8,7 +8,10 @@ answer marked twice is one answer. Beside the marked answers two more are read, 
 after a label (`The answer is 9.`, `**Final Answer**: nine`, `Answer: 7 or 8`) and one offered right after a mark
 (`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`, `\\boxed{7}, i.e. $8$`, `\\boxed{7} vs \\[8\\]`,
 `\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, and a number shown alone right after it:
-`#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12).
+`#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12). A value
+rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, so it hedges; values are compared
+by value (`\\frac{3}{4}`, i.e. 75% restates it), and a gloss with a unit (`i.e. 2 hours`) explains the mark rather
+than offering another answer.
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42; superscripts and fractions like `½` are not digits (a number in words is read only
 where an answer is stated or offered, `The answer is eight.`), and
