@@ -345,7 +345,9 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
 # an option offered after a stated answer (`(A), i.e. option (B)`, `(A), that is, (B)`, `(A)\n(B)`, `(A). Actually, (B).`,
 # `(A).\nThough (B) is also plausible.`, `(A).\nCorrection: (B)`, `The correct option is (B).`, `The answer would be (B).`)
 _OPTION_AFTER = re.compile(
-    r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|though|but|however|correction|the\s++(?:correct|right|"
+    r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|(?:though|but|however)(?=[ \t,]*+\(?[A-G]\)?(?:[ \t]*+"
+    r"[.!]?[ \t]*+(?:\n|$)|[ \t]++(?:is|was|would\s++be|could\s++be|might\s++be)\s++also\b|[ \t]++also\b))|correction|"
+    r"the\s++(?:correct|right|"
     r"final)\s++(?:option|answer|choice)\s++is|the\s++answer\s++(?:would|should|must|could|might|may|will)\s++be)\b\.?"
     r"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|\.?[ \t]*+\n\s*+(?=\(?[A-G]\)?[ \t]*+\.?[ \t]*+(?:\n|$)))"
     r"(?-i:\(([A-G])\)|([A-G])(?![A-Za-z]))")
@@ -504,8 +506,8 @@ _QUANTITY = (rf"(?:(?:minus|negative)\s+)?(?:(?:half|a\s+few|a\s+couple\s+of|sev
 # a connector after a box, then a second answer: `\boxed{5} or 6`, `\boxed{5}. Alternatively, $\frac{1}{2}$.`,
 # `\boxed{5}. It might be 6.`, `\boxed{5}, though it could also be \(6\)`, `\boxed{5} or six`, `\boxed{5} or −6`,
 # `\boxed{8}, not 7`, `\boxed{5} vs \[6\]`, `\boxed{5} or x=6`, `\boxed{5} or **6**`, `\boxed{7} or minus 7`
-_AFTER_A_BOX = (rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|{_CONTRAST}|that\s++is\b|namely\b|wait\b"
-                rf"|actually\b(?:\s*+,)?(?:\s++it(?:'s|\s++is|\s++was)\b)?)")  # `, that is, 8`, `Wait, 8.`, `Actually, it's 8.`
+_AFTER_A_BOX = (rf"(?:{_CORRECTION}|or|else|otherwise|\u2228|\\lor|\\vee|alternatively|{_CONTRAST}|that\s++is\b"
+                rf"|namely\b)")  # `, that is, 8`, `namely 8`
 # what a connector offers: math first (`$x = 6$`, `\(6\)`, `\[6\]`, `$2x$`), bold (`**6**`), a number (`6`, `$6`, `.5`,
 # `x = 6`, `minus 6`), a fraction or a root (`\frac{1}{2}`), a number in words (`six`, `a dozen`)
 _OFFERED = (r"(?:\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\*\*([^*\n]{1,80})\*\*"
@@ -515,6 +517,9 @@ _OFFERED = (r"(?:\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\
 # run could match, and trying every split took cubic time on a mark followed by many blank lines)
 _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_AFTER_A_BOX}(?:\s*+,)?\s*+)+"
                                 rf"(?:{_HEDGE_WORD}|even\b)?|{_HEDGE_WORD})\s*+{_OFFERED}")  # `or even 8`
+# `Wait, 8.`, `Actually, it's 8.` after a mark: a value that ends its line (`Wait, 16 - 3 = 13, so ...` checks working)
+_CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+(?:wait|actually)\b\s*+,?\s*+(?:it(?:'s|\s++is|\s++was)\s++)?"
+                              rf"{_OFFERED}(?=[ \t]*+[.!]?[ \t]*+(?:\n|$))")
 # on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
 _LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")
 # a number alone in parentheses after a mark, at its line's end: `\boxed{7} (8?)`, `#### 7\n(8)`
@@ -592,7 +597,8 @@ _SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[
 
 def _next_offered(after: str, unit: str | None = None) -> tuple[str | None, int, bool] | None:
     """The next answer offered at the start of `after`, where it ends and whether a gloss offers it (None: an explanation)."""
-    hedge = _HEDGE_AFTER_A_BOX.match(after) or _LABEL_AFTER.match(after) or _LINE_AFTER.match(after)
+    hedge = (_HEDGE_AFTER_A_BOX.match(after) or _CORRECTED_AFTER.match(after) or _LABEL_AFTER.match(after)
+             or _LINE_AFTER.match(after))
     gloss = bool(hedge) and bool(_GLOSS.search(after, 0, hedge.start(hedge.lastindex or 0)))
     if hedge and hedge.group(5) is not None:  # a number: read on to the end of the value it starts (`or 3/4`, `or 5!`)
         end = _OFFERED_END.search(after, hedge.end()).start()

@@ -1747,3 +1747,23 @@ def test_round_31_left_the_same_value_or_prose_after_those_words_is_one_answer(c
     """The same value after them restates the mark; prose (`step 2`, a numbered list's `(1) First`, `and $x = 3$ was used`)
     offers none; `\\framebox{7}` is a box."""
     assert is_correct(completion, "7", source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("9 × 2 = 18\n#### 18\n\nWait, 16 - 3 - 4 = 9, and 9 × 2 = 18. Yes, correct.", "18", "gsm8k"),
+    ("#### 18\n\nActually, 16 - 3 - 4 = 9 eggs, times $2 is $18. Confirmed.", "18", "gsm8k"),
+    ("The remainder is $\\boxed{10}$.\n\nWait, $2^{10} = 1024$, so this checks out.", "10", "math"),
+    ("$\\boxed{16}$\n\nWait, $m = 7$ and $n = 9$ are coprime, so this is right.", "16", "aime2025"),
+    ("So the answer is (B). However, (A) might look plausible if you miss the last swap.", "(B)", "bbh"),
+    ("So the answer is (B). Though (A) is a common mistake.", "(B)", "bbh"),
+    ("So the answer is (B). But (A) was Bob's original ball.", "(B)", "bbh"),
+])
+def test_round_32_a_check_after_the_mark_or_an_option_named_in_passing_is_no_second_answer(completion, gold, source):
+    """Hostile round 32: a check line after the mark (`Wait, 16 - 3 - 4 = 9, ...`) read its first number as a second
+    answer, and an option named after `However` or `Though` in an explanation was a hedge: right answers scored 0.
+    `Wait` and `Actually` offer a value only when it ends its line (`Wait, 8.`); `though`, `but` and `however` an
+    option only when it ends its clause or is called right too (`Though (B) is also plausible.`)."""
+    assert is_correct(completion, gold, source)
+    hedged = (completion.split(". ")[0] + ". Though (C) is also plausible." if source == "bbh" else
+              completion.split("\n\n")[0] + "\nActually, 7.")  # the same mark, then a real second answer
+    assert not is_correct(hedged, gold, source)
