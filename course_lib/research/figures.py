@@ -38,6 +38,11 @@ def arith_calibration(name: str) -> dict:
     odd = [level for level in rates if not re.fullmatch(r"[0-9]{1,3}", str(level))]
     check(not odd, f"{where}: the arith calibration names level {odd[0] if odd else ''!r}, not a whole number "
                    "(edited?); restore it (git checkout), or measure it again with `calibrate --write`")
+    bad = next(((level, rate) for level, rate in rates.items() if isinstance(rate, bool)
+                or not isinstance(rate, int | float) or not 0 <= rate <= 1), None)
+    check(bad is None, f"{where}: the arith calibration's pass rate at level {bad and bad[0]} is "
+                       f"{bad and bad[1]!r}, not a rate in [0, 1] (edited?); restore it (git checkout), or measure it "
+                       "again with `calibrate --write`")
     return {int(level): rate for level, rate in rates.items()}
 
 
@@ -45,11 +50,6 @@ def calibration_chart() -> alt.Chart:
     """Committed calibration of the three tiny models (pass rate by level, arith)."""
     rows = [{"model": name, "level": level, "pass_rate": rate} for name in TINY_SIZES
             for level, rate in arith_calibration(name).items()]
-    bad = next((r for r in rows if isinstance(r["pass_rate"], bool) or not isinstance(r["pass_rate"], int | float)
-                or not 0 <= r["pass_rate"] <= 1), None)
-    check(bad is None, f"data/models/{bad and bad['model']}/manifest.json: the arith calibration's pass rate at level "
-                       f"{bad and bad['level']} is {bad and bad['pass_rate']!r}, not a rate in [0, 1] (edited?); "
-                       "restore it (git checkout), or measure it again with `calibrate --write`")
     return pass_rate_by_level_chart(pd.DataFrame(rows), "Tiny models: arith pass rate by level",
                                     "500 training problems, K=8, temperature 1.0 (data/models/*/manifest.json)")
 

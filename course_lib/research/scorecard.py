@@ -152,7 +152,7 @@ def claim_verdict(claim: Claim, root=RESULTS_DIR) -> dict:
                 "status": "running", "was": "running", "inside margin": ""}
     table, _ = load_study(claim.study, root)
     table = table[table["seed"] >= claim.fresh_from]
-    models = (claim.model,) if isinstance(claim.model, str) else claim.model
+    models = claim_models(claim)
     each = [replace(claim, margin=margin) for margin in claim_margins(claim)]
     check_claim_reads(table, claim, models)
     checks = [reference_check(table[table["model"] == model], one) for model, one in zip(models, each)]
@@ -188,8 +188,7 @@ def claim_row(study: str, root=RESULTS_DIR) -> dict:
 def study_margins(study: str) -> dict:
     """{model: margin} that `study` fixed before it ran, as its scorecard claim holds them (06)."""
     claim = study_claim(study)
-    models = (claim.model,) if isinstance(claim.model, str) else claim.model
-    return dict(zip(models, claim_margins(claim)))
+    return dict(zip(claim_models(claim), claim_margins(claim)))
 
 
 def check_claim_reads(table: pd.DataFrame, claim: Claim, models) -> None:
@@ -226,9 +225,14 @@ def running_note(study: str, root=RESULTS_DIR) -> str:
     return f"{study} is running ({'; '.join(counts)})" if counts else ""
 
 
+def claim_models(claim: Claim) -> tuple:
+    """The models a claim reads, as a tuple (`claim.model` names one, or several)."""
+    return (claim.model,) if isinstance(claim.model, str) else tuple(claim.model)
+
+
 def claim_margins(claim: Claim) -> tuple:
     """A claim's margin for each model it reads, in the order of `claim.model` (one margin: the same for all)."""
-    models = (claim.model,) if isinstance(claim.model, str) else tuple(claim.model)
+    models = claim_models(claim)
     margins = tuple(claim.margin) if isinstance(claim.margin, (tuple, list)) else (claim.margin,) * len(models)
     check(len(set(models)) == len(models) and len(models) > 0,
           f"'{claim.claim}': model={claim.model!r} must name each model once, at least one")
