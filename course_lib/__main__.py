@@ -422,6 +422,8 @@ def _check_outputs(args, *outs, folder: bool = False, parameter: str = "out") ->
                     "../shared/data": SHARED_DATA if SHARED_DATA.is_dir() else None}
     data_folders = {name: path for name, path in data_folders.items() if path}
     for out in outs:
+        check(str(out) != "-", f"{parameter}=- would write a file named '-' (commands write files, not standard "
+                               "output); give a path, e.g. build/out.json")
         check_not_an_input(out, _inputs(args), folder=folder, parameter=parameter, data_folders=data_folders)
 
 

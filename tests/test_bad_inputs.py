@@ -660,6 +660,18 @@ def test_select_out_named_like_a_provenance_record_is_refused(capsys, tmp_path):
     assert "ends in .provenance.json" in line and not out.exists()
 
 
+@pytest.mark.parametrize("command", ["select", "evaluate"])
+def test_out_dash_is_refused_not_written_as_a_file_named_dash(capsys, tmp_path, monkeypatch, command):
+    """`--out -` reads as "standard output" in many tools; here it wrote a file named '-' in the working folder."""
+    monkeypatch.chdir(tmp_path)
+    table = tmp_path / "t.csv"
+    table.write_text(TABLE)
+    args = (["--table", table, "--strategy", "hard", "--budget", "1"] if command == "select"
+            else ["--model", "tiny-s", "--n", "2", "--k", "2"])
+    line = one_line_error(capsys, command, *args, "--out", "-")
+    assert "out=- would write a file named '-'" in line and not (tmp_path / "-").exists()
+
+
 def test_a_table_naming_a_column_twice_is_refused_naming_it(capsys, tmp_path):
     """pandas reads the second `pass_rate` as `pass_rate.1`, and the selection used the first without a word."""
     table = tmp_path / "t.csv"
