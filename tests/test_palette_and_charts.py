@@ -48,6 +48,13 @@ def test_a_model_keeps_its_colour_whatever_else_is_on_the_chart():
     assert MODEL_COLORS["tiny-l"].lower() in drawn.lower() and MODEL_COLORS["tiny-s"].lower() in drawn.lower()
 
 
+def test_the_level_chart_names_its_rate_as_asked():
+    table = pd.DataFrame({"model": ["tiny-m"], "level": [1], "pass_rate": [0.5]})
+    assert "mean pass rate" in svg(pass_rate_by_level_chart(table, "t"))
+    named = svg(pass_rate_by_level_chart(table, "t", y_title="held-out accuracy (pass@1)"))
+    assert "held-out accuracy (pass@1)" in named and "mean pass rate" not in named
+
+
 @pytest.mark.parametrize(("values", "window", "expected"), [
     ([0, 1, 0, 1], 2, [0.0, 0.5, 0.5, 0.5]),
     ([1, 2, 3], 1, [1.0, 2.0, 3.0]),  # a window of one step is the curve itself

@@ -131,13 +131,14 @@ def count_marks(svg: str) -> int:
     return sum(1 for role in roles if "container" not in role and role not in ("axis", "legend", "title"))
 
 
-def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None) -> alt.LayerChart:
+def pass_rate_by_level_chart(table: pd.DataFrame, title: str, note: str | None = None,
+                             y_title: str = "mean pass rate") -> alt.LayerChart:
     """Mean pass rate per level, one line per model (00).
 
     `table` has columns model, level, pass_rate, and optionally source (e.g. live vs committed), drawn as solid vs
-    dashed lines on the same axes, each shown in the legend."""
+    dashed lines on the same axes, each shown in the legend; `y_title` names what the rate is (06: held-out accuracy)."""
     x = alt.X("level:O", title="level", axis=alt.Axis(labelAngle=0))
-    y = alt.Y("pass_rate:Q", title="mean pass rate", scale=alt.Scale(domain=[0, 1]))
+    y = alt.Y("pass_rate:Q", title=y_title, scale=alt.Scale(domain=[0, 1]))
     colour = alt.Color("model:N", title="model", scale=color_scale(table["model"]), legend=line_legend("model", None))
     overlay = {}
     if "source" in table.columns:  # the first source (e.g. live) solid, the others dashed
