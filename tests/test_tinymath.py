@@ -430,6 +430,35 @@ def test_the_size_probes_choice_rule_reads_each_target_at_its_line():
     assert probes.choice([sm, smaller], 2000) == ("tiny-sm", None)
 
 
+def test_the_fifth_probe_sets_rule_reads_the_test_evaluation_and_prefers_the_committed_boundary_model():
+    """Set 5 (README, fixed before it ran): pair A (tiny-sm-math with tiny-l at 2,200) if tiny-l's test levels 4-5
+    reach 0.15, else pair B (tiny-sm and tiny-m at 2,400); the targets read on the test columns, not the training ones."""
+    import importlib.util
+    import sys
+
+    folder = Path(__file__).resolve().parent.parent / "data" / "results" / "tinymath-size-probes-5"
+    sys.path.insert(0, str(folder.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("probes5", folder / "probes.py")
+        probes = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(probes)
+    finally:
+        sys.path.remove(str(folder.parent))
+
+    def row(name, l13, l4, l5, train45="0.9"):
+        return {"name": name, "test_l13": str(l13), "test_l4": str(l4), "test_l5": str(l5),
+                "test_l45": str(round((l4 + l5) / 2, 4)), "tinymath_l45": train45}
+
+    sm = row("tiny-sm-math", 0.48, 0.053, 0.053)
+    assert probes.pair([sm, row("tiny-l-2200", 0.7, 0.2, 0.1)]) == ("tiny-sm-math", "tiny-l-2200")
+    assert probes.pair([sm, row("tiny-l-2200", 0.7, 0.2, 0.0998)]) is None  # 0.1499: under the line
+    assert probes.pair([row("tiny-sm-math", 0.48, 0.081, 0.05), row("tiny-l-2200", 0.7, 0.2, 0.1)]) is None
+    pair_b = [sm, row("tiny-l-2200", 0.7, 0.1, 0.1), row("tiny-sm-2400", 0.5, 0.07, 0.05),
+              row("tiny-m-2400", 0.7, 0.2, 0.1)]
+    assert probes.pair(pair_b) == ("tiny-sm-2400", "tiny-m-2400")
+    assert probes.pair(pair_b[:3]) is None  # tiny-m at 2,400 not probed yet
+
+
 def test_the_second_probe_sets_outcome_is_remade_from_its_table_byte_for_byte(tmp_path):
     import shutil
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the probes' shared code: data/results/tinymath_probes.py
-from probes import pair  # noqa: E402
+from probes import PROBES, pair  # noqa: E402
 from tinymath_probes import read_rows  # noqa: E402
 
 from course_lib.provenance import atomic_write_text  # noqa: E402
@@ -31,8 +31,12 @@ def main() -> None:
                      f"{float(row['test_l13']):.3f} | {float(row['test_l45']):.3f} | {levels(row, 'tinymath')} | "
                      f"{row['sha256'][:12]} |")
     found = pair(rows)
-    lines += ["", f"The choice rule: {f'pair {found[0]} (boundary) and {found[1]} (larger)' if found else 'no pair'}."
-              , ""]
+    unprobed = [f"{size}-{steps}" for size, steps in PROBES if not any(r["name"] == f"{size}-{steps}" for r in rows)]
+    said = f"pair {found[0]} (boundary) and {found[1]} (larger)" if found else "no pair"
+    if unprobed:
+        said += f" ({'not probed, as the probes stop at the first pair' if found else 'not yet probed'}: " + \
+                ", ".join(unprobed) + ")"
+    lines += ["", f"The choice rule: {said}.", ""]
     atomic_write_text(HERE / "outcome.md", "\n".join(lines))
 
 
