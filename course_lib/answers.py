@@ -5,7 +5,8 @@ math-verify), BBH options `(A)`..`(G)`, AIME integers, and `<answer>...</answer>
 One marked answer counts: a completion that marks several different answers (`#### 3` and `#### 4`, two boxes,
 `the answer is (A) or (B)`, every option listed) hedges, and scores 0 whichever of them is right; the same
 answer marked twice is one answer. Beside the marked answers two more are read, in every format: an answer stated
-after a label (`The answer is 9.`, `**Final Answer**: nine`, `Answer: 7 or 8`) and one offered right after a mark
+after a label from the last mark on (`The answer is 9.`, `**Final Answer**: nine`, `Answer: 7 or 8`; before the last
+mark a statement is working, `Step 1: the answer is 9.`) and one offered right after a mark
 (`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`, `\\boxed{7}, i.e. $8$`, `\\boxed{7} vs \\[8\\]`,
 `\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, and a number shown alone right after it:
 `#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12). A value
@@ -1007,9 +1008,9 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     BBH `(X)`, AIME any clear integer). Every answer the completion marks must match, in the asked format or any
     other (`####`, a box, an `<answer>` tag): one marked answer counts, the same answer restated counts
     (`\\boxed{15\\frac{39}{40}}` then `\\boxed{\\frac{639}{40}}`), and a hedge (several different answers, one of
-    them right, in one format or across two) does not. A number stated after a label (`The answer is 9.`) is one more
-    answer in every source but BBH and shuffle (which read a stated option), and in MATH unless the reference holds
-    several values.
+    them right, in one format or across two) does not. A number stated after a label (`The answer is 9.`) from the
+    last mark on is one more answer in every source but BBH and shuffle (which read a stated option, the option
+    format's own mark, wherever it is), and in MATH unless the reference holds several values.
 
     >>> is_correct("#### 7", "7", "arith"), is_correct("#### 7\\n#### 8", "7", "arith")
     (True, False)
@@ -1020,8 +1021,8 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
         raise ValueError(f"answer={answer!r}: the reference answer is missing; give every problem its answer")
     answer = str(answer)
     if answer_format is None and source == "aime2025":  # AIME: any clear integer counts, boxed or not
-        reference = normalize_number(answer)  # beside a marked answer, a different one stated is another (a hedge)
-        stated = _stated_numbers(_tail(completion)) if _integer_marks(completion) else []
+        reference = normalize_number(answer)  # after a marked answer, a different one stated is another (a hedge)
+        stated = _stated_numbers(_from_last_mark(_tail(completion))) if _integer_marks(completion) else []
         return extract_integer(completion) == reference and all(number == reference for number in stated)
     if source not in DEFAULT_FORMAT:
         raise ValueError(f"source={source!r} has no answer checker; sources: {', '.join(DEFAULT_FORMAT)}")
@@ -1039,13 +1040,21 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
             if found is not None and not (other == "hash" and _heading(found)):  # `#### Final answer`: a heading
                 elsewhere.append(found)
     if source not in ("shuffle", "bbh") and not (source == "math" and _SEVERAL_VALUES.search(answer)):
-        elsewhere += _stated_numbers(completion[-MAX_SCAN:])  # `#### 8` or `\boxed{8}` and `The answer is 9.`: a hedge
+        elsewhere += _stated_numbers(_from_last_mark(_tail(completion)))  # `#### 8\nThe answer is 9.`: a hedge
     if source in ("shuffle", "bbh") and answer_format != "option":  # `#### E` and `So the answer is (D).`: a hedge
         stated = option_answers(completion, stated_only=True)
         if None in stated:
             return False
         elsewhere += stated
     return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
+
+
+def _from_last_mark(text: str) -> str:
+    """The text from the start of its last mark (a box, a tag, a `####` that is no heading) on: where a stated answer
+    is a second answer. Before it a stated answer is working (`Step 1: the answer is 9.`, then `\\boxed{12}`)."""
+    starts = [box.start() for box in _BOX.finditer(text)] + [text.rfind("<answer>")]
+    starts += [mark.start() for mark in _HASH.finditer(text) if not _heading(mark.group(1))]
+    return text[max([0, *starts]):]
 
 
 # a MATH reference holding several values (`1,-2`, `(2,\infty)`, `3 \text{ or } 4`): a number stated beside its box

@@ -1029,7 +1029,7 @@ def test_pass_at_k_refuses_counts_that_are_not_whole_numbers(n, c, k):
 
 
 @pytest.mark.parametrize(("completion", "right"), [
-    ("#### 8\nThe answer is 9.", False), ("The answer is 9.\n#### 8", False), ("The answer is 8.\n#### 8", True),
+    ("#### 8\nThe answer is 9.", False), ("#### 8\n\nThe answer is 9.", False), ("The answer is 8.\n#### 8", True),
     ("The answer is 18 / 2 = 8.\n#### 8", True), ("the answer is 8 apples.\n#### 8", True),
     ("The final answer is: 8.0\n#### 8", True)])
 def test_round_22_a_stated_number_beside_a_different_hash_answer_is_a_hedge(completion, right):
@@ -1120,8 +1120,9 @@ def test_round_23_an_answer_the_reasoning_only_tries_is_no_second_answer(complet
     ("Answer: we add 9 and 1, then 8.", True)])
 def test_round_23_a_stated_number_in_a_marks_spellings_beside_a_hash_answer_is_a_hedge(stated, right):
     """Hostile round 23: beside `#### 8` only `The answer is 9.` was read, not `Final answer: 9`, `Answer: 9`, bold,
-    `$9$`, a typeset minus or a unit; a stated number is now the rest of its sentence read as a `####` mark is."""
-    assert is_correct(f"#### 8\n{stated}", "8", "gsm8k") is right and is_correct(f"{stated}\n#### 8", "8", "arith") is right
+    `$9$`, a typeset minus or a unit; a stated number is now the rest of its sentence read as a `####` mark is. Stated
+    before the mark, each is working (round 33)."""
+    assert is_correct(f"#### 8\n{stated}", "8", "gsm8k") is right and is_correct(f"{stated}\n#### 8", "8", "arith")
 
 
 @pytest.mark.parametrize("mark", [
@@ -1244,9 +1245,9 @@ def test_round_25_a_unit_or_text_in_an_aime_box_and_a_plus_sign_are_read(complet
     ("#### 12\nThe answer is 13.", "12", "aime2025", None), ("\\boxed{5}\nFinal answer: 6", "5", "math", None),
     ("\\boxed{5}\n\n**Final Answer**: 6", "5", "math", None), ("\\boxed{31}\nThe answer is 32.", "31", "tinymath", None),
     ("\\boxed{7}\nThe answer is 8.", "7", "arith", "boxed"), ("<answer>7</answer>\nThe answer is 8.", "7", "gsm8k", "tagged"),
-    ("The answer is 13.\n\\boxed{12}", "12", "aime2025", None), ("\\boxed{12}\nThe answer is thirteen.", "12", "aime2025", None),
+    ("\\boxed{12}\nThe answer is thirteen.", "12", "aime2025", None),
     ("\\boxed{31}\n**Final Answer**: 32", "31", "tinymath", None), ("<answer>7</answer>\n**Final Answer:** 8", "7", "gsm8k", "tagged"),
-    ("Final Answer:\n8\n\\boxed{7}", "7", "math", None), ("\\boxed{7}\nThe answer is $8$.", "7", "gsm8k", "boxed"),
+    ("\\boxed{7}\nFinal Answer:\n8", "7", "math", None), ("\\boxed{7}\nThe answer is $8$.", "7", "gsm8k", "boxed"),
     ("\\boxed{12}\nSo the final answer is 12 or 13.", "12", "aime2025", None)])
 def test_round_25_a_stated_answer_beside_a_marked_one_is_a_hedge_in_every_format(completion, gold, source, answer_format):
     """Hostile round 25 (S6): a number stated after `the answer is` / `Final answer:` was read beside a `####` answer for
@@ -1295,8 +1296,9 @@ def test_round_25_the_marked_answer_restated_after_it_stays_right(completion, go
 def test_round_25_a_bold_label_a_number_in_words_or_a_list_after_a_label_is_a_stated_answer(stated, right):
     """Hostile round 25 (S5): beside `#### 7`, a bold label (`**Final Answer**: 8`), a number in words (`The answer is
     eight.`) and a list offered after a label (`Answer: 7 or 8`) were not read (1); a label ending its line reads the next
-    line when it holds the value alone; a pair (`7, 8`), a fraction and a calculation still state no number."""
-    assert is_correct(f"#### 7\n{stated}", "7", "gsm8k") is right and is_correct(f"{stated}\n#### 7", "7", "arith") is right
+    line when it holds the value alone; a pair (`7, 8`), a fraction and a calculation still state no number. Stated
+    before the mark, each is working (round 33)."""
+    assert is_correct(f"#### 7\n{stated}", "7", "gsm8k") is right and is_correct(f"{stated}\n#### 7", "7", "arith")
 
 
 @pytest.mark.parametrize(("completion", "gold", "source"), [
@@ -1767,3 +1769,20 @@ def test_round_32_a_check_after_the_mark_or_an_option_named_in_passing_is_no_sec
     hedged = (completion.split(". ")[0] + ". Though (C) is also plausible." if source == "bbh" else
               completion.split("\n\n")[0] + "\nActually, 7.")  # the same mark, then a real second answer
     assert not is_correct(hedged, gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("Step 1: the answer is 9.\nThen 9 + 3 = 12.\n#### 12", "12", "gsm8k"),
+    ("Answer: 9 for the first part.\nSo 9 + 3 = 12.\n\\boxed{12}", "12", "math"),
+    ("The answer is 9.\n\\boxed{12}", "12", "tinymath"), ("The answer is 13.\n\\boxed{12}", "12", "aime2025"),
+    ("Final Answer:\n8\n\\boxed{7}", "7", "math"), ("The answer is 9.\n#### 8", "8", "gsm8k"),
+    ("The answer is 9.\n<answer>12</answer>", "12", "tagged"),
+])
+def test_round_33_a_stated_answer_before_the_last_mark_is_working(completion, gold, source):
+    """Hostile round 33 (2): a stated answer was read from the whole completion, so `The answer is 9.` in a sub-step
+    before `\\boxed{12}` was a second answer (0). Only what is stated from the last mark on can hedge it; before it,
+    a statement is working. Two marks that differ stay a hedge, and so does the statement after the mark."""
+    assert is_correct(completion, gold, source)
+    mark = re.search(r"#### \d+|\\boxed\{\d+\}|<answer>\d+</answer>", completion).group()
+    assert not is_correct(completion + "\nThe answer is 9.", gold, source)  # stated after the last mark: a hedge
+    assert not is_correct(completion.replace(mark, mark.replace(gold, "9") + "\n" + mark), gold, source)  # two marks
