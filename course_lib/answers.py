@@ -11,8 +11,9 @@ mark a statement is working, `Step 1: the answer is 9.`) and one offered right a
 `\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, and a number shown alone right after it:
 `#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12). A value
 rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, so it hedges; values are compared
-by value (`\\frac{3}{4}`, i.e. 75% restates it), and a gloss with a unit (`i.e. 2 hours`) explains the mark rather
-than offering another answer.
+by value (`\\frac{3}{4}`, i.e. 75% restates it), and a gloss with a unit (`i.e. 2 hours`) or a value in another unit
+than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`; units compared by name) explains the mark
+rather than offering another answer.
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42; superscripts and fractions like `½` are not digits (a number in words is read only
 where an answer is stated or offered, `The answer is eight.`), and
@@ -133,7 +134,7 @@ _ANSWER_LABEL = r"(?i:the\s+)?(?i:final\s+)?(?i:answer)(?:\s+(?i:is))?\s*[:=]?\s
 _WORD_LABEL = r"([^\W\d_]\w*)"  # `Solution:`, `x =`: read against _NO_UNIT (`Maybe: 8` is no answer)
 _STATED_NUMBER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}(?:\s+\d+)?\s*[:=]\s*)?"
                             r"([-+]?[$\u20ac\u00a3\u00a5]?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`, `€8`
-                            r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?)"  # a unit: `8 apples`, `8 °C`
+                            r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?(?:[ \t]+per[ \t]+[^\W\d_]+)?)"  # `8 apples`, `8 °C`, `8 km per hour`
                             r"|\u00b0[CF]?|[\u20ac\u00a3\u00a5])?[ \t]*\.?")  # or a degree or currency sign stuck to it: `8°C`, `8€`
 _CURRENCY = str.maketrans("", "", "\u20ac\u00a3\u00a5")  # € £ ¥, dropped from a stated number as normalize_number drops $
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
@@ -198,7 +199,8 @@ _SCALE_LETTERS = frozenset({"M", "B", "MM"})  # `8 M`, `8 MM` (millions), `8 B`:
 def _changes_the_number(word: str) -> bool:
     """Whether the one word after a `####` number changes or hedges it (`7 thousands`, `7 tenths`, `7 maybe`), so the
     mark is no answer; any other word is its unit (`7 apples`, `5 months`, `12 points`)."""
-    folded = unicodedata.normalize("NFKC", word).lower()  # fullwidth letters are the same word
+    folded = re.split(r"[ \t]", unicodedata.normalize("NFKC", word).lower(), maxsplit=1)[0]  # fullwidth letters are the same word; a unit's
+    # first word decides (`dollars per day`)
     starts = word[:1].isalpha() or word[:1] in "\u00b0\u20ac\u00a3\u00a5$"  # `5 ½`, `3 ²`: no unit starts so
     exponent = re.fullmatch(r"e[+-]?\d+", folded)  # `8 e3`: 8e3
     return bool(word) and (folded in _NO_UNIT or word in _SCALE_LETTERS or not starts or bool(exponent))
@@ -240,18 +242,32 @@ _ASIDE = re.compile(r"[ \t]*\(([^()\n]{1,80})\)$")  # a `####` number's closing 
 
 
 def _without_aside(mark: str) -> str:
-    """A `####` number's mark without an aside in parentheses at its end that only describes it (`7 (apples)`, `7 apples
-    (3 red, 4 green)`, `7 (7)`); a mark whose aside offers another value (`7 (or 8)`, `7 (8)`), qualifies it (`7
-    (about)`) or holds a word that changes a number (`7 (approx)`, `7 (3 thousand)`) is kept whole, as no answer."""
+    """A `####` number's mark without an aside in parentheses at its end that only explains it (`_aside_explains`:
+    `7 (apples)`, `2 hours (120 minutes)`); a mark whose aside offers another value (`7 (or 8)`, `7 (8)`), qualifies it
+    (`7 (about)`) or holds a word that changes a number (`7 (approx)`, `7 (3 thousand)`) is kept whole, as no answer."""
     aside = _ASIDE.search(mark)
     number = _LEADING_NUMBER.match(mark)
     if not aside or not number or aside.start() < number.end():
         return mark
-    content, tail = aside.group(1), mark[aside.start():]
-    if (_next_offered(tail) or (None,))[0] is not None or _QUALIFIED_BOX.match(tail) or any(_changes_the_number(word) for word in _WORD_TOKEN.findall(content)):
-        return mark
+    before = mark[:aside.start()]
+    return before if _aside_explains(before, aside.group(), aside.group(1)) else mark
+
+
+def _aside_explains(number: str, aside: str, content: str) -> bool:
+    """Whether an `aside` in parentheses after a `####` number (`number`, its unit too) only explains it: restates its
+    value (`(7)`, `(half of 100)`), describes it (`(apples)`, `(3 red, 4 green)`) or gives it in another unit (`2 hours
+    (120 minutes)`, `120 (2 hours)`, `2 hours (or 120 minutes)`)."""
     value = exact_value(_offered_value(content))
-    return mark if value is not None and value != exact_value(normalize_number(number.group())) else mark[:aside.start()]
+    if value == exact_value(normalize_number(_LEADING_NUMBER.match(number).group())):
+        return True
+    unit, own_unit = (_UNIT_AFTER.fullmatch(text.strip()) for text in (content, number))
+    own = own_unit.group(1).lower() if own_unit else ""
+    offered = _next_offered(aside, own)
+    if offered or _QUALIFIED_BOX.match(aside):  # `(or 8)`, `(about)`; after `2 hours`, `(or 120 minutes)` converts it
+        return bool(offered) and offered[0] is None and aside[offered[1]:].strip() == ")"
+    if any(_changes_the_number(word) for word in _WORD_TOKEN.findall(content)):
+        return False  # `(3 thousand)`, `(approx)`
+    return value is None or (bool(unit) and unit.group(1).lower() != own)
 
 
 _WORD_TOKEN = re.compile(r"[^\W\d_]+")
@@ -262,8 +278,8 @@ def _restated_once(mark: str) -> str:
     number; any other mark as it is (`7 or 8`, `7 or eight`, `12 or a dozen eggs` stay a hedge)."""
     number = _LEADING_NUMBER.match(mark)
     rest = mark[number.end():] if number else mark
-    unit = re.match(r"[ \t]++([^\W\d_]++)(?=[,;]?[ \t]*+(?:or|i\.\s?e\.?|that\s++is|namely)\b)", rest) if number else None
-    if unit and not _changes_the_number(unit.group(1)):  # `5 hours, or 300 minutes`: the unit, then a conversion
+    unit = re.match(rf"[ \t]++({_UNIT})(?=[.,;]?[ \t]*+(?i:or|i\.\s?e\.?|that\s++is|namely)\b)", rest) if number else None
+    if unit and not _changes_the_number(unit.group(1)):  # `5 hours, or 300 minutes`, `2 hours. That is 120 minutes.`
         rest = rest[unit.end():]
     while number and (offered := _next_offered(rest, unit and unit.group(1))) and \
             (offered[0] is None or not _other_value(offered[0], number.group(), offered[2])):
@@ -580,7 +596,8 @@ def _other_alternative(after: str, mark: str) -> str | None:
     return None
 
 
-_UNIT_AFTER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?[ \t]++([^\W\d_]++)")  # a number and its unit word: `5 hours`
+_UNIT = r"[^\W\d_]++(?:[ \t]++per[ \t]++[^\W\d_]++)?"  # a unit: `hours`, `dollars per day`
+_UNIT_AFTER = re.compile(rf"[-+]?\d[\d,]*(?:\.\d+)?[ \t]++({_UNIT})")  # a number and its unit: `5 hours`
 
 
 # a number shown right after a mark with no connector, in math or bold, ending its line: `#### 7\n\(8\)`, `$$8$$`,
@@ -605,7 +622,7 @@ def _next_offered(after: str, unit: str | None = None) -> tuple[str | None, int,
         end = _OFFERED_END.search(after, hedge.end()).start()
         rest = after[hedge.end():end]
         attached = re.match(r"\S*", rest).group()  # `3/4`, `5!`, `2x`: written on to the number
-        word = re.match(r"\s+(\S+)", rest[len(attached):])  # then a word that changes it (`7 thousand`, `7 \times 2`),
+        word = re.match(rf"\s+({_UNIT}|\S+)", rest[len(attached):])  # then a word that changes it (`7 thousand`, `7 \times 2`),
         if word and not _changes_the_number(word.group(1)):  # or one that only describes it (`12 in words`, `12 eggs`)
             rest = attached
             if (gloss or unit) and not attached and word.group(1).lower() != (unit or "").lower():
@@ -669,7 +686,7 @@ def _words_value(words: str) -> str | None:
 
 
 _A_SCALE = re.compile(r"(?i)\ban?[ \t]+(?=(?:hundred|thousand|million|billion|dozen)\b)")
-_HALF = re.compile(r"(?i)\bhalf[ \t]+(\d+)\b")  # `half a thousand`, read `half 1000`: 500
+_HALF = re.compile(r"(?i)\bhalf[ \t]+(?:of[ \t]+)?(\d+)\b")  # `half a thousand`, read `half 1000`: 500; `half of 100`
 _SIGN_WORD = re.compile(r"(?i)^(\s*)(?:minus|negative)[ \t]+(?=\d)")  # `minus 7`: -7
 
 

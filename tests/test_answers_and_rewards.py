@@ -1786,3 +1786,20 @@ def test_round_33_a_stated_answer_before_the_last_mark_is_working(completion, go
     mark = re.search(r"#### \d+|\\boxed\{\d+\}|<answer>\d+</answer>", completion).group()
     assert not is_correct(completion + "\nThe answer is 9.", gold, source)  # stated after the last mark: a hedge
     assert not is_correct(completion.replace(mark, mark.replace(gold, "9") + "\n" + mark), gold, source)  # two marks
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("#### 2 hours (120 minutes)", "2", True), ("#### 120 (2 hours)", "120", True), ("#### 50 (half of 100)", "50", True),
+    ("#### 2 hours (or 120 minutes)", "2", True), ("#### 2 hours (i.e. 120 minutes)", "2", True),
+    ("#### 2 hours. That is 120 minutes.", "2", True), ("#### 2 hours, i.e. 120 minutes", "2", True),
+    ("#### 18 dollars per day", "18", True), ("#### 18 dollars per day, or 126 dollars per week", "18", True),
+    ("#### 2 hours (3 hours)", "2", False), ("#### 2 hours (or 3 hours)", "2", False), ("#### 50 (half of 90)", "50", False),
+    ("#### 2 hours. That is 3 hours.", "2", False), ("#### 18 dollars per day, or 20 dollars per day", "18", False),
+    ("#### 8 thousand per day", "8", False), ("#### 7 (8)", "7", False)])
+def test_round_33_a_unit_conversion_or_an_explanation_beside_a_hash_number_is_no_second_answer(completion, gold, right):
+    """Hostile round 33 (3): `#### 2 hours (120 minutes)`, `#### 50 (half of 100)` and `#### 18 dollars per day, or 126
+    dollars per week` scored 0 while `#### 2 hours, i.e. 120 minutes` scored 1. One rule now, in parentheses, after
+    `or` and after `that is` alike: a value in another unit than the mark's converts it, a value equal to it restates
+    it (`half of 100` is 50); the same unit with another value, or a bare other value, is a second answer. Units are
+    compared by name, not converted (`18 dollars per day, or 20 dollars` reads as a conversion too)."""
+    assert is_correct(completion, gold, "gsm8k") is right
