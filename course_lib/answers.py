@@ -327,7 +327,9 @@ def boxed_answers(text) -> list[str | None]:
                 answers.append(text[box.end():brace.start()].strip())
                 position = brace.end()
                 after = _plain(text[position:position + 160])
-                if _other_alternative(after, answers[-1]) is not None or _QUALIFIED_BOX.match(after):
+                named = _VARIABLE.match(answers[-1]) or _VARIABLE_BEFORE.search(text[max(0, box.start() - 12):box.start()])
+                alternative = _other_alternative(after, answers[-1], named and named.group(1))
+                if alternative is not None or _QUALIFIED_BOX.match(after):
                     answers.append(None)  # `\boxed{7} (maybe 8)`, `\boxed{7} or 8`, `\boxed{7} (about)`: a second answer
                 break
         else:
@@ -583,19 +585,29 @@ _LETTER_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_
 _LETTER_SHOWN = re.compile(r"[ \t]*+\.?[ \t]*+\n\s*+(?:\*\*)?\(?([A-G])\)?(?:\*\*)?[ \t]*+\.?[ \t]*+(?:\n|$)")  # `#### A\n(B)`, `\nB`, `\n**(B)**`
 
 
-def _other_alternative(after: str, mark: str) -> str | None:
+def _other_alternative(after: str, mark: str, variable: str | None = None) -> str | None:
     """The first alternative written after a mark that differs from it, past any that restate it (`\\boxed{5} or $5$
-    or $6$` offers 6); None when every one restates it, or there is none."""
+    or $6$` offers 6) and any value of another variable than the one the mark names (`$x = \\boxed{2}$\n$y = 3$`);
+    None when every one restates it, or there is none."""
     unit = _UNIT_AFTER.fullmatch(_plain(mark).strip())  # `5 \text{ hours}`: a value after it in another unit converts it
     offered = _next_offered(after, unit and unit.group(1))
     while offered:
-        if offered[0] is not None and _other_value(offered[0], mark, offered[2]):
+        if offered[0] is not None and not _names_another(offered[0], variable) and \
+                _other_value(offered[0], mark, offered[2]):
             return offered[0]
         after = after[offered[1]:]
         offered = _next_offered(after, unit and unit.group(1))
     return None
 
 
+def _names_another(value: str, variable: str | None) -> bool:
+    """Whether a value offered after a mark names another variable than the mark's (`y = 3` after `x = \\boxed{2}`)."""
+    named = _VARIABLE.match(value)
+    return bool(variable and named) and named.group(1) != variable
+
+
+_VARIABLE = re.compile(r"\s*([A-Za-z])\s*=")  # the variable a value names: `y = 3`
+_VARIABLE_BEFORE = re.compile(r"([A-Za-z])\s*=\s*$")  # the one named before a box: `x = \boxed{2}`
 _UNIT = r"[^\W\d_]++(?:[ \t]++per[ \t]++[^\W\d_]++)?"  # a unit: `hours`, `dollars per day`
 _UNIT_AFTER = re.compile(rf"[-+]?\d[\d,]*(?:\.\d+)?[ \t]++({_UNIT})")  # a number and its unit: `5 hours`
 

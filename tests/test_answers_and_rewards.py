@@ -1803,3 +1803,15 @@ def test_round_33_a_unit_conversion_or_an_explanation_beside_a_hash_number_is_no
     it (`half of 100` is 50); the same unit with another value, or a bare other value, is a second answer. Units are
     compared by name, not converted (`18 dollars per day, or 20 dollars` reads as a conversion too)."""
     assert is_correct(completion, gold, "gsm8k") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("$x = \\boxed{2}$\n$y = 3$", "2", "math", True), ("\\boxed{x = 2}\n$y = 3$", "2", "math", True),
+    ("$x = \\boxed{2}$\n\\[y = 3\\]", "2", "aime2025", True), ("$x = \\boxed{2}$\n$x = 3$", "2", "math", False),
+    ("$\\boxed{2}$\n$y = 3$", "2", "math", False), ("$x = \\boxed{2}$ or $3$", "2", "math", False)])
+def test_round_33_another_variables_value_after_the_box_is_no_second_answer(completion, gold, source, right):
+    """Hostile round 33 (5): `$x = \\boxed{2}$` then `$y = 3$` on its own line scored 0: the value shown alone after
+    a mark was read as a second answer for x. A value that names another variable than the one the mark names (before
+    the box or inside it) is no alternative to it; the same variable again, or any value after a box that names none,
+    still is."""
+    assert is_correct(completion, gold, source) is right
