@@ -9,7 +9,8 @@ after a label from the last mark on (`The answer is 9.`, `**Final Answer**: nine
 mark a statement is working, `Step 1: the answer is 9.`) and one offered right after a mark
 (`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`, `\\boxed{7}, i.e. $8$`, `\\boxed{7} vs \\[8\\]`,
 `\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, and a number shown alone right after it:
-`#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12). A value
+`#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12; a value of
+another variable than the box's, `$x = \\boxed{2}$\\n$y = 3$`, is none). A value
 rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, so it hedges; values are compared
 by value (`\\frac{3}{4}`, i.e. 75% restates it), and a gloss with a unit (`i.e. 2 hours`) or a value in another unit
 than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`; units compared by name) explains the mark
