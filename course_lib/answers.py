@@ -12,9 +12,10 @@ mark a statement is working, `Step 1: the answer is 9.`) and one offered right a
 `#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12; a value of
 another variable than the box's, `$x = \\boxed{2}$\\n$y = 3$`, is none). A value
 rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, so it hedges; values are compared
-by value (`\\frac{3}{4}`, i.e. 75% restates it), and a gloss with a unit (`i.e. 2 hours`) or a value in another unit
-than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`; units compared by name) explains the mark
-rather than offering another answer.
+by value (`\\frac{3}{4}`, i.e. 75% restates it), a relation with a calculation on its left (`i.e. $s^2 = 16$`,
+`i.e. $1024 \\equiv 10 \\pmod{13}$`) is working that checks the mark, and a gloss with a unit (`i.e. 2 hours`) or a
+value in another unit than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`; units compared by
+name) explains the mark rather than offering another answer.
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42; superscripts and fractions like `½` are not digits (a number in words is read only
 where an answer is stated or offered, `The answer is eight.`), and
@@ -556,7 +557,12 @@ _QUALIFIED_BOX = re.compile(r"(?i)\s*+\$*+\s*+\(\s*+(?:about|approx\.?|approxima
 
 
 def _other_value(alternative: str, box: str, gloss: bool = False) -> bool:
-    """Whether an alternative written after a box differs from it in value (`_offered_value`, then math-verify for a small expression)."""
+    """Whether an alternative written after a box differs from it in value (`_offered_value`, then math-verify for a small
+    expression); a relation with a calculation on its left (`s^2 = 16`, `1024 \\equiv 10 \\pmod{13}`) checks the box, and
+    offers no value."""
+    left = _RELATION_LEFT.match(_plain(alternative))
+    if left and left.group(1).strip() and not _NAME.fullmatch(left.group(1)):
+        return False
     offered, marked = _offered_value(alternative), _offered_value(box)
     if offered == marked or (gloss and _offered_value(_PERCENT.sub(r"\1", _plain(alternative).strip())) == marked):
         return False  # a gloss's percentage may restate the mark's own number too (`#### 25\ni.e. 25%`, as `#### 25%` reads 25)
@@ -564,6 +570,8 @@ def _other_value(alternative: str, box: str, gloss: bool = False) -> bool:
     return not (small and None in (exact_value(offered), exact_value(marked)) and math_equal(offered, marked))
 
 
+_RELATION_LEFT = re.compile(r"(.*?)(?:=|\\equiv(?![A-Za-z]))", re.S)  # the left side of `s^2 = 16`, `1024 \equiv 10`
+_NAME = re.compile(r"\s*(?:[A-Za-z]+|\\[A-Za-z]+)(?:_\{?\w+\}?)?(?:\([^()]*\))?\s*")  # `x`, `x_1`, `\theta`, `area`, `f(2)`
 _SMALL_EXPRESSION = 40  # characters: an offered expression this short and numeric is compared by value with math-verify
 # a numeric expression (`10^4`, `6^2`, `\sqrt{8}`, `7\times2`): digits, operators, braces and LaTeX commands, no variable
 _NUMERIC_EXPRESSION = re.compile(r"(?=[^\d]{0,40}\d)(?:\\[A-Za-z]{1,12}|[\d{}^()+\-*/.!])+")

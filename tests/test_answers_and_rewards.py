@@ -1815,3 +1815,18 @@ def test_round_33_another_variables_value_after_the_box_is_no_second_answer(comp
     the box or inside it) is no alternative to it; the same variable again, or any value after a box that names none,
     still is."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("$\\boxed{10}$, i.e. $1024 \\equiv 10 \\pmod{13}$.", "10", "math", True),
+    ("The side is $\\boxed{4}$, that is, $s^2 = 16$.", "4", "math", True),
+    ("$\\boxed{10}$, i.e. $2^{10} = 1024$.", "10", "aime2025", True), ("\\boxed{5}, i.e. $2 + 4 = 6$", "5", "math", True),
+    ("$\\boxed{4}$, that is, $s = 5$.", "4", "math", False), ("$\\boxed{4}$, that is, $f(2) = 5$.", "4", "math", False),
+    ("$\\boxed{10}$, i.e. $x \\equiv 11 \\pmod{13}$.", "10", "math", False), ("$\\boxed{4}$, that is, $5$.", "4", "math", False)])
+def test_round_33_a_relation_with_a_calculation_on_its_left_after_a_mark_is_a_check(completion, gold, source, right):
+    """Hostile round 33 (6): `\\boxed{10}, i.e. $1024 \\equiv 10 \\pmod{13}$` and `\\boxed{4}, that is, $s^2 = 16$` were
+    hedges: the relation's right side was read as a value offered. Rule chosen: a relation (`=`, `\\equiv`) offered after
+    a mark offers its right side only when its left side names a variable (`s = 5`, `f(2) = 5`); with a calculation or a
+    number there (`s^2`, `1024`, `2 + 4`) it is working that checks the mark, as an equation displayed alone after the
+    box already was (`\\[2 + 4 = 6\\]`), so `\\boxed{5}, i.e. $2 + 4 = 6$` scores on the box too."""
+    assert is_correct(completion, gold, source) is right
