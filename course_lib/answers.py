@@ -9,7 +9,7 @@ after a label from the last mark on (`The answer is 9.`, `**Final Answer**: nine
 mark a statement is working, `Step 1: the answer is 9.`) and one offered right after a mark
 (`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`, `\\boxed{7}, i.e. $8$`, `\\boxed{7} vs \\[8\\]`,
 `\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, and a number shown alone right after it:
-`#### 7\\n\\(8\\)`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12; a value of
+`#### 7\\n\\(8\\)`, `So \\boxed{7}.\\n8`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12; a value of
 another variable than the box's, `$x = \\boxed{2}$\\n$y = 3$`, is none). A value
 rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, so it hedges; values are compared
 by value (`\\frac{3}{4}`, i.e. 75% restates it), a relation with a calculation on its left (`i.e. $s^2 = 16$`,
@@ -621,10 +621,12 @@ _UNIT = r"[^\W\d_]++(?:[ \t]++per[ \t]++[^\W\d_]++)?"  # a unit: `hours`, `dolla
 _UNIT_AFTER = re.compile(rf"[-+]?\d[\d,]*(?:\.\d+)?[ \t]++({_UNIT})")  # a number and its unit: `5 hours`
 
 
-# a number shown right after a mark with no connector, in math or bold, ending its line: `#### 7\n\(8\)`, `$$8$$`,
-# `\boxed{5}\n\[x = 6\]`, `**6**`, `$6$` on the next line (on the same line a `$` may close the math around a box)
-_SHOWN_AFTER = re.compile(r"(?:\$*\s*(?:\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\$\$((?s:[^$]){1,80})\$\$|\*\*([^*\n]{1,80})\*\*)"
-                          r"|\$?[ \t]*\n\s*\$([^$\n]{1,80})\$)(?=[ \t]*[.,;]?[ \t]*(?:\n|$))")
+# a number shown right after a mark with no connector, ending its line: in math or bold (`#### 7\n\(8\)`, `$$8$$`,
+# `\boxed{5}\n\[x = 6\]`, `**6**`), or alone on a line of its own (`$6$`, `6`); a `$` may close the math around a box
+# and a full stop its sentence (`So $\boxed{7}$.\n\n$8$`)
+_SHOWN_AFTER = re.compile(r"\$*[ \t]*+[.,;]?(?:\s*+(?:\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\$\$((?s:[^$]){1,80})\$\$"
+                          r"|\*\*([^*\n]{1,80})\*\*)|[ \t]*+\n\s*+(?:\$([^$\n]{1,80})\$|([-\u2212]?\d[\d,]*(?:\.\d+)?)))"
+                          r"(?=[ \t]*[.,;]?[ \t]*(?:\n|$))")
 # where a value offered as a number after a mark ends (what it starts is read whole: `\boxed{3} or 3/4` offers 3/4, not
 # 3; `or 7 thousand`, `or 2\sqrt{2}`, `or 12%`, `or 5!`, `or 7 \times 2` are other values): a sentence's end, a comma or a
 # semicolon before a space, a bracket or a math delimiter closing, a bracket opened after a space, the end of its line,

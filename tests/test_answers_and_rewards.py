@@ -1830,3 +1830,16 @@ def test_round_33_a_relation_with_a_calculation_on_its_left_after_a_mark_is_a_ch
     number there (`s^2`, `1024`, `2 + 4`) it is working that checks the mark, as an equation displayed alone after the
     box already was (`\\[2 + 4 = 6\\]`), so `\\boxed{5}, i.e. $2 + 4 = 6$` scores on the box too."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("So $\\boxed{7}$.\n\n$8$", "7", "math"), ("So \\boxed{7}.\n8", "7", "math"), ("#### 7.\n$8$", "7", "gsm8k"),
+    ("#### 7\n8", "7", "gsm8k"), ("So $\\boxed{7}$.\n\n$$8$$", "7", "math"), ("<answer>7</answer>.\n8", "7", "tagged"),
+    ("\\boxed{12}.\n\n**6**", "12", "tinymath"), ("\\boxed{12}\n\n**6**", "12", "math")])
+def test_round_33_a_lone_value_on_its_own_line_after_the_mark_is_a_hedge(completion, gold, source):
+    """Hostile round 33 (10): `So $\\boxed{7}$.\\n\\n$8$` scored 1 (the full stop after the mark hid the value shown
+    alone after it), and a bare `8` alone on its line after a mark was not read; (9): a bold different number after the
+    box (`**6**`) is a hedge. Each names two values: 0 for either; the mark's value alone on its line restates it."""
+    assert not is_correct(completion, gold, source)
+    assert not is_correct(completion, completion.split("\n")[-1].strip("$*"), source)
+    assert is_correct(completion.replace(completion.split("\n")[-1].strip("$*"), gold), gold, source)
