@@ -471,7 +471,8 @@ def one_answer(answers: list) -> str | None:
 
 
 def extract_integer(text) -> str | None:
-    """An AIME-style integer answer: the one marked (boxed, after `####`, in a tag), else the last number written.
+    """An AIME-style integer answer: the one marked (boxed, after `####`, in a tag), else the one stated last (`The
+    answer is 204.`, then a check line's numbers), else the last number written.
 
     Marked answers that differ (`\\boxed{1}` and `\\boxed{2}`, a box and a `####` that disagree) give None. A marked
     or last number that is not an integer (`\\boxed{2.5}`) is returned as written: it is the answer given, and it
@@ -481,6 +482,9 @@ def extract_integer(text) -> str | None:
     if marked:
         return one_answer(marked)
     tail = _plain(_tail(text))
+    stated = _stated_answer(tail)
+    if stated:
+        return stated[0]
     numbers = list(_NUMBER.finditer(tail))
     if not numbers:
         return None
@@ -496,6 +500,19 @@ def extract_integer(text) -> str | None:
         return None  # `12 or 13`, `12, 13`, `13 (or maybe 12)`: two candidates
     sign = "-" if before.rstrip().endswith("\u2212") else ""  # a typeset minus sign
     return normalize_number(sign + last.group())
+
+
+def _stated_answer(text: str) -> list[str | None]:
+    """AIME's answer stated by the last label in an unmarked text, read as a mark (`The answer is 204.` beats the numbers
+    of a check line after it): [its number], [None] when it states several or a value is offered right after it (`The
+    answer is 8, i.e. 7.`, `The answer is 204.\\nActually, 205.`), [] when no label states a number."""
+    labels = [label.start() for label in _STATED_LABEL.finditer(text) if not _a_trial(text, label.start())]
+    stated = _stated_numbers(text[labels[-1]:]) if labels else []
+    if not stated:
+        return []
+    answer, number = one_answer(stated), _NUMBER.search(text, labels[-1], labels[-1] + 200)
+    offered = number and answer and _alternative_after(text[number.end():number.end() + 160], answer)
+    return [None if offered else answer]
 
 
 def _integer_marks(text) -> list[str | None]:

@@ -1843,3 +1843,19 @@ def test_round_33_a_lone_value_on_its_own_line_after_the_mark_is_a_hedge(complet
     assert not is_correct(completion, gold, source)
     assert not is_correct(completion, completion.split("\n")[-1].strip("$*"), source)
     assert is_correct(completion.replace(completion.split("\n")[-1].strip("$*"), gold), gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("The answer is 204.\nCheck: 200 + 4 = 204, and 17 * 12 = 204, so 12", "204", True),
+    ("The answer is 204.\n\nCheck: 204 = 12 * 17, with 17 prime", "204", True),
+    ("The answer is **204**.\nCheck: 12 * 17 = 204 so 12", "204", True),
+    ("The answer is 204.\nActually, 205.", "204", False), ("The answer is 204.\nActually, 205.", "205", False),
+    ("The answer is 204.\n\n205", "205", False), ("The answer is 8, i.e. 7.", "8", False),
+    ("The answer is 12, or I mean 13.", "13", False), ("The answer is 12 (not 13).", "12", False),
+    ("So the total is 3 + 4 = 204", "204", True)])
+def test_round_33_an_unmarked_aime_answer_stated_beats_the_numbers_of_a_check_after_it(completion, gold, right):
+    """Hostile round 33 (7): without a mark, AIME read the last number written, so `The answer is 204.` followed by a
+    check line ending in 12 scored 12. The last label that states a number is read as a mark now: its number, unless
+    it states several or a value is offered right after it (then none); with no statement, the last number as before.
+    Rule chosen: an earlier sub-step statement (`Step 1: the answer is 9.`) with no label after it is that answer."""
+    assert is_correct(completion, gold, "aime2025") is right
