@@ -90,7 +90,7 @@ def normalize_number(text: str) -> str:
     """
     text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)  # any script's digits
     text = text.replace("\u2212", "-")  # the Unicode minus sign (−5), as typeset text writes it
-    cleaned = text.strip().replace("$", "")
+    cleaned = text.strip().replace("\\$", "").replace("$", "")  # `$18`, and `\$18` as LaTeX escapes it
     ellipsis = re.search(r"\d\s*\.\.+$", cleaned)  # `7...`, `7 ...`: the number goes on, it is no number
     cleaned = (cleaned if ellipsis else cleaned.rstrip(".")).strip()  # `7.`, `Paris.`
     if _THOUSANDS.fullmatch(commas := _LATEX_SEPARATOR.sub(",", cleaned)):

@@ -1859,3 +1859,12 @@ def test_round_33_an_unmarked_aime_answer_stated_beats_the_numbers_of_a_check_af
     it states several or a value is offered right after it (then none); with no statement, the last number as before.
     Rule chosen: an earlier sub-step statement (`Step 1: the answer is 9.`) with no label after it is that answer."""
     assert is_correct(completion, gold, "aime2025") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("#### 18\n\\boxed{\\$18}", "18", "gsm8k", True), ("#### 18\n$\\boxed{\\$18}$", "18", "gsm8k", True),
+    ("\\boxed{\\$18}", "18", "aime2025", True), ("#### 18\n\\boxed{\\$19}", "18", "gsm8k", False)])
+def test_round_33_a_dollar_sign_escaped_in_a_box_restates_the_number(completion, gold, source, right):
+    """Hostile round 33 (8): gsm8k's `#### 18` then `\\boxed{\\$18}` was a hedge (0): `normalize_number` dropped `$`
+    but not LaTeX's escaped `\\$`, so the box read `\\18`, another answer. Both are dropped now."""
+    assert is_correct(completion, gold, source) is right
