@@ -1868,3 +1868,15 @@ def test_round_33_a_dollar_sign_escaped_in_a_box_restates_the_number(completion,
     """Hostile round 33 (8): gsm8k's `#### 18` then `\\boxed{\\$18}` was a hedge (0): `normalize_number` dropped `$`
     but not LaTeX's escaped `\\$`, so the box read `\\18`, another answer. Both are dropped now."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("\\boxed{-8}\nIt would be 8 if we ignored the sign.", True), ("\\boxed{-8}, which would be 8 if we ignored the sign.", True),
+    ("\\boxed{-8} (it would be 8 if we ignored the sign)", True),
+    ("\\boxed{-8}\nThe answer would be 8 if we ignored the sign.", False), ("\\boxed{-8} or 8 if we ignored the sign", False)])
+def test_round_33_a_counterfactual_in_prose_after_the_box_is_working(completion, right):
+    """Hostile round 33 (9), rule chosen: tinymath's `\\boxed{-8}` then `It would be 8 if we ignored the sign.` names 8
+    in prose, with no label and no connector: working, as any number in prose after a mark is; scored on the box. A
+    label or a connector offers the value whatever condition follows it (`The answer would be 8 if ...`, `or 8 if
+    ...`): a second answer, 0. The grader never reads conditions."""
+    assert is_correct(completion, "-8", "tinymath") is right
