@@ -17,9 +17,9 @@ by value (`\\frac{3}{4}`, i.e. 75% restates it), a relation with a calculation o
 value in another unit than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`; units compared by
 name) explains the mark rather than offering another answer.
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
-`４２` (fullwidth) both equal 42; superscripts and fractions like `½` are not digits (a number in words is read only
-where an answer is stated or offered, `The answer is eight.`), and
-separators must be ASCII (`.` and `,`). MATH answers are checked from any thread (a helper process when
+`４２` (fullwidth) both equal 42 (and `＃＃＃＃ 42` is `#### 42`); superscripts and fractions like `½` are not
+digits (a number in words is read only where an answer is stated or offered, `The answer is eight.`), and separators
+must be ASCII (`.` and `,`). MATH answers are checked from any thread (a helper process when
 not the main one, see `math_equal`). Nothing here ever evaluates model output as code.
 Introduced in notebooks/00_tiny_world_tour.ipynb.
 """
@@ -53,7 +53,8 @@ MATH_TIMEOUT = 2  # seconds of CPU time math-verify may spend on each parse and 
 # time: on a busy machine a right answer would time out and be graded wrong)
 MATH_BACKSTOP = 60  # wall-clock seconds: math-verify's own alarm, for a hang the CPU-time limit cannot stop
 
-_HASH = re.compile(r"(?<!#)####(?!#)[ \t]*([^\n]{0,100})")  # four marks: five or six open a Markdown heading
+# four marks (fullwidth `＃＃＃＃` too, as fullwidth digits are digits): five or six open a Markdown heading
+_HASH = re.compile(r"(?<![#\uff03])[#\uff03]{4}(?![#\uff03])[ \t]*([^\n]{0,100})")
 _OPTION = re.compile(r"\(([A-G])\)")
 _LATEX_SEPARATOR = re.compile(r"\\,|\{,\}|\\ | |\u00a0|\u2009|\u202f")  # `1\,000`, `1{,}000`, `1\ 000`, `1 000`
 _THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,234,567.5: the only commas removed
@@ -121,7 +122,7 @@ def hash_answers(text) -> list[str | None]:
     """
     if not isinstance(text, str):
         return []
-    if text.count("####") > MAX_MARKS:
+    if text.count("####") + text.count("\uff03" * 4) > MAX_MARKS:
         return [None]
     marks = []
     for match in _HASH.finditer(text):

@@ -1880,3 +1880,13 @@ def test_round_33_a_counterfactual_in_prose_after_the_box_is_working(completion,
     label or a connector offers the value whatever condition follows it (`The answer would be 8 if ...`, `or 8 if
     ...`): a second answer, 0. The grader never reads conditions."""
     assert is_correct(completion, "-8", "tinymath") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("\uff03\uff03\uff03\uff03 18", "18", "gsm8k", True), ("\uff03\uff03\uff03\uff03 \uff11\uff18", "18", "gsm8k", True),
+    ("\\boxed{18}\n\uff03\uff03\uff03\uff03 19", "18", "math", False), ("\uff03\uff03\uff03\uff03 18\n#### 19", "18", "gsm8k", False),
+    ("\uff03\uff03\uff03\uff03\uff03 Step 1\n#### 18", "18", "gsm8k", True)])
+def test_round_33_a_fullwidth_hash_mark_is_a_hash_mark(completion, gold, source, right):
+    """Hostile round 33: `＃＃＃＃ 18` (fullwidth) was no mark: a right answer scored 0, and one beside a box was no second
+    answer. It is `#### 18` now, as fullwidth digits are digits; five fullwidth marks are a heading, as five are."""
+    assert is_correct(completion, gold, source) is right
