@@ -73,9 +73,9 @@ _LATEX_WORD = re.compile(r"\\(?:text|textrm|textit|textbf|textnormal|mathrm|mbox
 
 
 def _plain(text: str) -> str:
-    """Text with LaTeX spacing as spaces and words set in `\\text{...}` as plain words, so a hedge reads the same
-    however it is typeset (`12 \\; \\text{or} \\; 13` is `12 or 13`)."""
-    return _LATEX_WORD.sub(r" \1 ", _LATEX_SPACE.sub(" ", text))
+    """Text with LaTeX spacing as spaces, words set in `\\text{...}` as plain words and an escaped `\\$` as `$`, so a
+    hedge reads the same however it is typeset (`12 \\; \\text{or} \\; 13` is `12 or 13`, `\\$18` is `$18`)."""
+    return _LATEX_WORD.sub(r" \1 ", _LATEX_SPACE.sub(" ", text)).replace("\\$", "$")
 
 
 def normalize_number(text: str) -> str:
@@ -91,7 +91,7 @@ def normalize_number(text: str) -> str:
     """
     text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)  # any script's digits
     text = text.replace("\u2212", "-")  # the Unicode minus sign (−5), as typeset text writes it
-    cleaned = text.strip().replace("\\$", "").replace("$", "")  # `$18`, and `\$18` as LaTeX escapes it
+    cleaned = text.strip().replace("$", "")
     ellipsis = re.search(r"\d\s*\.\.+$", cleaned)  # `7...`, `7 ...`: the number goes on, it is no number
     cleaned = (cleaned if ellipsis else cleaned.rstrip(".")).strip()  # `7.`, `Paris.`
     if _THOUSANDS.fullmatch(commas := _LATEX_SEPARATOR.sub(",", cleaned)):

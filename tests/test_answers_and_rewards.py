@@ -1866,7 +1866,8 @@ def test_round_33_an_unmarked_aime_answer_stated_beats_the_numbers_of_a_check_af
     ("\\boxed{\\$18}", "18", "aime2025", True), ("#### 18\n\\boxed{\\$19}", "18", "gsm8k", False)])
 def test_round_33_a_dollar_sign_escaped_in_a_box_restates_the_number(completion, gold, source, right):
     """Hostile round 33 (8): gsm8k's `#### 18` then `\\boxed{\\$18}` was a hedge (0): `normalize_number` dropped `$`
-    but not LaTeX's escaped `\\$`, so the box read `\\18`, another answer. Both are dropped now."""
+    but not LaTeX's escaped `\\$`, so the box read `\\18`, another answer. A box is read as plain text (`_plain`
+    turns `\\$` into `$`); `normalize_number` keeps `\\$` (MATH's numeric subset leaves out `\\$23,000`)."""
     assert is_correct(completion, gold, source) is right
 
 
