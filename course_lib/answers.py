@@ -332,12 +332,22 @@ def boxed_answers(text) -> list[str | None]:
                 after = _plain(text[position:position + 160])
                 named = _VARIABLE.match(answers[-1]) or _VARIABLE_BEFORE.search(text[max(0, box.start() - 12):box.start()])
                 alternative = _other_alternative(after, answers[-1], named and named.group(1))
-                if alternative is not None or _QUALIFIED_BOX.match(after):
+                if alternative is not None or _QUALIFIED_BOX.match(after) or _hedged_inside(answers[-1]):
                     answers.append(None)  # `\boxed{7} (maybe 8)`, `\boxed{7} or 8`, `\boxed{7} (about)`: a second answer
                 break
         else:
             answers.append(None)
     return answers
+
+
+_NUMBER_AND_WORDS = re.compile(rf"\s*([-+]?\d[\d,]*(?:\.\d+)?)\s*{_LATEX_WORD.pattern}\s*")  # `7 \text{ (8)}`
+
+
+def _hedged_inside(content: str) -> bool:
+    """Whether a box's number is followed, inside the box, by words that offer another value (`7 \\text{ (8)}`, `7
+    \\text{ (or 8)}`); `8 \\text{ cm}` and `7 \\text{ (7)}` offer none."""
+    inside = _NUMBER_AND_WORDS.fullmatch(content)
+    return bool(inside) and _other_alternative(inside.group(2), inside.group(1)) is not None
 
 
 def extract_boxed(text) -> str | None:

@@ -1891,3 +1891,13 @@ def test_round_33_a_fullwidth_hash_mark_is_a_hash_mark(completion, gold, source,
     """Hostile round 33: `＃＃＃＃ 18` (fullwidth) was no mark: a right answer scored 0, and one beside a box was no second
     answer. It is `#### 18` now, as fullwidth digits are digits; five fullwidth marks are a heading, as five are."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("\\boxed{7 \\text{ (8)}}", "7", "math", False), ("\\boxed{7 \\text{ (8)}}", "8", "math", False),
+    ("\\boxed{7 \\text{ (or 8)}}", "7", "math", False), ("\\boxed{7 \\text{ (8)}}", "7", "aime2025", False),
+    ("\\boxed{7 \\text{ (7)}}", "7", "math", True), ("\\boxed{8 \\text{ cm}}", "8", "math", True)])
+def test_round_33_a_second_value_in_words_inside_the_box_is_a_hedge(completion, gold, source, right):
+    """Hostile round 33: `\\boxed{7 \\text{ (8)}}` scored 1 for 7 in MATH (math-verify read the 7): the words set after
+    the box's number are read as the text after a box is, so a different value there is a second answer."""
+    assert is_correct(completion, gold, source) is right
