@@ -376,12 +376,14 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
     rf"\s*\$?{_LETTER}|[ \t]*\([A-Ga-g]\)(?![A-Za-z]))*)")
 # an option offered after a stated answer (`(A), i.e. option (B)`, `(A), that is, (B)`, `(A)\n(B)`, `(A). Actually, (B).`,
 # `(A).\nThough (B) is also plausible.`, `(A).\nCorrection: (B)`, `The correct option is (B).`, `The answer would be (B).`)
+# an option alone on the next line (`\n(B)`, `\nB`, `\n**(B)**`), not a list of options (`\n(A) Alice has ...`)
+_OPTION_ON_NEXT_LINE = r"\.?[ \t]*+\n\s*+(?=(?:\*\*)?\(?[A-G]\)?(?:\*\*)?[ \t]*+\.?[ \t]*+(?:\n|$))"
 _OPTION_AFTER = re.compile(
     r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|(?:though|but|however)(?=[ \t,]*+\(?[A-G]\)?(?:[ \t]*+"
     r"[.!]?[ \t]*+(?:\n|$)|[ \t]++(?:is|was|would\s++be|could\s++be|might\s++be)\s++also\b|[ \t]++also\b))|correction|"
     r"the\s++(?:correct|right|"
     r"final)\s++(?:option|answer|choice)\s++is|the\s++answer\s++(?:would|should|must|could|might|may|will)\s++be)\b\.?"
-    r"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|\.?[ \t]*+\n\s*+(?=\(?[A-G]\)?[ \t]*+\.?[ \t]*+(?:\n|$)))"
+    rf"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|{_OPTION_ON_NEXT_LINE})"
     r"(?-i:\(([A-G])\)|([A-G])(?![A-Za-z]))")
 _STATED_OPTION = re.compile(r"(?<![A-Za-z.])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`; not i.e.'s e)
 
@@ -619,7 +621,7 @@ _LETTER_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_
                            rf"{_HEDGE_WORD})\s*+(?-i:\(?([A-G])\)?)(?![A-Za-z])")  # `#### D\nor E`, `\boxed{D} or (E)`
 
 
-_LETTER_SHOWN = re.compile(r"[ \t]*+\.?[ \t]*+\n\s*+(?:\*\*)?\(?([A-G])\)?(?:\*\*)?[ \t]*+\.?[ \t]*+(?:\n|$)")  # `#### A\n(B)`, `\nB`, `\n**(B)**`
+_LETTER_SHOWN = re.compile(rf"[ \t]*+{_OPTION_ON_NEXT_LINE}(?:\*\*)?\(?([A-G])")  # `#### A\n(B)`, `\nB`, `\n**(B)**`
 
 
 def _other_alternative(after: str, mark: str, variable: str | None = None) -> str | None:
@@ -664,10 +666,14 @@ _OFFERED_END = re.compile(rf"(?i)\.(?=\s|$)|[,;](?=\s|$)|[)\]$]|\*\*|\\[)\]]|\n|
 _SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[dt]?frac\{\d+\}\{\d+\}|\d+/\d+)")
 
 
+# what offers a value after a mark: a connector (`or 8`, `, i.e. 8`), a correction (`Wait, 8.`), another label on the
+# next line (`\nThe result is 8.`), `and` or `=` starting the next line; each ends in `_OFFERED`, the value
+_OFFERING = (_HEDGE_AFTER_A_BOX, _CORRECTED_AFTER, _LABEL_AFTER, _LINE_AFTER)
+
+
 def _next_offered(after: str, unit: str | None = None) -> tuple[str | None, int, bool] | None:
     """The next answer offered at the start of `after`, where it ends and whether a gloss offers it (None: an explanation)."""
-    hedge = (_HEDGE_AFTER_A_BOX.match(after) or _CORRECTED_AFTER.match(after) or _LABEL_AFTER.match(after)
-             or _LINE_AFTER.match(after))
+    hedge = next(filter(None, (pattern.match(after) for pattern in _OFFERING)), None)
     gloss = bool(hedge) and bool(_GLOSS.search(after, 0, hedge.start(hedge.lastindex or 0)))
     if hedge and hedge.group(5) is not None:  # a number: read on to the end of the value it starts (`or 3/4`, `or 5!`)
         end = _OFFERED_END.search(after, hedge.end()).start()
