@@ -211,7 +211,7 @@ def _changes_the_number(word: str) -> bool:
 
 def _mark_value(mark: str) -> str:
     """A `####` mark that states one number (`Answer: 8`, `The answer is 8`, `8 apples`: at most one word after it,
-    a unit) as that number, and one that states a letter (`Answer: E`) as that letter; any other mark as it is (a
+    a unit, or two joined by `per`, `8 dollars per day`) as that number, and one that states a letter (`Answer: E`) as that letter; any other mark as it is (a
     heading such as `Step 1: add` keeps its words, so it is no answer; `7 or eight`, `7 thousand` stay a hedge).
 
     >>> [_mark_value(m) for m in ("8", "Answer: 8", "The answer is 1,000", "8 apples", "Step 1: add", "7 or 8")]
