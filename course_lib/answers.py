@@ -15,7 +15,8 @@ rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, 
 by value (`\\frac{3}{4}`, i.e. 75% restates it), a relation with a calculation on its left (`i.e. $s^2 = 16$`,
 `i.e. $1024 \\equiv 10 \\pmod{13}$`) is working that checks the mark, and a gloss with a unit (`i.e. 2 hours`) or a
 value in another unit than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`; units compared by
-name) explains the mark rather than offering another answer.
+name) explains the mark rather than offering another answer. A `####` number's unit is up to three words none of
+which changes a number (`#### 14 years old`, `#### 3 cups of flour`; `#### 7 dollars per thousand` is none).
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42 (and `＃＃＃＃ 42` is `#### 42`); superscripts and fractions like `½` are not
 digits (a number in words is read only where an answer is stated or offered, `The answer is eight.`), and separators
@@ -137,7 +138,7 @@ _ANSWER_LABEL = r"(?i:the\s+)?(?i:final\s+)?(?i:answer)(?:\s+(?i:is))?\s*[:=]?\s
 _WORD_LABEL = r"([^\W\d_]\w*)"  # `Solution:`, `x =`: read against _NO_UNIT (`Maybe: 8` is no answer)
 _STATED_NUMBER = re.compile(rf"(?:{_ANSWER_LABEL}|{_WORD_LABEL}(?:\s+\d+)?\s*[:=]\s*)?"
                             r"([-+]?[$\u20ac\u00a3\u00a5]?\d(?:[\d,]*\d)?(?:\.\d+)?)"  # `Answer: 8`, `Solution 1: 8`, `x = 8`, `8`, `€8`
-                            r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?(?:[ \t]+per[ \t]+[^\W\d_]+)?)"  # `8 apples`, `8 °C`, `8 km per hour`
+                            r"[,;]?(?:[ \t]+((?:[^\W\d_]|[\u00b0\u20ac\u00a3\u00a5$])[^\s,;?!]*?(?:[ \t]+[^\W\d_]+){0,2})"  # `8 apples`, `8 °C`, `8 years old`, `8 km per hour`
                             r"|\u00b0[CF]?|[\u20ac\u00a3\u00a5])?[ \t]*\.?")  # or a degree or currency sign stuck to it: `8°C`, `8€`
 _CURRENCY = str.maketrans("", "", "\u20ac\u00a3\u00a5")  # € £ ¥, dropped from a stated number as normalize_number drops $
 _BOLD = re.compile(r"\*\*([^*]*)\*\*")  # Markdown bold around a mark's value
@@ -200,18 +201,19 @@ _SCALE_LETTERS = frozenset({"M", "B", "MM"})  # `8 M`, `8 MM` (millions), `8 B`:
 
 
 def _changes_the_number(word: str) -> bool:
-    """Whether the one word after a `####` number changes or hedges it (`7 thousands`, `7 tenths`, `7 maybe`), so the
-    mark is no answer; any other word is its unit (`7 apples`, `5 months`, `12 points`)."""
-    folded = re.split(r"[ \t]", unicodedata.normalize("NFKC", word).lower(), maxsplit=1)[0]  # fullwidth letters are the same word; a unit's
-    # first word decides (`dollars per day`)
+    """Whether the words after a `####` number change or hedge it (`7 thousands`, `7 tenths`, `7 maybe`, `7 dollars per
+    thousand`), so the mark is no answer; words none of which `_NO_UNIT` lists are its unit (`7 apples`, `12 points`)."""
+    folded = re.split(r"[ \t]+", unicodedata.normalize("NFKC", word).lower())  # fullwidth letters are the same word;
+    # each word of a unit of several is read (`years old`, `dollars per day`; `dollars per thousand` changes it)
     starts = word[:1].isalpha() or word[:1] in "\u00b0\u20ac\u00a3\u00a5$"  # `5 ½`, `3 ²`: no unit starts so
-    exponent = re.fullmatch(r"e[+-]?\d+", folded)  # `8 e3`: 8e3
-    return bool(word) and (folded in _NO_UNIT or word in _SCALE_LETTERS or not starts or bool(exponent))
+    exponent = re.fullmatch(r"e[+-]?\d+", folded[0])  # `8 e3`: 8e3
+    return bool(word) and (any(part in _NO_UNIT for part in folded) or word in _SCALE_LETTERS or not starts or
+                           bool(exponent))
 
 
 def _mark_value(mark: str) -> str:
-    """A `####` mark that states one number (`Answer: 8`, `The answer is 8`, `8 apples`: at most one word after it,
-    a unit, or two joined by `per`, `8 dollars per day`) as that number, and one that states a letter (`Answer: E`) as that letter; any other mark as it is (a
+    """A `####` mark that states one number (`Answer: 8`, `The answer is 8`, `8 apples`: at most three words after it,
+    its unit, `8 years old`, `8 dollars per day`, `8 cups of flour`) as that number, and one that states a letter (`Answer: E`) as that letter; any other mark as it is (a
     heading such as `Step 1: add` keeps its words, so it is no answer; `7 or eight`, `7 thousand` stay a hedge).
 
     >>> [_mark_value(m) for m in ("8", "Answer: 8", "The answer is 1,000", "8 apples", "Step 1: add", "7 or 8")]

@@ -1901,3 +1901,15 @@ def test_round_33_a_second_value_in_words_inside_the_box_is_a_hedge(completion, 
     """Hostile round 33: `\\boxed{7 \\text{ (8)}}` scored 1 for 7 in MATH (math-verify read the 7): the words set after
     the box's number are read as the text after a box is, so a different value there is a second answer."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("#### 14 years old", True), ("#### 14 years old.", True), ("#### 14 square feet", True), ("#### 14 cups of flour", True),
+    ("#### 14 feet tall", True), ("#### $14 per hour", True), ("#### 14 days a week", True), ("#### 14 years ago", True),
+    ("#### 14 dollars per thousand", False), ("#### 14 years old or so", False), ("#### 14 days to go", False),
+    ("#### 14 years old, or 15 years old", False), ("#### 14\nThe answer is 15 years old.", False)])
+def test_round_34_a_unit_of_up_to_three_words_after_a_hash_number_is_read(completion, right):
+    """Hostile round 34 (1): `#### 14 years old`, `#### 20 square feet`, `#### 3 cups of flour` were no answer (0): a
+    unit was one word, or two joined by `per`. Up to three words are a unit now, as lm-eval's strict-match reads the
+    number after `####`, each read against `_NO_UNIT`: a word that changes or hedges the number still gives none."""
+    assert is_correct(completion, "14", "gsm8k") is right
