@@ -8,7 +8,7 @@ answer marked twice is one answer. Beside the marked answers two more are read, 
 after a label from the last mark on (`The answer is 9.`, `**Final Answer**: nine`, `Answer: 7 or 8`; before the last
 mark a statement is working, `Step 1: the answer is 9.`) and one offered right after a mark
 (`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`, `\\boxed{7}, i.e. $8$`, `\\boxed{7} vs \\[8\\]`,
-`\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, and a number shown alone right after it:
+`\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, a correction (`Wait, actually it's 8.`, `Oops, it should be 8.`), and a number shown alone right after it:
 `#### 7\\n\\(8\\)`, `So \\boxed{7}.\\n8`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12; a value of
 another variable than the box's, `$x = \\boxed{2}$\\n$y = 3$`, is none). A value
 rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, so it hedges; values are compared
@@ -149,6 +149,13 @@ _STATED_LABEL = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answers?(?:\*\*|__)?(
                            r"(?:(?:probably|actually|likely|perhaps|maybe|possibly|really|definitely|clearly|instead)\b[ \t]*)?")
 # a correction after an answer (`(B) or rather (C)`, `\boxed{5}, or actually 6`): the corrected answer is a second one
 _CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a comma after it is the lists' own)
+# a correction after a mark (`Wait, 8.`, `Hmm, wait, actually it's 8.`, `Oops, it should be 8.`, `Wait, I made an error.
+# The total is 8.`): one or more of its words, then `it's`, `the total is` ..., then the value (`_CORRECTED_AFTER`; an
+# option, `_OPTION_CORRECTED`)
+_CORRECTING = (r"(?:wait|actually|hmm+|oh|oops|no|sorry|hold\s++on|on\s++second\s++thought"
+               r"|I\s++made\s++an?\s++(?:error|mistake))\b[\s,.!:;\u2014\u2013-]*+")
+_CORRECTED_TO = (r"(?:(?:it|this|that)(?:'s|\s++is|\s++was|\s++should\s++be)\s++"
+                 r"|(?:the\s++)?(?:correct\s++|right\s++)?(?:total|result|value)\s++(?:is|should\s++be)\s++)")
 # a contrast, a rejection or a gloss after an answer (`\boxed{8}, not 7`, `(A) rather than (B)`, `\boxed{8} instead of
 # $7$`, `\boxed{5}, i.e. $6$`, `\boxed{5} vs $6$`, `(A), though it could be (B)`): the value after it is a second answer
 # (a completion that names two values scores on neither), unless it restates the first (`\boxed{5}, i.e. $5$`)
@@ -380,12 +387,15 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
 # `(A).\nThough (B) is also plausible.`, `(A).\nCorrection: (B)`, `The correct option is (B).`, `The answer would be (B).`)
 # an option alone on the next line (`\n(B)`, `\nB`, `\n**(B)**`), not a list of options (`\n(A) Alice has ...`)
 _OPTION_ON_NEXT_LINE = r"\.?[ \t]*+\n\s*+(?=(?:\*\*)?\(?[A-G]\)?(?:\*\*)?[ \t]*+\.?[ \t]*+(?:\n|$))"
+# a correction offering an option that ends its line: `(A).\nWait, actually it's (B).`, `(A). Oops, it should be B.`
+_OPTION_CORRECTED = (rf"[.,;:]?\s*+(?:{_CORRECTING})++{_CORRECTED_TO}?(?:option[ \t]++)?"
+                     r"(?=\(?[A-G]\)?[ \t]*+[.!]?[ \t]*+(?:\n|$))")
 _OPTION_AFTER = re.compile(
     r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|(?:though|but|however)(?=[ \t,]*+\(?[A-G]\)?(?:[ \t]*+"
     r"[.!]?[ \t]*+(?:\n|$)|[ \t]++(?:is|was|would\s++be|could\s++be|might\s++be)\s++also\b|[ \t]++also\b))|correction|"
     r"the\s++(?:correct|right|"
     r"final)\s++(?:option|answer|choice)\s++is|the\s++answer\s++(?:would|should|must|could|might|may|will)\s++be)\b\.?"
-    rf"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|{_OPTION_ON_NEXT_LINE})"
+    rf"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|{_OPTION_ON_NEXT_LINE}|{_OPTION_CORRECTED})"
     r"(?-i:\(([A-G])\)|([A-G])(?![A-Za-z]))")
 _STATED_OPTION = re.compile(r"(?<![A-Za-z.])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`; not i.e.'s e)
 
@@ -570,8 +580,9 @@ _OFFERED = (r"(?:\$([^$\n]{1,80})\$|\\\((.{1,80}?)\\\)|\\\[((?s:.){1,80}?)\\\]|\
 # run could match, and trying every split took cubic time on a mark followed by many blank lines)
 _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_AFTER_A_BOX}(?:\s*+,)?\s*+)+"
                                 rf"(?:{_HEDGE_WORD}|even\b)?|{_HEDGE_WORD})\s*+{_OFFERED}")  # `or even 8`
-# `Wait, 8.`, `Actually, it's 8.` after a mark: a value that ends its line (`Wait, 16 - 3 = 13, so ...` checks working)
-_CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+(?:wait|actually)\b\s*+,?\s*+(?:it(?:'s|\s++is|\s++was)\s++)?"
+# `Wait, 8.`, `Actually, it's 8.`, `Oops, it should be 8.` after a mark: a correction offering a value that ends its
+# line (`Wait, 16 - 3 = 13, so ...`, `Actually, let me check: ...` are working)
+_CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+(?:{_CORRECTING})++{_CORRECTED_TO}?"
                               rf"{_OFFERED}(?=[ \t]*+[.!]?[ \t]*+(?:\n|$))")
 # on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
 _LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")
@@ -623,6 +634,7 @@ _LETTER_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_
                            rf"{_HEDGE_WORD})\s*+(?-i:\(?([A-G])\)?)(?![A-Za-z])")  # `#### D\nor E`, `\boxed{D} or (E)`
 
 
+_LETTER_CORRECTED = re.compile(rf"(?i)[ \t]*+{_OPTION_CORRECTED}(?-i:\(?([A-G]))")  # `#### D\nWait, actually it's E.`
 _LETTER_SHOWN = re.compile(rf"[ \t]*+{_OPTION_ON_NEXT_LINE}(?:\*\*)?\(?([A-G])")  # `#### A\n(B)`, `\nB`, `\n**(B)**`
 
 
@@ -708,7 +720,8 @@ def _alternative_after(after: str, mark: str) -> str | None:
     alternative = _other_alternative(after, mark)
     if alternative is not None:
         return alternative
-    letter = re.fullmatch(r"\(?([A-G])\)?", mark.strip()) and (_LETTER_AFTER.match(after) or _LETTER_SHOWN.match(after))
+    letter = re.fullmatch(r"\(?([A-G])\)?", mark.strip()) and (_LETTER_AFTER.match(after) or _LETTER_SHOWN.match(after)
+                                                                        or _LETTER_CORRECTED.match(after))
     return letter.group(1) if letter and letter.group(1) != mark.strip().strip("()") else None
 
 

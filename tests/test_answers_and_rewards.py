@@ -1913,3 +1913,23 @@ def test_round_34_a_unit_of_up_to_three_words_after_a_hash_number_is_read(comple
     unit was one word, or two joined by `per`. Up to three words are a unit now, as lm-eval's strict-match reads the
     number after `####`, each read against `_NO_UNIT`: a word that changes or hedges the number still gives none."""
     assert is_correct(completion, "14", "gsm8k") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("So the answer is \\boxed{12}.\n\nWait, actually it's 13.", "12", "math"),
+    ("So the answer is $\\boxed{12}$. Hmm, wait, actually it's $13$.", "12", "aime2025"),
+    ("\\boxed{12}\n\nWait, no. It's 13.", "12", "tinymath"), ("#### 12\n\nOops, it should be 13.", "12", "gsm8k"),
+    ("#### 12\n\nWait, I made an error. It should be 13.", "12", "gsm8k"), ("\\boxed{12}\n\nOn second thought, 13.", "12", "math"),
+    ("#### 12\nActually, the total is 13.", "12", "gsm8k"), ("The answer is 12.\nHmm, wait. Actually, 13.", "12", "aime2025"),
+    ("So the answer is (B).\n\nWait, actually it's (C).", "(B)", "bbh"), ("So the answer is (B).\n\nOops, it should be C.", "(B)", "bbh"),
+    ("CDB\n#### D\n\nWait, no. It's E.", "D", "shuffle")])
+def test_round_34_a_correction_after_the_mark_offers_its_value(completion, gold, source):
+    """Hostile round 34 (2): a correction after the mark that was not `Wait, 8.` or `Actually, 8.` exactly (`Hmm, wait,
+    actually it's 13.`, `Oops, it should be 13.`, `Wait, I made an error. It should be 13.`) was not read: the first
+    answer scored 1. One or more correcting words, then `it's`, `it should be`, `the total is`, then a value ending its
+    line, offer it: two answers, 0 for either. A check or an explanation after such words is still working."""
+    assert not is_correct(completion, gold, source)
+    assert not is_correct(completion, {"(B)": "(C)", "D": "E"}.get(gold, "13"), source)
+    kept = re.split(r"\s+(?=(?:Wait|Hmm|Oops|On second|Actually)\b)", completion)[0]  # the mark, without the correction
+    assert is_correct(kept + "\n\nWait, let me double-check: it holds.", gold, source)
+    assert is_correct(kept + "\n\nHmm, " + (gold.strip("()") if source in ("bbh", "shuffle") else gold) + ".", gold, source)
