@@ -13,7 +13,8 @@ mark a statement is working, `Step 1: the answer is 9.`) and one offered right a
 another variable than the box's, `$x = \\boxed{2}$\\n$y = 3$`, is none). A value
 rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, so it hedges; values are compared
 by value (`\\frac{3}{4}`, i.e. 75% restates it), a relation with a calculation on its left (`i.e. $s^2 = 16$`,
-`i.e. $1024 \\equiv 10 \\pmod{13}$`) is working that checks the mark, and a gloss with a unit (`i.e. 2 hours`) or a
+`i.e. $1024 \\equiv 10 \\pmod{13}$`) is working that checks the mark, so is a gloss listing as many values as the mark counts (`\\boxed{4}, i.e. $2, 3, 5, 7$`),
+and a gloss with a unit (`i.e. 2 hours`) or a
 value in another unit than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`; units compared by
 name) explains the mark rather than offering another answer. A `####` number's unit is up to three words none of
 which changes a number (`#### 14 years old`, `#### 3 cups of flour`; `#### 7 dollars per thousand` is none).
@@ -602,10 +603,12 @@ _QUALIFIED_BOX = re.compile(r"(?i)\s*+\$*+\s*+\(\s*+(?:about|approx\.?|approxima
 def _other_value(alternative: str, box: str, gloss: bool = False) -> bool:
     """Whether an alternative written after a box differs from it in value (`_offered_value`, then math-verify for a small
     expression); a relation with a calculation on its left (`s^2 = 16`, `1024 \\equiv 10 \\pmod{13}`) checks the box, and
-    offers no value."""
+    offers no value, and so does a gloss that lists as many values as the box counts (`\\boxed{6}, i.e. $1, 2, 3, 4, 6, 12$`)."""
     left = _RELATION_LEFT.match(_plain(alternative))
     if left and left.group(1).strip() and not _NAME.fullmatch(left.group(1)):
         return False
+    if gloss and "," in alternative and str(len(_LISTED.findall(_plain(alternative)))) == _offered_value(box):
+        return False  # what the box counts: `there are \boxed{4} primes, that is, $2, 3, 5, 7$`
     offered, marked = _offered_value(alternative), _offered_value(box)
     if offered == marked or (gloss and _offered_value(_PERCENT.sub(r"\1", _plain(alternative).strip())) == marked):
         return False  # a gloss's percentage may restate the mark's own number too (`#### 25\ni.e. 25%`, as `#### 25%` reads 25)

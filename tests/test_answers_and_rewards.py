@@ -1933,3 +1933,16 @@ def test_round_34_a_correction_after_the_mark_offers_its_value(completion, gold,
     kept = re.split(r"\s+(?=(?:Wait|Hmm|Oops|On second|Actually)\b)", completion)[0]  # the mark, without the correction
     assert is_correct(kept + "\n\nWait, let me double-check: it holds.", gold, source)
     assert is_correct(kept + "\n\nHmm, " + (gold.strip("()") if source in ("bbh", "shuffle") else gold) + ".", gold, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("The number of divisors is $\\boxed{6}$, i.e. $1, 2, 3, 4, 6, 12$.", "6", "math", True),
+    ("The number of divisors is $\\boxed{6}$ (namely $1, 2, 3, 4, 6, 12$).", "6", "math", True),
+    ("The primes below 10 number $\\boxed{4}$, that is, $2, 3, 5, 7$.", "4", "aime2025", True),
+    ("The primes below 10 number $\\boxed{4}$, that is, $2, 3, 5$.", "4", "math", False),
+    ("The primes below 10 number $\\boxed{4}$, or $2, 3, 5, 7$.", "4", "math", False), ("$\\boxed{2}$, i.e. $1,000$", "2", "math", False)])
+def test_round_34_a_gloss_listing_what_the_box_counts_is_no_second_answer(completion, gold, source, right):
+    """Hostile round 34 (3): `$\\boxed{6}$, i.e. $1, 2, 3, 4, 6, 12$` (the divisors a count counts) was a hedge (0): the
+    list was read as a value offered. A gloss (`i.e.`, `that is`, `namely`) listing as many values as the box counts
+    names what it counts; a list of another length, or one offered after `or`, is still a second answer."""
+    assert is_correct(completion, gold, source) is right
