@@ -8,16 +8,17 @@ answer marked twice is one answer. Beside the marked answers two more are read, 
 after a label from the last mark on (`The answer is 9.`, `**Final Answer**: nine`, `Answer: 7 or 8`; before the last
 mark a statement is working, `Step 1: the answer is 9.`) and one offered right after a mark
 (`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`, `\\boxed{7}, i.e. $8$`, `\\boxed{7} vs \\[8\\]`,
-`\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, a correction (`Wait, actually it's 8.`, `Oops, it should be 8.`), and a number shown alone right after it:
-`#### 7\\n\\(8\\)`, `So \\boxed{7}.\\n8`); either, when it differs, is another answer (`#### 12 or a dozen` restates 12; a value of
-another variable than the box's, `$x = \\boxed{2}$\\n$y = 3$`, is none). A value
-rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is offered too, so it hedges; values are compared
-by value (`\\frac{3}{4}`, i.e. 75% restates it), a relation with a calculation on its left (`i.e. $s^2 = 16$`,
-`i.e. $1024 \\equiv 10 \\pmod{13}$`) is working that checks the mark, so is a gloss listing as many values as the mark counts (`\\boxed{4}, i.e. $2, 3, 5, 7$`),
-and a gloss with a unit (`i.e. 2 hours`) or a
-value in another unit than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`; units compared by
-name) explains the mark rather than offering another answer. A `####` number's unit is up to three words none of
-which changes a number (`#### 14 years old`, `#### 3 cups of flour`; `#### 7 dollars per thousand` is none).
+`\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, a correction, `Wait, actually it's 8.`,
+`Oops, it should be 8.`, and a number shown alone right after it: `#### 7\\n\\(8\\)`, `So \\boxed{7}.\\n8`); either,
+when it differs, is another answer (`#### 12 or a dozen` restates 12; a value of another variable than the box's,
+`$x = \\boxed{2}$\\n$y = 3$`, is none). A value rejected after a mark (`\\boxed{8}, not 7`, `(A), but (B) ...`) is
+offered too, so it hedges; values are compared by value (`\\frac{3}{4}`, i.e. 75% restates it), a relation with a
+calculation on its left (`i.e. $s^2 = 16$`, `i.e. $1024 \\equiv 10 \\pmod{13}$`) is working that checks the mark, so
+is a gloss listing as many values as the mark counts (`\\boxed{4}, i.e. $2, 3, 5, 7$`), and a gloss with a unit
+(`i.e. 2 hours`) or a value in another unit than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`;
+units compared by name) explains the mark rather than offering another answer. A `####` number's unit is up to three
+words none of which changes a number (`#### 14 years old`, `#### 3 cups of flour`; `#### 7 dollars per thousand` is
+none).
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42 (and `＃＃＃＃ 42` is `#### 42`); superscripts and fractions like `½` are not
 digits (a number in words is read only where an answer is stated or offered, `The answer is eight.`), and separators
