@@ -531,15 +531,30 @@ def extract_integer(text) -> str | None:
 
 def _stated_answer(text: str) -> list[str | None]:
     """AIME's answer stated by the last label in an unmarked text, read as a mark (`The answer is 204.` beats the numbers
-    of a check line after it): [its number], [None] when it states several or a value is offered right after it (`The
+    of a check line after it; `The answer is 12, since ...` states 12): [its number], [None] when it states several or a value is offered right after it (`The
     answer is 8, i.e. 7.`, `The answer is 204.\\nActually, 205.`), [] when no label states a number."""
     labels = [label.start() for label in _STATED_LABEL.finditer(text) if not _a_trial(text, label.start())]
-    stated = _stated_numbers(text[labels[-1]:]) if labels else []
+    stated = (_stated_numbers(text[labels[-1]:]) or _stated_before_a_clause(text, labels[-1])) if labels else []
     if not stated:
         return []
     answer, number = one_answer(stated), _NUMBER.search(text, labels[-1], labels[-1] + 200)
     offered = number and answer and _alternative_after(text[number.end():number.end() + 160], answer)
     return [None if offered else answer]
+
+
+# a number a label's sentence starts with, then a clause about it: `12, since ...`, `12 (there are 5 cases)`, `12 and the
+# remainder is 7`, `17, from 5 + 12` (not `12, 13`, `12/13`, `12 thousand`, `12 (13 if ...)`)
+_BEFORE_A_CLAUSE = re.compile(r"(?:\*\*|\$)?([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?:\*\*|\$)?(?=,\s+[^\W\d_]"
+                              r"|\s+\((?![ \t]*[-+\d])[^()\n]*[^\W\d_]"
+                              r"|\s+(?i:and|since|because|from|as|which|where|with)\b)")
+
+
+def _stated_before_a_clause(text: str, start: int) -> list[str]:
+    """The number stated by the label at `text[start:]` when a clause about it follows (`The answer is 12, since ...`,
+    `**Final answer:** 12 (there are 5 cases)`): [it]; [] for any other sentence."""
+    label = _STATED_LABEL.match(text, start)
+    lead = label and _BEFORE_A_CLAUSE.match(text, label.end())
+    return [normalize_number(lead.group(1))] if lead else []
 
 
 def _integer_marks(text) -> list[str | None]:

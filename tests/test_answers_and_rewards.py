@@ -1946,3 +1946,17 @@ def test_round_34_a_gloss_listing_what_the_box_counts_is_no_second_answer(comple
     list was read as a value offered. A gloss (`i.e.`, `that is`, `namely`) listing as many values as the box counts
     names what it counts; a list of another length, or one offered after `or`, is still a second answer."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("The answer is 12 and the remainder is 7.", "12", True), ("**Final answer:** 12 (there are 5 cases)", "12", True),
+    ("The final answer is 17, from 5 + 12.", "17", True), ("The answer is $12$, since 3 * 4 = 12 - 0", "12", True),
+    ("The answer is 12, 13.", "12", False), ("The answer is 12, 13.", "13", False), ("The answer is 12 (or 13).", "12", False),
+    ("The answer is 12, not 13.", "12", False), ("The answer is 12 (13 if we count zero).", "12", False),
+    ("The answer is 12 thousand, since we count in thousands.", "12", False)])
+def test_round_34_an_unmarked_aime_answer_stated_before_a_clause_is_read(completion, gold, right):
+    """Hostile round 34 (4): AIME without a mark, `The answer is 12 and the remainder is 7.` or `**Final answer:** 12
+    (there are 5 cases)` read the last number written (7, 5): the label's sentence stated no value as a whole. The
+    number it starts with is read when a clause about it follows (`, since`, `and`, `from`, an aside in words); a second
+    number right after it (`12, 13`, `12 (13 if ...)`) or a value offered (`12, not 13`) still gives none."""
+    assert is_correct(completion, gold, "aime2025") is right
