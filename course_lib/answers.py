@@ -156,6 +156,7 @@ _CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a
 # option, `_OPTION_CORRECTED`)
 _CORRECTING = (r"(?:wait|actually|hmm+|oh|oops|no|sorry|hold\s++on|on\s++second\s++thought"
                r"|I\s++made\s++an?\s++(?:error|mistake))\b[\s,.!:;\u2014\u2013-]*+")
+_SO_THEN = r"(?:[^\n]{0,120}?\bso[ \t,]++)?"  # a reason on the same line first: `Wait, I missed one, so it's 8.`
 _CORRECTED_TO = (r"(?:(?:it|this|that)(?:'s|\s++is|\s++was|\s++should\s++be)\s++"
                  r"|(?:the\s++)?(?:correct\s++|right\s++)?(?:total|result|value)\s++(?:is|should\s++be)\s++)")
 # a contrast, a rejection or a gloss after an answer (`\boxed{8}, not 7`, `(A) rather than (B)`, `\boxed{8} instead of
@@ -390,7 +391,7 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
 # an option alone on the next line (`\n(B)`, `\nB`, `\n**(B)**`), not a list of options (`\n(A) Alice has ...`)
 _OPTION_ON_NEXT_LINE = r"\.?[ \t]*+\n\s*+(?=(?:\*\*)?\(?[A-G]\)?(?:\*\*)?[ \t]*+\.?[ \t]*+(?:\n|$))"
 # a correction offering an option that ends its line: `(A).\nWait, actually it's (B).`, `(A). Oops, it should be B.`
-_OPTION_CORRECTED = (rf"[.,;:]?\s*+(?:{_CORRECTING})++{_CORRECTED_TO}?(?:option[ \t]++)?"
+_OPTION_CORRECTED = (rf"[.,;:]?\s*+(?:{_CORRECTING})++{_SO_THEN}{_CORRECTED_TO}?(?:option[ \t]++)?"
                      r"(?=\(?[A-G]\)?[ \t]*+[.!]?[ \t]*+(?:\n|$))")
 _OPTION_AFTER = re.compile(
     r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|(?:though|but|however)(?=[ \t,]*+\(?[A-G]\)?(?:[ \t]*+"
@@ -599,7 +600,7 @@ _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:
                                 rf"(?:{_HEDGE_WORD}|even\b)?|{_HEDGE_WORD})\s*+{_OFFERED}")  # `or even 8`
 # `Wait, 8.`, `Actually, it's 8.`, `Oops, it should be 8.` after a mark: a correction offering a value that ends its
 # line (`Wait, 16 - 3 = 13, so ...`, `Actually, let me check: ...` are working)
-_CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+(?:{_CORRECTING})++{_CORRECTED_TO}?"
+_CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+(?:{_CORRECTING})++{_SO_THEN}{_CORRECTED_TO}?"
                               rf"{_OFFERED}(?=[ \t]*+[.!]?[ \t]*+(?:\n|$))")
 # on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
 _LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")

@@ -1922,7 +1922,8 @@ def test_round_34_a_unit_of_up_to_three_words_after_a_hash_number_is_read(comple
     ("#### 12\n\nWait, I made an error. It should be 13.", "12", "gsm8k"), ("\\boxed{12}\n\nOn second thought, 13.", "12", "math"),
     ("#### 12\nActually, the total is 13.", "12", "gsm8k"), ("The answer is 12.\nHmm, wait. Actually, 13.", "12", "aime2025"),
     ("So the answer is (B).\n\nWait, actually it's (C).", "(B)", "bbh"), ("So the answer is (B).\n\nOops, it should be C.", "(B)", "bbh"),
-    ("CDB\n#### D\n\nWait, no. It's E.", "D", "shuffle")])
+    ("CDB\n#### D\n\nWait, no. It's E.", "D", "shuffle"), ("#### 12\n\nWait, actually, I missed one, so it's 13.", "12", "gsm8k"),
+    ("So the answer is (B).\n\nWait, actually, Claire has it after step 3, so it's (C).", "(B)", "bbh")])
 def test_round_34_a_correction_after_the_mark_offers_its_value(completion, gold, source):
     """Hostile round 34 (2): a correction after the mark that was not `Wait, 8.` or `Actually, 8.` exactly (`Hmm, wait,
     actually it's 13.`, `Oops, it should be 13.`, `Wait, I made an error. It should be 13.`) was not read: the first
@@ -1932,6 +1933,7 @@ def test_round_34_a_correction_after_the_mark_offers_its_value(completion, gold,
     assert not is_correct(completion, {"(B)": "(C)", "D": "E"}.get(gold, "13"), source)
     kept = re.split(r"\s+(?=(?:Wait|Hmm|Oops|On second|Actually)\b)", completion)[0]  # the mark, without the correction
     assert is_correct(kept + "\n\nWait, let me double-check: it holds.", gold, source)
+    assert is_correct(kept + "\n\nWait, 16 - 3 - 4 = 9, so 9 eggs are sold.", gold, source)  # a check, so ... no value
     assert is_correct(kept + "\n\nHmm, " + (gold.strip("()") if source in ("bbh", "shuffle") else gold) + ".", gold, source)
 
 
