@@ -619,10 +619,9 @@ _QUALIFIED_BOX = re.compile(r"(?i)\s*+\$*+\s*+\(\s*+(?:about|approx\.?|approxima
 
 def _other_value(alternative: str, box: str, gloss: bool = False) -> bool:
     """Whether an alternative written after a box differs from it in value (`_offered_value`, then math-verify for a small
-    expression); a relation with a calculation on its left (`s^2 = 16`, `1024 \\equiv 10 \\pmod{13}`) checks the box, and
-    offers no value, and so does a gloss that lists as many values as the box counts (`\\boxed{6}, i.e. $1, 2, 3, 4, 6, 12$`)."""
-    left = _RELATION_LEFT.match(_plain(alternative))
-    if left and left.group(1).strip() and not _NAME.fullmatch(left.group(1)):
+    expression); a gloss's relation with a calculation on its left (`i.e. $s^2 = 16$`) checks the box, and offers no
+    value (`_checks_the_mark`), and so does a gloss that lists as many values as the box counts (`\\boxed{6}, i.e. $1, 2, 3, 4, 6, 12$`)."""
+    if gloss and _checks_the_mark(alternative):
         return False
     if gloss and "," in alternative and str(len(_LISTED.findall(_plain(alternative)))) == _offered_value(box):
         return False  # what the box counts: `there are \boxed{4} primes, that is, $2, 3, 5, 7$`
@@ -631,6 +630,13 @@ def _other_value(alternative: str, box: str, gloss: bool = False) -> bool:
         return False  # a gloss's percentage may restate the mark's own number too (`#### 25\ni.e. 25%`, as `#### 25%` reads 25)
     small = all(_NUMERIC_EXPRESSION.fullmatch(text) and len(text) <= _SMALL_EXPRESSION for text in (offered, marked))
     return not (small and None in (exact_value(offered), exact_value(marked)) and math_equal(offered, marked))
+
+
+def _checks_the_mark(relation: str) -> bool:
+    """Whether a relation a gloss offers is a calculation that checks the mark (`i.e. $s^2 = 16$`, `i.e. $1024 \\equiv 10
+    \\pmod{13}$`: a number on its left, no name), not a value given to a quantity (`s = 5`, `f(2) = 5`, `m + n = 5`)."""
+    left = _RELATION_LEFT.match(_plain(relation))
+    return bool(left) and bool(re.search(r"\d", left.group(1))) and not _NAME.fullmatch(left.group(1))
 
 
 _RELATION_LEFT = re.compile(r"(.*?)(?:=|\\equiv(?![A-Za-z]))", re.S)  # the left side of `s^2 = 16`, `1024 \equiv 10`

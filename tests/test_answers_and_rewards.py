@@ -1822,7 +1822,12 @@ def test_round_33_another_variables_value_after_the_box_is_no_second_answer(comp
     ("The side is $\\boxed{4}$, that is, $s^2 = 16$.", "4", "math", True),
     ("$\\boxed{10}$, i.e. $2^{10} = 1024$.", "10", "aime2025", True), ("\\boxed{5}, i.e. $2 + 4 = 6$", "5", "math", True),
     ("$\\boxed{4}$, that is, $s = 5$.", "4", "math", False), ("$\\boxed{4}$, that is, $f(2) = 5$.", "4", "math", False),
-    ("$\\boxed{10}$, i.e. $x \\equiv 11 \\pmod{13}$.", "10", "math", False), ("$\\boxed{4}$, that is, $5$.", "4", "math", False)])
+    ("$\\boxed{10}$, i.e. $x \\equiv 11 \\pmod{13}$.", "10", "math", False), ("$\\boxed{4}$, that is, $5$.", "4", "math", False),
+    # round 34: only a gloss checks (after `or`, `or rather`, `not` a relation offers its value), and a left side
+    # without a number names a quantity (`m + n`, `|x|`)
+    ("$\\boxed{4}$, or $2 + 3 = 5$.", "4", "math", False), ("$\\boxed{4}$, or rather $10 - 5 = 5$.", "4", "math", False),
+    ("$\\boxed{4}$, not $2 + 2 = 5$.", "4", "math", False), ("#### 4\nor 10 - 5 = 5", "4", "gsm8k", False),
+    ("$\\boxed{4}$, i.e. $m + n = 5$.", "4", "aime2025", False), ("$\\boxed{4}$, i.e. $|x| = 5$.", "4", "math", False)])
 def test_round_33_a_relation_with_a_calculation_on_its_left_after_a_mark_is_a_check(completion, gold, source, right):
     """Hostile round 33 (6): `\\boxed{10}, i.e. $1024 \\equiv 10 \\pmod{13}$` and `\\boxed{4}, that is, $s^2 = 16$` were
     hedges: the relation's right side was read as a value offered. Rule chosen: a relation (`=`, `\\equiv`) offered after
