@@ -845,3 +845,26 @@ def test_the_largest_seed_numpy_accepts_is_a_seed():
     assert len(generate("arith", 2, "train", seed=MAX_SEED)) == 2
     with pytest.raises(CourseError, match=r"^seed=4294967296 must be an integer from 0 to 4,294,967,295"):
         generate("arith", 2, "train", seed=MAX_SEED + 1)
+
+
+@pytest.mark.parametrize("part", ["final", "checkpoint-2"])
+def test_a_part_of_a_training_run_given_as_a_model_names_the_run_folder(capsys, tmp_path, part):
+    """Round 30's left item: `evaluate --model RUN/final` (a LoRA adapter) said "holds no model (no config.json)" and
+    listed the tiny names; the fix is the run folder, which loads the base model with the final adapter."""
+    run = tmp_path / "run"
+    (run / part).mkdir(parents=True)
+    (run / "run_config.json").write_text("{}")
+    (run / part / "adapter_config.json").write_text("{}")
+    line = one_line_error(capsys, "evaluate", "--model", run / part, "--n", "2", "--k", "2", "--out", tmp_path / "e.json")
+    assert f"is part of the training run {run}" in line and f"--model {run}" in line
+    assert not (tmp_path / "e.json").exists()
+
+
+def test_models_dir_set_to_a_training_run_is_named_as_such(monkeypatch, tmp_path):
+    """Round 30's left item: COURSE_MODELS_DIR=RUN made `tiny-s` fail with advice to pretrain into the run folder."""
+    from course_lib import models
+
+    (tmp_path / "run_config.json").write_text("{}")
+    monkeypatch.setattr(models, "MODELS_DIR", tmp_path)
+    with pytest.raises(CourseError, match="COURSE_MODELS_DIR=.* is a training run's folder, not a folder of models"):
+        models.resolve_model_path("tiny-s")

@@ -135,6 +135,9 @@ def resolve_model_path(name_or_path: str) -> Path | None:
         check(not MODELS_DIR.exists() or MODELS_DIR.is_dir(),
               f"COURSE_MODELS_DIR={MODELS_DIR} is a file; give the folder that holds the tiny models, or unset it")
         path = MODELS_DIR / name_or_path
+        check(not (MODELS_DIR / "run_config.json").exists(),
+              f"model={name_or_path!r}: COURSE_MODELS_DIR={MODELS_DIR} is a training run's folder, not a folder of "
+              "models; unset it (the course's own models are in data/models), and give a run as --model RUN")
         check(MODELS_DIR.exists() or "COURSE_MODELS_DIR" not in os.environ,
               f"model={name_or_path!r}: COURSE_MODELS_DIR={MODELS_DIR} does not exist; give the folder that holds "
               "the tiny models, or unset it (the course's own are in data/models)")
@@ -156,6 +159,11 @@ def resolve_model_path(name_or_path: str) -> Path | None:
     if path.exists() or name_or_path.startswith((".", "/", "~")):
         check(path.exists(), f"model={name_or_path!r} does not exist; {fix}")
         check(path.is_dir(), f"model={name_or_path!r} is not a folder; {fix}")
+        run = next((folder for folder in (path.parent, path.parent.parent) if (folder / "run_config.json").exists()),
+                   None)  # RUN/final, RUN/checkpoint-N, RUN/checkpoint-N/adapter...
+        check((path / "config.json").exists() or run is None,
+              f"model={name_or_path!r} is part of the training run {run} (a LoRA adapter or checkpoint, no model of "
+              f"its own); give the run folder, --model {run}: its base model is loaded with the final adapter")
         check(
             (path / "config.json").exists(),
             f"model={name_or_path!r} holds no model (no config.json); "
