@@ -159,6 +159,7 @@ def cmd_calibrate(args) -> None:
     """Measure pass rates per level and (with --write) store them in the model's manifest."""
     from .models import resolve_model_path, weights_sha256
     from .research.calibration import TARGETED_SIZES, calibrate, check_targets, missing_levels, write_calibration
+    from .sampling import check_greedy_k
 
     check_greedy_k(args.k, args.temperature)
     _check_data_dir_for(args.task, args.data_dir)
@@ -380,19 +381,12 @@ def _pool_spec(args, seed: int, levels: str | None) -> dict:
 def _sampled_problems(args):
     """Validate K and the sampling settings before any model loads; then the problems to sample."""
     from .difficulty import check_k
-    from .sampling import check_sampling_args
+    from .sampling import check_greedy_k, check_sampling_args
 
     check_k(args.k)
     check_sampling_args(args.k, args.temperature, args.max_new_tokens, _backend(args))
     check_greedy_k(args.k, args.temperature)
     return from_spec(_pool_spec(args, args.seed, args.levels))
-
-
-def check_greedy_k(k: int, temperature: float) -> None:
-    """Greedy sampling gives one answer per problem: k copies of it would count as k samples."""
-    check(temperature != 0 or k == 1,
-          f"temperature=0 samples greedily: all k={k} samples of a problem would be the same answer, counted as k; "
-          "a pass rate needs samples that can differ: give a temperature above 0 (1.0 is usual)")
 
 
 def _backend(args) -> str:

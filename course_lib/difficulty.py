@@ -25,7 +25,15 @@ from .paths import what_it_is
 from .problems import problems, problems_fingerprint
 from .prompts import DEFAULT_NEW_TOKENS, answer_format_of
 from .provenance import atomic_write_text, env_folder, read_csv_strictly
-from .sampling import _sample_vllm, check_sampling_args, checked_prompt_ids, chunk_seed, sample_chunk, stop_token_ids
+from .sampling import (
+    _sample_vllm,
+    check_greedy_k,
+    check_sampling_args,
+    checked_prompt_ids,
+    chunk_seed,
+    sample_chunk,
+    stop_token_ids,
+)
 from .tasks import check_problem_list
 
 TABLE_COLUMNS = ["id", "level", "source", "k", "n_correct", "pass_rate", "ci_low", "ci_high", "mean_length", "clipped",
@@ -168,6 +176,7 @@ def estimate(model, tokenizer, problems, k: int = 8, temperature: float = 1.0, m
     """
     k = check_k(k)
     check_sampling_args(k, temperature, max_new_tokens, backend)
+    check_greedy_k(k, temperature)
     check_problem_list(problems)
     id_lists = checked_prompt_ids(model, tokenizer, problems, max_new_tokens)  # once: for the cache key and sampling
     settings = {"k": k, "temperature": temperature, "max_new_tokens": max_new_tokens, "seed": seed,

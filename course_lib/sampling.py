@@ -37,6 +37,13 @@ def check_sampling_args(k: int, temperature: float, max_new_tokens: int, backend
     check(backend in BACKENDS, f"backend={backend!r} is unknown; use one of {', '.join(BACKENDS)}")
 
 
+def check_greedy_k(k: int, temperature: float) -> None:
+    """Greedy sampling gives one answer per problem: k copies of it would count as k samples (01)."""
+    check(temperature != 0 or k == 1,
+          f"temperature=0 samples greedily: all k={k} samples of a problem would be the same answer, counted as k; "
+          "a pass rate needs samples that can differ: give a temperature above 0 (1.0 is usual)")
+
+
 def context_length(model) -> int | None:
     """The most tokens (prompt and completion) a model's positions cover; None when its config does not say.
 

@@ -868,3 +868,15 @@ def test_models_dir_set_to_a_training_run_is_named_as_such(monkeypatch, tmp_path
     monkeypatch.setattr(models, "MODELS_DIR", tmp_path)
     with pytest.raises(CourseError, match="COURSE_MODELS_DIR=.* is a training run's folder, not a folder of models"):
         models.resolve_model_path("tiny-s")
+
+
+def test_estimate_from_python_refuses_greedy_sampling_with_several_samples():
+    """Round 30's left item: the CLI refused `--temperature 0 --k 8`, but `estimate(..., temperature=0, k=8)` counted
+    eight copies of one greedy answer as eight samples."""
+    from course_lib.difficulty import estimate
+    from course_lib.models import load_model
+    from course_lib.problems import problems
+
+    with pytest.raises(CourseError, match="temperature=0 samples greedily: all k=8 samples"):
+        estimate(*load_model("tiny-s", device="cpu"), problems("arith", "train", 2, 0), k=8, temperature=0,
+                 progress=False)
