@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .data import HUB_IDS, load_aime2025, load_bbh, load_gsm8k, load_jsonl_problems, load_math
 from .errors import check
+from .paths import what_it_is
 from .prompts import check_answer_format
 from .provenance import env_folder, file_sha256, text_sha256
 from .tasks import TASK_NAMES, TASK_SPLITS, TEST_SHARE, Problem, generate, hash_split  # noqa: F401 (read from here)
@@ -152,6 +153,9 @@ def absolute_task(task: str) -> str:
     """A `jsonl:PATH` task with its file by absolute path (any other task as it is): a table's provenance then names
     the file from any folder a later command runs in."""
     file = _user_file(task)
+    check(file is None or not file.exists() or file.is_file() or file.is_dir(),
+          f"task={task!r}: {file} is {what_it_is(file)}; a jsonl file is read more than once (its "
+          "fingerprint, then its rows); save it to a file first and give jsonl:PATH")
     return f"jsonl:{file.resolve()}" if file is not None and str(file) not in ("", ".") else task
 
 

@@ -880,3 +880,16 @@ def test_estimate_from_python_refuses_greedy_sampling_with_several_samples():
     with pytest.raises(CourseError, match="temperature=0 samples greedily: all k=8 samples"):
         estimate(*load_model("tiny-s", device="cpu"), problems("arith", "train", 2, 0), k=8, temperature=0,
                  progress=False)
+
+
+def test_a_jsonl_task_read_from_a_pipe_is_refused_naming_the_fix(tmp_path):
+    """Round 30's left item: `--task jsonl:<(cat file)` said "data file /proc/.../pipe:[...] does not exist"; a pipe can
+    be read once, and the file is read twice (fingerprint, rows)."""
+    from course_lib.problems import absolute_task
+
+    pipe = tmp_path / "fifo"
+    os.mkfifo(pipe)
+    with pytest.raises(CourseError, match=r"is not a regular file \(a device, pipe or socket\); a jsonl file is read "
+                                          "more than once"):
+        absolute_task(f"jsonl:{pipe}")
+    assert absolute_task(f"jsonl:{tmp_path}") == f"jsonl:{tmp_path.resolve()}"  # a folder: refused later, by name
