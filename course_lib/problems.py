@@ -153,10 +153,12 @@ def absolute_task(task: str) -> str:
     """A `jsonl:PATH` task with its file by absolute path (any other task as it is): a table's provenance then names
     the file from any folder a later command runs in."""
     file = _user_file(task)
-    check(file is None or not file.exists() or file.is_file() or file.is_dir(),
+    if file is None or str(file) in ("", "."):
+        return task
+    check(not file.exists() or file.is_file() or file.is_dir(),
           f"task={task!r}: {file} is {what_it_is(file)}; a jsonl file is read more than once (its "
           "fingerprint, then its rows); save it to a file first and give jsonl:PATH")
-    return f"jsonl:{file.resolve()}" if file is not None and str(file) not in ("", ".") else task
+    return f"jsonl:{file.resolve()}"
 
 
 def _user_file(task: str) -> Path | None:
