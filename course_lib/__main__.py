@@ -817,9 +817,10 @@ def cmd_evaluate(args) -> None:
                   max_new_tokens=args.max_new_tokens, answer_format=pool_answer_format(problems),
                   pool=fingerprinted(_pool_spec(args, args.seed, args.levels), problems), **_provenance(args))
     _write_outputs(args, {args.out: sealed_json(result)}, "evaluate")
+    problem_count = f"{len(problems):,} problem{'s' if len(problems) != 1 else ''}"
     print(f"accuracy {result['overall']['accuracy']:.3f} [{result['overall']['ci_low']:.3f}, "
-          f"{result['overall']['ci_high']:.3f}] (95%, over these {len(problems):,} problems x {args.k} samples), "
-          f"format share {result['overall'].get('format_share', float('nan')):.3f} on {len(problems)} problems; "
+          f"{result['overall']['ci_high']:.3f}] (95%, over these {problem_count} x {args.k} samples), "
+          f"format share {result['overall'].get('format_share', float('nan')):.3f} on {problem_count}; "
           f"wrote {args.out}")
 
 
