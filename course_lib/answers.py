@@ -1125,7 +1125,8 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     (`\\boxed{15\\frac{39}{40}}` then `\\boxed{\\frac{639}{40}}`), and a hedge (several different answers, one of
     them right, in one format or across two) does not. A number stated after a label (`The answer is 9.`) from the
     last mark on is one more answer in every source but BBH and shuffle (which read a stated option, the option
-    format's own mark, wherever it is), and in MATH unless the reference holds several values.
+    format's own mark, wherever it is), and in MATH unless the reference holds several values. A reasoning model's
+    thinking (up to its last `</think>`) is not read.
 
     >>> is_correct("#### 7", "7", "arith"), is_correct("#### 7\\n#### 8", "7", "arith")
     (True, False)
@@ -1134,7 +1135,7 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     """
     if is_missing(answer):
         raise ValueError(f"answer={answer!r}: the reference answer is missing; give every problem its answer")
-    answer = str(answer)
+    answer, completion = str(answer), _after_thinking(completion)
     if answer_format is None and source == "aime2025":  # AIME: any clear integer counts, boxed or not
         reference = normalize_number(answer)  # after a marked answer, a different one stated is another (a hedge)
         stated = _stated_numbers(_from_last_mark(_tail(completion))) if _integer_marks(completion) else []
@@ -1162,6 +1163,14 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
             return False
         elsewhere += stated
     return all(_matches(predicted, answer, source) for predicted in dict.fromkeys(marked + elsewhere))
+
+
+def _after_thinking(completion):
+    """A reasoning model's reply after its last `</think>`: a box drafted while thinking is no answer (the course's
+    prompts turn Qwen3's thinking off; a practitioner's model may think); any other completion as it is."""
+    if isinstance(completion, str) and "</think>" in completion:
+        return completion[completion.rindex("</think>") + len("</think>"):]
+    return completion
 
 
 def _from_last_mark(text: str) -> str:

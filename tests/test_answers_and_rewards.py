@@ -1967,3 +1967,16 @@ def test_round_34_an_unmarked_aime_answer_stated_before_a_clause_is_read(complet
     number it starts with is read when a clause about it follows (`, since`, `and`, `from`, an aside in words); a second
     number right after it (`12, 13`, `12 (13 if ...)`) or a value offered (`12, not 13`) still gives none."""
     assert is_correct(completion, gold, "aime2025") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("<think>Maybe \\boxed{26}? No, I missed the refund.</think>\n#### 18", "18", "gsm8k", True),
+    ("<think>Maybe \\boxed{26}? No.</think>\n#### 18", "26", "gsm8k", False),
+    ("<think>draft: \\boxed{3}</think>\n\nSo $\\boxed{4}$.", "4", "math", True),
+    ("<think>12? 13?</think>\nThe answer is $\\boxed{12}$ or $\\boxed{13}$.", "12", "math", False),  # hedged after it
+    ("<think>\\boxed{204}</think>\nThe answer is 204.", "204", "aime2025", True),
+    ("Maybe \\boxed{26}? No.\n#### 18", "18", "gsm8k", False)])  # no thinking block: a second mark, as before
+def test_round_34_a_box_drafted_while_thinking_is_no_answer(completion, gold, source, right):
+    """Hostile round 34: `<think>... \\boxed{26}? ...</think>\n#### 18` scored 0, the draft read as a second mark.
+    What a reasoning model writes after its last `</think>` is its reply; the thinking before it is not read."""
+    assert is_correct(completion, gold, source) is right
