@@ -601,7 +601,7 @@ _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:
 # `Wait, 8.`, `Actually, it's 8.`, `Oops, it should be 8.` after a mark: a correction offering a value that ends its
 # line (`Wait, 16 - 3 = 13, so ...`, `Actually, let me check: ...` are working)
 _CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+(?:{_CORRECTING})++{_SO_THEN}{_CORRECTED_TO}?"
-                              rf"{_OFFERED}(?=[ \t]*+[.!]?[ \t]*+(?:\n|$))")
+                              rf"{_OFFERED}(?=[ \t]*+[.!]?[ \t]*+(?:\n|$)|,?[ \t]++(?:since|because)\b)")  # or its reason after
 # on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
 _LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")
 # a number alone in parentheses after a mark, at its line's end: `\boxed{7} (8?)`, `#### 7\n(8)`

@@ -1980,3 +1980,13 @@ def test_round_34_a_box_drafted_while_thinking_is_no_answer(completion, gold, so
     """Hostile round 34: `<think>... \\boxed{26}? ...</think>\n#### 18` scored 0, the draft read as a second mark.
     What a reasoning model writes after its last `</think>` is its reply; the thinking before it is not read."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize("gold", ["7", "8"])
+def test_round_34_a_correction_with_its_reason_after_the_value_offers_the_value(gold):
+    """Hostile round 34: `#### 7\n\nHold on, it should be 8 since I missed one.` scored 1 for 7: the correction's value
+    was read only where it ended its line. Two answers: 0 for either; a check line (`Wait, 16 - 3 - 4 = 9, so 9 eggs
+    are sold.`) still offers none."""
+    assert not is_correct("#### 7\n\nHold on, it should be 8 since I missed one.", gold, "gsm8k")
+    assert not is_correct("\\boxed{7}\n\nWait, actually it's 8, because the last day counts.", gold, "math")
+    assert is_correct("#### 9\n\nWait, 16 - 3 - 4 = 9, so 9 eggs are sold since she bakes 4.", "9", "gsm8k")
