@@ -32,7 +32,7 @@ def svg(chart) -> str:
 
 def test_every_model_and_strategy_has_its_own_colour():
     models = ["tiny-s", "tiny-sm", "tiny-m", "tiny-m-wordy", "tiny-m-short", "tiny-l", "tiny-l-strong", "tiny-l-wordy",
-              "tiny-sm-math", "tiny-m-math"]
+              "tiny-sm-math", "tiny-m-math", "tiny-l-math"]
     assert set(models) <= set(MODEL_COLORS) and len(set(MODEL_COLORS.values())) == len(MODEL_COLORS)
     arms = ["easy", "medium", "hard", "random", "learnability", "levels"]
     assert set(arms) <= set(STRATEGY_COLORS) and len({STRATEGY_COLORS[a] for a in arms}) == len(arms)

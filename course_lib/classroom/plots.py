@@ -44,7 +44,8 @@ MODEL_COLORS = {  # Okabe-Ito hues (safe for colour-blind readers); a model's va
     "tiny-s": "#56B4E9", "tiny-m": "#E69F00", "tiny-m-wordy": "#CC79A7", "tiny-m-short": "#D55E00",
     "tiny-l": "#009E73", "tiny-l-strong": "#0072B2", "tiny-sm": "#999933",  # olive (Paul Tol): a size of its own
     "tiny-l-wordy": "#882255",  # wine (Paul Tol): tiny-l's format-limited variant
-    "tiny-sm-math": "#DDCC77", "tiny-m-math": "#332288",  # sand and indigo (Paul Tol): the tinymath pair
+    "tiny-sm-math": "#DDCC77", "tiny-m-math": "#332288",  # sand and indigo (Paul Tol): the tinymath sizes
+    "tiny-l-math": "#44AA99",  # teal (Paul Tol): the largest tinymath size
 }
 STRATEGY_COLORS = {  # the arms of the studies and of the budget explorer
     "easy": "#59A14F", "medium": "#EDC948", "hard": "#E15759", "random": "#79706E", "random+dynamic": "#76B7B2",  # teal: apart from random's grey

@@ -73,8 +73,10 @@ TINY_SIZES = {
 # tiny-sm-math, tiny-m-math: the two sizes pretrained on arith + tinymath (2,200 steps; `char+math` tokenizer), a
 # capacity boundary made by size on the same data: tiny-sm solves tinymath's levels 4-5 almost never, tiny-m
 # sometimes (data/results/tinymath-size-probes-4).
+# tiny-l-math: tiny-l on the same data, the larger size that solves levels 4-5 at least sometimes on the size-boundary
+# study's own test evaluation (0.165; data/results/tinymath-size-probes-5).
 TINY_VARIANTS = {"tiny-m-wordy": "tiny-m", "tiny-m-short": "tiny-m", "tiny-l-strong": "tiny-l", "tiny-l-wordy": "tiny-l",
-                 "tiny-sm-math": "tiny-sm", "tiny-m-math": "tiny-m"}
+                 "tiny-sm-math": "tiny-sm", "tiny-m-math": "tiny-m", "tiny-l-math": "tiny-l"}
 TINY_NAMES = (*TINY_SIZES, *TINY_VARIANTS)
 
 
