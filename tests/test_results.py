@@ -362,3 +362,30 @@ def test_a_failed_points_row_is_compared_with_its_failure_record(tmp_path):
     table.assign(error=["", "ValueError: edited"]).to_csv(folder / "results.csv", index=False)
     with pytest.raises(CourseError, match=r"results.csv line 3 \(error\) differs from its point's record"):
         load_study("demo", tmp_path)
+
+
+def one_size_pilot(gains_15: list, gains_13: list):
+    """A one-size pilot's table, as tinymath_outcome reads it: levels-1-5 and levels-1-3 gains per seed."""
+    import pandas as pd
+
+    rows = [{"model": "tiny-l-math", "seed": seed, "strategy": arm, "gain.test": gain}
+            for arm, gains in (("levels-1-5", gains_15), ("levels-1-3", gains_13)) for seed, gain in enumerate(gains)]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(("gains_15", "gains_13", "expected"), [
+    # gain +0.030 -> margin 0.010; sd of the differences 0.002, planned 0.0062: 6 seeds
+    ([0.03, 0.03, 0.03], [0.020, 0.022, 0.024], "| +0.030 | 0.010 | yes | 0.0020 (3) | 0.0062 | 6 |"),
+    # gain +0.012, under the least: no study, whatever the spread
+    ([0.012, 0.012, 0.012], [0.01, 0.02, 0.0], "| +0.012 | 0.004 | no (gain under +0.015) | 0.0100 (3) | 0.0308 | - |"),
+    # a spread too large for 20 seeds: the most, and the power they give
+    ([0.03, 0.03, 0.03], [0.0, 0.03, 0.06], "| +0.030 | 0.010 | yes | 0.0300 (3) | 0.0924 | 20 (power 0.07) |"),
+])
+def test_a_one_size_pilot_decides_margin_and_seeds_by_its_readmes_rules(gains_15, gains_13, expected):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("tinymath_outcome", ROOT / "data" / "results" / "tinymath_outcome.py")
+    outcome = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(outcome)
+    row = outcome.one_size_decision(one_size_pilot(gains_15, gains_13))[2]
+    assert row == "| tiny-l-math " + expected

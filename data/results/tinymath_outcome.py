@@ -16,11 +16,13 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from course_lib.research.definitions import STUDIES  # noqa: E402 (the project root first, for a clean clone)
+from course_lib.errors import CourseError  # noqa: E402 (the project root first, for a clean clone)
+from course_lib.research.definitions import STUDIES  # noqa: E402
 from course_lib.research.studies import (  # noqa: E402
     SharedBaseline,
     load_study,
     paired_difference,
+    paired_power,
     per_level_change,
     sd_upper_bound,
     seed_plan,
@@ -141,6 +143,38 @@ def decision(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+ONE_SIZE_PILOTS = ("tinymath-l-pilot",)  # pilots of one size at one setting: their README's rules, `one_size_decision`
+LEAST_GAIN, FEWEST_SEEDS, MOST_SEEDS = 0.015, 5, 20  # tinymath-l-pilot's README: no study under +0.015; 5 to 20 seeds
+
+
+def one_size_decision(table: pd.DataFrame) -> list[str]:
+    """tinymath-l-pilot's rules: the margin is a third of levels-1-5's mean gain (three decimals), no study under
+    `LEAST_GAIN`; the seeds give 80% power at the margin from the 90% upper bound of the primary difference's sd, at
+    least `FEWEST_SEEDS` and at most `MOST_SEEDS` (then the power the most seeds give)."""
+    lines = ["| model | levels-1-5 gain | margin (a third) | study run | sd of 1-3 - 1-5 (seeds) | sd planned with "
+             "(90% bound) | seeds (80% power, 5 to 20) |", "|---|---|---|---|---|---|---|"]
+    for model, group in table.groupby("model", sort=False):
+        gain = float(group[group.strategy == "levels-1-5"]["gain.test"].mean())
+        margin = round(gain / 3, 3)
+        wide = group.pivot_table(index="seed", columns="strategy", values="gain.test")
+        differences = (wide["levels-1-3"] - wide["levels-1-5"]).dropna()
+        sd = float(differences.std(ddof=1))
+        planned = sd_upper_bound(sd, len(differences))
+        if gain < LEAST_GAIN or margin <= 0:
+            run, seeds = f"no (gain under +{LEAST_GAIN})", "-"
+        elif planned == 0:
+            run, seeds = "yes", f"{FEWEST_SEEDS} (no spread measured)"
+        else:
+            run = "yes"
+            try:
+                seeds = str(max(FEWEST_SEEDS, seeds_needed(planned, margin, most=MOST_SEEDS)))
+            except CourseError:  # more than the most: the study runs the most and says its power
+                seeds = f"{MOST_SEEDS} (power {paired_power(margin, planned, MOST_SEEDS):.2f})"
+        lines.append(f"| {model} | {gain:+.3f} | {margin:.3f} | {run} | {sd:.4f} ({len(differences)}) | {planned:.4f} "
+                     f"| {seeds} |")
+    return lines
+
+
 def pooled_sd(table: pd.DataFrame) -> tuple[float, int]:
     """The sd of levels-1-3 - levels-1-5 (paired by seed) pooled over one size's settings, and its degrees of
     freedom."""
@@ -180,7 +214,7 @@ def main(study: str) -> None:
     print("\n".join(mechanism_table(table)) + "\n")
     if STUDIES[study]["kind"] == "pilot":
         print("## What the pilot decides (the README's rules)\n")
-        print("\n".join(decision(table)))
+        print("\n".join(one_size_decision(table) if study in ONE_SIZE_PILOTS else decision(table)))
     else:
         print("## Secondary: levels 1-3 against as many problems from all levels (95% t-interval over seeds)\n")
         print("\n".join(secondary_table(table)))
