@@ -201,6 +201,10 @@ def check_06(numbers):
     # section 6's third row: arith-trained behind tinymath-trained in both sizes (the scorecard's cross row)
     assert numbers["cross_difference"] == {"tiny-m-math": -0.0337, "tiny-sm-math": -0.0185}
     assert numbers["seeds_per_point"] == [6, 15]  # section 2's chart note
+    # section 6's first row: after levels 1-5, tiny-sm-math flat at levels 4-5, tiny-m-math still falling (intervals)
+    after = numbers["accuracy_after_levels_1_5"]
+    assert (after["tiny-sm-math/4"], after["tiny-sm-math/5"]) == ("0.06 [0.05, 0.07]", "0.06 [0.05, 0.06]")
+    assert (after["tiny-m-math/4"], after["tiny-m-math/5"]) == ("0.19 [0.19, 0.20]", "0.09 [0.08, 0.09]")
 
 
 def check_A1(numbers):
