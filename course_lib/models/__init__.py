@@ -161,11 +161,12 @@ def resolve_model_path(name_or_path: str) -> Path | None:
     if path.exists() or name_or_path.startswith((".", "/", "~")):
         check(path.exists(), f"model={name_or_path!r} does not exist; {fix}")
         check(path.is_dir(), f"model={name_or_path!r} is not a folder; {fix}")
-        run = next((folder for folder in (path.parent, path.parent.parent) if (folder / "run_config.json").exists()),
-                   None)  # RUN/final, RUN/checkpoint-N, RUN/checkpoint-N/adapter...
-        check((path / "config.json").exists() or run is None,
-              f"model={name_or_path!r} is part of the training run {run} (a LoRA adapter or checkpoint, no model of "
-              f"its own); give the run folder, --model {run}: its base model is loaded with the final adapter")
+        if not (path / "config.json").exists():  # no model here: part of a training run (RUN/final, RUN/checkpoint-N)?
+            run = next((folder for folder in (path.parent, path.parent.parent)
+                        if (folder / "run_config.json").exists()), None)
+            check(run is None, f"model={name_or_path!r} is part of the training run {run} (a LoRA adapter or "
+                               f"checkpoint, no model of its own); give the run folder, --model {run}: its base model "
+                               "is loaded with the final adapter")
         check(
             (path / "config.json").exists(),
             f"model={name_or_path!r} holds no model (no config.json); "
