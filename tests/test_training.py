@@ -1672,3 +1672,40 @@ def test_a_run_resumed_by_other_library_versions_or_code_is_warned_about(tmp_pat
         run = _saved_run(tmp_path / f"reverted-{changed is None}", _record(), versions=now, commit="b" * 40 + "+dirty")
         with pytest.warns(UserWarning, match=said):
             _warn_other_code(run, read_run_config(run), 2)
+
+
+def test_the_other_code_warning_names_what_changed_with_the_runs_own_commit_shortened_to_12(tmp_path, monkeypatch):
+    """The warning compares the code with the run's commit (its +dirty mark dropped), names two changed files and
+    `...` for more, three changes at most, and the commit by its first 12 characters; a run saved before versions
+    were recorded resumes quietly at the same commit."""
+    import warnings
+
+    from course_lib import training
+    from course_lib.training import _warn_other_code, read_run_config
+
+    now, commit = training.library_versions(), "0123456789abcdef" * 2 + "01234567"
+    monkeypatch.setattr(training, "git_commit", lambda: "f" * 40)
+    compared = []
+
+    def resume(name, files, saved=commit, versions=now):
+        monkeypatch.setattr(training, "code_changed_since", lambda since: compared.append(since) or files)
+        run = _saved_run(tmp_path / name, _record(), versions=versions, commit=saved)
+        with pytest.warns(UserWarning) as warned:
+            _warn_other_code(run, read_run_config(run), 2)
+        return str(warned[0].message)
+
+    assert "(a.py, b.py since commit 0123456789ab)" in resume("two", ["a.py", "b.py"])
+    assert "(a.py, b.py ... since commit 0123456789ab)" in resume("three", ["a.py", "b.py", "c.py"])
+    assert "(started at commit 0123456789ab, which this clone" in resume("unheld", None)
+    assert "(started from uncommitted changes to 0123456789ab, which" in resume("reverted", [], commit + "+dirty")
+    assert compared == [commit] * 4
+    upgraded = {**now, "trl": "0.1", "peft": "0.2", "torch": "0.3"}
+    assert (f"(peft 0.2 -> {now['peft']}; torch 0.3 -> {now['torch']}; trl 0.1 -> {now['trl']}): its later"
+            in resume("upgraded", ["a.py"], versions=upgraded))  # the changed file is a fourth change, left out
+    monkeypatch.setattr(training, "git_commit", lambda: "f" * 40 + "+dirty")
+    assert "(started outside git)" in resume("outside", [], None)
+    monkeypatch.setattr(training, "git_commit", lambda: commit)
+    old = _saved_run(tmp_path / "before-versions", _record(), commit=commit)  # no `versions` in its run_config.json
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _warn_other_code(old, read_run_config(old), 2)
