@@ -430,6 +430,7 @@ def test_pass_rates_at_k_recounts_the_first_k_outcomes(k, expected):
     assert {column: fewer[column].tolist() for column in expected} == expected
     assert fewer["k"].tolist() == [k] * 6 and fewer["id"].tolist() == table["id"].tolist()
     assert table.equals(outcomes_table(FOUR))  # the given table is left as it was
+    assert pass_rates_at(outcomes_table(["1011"]), k)["n_correct"].tolist() == ["1011"[:k].count("1")]  # one row too
 
 
 def test_pass_rates_at_refuses_a_k_outside_2_to_the_smallest_k():

@@ -326,8 +326,10 @@ def test_out_folder_of_a_different_grid_is_refused(tmp_path, monkeypatch):
         run("demo", "smoke", out, workers=1, progress=False, notebook=notebook, overrides={"TASK": "arith"})
 
 
-@pytest.mark.parametrize("name", ["points", "logs", "runs"])
-def test_round_26_a_sweep_folder_whose_logs_or_runs_is_a_file_is_refused_before_any_point(tmp_path, monkeypatch, name):
+@pytest.mark.parametrize(("name", "holds"), [("points", "point records"), ("logs", "kernel logs"),
+                                            ("runs", "training runs")])
+def test_round_26_a_sweep_folder_whose_logs_or_runs_is_a_file_is_refused_before_any_point(tmp_path, monkeypatch, name,
+                                                                                         holds):
     """Hostile round 26: `logs` replaced by a file failed the point with a raw FileExistsError whose FAILED line
     pointed to an older, successful notebook; now one line before any point runs."""
     notebook = fake_experiment(tmp_path / "fake.ipynb")
@@ -336,13 +338,17 @@ def test_round_26_a_sweep_folder_whose_logs_or_runs_is_a_file_is_refused_before_
     out.mkdir()
     (out / name).write_text("x")
     with pytest.raises(CourseError, match=f"^{re.escape(str(out / name))} is a file, not the folder of the sweep's "
-                                          ".*; move it aside$"):
+                                          f"{holds}; move it aside$"):
         run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
     assert sorted(p.name for p in out.iterdir()) == [name]  # nothing ran, nothing written
     (out / name).unlink()
     (out / name).symlink_to(tmp_path / "gone")  # round 27: a link that leads nowhere failed as the file did
     with pytest.raises(CourseError, match=f"^{re.escape(str(out / name))} is a link that leads nowhere, not the "
                                           "folder of the sweep's"):
+        run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
+    (out / name).unlink()
+    (out / name).symlink_to(notebook)  # a link to a file is a file
+    with pytest.raises(CourseError, match=f"^{re.escape(str(out / name))} is a file, not the folder"):
         run("demo", "smoke", out, workers=1, progress=False, notebook=notebook)
 
 
@@ -371,6 +377,23 @@ def test_a_folder_of_a_slice_says_how_to_run_the_whole_grid_without_losing_its_p
         run("demo", "smoke", tmp_path / "whole", workers=1, progress=False, notebook=notebook, where={"SEED": "1"})
     with pytest.raises(CourseError, match=r"\(its points differ in SEED: another --where slice, or the study's "):
         run("demo", "smoke", tmp_path / "out", workers=1, progress=False, notebook=notebook, where={"SEED": "1"})
+
+
+def test_grid_difference_says_which_study_which_set_or_which_parameters_set_a_saved_grid_apart():
+    from course_lib.research.sweep import grid_difference
+
+    points = [{"PROFILE": "smoke", "SEED": seed, "STRATEGY": "hard"} for seed in (0, 1)]
+    grid = {"study": "demo", "points": points}
+    for damaged in ([], {"study": "demo"}, {"study": "demo", "points": "all"}):
+        assert grid_difference(damaged, grid) == "its grid.json holds no list of points"
+    assert grid_difference({"study": "other", "points": points}, grid) == "it is study 'other''s"
+    arith = {"overrides": {"TASK": "arith"}}
+    assert grid_difference({**grid, **arith}, grid) == "it ran with --set {'TASK': 'arith'}, this run with --set {}"
+    assert grid_difference(grid, {**grid, **arith}) == "it ran with --set {}, this run with --set {'TASK': 'arith'}"
+    assert grid_difference({**grid, "points": points[::-1], **arith}, {**grid, **arith}) == (
+        "its points differ in their order: another --where slice, or the study's definition changed since")
+    other = [{"A": 1, "B": 1, "C": 1, "D": 1, "SEED": seed} for seed in (0, 1)]
+    assert grid_difference({**grid, "points": other}, grid).startswith("its points differ in A, B, C: another")
 
 
 def test_a_records_model_fingerprint_covers_every_weight_file_listed_in_any_order(monkeypatch):
@@ -1619,15 +1642,19 @@ def test_a_folder_planned_on_a_jsonl_file_refuses_it_edited(tmp_path, monkeypatc
 
 
 def test_reproduce_set_model_to_a_relative_folder_is_made_absolute(tmp_path, monkeypatch):
+    import warnings
+
     from course_lib.research.sweep import parse_overrides
 
     (tmp_path / "mine").mkdir()
     monkeypatch.chdir(tmp_path)
-    assert parse_overrides(["MODEL=./mine"])["MODEL"] == str(tmp_path / "mine")
-    assert parse_overrides(["MODEL=tiny-m"])["MODEL"] == "tiny-m"
-    assert parse_overrides(["MODEL=Qwen/Qwen2.5-0.5B"])["MODEL"] == "Qwen/Qwen2.5-0.5B"  # a hub id: no such folder
-    (tmp_path / "mymodel").mkdir()  # hostile round 26: a bare name that is a folder here was hashed as this folder
-    assert parse_overrides(["MODEL=mymodel"])["MODEL"] == str(tmp_path / "mymodel")  # but read as a hub id by points
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # only a tiny name that is also a folder here is warned about
+        assert parse_overrides(["MODEL=./mine"])["MODEL"] == str(tmp_path / "mine")
+        assert parse_overrides(["MODEL=tiny-m"])["MODEL"] == "tiny-m"
+        assert parse_overrides(["MODEL=Qwen/Qwen2.5-0.5B"])["MODEL"] == "Qwen/Qwen2.5-0.5B"  # a hub id: no such folder
+        (tmp_path / "mymodel").mkdir()  # hostile round 26: a bare name that is a folder here was hashed as this folder
+        assert parse_overrides(["MODEL=mymodel"])["MODEL"] == str(tmp_path / "mymodel")  # but read as a hub id by points
     (tmp_path / "tiny-m").mkdir()  # a tiny name stays the course's model, whatever folder shares its name
     with pytest.warns(UserWarning, match=r"MODEL=tiny-m is the course's tiny model, not the folder \./tiny-m here; "
                                          r"give \./tiny-m for it"):
@@ -1830,6 +1857,9 @@ def test_a_record_is_its_points_only_when_every_setting_and_every_split_agrees()
     assert record_problem({**record, "seed": 411}, point, "ok") == "records seed=411, but its point has SEED=410"
     assert record_problem({**record, "base_k": {"test": 8, "train": 4}}, point, "ok") == \
         "records base_k={'test': 8, 'train': 4}, but its point has BASE_K=8"
+    assert record_problem(dict(reversed(resealed(record).items())), point, "ok") is None  # keys reordered (jq -S)
+    assert record_problem({**record, "status": "s" * 60}, point, "ok") == \
+        f"has status {'s' * 40!r} in a file for status 'ok'"
 
 
 def test_a_record_of_two_data_files_names_both_when_one_changed(tmp_path):
@@ -2228,11 +2258,24 @@ def test_round_25_aggregate_keeps_a_field_added_to_provenance_by_hand(tmp_path):
     assert again["points"] == 1 and again["this_run"] == {"workers": 1}  # what aggregate writes is its own
 
 
+def test_a_local_datasets_fingerprint_is_over_its_own_folder_whatever_the_length_of_its_name(tmp_path):
+    from course_lib.research.sweep import dataset_sha256, fingerprint_of
+
+    for folder in ("bbh", "math", "gsm8k", "aime2025"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "test.jsonl").write_text(f'{{"question": "{folder}?", "answer": "1"}}\n')
+    fingerprints = [fingerprint_of(f"{folder} data", tmp_path) for folder in ("bbh", "math", "gsm8k", "aime2025")]
+    assert fingerprints == [dataset_sha256(tmp_path / folder) for folder in ("bbh", "math", "gsm8k", "aime2025")]
+    assert None not in fingerprints and len(set(fingerprints)) == 4
+    assert fingerprint_of("gsm8k data", None) == "hub"
+
+
 def test_the_tasks_a_point_reads_are_its_own_and_its_profiles_where_it_names_none():
     from course_lib.research.sweep import tasks_read
 
     assert tasks_read({"PROFILE": "paper"}) == {"gsm8k", "aime2025"}  # the profile's TASK and OOD_TASK
     assert tasks_read({"PROFILE": "paper", "TASK": "math"}) == {"math", "aime2025"}
+    assert tasks_read({"PROFILE": "paper", "OOD_TASK": "bbh"}) == {"gsm8k", "bbh"}  # its own OOD_TASK, not the profile's
     assert tasks_read({"TASK": "gsm8k"}) == {"gsm8k"}  # no profile
     assert tasks_read({"PROFILE": "no-such", "TASK": "gsm8k"}) == {"gsm8k"}  # an unknown profile is refused elsewhere
 
@@ -2243,7 +2286,7 @@ def test_resumed_points_code_is_checked_at_every_commit_their_records_name(tmp_p
     import course_lib.research.sweep as sweep
 
     changed = {"a" * 40: [], "b" * 40: ["x.py", "y.py"], "c" * 40: ["p.py", "q.py", "r.py"],
-               "d" * 40: ["1.py", "2.py", "3.py", "4.py", "5.py"]}
+               "d" * 40: ["1.py", "2.py", "3.py", "4.py", "5.py"], "f" * 40: ["z.py"]}
     monkeypatch.setattr(sweep, "git_commit", lambda: "e" * 40)
     monkeypatch.setattr(sweep, "code_changed_since", changed.get)  # None: a commit this clone does not hold
     sweep.check_same_code(tmp_path, [{"commit": "a" * 40}])  # other commit, same code
@@ -2257,6 +2300,8 @@ def test_resumed_points_code_is_checked_at_every_commit_their_records_name(tmp_p
         sweep.check_same_code(tmp_path, [{"commit": "c" * 40}])
     with pytest.raises(CourseError, match=r"and 1.py, 2.py, 3.py and 2 more changed since"):
         sweep.check_same_code(tmp_path, [{"commit": "d" * 40}])
+    with pytest.raises(CourseError, match="at commit ffffffffffff, and z.py changed since"):  # after the one here
+        sweep.check_same_code(tmp_path, [{"commit": "e" * 40}, {"commit": "f" * 40}])
 
 
 def test_a_job_script_edited_by_hand_is_kept_whatever_scripts_come_before_it(tmp_path):
