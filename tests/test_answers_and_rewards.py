@@ -80,7 +80,8 @@ def test_extract_option(text, expected):
      ("#### 42\nchecking: 7", "42"), ("<answer>42</answer> (checked: 7)", "42"),  # the marked answer, not the last number
      ("<answer>42</answer> (not 7)", None),  # a rejected value names a second one (hostile round 30, left)
      ("12, then \\boxed{3", None), ("12\n#### ", None), ("12 <answer>3", None),  # a mark that cannot be read: none
-     ("The answer is \u221213", "-13"), ("The answer is \u2212 13", "-13")],  # a typeset minus, spaced or not
+     ("The answer is \u221213", "-13"), ("The answer is \u2212 13", "-13"),  # a typeset minus, spaced or not
+     ("so we get \u2212 12", "-12")],  # the last number too
 )
 def test_extract_integer(text, expected):
     assert extract_integer(text) == expected
@@ -546,6 +547,7 @@ ONE_ANSWER = [
     ("#### 7\nso 8 would be wrong", "7", "gsm8k"),  # text after the marked answer is not read
     ("#### Step 1: add\n3+4=7\n#### Final answer\n#### 7", "7", "gsm8k"),  # Markdown headings are no answers
     ("#### 7 apples\n#### 7", "7", "gsm8k"),  # words after an earlier mark: a heading
+    ("#### Step 2 (add them)\n#### 7", "7", "gsm8k"),  # a heading with an aside
     (r"\boxed{2} so \boxed{2}", "2", "math"), (r"\boxed{15\frac{39}{40}} = \boxed{\frac{639}{40}}", r"\frac{639}{40}", "math"),
     (r"\boxed{1, 2}", "1,2", "math"), (r"\boxed{1 \text{ or } 2}", "1,2", "math"),  # a list answer is one answer
     (r"\boxed{2}, not counting 3 or 4", "2", "math"),  # (`\boxed{2}, not 3` names a second value: hostile round 30, left)
@@ -1585,7 +1587,7 @@ def test_round_31_a_fraction_offered_after_a_mark_that_restates_it_is_one_answer
 @pytest.mark.parametrize(("completion", "gold", "right"), [
     ("#### 25%", "25", True), ("#### 25 %", "25", True), ("#### 25 percent", "25", True), ("#### 25\\%", "25", True),
     ("#### 7 (apples)", "7", True), ("#### 7 apples (3 red, 4 green)", "7", True), ("#### 7 (7)", "7", True),
-    ("#### 7 (or 8)", "7", False), ("#### 7 (8)", "7", False), ("#### 7 (about)", "7", False), ("#### 7 (approx)", "7", False),
+    ("#### 7 (or 8)", "7", False), ("#### 7 (or 8 apples)", "7", False), ("#### 7 (8)", "7", False), ("#### 7 (about)", "7", False), ("#### 7 (approx)", "7", False),
     ("#### 7 (3 thousand)", "7", False), ("#### 7 (not 8)", "7", False), ("#### 25% of 40", "25", False),
     ("#### 12\nor 12%", "12", False)])
 def test_round_31_a_percent_or_a_describing_aside_after_a_hash_number_reads_the_number(completion, gold, right):
@@ -1672,6 +1674,7 @@ def test_round_31_left_an_option_restated_or_prose_after_it_is_one_answer(comple
 
 
 _RESTATED_BY_VALUE = [
+    ("#### 25, i.e. 25%", "25", "gsm8k"),
     (r"$\boxed{\frac{3}{4}}$, i.e. 75%.", r"\frac{3}{4}", "math"), (r"$\boxed{\frac{3}{4}}$, i.e. 75%.", r"\frac{3}{4}", "tinymath"),
     (r"$\boxed{\frac{1}{2}}$, i.e. 50%.", r"\frac{1}{2}", "math"), (r"$\boxed{0.25}$, i.e. 25%.", "0.25", "math"),
     (r"$\boxed{100}$, i.e. $100\%$", "100", "math"), (r"$\boxed{100}$, i.e. $10000\%$", "100", "math"),
@@ -1710,7 +1713,9 @@ _EXPLAINED = [
     (r"$\boxed{120}$, i.e. 2 hours.", "120", "math"), ("#### 120\ni.e. 2 hours", "120", "gsm8k"),
     ("#### 5\ni.e. 3 more than Mary has", "5", "gsm8k"), (r"$\boxed{5}$, i.e. 3 more than Mary has.", "5", "math"),
     ("The answer is 5 hours, or 300 minutes.\n#### 5", "5", "gsm8k"), ("#### 5 hours, or 300 minutes", "5", "gsm8k"),
-    (r"$\boxed{5}$ hours, or 300 minutes.", "5", "math"), (r"\boxed{5 \text{ hours}}, or 300 minutes", "5", "math")]
+    (r"$\boxed{5}$ hours, or 300 minutes.", "5", "math"), (r"\boxed{5 \text{ hours}}, or 300 minutes", "5", "math"),
+    (r"\boxed{120}i.e. 2 hours", "120", "math"),  # a gloss written against the box
+    (r"\boxed{5 \text{ hours}}, or 5 hours, or 300 minutes", "5", "math")]  # a conversion after a restatement
 
 
 @pytest.mark.parametrize(("completion", "gold", "source"), _EXPLAINED)
@@ -1727,7 +1732,8 @@ _OFFERED_ON_AFTER_A_MARK = [
     ("#### 7\nthat is 8", "gsm8k"), ("#### 7\nnamely 8", "gsm8k"), ("#### 7\nWait, 8.", "gsm8k"),
     ("#### 7\nActually, it's 8.", "gsm8k"), ("$\\boxed{7}$ (8?)", "math"), ("$\\boxed{7}$ or even 8", "math"),
     ("$\\boxed{7}$, that is, $8$", "math"), ("\\boxed{7}\n\\framebox{8}", "math"), ("\\boxed{7}\n\\framebox{8}", "aime2025"),
-    ("$\\boxed{7}$ (8?)", "aime2025")]
+    ("$\\boxed{7}$ (8?)", "aime2025"),
+    ("$\\boxed{7}$, or 8 apples, that is my guess.", "math")]  # a gloss word after the value offers it no less
 
 
 @pytest.mark.parametrize(("completion", "source"), _OFFERED_ON_AFTER_A_MARK)
@@ -1738,6 +1744,15 @@ def test_round_31_left_a_value_after_and_equals_even_that_is_namely_wait_actuall
     second box written `\\framebox{8}` scored 1 for 7: none was read as offered. Two values named: scored on neither."""
     assert not is_correct(completion, "7", source) and not is_correct(completion, "8", source)
     assert correctness_reward([completion], answer=["7"], source=[source]) == [0.0]
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("#### 1\n(1,000)", "1", "gsm8k"), ("#### 1\n1,000", "1", "gsm8k"), ("$\\boxed{1}$ (1,000)", "1", "math"),
+    ("\\boxed{1}\n$$1,000$$", "1", "math"), ("\\boxed{2} (2,3)", "2", "math")])
+def test_a_value_with_a_comma_shown_after_the_mark_is_a_second_value_not_what_the_mark_counts(completion, gold, source):
+    """Only a gloss (`\\boxed{4} primes, that is, $2, 3, 5, 7$`) may list what the mark counts: `(1,000)` or `1,000`
+    alone after `#### 1`, or `(2,3)` after `\\boxed{2}`, is another value, whose count of numbers is no restatement."""
+    assert not is_correct(completion, gold, source)
 
 
 @pytest.mark.parametrize(("completion", "source"), [
@@ -1857,7 +1872,8 @@ def test_round_33_a_lone_value_on_its_own_line_after_the_mark_is_a_hedge(complet
     ("The answer is 204.\nActually, 205.", "204", False), ("The answer is 204.\nActually, 205.", "205", False),
     ("The answer is 204.\n\n205", "205", False), ("The answer is 8, i.e. 7.", "8", False),
     ("The answer is 12, or I mean 13.", "13", False), ("The answer is 12 (not 13).", "12", False),
-    ("So the total is 3 + 4 = 204", "204", True)])
+    ("So the total is 3 + 4 = 204", "204", True),
+    ("The answer is twelve. " + "We check the work carefully once more. " * 6 + "Case 3 or 4 agrees.", "12", True)])
 def test_round_33_an_unmarked_aime_answer_stated_beats_the_numbers_of_a_check_after_it(completion, gold, right):
     """Hostile round 33 (7): without a mark, AIME read the last number written, so `The answer is 204.` followed by a
     check line ending in 12 scored 12. The last label that states a number is read as a mark now: its number, unless
