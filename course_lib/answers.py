@@ -1219,8 +1219,10 @@ def _stated_numbers(text: str) -> list[str]:
 
 
 def _stated_fraction(text: str) -> list[str]:
-    """A fraction stated as an answer (`1/3`, `\\frac{1}{3}`) as [it], or [its integer] when it is whole (`16/2` is
-    8); [] for anything else (`3/4 of 28`)."""
+    """A fraction stated as an answer (`1/3`, `\\frac{1}{3}`, `x = 1/3`, as `x = 8` states 8) as [it], or [its integer]
+    when it is whole (`16/2` is 8); [] for anything else (`3/4 of 28`)."""
+    named = _VARIABLE.match(text)
+    text = text[named.end():].strip() if named else text
     value = exact_value(text) if _fraction(text) else None
     return [] if value is None else [str(value.numerator)] if value.denominator == 1 else [text]
 

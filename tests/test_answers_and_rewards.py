@@ -1747,6 +1747,17 @@ def test_round_31_left_a_value_after_and_equals_even_that_is_namely_wait_actuall
 
 
 @pytest.mark.parametrize(("completion", "gold", "source"), [
+    (r"$\boxed{\frac{1}{2}}$. The answer is $x = \frac{1}{3}$.", r"\frac{1}{2}", "math"),
+    ("#### 7\nThe answer is x = 16/2.", "7", "gsm8k"), ("#### 7\nThe answer is n = 1/3.", "7", "gsm8k")])
+def test_a_fraction_stated_as_a_variables_value_beside_a_different_mark_is_a_hedge(completion, gold, source):
+    """`The answer is $x = \\frac{1}{3}$.` after `\\boxed{\\frac{1}{2}}` scored 1: a stated fraction with its variable
+    was not read (`x = 8` was), so the second value went unseen. It is one more answer now; the same value restates."""
+    assert not is_correct(completion, gold, source)
+    assert is_correct(r"$\boxed{\frac{1}{2}}$. The answer is $x = \frac{1}{2}$.", r"\frac{1}{2}", "math")
+    assert is_correct("#### 7\nThe answer is x = 14/2.", "7", "gsm8k")
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
     ("#### 1\n(1,000)", "1", "gsm8k"), ("#### 1\n1,000", "1", "gsm8k"), ("$\\boxed{1}$ (1,000)", "1", "math"),
     ("\\boxed{1}\n$$1,000$$", "1", "math"), ("\\boxed{2} (2,3)", "2", "math")])
 def test_a_value_with_a_comma_shown_after_the_mark_is_a_second_value_not_what_the_mark_counts(completion, gold, source):
