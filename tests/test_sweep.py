@@ -971,6 +971,16 @@ def test_set_names_a_users_task_file_and_model_folder_by_absolute_path(tmp_path,
     assert parse_overrides(["MODEL=tiny-s", "TASK=arith"]) == {"MODEL": "tiny-s", "TASK": "arith"}
 
 
+def test_set_task_to_a_pipe_names_the_pipe_not_the_parameters_type(tmp_path):
+    """`reproduce --set TASK=jsonl:<(cat f)` said `TASK takes str` (the value is a str): the task's own refusal of a
+    pipe, which names the fix, now reaches the user, as `--task jsonl:<(cat f)` does."""
+    from course_lib.research.sweep import parse_overrides
+
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(CourseError, match=r"is not a regular file \(a device, pipe or socket\); a jsonl file is read"):
+        parse_overrides([f"TASK=jsonl:{tmp_path / 'fifo'}"])
+
+
 def test_set_and_backend_apply_to_every_point_with_their_types(tmp_path):
     from course_lib.research.sweep import parse_overrides
 

@@ -124,6 +124,8 @@ def parse_overrides(pairs, backend: str = "auto") -> dict:
             if key == "MODEL" and value not in (*TINY_NAMES, *PACKAGED_MODELS) and Path(value).expanduser().is_dir():
                 overrides[key] = str(Path(value).expanduser().resolve())  # a folder here (`mymodel` too), found by
                 # the kernel from OUT/points, where the bare name would be a hub id
+        except CourseError:
+            raise  # the value's own check (`TASK=jsonl:<(cat f)`: a pipe, not a file) says what is wrong and the fix
         except (KeyError, ValueError):
             kind = {"int": "a whole number", "float": "a number", "bool": "True or False"}.get(types[key], types[key])
             raise CourseError(f"--set {key}={value!r}: {key} takes {kind}") from None
