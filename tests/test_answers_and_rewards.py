@@ -2002,6 +2002,8 @@ def test_round_34_an_unmarked_aime_answer_stated_before_a_clause_is_read(complet
     ("<think>draft: \\boxed{3}</think>\n\nSo $\\boxed{4}$.", "4", "math", True),
     ("<think>12? 13?</think>\nThe answer is $\\boxed{12}$ or $\\boxed{13}$.", "12", "math", False),  # hedged after it
     ("<think>\\boxed{204}</think>\nThe answer is 204.", "204", "aime2025", True),
+    ("<think>Draft: #### 26</think>\nThe answer: #### 18", "18", "gsm8k", True),  # not a character of it is read
+    ("<think>26</think>#### 26\n<think>no, recount: 18</think>\n#### 18", "18", "gsm8k", True),  # after the last
     ("Maybe \\boxed{26}? No.\n#### 18", "18", "gsm8k", False)])  # no thinking block: a second mark, as before
 def test_round_34_a_box_drafted_while_thinking_is_no_answer(completion, gold, source, right):
     """Hostile round 34: `<think>... \\boxed{26}? ...</think>\n#### 18` scored 0, the draft read as a second mark.

@@ -1291,6 +1291,18 @@ def test_collect_aggregates_with_the_study_profile_and_command_it_was_given(tmp_
         ("demo", "smoke", "", {})
 
 
+def test_a_damaged_file_other_than_the_grid_is_named_with_its_own_fix(tmp_path):
+    """A run's summary.json cut short is the run's to remake ("delete it and run again"); only a damaged grid.json
+    points to the grid's own fix (it holds the plan)."""
+    from course_lib.research.sweep import _read_json
+
+    (tmp_path / "summary.json").write_text("{")
+    with pytest.raises(CourseError) as damaged:
+        _read_json(tmp_path / "summary.json", "the run's summary")
+    assert str(damaged.value) == (f"{tmp_path / 'summary.json'} (the run's summary) is damaged (JSONDecodeError); "
+                                  "delete it and run again")
+
+
 @pytest.mark.parametrize(("grid", "message"), [
     ("{", "{grid} (the grid of this folder) is damaged (JSONDecodeError); " + DAMAGED_GRID_FIX),
     ("[]", "{grid} is not a grid `reproduce` wrote; " + DAMAGED_GRID_FIX),

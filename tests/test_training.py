@@ -253,6 +253,30 @@ def test_a_run_is_not_resumed_on_a_base_that_changed_since(finished_run, problem
         train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
 
 
+def test_a_run_resumed_after_an_upgrade_warns_naming_its_folder_and_step(finished_run, problems, tmp_path,
+                                                                         monkeypatch):
+    """train_grpo itself warns before resuming a run started with other library versions (the warning's wording:
+    test_a_run_resumed_by_other_library_versions_or_code_is_warned_about)."""
+    class Stop(Exception):
+        pass
+
+    out = tmp_path / "resumed"
+    shutil.copytree(finished_run[0], out)
+    shutil.rmtree(out / "final")  # killed before the end: a rerun resumes from its checkpoint of step 2
+    (out / "summary.json").unlink()
+    now = training.library_versions()
+    monkeypatch.setattr(training, "library_versions", lambda: {**now, "trl": "99.0"})
+
+    def stop(*args, **kwargs):
+        raise Stop  # nothing is trained: the warning comes before the run's arguments are built
+
+    monkeypatch.setattr(training, "run_args", stop)
+    with pytest.warns(UserWarning, match=rf"^out={re.escape(str(out))} resumes at step 2 a run started with other "
+                                         rf"or unknown code \(trl {re.escape(now['trl'])} -> 99\.0"), \
+            pytest.raises(Stop):
+        train_grpo("tiny-s", problems, CourseConfig(**FAST), out, progress=False)
+
+
 @pytest.mark.parametrize("change", ["config", "model", "problems", "problem order"])
 def test_a_folder_with_a_different_run_is_refused(finished_run, problems, change):
     """A folder holding another run (another config, model, or problems, even the same ones in another order) is
