@@ -2071,10 +2071,11 @@ def _what_ran(mutants: str) -> str:
     return f"{len(names)} named mutants again (" + ", ".join(f"{module} {n}" for module, n in modules.items()) + ")"
 
 
-def write_report(results: dict[str, dict[str, str]]) -> None:
+def write_report(results: dict[str, dict[str, str]], commit: str) -> None:
+    """mutation.md and mutation.json from mutmut's results; `commit`: the checkout's, read before anything is written."""
     from importlib import metadata
 
-    from course_lib.provenance import atomic_write_text, git_commit, library_versions
+    from course_lib.provenance import atomic_write_text, library_versions
 
     survivors = [n for statuses in results.values() for n, s in statuses.items() if s == "survived"]
     diffs = {name: _diff(name) for name in survivors}
@@ -2082,7 +2083,7 @@ def write_report(results: dict[str, dict[str, str]]) -> None:
     summary = summarise(results, {name: kind for name, (kind, _) in triage.items()})
     excluded = excluded_functions()
     times = timing(results)
-    record = {"command": COMMAND, "commit": git_commit(), "runs": mutmut_runs(),
+    record = {"command": COMMAND, "commit": commit, "runs": mutmut_runs(),
               "versions": {**library_versions(), "mutmut": metadata.version("mutmut")},
               "machine": f"{os.cpu_count()} CPUs", **summary, "excluded": excluded, "timing": times,
               "survivors": {name: kind for name, (kind, _) in triage.items()},
@@ -2193,9 +2194,12 @@ if __name__ == "__main__":
         sys.exit(0)
     if not (Path("mutants").is_dir() and Path("pyproject.toml").exists()):
         sys.exit("run from the repository root after `mutmut run` (make mutation)")
+    from course_lib.provenance import git_commit
+
+    before = git_commit()  # saving the verdicts below edits a tracked file: read the checkout's state first
     save_verdicts()
     loaded = _load_results()
     if not any(loaded.values()):
         sys.exit("mutants/ holds no mutants yet (mutmut stopped before making them?); run `make mutation`")
-    write_report(loaded)
+    write_report(loaded, before)
     print(f"wrote {OUT / 'mutation.md'} and {OUT / 'mutation.json'}")
