@@ -129,11 +129,26 @@ def hash_answers(text) -> list[str | None]:
         return [None]
     marks = []
     for match in _HASH.finditer(text):
-        marks.append(_restated_once(_mark_value(_without_aside(_PERCENT.sub(r"\1", normalize_number(match.group(1)))))))
+        mark = normalize_number(_unwrapped(match.group(1)))
+        marks.append(_restated_once(_mark_value(_without_aside(_PERCENT.sub(r"\1", mark)))))
         if marks[-1] and not _heading(marks[-1]):  # `#### 7\nor 8`: the line after it offers another answer
             alternative = _alternative_after(text[match.end():match.end() + 160], marks[-1])
             marks += [alternative] if alternative else []
     return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
+
+
+# a `####` mark written whole in math or a box (`#### \\(12\\)`, `#### $\\boxed{12}$`, `#### \\boxed{12}.`): its content
+_WRAPPED_MARK = re.compile(r"(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\(((?:(?!\\[()]).)+)\\\)|\\\[((?:(?!\\[\[\]]).)+)\\\]"
+                           r"|\\(?:boxed|fbox)\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})[ \t]*\.?")
+
+
+def _unwrapped(mark: str) -> str:
+    """A `####` mark without the math or the box it is written in, and an escaped dollar as a dollar (`\\(12\\)`,
+    `$\\boxed{12}$` and `\\boxed{12}` are 12, `\\$64` is `$64`); any other mark as it is (`$7$ or $8$` stays two)."""
+    mark = mark.strip()
+    while wrapped := _WRAPPED_MARK.fullmatch(mark):
+        mark = next(group for group in wrapped.groups() if group is not None).strip()
+    return mark.replace("\\$", "$")
 
 
 _ANSWER_LABEL = r"(?i:the\s+)?(?i:final\s+)?(?i:answer)(?:\s+(?i:is))?\s*[:=]?\s*"  # `Answer:`, `The final answer is`
@@ -156,9 +171,11 @@ _CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a
 # option, `_OPTION_CORRECTED`)
 _CORRECTING = (r"(?:wait|actually|hmm+|oh|oops|no|sorry|hold\s++on|on\s++second\s++thought"
                r"|I\s++made\s++an?\s++(?:error|mistake))\b[\s,.!:;\u2014\u2013-]*+")
-_SO_THEN = r"(?:[^\n]{0,120}?\bso[ \t,]++)?"  # a reason on the same line first: `Wait, I missed one, so it's 8.`
 _CORRECTED_TO = (r"(?:(?:it|this|that)(?:'s|\s++is|\s++was|\s++should\s++be)\s++"
                  r"|(?:the\s++)?(?:correct\s++|right\s++)?(?:total|result|value)\s++(?:is|should\s++be)\s++)")
+# a reason on the same line first: `Wait, I missed one, so it's 8.`, or one ending its sentence or clause before what the
+# value is corrected to: `Wait, I double counted; it should be 7.`, `Hmm, I forgot one. It's 8.`
+_SO_THEN = rf"(?:[^\n]{{0,120}}?(?:\bso[ \t,]++|[;.][ \t]++(?=(?i:{_CORRECTED_TO}))))?"
 # a contrast, a rejection or a gloss after an answer (`\boxed{8}, not 7`, `(A) rather than (B)`, `\boxed{8} instead of
 # $7$`, `\boxed{5}, i.e. $6$`, `\boxed{5} vs $6$`, `(A), though it could be (B)`): the value after it is a second answer
 # (a completion that names two values scores on neither), unless it restates the first (`\boxed{5}, i.e. $5$`)
@@ -583,7 +600,8 @@ _WORDS = rf"{_NUMBER_WORD}\b(?:[ \t-]+(?:and[ \t]+)?{_NUMBER_WORD}\b){{0,8}}"  #
 # a number in words offered as an answer, a vague or a signed one too: `six`, `a dozen`, `half a thousand`, `a few
 # thousand` (no one number: it restates none), `minus seven`; not the start of a phrase (`or one of them`)
 _QUANTITY = (rf"(?:(?:minus|negative)\s+)?(?:(?:half|a\s+few|a\s+couple\s+of|several|many)\s+)?(?:an?\s+)?{_WORDS}"
-             r"(?![ \t]+(?:of|more|less|other|another)\b)")
+             r"(?![ \t]+(?:of|more|less|other|another|can|could|may|might|must|should|would|will|needs?|gets?|finds?"
+             r"|sees?|checks?|notes?|obtains?|verif(?:y|ies)|computes?|counts?|uses?)\b)")  # `one could`: a pronoun
 # a connector after a box, then a second answer: `\boxed{5} or 6`, `\boxed{5}. Alternatively, $\frac{1}{2}$.`,
 # `\boxed{5}. It might be 6.`, `\boxed{5}, though it could also be \(6\)`, `\boxed{5} or six`, `\boxed{5} or −6`,
 # `\boxed{8}, not 7`, `\boxed{5} vs \[6\]`, `\boxed{5} or x=6`, `\boxed{5} or **6**`, `\boxed{7} or minus 7`

@@ -2019,3 +2019,42 @@ def test_round_34_a_correction_with_its_reason_after_the_value_offers_the_value(
     assert not is_correct("#### 7\n\nHold on, it should be 8 since I missed one.", gold, "gsm8k")
     assert not is_correct("\\boxed{7}\n\nWait, actually it's 8, because the last day counts.", gold, "math")
     assert is_correct("#### 9\n\nWait, 16 - 3 - 4 = 9, so 9 eggs are sold since she bakes 4.", "9", "gsm8k")
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("#### \\boxed{12}", "12", True), ("So the total is 12.\n\n#### $\\boxed{12}$", "12", True),
+    ("#### \\(12\\)", "12", True), ("#### $\\boxed{12}$.", "12", True), ("#### \\$64", "64", True),
+    ("Total: \\$40 + \\$24 = \\$64\n#### \\$64.00", "64", True), ("#### \\boxed{13}", "12", False),
+    ("#### \\boxed{7} or \\boxed{8}", "7", False), ("#### \\(7\\) or \\(8\\)", "7", False),
+    ("#### \\$7 or 8", "7", False), ("#### \\boxed{12}\nor 13", "12", False)])
+def test_round_35_a_hash_mark_written_in_math_or_a_box_reads_its_number(completion, gold, right):
+    """Hostile round 35: `#### \\boxed{12}` (a model that boxes by habit) scored 0 for 12: the mark read `\\boxed{12}`,
+    another answer than its own box's 12, a hedge; `#### \\(12\\)` and `#### \\$64` (Markdown's escaped dollar) read
+    no number. A mark written whole in math or a box is its content; two values in it are still two."""
+    assert is_correct(completion, gold, "gsm8k") is right
+
+
+@pytest.mark.parametrize("after", [
+    "\n\nAlternatively, one could count the complements: $20 - 8 = 12$.", ". Alternatively, one can check by listing.",
+    ", or one can see it directly.", ". Or, one might note that $12 = 3 \\cdot 4$."])
+def test_round_35_one_as_a_pronoun_after_the_box_offers_no_second_answer(after):
+    """Hostile round 35: `\\boxed{12}` then `Alternatively, one could count ...` scored 0: `one` was read as the number
+    1 offered after the box. `one` followed by a verb (`could`, `can`, `might`, `checks`) is a pronoun; `or one` alone
+    still offers 1."""
+    assert is_correct(f"$\\boxed{{12}}${after}", "12", "math")
+    assert not is_correct("$\\boxed{12}$, or one.", "12", "math")
+
+
+@pytest.mark.parametrize(("completion", "source"), [
+    ("\\boxed{\\frac{1}{2}}.\n\nWait, actually I double counted; it should be $\\frac{1}{3}$.", "math"),
+    ("\\boxed{\\frac{1}{2}}.\n\nHmm, I double counted. It should be $\\frac{1}{3}$.", "math"),
+    ("#### 12\nWait, I forgot the two extra; it should be 14.", "gsm8k"),
+    ("#### 12\nWait, I forgot the two extra. It's 14.", "gsm8k")])
+def test_round_35_a_correction_with_its_reason_before_the_value_offers_the_value(completion, source):
+    """Hostile round 35: `\\boxed{\\frac{1}{2}}` then `Wait, actually I double counted; it should be $\\frac{1}{3}$.`
+    scored 1 for 1/2: a reason between the correcting word and `it should be` hid the corrected value. A reason
+    ending its clause (`;`) or sentence (`.`) before `it should be`, `it's` ... is read as `so` was; two answers: 0
+    for either."""
+    gold = "\\frac{1}{2}" if source == "math" else "12"
+    other = "\\frac{1}{3}" if source == "math" else "14"
+    assert not is_correct(completion, gold, source) and not is_correct(completion, other, source)
