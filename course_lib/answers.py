@@ -143,9 +143,12 @@ _WRAPPED_MARK = re.compile(r"(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\(((?:(?!\\[()]).)
 
 
 def _unwrapped(mark: str) -> str:
-    """A `####` mark without the math or the box it is written in, and an escaped dollar as a dollar (`\\(12\\)`,
-    `$\\boxed{12}$` and `\\boxed{12}` are 12, `\\$64` is `$64`); any other mark as it is (`$7$ or $8$` stays two)."""
+    """A `####` mark without the math or the box it is written in, an escaped dollar as a dollar and without the check
+    marks or emoji after it (`\\(12\\)`, `$\\boxed{12}$`, `\\boxed{12}` and `12 ✅` are 12, `\\$64` is `$64`); any
+    other mark as it is (`$7$ or $8$` stays two)."""
     mark = mark.strip()
+    while mark and (unicodedata.category(mark[-1]) == "So" and mark[-1] != "\u00b0" or mark[-1] in "\ufe0f \t"):
+        mark = mark[:-1]  # `✅`, `✓`, `👍` (a symbol; not the degree sign, `8°`), an emoji's variation selector
     while wrapped := _WRAPPED_MARK.fullmatch(mark):
         mark = next(group for group in wrapped.groups() if group is not None).strip()
     return mark.replace("\\$", "$")
@@ -171,6 +174,7 @@ _CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a
 # option, `_OPTION_CORRECTED`)
 _CORRECTING = (r"(?:wait|actually|hmm+|oh|oops|no|sorry|hold\s++on|on\s++second\s++thought"
                r"|I\s++made\s++an?\s++(?:error|mistake))\b[\s,.!:;\u2014\u2013-]*+")
+_I_THINK = r"(?:I[ \t]++think[ \t,]++(?:that[ \t]++)?)?"  # `Actually, I think 14 is right.`, `Wait, I think it's 14.`
 _CORRECTED_TO = (r"(?:(?:it|this|that)(?:'s|\s++is|\s++was|\s++should\s++be)\s++"
                  r"|(?:the\s++)?(?:correct\s++|right\s++)?(?:total|result|value)\s++(?:is|should\s++be)\s++)")
 # a reason on the same line first: `Wait, I missed one, so it's 8.`, or one ending its sentence or clause before what the
@@ -404,6 +408,7 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
     r"|\bversus\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\beven\b|\belse\b|\balternatively\b)))+"
     rf"\s*\$?{_LETTER}|[ \t]*\([A-Ga-g]\)(?![A-Za-z]))*)")
 # an option offered after a stated answer (`(A), i.e. option (B)`, `(A), that is, (B)`, `(A)\n(B)`, `(A). Actually, (B).`,
+# `(A). Alternatively, (B).`,
 # `(A).\nThough (B) is also plausible.`, `(A).\nCorrection: (B)`, `The correct option is (B).`, `The answer would be (B).`)
 # an option alone on the next line (`\n(B)`, `\nB`, `\n**(B)**`), not a list of options (`\n(A) Alice has ...`)
 _OPTION_ON_NEXT_LINE = r"\.?[ \t]*+\n\s*+(?=(?:\*\*)?\(?[A-G]\)?(?:\*\*)?[ \t]*+\.?[ \t]*+(?:\n|$))"
@@ -411,7 +416,7 @@ _OPTION_ON_NEXT_LINE = r"\.?[ \t]*+\n\s*+(?=(?:\*\*)?\(?[A-G]\)?(?:\*\*)?[ \t]*+
 _OPTION_CORRECTED = (rf"[.,;:]?\s*+(?:{_CORRECTING})++{_SO_THEN}{_CORRECTED_TO}?(?:option[ \t]++)?"
                      r"(?=\(?[A-G]\)?[ \t]*+[.!]?[ \t]*+(?:\n|$))")
 _OPTION_AFTER = re.compile(
-    r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|(?:though|but|however)(?=[ \t,]*+\(?[A-G]\)?(?:[ \t]*+"
+    r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|alternatively|(?:though|but|however)(?=[ \t,]*+\(?[A-G]\)?(?:[ \t]*+"
     r"[.!]?[ \t]*+(?:\n|$)|[ \t]++(?:is|was|would\s++be|could\s++be|might\s++be)\s++also\b|[ \t]++also\b))|correction|"
     r"the\s++(?:correct|right|"
     r"final)\s++(?:option|answer|choice)\s++is|the\s++answer\s++(?:would|should|must|could|might|may|will)\s++be)\b\.?"
@@ -618,8 +623,9 @@ _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:
                                 rf"(?:{_HEDGE_WORD}|even\b)?|{_HEDGE_WORD})\s*+{_OFFERED}")  # `or even 8`
 # `Wait, 8.`, `Actually, it's 8.`, `Oops, it should be 8.` after a mark: a correction offering a value that ends its
 # line (`Wait, 16 - 3 = 13, so ...`, `Actually, let me check: ...` are working)
-_CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+(?:{_CORRECTING})++{_SO_THEN}{_CORRECTED_TO}?"
-                              rf"{_OFFERED}(?=[ \t]*+[.!]?[ \t]*+(?:\n|$)|,?[ \t]++(?:since|because)\b)")  # or its reason after
+_CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})++{_SO_THEN}{_I_THINK}{_CORRECTED_TO}?"
+                              rf"{_OFFERED}(?=[ \t]*+[.!]?\)?[ \t]*+(?:\n|$)|,?[ \t]++(?:since|because)\b"  # or its reason after
+                              r"|[ \t]++is[ \t]++(?:the[ \t]++)?(?:right|correct)\b)")  # `Actually, 14 is correct.`
 # on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
 _LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")
 # a number alone in parentheses after a mark, at its line's end: `\boxed{7} (8?)`, `#### 7\n(8)`
@@ -720,7 +726,7 @@ _SHOWN_AFTER = re.compile(r"\$*[ \t]*+[.,;]?(?:\s*+(?:\\\((.{1,80}?)\\\)|\\\[((?
 # semicolon before a space, a bracket or a math delimiter closing, a bracket opened after a space, the end of its line,
 # or the next connector (`or 3/4, or maybe 5`); `!` and `?` are read with it (`5!` is a factorial)
 _OFFERED_END = re.compile(rf"(?i)\.(?=\s|$)|[,;](?=\s|$)|[)\]$]|\*\*|\\[)\]]|\n|(?<!\s)[ \t]++\(|"
-                          rf"(?<!\s)\s++(?:{_AFTER_A_BOX}|{_HEDGE_WORD}|and)(?![A-Za-z])|$")
+                          rf"(?<!\s)\s++(?:{_AFTER_A_BOX}|{_HEDGE_WORD}|and|is\s++(?:the\s++)?(?:right|correct))(?![A-Za-z])|$")
 _SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[dt]?frac\{\d+\}\{\d+\}|\d+/\d+)")
 
 

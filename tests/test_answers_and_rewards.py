@@ -2058,3 +2058,35 @@ def test_round_35_a_correction_with_its_reason_before_the_value_offers_the_value
     gold = "\\frac{1}{2}" if source == "math" else "12"
     other = "\\frac{1}{3}" if source == "math" else "14"
     assert not is_correct(completion, gold, source) and not is_correct(completion, other, source)
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("So the answer is (C). Alternatively, (A).", False), ("So the answer is (C).\nAlternatively: (A)", False),
+    ("So the answer is (C). Alternatively, one could track Bob: he ends with (A).", True),
+    ("So the answer is (C). Alternatively, (C).", True)])
+def test_round_35_an_option_offered_after_alternatively_is_a_hedge(completion, right):
+    """Hostile round 35: BBH's `So the answer is (C). Alternatively, (A).` scored 1 for (C): `Alternatively` offered a
+    second option after a box (`\\boxed{5}. Alternatively, $6$.`) but not after a stated option."""
+    assert is_correct(completion, "(C)", "bbh") is right
+    assert not is_correct(completion, "(A)", "bbh")
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("#### 5 ✅", True), ("#### 5 👍", True), ("#### 5 ✔️", True), ("10 / 2 = 5\n#### 5 ✓", True), ("#### 5°", True),
+    ("#### 5 ✓\nor 6", False), ("#### ✅", False)])
+def test_round_35_a_check_mark_or_emoji_after_a_hash_number_is_no_part_of_it(completion, right):
+    """Hostile round 35: `#### 5 ✅` (a chat model's flourish) scored 0 for 5: the symbol was read as a word that changes
+    the number. A symbol (Unicode `So`) at the mark's end is dropped; the degree sign stays a unit (`5°`)."""
+    assert is_correct(completion, "5", "gsm8k") is right
+
+
+@pytest.mark.parametrize("after", [
+    "Actually, I think 14 is right.", "Actually, 14 is correct.", "(Actually 14.)", "Wait, I think it's 14.",
+    "Hmm, actually 14 is the correct answer... no: 14 is correct."])
+def test_round_35_a_correction_that_calls_another_value_right_offers_it(after):
+    """Hostile round 35: `#### 12\\nActually, 14 is correct.` (or `I think 14 is right`, `(Actually 14.)`) scored 1 for
+    12: a correction's value was read only where it ended its line. Two answers: 0 for either; the mark's own value
+    called correct (`Actually, 12 is correct.`) and a value called wrong (`Hmm, 13 is wrong.`) offer none."""
+    assert not is_correct(f"#### 12\n{after}", "12", "gsm8k") and not is_correct(f"#### 12\n{after}", "14", "gsm8k")
+    assert is_correct("#### 12\nActually, 12 is correct.", "12", "gsm8k")
+    assert is_correct("#### 12\nHmm, 13 is wrong.", "12", "gsm8k")
