@@ -627,10 +627,7 @@ def read_ids(path: Path, problems) -> list:
         raise CourseError(f"ids={path} is not a text file of ids (not UTF-8); give the ids file `select --out` "
                           "wrote") from None
     ids = [line.strip() for line in text.splitlines() if line.strip()]
-    if ids and ids[0].split(",")[0] == "id" and "," in ids[0]:  # a difficulty table, not the ids chosen from it
-        raise CourseError(f"ids={path} is a table (its first line is a CSV header: {ids[0][:40]}...); give the ids "
-                          f"file `select` writes from it: `python -m course_lib select --table {path} --strategy "
-                          "hard --budget 0.1 --out ids.txt`")
+    _check_not_a_table(path, ids[0] if ids else "")
     repeated = sorted(i for i, times in collections.Counter(ids).items() if times > 1)
     if repeated:
         raise CourseError(f"ids={path} names {repeated[0]!r} more than once (it would be trained on as often); "
@@ -644,6 +641,23 @@ def read_ids(path: Path, problems) -> list:
     return [by_id[i] for i in ids]
 
 
+def _check_not_a_table(path, first_line: str) -> None:
+    """An ids file whose first line is a CSV header is a difficulty table, not the ids chosen from it: refused."""
+    if first_line.split(",")[0] == "id" and "," in first_line:
+        raise CourseError(f"ids={path} is a table (its first line is a CSV header: {first_line[:40]}...); give the ids "
+                          f"file `select` writes from it: `python -m course_lib select --table {path} --strategy "
+                          "hard --budget 0.1 --out ids.txt`")
+
+
+def _first_line(path) -> str:
+    """A file's first line that is not blank; '' for none, or for what is no UTF-8 text file (read_ids says so)."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            return next((line.strip() for line in handle if line.strip()), "")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 POOL_FLAGS = {"task": "task", "split": "split", "n": "n", "pool_seed": "seed", "pool_levels": "levels",
               "data_dir": "data_dir", "answer_format": "answer_format"}  # train's flag -> the pool spec's key
 
@@ -654,6 +668,8 @@ def _training_pool(args):
 
     Flags given with a recorded pool must agree with it: one that contradicts it is refused, naming both values.
     """
+    if args.ids:  # a table's own provenance records estimate's pool: the mix-up is named first, not a flag
+        _check_not_a_table(args.ids, _first_line(args.ids))
     recorded = _read_provenance(args.ids, "ids").get("pool") if args.ids else None
     given = {flag: getattr(args, flag) for flag in POOL_FLAGS if getattr(args, flag) is not None}
     task = recorded.get("task", "arith") if isinstance(recorded, dict) else given.get("task", "arith")

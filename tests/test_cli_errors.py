@@ -246,6 +246,21 @@ def test_an_ids_file_that_is_binary_repeats_an_id_or_is_a_table_is_refused(tmp_p
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("flag", [["--task", "arith"], ["--n", "30"]])
+def test_a_table_given_as_ids_is_named_a_table_even_with_its_estimate_provenance_and_a_pool_flag(tmp_path, flag):
+    """Hostile round 35: `train --task arith --ids table.csv`, the table `estimate` wrote from a jsonl file, said
+    `--task=arith contradicts the pool select recorded in table.csv.provenance.json`: the table's own provenance was
+    read as select's, and the advice (leave the flag out) led to the next error. The mix-up is named first."""
+    table = tmp_path / "table.csv"
+    table.write_text("id,level,source,k,n_correct,pass_rate\nq1,,arith,2,1,0.5\n")
+    (tmp_path / "table.csv.provenance.json").write_text(json.dumps(
+        {"command": "python -m course_lib estimate --task jsonl:my.jsonl", "pool": {"task": "jsonl:my.jsonl", "n": 20}}))
+    done = run_cli_in_process("train", "--model", "tiny-s", *flag, "--ids", table, "--steps", "1",
+                              "--out", tmp_path / "run")
+    assert done.returncode == 2 and "is a table (its first line is a CSV header" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "run").exists()
+
+
 def test_a_run_config_without_a_model_name_is_damaged_not_a_traceback(tmp_path):
     run = tmp_path / "run"
     (run / "final").mkdir(parents=True)
