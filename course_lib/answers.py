@@ -413,8 +413,8 @@ _STATED = re.compile(  # "answer is (B)", "answer is: C"; a list after it ("(A) 
 # an option alone on the next line (`\n(B)`, `\nB`, `\n**(B)**`), not a list of options (`\n(A) Alice has ...`)
 _OPTION_ON_NEXT_LINE = r"\.?[ \t]*+\n\s*+(?=(?:\*\*)?\(?[A-G]\)?(?:\*\*)?[ \t]*+\.?[ \t]*+(?:\n|$))"
 # a correction offering an option that ends its line: `(A).\nWait, actually it's (B).`, `(A). Oops, it should be B.`
-_OPTION_CORRECTED = (rf"[.,;:]?\s*+(?:{_CORRECTING})++{_SO_THEN}{_CORRECTED_TO}?(?:option[ \t]++)?"
-                     r"(?=\(?[A-G]\)?[ \t]*+[.!]?[ \t]*+(?:\n|$))")
+_OPTION_CORRECTED = (rf"[.,;:]?\s*+(?:{_CORRECTING})++{_SO_THEN}{_I_THINK}{_CORRECTED_TO}?(?:option[ \t]++)?"
+                     r"(?=\(?[A-G]\)?(?:[ \t]*+[.!]?[ \t]*+(?:\n|$)|[ \t]++is[ \t]++(?:the[ \t]++)?(?:right|correct)\b))")
 _OPTION_AFTER = re.compile(
     r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|alternatively|(?:though|but|however)(?=[ \t,]*+\(?[A-G]\)?(?:[ \t]*+"
     r"[.!]?[ \t]*+(?:\n|$)|[ \t]++(?:is|was|would\s++be|could\s++be|might\s++be)\s++also\b|[ \t]++also\b))|correction|"

@@ -2090,3 +2090,13 @@ def test_round_35_a_correction_that_calls_another_value_right_offers_it(after):
     assert not is_correct(f"#### 12\n{after}", "12", "gsm8k") and not is_correct(f"#### 12\n{after}", "14", "gsm8k")
     assert is_correct("#### 12\nActually, 12 is correct.", "12", "gsm8k")
     assert is_correct("#### 12\nHmm, 13 is wrong.", "12", "gsm8k")
+
+
+@pytest.mark.parametrize("completion", [
+    "So the answer is (C).\n\nActually, I think (B) is right.", "So the answer is (C). Wait, (B) is correct.",
+    "#### C\nActually, I think B is right."])
+def test_round_35_a_correction_that_calls_another_option_right_offers_it(completion):
+    """Hostile round 35: `So the answer is (C).\\n\\nActually, I think (B) is right.` scored 1 for (C), as the numbers'
+    `Actually, 14 is correct.` did: the option a correction calls right is a second option; (C) called correct is none."""
+    assert not is_correct(completion, "(C)", "bbh") and not is_correct(completion, "(B)", "bbh")
+    assert is_correct("So the answer is (C).\n\nActually, (C) is correct.", "(C)", "bbh")
