@@ -71,7 +71,7 @@ def _tail(text) -> str:
     return text[-MAX_SCAN:] if isinstance(text, str) else ""
 
 
-_LATEX_SPACE = re.compile(r"\\[;:,!> ]|\\q?quad(?![A-Za-z])|~")
+_LATEX_SPACE = re.compile(r"\\[;:,!> ]|\\q?quad(?![A-Za-z])|(?<=\S)~")  # `12~\text{cm}`; a leading `~12` is approximate
 _LATEX_WORD = re.compile(r"\\(?:text|textrm|textit|textbf|textnormal|mathrm|mbox|operatorname)\s*\{([^{}]*)\}")
 
 
@@ -422,6 +422,7 @@ _OPTION_AFTER = re.compile(
     r"final)\s++(?:option|answer|choice)\s++is|the\s++answer\s++(?:would|should|must|could|might|may|will)\s++be)\b\.?"
     rf"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|{_OPTION_ON_NEXT_LINE}|{_OPTION_CORRECTED})"
     r"(?-i:\(([A-G])\)|([A-G])(?![A-Za-z]))")
+_INLINE_MATH = re.compile(r"\\[()]")  # LaTeX's inline math delimiters `\\(` and `\\)`
 _STATED_OPTION = re.compile(r"(?<![A-Za-z.])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`; not i.e.'s e)
 
 
@@ -451,6 +452,7 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
         return []
     dressed = [next(filter(None, match.groups())) for match in _DRESSED_OPTION.finditer(text)]
     text = _plain(_DRESSED_OPTION.sub(lambda match: f"({next(filter(None, match.groups()))})", text))
+    text = _INLINE_MATH.sub("", text)  # `The answer is \\(\\text{D}\\).`: the letter, as `$(D)$` reads
     stated = [match.group(1) + _options_after(text, match.end()) for match in _STATED.finditer(text)
               if not _a_trial(text, match.start())]  # not `If the answer is (D), ...`
     if len(stated) > MAX_MARKS:  # the answers stated, not every "answer" a reasoning writes ("each answer", "answers")
@@ -531,7 +533,7 @@ def extract_integer(text) -> str | None:
     marked = _integer_marks(text)
     if marked:
         return one_answer(marked)
-    tail = _plain(_tail(text))
+    tail = _MODULUS.sub("", _plain(_tail(text)))  # `N \\equiv 16 \\pmod{1000}`: 16, not the modulus
     stated = _stated_answer(tail)
     if stated:
         return stated[0]
@@ -588,6 +590,8 @@ def _integer_marks(text) -> list[str | None]:
             for answer in boxed_answers(text) + hashes + tagged_answers(text)]
 
 
+# a modulus written after a congruence (`\\pmod{1000}`, `(mod 1000)`, `(\\bmod 1000)`): no answer of its own
+_MODULUS = re.compile(r"[ \t]*(?:\\pmod\s*\{\s*\d+\s*\}|\(\s*(?:\\b?mod|mod|modulo)\s*\{?\s*\d+\s*\}?\s*\))")
 _INSIDE_AN_EXPRESSION = re.compile(r"(?:(?:[/^_]\{?|\\sqrt(?:\[[^\]]*\])?\{|\\[dt]?frac\{[^{}]*\}\{)\s*|[A-Za-z]"
                                    r"|[\d)}]\s*(?:[-+*\u00d7\u00b7\u2212|&]|\\times|\\cdot|\\pm|\\mp)\s*"
                                    r"|\d\s+(?:x|times|plus|minus|mod|over|divided\s+by)\s+|\\binom\{[^{}]*\}\{\s*"

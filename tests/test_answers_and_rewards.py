@@ -2100,3 +2100,29 @@ def test_round_35_a_correction_that_calls_another_option_right_offers_it(complet
     `Actually, 14 is correct.` did: the option a correction calls right is a second option; (C) called correct is none."""
     assert not is_correct(completion, "(C)", "bbh") and not is_correct(completion, "(B)", "bbh")
     assert is_correct("So the answer is (C).\n\nActually, (C) is correct.", "(C)", "bbh")
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("So the remainder is 16 (mod 1000).", "16", True), ("So $N \\equiv 16 \\pmod{1000}$.", "16", True),
+    ("So $N \\equiv 16 \\pmod{1000}$.", "1000", False), ("Thus $x \\equiv 3 \\ (\\bmod 7)$.", "3", True),
+    ("2016 mod 1000 = 16", "16", True)])
+def test_round_35_an_unmarked_aime_congruence_reads_the_residue_not_the_modulus(completion, gold, right):
+    """Hostile round 35: AIME without a mark, `So $N \\equiv 16 \\pmod{1000}$.` read 1000, the last number written,
+    and scored 0 for 16 (AIME answers are often a remainder mod 1000). A modulus after a congruence is no answer."""
+    assert is_correct(completion, gold, "aime2025") is right
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("The answer is \\(\\text{D}\\).", True), ("The answer is \\((D)\\).", True), ("The answer is \\(D\\) or \\(E\\).", False)])
+def test_round_35_an_option_in_latex_inline_math_is_that_option(completion, right):
+    """Hostile round 35: BBH's `The answer is \\(\\text{D}\\).` scored 0 for (D) while `$(D)$` and `$\\textbf{(D)}$`
+    scored 1: LaTeX's `\\(`...`\\)` delimiters hid the letter."""
+    assert is_correct(completion, "(D)", "bbh") is right
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("#### ~12", False), ("#### about 12", False), ("#### 12~apples", True), ("\\boxed{12~\\text{cm}}", True)])
+def test_round_35_a_tilde_before_a_hash_number_is_approximate_as_about_is(completion, right):
+    """Hostile round 35: `#### ~12` scored 1 for 12 while `#### ≈12` and `#### approximately 12` score 0: the tilde,
+    LaTeX's tie, was read as a space. A tie joins two things (`12~\\text{cm}`); a leading `~` is `about`."""
+    assert is_correct(completion, "12", "math" if "boxed" in completion else "gsm8k") is right
