@@ -491,6 +491,7 @@ def tagged_answers(text) -> list[str | None]:
     if not isinstance(text, str) or "<answer>" not in text:
         return []
     answer = extract_tagged(text)
+    answer = answer and _unwrapped(answer)  # `<answer>\\boxed{42}</answer>`, `<answer>$42$</answer>`: 42
     after = answer and text[text.index("</answer>", text.index("<answer>")) + len("</answer>"):][:160]
     alternative = answer and _alternative_after(after, answer)  # `<answer>7</answer> or 8`: another answer
     return [answer] + ([alternative] if alternative else [])

@@ -2126,3 +2126,14 @@ def test_round_35_a_tilde_before_a_hash_number_is_approximate_as_about_is(comple
     """Hostile round 35: `#### ~12` scored 1 for 12 while `#### ≈12` and `#### approximately 12` score 0: the tilde,
     LaTeX's tie, was read as a space. A tie joins two things (`12~\\text{cm}`); a leading `~` is `about`."""
     assert is_correct(completion, "12", "math" if "boxed" in completion else "gsm8k") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("<answer>\\boxed{42}</answer>", "42", "gsm8k", True), ("<answer>$\\boxed{42}$</answer>", "42", "gsm8k", True),
+    ("<answer>\\boxed{42}</answer>", "43", "gsm8k", False), ("<answer>$7$ or $8$</answer>", "7", "gsm8k", False),
+    ("<answer>\\boxed{\\frac{1}{2}}</answer>", "\\frac{1}{2}", "math", True)])
+def test_round_35_a_tag_holding_a_box_reads_the_boxed_answer(completion, gold, source, right):
+    """Hostile round 35: `<answer>\\boxed{42}</answer>` (a model that boxes by habit, asked for tags) scored 0 for
+    gsm8k's 42: the tag read `\\boxed{42}`, another answer than its own box's 42. A tag's content written whole in math
+    or a box is read as a `####` mark's is."""
+    assert is_correct(completion, gold, source, "tagged") is right
