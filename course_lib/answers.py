@@ -18,7 +18,8 @@ is a gloss listing as many values as the mark counts (`\\boxed{4}, i.e. $2, 3, 5
 (`i.e. 2 hours`) or a value in another unit than the mark's (`#### 2 hours (120 minutes)`, `5 hours, or 300 minutes`;
 units compared by name) explains the mark rather than offering another answer. A `####` number's unit is up to three
 words none of which changes a number (`#### 14 years old`, `#### 3 cups of flour`; `#### 7 dollars per thousand` is
-none).
+none). A mark or a tag written whole in math or a box (`#### \\boxed{12}`, `#### \\(12\\)`, `<answer>$42$</answer>`) is
+its content.
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42 (and `＃＃＃＃ 42` is `#### 42`); superscripts and fractions like `½` are not
 digits (a number in words is read only where an answer is stated or offered, `The answer is eight.`), and separators
@@ -143,7 +144,7 @@ _WRAPPED_MARK = re.compile(r"(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\(((?:(?!\\[()]).)
 
 
 def _unwrapped(mark: str) -> str:
-    """A `####` mark without the math or the box it is written in, an escaped dollar as a dollar and without the check
+    """A `####` mark or a tag's content without the math or the box it is written in, an escaped dollar as a dollar and without the check
     marks or emoji after it (`\\(12\\)`, `$\\boxed{12}$`, `\\boxed{12}` and `12 ✅` are 12, `\\$64` is `$64`); any
     other mark as it is (`$7$ or $8$` stays two)."""
     mark = mark.strip()
