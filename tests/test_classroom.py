@@ -425,3 +425,18 @@ def test_the_course_cli_makes_the_class_copies_as_make_lab_does(tmp_path, capsys
     with pytest.raises(SystemExit) as refused:
         course(["copies", "teacher", str(tmp_path / "x")])
     assert refused.value.code == 2 and "invalid choice: 'teacher'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("inside", ["", "sub"])
+def test_copies_into_a_file_say_it_is_a_file_and_keep_it(tmp_path, capsys, inside):
+    """Hostile round 35: `copies student eval.json` (a file, given as the folder) said `cannot write the copies in
+    eval.json/ (File exists): make that folder writable, or delete it and run this again`, advice to delete the
+    user's file. It names the file, and the file is kept."""
+    from course_lib.classroom.copies import main
+
+    file = tmp_path / "eval.json"
+    file.write_text('{"mine": 1}')
+    assert main(["student", str(file / inside if inside else file)]) == 2
+    said = capsys.readouterr().err
+    assert ("is a file, not a folder" if not inside else f"is inside {file}, a file") in said, said
+    assert "delete" not in said and len(said.strip().splitlines()) == 1 and file.read_text() == '{"mine": 1}'

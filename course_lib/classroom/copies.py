@@ -147,6 +147,10 @@ def make_copies(folder, kind: str, notebooks: list[Path] | None = None) -> dict[
               if folder.resolve() == own.resolve() or own.resolve() in folder.resolve().parents]
     check(not inside, f"folder={folder} is inside the course's own {inside[0].name if inside else ''}/: copies go to "
                       "a folder of their own (a git-ignored one, e.g. lab/student)")
+    file = next((path for path in (folder, *folder.parents) if path.exists() and not path.is_dir()), None)
+    where = "is a file" if file == folder else f"is inside {file}, a file"
+    check(file is None, f"folder={folder} {where}, not a folder: give the folder the copies go to (a new or a "
+                        "git-ignored one, e.g. lab/student)")
     folder.mkdir(parents=True, exist_ok=True)
     done = {"new": [], "kept": [], "changed": [], "unreadable": [], "with_solutions": []}
     for source in lessons() if notebooks is None else notebooks:
