@@ -263,6 +263,7 @@ def cmd_notebooks(args) -> None:
     check_not_in_owned(args.out, fix=f"give a folder of its own (build/{args.profile})")  # a run's, a study's parts
     check(not (Path(args.out) / "grid.json").is_file(), f"out={args.out} is a study folder `reproduce` writes; give a "
                                                         f"folder of its own (build/{args.profile})")
+    check_writable_folder(args.out)  # a file at --out: named, not an OSError's `File exists`
     for notebook in course_notebooks():  # an executed copy replaces only an executed copy, never a lesson
         _check_executed_copy(Path(args.out) / notebook.name)
     check(args.only is None or (args.only and all(prefix.strip() for prefix in args.only)),

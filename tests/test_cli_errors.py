@@ -1062,3 +1062,14 @@ def test_round_28_compare_accepts_one_problem_file_read_at_two_paths(tmp_path):
                                   "--out", tmp_path / f"gain-{refused}.json")
         assert (done.returncode == 2) is refused, done.stderr
         assert ("different task" in done.stderr) is refused, done.stderr
+
+
+@pytest.mark.parametrize("inside", ["", "sub"])
+def test_notebooks_out_a_file_is_one_line_naming_out(tmp_path, inside):
+    """Hostile round 35: `notebooks --out eval.json` (a file) said `eval.json: File exists; check the path, its
+    permissions and free disk space`, naming no parameter; `figures`, `pretrain` and `standin` say `out=… is a file`."""
+    file = tmp_path / "eval.json"
+    file.write_text("{}")
+    done = run_cli_in_process("notebooks", "--profile", "smoke", "--out", file / inside if inside else file)
+    assert done.returncode == 2 and f"out={file}" in done.stderr and "is a file" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and file.read_text() == "{}"
