@@ -533,7 +533,8 @@ def cmd_estimate(args) -> None:
     _write_outputs(args, {args.out: text,  # both or neither
                           Path(str(args.out) + ".provenance.json"): json.dumps(provenance, indent=2) + "\n"}, "estimate")
     cost = table.attrs["cost"]
-    print(f"wrote {len(table)} rows to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
+    rows = f"{len(table):,} row{'s' if len(table) != 1 else ''}"
+    print(f"wrote {rows} to {args.out}: mean pass rate {table.pass_rate.mean():.3f}, "
           f"format share {table.format_share.mean():.3f}, {cost['generated_tokens']:,} tokens in {cost['wall_seconds']} s")
 
 
