@@ -144,9 +144,9 @@ _WRAPPED_MARK = re.compile(r"(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\(((?:(?!\\[()]).)
 
 
 def _unwrapped(mark: str) -> str:
-    """A `####` mark or a tag's content without the math or the box it is written in, an escaped dollar as a dollar and without the check
-    marks or emoji after it (`\\(12\\)`, `$\\boxed{12}$`, `\\boxed{12}` and `12 ✅` are 12, `\\$64` is `$64`); any
-    other mark as it is (`$7$ or $8$` stays two)."""
+    """A `####` mark or a tag's content without the math or the box it is written in, an escaped dollar as a dollar,
+    and without the check marks or emoji after it (`\\(12\\)`, `$\\boxed{12}$`, `\\boxed{12}` and `12 ✅` are 12,
+    `\\$64` is `$64`); any other mark as it is (`$7$ or $8$` stays two)."""
     mark = mark.strip()
     while mark and (unicodedata.category(mark[-1]) == "So" and mark[-1] != "\u00b0" or mark[-1] in "\ufe0f \t"):
         mark = mark[:-1]  # `✅`, `✓`, `👍` (a symbol; not the degree sign, `8°`), an emoji's variation selector
