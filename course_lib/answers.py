@@ -632,6 +632,14 @@ _HEDGE_AFTER_A_BOX = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:
 _CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})++{_SO_THEN}{_I_THINK}{_CORRECTED_TO}?"
                               rf"{_OFFERED}(?=[ \t]*+[.!]?\)?[ \t]*+(?:\n|$)|,?[ \t]++(?:since|because)\b"  # or its reason after
                               r"|[ \t]++is[ \t]++(?:the[ \t]++)?(?:right|correct)\b)")  # `Actually, 14 is correct.`
+# a retraction after a mark, then another value (`Wait, that's not right. Let me redo it: $x = 4$.`, `That's wrong, so
+# it's 4.`): the retracted mark and the value that replaces it are two answers; a check (`Wait, let me verify: 3 + 0 =
+# 3. Yes.`) retracts nothing, and a redo that reaches the mark's own value restates it
+_RETRACTED = (r"(?:(?:that|this|it)(?:'s|\s++is|\s++was)\s++(?:not\s++(?:right|correct)|wrong|incorrect)"
+              r"|I\s++was\s++wrong)\b[\s,.!;\u2014\u2013-]*+")
+_RETRACTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})*+{_RETRACTED}"
+                              rf"(?:[^:\n]{{0,80}}?(?::|\bso\b,?)[ \t]++)?{_I_THINK}{_CORRECTED_TO}?"
+                              rf"{_OFFERED}(?=[ \t]*+[.!]?\)?[ \t]*+(?:\n|$))")
 # on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
 _LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")
 # a number alone in parentheses after a mark, at its line's end: `\boxed{7} (8?)`, `#### 7\n(8)`
@@ -738,7 +746,7 @@ _SHOWN_VALUE = re.compile(r"(?:[a-z]\s*=\s*)?[-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\\[
 
 # what offers a value after a mark: a connector (`or 8`, `, i.e. 8`), a correction (`Wait, 8.`), another label on the
 # next line (`\nThe result is 8.`), `and` or `=` starting the next line; each ends in `_OFFERED`, the value
-_OFFERING = (_HEDGE_AFTER_A_BOX, _CORRECTED_AFTER, _LABEL_AFTER, _LINE_AFTER)
+_OFFERING = (_HEDGE_AFTER_A_BOX, _CORRECTED_AFTER, _RETRACTED_AFTER, _LABEL_AFTER, _LINE_AFTER)
 
 
 def _next_offered(after: str, unit: str | None = None) -> tuple[str | None, int, bool] | None:
@@ -765,7 +773,8 @@ def _next_offered(after: str, unit: str | None = None) -> tuple[str | None, int,
     return (value, shown.end(), False) if shown and _SHOWN_VALUE.fullmatch(value) else None
 
 
-_GLOSS = re.compile(r"(?i)i\.\s?e\b|\bthat\s++is\b|\bnamely\b")  # a connector that restates: `, i.e.`, `that is`, `namely`
+# a connector that restates: `, i.e.`, `that is`, `namely` (not `that is not right`, a retraction)
+_GLOSS = re.compile(r"(?i)i\.\s?e\b|\bthat\s++is\b(?!\s++(?:not|wrong|incorrect)\b)|\bnamely\b")
 
 
 def _alternative_after(after: str, mark: str) -> str | None:

@@ -2137,3 +2137,23 @@ def test_round_35_a_tag_holding_a_box_reads_the_boxed_answer(completion, gold, s
     gsm8k's 42: the tag read `\\boxed{42}`, another answer than its own box's 42. A tag's content written whole in math
     or a box is read as a `####` mark's is."""
     assert is_correct(completion, gold, source, "tagged") is right
+
+
+@pytest.mark.parametrize(("completion", "source"), [
+    ("\\boxed{3}. Wait, that's not right. Let me redo it: $x = 4$.", "math"),
+    ("\\boxed{3}. Wait, that's not right. Let me redo it: $x = 4$.", "aime2025"),
+    ("\\boxed{3}\n\nWait, that's not right.\nLet me redo it: $x = 4$.", "math"),
+    ("\\boxed{3}. Hmm, that's incorrect. Let me redo: $4$.", "tinymath"),
+    ("#### 3\nWait, that's not right. Let me redo it: 4.", "gsm8k"),
+    ("\\boxed{3}. That's wrong. It's 4.", "math"), ("\\boxed{3}. I was wrong: the value is 4.", "math")])
+def test_round_36_a_retraction_after_the_mark_then_another_value_is_two_answers(completion, source):
+    """Hostile round 35 (left): `\\boxed{3}. Wait, that's not right. Let me redo it: $x = 4$.` scored 1 for 3: the value
+    after a retraction (`that's not right`, `that's wrong`, `I was wrong`) and a clause ending in a colon was not read.
+    The retracted mark and the value offered in its place are two answers: 0 for either. A retraction whose redo reaches
+    the mark's own value, and a check that confirms it, keep 1."""
+    assert not is_correct(completion, "3", source) and not is_correct(completion, "4", source)
+    kept = completion.replace("$x = 4$", "$x = 3$").replace("$4$", "$3$").replace(" 4.", " 3.")
+    assert is_correct(kept, "3", source)
+    mark = completion.split("Wait")[0].split("Hmm")[0].split("That")[0].split("I was")[0]
+    assert is_correct(mark + "Wait, let me verify: 3 + 0 = 3. Yes.", "3", source)
+    assert is_correct(mark + "Wait, let me verify: $1 + 2 = 3$.", "3", source)
