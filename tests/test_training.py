@@ -1547,6 +1547,30 @@ def test_check_base_refuses_names_the_file_or_warns_for_a_full_fine_tune(tmp_pat
         check_base(tmp_path, run, "tiny-s", {"model.safetensors": "b" * 64}, refuse=False)
 
 
+def test_round_36_a_changed_base_under_course_models_dir_names_that_folder_not_git(tmp_path, monkeypatch):
+    """Hostile round 36: a run trained on tiny-s from COURSE_MODELS_DIR=/elsewhere, whose copy there changed, was told
+    to `git checkout data/models/tiny-s`, which leaves that copy as it is (the same refusal came back); so was a
+    damaged copy there. Both now name the copy's folder; the course's own models keep the git advice."""
+    import course_lib.models as models
+    import course_lib.training as training
+
+    monkeypatch.setenv("COURSE_MODELS_DIR", str(tmp_path))
+    monkeypatch.setattr(training, "MODELS_DIR", tmp_path)
+    run = {"base_sha256": {"model.safetensors": "a" * 64}}
+    with pytest.raises(CourseError) as error:
+        check_base(tmp_path / "run", run, "tiny-s", {"model.safetensors": "b" * 64})
+    assert f"restore that model in {tmp_path / 'tiny-s'} (COURSE_MODELS_DIR), or train" in str(error.value)
+    assert "git checkout" not in str(error.value)
+    shutil.copytree(MODELS_DIR / "tiny-s", tmp_path / "tiny-s")
+    weights = tmp_path / "tiny-s" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-1] + b"\0")  # the last byte of a weight changed
+    monkeypatch.setattr(models, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(models.folders, "MODELS_DIR", tmp_path)
+    with pytest.raises(CourseError, match="model.safetensors is corrupt or changed") as error:
+        models.folders.verify_model_folder(tmp_path / "tiny-s")
+    assert "git checkout" not in str(error.value) and "rebuild it with `python -m course_lib pretrain" in str(error.value)
+
+
 def test_lora_targets_are_checked_against_the_models_linear_modules():
     import torch
 

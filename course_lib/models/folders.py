@@ -63,7 +63,7 @@ def verify_model_folder(path) -> None:
     check(isinstance(hashes, dict), f"{manifest_path} is not a valid manifest (a JSON object, 'sha256' an object); "
                                     "restore it from git or rebuild the model")
     fix = f"rebuild it with `{manifest.get('command', 'the command that built it')}`"
-    if path.resolve().parent == MODELS_DIR.resolve():
+    if path.resolve().parent == MODELS_DIR.resolve() and env_folder("COURSE_MODELS_DIR") is None:  # not a copy elsewhere
         fix += f" or restore it with `git checkout data/models/{path.name}`"
     verified, changed = _read_verified(), False
     for name, expected in hashes.items():

@@ -34,7 +34,7 @@ from ..classroom.quiet import no_weight_bars
 from ..classroom.runtime import progress_bar
 from ..errors import CourseError, check, warn
 from ..models import TINY_NAMES, check_weights_finite, load_model, load_tokenizer, weights_sha256
-from ..paths import what_it_is
+from ..paths import MODELS_DIR, env_folder, what_it_is
 from ..problems import legacy_problems_fingerprint, problems_fingerprint
 from ..prompts import TINY_TASKS, asked_format, model_input, pool_answer_format, prompt_ids
 from ..provenance import atomic_write_text, code_changed_since, folder_lock, git_commit, library_versions
@@ -532,12 +532,22 @@ def check_base(run_dir, run: dict, model_name: str, current: dict | None, refuse
     name = changed[0]
     now, then = (f"sha256 {str(hashes[name])[:12]}..." if hashes.get(name) else "no such file"
                  for hashes in (current, recorded))
-    restore = f" (`git checkout data/models/{model_name}`)" if model_name in TINY_NAMES else ""
+    restore = _restore_advice(model_name)
     message = (f"the base model {model_name} that {run_dir} was trained on has changed since: its {name} has {now} "
                f"but {Path(run_dir) / 'run_config.json'} recorded {then}")
     if refuse:
         raise CourseError(f"{message}; restore that model{restore}, or train the run again into a new folder")
     warn(f"{message}; this full fine-tune takes only the tokenizer from it")
+
+
+def _restore_advice(model_name: str) -> str:
+    """Where a changed tiny base is restored: git for the course's own, the folder COURSE_MODELS_DIR names for a copy
+    (`git checkout data/models/tiny-s` leaves that copy as it is); '' for another model."""
+    if model_name not in TINY_NAMES:
+        return ""
+    if env_folder("COURSE_MODELS_DIR") is None:
+        return f" (`git checkout data/models/{model_name}`)"
+    return f" in {MODELS_DIR / model_name} (COURSE_MODELS_DIR)"
 
 
 def _finished_summary(run_dir: Path, steps: int) -> dict | None:
