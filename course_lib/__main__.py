@@ -425,14 +425,14 @@ def _check_outputs(args, *outs, folder: bool = False, parameter: str = "out") ->
 def _check_model_out(args, command: str, marker: str) -> None:
     """`pretrain` and `standin` write a model folder: new, empty or their own (its `marker` records the command),
     never one of the course's models in data/models, a folder inside a model, or a data folder."""
-    from .models import MODELS_DIR
+    from .models import MODELS_DIR, git_restore_command
 
     _check_outputs(args, args.out)  # as a file would be: no model folder above it, no data folder, no input
     target = resolved(args.out)
     check(not (target.parent == resolved(MODELS_DIR) and is_model_folder(target)),
           f"out={args.out} holds the course's model {target.name}, which runs and tables were made with; give a new "
-          f"folder (to rebuild it on purpose, delete it first: `git checkout {target.relative_to(REPOSITORY)}` "
-          "restores it)" if target.is_relative_to(REPOSITORY) else
+          f"folder (to rebuild it on purpose, delete it first: `{git_restore_command(target)}` restores it)"
+          if git_restore_command(target) else
           f"out={args.out} holds the course's model {target.name} ($COURSE_MODELS_DIR); give a new folder, or "
           "delete it first to rebuild it on purpose")
     tracked = tracked_files(target)
@@ -617,8 +617,8 @@ def _read_provenance(path, parameter: str) -> dict:
     return provenance
 
 
-def read_ids(path: Path, problems) -> list:
-    """The problems named in an ids file, in the file's order; every id must be in the pool."""
+def id_lines(path: Path) -> list:
+    """An ids file's non-blank lines, stripped; refused where it is missing, no UTF-8 text or a difficulty table."""
     if not path.exists():
         raise CourseError(f"ids={path} does not exist; write one with `python -m course_lib select ... --out {path}`")
     if not path.is_file():
@@ -630,6 +630,12 @@ def read_ids(path: Path, problems) -> list:
                           "wrote") from None
     ids = [line.strip() for line in text.splitlines() if line.strip()]
     _check_not_a_table(path, ids[0] if ids else "")
+    return ids
+
+
+def read_ids(path: Path, problems) -> list:
+    """The problems named in an ids file, in the file's order; every id must be in the pool."""
+    ids = id_lines(path)
     repeated = sorted(i for i, times in collections.Counter(ids).items() if times > 1)
     if repeated:
         raise CourseError(f"ids={path} names {repeated[0]!r} more than once (it would be trained on as often); "
@@ -651,15 +657,6 @@ def _check_not_a_table(path, first_line: str) -> None:
                           "hard --budget 0.1 --out ids.txt`")
 
 
-def _first_line(path) -> str:
-    """A file's first line that is not blank; '' for none, or for what is no UTF-8 text file (read_ids says so)."""
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            return next((line.strip() for line in handle if line.strip()), "")
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
 POOL_FLAGS = {"task": "task", "split": "split", "n": "n", "pool_seed": "seed", "pool_levels": "levels",
               "data_dir": "data_dir", "answer_format": "answer_format"}  # train's flag -> the pool spec's key
 
@@ -671,7 +668,7 @@ def _training_pool(args):
     Flags given with a recorded pool must agree with it: one that contradicts it is refused, naming both values.
     """
     if args.ids:  # a table's own provenance records estimate's pool: the mix-up is named first, not a flag
-        _check_not_a_table(args.ids, _first_line(args.ids))
+        id_lines(args.ids)
     recorded = _read_provenance(args.ids, "ids").get("pool") if args.ids else None
     given = {flag: getattr(args, flag) for flag in POOL_FLAGS if getattr(args, flag) is not None}
     task = recorded.get("task", "arith") if isinstance(recorded, dict) else given.get("task", "arith")

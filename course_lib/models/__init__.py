@@ -28,6 +28,7 @@ from .folders import (  # noqa: F401 (imported from here by the CLI, tests and n
     CHEAP_TO_HASH,
     file_sha256,
     fresh_staging,
+    git_restore_command,
     n_parameters,
     publish_files,
     remembered_sha256,

@@ -42,6 +42,13 @@ def _read_verified() -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def git_restore_command(path: Path) -> str:
+    """`git checkout data/models/NAME` for a model folder of the course's own clone; '' for any other folder, a copy
+    that COURSE_MODELS_DIR names included (git would leave that copy as it is) (00)."""
+    own = Path(path).resolve().parent == MODELS_DIR.resolve() and env_folder("COURSE_MODELS_DIR") is None
+    return f"git checkout data/models/{Path(path).name}" if own else ""
+
+
 def verify_model_folder(path) -> None:
     """Check the files a folder's manifest.json (tiny model), standin.json or packaged.json lists against their sha256.
 
@@ -63,8 +70,8 @@ def verify_model_folder(path) -> None:
     check(isinstance(hashes, dict), f"{manifest_path} is not a valid manifest (a JSON object, 'sha256' an object); "
                                     "restore it from git or rebuild the model")
     fix = f"rebuild it with `{manifest.get('command', 'the command that built it')}`"
-    if path.resolve().parent == MODELS_DIR.resolve() and env_folder("COURSE_MODELS_DIR") is None:  # not a copy elsewhere
-        fix += f" or restore it with `git checkout data/models/{path.name}`"
+    if git_restore_command(path):
+        fix += f" or restore it with `{git_restore_command(path)}`"
     verified, changed = _read_verified(), False
     for name, expected in hashes.items():
         file = path / name

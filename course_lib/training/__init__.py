@@ -33,8 +33,8 @@ from ..answers import in_format
 from ..classroom.quiet import no_weight_bars
 from ..classroom.runtime import progress_bar
 from ..errors import CourseError, check, warn
-from ..models import TINY_NAMES, check_weights_finite, load_model, load_tokenizer, weights_sha256
-from ..paths import MODELS_DIR, env_folder, what_it_is
+from ..models import TINY_NAMES, check_weights_finite, git_restore_command, load_model, load_tokenizer, weights_sha256
+from ..paths import MODELS_DIR, what_it_is
 from ..problems import legacy_problems_fingerprint, problems_fingerprint
 from ..prompts import TINY_TASKS, asked_format, model_input, pool_answer_format, prompt_ids
 from ..provenance import atomic_write_text, code_changed_since, folder_lock, git_commit, library_versions
@@ -545,9 +545,8 @@ def _restore_advice(model_name: str) -> str:
     (`git checkout data/models/tiny-s` leaves that copy as it is); '' for another model."""
     if model_name not in TINY_NAMES:
         return ""
-    if env_folder("COURSE_MODELS_DIR") is None:
-        return f" (`git checkout data/models/{model_name}`)"
-    return f" in {MODELS_DIR / model_name} (COURSE_MODELS_DIR)"
+    command = git_restore_command(MODELS_DIR / model_name)
+    return f" (`{command}`)" if command else f" in {MODELS_DIR / model_name} (COURSE_MODELS_DIR)"
 
 
 def _finished_summary(run_dir: Path, steps: int) -> dict | None:
