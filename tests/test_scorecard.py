@@ -67,6 +67,8 @@ def test_committed_scorecard_rows(committed_card):
                                            "gain, +0.020 / 3 = +0.007)")
     assert (tinymath_size["status"], tinymath_size["was"]) == ("contradicted", "contradicted")
     assert tinymath_size["margin"] == "0.009 (tiny-m-math), 0.008 (tiny-sm-math)"
+    tinymath_l = card.loc["Levels 1-3 match levels 1-5 (tinymath, a size that solves levels 4-5 sometimes)"]  # under way
+    assert (tinymath_l["status"], tinymath_l["margin"]) == ("running", "0.007")
     strong = card.loc["Hard beats random under a 10% budget (strong but unsaturated model)"]
     # the confirmatory study's six fresh seeds (200-205), none shared with its pilot (100-102)
     assert strong["tiny world"] == ("-0.001 [-0.008, +0.006] (could not tell, 6 seeds: the margin 0.03 exceeds a "

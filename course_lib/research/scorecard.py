@@ -129,6 +129,10 @@ CLAIMS = (
           note="tinymath, the tiny world's MATH: two sizes pretrained on the same data; in this study's base "
           "evaluation tiny-sm-math solves levels 4-5 0.05 of the time (the floor), tiny-m-math 0.12; levels 1-3 take "
           "60% of the steps (the paper's about 45%); verdicts Holm-corrected across the two sizes"),
+    Claim("Levels 1-3 match levels 1-5 (tinymath, a size that solves levels 4-5 sometimes)", "arXiv 2604.06298: "
+          "Qwen2.5 0.5B, 1.5B and 3B on the same data (MATH), levels 1-3 match 1-5 with ~45% of the steps",
+          "tinymath-l-boundary", "tiny-l-math", "levels-1-3", "levels-1-5", expected="equivalent", steps=(150, 250),
+          fresh_from=730, margin=0.007),
     Claim("GSM8K-trained beats MATH-trained on MATH's numeric subset", "arXiv 2604.06298: Qwen2.5 0.5B-3B trained on "
           "GSM8K score higher on MATH's numeric-answer subset than the same models trained on MATH (about +5 points at "
           "1.5B, +3 at 3B)", "tinymath-cross", ("tiny-m-math", "tiny-sm-math"), "arith levels-1-5",
