@@ -6,7 +6,7 @@ One marked answer counts: a completion that marks several different answers (`##
 `the answer is (A) or (B)`, every option listed) hedges, and scores 0 whichever of them is right; the same
 answer marked twice is one answer. Beside the marked answers two more are read, in every format: an answer stated
 after a label from the last mark on (`The answer is 9.`, `**Final Answer**: nine`, `Answer: 7 or 8`; before the last
-mark a statement is working, `Step 1: the answer is 9.`) and one offered right after a mark
+mark a statement is working, `Step 1: the answer is 9.`, but a final-answer label's is not) and one offered right after a mark
 (`\\boxed{7} or 8`, `#### 7\\nor 8`, `\\boxed{7}, or rather 8`, `\\boxed{7}, i.e. $8$`, `\\boxed{7} vs \\[8\\]`,
 `\\boxed{7} or **8**`, `or x = 8`, `or minus 7`, `or half a thousand`, a correction, `Wait, actually it's 8.`,
 `Oops, it should be 8.`, and a number shown alone right after it: `#### 7\\n\\(8\\)`, `So \\boxed{7}.\\n8`); either,
@@ -19,10 +19,15 @@ is a gloss listing as many values as the mark counts (`\\boxed{4}, i.e. $2, 3, 5
 units compared by name) explains the mark rather than offering another answer. A `####` number's unit is up to three
 words none of which changes a number (`#### 14 years old`, `#### 3 cups of flour`; `#### 7 dollars per thousand` is
 none). A mark or a tag written whole in math or a box (`#### \\boxed{12}`, `#### \\(12\\)`, `<answer>$42$</answer>`) is
-its content.
+its content, and one that carries its working reads the result (`#### 3 × 4 = 12` after its last `=`, `#### 7, since 3 +
+4 = 7`, `#### Twelve`). A mark withdrawn right after it, with nothing in its place and no mark after it (`\\boxed{3}.
+Wait, that's not right.`, `The answer is 3. I was wrong.`), gives no answer. A final-answer statement (`**Answer:** 6`,
+`Final answer: 6`) is an answer wherever it stands, before the last mark too. An option rejected right after the one
+given (`(B), not (A)`) is no second answer. A chat template's end token closing a mark (`#### 5<|eot_id|>`) is no part
+of it, and an en dash starting a number is a minus (`#### –5`).
 Digits: any Unicode decimal digit counts as the ASCII digit of the same value, so `٤٢` (Arabic-Indic) and
 `４２` (fullwidth) both equal 42 (and `＃＃＃＃ 42` is `#### 42`); superscripts and fractions like `½` are not
-digits (a number in words is read only where an answer is stated or offered, `The answer is eight.`), and separators
+digits (a number in words is read only where an answer is stated, offered or marked whole, `The answer is eight.`), and separators
 must be ASCII (`.` and `,`). MATH answers are checked from any thread (a helper process when
 not the main one, see `math_equal`). Nothing here ever evaluates model output as code.
 Introduced in notebooks/00_tiny_world_tour.ipynb.
@@ -90,11 +95,11 @@ def normalize_number(text: str) -> str:
 
     >>> [normalize_number(s) for s in ("1,234,567", "1,2", " 7. ", "-0.0", "007", ".5", r"1\\,000", "1{,}000")]
     ['1234567', '1,2', '7', '0', '7', '0.5', '1000', '1000']
-    >>> normalize_number("\u22125"), normalize_number("+5")  # a Unicode minus; a plus sign
-    ('-5', '5')
+    >>> normalize_number("\u22125"), normalize_number("\u20135"), normalize_number("+5")  # a Unicode minus, an en dash; a plus
+    ('-5', '-5', '5')
     """
     text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)  # any script's digits
-    text = text.replace("\u2212", "-")  # the Unicode minus sign (−5), as typeset text writes it
+    text = _DASH_MINUS.sub("-", text.replace("\u2212", "-"))  # the Unicode minus sign (−5), as typeset text writes it
     cleaned = text.strip().replace("$", "")
     ellipsis = re.search(r"\d\s*\.\.+$", cleaned)  # `7...`, `7 ...`: the number goes on, it is no number
     cleaned = (cleaned if ellipsis else cleaned.rstrip(".")).strip()  # `7.`, `Paris.`
@@ -108,6 +113,9 @@ def normalize_number(text: str) -> str:
     return cleaned
 
 
+# an en dash starting a number, as a minus (`–5`, `– 5`, `–\frac{1}{2}`; a word processor's minus): not one between two
+# numbers (`3–5`, a range)
+_DASH_MINUS = re.compile(r"(?<![\w.,])\u2013(?=[ \t]?[\d.\\])")
 _WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row, in any script
 
 
@@ -130,12 +138,46 @@ def hash_answers(text) -> list[str | None]:
         return [None]
     marks = []
     for match in _HASH.finditer(text):
-        mark = normalize_number(_unwrapped(match.group(1)))
-        marks.append(_restated_once(_mark_value(_without_aside(_PERCENT.sub(r"\1", mark)))))
+        mark = _worked_result(_without_reason(normalize_number(_unwrapped(match.group(1)))))
+        mark = _mark_value(_without_aside(_PERCENT.sub(r"\1", mark)))
+        marks.append(_restated_once(_mark_value(_in_digits(mark)) if _WORDS_NUMBER.fullmatch(mark) else mark))
         if marks[-1] and not _heading(marks[-1]):  # `#### 7\nor 8`: the line after it offers another answer
-            alternative = _alternative_after(text[match.end():match.end() + 160], marks[-1])
-            marks += [alternative] if alternative else []
+            after = text[match.end():match.end() + 160]
+            alternative = _alternative_after(after, marks[-1])
+            withdrawn = not alternative and _withdrawn(text, match.end(), marks[-1])  # `#### 7\nThat's wrong.`
+            marks += [alternative] if alternative else [None] if withdrawn else []
     return [mark for mark in marks[:-1] if mark and not _heading(mark)] + [mark or None for mark in marks[-1:]]
+
+
+# a reason after a `####` mark's value (`7, since 3 + 4 = 7`, `7 because we add them`): no part of the value
+_REASON = re.compile(r"(?i)(?<=\S)(?:[ \t]*+[,;]|[ \t])[ \t]*+(?:since|because)\b")
+# a calculation of numbers (`3 × 4`, `2 + 3 = 5 × 2`, `(3 + 4) * 2`): digits, operators, brackets and `=` only, with an
+# operator between two numbers
+_CALCULATION = re.compile(r"[\d.,()\s+\-*/\u00d7\u00b7\u00f7^=]*+")
+_OPERATION = re.compile(r"[\d)][ \t]*+[-+*/\u00d7\u00b7\u00f7^][ \t]*+[\d(]")
+
+
+_MAY_BE = re.compile(r"(?i)\b(?:could|might|may|not\s++sure)\b")  # a reason that doubts: `because it might be 8`
+
+
+def _without_reason(mark: str) -> str:
+    """A `####` mark without the reason given after its value (`7, since 3 + 4 = 7` is `7`); a reason that hedges
+    (`7 because it might be 8`, `7 since maybe 8`: `_DISJUNCTION`, `_MAY_BE`) or any other mark is kept whole."""
+    reason = _REASON.search(mark)
+    hedged = reason and (_DISJUNCTION.search(mark, reason.end()) or _MAY_BE.search(mark, reason.end()))
+    return mark[:reason.start()] if reason and not hedged else mark
+
+
+def _worked_result(mark: str) -> str:
+    """A `####` mark that carries its working (`3 × 4 = 12`, `3 * 4 = 12`, `2 + 3 = 5 × 2 = 10`) as what follows its
+    last `=`, when all before it is a calculation of numbers; any other mark as it is (`x = 12`, `3 = 4`, `12 = 3 × 4`).
+
+    >>> [_worked_result(m) for m in ("3 \u00d7 4 = 12", "3 \\\\times 4 = 12 apples", "x = 3 * 4 = 12", "3 = 4", "12 = 3 \u00d7 4")]
+    ['12', '12 apples', 'x = 3 * 4 = 12', '3 = 4', '12 = 3 × 4']
+    """
+    left, equals, right = _BOLD.sub(r"\1", mark).rpartition("=")  # `**3 × 4 = 12**`
+    left = re.sub(r"\\(?:times|cdot|div)(?![A-Za-z])", "*", left)
+    return right.strip() if equals and _CALCULATION.fullmatch(left) and _OPERATION.search(left) else mark
 
 
 # a `####` mark written whole in math or a box (`#### \\(12\\)`, `#### $\\boxed{12}$`, `#### \\boxed{12}.`): its content
@@ -143,11 +185,18 @@ _WRAPPED_MARK = re.compile(r"(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\(((?:(?!\\[()]).)
                            r"|\\(?:boxed|fbox)\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})[ \t]*\.?")
 
 
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # `Ｂ`, `（`, `＄`: ASCII's fullwidth forms, as ASCII
+# a chat template's end tokens closing a mark (`5<|eot_id|>`, `5<|im_end|>`, `5</s>`, `5 <eos>`, `5<end_of_turn>`): no
+# part of the answer (one between two values, `5<|eot_id|>6`, is kept)
+_END_TOKENS = re.compile(r"(?:[ \t]*+(?:<\|[a-z_]{1,20}\|>|</s>|<eos>|<end_of_turn>))++$")
+
+
 def _unwrapped(mark: str) -> str:
     """A `####` mark or a tag's content without the math or the box it is written in, an escaped dollar as a dollar,
-    and without the check marks or emoji after it (`\\(12\\)`, `$\\boxed{12}$`, `\\boxed{12}` and `12 ✅` are 12,
-    `\\$64` is `$64`); any other mark as it is (`$7$ or $8$` stays two)."""
-    mark = mark.strip()
+    and without the end tokens, check marks or emoji after it (`\\(12\\)`, `$\\boxed{12}$`, `\\boxed{12}`, `12<|eot_id|>` and
+    `12 ✅` are 12, `\\$64` is `$64`), fullwidth letters as ASCII (`Ｂ` is `B`); any other mark as it is (`$7$ or $8$`
+    stays two)."""
+    mark = _END_TOKENS.sub("", mark.strip().translate(_FULLWIDTH))
     while mark and (unicodedata.category(mark[-1]) == "So" and mark[-1] != "\u00b0" or mark[-1] in "\ufe0f \t"):
         mark = mark[:-1]  # `✅`, `✓`, `👍` (a symbol; not the degree sign, `8°`), an emoji's variation selector
     while wrapped := _WRAPPED_MARK.fullmatch(mark):
@@ -176,11 +225,18 @@ _CORRECTION = r"or(?:\s*,\s*|\s+)(?:rather|actually|I\s+mean|that\s+is)\b"  # (a
 _CORRECTING = (r"(?:wait|actually|hmm+|oh|oops|no|sorry|hold\s++on|on\s++second\s++thought"
                r"|I\s++made\s++an?\s++(?:error|mistake))\b[\s,.!:;\u2014\u2013-]*+")
 _I_THINK = r"(?:I[ \t]++think[ \t,]++(?:that[ \t]++)?)?"  # `Actually, I think 14 is right.`, `Wait, I think it's 14.`
-_CORRECTED_TO = (r"(?:(?:it|this|that)(?:'s|\s++is|\s++was|\s++should\s++be)\s++"
+_CORRECTED_TO = (r"(?:(?:it|this|that)(?:['\u2019]s|\s++is|\s++was|\s++should\s++be)\s++"
                  r"|(?:the\s++)?(?:correct\s++|right\s++)?(?:total|result|value)\s++(?:is|should\s++be)\s++)")
 # a reason on the same line first: `Wait, I missed one, so it's 8.`, or one ending its sentence or clause before what the
 # value is corrected to: `Wait, I double counted; it should be 7.`, `Hmm, I forgot one. It's 8.`
 _SO_THEN = rf"(?:[^\n]{{0,120}}?(?:\bso[ \t,]++|[;.][ \t]++(?=(?i:{_CORRECTED_TO}))))?"
+# a retraction of what was just given (`that's not right`, `this is wrong`, `it was incorrect`, `I was wrong`; its
+# apostrophe typed or typeset, `that’s`), then the value or the option that replaces it (`_RETRACTED_AFTER`,
+# `_OPTION_RETRACTED`), or nothing (`_WITHDRAWN`)
+_RETRACTION = (r"(?:(?:that|this|it)(?:['\u2019]s|\s++is|\s++was)\s++(?:not\s++(?:right|correct)|wrong|incorrect)"
+               r"|I\s++was\s++wrong)\b")
+_RETRACTED = rf"{_RETRACTION}[\s,.!;\u2014\u2013-]*+"
+_REDONE = r"(?:[^:\n]{0,80}?(?::|\bso\b,?)[ \t]++)?"  # the redo's words before its value: `Let me redo it: `, `, so `
 # a contrast, a rejection or a gloss after an answer (`\boxed{8}, not 7`, `(A) rather than (B)`, `\boxed{8} instead of
 # $7$`, `\boxed{5}, i.e. $6$`, `\boxed{5} vs $6$`, `(A), though it could be (B)`): the value after it is a second answer
 # (a completion that names two values scores on neither), unless it restates the first (`\boxed{5}, i.e. $5$`)
@@ -366,7 +422,8 @@ def boxed_answers(text) -> list[str | None]:
                 after = _plain(text[position:position + 160])
                 named = _VARIABLE.match(answers[-1]) or _VARIABLE_BEFORE.search(text[max(0, box.start() - 12):box.start()])
                 alternative = _other_alternative(after, answers[-1], named and named.group(1))
-                if alternative is not None or _QUALIFIED_BOX.match(after) or _hedged_inside(answers[-1]):
+                if alternative is not None or _QUALIFIED_BOX.match(after) or _hedged_inside(answers[-1]) or \
+                        _withdrawn(text, position, answers[-1]):  # `\boxed{7}. Wait, that's wrong.`: none
                     answers.append(None)  # `\boxed{7} (maybe 8)`, `\boxed{7} or 8`, `\boxed{7} (about)`: a second answer
                 break
         else:
@@ -416,15 +473,27 @@ _OPTION_ON_NEXT_LINE = r"\.?[ \t]*+\n\s*+(?=(?:\*\*)?\(?[A-G]\)?(?:\*\*)?[ \t]*+
 # a correction offering an option that ends its line: `(A).\nWait, actually it's (B).`, `(A). Oops, it should be B.`
 _OPTION_CORRECTED = (rf"[.,;:]?\s*+(?:{_CORRECTING})++{_SO_THEN}{_I_THINK}{_CORRECTED_TO}?(?:option[ \t]++)?"
                      r"(?=\(?[A-G]\)?(?:[ \t]*+[.!]?[ \t]*+(?:\n|$)|[ \t]++is[ \t]++(?:the[ \t]++)?(?:right|correct)\b))")
+# a retraction, then the option replacing it that ends its line: `(A). Wait, that's not right. Let me redo it: (B).`
+_OPTION_RETRACTED = (rf"[.,;:]?\s*+(?:{_CORRECTING})*+{_RETRACTED}{_REDONE}{_I_THINK}{_CORRECTED_TO}?(?:option[ \t]++)?"
+                     r"(?=\(?[A-G]\)?[ \t]*+[.!]?[ \t]*+(?:\n|$))")
 _OPTION_AFTER = re.compile(
     r"(?i)[ \t]*+(?:[.,;:]?\s*+(?:i\.\s?e\.?|that\s++is|actually|alternatively|(?:though|but|however)(?=[ \t,]*+\(?[A-G]\)?(?:[ \t]*+"
     r"[.!]?[ \t]*+(?:\n|$)|[ \t]++(?:is|was|would\s++be|could\s++be|might\s++be)\s++also\b|[ \t]++also\b))|correction|"
     r"the\s++(?:correct|right|"
     r"final)\s++(?:option|answer|choice)\s++is|the\s++answer\s++(?:would|should|must|could|might|may|will)\s++be)\b\.?"
-    rf"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|{_OPTION_ON_NEXT_LINE}|{_OPTION_CORRECTED})"
+    rf"[ \t]*+[,:]?[ \t]*+(?:option[ \t]++)?|{_OPTION_ON_NEXT_LINE}|{_OPTION_CORRECTED}|{_OPTION_RETRACTED})"
     r"(?-i:\(([A-G])\)|([A-G])(?![A-Za-z]))")
 _INLINE_MATH = re.compile(r"\\[()]")  # LaTeX's inline math delimiters `\\(` and `\\)`
 _STATED_OPTION = re.compile(r"(?<![A-Za-z.])[A-Ga-g](?![A-Za-z])")  # each option in a stated list (`(B) or (d)`; not i.e.'s e)
+
+
+# an option in spaced parentheses or in square brackets (`( B )`, `[B]`): that option, `(B)`
+_BRACKETED_OPTION = re.compile(r"\([ \t]*+([A-Ga-g])[ \t]*+\)|\[[ \t]*+([A-Ga-g])[ \t]*+\]")
+# an option rejected right after the one given (`(B), not (A)`, `B; not A`, `(B) (not (A))`, `(B) rather than (A)`, `(B), but not (A) or (C)`):
+# a negation, no second answer (`(B) or (A)`, `(B), i.e. (A)` stay two)
+_REJECTED_OPTION = re.compile(r"(?:(?<=[(\s][A-G]\))|(?<=\b[A-G]))[ \t]*+[,;(\u2014\u2013]?[ \t]*+(?:(?i:but|and)[ \t]++)?"
+                              r"(?i:not|rather[ \t]++than|instead[ \t]++of)[ \t]++(?:(?i:option)[ \t]++)?\(?[A-G]\)?(?![A-Za-z])"
+                              r"(?:[ \t]*+(?:,|(?i:or|nor|and))[ \t]*+(?:(?i:option)[ \t]++)?\(?[A-G]\)?(?![A-Za-z]))*+")
 
 
 _TEXT_COMMAND = r"\\(?:text|textrm|textit|textbf|textnormal|mathrm|mbox|operatorname)\s*"  # as _LATEX_WORD reads them
@@ -451,18 +520,39 @@ def option_answers(text, stated_only: bool = False) -> list[str]:
     """
     if not isinstance(text, str):
         return []
+    text = text.translate(_FULLWIDTH)  # fullwidth letters and brackets (`（Ｂ）`) are the ASCII ones
     dressed = [next(filter(None, match.groups())) for match in _DRESSED_OPTION.finditer(text)]
     text = _plain(_DRESSED_OPTION.sub(lambda match: f"({next(filter(None, match.groups()))})", text))
     text = _INLINE_MATH.sub("", text)  # `The answer is \\(\\text{D}\\).`: the letter, as `$(D)$` reads
-    stated = [match.group(1) + _options_after(text, match.end()) for match in _STATED.finditer(text)
-              if not _a_trial(text, match.start())]  # not `If the answer is (D), ...`
+    text = _REJECTED_OPTION.sub("", _BRACKETED_OPTION.sub(r"(\1\2)", text))  # `( B )`, `[B]`; `(B), not (A)` gives (B)
+    stated = [match for match in _STATED.finditer(text) if not _a_trial(text, match.start())]  # not `If the answer is (D)`
     if len(stated) > MAX_MARKS:  # the answers stated, not every "answer" a reasoning writes ("each answer", "answers")
+        return [None]
+    stated = [_stated_options(text, match) for match in stated]
+    if None in stated:  # one withdrawn (`The answer is (A). Wait, that's wrong.`): no answer stands
         return [None]
     if stated_only and not stated:  # `stated_only`: options only mentioned (`(C) was first`) are no answer
         return []
     letters = [letter.upper() for span in stated for letter in _STATED_OPTION.findall(span)] + dressed if stated else \
         _OPTION.findall(text)
-    return [f"({letter})" for letter in letters]
+    last = None if stated else _last_match(_OPTION, text)  # `(A). That's wrong.`: the only option withdrawn
+    withdrawn = last and _withdrawn(text, last.end(), last.group())
+    return [f"({letter})" for letter in letters] + ([None] if withdrawn else [])
+
+
+def _stated_options(text: str, match: re.Match) -> str | None:
+    """The options a `_STATED` answer gives, with those offered right after it (`_options_after`); None when it is
+    withdrawn (`The answer is (A). Wait, that's not right.`, `_withdrawn`)."""
+    offered = _options_after(text, match.end())
+    return None if not offered and _withdrawn(text, match.end(), match.group(1)) else match.group(1) + offered
+
+
+def _last_match(pattern: re.Pattern, text: str) -> re.Match | None:
+    """The last match of `pattern` in `text`, or None."""
+    last = None
+    for last in pattern.finditer(text):  # noqa: B007 (the loop keeps the last)
+        pass
+    return last
 
 
 def _options_after(text: str, position: int) -> str:
@@ -493,9 +583,10 @@ def tagged_answers(text) -> list[str | None]:
         return []
     answer = extract_tagged(text)
     answer = answer and _unwrapped(answer)  # `<answer>\\boxed{42}</answer>`, `<answer>$42$</answer>`: 42
-    after = answer and text[text.index("</answer>", text.index("<answer>")) + len("</answer>"):][:160]
-    alternative = answer and _alternative_after(after, answer)  # `<answer>7</answer> or 8`: another answer
-    return [answer] + ([alternative] if alternative else [])
+    end = answer and text.index("</answer>", text.index("<answer>")) + len("</answer>")
+    alternative = answer and _alternative_after(text[end:end + 160], answer)  # `<answer>7</answer> or 8`: another answer
+    withdrawn = answer and not alternative and _withdrawn(text, end, answer)  # `... I was wrong.`: none
+    return [answer] + ([alternative] if alternative else [None] if withdrawn else [])
 
 
 def extract_tagged(text) -> str | None:
@@ -633,13 +724,16 @@ _CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})+
                               rf"{_OFFERED}(?=[ \t]*+[.!]?\)?[ \t]*+(?:\n|$)|,?[ \t]++(?:since|because)\b"  # or its reason after
                               r"|[ \t]++is[ \t]++(?:the[ \t]++)?(?:right|correct)\b)")  # `Actually, 14 is correct.`
 # a retraction after a mark, then another value (`Wait, that's not right. Let me redo it: $x = 4$.`, `That's wrong, so
-# it's 4.`): the retracted mark and the value that replaces it are two answers; a check (`Wait, let me verify: 3 + 0 =
-# 3. Yes.`) retracts nothing, and a redo that reaches the mark's own value restates it
-_RETRACTED = (r"(?:(?:that|this|it)(?:'s|\s++is|\s++was)\s++(?:not\s++(?:right|correct)|wrong|incorrect)"
-              r"|I\s++was\s++wrong)\b[\s,.!;\u2014\u2013-]*+")
-_RETRACTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})*+{_RETRACTED}"
-                              rf"(?:[^:\n]{{0,80}}?(?::|\bso\b,?)[ \t]++)?{_I_THINK}{_CORRECTED_TO}?"
-                              rf"{_OFFERED}(?=[ \t]*+[.!]?\)?[ \t]*+(?:\n|$))")
+# it's 4.`, a bare calculation reaching it, `Redo: 2 + 2 = 4.`): the retracted mark and the value that replaces it are
+# two answers; a check (`Wait, let me verify: 3 + 0 = 3. Yes.`) retracts nothing, and a redo that reaches the mark's
+# own value restates it
+_WORKING = r"(?:\d[\d,.]*+[ \t]*+(?:[-+*/^\u00d7\u00b7\u00f7]|\\times|\\cdot)[ \t]*+)++\d[\d,.]*+[ \t]*+=[ \t]*+"  # `2 + 2 = `
+_RETRACTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})*+{_RETRACTED}{_REDONE}{_I_THINK}"
+                              rf"{_CORRECTED_TO}?(?:{_WORKING})?{_OFFERED}(?=[ \t]*+[.!]?\)?[ \t]*+(?:\n|$))")
+# a retraction right after a mark that ends its clause (`\boxed{3}. Wait, that's not right.`, `#### 3\nHmm, that's
+# wrong.`, `I was wrong.`): the mark withdrawn (`_withdrawn`); not `I was wrong at first, but ...`, `it's wrong to ...`
+_WITHDRAWN = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})*+{_RETRACTION}"
+                        r"(?=[ \t]*+(?:[.!;,:)\u2014\u2013]|\n|$))")
 # on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
 _LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")
 # a number alone in parentheses after a mark, at its line's end: `\boxed{7} (8?)`, `#### 7\n(8)`
@@ -699,6 +793,7 @@ _LETTER_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;(\[\u2014\u2013-]?\s*+(?:(?:{_
 
 
 _LETTER_CORRECTED = re.compile(rf"(?i)[ \t]*+{_OPTION_CORRECTED}(?-i:\(?([A-G]))")  # `#### D\nWait, actually it's E.`
+_LETTER_RETRACTED = re.compile(rf"(?i)[ \t]*+{_OPTION_RETRACTED}(?-i:\(?([A-G]))")  # `#### D\nThat's wrong. It's E.`
 _LETTER_SHOWN = re.compile(rf"[ \t]*+{_OPTION_ON_NEXT_LINE}(?:\*\*)?\(?([A-G])")  # `#### A\n(B)`, `\nB`, `\n**(B)**`
 
 
@@ -786,8 +881,26 @@ def _alternative_after(after: str, mark: str) -> str | None:
     if alternative is not None:
         return alternative
     letter = re.fullmatch(r"\(?([A-G])\)?", mark.strip()) and (_LETTER_AFTER.match(after) or _LETTER_SHOWN.match(after)
-                                                                        or _LETTER_CORRECTED.match(after))
+                                                                        or _LETTER_CORRECTED.match(after)
+                                                                        or _LETTER_RETRACTED.match(after))
     return letter.group(1) if letter and letter.group(1) != mark.strip().strip("()") else None
+
+
+def _withdrawn(text: str, end: int, mark: str) -> bool:
+    """Whether a mark ending at `text[end]` is withdrawn, so that it gives no answer: a retraction right after it
+    (`_WITHDRAWN`: `\\boxed{3}. Wait, that's not right.`) that offers no value in its place (`Let me redo it: 4.`
+    offers 4, `... 3.` restates the mark), and no later mark or answer statement (`\\boxed{4}`, `So the answer is 4.`)."""
+    plain = _plain(text[end:end + 160])
+    letter = re.fullmatch(r"\(?[A-G]\)?", mark.strip())
+    return bool(_WITHDRAWN.match(plain)) and _next_offered(plain) is None and \
+        not (letter and _LETTER_RETRACTED.match(plain)) and not _marked_after(text, end)
+
+
+def _marked_after(text: str, start: int) -> bool:
+    """Whether `text[start:]` states an answer (`The answer is`) or marks one (a tag, a box, a `####` that is no
+    heading); read from `start` on, the text is never copied (a long completion retracts at most MAX_MARKS marks)."""
+    return bool(_STATED_LABEL.search(text, start) or text.find("<answer>", start) >= 0 or _BOX.search(text, start)) or \
+        any(not _heading(mark.group(1)) for mark in _HASH.finditer(text, start))
 
 
 _NUMBER_WORDS = {word: value for value, word in enumerate(
@@ -890,6 +1003,7 @@ def math_equal(predicted: str | None, reference: str) -> bool:
     """
     if predicted is None:
         return False
+    predicted, reference = (_DASH_MINUS.sub("-", text) for text in (predicted, reference))  # `– 5`: math-verify's `- 5`
     based = _in_base(reference), _in_base(predicted)  # `52_8`: math-verify drops the subscript, so it is read here
     if based[0] or (based[1] and (based[1][1] != 10 or _in_base(reference, plain_integer=True))):
         return _in_base(predicted, plain_integer=True) == _in_base(reference, plain_integer=True)  # base and value
@@ -1177,7 +1291,7 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
     answer, completion = str(answer), _after_thinking(completion)
     if answer_format is None and source == "aime2025":  # AIME: any clear integer counts, boxed or not
         reference = normalize_number(answer)  # after a marked answer, a different one stated is another (a hedge)
-        stated = _stated_numbers(_from_last_mark(_tail(completion))) if _integer_marks(completion) else []
+        stated = _answers_stated(_tail(completion)) if _integer_marks(completion) else []
         return extract_integer(completion) == reference and all(number == reference for number in stated)
     if source not in DEFAULT_FORMAT:
         raise ValueError(f"source={source!r} has no answer checker; sources: {', '.join(DEFAULT_FORMAT)}")
@@ -1195,7 +1309,7 @@ def is_correct(completion: str, answer: str, source: str, answer_format: str | N
             if found is not None and not (other == "hash" and _heading(found)):  # `#### Final answer`: a heading
                 elsewhere.append(found)
     if source not in ("shuffle", "bbh") and not (source == "math" and _SEVERAL_VALUES.search(answer)):
-        elsewhere += _stated_numbers(_from_last_mark(_tail(completion)))  # `#### 8\nThe answer is 9.`: a hedge
+        elsewhere += _answers_stated(_tail(completion))  # `#### 8\nThe answer is 9.`, `Answer: 9\n#### 8`: a hedge
     if source in ("shuffle", "bbh") and answer_format != "option":  # `#### E` and `So the answer is (D).`: a hedge
         stated = option_answers(completion, stated_only=True)
         if None in stated:
@@ -1212,12 +1326,26 @@ def _after_thinking(completion):
     return completion
 
 
-def _from_last_mark(text: str) -> str:
-    """The text from the start of its last mark (a box, a tag, a `####` that is no heading) on: where a stated answer
-    is a second answer. Before it a stated answer is working (`Step 1: the answer is 9.`, then `\\boxed{12}`)."""
+def _answers_stated(text: str) -> list[str | None]:
+    """The numbers a text with a mark states as answers beside it: every one stated from the start of its last mark
+    (a box, a tag, a `####` that is no heading) on, and before it those a final-answer label states (`**Answer:** 9`,
+    `Final answer: 9`, `_FINAL_LABEL`). Before the last mark any other statement is working (`Step 1: the answer is 9.`,
+    `The answer is 9 after step 1.`, then `\\boxed{12}`)."""
     starts = [box.start() for box in _BOX.finditer(text)] + [text.rfind("<answer>")]
     starts += [mark.start() for mark in _HASH.finditer(text) if not _heading(mark.group(1))]
-    return text[max([0, *starts]):]
+    last = max([0, *starts])
+    return _stated_numbers(text[last:]) + _stated_numbers(text[:last], final_only=True)
+
+
+# a final-answer label, read from the start of its line: `Answer:` opening the line (`**Answer:** 9`, `## Answer: 9`), or
+# one saying `final answer` (`So the final answer is`, `__Final answer__:`); `the answer is` in a sentence is not one
+_FINAL_LABEL = re.compile(r"(?i)[ \t>#*_-]*+answer(?:\*\*|__)?[ \t]*+[:=]|[^\n]*?final[ \t*_]*+answers?(?![a-z])")
+
+
+def _a_final_label(text: str, label: re.Match) -> bool:
+    """Whether a `_STATED_LABEL` is a final-answer label (`_FINAL_LABEL`), or one set in bold anywhere (`So **Answer:** 9`)."""
+    line = text.rfind("\n", 0, label.start()) + 1
+    return bool(_FINAL_LABEL.match(text, line, label.end())) or text[max(0, label.start() - 2):label.start()] in ("**", "__")
 
 
 # a MATH reference holding several values (`1,-2`, `(2,\infty)`, `3 \text{ or } 4`): a number stated beside its box
@@ -1225,13 +1353,15 @@ def _from_last_mark(text: str) -> str:
 _SEVERAL_VALUES = re.compile(r",|\\cup|\\pm|\bor\b|\band\b|\\lor")
 
 
-def _stated_numbers(text: str) -> list[str]:
+def _stated_numbers(text: str, final_only: bool = False) -> list[str | None]:
     """Each number a text states as its answer outside a mark (`The answer is 9.`, `Final answer: 9`, `**Final
     Answer**: 9`, `The answer is **9**.`, `$9$`, `9 apples`, `nine`), normalised: a label, then the rest of its
     sentence (or the next line, when the label ends its own) read as a `####` mark is, a number in words as its digits,
     a fraction as written (`The answer is 1/3.`);
     a list of numbers offered as alternatives (`7 or 8`, `7, or rather 8`) states each. A sentence holding a
-    calculation (`The answer is 18 / 2 = 9.`) states none, and a trial (`Suppose the answer is 9.`) is none.
+    calculation (`The answer is 18 / 2 = 9.`) states none, and a trial (`Suppose the answer is 9.`) is none. A statement
+    withdrawn right after it (`The answer is 3. I was wrong.`, `_withdrawn`) adds None. `final_only`: only those a
+    final-answer label states (`**Answer:** 9`, `Final answer: 9`; not `the answer is 9` in a sentence).
 
     >>> _stated_numbers("Answer: 9\\nThe answer is **10**. The final answer is \u221211 apples! The answer is 18 / 2 = 9.")
     ['9', '10', '-11']
@@ -1240,21 +1370,25 @@ def _stated_numbers(text: str) -> list[str]:
     """
     numbers = []
     for label in _STATED_LABEL.finditer(text):
-        if _a_trial(text, label.start()):
+        if _a_trial(text, label.start()) or final_only and not _a_final_label(text, label):
             continue
         next_line = _NEXT_VALUE_LINE.match(text, label.end())  # `Answer:\n8`: the value alone on the next line, the
         if next_line:  # whole line (not a list's first item, `answer:\n1. Add 3 and 4.`)
             end = text.find("\n", next_line.end(), next_line.end() + 100)
-            sentence = text[next_line.end():end if end >= 0 else next_line.end() + 100].strip().removesuffix(".")
+            stop = end if end >= 0 else next_line.end() + 100
+            sentence = text[next_line.end():stop].strip().removesuffix(".")
         else:  # the rest of the label's sentence
             end = _SENTENCE_END.search(text, label.end(), label.end() + 100)
-            sentence = text[label.end():end.start() if end else label.end() + 100].strip()
+            stop = end.start() if end else label.end() + 100
+            sentence = text[label.end():stop].strip()
         sentence = _in_digits(_BOLD_EDGE.sub("", sentence))
         value = _mark_value(sentence)
         listed = not _NUMERIC.fullmatch(value) and _STATED_LIST.fullmatch(sentence)
-        numbers += [normalize_number(number) for number in _LISTED.findall(sentence)] if listed else \
+        stated = [normalize_number(number) for number in _LISTED.findall(sentence)] if listed else \
             [value] if _NUMERIC.fullmatch(value) else _stated_fraction(value)
-    return numbers
+        withdrawn = stated and not final_only and _withdrawn(text, stop, stated[-1])
+        numbers += stated + ([None] if withdrawn else [])  # `The answer is 3. I was wrong.`: none stands (before the
+    return numbers  # last mark, `final_only`, a mark follows: none is withdrawn)
 
 
 def _stated_fraction(text: str) -> list[str]:
@@ -1280,7 +1414,9 @@ _STATED_LIST = re.compile(rf"(?i)(?:either\s+)?{_LIST_NUMBER}(?:\s*(?:,\s*)?(?:[
 
 
 def _matches(predicted: str, answer: str, source: str) -> bool:
-    """Whether one marked answer equals the reference by `source`'s rules."""
+    """Whether one marked answer equals the reference by `source`'s rules (None, a withdrawn one, equals none)."""
+    if predicted is None:
+        return False
     if source == "math":
         return math_equal(predicted, answer)
     if source == "tinymath":  # a copy of the question is no answer (`in_simplest_form`); numbers compare exactly

@@ -67,7 +67,8 @@ def test_extract_boxed(text, expected):
     ("text", "expected"),
     [("So the answer is (B).", "(B)"), ("(A) or (G)", None), ("(H)", None), ("B", None),
      ("So the answer is Bob.", None),  # a name, not option (B)
-     ("the answer is: C", "(C)"), ("The answer is (A), not (B)", None), ("the answer is Dave, or (E)", "(E)"),
+     ("the answer is: C", "(C)"), ("The answer is (A), not (B)", "(A)"),  # a rejected option: no second answer
+     ("the answer is Dave, or (E)", "(E)"),
      ("(C) first, then the answer is B.", "(B)")],
 )
 def test_extract_option(text, expected):
@@ -1123,8 +1124,11 @@ def test_round_23_an_answer_the_reasoning_only_tries_is_no_second_answer(complet
 def test_round_23_a_stated_number_in_a_marks_spellings_beside_a_hash_answer_is_a_hedge(stated, right):
     """Hostile round 23: beside `#### 8` only `The answer is 9.` was read, not `Final answer: 9`, `Answer: 9`, bold,
     `$9$`, a typeset minus or a unit; a stated number is now the rest of its sentence read as a `####` mark is. Stated
-    before the mark, each is working (round 33)."""
-    assert is_correct(f"#### 8\n{stated}", "8", "gsm8k") is right and is_correct(f"{stated}\n#### 8", "8", "arith")
+    before the mark, `The answer is 9.` is working (round 33); a final-answer label's 9 hedges there too (reliability
+    round 3)."""
+    final = stated.startswith(("Answer", "Final"))
+    assert is_correct(f"#### 8\n{stated}", "8", "gsm8k") is right
+    assert is_correct(f"{stated}\n#### 8", "8", "arith") is (right or not final)
 
 
 @pytest.mark.parametrize("mark", [
@@ -1299,8 +1303,11 @@ def test_round_25_a_bold_label_a_number_in_words_or_a_list_after_a_label_is_a_st
     """Hostile round 25 (S5): beside `#### 7`, a bold label (`**Final Answer**: 8`), a number in words (`The answer is
     eight.`) and a list offered after a label (`Answer: 7 or 8`) were not read (1); a label ending its line reads the next
     line when it holds the value alone; a pair (`7, 8`), a fraction and a calculation still state no number. Stated
-    before the mark, each is working (round 33)."""
-    assert is_correct(f"#### 7\n{stated}", "7", "gsm8k") is right and is_correct(f"{stated}\n#### 7", "7", "arith")
+    before the mark, `The answer is eight.` is working (round 33); a final-answer label's 8 hedges there too
+    (reliability round 3)."""
+    final = stated.lstrip("*_").startswith(("Answer", "Final"))
+    assert is_correct(f"#### 7\n{stated}", "7", "gsm8k") is right
+    assert is_correct(f"{stated}\n#### 7", "7", "arith") is (right or not final)
 
 
 @pytest.mark.parametrize(("completion", "gold", "source"), [
@@ -1520,13 +1527,13 @@ def test_round_30_left_numbers_after_a_mark_that_offer_no_alternative_are_no_hed
     (r"\boxed{8}, not 7", "8", "math"), (r"\boxed{8} rather than 7", "8", "math"), (r"\boxed{8} instead of $7$", "8", "math"),
     (r"\boxed{8}, not 7", "8", "aime2025"), (r"\boxed{8} rather than 7", "8", "aime2025"), ("#### 8, not 7", "8", "gsm8k"),
     ("#### 8\nnot 7", "8", "gsm8k"), ("\\boxed{8}. Not 7.", "8", "math"), ("<answer>8</answer> (not 7)", "8", "aime2025"),
-    ("The answer is 8 rather than 7.", "7", "aime2025"), ("So the answer is (A), not (B).", "(A)", "bbh"),
-    ("So the answer is (A) rather than (B).", "(A)", "bbh"), ("(A), not (B)", "(A)", "bbh"), ("#### A, not B", "A", "shuffle")])
+    ("The answer is 8 rather than 7.", "7", "aime2025"), ("#### A, not B", "A", "shuffle")])
 def test_round_30_left_a_value_rejected_after_a_mark_is_a_second_answer(completion, gold, source):
     """Hostile round 30 (left): `\\boxed{8}, not 7`, `\\boxed{8} rather than 7` and `So the answer is (A), not (B).` scored
     1 for the mark (a rejection was read as no answer, and ONE_ANSWER pinned `\\boxed{2}, not 3 or 4` as one answer);
     the completion names two values, so it scores on neither. A rejection without a value right after it
-    (`not counting 3`, `not one more`) offers none."""
+    (`not counting 3`, `not one more`) offers none. (A BBH option rejected, `(A), not (B)`, was decided a negation, no
+    second answer, in reliability round 3.)"""
     other = {"8": "7", "(A)": "(B)", "A": "B", "7": "8"}[gold]
     assert not is_correct(completion, gold, source) and not is_correct(completion, other, source)
     assert is_correct(r"\boxed{8}, not counting the 2 spares", "8", "math") and is_correct(r"\boxed{5}, not one more", "5", "math")
@@ -1801,7 +1808,7 @@ def test_round_32_a_check_after_the_mark_or_an_option_named_in_passing_is_no_sec
     ("Step 1: the answer is 9.\nThen 9 + 3 = 12.\n#### 12", "12", "gsm8k"),
     ("Answer: 9 for the first part.\nSo 9 + 3 = 12.\n\\boxed{12}", "12", "math"),
     ("The answer is 9.\n\\boxed{12}", "12", "tinymath"), ("The answer is 13.\n\\boxed{12}", "12", "aime2025"),
-    ("Final Answer:\n8\n\\boxed{7}", "7", "math"), ("The answer is 9.\n#### 8", "8", "gsm8k"),
+    ("The answer is 9.\n#### 8", "8", "gsm8k"),  # (`Final Answer:\n8` before it hedges: reliability round 3)
     ("The answer is 9.\n<answer>12</answer>", "12", "tagged"),
 ])
 def test_round_33_a_stated_answer_before_the_last_mark_is_working(completion, gold, source):
@@ -2157,3 +2164,127 @@ def test_round_36_a_retraction_after_the_mark_then_another_value_is_two_answers(
     mark = completion.split("Wait")[0].split("Hmm")[0].split("That")[0].split("I was")[0]
     assert is_correct(mark + "Wait, let me verify: 3 + 0 = 3. Yes.", "3", source)
     assert is_correct(mark + "Wait, let me verify: $1 + 2 = 3$.", "3", source)
+
+
+# Reliability round 3: the grader's judgment calls left by the hostile rounds, decided
+_WITHDRAWN = [
+    ("\\boxed{3}. Wait, that's not right.", "math"), ("\\boxed{3}. Wait, that's not right.", "aime2025"),
+    ("\\boxed{3}. Wait, that's not right.", "tinymath"), ("#### 3\nHmm, that's wrong.", "gsm8k"),
+    ("#### 3\nHmm, that's wrong.", "arith"), ("The answer is 3. I was wrong.", "aime2025"),
+    ("#### 3\nThe answer is 3. I was wrong.", "gsm8k"), ("<answer>3</answer> Oops, that was incorrect!", "tagged"),
+    ("$\\boxed{3}$\n\nWait, that\u2019s wrong.", "math"), ("\\boxed{3}. That's not correct; let me think again.", "math")]
+
+
+@pytest.mark.parametrize(("completion", "source"), _WITHDRAWN)
+def test_reliability_3_a_mark_withdrawn_with_no_replacement_scores_0(completion, source):
+    """Reliability round 3 (1): `\\boxed{3}. Wait, that's not right.` scored 1 for 3: the only answer is withdrawn and
+    nothing replaces it, so no answer stands. A later mark, or a value offered in its place, is read as before."""
+    assert not is_correct(completion, "3", source)
+    assert is_correct(completion + "\nSo the answer is 3.", "3", source)  # the redo reaches the mark's own value
+
+
+@pytest.mark.parametrize(("completion", "source", "right"), [
+    ("\\boxed{3}. Wait, let me verify: 3 + 0 = 3. Yes.", "math", True),  # a check retracts nothing
+    ("\\boxed{3}. Is that right? Yes.", "math", True), ("#### 3\nI was wrong at first, but it checks out.", "gsm8k", True),
+    ("\\boxed{3}. It's wrong to assume x > 0, but here it is.", "math", True),
+    ("\\boxed{3}. Wait, that's not right.\n\\boxed{3}", "math", True),  # a later mark restates it
+    ("\\boxed{3}. Wait, that's not right. Let me redo it: 1 + 2 = 3.", "math", True),  # a redo reaching its value
+    ("\\boxed{3}. Wait, that's not right.\n\\boxed{4}", "math", False)])
+def test_reliability_3_a_check_a_passing_wrong_or_a_redo_to_the_same_value_withdraws_nothing(completion, source, right):
+    """Reliability round 3 (1), near-misses: `wrong` that ends no retraction of the mark (`I was wrong at first, but`,
+    `It's wrong to assume`), a check, and a redo that reaches the mark's value leave the mark standing."""
+    assert is_correct(completion, "3", source) is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "other", "source"), [
+    ("\\boxed{3}. Wait, that's not right. Let me redo it: 2 + 2 = 4.", "3", "4", "math"),
+    ("#### 3\nWait, that's wrong. Redo: 2 + 2 = 4.", "3", "4", "gsm8k"),
+    ("#### A\nWait, that's not right. Let me redo it: (B).", "A", "B", "shuffle"),
+    ("So the answer is (A). Wait, that's not right. Let me redo it: (B).", "(A)", "(B)", "bbh"),
+    ("So the answer is (A). Hmm, that's wrong.", "(A)", "(B)", "bbh"), ("\\boxed{A}. That's wrong.", "(A)", "(B)", "bbh")])
+def test_reliability_3_an_option_or_a_bare_equation_after_a_retraction_is_another_value(completion, gold, other, source):
+    """Reliability round 3 (1): after a retraction, an option letter `(B)` or a bare equation `2 + 2 = 4` was not read
+    as the value replacing the mark (scored 1 for the mark): it is another answer, so neither value scores."""
+    assert not is_correct(completion, gold, source) and not is_correct(completion, other, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "right"), [
+    ("#### 3 \u00d7 4 = 12", "12", True), ("#### 3 * 4 = 12", "12", True), ("#### 3*4=12", "12", True),
+    ("#### 2 + 3 = 5 \u00d7 2 = 10", "10", True), ("#### (3 + 4) \u00d7 2 = 14", "14", True),
+    ("#### $3 \\times 4 = 12$", "12", True), ("#### 3 \u00d7 4 = 12 apples", "12", True), ("#### **3 \u00d7 4 = 12**", "12", True),
+    ("#### 7, since 3 + 4 = 7", "7", True), ("#### 7 because we add 3 and 4", "7", True), ("#### Twelve", "12", True),
+    ("#### twenty-one", "21", True), ("#### Answer: one hundred and five", "105", True),
+    ("#### 3 \u00d7 4 = 12", "3", False), ("#### 3 \u00d7 4 = 12 or 13", "12", False),  # the working's operand; a hedge
+    ("#### x = 3 \u00d7 4 = 12", "12", False), ("#### 3 = 4", "4", False),  # a name or no calculation on the left
+    ("#### 12 = 3 \u00d7 4", "4", False), ("#### 7 because it might be 8", "7", False),  # a reason that hedges
+    ("#### 540m", "540", False), ("#### seven eight", "78", False), ("#### twelve apples or so", "12", False)])
+def test_reliability_3_a_hash_mark_that_carries_its_working_or_a_reason_reads_its_result(completion, gold, right):
+    """Reliability round 3 (2): `#### 3 \u00d7 4 = 12` scored 0 for 12 (the mark was read whole): a mark whose left side is a
+    calculation of numbers reads the value after its last `=`; a reason after the number (`, since 3 + 4 = 7`, `because
+    ...`) is no part of it, and a number in words (`Twelve`) is its digits. `540m` (metres or million) stays no answer."""
+    assert is_correct(completion, gold, "gsm8k") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "other", "source"), [
+    ("**Answer:** 6\nSo 2 + 3 = 5.\n#### 5", "5", "6", "gsm8k"), ("Answer: 6\n\n#### 5", "5", "6", "arith"),
+    ("#### 42\nSo the answer is $43$.", "42", "43", "gsm8k"), ("The final answer is 6.\n\\boxed{5}", "5", "6", "math"),
+    ("**Final Answer**: 6\n\\boxed{5}", "5", "6", "aime2025"), ("## Answer: 6\n\\boxed{5}", "5", "6", "tinymath"),
+    ("Final Answer:\n6\n<answer>5</answer>", "5", "6", "tagged"), ("So **Answer:** 6\n#### 5", "5", "6", "gsm8k"),
+    ("__Final answer__: 6\n#### 5", "5", "6", "gsm8k")])
+def test_reliability_3_two_different_stated_final_answers_are_a_hedge(completion, gold, other, source):
+    """Reliability round 3 (3): `**Answer:** 6` then `#### 5` scored 1 for 5: a statement before the last mark was read
+    as working. A final-answer statement (a `Final answer` label, or an `Answer:` label opening its line) is an answer
+    wherever it is, so two different ones hedge; `the answer is` in a sentence before the mark is still working."""
+    assert not is_correct(completion, gold, source) and not is_correct(completion, other, source)
+
+
+@pytest.mark.parametrize(("completion", "gold", "source"), [
+    ("**Answer:** 5\nSo 2 + 3 = 5.\n#### 5", "5", "gsm8k"), ("**Final Answer:** \\boxed{5}", "5", "math"),
+    ("Final answer: 5\n\\boxed{5}", "5", "aime2025"), ("Answer: 9 for the first part.\nSo 9 + 3 = 12.\n#### 12", "12", "gsm8k"),
+    ("Step 1: the answer is 9.\n#### 12", "12", "gsm8k"), ("The answer is 9 after step 1.\n#### 12", "12", "gsm8k"),
+    ("Each answer: 3 or 4 apples.\n#### 12", "12", "gsm8k"), ("The answer to part (a) is 9.\n\\boxed{12}", "12", "math")])
+def test_reliability_3_a_working_number_or_the_same_final_answer_before_the_mark_is_no_hedge(completion, gold, source):
+    """Reliability round 3 (3), near-misses: the same value stated, a label whose sentence states no number, and
+    `the answer is` inside the working before the mark keep the mark's score."""
+    assert is_correct(completion, gold, source)
+
+
+@pytest.mark.parametrize(("completion", "read"), [
+    ("(B), not (A)", "(B)"), ("So the answer is (B), not (A).", "(B)"), ("The answer is (B) and not (A).", "(B)"),
+    ("So the answer is (B) rather than (A).", "(B)"), ("The answer is B, not A.", "(B)"),
+    ("So the answer is (B), but not (A) or (C).", "(B)"), ("So the answer is (B) (not (A)).", "(B)"),
+    ("So the answer is (B); not (A).", "(B)"), ("So the answer is ( b ).", "(B)"), ("So the answer is [b].", "(B)"),
+    ("( B )", "(B)"), ("So the answer is ( B ).", "(B)"), ("[B]", "(B)"), ("So the answer is [B].", "(B)"),
+    ("So the answer is \uff22.", "(B)"), ("\uff08\uff22\uff09", "(B)"), ("So the answer is (\uff22).", "(B)"),
+    ("(B) or (A)", None), ("So the answer is (B) or (A).", None), ("So the answer is [B] or [A].", None),
+    ("So the answer is (B), i.e. (A).", None), ("(B), not sure, maybe (A)", None), ("Not (A). (B)", None),
+    ("( B ) or ( A )", None), ("[A] [B] [C]", None)])
+def test_reliability_3_a_rejected_option_is_no_hedge_and_an_option_in_other_brackets_is_read(completion, read):
+    """Reliability round 3 (4): `(B), not (A)` scored 0 for (B) (a rejected option was read as a second answer), and
+    `( B )`, `[B]` and a fullwidth `\uff22` were not read as (B). An option rejected right after the one given (`not`,
+    `rather than`, `instead of`) is no answer; `(B) or (A)` stays a hedge."""
+    assert extract_option(completion) == read
+    assert is_correct(completion, "(B)", "bbh") is (read == "(B)")
+
+
+@pytest.mark.parametrize(("completion", "right"), [("#### \uff22", True), ("#### \uff22\nor C", False), ("#### \uff23", False)])
+def test_reliability_3_a_fullwidth_letter_after_hashes_is_that_letter(completion, right):
+    """Reliability round 3 (4): shuffle's `#### \uff22` scored 0 for B, and so `#### \uff22\nor C` read no letter offered after
+    it; ASCII's fullwidth forms in a mark are ASCII, as its fullwidth digits already were."""
+    assert is_correct(completion, "B", "shuffle") is right
+
+
+@pytest.mark.parametrize(("completion", "gold", "source", "right"), [
+    ("#### \u20135", "-5", "gsm8k", True), ("#### \u22125", "-5", "gsm8k", True), ("#### \u2013 5", "-5", "gsm8k", True),
+    ("\\boxed{\u20135}", "-5", "math", True), ("\\boxed{\u2013 5}", "-5", "math", True), ("\\boxed{\u2013\\frac{1}{2}}", "-\\frac{1}{2}", "tinymath", True),
+    ("#### \u20135", "5", "gsm8k", False), ("#### 3\u20135", "-5", "gsm8k", False), ("#### 3\u20135", "3", "gsm8k", False),
+    ("#### 5<|eot_id|>", "5", "gsm8k", True), ("\\boxed{5}</s>", "5", "math", True), ("#### 5<|im_end|>", "5", "gsm8k", True),
+    ("#### 5</s>", "5", "arith", True), ("#### 5<|endoftext|>", "5", "gsm8k", True), ("#### 5 <eos>", "5", "gsm8k", True),
+    ("<answer>5<|eot_id|></answer>", "5", "tagged", True), ("#### 5<|eot_id|>", "6", "gsm8k", False),
+    ("#### 5 or 6<|im_end|>", "5", "gsm8k", False), ("#### 5<|eot_id|>6", "5", "gsm8k", False)])
+def test_reliability_3_an_en_dash_or_minus_sign_is_a_minus_and_an_end_token_is_no_part_of_the_answer(
+        completion, gold, source, right):
+    """Reliability round 3 (5): `#### \u20135` (an en dash for a minus) scored 0 for -5 (U+2212 was already a minus), and
+    `#### 5<|eot_id|>` scored 0 for 5: a chat template's end token closing the mark was read as part of it. A dash
+    between two numbers (`3\u20135`, a range) stays no number."""
+    assert is_correct(completion, gold, source) is right

@@ -519,7 +519,8 @@ def test_thousands_separators_only_in_groups_of_three():
 def test_bbh_the_stated_answer_wins_over_later_mentions():
     assert extract_option("So the answer is (B). Note that (C) was where the ball went first.") == "(B)"
     assert is_correct("the answer is (A). (D) was ruled out.", "(A)", "bbh")
-    assert not is_correct("the answer is (A), not (D)", "(A)", "bbh")  # a rejected option right after it: a second one
+    assert is_correct("the answer is (A), not (D)", "(A)", "bbh")  # a rejected option right after it: a negation
+    assert not is_correct("the answer is (A), or (D)", "(A)", "bbh")  # another option offered: a second one
 
 
 def test_several_answer_tags_score_zero_wherever_they_are():
