@@ -162,9 +162,12 @@ _MAY_BE = re.compile(r"(?i)\b(?:could|might|may|not\s++sure)\b")  # a reason tha
 
 def _without_reason(mark: str) -> str:
     """A `####` mark without the reason given after its value (`7, since 3 + 4 = 7` is `7`); a reason that hedges
-    (`7 because it might be 8`, `7 since maybe 8`: `_DISJUNCTION`, `_MAY_BE`) or any other mark is kept whole."""
+    (`7 because it might be 8`, `7 since maybe 8`: `_DISJUNCTION`, `_MAY_BE`), one followed by another sentence (`7,
+    since 3 + 4 = 7. Hmm, that's wrong.`) or any other mark is kept whole."""
     reason = _REASON.search(mark)
-    hedged = reason and (_DISJUNCTION.search(mark, reason.end()) or _MAY_BE.search(mark, reason.end()))
+    end = reason and _SENTENCE_END.search(mark, reason.end())
+    hedged = reason and (_DISJUNCTION.search(mark, reason.end()) or _MAY_BE.search(mark, reason.end()) or
+                         (end and mark[end.end():].strip()))
     return mark[:reason.start()] if reason and not hedged else mark
 
 
@@ -185,6 +188,7 @@ _WRAPPED_MARK = re.compile(r"(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\(((?:(?!\\[()]).)
                            r"|\\(?:boxed|fbox)\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})[ \t]*\.?")
 
 
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff \t"  # zero-width spaces and joiners, a byte-order mark: no part of a mark
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # `Ｂ`, `（`, `＄`: ASCII's fullwidth forms, as ASCII
 # a chat template's end tokens closing a mark (`5<|eot_id|>`, `5<|im_end|>`, `5</s>`, `5 <eos>`, `5<end_of_turn>`): no
 # part of the answer (one between two values, `5<|eot_id|>6`, is kept)
@@ -196,7 +200,7 @@ def _unwrapped(mark: str) -> str:
     and without the end tokens, check marks or emoji after it (`\\(12\\)`, `$\\boxed{12}$`, `\\boxed{12}`, `12<|eot_id|>` and
     `12 ✅` are 12, `\\$64` is `$64`), fullwidth letters as ASCII (`Ｂ` is `B`); any other mark as it is (`$7$ or $8$`
     stays two)."""
-    mark = _END_TOKENS.sub("", mark.strip().translate(_FULLWIDTH))
+    mark = _END_TOKENS.sub("", mark.strip().strip(_INVISIBLE).translate(_FULLWIDTH))
     while mark and (unicodedata.category(mark[-1]) == "So" and mark[-1] != "\u00b0" or mark[-1] in "\ufe0f \t"):
         mark = mark[:-1]  # `✅`, `✓`, `👍` (a symbol; not the degree sign, `8°`), an emoji's variation selector
     while wrapped := _WRAPPED_MARK.fullmatch(mark):

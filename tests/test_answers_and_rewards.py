@@ -2217,7 +2217,8 @@ def test_reliability_3_an_option_or_a_bare_equation_after_a_retraction_is_anothe
     ("#### 3 \u00d7 4 = 12", "3", False), ("#### 3 \u00d7 4 = 12 or 13", "12", False),  # the working's operand; a hedge
     ("#### x = 3 \u00d7 4 = 12", "12", False), ("#### 3 = 4", "4", False),  # a name or no calculation on the left
     ("#### 12 = 3 \u00d7 4", "4", False), ("#### 7 because it might be 8", "7", False),  # a reason that hedges
-    ("#### 540m", "540", False), ("#### seven eight", "78", False), ("#### twelve apples or so", "12", False)])
+    ("#### 540m", "540", False), ("#### seven eight", "78", False), ("#### twelve apples or so", "12", False),
+    ("#### 7, since 3 + 4 = 7. Hmm, that's wrong.", "7", False)])  # (hostile round: the reason swallowed a retraction)
 def test_reliability_3_a_hash_mark_that_carries_its_working_or_a_reason_reads_its_result(completion, gold, right):
     """Reliability round 3 (2): `#### 3 \u00d7 4 = 12` scored 0 for 12 (the mark was read whole): a mark whose left side is a
     calculation of numbers reads the value after its last `=`; a reason after the number (`, since 3 + 4 = 7`, `because
@@ -2288,3 +2289,12 @@ def test_reliability_3_an_en_dash_or_minus_sign_is_a_minus_and_an_end_token_is_n
     `#### 5<|eot_id|>` scored 0 for 5: a chat template's end token closing the mark was read as part of it. A dash
     between two numbers (`3\u20135`, a range) stays no number."""
     assert is_correct(completion, gold, source) is right
+
+
+@pytest.mark.parametrize(("completion", "right"), [
+    ("#### 5\u200b", True), ("#### \u200b5", True), ("#### 5\ufeff", True), ("<answer>\u20605</answer>", True),
+    ("#### 5\u200b6", False), ("#### 6\u200b", False)])
+def test_reliability_3_hostile_a_zero_width_character_at_a_marks_edge_is_no_part_of_it(completion, right):
+    """Reliability round 3's hostile round: `#### 5` followed by a zero-width space (or a byte-order mark, a word
+    joiner) scored 0 for 5: the invisible character was read as part of the mark. One between two digits keeps them apart."""
+    assert is_correct(completion, "5", "gsm8k" if "####" in completion else "tagged") is right
