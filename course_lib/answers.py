@@ -732,11 +732,12 @@ _CORRECTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})+
 # two answers; a check (`Wait, let me verify: 3 + 0 = 3. Yes.`) retracts nothing, and a redo that reaches the mark's
 # own value restates it
 _WORKING = r"(?:\d[\d,.]*+[ \t]*+(?:[-+*/^\u00d7\u00b7\u00f7]|\\times|\\cdot)[ \t]*+)++\d[\d,.]*+[ \t]*+=[ \t]*+"  # `2 + 2 = `
-_RETRACTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})*+{_RETRACTED}{_REDONE}{_I_THINK}"
+_RETRACTED_AFTER = re.compile(rf"(?i)\s*+\$*+\s*+[.,;\u2014\u2013]?\s*+\(?(?:{_CORRECTING})*+{_RETRACTED}{_REDONE}{_I_THINK}"
                               rf"{_CORRECTED_TO}?(?:{_WORKING})?{_OFFERED}(?=[ \t]*+[.!]?\)?[ \t]*+(?:\n|$))")
 # a retraction right after a mark that ends its clause (`\boxed{3}. Wait, that's not right.`, `#### 3\nHmm, that's
-# wrong.`, `I was wrong.`): the mark withdrawn (`_withdrawn`); not `I was wrong at first, but ...`, `it's wrong to ...`
-_WITHDRAWN = re.compile(rf"(?i)\s*+\$*+\s*+[.,;]?\s*+\(?(?:{_CORRECTING})*+{_RETRACTION}"
+# wrong.`, `\boxed{3} — that's wrong.`, `I was wrong.`): the mark withdrawn (`_withdrawn`); not `I was wrong at first,
+# but ...`, `it's wrong to ...`
+_WITHDRAWN = re.compile(rf"(?i)\s*+\$*+\s*+[.,;\u2014\u2013]?\s*+\(?(?:{_CORRECTING})*+{_RETRACTION}"
                         r"(?=[ \t]*+(?:[.!;,:)\u2014\u2013]|\n|$))")
 # on the line after a mark, `and` or `=` offers a value too (`#### 7\nand 8`, `#### 7\n= 8`); on its line `and` is prose
 _LINE_AFTER = re.compile(rf"(?i)\$*+[ \t]*+[.,;]?[ \t]*+\n\s*+(?:and\b|=)\s*+{_OFFERED}")

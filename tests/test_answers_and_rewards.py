@@ -2172,7 +2172,8 @@ _WITHDRAWN = [
     ("\\boxed{3}. Wait, that's not right.", "tinymath"), ("#### 3\nHmm, that's wrong.", "gsm8k"),
     ("#### 3\nHmm, that's wrong.", "arith"), ("The answer is 3. I was wrong.", "aime2025"),
     ("#### 3\nThe answer is 3. I was wrong.", "gsm8k"), ("<answer>3</answer> Oops, that was incorrect!", "tagged"),
-    ("$\\boxed{3}$\n\nWait, that\u2019s wrong.", "math"), ("\\boxed{3}. That's not correct; let me think again.", "math")]
+    ("$\\boxed{3}$\n\nWait, that\u2019s wrong.", "math"), ("\\boxed{3}. That's not correct; let me think again.", "math"),
+    ("\\boxed{3} \u2014 that's wrong.", "math")]  # (hostile round: a dash before the retraction)
 
 
 @pytest.mark.parametrize(("completion", "source"), _WITHDRAWN)
