@@ -190,9 +190,10 @@ _WRAPPED_MARK = re.compile(r"(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\(((?:(?!\\[()]).)
 
 _INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff \t"  # zero-width spaces and joiners, a byte-order mark: no part of a mark
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # `Ｂ`, `（`, `＄`: ASCII's fullwidth forms, as ASCII
-# a chat template's end tokens closing a mark (`5<|eot_id|>`, `5<|im_end|>`, `5</s>`, `5 <eos>`, `5<end_of_turn>`): no
-# part of the answer (one between two values, `5<|eot_id|>6`, is kept)
-_END_TOKENS = re.compile(r"(?:[ \t]*+(?:<\|[a-z_]{1,20}\|>|</s>|<eos>|<end_of_turn>))++$")
+# a chat template's end tokens closing a mark (`5<|eot_id|>`, `5<|im_end|>`, `5</s>`, `5 <eos>`, `5<end_of_turn>`,
+# DeepSeek's `5<｜end▁of▁sentence｜>`, its bars fullwidth): no part of the answer (one between two values,
+# `5<|eot_id|>6`, is kept)
+_END_TOKENS = re.compile(r"(?:[ \t]*+(?:<\|[a-z_\u2581]{1,24}\|>|</s>|<eos>|<end_of_turn>))++$")
 
 
 def _unwrapped(mark: str) -> str:

@@ -2282,6 +2282,7 @@ def test_reliability_3_a_fullwidth_letter_after_hashes_is_that_letter(completion
     ("#### \u20135", "5", "gsm8k", False), ("#### 3\u20135", "-5", "gsm8k", False), ("#### 3\u20135", "3", "gsm8k", False),
     ("#### 5<|eot_id|>", "5", "gsm8k", True), ("\\boxed{5}</s>", "5", "math", True), ("#### 5<|im_end|>", "5", "gsm8k", True),
     ("#### 5</s>", "5", "arith", True), ("#### 5<|endoftext|>", "5", "gsm8k", True), ("#### 5 <eos>", "5", "gsm8k", True),
+    ("#### 5<\uff5cend\u2581of\u2581sentence\uff5c>", "5", "gsm8k", True),  # DeepSeek's (hostile round)
     ("<answer>5<|eot_id|></answer>", "5", "tagged", True), ("#### 5<|eot_id|>", "6", "gsm8k", False),
     ("#### 5 or 6<|im_end|>", "5", "gsm8k", False), ("#### 5<|eot_id|>6", "5", "gsm8k", False)])
 def test_reliability_3_an_en_dash_or_minus_sign_is_a_minus_and_an_end_token_is_no_part_of_the_answer(
