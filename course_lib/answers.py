@@ -235,11 +235,12 @@ _CORRECTED_TO = (r"(?:(?:it|this|that)(?:['\u2019]s|\s++is|\s++was|\s++should\s+
 # a reason on the same line first: `Wait, I missed one, so it's 8.`, or one ending its sentence or clause before what the
 # value is corrected to: `Wait, I double counted; it should be 7.`, `Hmm, I forgot one. It's 8.`
 _SO_THEN = rf"(?:[^\n]{{0,120}}?(?:\bso[ \t,]++|[;.][ \t]++(?=(?i:{_CORRECTED_TO}))))?"
-# a retraction of what was just given (`that's not right`, `this is wrong`, `it was incorrect`, `I was wrong`; its
+# a retraction of what was just given (`that's not right`, `that's not quite right`, `this is wrong`, `it was incorrect`,
+# `I was wrong`; its
 # apostrophe typed or typeset, `that’s`), then the value or the option that replaces it (`_RETRACTED_AFTER`,
 # `_OPTION_RETRACTED`), or nothing (`_WITHDRAWN`)
-_RETRACTION = (r"(?:(?:that|this|it)(?:['\u2019]s|\s++is|\s++was)\s++(?:not\s++(?:right|correct)|wrong|incorrect)"
-               r"|I\s++was\s++wrong)\b")
+_RETRACTION = (r"(?:(?:that|this|it)(?:['\u2019]s|\s++is|\s++was)\s++"
+               r"(?:not\s++(?:quite\s++)?(?:right|correct)|wrong|incorrect)|I\s++was\s++wrong)\b")
 _RETRACTED = rf"{_RETRACTION}[\s,.!;\u2014\u2013-]*+"
 _REDONE = r"(?:[^:\n]{0,80}?(?::|\bso\b,?)[ \t]++)?"  # the redo's words before its value: `Let me redo it: `, `, so `
 # a contrast, a rejection or a gloss after an answer (`\boxed{8}, not 7`, `(A) rather than (B)`, `\boxed{8} instead of

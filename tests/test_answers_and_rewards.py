@@ -2173,7 +2173,8 @@ _WITHDRAWN = [
     ("#### 3\nHmm, that's wrong.", "arith"), ("The answer is 3. I was wrong.", "aime2025"),
     ("#### 3\nThe answer is 3. I was wrong.", "gsm8k"), ("<answer>3</answer> Oops, that was incorrect!", "tagged"),
     ("$\\boxed{3}$\n\nWait, that\u2019s wrong.", "math"), ("\\boxed{3}. That's not correct; let me think again.", "math"),
-    ("\\boxed{3} \u2014 that's wrong.", "math")]  # (hostile round: a dash before the retraction)
+    ("\\boxed{3} \u2014 that's wrong.", "math"),  # (hostile round: a dash before the retraction)
+    ("\\boxed{3}. Hmm, that's not quite right.", "math"), ("#### 3\nThat's not quite correct.", "gsm8k")]
 
 
 @pytest.mark.parametrize(("completion", "source"), _WITHDRAWN)
