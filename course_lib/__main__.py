@@ -429,10 +429,10 @@ def _check_model_out(args, command: str, marker: str) -> None:
 
     _check_outputs(args, args.out)  # as a file would be: no model folder above it, no data folder, no input
     target = resolved(args.out)
+    restore = git_restore_command(target)
     check(not (target.parent == resolved(MODELS_DIR) and is_model_folder(target)),
           f"out={args.out} holds the course's model {target.name}, which runs and tables were made with; give a new "
-          f"folder (to rebuild it on purpose, delete it first: `{git_restore_command(target)}` restores it)"
-          if git_restore_command(target) else
+          f"folder (to rebuild it on purpose, delete it first: `{restore}` restores it)" if restore else
           f"out={args.out} holds the course's model {target.name} ($COURSE_MODELS_DIR); give a new folder, or "
           "delete it first to rebuild it on purpose")
     tracked = tracked_files(target)

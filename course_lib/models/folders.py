@@ -70,8 +70,9 @@ def verify_model_folder(path) -> None:
     check(isinstance(hashes, dict), f"{manifest_path} is not a valid manifest (a JSON object, 'sha256' an object); "
                                     "restore it from git or rebuild the model")
     fix = f"rebuild it with `{manifest.get('command', 'the command that built it')}`"
-    if git_restore_command(path):
-        fix += f" or restore it with `{git_restore_command(path)}`"
+    restore = git_restore_command(path)
+    if restore:
+        fix += f" or restore it with `{restore}`"
     verified, changed = _read_verified(), False
     for name, expected in hashes.items():
         file = path / name
